@@ -1,0 +1,34 @@
+# One-command entry points. `make results` builds results/table1.csv on the embedded
+# default; `make test` runs the test suite. Both create .venv first if it is missing.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+CORES ?= 2
+
+.PHONY: install test results lock lint clean
+
+$(BIN)/swevis: pyproject.toml requirements.lock
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade "uv>=0.4"
+	$(BIN)/uv pip install --python $(BIN)/python --quiet -r requirements.lock
+	$(BIN)/uv pip install --python $(BIN)/python --quiet --no-deps -e .
+	touch $(BIN)/swevis
+
+install: $(BIN)/swevis
+
+test: install
+	$(BIN)/python -m pytest
+
+results: install
+	$(BIN)/snakemake --profile profiles/default --cores $(CORES) results/table1.csv
+
+lint: install
+	$(BIN)/snakemake --lint
+	$(BIN)/snakefmt --check Snakefile rules/
+
+# Regenerate the lock file from pyproject.toml (needs the registry).
+lock:
+	$(BIN)/uv pip compile pyproject.toml --extra test --python-version 3.11 -o requirements.lock
+
+clean:
+	rm -rf $(VENV)
