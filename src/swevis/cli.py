@@ -1,0 +1,46 @@
+"""`swevis ...`: each stage's tools by hand. Subcommands live in their stage's own `cli` module."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+# name -> (module with add_arguments(parser) and run(args) -> int, one-line help)
+SUBCOMMANDS: dict[str, tuple[str, str]] = {
+    "tasks": ("swevis.tasks.cli", "list, sample and check out task instances"),
+    "evaluate": ("swevis.harness.cli", "evaluate a patch on an instance with the local runner"),
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="swevis", description=__doc__)
+    from swevis import __version__
+
+    parser.add_argument("--version", action="version", version=f"swevis {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+    for name, (module_name, help_text) in SUBCOMMANDS.items():
+        module = importlib.import_module(module_name)
+        sp = sub.add_parser(name, help=help_text, description=module.__doc__)
+        module.add_arguments(sp)
+        sp.set_defaults(_run=module.run)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args._run(args) or 0)
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:  # a clear one-line error for the user, not a traceback
+        from swevis.errors import SwevisError
+
+        if isinstance(exc, SwevisError):
+            print(f"swevis: error: {exc}", file=sys.stderr)
+            return 2
+        raise
+
+
+if __name__ == "__main__":
+    sys.exit(main())

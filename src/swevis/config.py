@@ -1,0 +1,74 @@
+"""Load and validate config.yaml outside Snakemake (CLI, tests) with the workflow's own schema."""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from swevis.errors import SwevisError
+
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+SCHEMA_PATH = PROJECT_ROOT / "schemas" / "config.schema.yaml"
+
+
+class ConfigError(SwevisError, ValueError):
+    """A config file that does not satisfy the schema; the message names the key."""
+
+
+def validate_config(config: dict[str, Any], schema_path: Path = SCHEMA_PATH) -> dict[str, Any]:
+    """Validate `config` in place against the schema and fill in defaults.
+
+    Uses snakemake.utils.validate so the CLI and the workflow accept exactly the same files.
+    """
+    from snakemake.exceptions import WorkflowError
+    from snakemake.utils import validate
+
+    try:
+        validate(config, str(schema_path), set_default=True)
+    except WorkflowError as exc:
+        raise ConfigError(_summarize_schema_error(exc)) from None
+    return config
+
+
+def _summarize_schema_error(exc: Exception) -> str:
+    """Snakemake's message embeds the whole schema; keep the reason and the key path."""
+    text = str(exc)
+    reason = re.search(r"ValidationError: (.*)", text)
+    where = re.search(r"On instance((?:\[[^\]]*\])*)", text)
+    if not reason:
+        return text
+    keys = re.findall(r"\[([^\]]*)\]", where.group(1)) if where else []
+    path = "/".join(k.strip("'\"") for k in keys) or "<top level>"
+    return f"config key '{path}': {reason.group(1)}"
+
+
+def load_config(path: str | Path) -> dict[str, Any]:
+    """Read a YAML config file and validate it; errors name the file and the key."""
+    path = Path(path)
+    if not path.exists():
+        raise ConfigError(f"config file {path} does not exist")
+    with path.open() as fh:
+        data = yaml.safe_load(fh) or {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: the top level must be a mapping")
+    try:
+        return validate_config(data)
+    except ConfigError as exc:
+        raise ConfigError(f"{path}: {exc}") from None
+
+
+def config_hash(config: dict[str, Any]) -> str:
+    """A short stable hash of a (validated) config, recorded in every result file."""
+    blob = json.dumps(config, sort_keys=True, default=str).encode()
+    return hashlib.sha256(blob).hexdigest()[:12]
+
+
+def section(config: dict[str, Any], name: str) -> dict[str, Any]:
+    """A deep copy of one config section, for narrow rule params (see the trigger policy)."""
+    return copy.deepcopy(config.get(name, {}))

@@ -1,0 +1,17 @@
+"""Errors the user can act on. The CLI prints them as one line instead of a traceback."""
+
+
+class SwevisError(Exception):
+    """Base class of user-facing errors (bad input, unreachable remote, bad config)."""
+
+
+class TaskValidationError(SwevisError):
+    """A task row that does not satisfy the SWE-bench schema; names the file, row and field."""
+
+
+class TaskSourceError(SwevisError):
+    """A task source that cannot be read: missing file, unknown split, unreachable dataset."""
+
+
+class RepoError(SwevisError):
+    """A repository that cannot be mirrored or checked out."""

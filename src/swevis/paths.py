@@ -1,0 +1,87 @@
+"""The results layout of DESIGN.md, in one place: rules, scripts and the package build paths here.
+
+Every function returns a path relative to the working directory, rooted at `results_dir`
+(config key, default "results"), so Snakemake targets and package code always agree.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import PurePosixPath
+
+# Wildcard patterns, shared with the Snakefile's wildcard_constraints.
+INSTANCE_ID = r"[A-Za-z0-9_.\-]+__[A-Za-z0-9_.\-]+-\d+"
+REPO_SLUG = r"[A-Za-z0-9_.\-]+__[A-Za-z0-9_.\-]+"
+MODEL = r"[A-Za-z0-9][A-Za-z0-9_.\-]*"
+AGENT = r"mini|plb|let|let-[a-z0-9_]+"
+SCOPE = r"normal|wide"
+CONDITION = r"text|r\d+(\.\d+)?"
+SHA = r"[0-9a-f]{40}"
+
+WILDCARD_CONSTRAINTS = {
+    "instance": INSTANCE_ID,
+    "repo_slug": REPO_SLUG,
+    "model": MODEL,
+    "agent": AGENT,
+    "scope": SCOPE,
+    "condition": CONDITION,
+    "sha": SHA,
+}
+
+
+def repo_slug(repo: str) -> str:
+    """owner/name -> owner__name, the form used in file names (as SWE-bench ids do)."""
+    if not re.fullmatch(r"[A-Za-z0-9_.\-]+/[A-Za-z0-9_.\-]+", repo):
+        raise ValueError(f"repository name {repo!r} is not of the form owner/name")
+    return repo.replace("/", "__")
+
+
+class ResultsLayout:
+    """Paths of every result file, relative to the working directory."""
+
+    def __init__(self, results_dir: str = "results"):
+        self.root = PurePosixPath(results_dir)
+
+    def _p(self, *parts: str) -> str:
+        return str(self.root.joinpath(*parts))
+
+    # tasks
+    def instances(self) -> str:
+        return self._p("instances.jsonl")
+
+    def mirror_manifest(self, repo_slug: str) -> str:
+        return self._p("repos", f"{repo_slug}.json")
+
+    def checkout_manifest(self, instance: str) -> str:
+        return self._p("checkouts", f"{instance}.json")
+
+    def checkouts_done(self) -> str:
+        return self._p("checkouts", "all.json")
+
+    # single-read study
+    def single_read(self, name: str) -> str:
+        return self._p("single_read", name)
+
+    # index
+    def index_db(self, repo_slug: str, sha: str) -> str:
+        return self._p("index", f"{repo_slug}@{sha}.sqlite")
+
+    # agents
+    def preloc(self, model: str, instance: str) -> str:
+        return self._p("preloc", model, f"{instance}.json")
+
+    def condition_dir(self, model: str, agent: str, scope: str, condition: str) -> str:
+        return self._p("runs", model, f"{agent}-{scope}", condition)
+
+    def run_dir(self, model: str, agent: str, scope: str, condition: str, instance: str) -> str:
+        return str(PurePosixPath(self.condition_dir(model, agent, scope, condition)) / instance)
+
+    # tables and figures
+    def table(self, name: str) -> str:
+        return self._p(name)
+
+    def figure(self, name: str) -> str:
+        return self._p("figures", name)
+
+    def log(self, *parts: str) -> str:
+        return self._p("logs", *parts)
