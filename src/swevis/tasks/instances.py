@@ -1,0 +1,45 @@
+"""Read and write results/instances.jsonl (one validated SWE-bench row per line)."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any, Iterable
+
+from swevis.errors import TaskSourceError
+from swevis.tasks.schema import validate_row
+
+
+def load_instances(path: str | Path) -> list[dict[str, Any]]:
+    """Rows of an instances.jsonl file, validated; errors name the file and the line."""
+    path = Path(path)
+    if not path.exists():
+        raise TaskSourceError(f"instances file {path} does not exist")
+    rows = []
+    with path.open() as fh:
+        for number, line in enumerate(fh, start=1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise TaskSourceError(f"{path}, row {number}: invalid JSON ({exc.msg})") from None
+            rows.append(validate_row(row, str(path), number))
+    return rows
+
+
+def write_instances(rows: Iterable[dict[str, Any]], path: str | Path) -> None:
+    """Write atomically: a crash never leaves a half-written instances file behind."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w") as fh:
+            for row in rows:
+                fh.write(json.dumps(row, sort_keys=True) + "\n")
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

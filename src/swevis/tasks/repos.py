@@ -1,0 +1,141 @@
+"""Repository mirrors (one bare mirror per repo, in a cache folder) and per-instance checkouts.
+
+Remote clones run with no terminal prompts, a stall limit (git's http.lowSpeedLimit/Time),
+an SSH connect timeout and a hard wall-clock limit, so an unreachable remote fails with a
+clear error within seconds instead of hanging a workflow job.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from swevis.errors import RepoError
+from swevis.paths import repo_slug
+from swevis.tasks import bundled
+
+log = logging.getLogger(__name__)
+
+
+def _git_env(stall_timeout_s: int) -> dict[str, str]:
+    return {
+        **os.environ,
+        "GIT_TERMINAL_PROMPT": "0",
+        "GIT_ASKPASS": "true",
+        "GIT_SSH_COMMAND": f"ssh -o BatchMode=yes -o ConnectTimeout={min(stall_timeout_s, 30)}",
+        "GIT_HTTP_LOW_SPEED_LIMIT": "1000",
+        "GIT_HTTP_LOW_SPEED_TIME": str(stall_timeout_s),
+    }
+
+
+def run_git(args: list[str], cwd: Path | None = None, timeout: float = 600, stall_timeout_s: int = 60) -> str:
+    """Run git; a failure or timeout becomes a RepoError that quotes git's own message."""
+    try:
+        proc = subprocess.run(
+            ["git", *args], cwd=cwd, env=_git_env(stall_timeout_s), capture_output=True, text=True, timeout=timeout
+        )
+    except subprocess.TimeoutExpired:
+        raise RepoError(f"git {' '.join(args[:2])} did not finish within {timeout:.0f} s") from None
+    if proc.returncode != 0:
+        tail = "\n".join(proc.stderr.strip().splitlines()[-4:])
+        raise RepoError(f"git {' '.join(args[:3])} failed: {tail}")
+    return proc.stdout.strip()
+
+
+def has_commit(git_dir: Path, sha: str) -> bool:
+    proc = subprocess.run(
+        ["git", "--git-dir", str(git_dir), "cat-file", "-e", f"{sha}^{{commit}}"], capture_output=True
+    )
+    return proc.returncode == 0
+
+
+def mirror_path(repo: str, cache_dir: str | Path) -> Path:
+    return Path(cache_dir).resolve() / f"{repo_slug(repo)}.git"
+
+
+def ensure_mirror(
+    repo: str,
+    cache_dir: str | Path,
+    *,
+    commits: list[str] = (),
+    remote_url: str = "https://github.com/{repo}.git",
+    clone_timeout_s: int = 3600,
+    stall_timeout_s: int = 60,
+) -> dict[str, Any]:
+    """Make sure the bare mirror of `repo` exists and holds `commits`; returns its manifest."""
+    mirror = mirror_path(repo, cache_dir)
+    if bundled.is_bundled(repo):
+        url = str(bundled.repo_tree(repo))
+        if not mirror.exists() or not all(has_commit(mirror, c) for c in commits):
+            log.info("building bundled mirror %s from %s", mirror, url)
+            bundled.build_bundled_mirror(repo, mirror)
+    else:
+        url = remote_url.format(repo=repo)
+        timeout_args = dict(timeout=clone_timeout_s, stall_timeout_s=stall_timeout_s)
+        if not mirror.exists():
+            log.info("cloning %s into %s", url, mirror)
+            partial = mirror.with_name(mirror.name + ".partial")
+            shutil.rmtree(partial, ignore_errors=True)
+            mirror.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                run_git(["clone", "--mirror", "--quiet", url, str(partial)], **timeout_args)
+            except RepoError as exc:
+                shutil.rmtree(partial, ignore_errors=True)
+                raise RepoError(f"cannot mirror {repo} from {url}: {exc}") from None
+            partial.rename(mirror)
+        elif not all(has_commit(mirror, c) for c in commits):
+            log.info("fetching %s into %s", url, mirror)
+            try:
+                run_git(["--git-dir", str(mirror), "remote", "update", "--prune"], **timeout_args)
+            except RepoError as exc:
+                raise RepoError(f"cannot update the mirror of {repo} from {url}: {exc}") from None
+    missing = [c for c in commits if not has_commit(mirror, c)]
+    if missing:
+        raise RepoError(f"mirror {mirror} of {repo} lacks commit(s) {', '.join(missing)}")
+    return {"repo": repo, "url": url, "mirror": str(mirror), "commits": sorted(set(commits))}
+
+
+def checkout(mirror: str | Path, base_commit: str, dest: str | Path) -> Path:
+    """A working tree of `mirror` at `base_commit` in `dest` (reused if already there and clean).
+
+    Uses `git clone --shared`, so a checkout costs only its working files.
+    """
+    mirror, dest = Path(mirror), Path(dest)
+    if dest.exists():
+        try:
+            head = run_git(["rev-parse", "HEAD"], cwd=dest)
+            dirty = run_git(["status", "--porcelain", "--untracked-files=no"], cwd=dest)
+            if head == base_commit and not dirty:
+                return dest
+        except RepoError:
+            pass
+        log.info("replacing stale checkout %s", dest)
+        shutil.rmtree(dest)
+    partial = dest.with_name(dest.name + ".partial")
+    shutil.rmtree(partial, ignore_errors=True)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        run_git(["clone", "--quiet", "--shared", "--no-checkout", str(mirror), str(partial)])
+        run_git(["-c", "advice.detachedHead=false", "checkout", "--quiet", "--detach", base_commit], cwd=partial)
+    except RepoError:
+        shutil.rmtree(partial, ignore_errors=True)
+        raise
+    partial.rename(dest)
+    return dest
+
+
+def checkout_instance(row: dict[str, Any], mirror: str | Path, checkout_root: str | Path) -> dict[str, Any]:
+    """The pristine checkout of one instance; returns its manifest."""
+    dest = Path(checkout_root).resolve() / row["instance_id"]
+    checkout(mirror, row["base_commit"], dest)
+    return {
+        "instance_id": row["instance_id"],
+        "repo": row["repo"],
+        "base_commit": row["base_commit"],
+        "path": str(dest),
+        "mirror": str(Path(mirror).resolve()),
+    }

@@ -1,0 +1,164 @@
+"""Task sources behind one interface: the bundled sample, a Hugging Face dataset, a local file.
+
+Every source returns validated rows (see schema.validate_row); `origin` names where rows
+came from so errors can point at it.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Protocol
+
+from swevis.errors import TaskSourceError
+from swevis.tasks.schema import validate_row
+
+
+class TaskSource(Protocol):
+    origin: str
+
+    def load(self) -> list[dict[str, Any]]: ...
+
+
+class BundledSource:
+    """The sample tasks shipped in the package (src/swevis/data/sample)."""
+
+    def __init__(self, sample_dir: Path | None = None):
+        from swevis.tasks import bundled
+
+        self.sample_dir = Path(sample_dir) if sample_dir else bundled.SAMPLE_DIR
+        self.origin = f"bundled sample ({self.sample_dir})"
+
+    def load(self) -> list[dict[str, Any]]:
+        from swevis.tasks import bundled
+
+        return bundled.load_bundled_instances(self.sample_dir)
+
+
+class HuggingFaceSource:
+    """A dataset split through `datasets`, e.g. princeton-nlp/SWE-bench_Verified, split test.
+
+    `dataset` may also be a local dataset folder or a builder name; `data_files` is passed
+    through for builders such as "json" (used by the offline tests).
+    """
+
+    def __init__(self, dataset: str, split: str, data_files: Any = None):
+        self.dataset, self.split, self.data_files = dataset, split, data_files
+        self.origin = f"Hugging Face dataset {dataset} (split {split})"
+
+    def load(self) -> list[dict[str, Any]]:
+        try:
+            import datasets
+        except ImportError as exc:  # pragma: no cover - datasets is a dependency
+            raise TaskSourceError("the huggingface source needs the `datasets` package") from exc
+        kwargs = {"data_files": self.data_files} if self.data_files is not None else {}
+        try:
+            ds = datasets.load_dataset(self.dataset, split=self.split, **kwargs)
+        except ValueError as exc:
+            if "split" in str(exc).lower():
+                raise TaskSourceError(f"{self.origin}: no such split ({exc})") from None
+            raise TaskSourceError(f"{self.origin}: {exc}") from None
+        except (FileNotFoundError, ConnectionError, OSError) as exc:
+            raise TaskSourceError(
+                f"{self.origin}: cannot load the dataset ({type(exc).__name__}: {exc}). "
+                "Check the name, your network, or HF_DATASETS_OFFLINE."
+            ) from None
+        except Exception as exc:  # datasets raises its own types (DatasetNotFoundError, ...)
+            raise TaskSourceError(f"{self.origin}: {type(exc).__name__}: {exc}") from None
+        return [validate_row(dict(row), self.origin, i) for i, row in enumerate(ds, start=1)]
+
+
+class FileSource:
+    """A local .json (a list of rows), .jsonl or .parquet file in the SWE-bench schema."""
+
+    SUFFIXES = (".json", ".jsonl", ".parquet")
+
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        self.origin = str(self.path)
+
+    def load(self) -> list[dict[str, Any]]:
+        if not self.path.exists():
+            raise TaskSourceError(f"task file {self.path} does not exist")
+        suffix = self.path.suffix.lower()
+        if suffix not in self.SUFFIXES:
+            raise TaskSourceError(f"task file {self.path}: unsupported format (use one of {', '.join(self.SUFFIXES)})")
+        rows = getattr(self, f"_read_{suffix[1:]}")()
+        return [validate_row(row, self.origin, i) for i, row in enumerate(rows, start=1)]
+
+    def _read_json(self) -> list[Any]:
+        try:
+            data = json.loads(self.path.read_text())
+        except json.JSONDecodeError as exc:
+            raise TaskSourceError(f"{self.path}: invalid JSON at line {exc.lineno} ({exc.msg})") from None
+        if not isinstance(data, list):
+            raise TaskSourceError(f"{self.path}: expected a JSON list of instance objects")
+        return data
+
+    def _read_jsonl(self) -> list[Any]:
+        rows = []
+        with self.path.open() as fh:
+            for number, line in enumerate(fh, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    rows.append(json.loads(line))
+                except json.JSONDecodeError as exc:
+                    raise TaskSourceError(f"{self.path}, row {number}: invalid JSON ({exc.msg})") from None
+        return rows
+
+    def _read_parquet(self) -> list[Any]:
+        import polars as pl
+
+        try:
+            return pl.read_parquet(self.path).to_dicts()
+        except Exception as exc:
+            raise TaskSourceError(f"{self.path}: cannot read parquet ({exc})") from None
+
+
+def open_source(tasks_cfg: dict[str, Any]) -> TaskSource:
+    """The source the `tasks` config section names."""
+    kind = tasks_cfg.get("source", "bundled")
+    if kind == "bundled":
+        return BundledSource()
+    if kind == "huggingface":
+        return HuggingFaceSource(tasks_cfg["dataset"], tasks_cfg["split"])
+    if kind == "file":
+        if not tasks_cfg.get("path"):
+            raise TaskSourceError("tasks.source is 'file' but tasks.path is not set")
+        return FileSource(tasks_cfg["path"])
+    raise TaskSourceError(f"unknown task source {kind!r}")
+
+
+def select_instances(tasks_cfg: dict[str, Any]) -> list[dict[str, Any]]:
+    """Load the configured source and take the configured sample (or the listed ids)."""
+    from swevis.tasks.sampling import stratified_sample
+
+    source = open_source(tasks_cfg)
+    rows = source.load()
+    if not rows:
+        raise TaskSourceError(f"{source.origin} has no instances")
+    wanted = tasks_cfg.get("instance_ids") or []
+    if wanted:
+        by_id = {r["instance_id"]: r for r in rows}
+        missing = [i for i in wanted if i not in by_id]
+        if missing:
+            raise TaskSourceError(f"{source.origin} has no instance(s) {', '.join(missing)}")
+        return [by_id[i] for i in sorted(set(wanted))]
+    return stratified_sample(rows, tasks_cfg.get("n"), tasks_cfg.get("seed", 0))
+
+
+def sample_summary(tasks_cfg: dict[str, Any], rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """What the sample is and where it came from, written beside instances.jsonl."""
+    from collections import Counter
+
+    from swevis.provenance import provenance
+
+    return {
+        "source": open_source(tasks_cfg).origin,
+        "n": len(rows),
+        "seed": tasks_cfg.get("seed"),
+        "per_repo": dict(sorted(Counter(r["repo"] for r in rows).items())),
+        "instance_ids": [r["instance_id"] for r in rows],
+        **provenance(tasks_cfg),
+    }
