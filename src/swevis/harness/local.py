@@ -1,0 +1,193 @@
+"""The local test runner: grade a patch without Docker, with swebench's own grading code.
+
+Steps, as the official harness takes them: a fresh checkout at base_commit; apply the
+candidate patch (git apply, then GNU patch with fuzz as swebench does); apply test_patch;
+run the instance's test command; parse the log with swebench's log parser; grade
+FAIL_TO_PASS / PASS_TO_PASS with swebench.harness.grading. Tests run on the host's Python
+(the one running swevis), so this suits the bundled sample and repos whose tests need no
+special environment; real SWE-bench images need the Docker harness.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+from swevis.errors import SwevisError
+from swevis.tasks.repos import checkout
+
+log = logging.getLogger(__name__)
+
+# Tried in order, as swebench's harness does (GIT_APPLY_CMDS in run_evaluation.py).
+APPLY_COMMANDS: tuple[tuple[str, ...], ...] = (
+    ("git", "apply", "--verbose"),
+    ("patch", "--batch", "--fuzz=5", "-p1", "-i"),
+)
+
+
+class HarnessError(SwevisError):
+    """The evaluation itself could not run (not a verdict on the patch)."""
+
+
+def resolve_test_cmd(row: dict[str, Any]) -> str:
+    """The instance's own test_cmd, else swebench's spec for its repo and version plus the
+    test files named by test_patch (as swebench's eval script builds it)."""
+    if row.get("test_cmd"):
+        return row["test_cmd"]
+    from swebench.harness.constants import MAP_REPO_VERSION_TO_SPECS
+    from swebench.harness.test_spec.python import get_test_directives
+
+    try:
+        spec = MAP_REPO_VERSION_TO_SPECS[row["repo"]][row["version"]]
+    except KeyError:
+        raise HarnessError(
+            f"{row['instance_id']}: no test_cmd in the row and swebench has no spec for "
+            f"{row['repo']} version {row['version']}"
+        ) from None
+    test_cmd = spec["test_cmd"]
+    test_cmd = " ".join(test_cmd) if isinstance(test_cmd, list) else test_cmd
+    return " ".join([test_cmd, *get_test_directives(row)])
+
+
+def resolve_log_parser(row: dict[str, Any]) -> Callable[[str, Any], dict[str, str]]:
+    """The row's log_parser by name ("pytest" -> swebench's parse_log_pytest), else
+    swebench's parser for the repository."""
+    from swebench.harness.log_parsers import MAP_REPO_TO_PARSER
+    from swebench.harness.log_parsers import python as python_parsers
+
+    name = row.get("log_parser")
+    if name:
+        parser = getattr(python_parsers, f"parse_log_{name}", None)
+        if parser is None:
+            raise HarnessError(f"{row['instance_id']}: unknown log_parser {name!r}")
+        return parser
+    try:
+        return MAP_REPO_TO_PARSER[row["repo"]]
+    except KeyError:
+        raise HarnessError(f"{row['instance_id']}: no log_parser in the row and swebench has none for {row['repo']}") from None
+
+
+def _test_spec_or_none(row: dict[str, Any]) -> Any:
+    """Some swebench parsers read the test spec; ours and pytest's do not need one."""
+    from swebench.harness.constants import MAP_REPO_VERSION_TO_SPECS
+
+    if row["repo"] in MAP_REPO_VERSION_TO_SPECS:
+        from swebench.harness.test_spec.test_spec import make_test_spec
+
+        return make_test_spec(row)
+    return None
+
+
+def apply_patch(patch: str, repo_dir: Path) -> tuple[bool, str]:
+    """Apply a diff in `repo_dir`; returns (applied, how or why not)."""
+    if not patch.strip():
+        return False, "empty patch"
+    patch_file = repo_dir / ".swevis-patch.diff"
+    patch_file.write_text(patch if patch.endswith("\n") else patch + "\n")
+    reasons = []
+    try:
+        for cmd in APPLY_COMMANDS:
+            if shutil.which(cmd[0]) is None:
+                continue
+            proc = subprocess.run([*cmd, str(patch_file)], cwd=repo_dir, capture_output=True, text=True)
+            if proc.returncode == 0:
+                return True, " ".join(cmd)
+            reasons.append(f"{' '.join(cmd)}: {(proc.stderr or proc.stdout).strip()[-500:]}")
+            # GNU patch may leave partial hunks behind; start the next attempt clean.
+            subprocess.run(["git", "checkout", "--quiet", "--", "."], cwd=repo_dir, capture_output=True)
+        return False, "patch does not apply: " + " | ".join(reasons)
+    finally:
+        patch_file.unlink(missing_ok=True)
+
+
+def _host_env() -> dict[str, str]:
+    """The tests' environment: `python` is the interpreter running swevis."""
+    env = dict(os.environ)
+    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    env.pop("PYTHONPATH", None)
+    return env
+
+
+def evaluate_patch(
+    row: dict[str, Any],
+    patch: str,
+    mirror: str | Path,
+    *,
+    log_path: str | Path | None = None,
+    timeout_s: float = 1800,
+    work_root: str | Path | None = None,
+) -> dict[str, Any]:
+    """Grade `patch` on instance `row`; returns the eval record (see module docstring).
+
+    `infra_failure` is true when the evaluation could not produce a verdict (test_patch does
+    not apply, the test command timed out or could not start); `resolved` is then false.
+    """
+    from swebench.harness.constants import FAIL_TO_PASS, PASS_TO_PASS, ResolvedStatus
+    from swebench.harness.grading import get_eval_tests_report, get_resolution_status
+
+    record: dict[str, Any] = {
+        "instance_id": row["instance_id"],
+        "harness": "local",
+        "resolved": False,
+        "patch_applied": False,
+        "patch_apply": None,
+        "infra_failure": False,
+        "error": None,
+        "tests": None,
+        "resolution": None,
+    }
+    start = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="swevis-eval-", dir=work_root) as tmp:
+        repo_dir = checkout(mirror, row["base_commit"], Path(tmp) / "repo")
+        applied, how = apply_patch(patch, repo_dir)
+        record["patch_applied"], record["patch_apply"] = applied, how
+        if not applied:
+            record["duration_s"] = round(time.monotonic() - start, 3)
+            return record
+        ok, why = apply_patch(row["test_patch"], repo_dir)
+        if not ok:
+            record.update(infra_failure=True, error=f"test_patch does not apply: {why}")
+            return record
+        test_cmd = resolve_test_cmd(row)
+        record["test_cmd"] = test_cmd
+        try:
+            proc = subprocess.run(
+                ["bash", "-c", test_cmd],
+                cwd=repo_dir,
+                env=_host_env(),
+                capture_output=True,
+                text=True,
+                timeout=timeout_s,
+            )
+            output, returncode = proc.stdout + proc.stderr, proc.returncode
+        except subprocess.TimeoutExpired as exc:
+            output = (exc.stdout or b"").decode(errors="replace") if isinstance(exc.stdout, bytes) else (exc.stdout or "")
+            record.update(infra_failure=True, error=f"test command timed out after {timeout_s:.0f} s")
+            returncode = None
+        record["returncode"] = returncode
+        if log_path:
+            Path(log_path).parent.mkdir(parents=True, exist_ok=True)
+            Path(log_path).write_text(f"$ {test_cmd}\n{output}")
+        if record["infra_failure"]:
+            record["duration_s"] = round(time.monotonic() - start, 3)
+            return record
+        status_map = resolve_log_parser(row)(output, _test_spec_or_none(row))
+        report = get_eval_tests_report(status_map, {FAIL_TO_PASS: row["FAIL_TO_PASS"], PASS_TO_PASS: row["PASS_TO_PASS"]})
+        resolution = get_resolution_status(report)
+        record.update(
+            tests={FAIL_TO_PASS: report[FAIL_TO_PASS], PASS_TO_PASS: report[PASS_TO_PASS]},
+            resolution=resolution,
+            resolved=resolution == ResolvedStatus.FULL.value,
+        )
+        if not status_map:
+            record.update(infra_failure=True, error="the log parser found no test results (did the test command run?)")
+    record["duration_s"] = round(time.monotonic() - start, 3)
+    return record
