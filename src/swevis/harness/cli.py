@@ -1,0 +1,37 @@
+"""Evaluate a patch on one instance with the local test runner and print the eval record."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from swevis.config import load_config
+from swevis.errors import SwevisError
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("instance_id")
+    parser.add_argument("--patch", help="the patch file; 'gold' uses the instance's gold patch (default)", default="gold")
+    parser.add_argument("--instances", default=None, help="instances.jsonl to read the row from (default: the configured source)")
+    parser.add_argument("--config", default="config.yaml")
+    parser.add_argument("--log", help="write the test log here")
+    parser.add_argument("--timeout", type=float, default=1800)
+
+
+def run(args: argparse.Namespace) -> int:
+    from swevis.harness.local import evaluate_patch
+    from swevis.tasks import load_instances
+    from swevis.tasks.repos import ensure_mirror
+    from swevis.tasks.sources import open_source
+
+    cfg = load_config(args.config)["tasks"]
+    rows = load_instances(args.instances) if args.instances else open_source(cfg).load()
+    row = next((r for r in rows if r["instance_id"] == args.instance_id), None)
+    if row is None:
+        raise SwevisError(f"no instance {args.instance_id}")
+    patch = row["patch"] if args.patch == "gold" else Path(args.patch).read_text()
+    mirror = ensure_mirror(row["repo"], cfg["repo_cache"], commits=[row["base_commit"]], remote_url=cfg["remote_url"])
+    record = evaluate_patch(row, patch, mirror["mirror"], log_path=args.log, timeout_s=args.timeout)
+    print(json.dumps(record, indent=2))
+    return 0 if record["resolved"] else 1

@@ -1,0 +1,42 @@
+"""List, sample and check out task instances (the same code the workflow runs)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections import Counter
+
+from swevis.config import load_config
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("action", choices=["sample", "checkout"], help="sample: print (or write) the configured sample; checkout: mirror and check out instances")
+    parser.add_argument("instance_ids", nargs="*", help="checkout: which instances (default: the whole sample)")
+    parser.add_argument("--config", default="config.yaml", help="config file (default: config.yaml)")
+    parser.add_argument("-o", "--output", help="sample: write the rows as JSONL here")
+
+
+def run(args: argparse.Namespace) -> int:
+    from swevis.tasks import write_instances
+    from swevis.tasks.repos import checkout_instance, ensure_mirror
+    from swevis.tasks.sources import select_instances
+
+    cfg = load_config(args.config)["tasks"]
+    rows = select_instances(cfg)
+    if args.action == "sample":
+        if args.output:
+            write_instances(rows, args.output)
+        for repo, count in sorted(Counter(r["repo"] for r in rows).items()):
+            print(f"{count:4d}  {repo}")
+        print(f"{len(rows):4d}  instances in all")
+        return 0
+    wanted = set(args.instance_ids) or {r["instance_id"] for r in rows}
+    for row in rows:
+        if row["instance_id"] not in wanted:
+            continue
+        mirror = ensure_mirror(
+            row["repo"], cfg["repo_cache"], commits=[row["base_commit"]], remote_url=cfg["remote_url"],
+            clone_timeout_s=cfg["clone_timeout_s"], stall_timeout_s=cfg["stall_timeout_s"],
+        )
+        print(json.dumps(checkout_instance(row, mirror["mirror"], cfg["checkout_root"])))
+    return 0
