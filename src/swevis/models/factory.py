@@ -1,0 +1,47 @@
+"""Build a chat model from a named config profile (config section ``models.<name>``)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from swevis.models.base import ChatModel, Estimator, ModelConfigError, TextCounter, resolve_profile
+
+
+def make_model(
+    profile_name: str,
+    profile: dict[str, Any],
+    *,
+    cache_dir: str | Path | None = None,
+    estimator: Estimator | None = None,
+    text_counter: TextCounter | None = None,
+    replay_source: Any = None,
+    environ: Mapping[str, str] | None = None,
+) -> ChatModel:
+    """The backend the profile names.
+
+    ``cache_dir``: response cache folder (backend openai, temperature 0; None disables it).
+    ``replay_source``: demonstration or trajectory (path or data) for backend replay.
+    ``estimator``/``text_counter``: token estimators; default ``swevis.tokens``.
+    ``environ``: where the API key variable is looked up (default ``os.environ``).
+    """
+    resolved = resolve_profile(profile_name, profile)
+    backend = resolved["backend"]
+    if backend == "openai":
+        from swevis.models.openai_backend import OpenAIChatModel
+
+        return OpenAIChatModel(
+            profile_name, profile, cache_dir=cache_dir, estimator=estimator, text_counter=text_counter,
+            environ=environ,
+        )
+    if backend == "replay":
+        from swevis.models.replay import ReplayModel
+
+        if replay_source is None:
+            raise ModelConfigError(
+                f"model profile '{profile_name}' uses backend replay, which needs a replay source "
+                "(a demonstration or a trajectory)"
+            )
+        return ReplayModel(profile_name, profile, source=replay_source, estimator=estimator, text_counter=text_counter)
+    raise ModelConfigError(f"config key 'models/{profile_name}/backend': unknown backend {backend!r} (openai, replay)")

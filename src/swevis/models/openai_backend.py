@@ -1,0 +1,339 @@
+"""OpenAI-compatible chat backend (vLLM, llama.cpp's server, hosted APIs) through the openai client.
+
+Retry policy
+------------
+1. Transport and server faults are retried by the openai client itself: HTTP 408, 409,
+   429 and 5xx, timeouts and dropped connections, up to ``max_retries`` times with
+   exponential backoff and jitter (the client honours ``Retry-After``/``retry-after-ms``
+   up to 60 s). ``retry_backoff_s``/``retry_backoff_max_s`` in the profile replace the
+   client's default backoff (0.5 s doubling to 8 s); tests set them small.
+2. On top of that we retry responses that arrive with status 200 but cannot be used: a
+   body that is not JSON (truncated), not an object, or without ``choices[0].message``.
+   Up to ``invalid_response_retries`` more requests, with the same backoff.
+   A response cut by the output budget (``finish_reason: length``) is a valid response:
+   at temperature 0 a retry would return the same, so it is returned (and cached) and the
+   agent treats its content like any other (usually a format error).
+3. What is left raises a typed error: :class:`ContextLengthExceeded` for a 400 saying the
+   prompt does not fit, :class:`ModelCallFailed` otherwise (``reason`` tells which).
+
+The API key is read from the environment variable named by ``api_key_env`` when the first
+request is made (a rerun served entirely from the cache needs no key), handed to the
+client and kept nowhere else: not in the cache, the usage records, errors or reprs.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import os
+import random
+import re
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from swevis.models.base import (
+    ChatModel,
+    ChatResponse,
+    ContextLengthExceeded,
+    Estimator,
+    ModelCallFailed,
+    ModelConfigError,
+    TextCounter,
+    Usage,
+)
+from swevis.models.cache import ResponseCache, request_key
+from swevis.models.messages import content_text, count_images
+
+log = logging.getLogger(__name__)
+
+_CONTEXT_RE = re.compile(
+    r"context[ _-]?length|context window|maximum context|maximum model length|max_model_len"
+    r"|prompt is too long|too many (input )?tokens|input tokens exceed|exceeds? the (model'?s? )?(context|maximum)",
+    re.IGNORECASE,
+)
+_RETRYABLE_STATUS = {408, 409, 429}
+
+
+def is_context_length_error(exc: Exception) -> bool:
+    code = getattr(exc, "code", None)
+    if code in ("context_length_exceeded", "string_above_max_length"):
+        return True
+    text = str(getattr(exc, "message", "")) + " " + json.dumps(getattr(exc, "body", None), default=str)
+    return bool(_CONTEXT_RE.search(text))
+
+
+def _client_class(initial: float | None, maximum: float | None):
+    """The openai client, with our backoff when the profile sets one."""
+    from openai import OpenAI
+
+    if initial is None and maximum is None:
+        return OpenAI
+    if not hasattr(OpenAI, "_calculate_retry_timeout"):  # pragma: no cover - future client versions
+        log.warning("this openai client has no _calculate_retry_timeout; using its default backoff")
+        return OpenAI
+    first = 0.5 if initial is None else float(initial)
+    cap = 8.0 if maximum is None else float(maximum)
+
+    class _SwevisOpenAI(OpenAI):
+        def _calculate_retry_timeout(self, remaining_retries, options, response_headers=None):  # type: ignore[override]
+            retry_after = self._parse_retry_after_header(response_headers)
+            if retry_after is not None and math.isfinite(retry_after) and 0 < retry_after <= 60:
+                return retry_after
+            max_retries = options.get_max_retries(self.max_retries)
+            n = min(max_retries - remaining_retries, 1000)
+            return min(first * 2.0**n, cap) * (1 - 0.25 * random.random())
+
+    return _SwevisOpenAI
+
+
+class InvalidResponse(Exception):
+    """A 200 response we cannot use (internal; retried, then turned into ModelCallFailed)."""
+
+
+def parse_completion_body(text: str) -> dict[str, Any]:
+    """The JSON body of a chat completion, checked for what we read from it."""
+    try:
+        body = json.loads(text)
+    except ValueError as exc:
+        raise InvalidResponse(f"body is not JSON ({exc}); {len(text)} bytes, ends {text[-40:]!r}") from None
+    if not isinstance(body, dict):
+        raise InvalidResponse(f"body is a JSON {type(body).__name__}, not an object")
+    choices = body.get("choices")
+    if not isinstance(choices, list) or not choices:
+        detail = f": error {body['error']!r}" if "error" in body else ""
+        raise InvalidResponse(f"body has no choices{detail}")
+    first = choices[0]
+    if not isinstance(first, dict) or not isinstance(first.get("message"), dict):
+        raise InvalidResponse("choices[0] has no message")
+    content = first["message"].get("content")
+    if content is not None and not isinstance(content, str | list):
+        raise InvalidResponse(f"choices[0].message.content is a {type(content).__name__}")
+    return body
+
+
+class OpenAIChatModel(ChatModel):
+    backend = "openai"
+
+    def __init__(
+        self,
+        profile_name: str,
+        profile: dict[str, Any],
+        *,
+        cache_dir: str | Path | None = None,
+        estimator: Estimator | None = None,
+        text_counter: TextCounter | None = None,
+        environ: Mapping[str, str] | None = None,
+    ):
+        super().__init__(profile_name, profile, estimator=estimator, text_counter=text_counter)
+        p = self.profile
+        if not p["base_url"]:
+            raise ModelConfigError(f"config key 'models/{profile_name}/base_url': required for backend openai")
+        if not p["model_id"]:
+            raise ModelConfigError(f"config key 'models/{profile_name}/model_id': required for backend openai")
+        if p["max_tokens_field"] not in ("max_tokens", "max_completion_tokens"):
+            raise ModelConfigError(
+                f"config key 'models/{profile_name}/max_tokens_field': must be max_tokens or max_completion_tokens"
+            )
+        self.base_url: str = p["base_url"]
+        self._environ = environ if environ is not None else os.environ
+        self._client = None
+        self.deterministic = float(p["temperature"]) == 0.0
+        self.cache = ResponseCache(cache_dir) if (cache_dir and p["cache"] and self.deterministic) else None
+        self.n_requests = 0  # HTTP requests made, the client's own retries included
+
+    # -- client ------------------------------------------------------------------
+
+    def _get_client(self):
+        if self._client is None:
+            env = self.profile["api_key_env"]
+            key = self._environ.get(env, "") if env else ""
+            if not key:
+                raise ModelConfigError(
+                    f"model profile '{self.profile_name}': environment variable {env or '<unset>'} "
+                    f"(config key models/{self.profile_name}/api_key_env) is empty or not set; it must hold "
+                    f"the API key for {self.base_url} (any non-empty value if the server needs none)"
+                )
+            cls = _client_class(self.profile["retry_backoff_s"], self.profile["retry_backoff_max_s"])
+            self._client = cls(
+                base_url=self.base_url,
+                api_key=key,
+                max_retries=int(self.profile["max_retries"]),
+                timeout=float(self.profile["request_timeout_s"]),
+            )
+        return self._client
+
+    def close(self) -> None:
+        if self._client is not None:
+            self._client.close()
+            self._client = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    # -- request -----------------------------------------------------------------
+
+    def request_body(
+        self,
+        messages: list[dict[str, Any]],
+        *,
+        max_tokens: int,
+        tools: list[dict[str, Any]] | None = None,
+        tool_choice: Any = None,
+        stop: list[str] | None = None,
+    ) -> dict[str, Any]:
+        """The JSON body POSTed for prepared ``messages`` (extra_body merged as the server sees it)."""
+        p = self.profile
+        body: dict[str, Any] = {
+            "model": p["model_id"],
+            "messages": messages,
+            "temperature": float(p["temperature"]),
+            p["max_tokens_field"]: int(max_tokens),
+        }
+        for name in ("top_p", "seed"):
+            if p[name] is not None:
+                body[name] = p[name]
+        if stop:
+            body["stop"] = list(stop)
+        if tools:
+            body["tools"] = tools
+            if tool_choice is not None:
+                body["tool_choice"] = tool_choice
+        for k, v in (p["extra_body"] or {}).items():
+            body.setdefault(k, v)
+        return body
+
+    def _backoff(self, attempt: int) -> float:
+        first = self.profile["retry_backoff_s"]
+        cap = self.profile["retry_backoff_max_s"]
+        first = 0.5 if first is None else float(first)
+        cap = 8.0 if cap is None else float(cap)
+        return min(first * 2.0**attempt, cap) * (1 - 0.25 * random.random())
+
+    def _post(self, body: dict[str, Any]) -> tuple[dict[str, Any], int]:
+        """POST with the client's retries and ours; returns (parsed body, HTTP requests made)."""
+        import openai
+
+        client = self._get_client()
+        known = {"model", "messages", "temperature", "max_tokens", "max_completion_tokens", "top_p", "seed",
+                 "stop", "tools", "tool_choice"}
+        kwargs = {k: v for k, v in body.items() if k in known}
+        extra = {k: v for k, v in body.items() if k not in known}
+        where = f"model '{self.profile_name}' ({self.profile['model_id']} at {self.base_url})"
+        requests = 0
+        limit = int(self.profile["invalid_response_retries"])
+        problem = ""
+        for attempt in range(limit + 1):
+            try:
+                raw = client.chat.completions.with_raw_response.create(**kwargs, extra_body=extra or None)
+            except openai.BadRequestError as exc:
+                self.n_requests += requests + 1
+                if is_context_length_error(exc):
+                    raise ContextLengthExceeded(f"{where}: the request exceeds the context window: {exc}") from None
+                raise ModelCallFailed(f"{where}: request rejected: {exc}", reason="rejected", status_code=400) from None
+            except openai.APIStatusError as exc:
+                status = exc.status_code
+                if status in (413, 422) and is_context_length_error(exc):
+                    self.n_requests += requests + 1
+                    raise ContextLengthExceeded(f"{where}: the request exceeds the context window: {exc}") from None
+                retryable = status in _RETRYABLE_STATUS or status >= 500
+                tries = (int(self.profile["max_retries"]) + 1) if retryable else 1
+                self.n_requests += requests + tries
+                if retryable:
+                    raise ModelCallFailed(
+                        f"{where}: HTTP {status} after {tries} attempt(s): {exc}",
+                        reason="retries_exhausted", status_code=status, attempts=requests + tries,
+                    ) from None
+                raise ModelCallFailed(f"{where}: request rejected: {exc}", reason="rejected",
+                                      status_code=status, attempts=requests + 1) from None
+            except openai.APITimeoutError as exc:
+                tries = int(self.profile["max_retries"]) + 1
+                self.n_requests += requests + tries
+                raise ModelCallFailed(f"{where}: timed out after {tries} attempt(s): {exc}",
+                                      reason="retries_exhausted", attempts=requests + tries) from None
+            except openai.APIConnectionError as exc:
+                tries = int(self.profile["max_retries"]) + 1
+                self.n_requests += requests + tries
+                raise ModelCallFailed(f"{where}: connection failed after {tries} attempt(s): {exc}",
+                                      reason="connection", attempts=requests + tries) from None
+            requests += int(getattr(raw, "retries_taken", 0)) + 1
+            try:
+                parsed = parse_completion_body(raw.http_response.text)
+            except InvalidResponse as exc:
+                problem = str(exc)
+                if attempt < limit:
+                    delay = self._backoff(attempt)
+                    log.warning("%s: unusable response (%s); retrying in %.2fs", where, problem, delay)
+                    time.sleep(delay)
+                continue
+            self.n_requests += requests
+            return parsed, requests
+        self.n_requests += requests
+        raise ModelCallFailed(
+            f"{where}: unusable response after {limit + 1} attempt(s): {problem}",
+            reason="invalid_response", attempts=requests,
+        )
+
+    def _complete(
+        self,
+        messages,
+        *,
+        max_tokens,
+        purpose,
+        tools,
+        tool_choice,
+        stop,
+        estimated_prompt_tokens,
+    ) -> ChatResponse:
+        body = self.request_body(messages, max_tokens=max_tokens, tools=tools, tool_choice=tool_choice, stop=stop)
+        key = request_key(body)
+        cached = False
+        requests = 0
+        entry = self.cache.get(key) if self.cache is not None else None
+        if entry is not None:
+            parsed, cached = entry["response"], True
+        else:
+            parsed, requests = self._post(body)
+            if self.cache is not None:
+                summary = {k: v for k, v in body.items() if k not in ("messages", "tools")}
+                summary |= {"n_messages": len(messages), "n_images": count_images(messages)}
+                self.cache.put(key, parsed, summary=summary)
+        return self._to_response(parsed, key=key, cached=cached, requests=requests, estimate=estimated_prompt_tokens)
+
+    def _to_response(self, parsed, *, key, cached, requests, estimate) -> ChatResponse:
+        choice = parsed["choices"][0]
+        message = choice["message"]
+        content = content_text(message.get("content"))
+        tool_calls = message.get("tool_calls") or None
+        est_completion = self.estimate_text_tokens(content + (json.dumps(tool_calls) if tool_calls else ""))
+        usage_body = parsed.get("usage") if isinstance(parsed.get("usage"), dict) else {}
+        sp, sc = usage_body.get("prompt_tokens"), usage_body.get("completion_tokens")
+        details = usage_body.get("prompt_tokens_details") or {}
+        cached_prompt = details.get("cached_tokens") if isinstance(details, dict) else None
+        has_server = isinstance(sp, int) and isinstance(sc, int) and not isinstance(sp, bool)
+        usage = Usage(
+            prompt_tokens=sp if has_server else estimate,
+            completion_tokens=sc if has_server else est_completion,
+            estimated_prompt_tokens=estimate,
+            source="server" if has_server else "estimate",
+            estimated_completion_tokens=est_completion,
+            server_prompt_tokens=sp if has_server else None,
+            server_completion_tokens=sc if has_server else None,
+            server_cached_prompt_tokens=cached_prompt if isinstance(cached_prompt, int) else None,
+            tokenizer=self.tokenizer,
+            image_family=self.image_family,
+        )
+        return ChatResponse(
+            content=content,
+            usage=usage,
+            raw=parsed,
+            cached=cached,
+            tool_calls=tool_calls,
+            finish_reason=choice.get("finish_reason"),
+            meta={"cache_key": key, "http_requests": requests},
+        )

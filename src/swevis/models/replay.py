@@ -1,0 +1,273 @@
+"""Replay backend: recorded assistant turns, returned in order, with no model at all.
+
+Sources (``load_replay_turns`` detects which):
+
+(a) A demonstration, YAML or JSON (format ``swevis-demo-1``)::
+
+        format: swevis-demo-1          # optional
+        instance_id: ledgerkit-1       # optional metadata, ignored here
+        turns:                         # a list ...
+          - "THOUGHT: ...\n```bash\ngrep -rn ...\n```"
+          - content: "..."             # ... of strings or {content, tool_calls?, purpose?}
+            purpose: preloc
+        # or, per purpose:  turns: {preloc: [...], agent: [...]}
+
+    A bare top-level list of turns is accepted too.
+
+(b) One of our trajectories (``traj.json``): ``{"messages": [{"role", "content", ...}]}``;
+    every assistant message is a turn. Its purpose is ``extra.purpose`` (or ``purpose``)
+    when the message has one.
+
+(c) mini-swe-agent's ``.traj.json`` (``"trajectory_format": "mini-swe-agent-1"`` or
+    ``"mini-swe-agent-1.1"``, as written by ``DefaultAgent.save``): the assistant
+    messages of ``messages``; text content and, for tool-calling models, ``tool_calls``;
+    the parsed ``extra.actions`` are kept on the turn.
+
+Purposes: the agents pass ``purpose`` to ``complete`` ("agent", "preloc", "locator",
+"editor"...). Turns tagged with a purpose serve only calls of that purpose; untagged turns
+serve every purpose that has no queue of its own. Each queue is consumed in order.
+
+Usage under replay: prompt tokens are the token models' estimate of the request as it
+would be sent (image cap applied), completion tokens the text tokenizer's count of the
+recorded turn; ``source`` is "estimate". Running out of turns raises
+:class:`ReplayExhausted` (unless a ``fallback`` model is given, which then takes over:
+replay-then-continue-live).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from swevis.models.base import (
+    ChatModel,
+    ChatResponse,
+    Estimator,
+    ReplayExhausted,
+    ReplaySourceError,
+    TextCounter,
+    Usage,
+)
+from swevis.models.messages import content_text
+
+DEMO_FORMAT = "swevis-demo-1"
+
+
+@dataclass
+class ReplayTurn:
+    content: str
+    tool_calls: list[dict[str, Any]] | None = None
+    purpose: str | None = None
+    actions: list[dict[str, Any]] | None = None
+    index: int = 0  # position in the source
+
+    def to_message(self) -> dict[str, Any]:
+        msg: dict[str, Any] = {"role": "assistant", "content": self.content}
+        if self.tool_calls:
+            msg["tool_calls"] = self.tool_calls
+        return msg
+
+
+@dataclass
+class ReplaySource:
+    kind: str  # "demonstration", "swevis-trajectory", "mini-swe-agent-trajectory", "turns"
+    origin: str  # file path or "<memory>"
+    turns: list[ReplayTurn] = field(default_factory=list)
+
+
+# ---------------------------------------------------------------- readers
+
+
+def _read_file(path: Path) -> Any:
+    if not path.exists():
+        raise ReplaySourceError(f"replay source {path} does not exist")
+    try:
+        text = path.read_text(encoding="utf-8")
+        if path.suffix.lower() in (".yaml", ".yml"):
+            return yaml.safe_load(text)
+        return json.loads(text)
+    except (OSError, ValueError, yaml.YAMLError) as exc:
+        raise ReplaySourceError(f"replay source {path}: cannot parse: {exc}") from None
+
+
+def _turn(item: Any, where: str, index: int, purpose: str | None = None) -> ReplayTurn:
+    if isinstance(item, str):
+        return ReplayTurn(content=item, purpose=purpose, index=index)
+    if isinstance(item, dict) and ("content" in item or "tool_calls" in item):
+        content = item.get("content")
+        if content is not None and not isinstance(content, str | list):
+            raise ReplaySourceError(f"{where}: turn {index}: 'content' must be a string")
+        tool_calls = item.get("tool_calls") or None
+        if tool_calls is not None and not isinstance(tool_calls, list):
+            raise ReplaySourceError(f"{where}: turn {index}: 'tool_calls' must be a list")
+        extra = item.get("extra") if isinstance(item.get("extra"), dict) else {}
+        tagged = item.get("purpose", extra.get("purpose", purpose))
+        actions = extra.get("actions") if isinstance(extra.get("actions"), list) else None
+        return ReplayTurn(content_text(content), tool_calls, tagged, actions, index)
+    raise ReplaySourceError(f"{where}: turn {index} must be a string or a mapping with 'content'")
+
+
+def read_demonstration(data: Any, origin: str = "<memory>") -> ReplaySource:
+    """Format (a): a list of turns, or a mapping with ``turns`` (a list, or purpose -> list)."""
+    if isinstance(data, dict):
+        fmt = data.get("format", DEMO_FORMAT)
+        if fmt != DEMO_FORMAT:
+            raise ReplaySourceError(f"{origin}: unknown demonstration format {fmt!r} (expected {DEMO_FORMAT})")
+        if "turns" not in data:
+            raise ReplaySourceError(f"{origin}: a demonstration needs a 'turns' key")
+        turns = data["turns"]
+    else:
+        turns = data
+    out: list[ReplayTurn] = []
+    if isinstance(turns, dict):
+        for purpose, items in turns.items():
+            if not isinstance(items, list):
+                raise ReplaySourceError(f"{origin}: turns/{purpose} must be a list")
+            out += [_turn(it, f"{origin}: turns/{purpose}", len(out) + i, str(purpose)) for i, it in enumerate(items)]
+    elif isinstance(turns, list):
+        out = [_turn(it, origin, i) for i, it in enumerate(turns)]
+    else:
+        raise ReplaySourceError(f"{origin}: 'turns' must be a list or a mapping of purpose to list")
+    if not out:
+        raise ReplaySourceError(f"{origin}: the demonstration has no turns")
+    return ReplaySource("demonstration", origin, out)
+
+
+def _assistant_turns(messages: Any, origin: str) -> list[ReplayTurn]:
+    if not isinstance(messages, list):
+        raise ReplaySourceError(f"{origin}: 'messages' must be a list")
+    out = []
+    for i, msg in enumerate(messages):
+        if not isinstance(msg, dict):
+            raise ReplaySourceError(f"{origin}: messages[{i}] is not a mapping")
+        if msg.get("role") == "assistant":
+            out.append(_turn({k: v for k, v in msg.items() if k != "role"} | {"content": msg.get("content")},
+                             f"{origin}: messages[{i}]", len(out)))
+    if not out:
+        raise ReplaySourceError(f"{origin}: the trajectory has no assistant messages")
+    return out
+
+
+def read_swevis_trajectory(data: Any, origin: str = "<memory>") -> ReplaySource:
+    """Format (b): our ``traj.json`` -- its assistant messages, in order."""
+    if not isinstance(data, dict) or "messages" not in data:
+        raise ReplaySourceError(f"{origin}: a trajectory needs a 'messages' list")
+    return ReplaySource("swevis-trajectory", origin, _assistant_turns(data["messages"], origin))
+
+
+def read_minisweagent_trajectory(data: Any, origin: str = "<memory>") -> ReplaySource:
+    """Format (c): mini-swe-agent's ``.traj.json`` -- its assistant messages, in order."""
+    if not isinstance(data, dict) or not str(data.get("trajectory_format", "")).startswith("mini-swe-agent"):
+        raise ReplaySourceError(f"{origin}: not a mini-swe-agent trajectory (no trajectory_format mini-swe-agent-*)")
+    return ReplaySource("mini-swe-agent-trajectory", origin, _assistant_turns(data.get("messages"), origin))
+
+
+def load_replay_source(source: Any) -> ReplaySource:
+    """Read any replay source: a path (YAML/JSON), parsed data, a list of turns or a ReplaySource."""
+    if isinstance(source, ReplaySource):
+        return source
+    origin = "<memory>"
+    data = source
+    if isinstance(source, str | Path):
+        origin = str(source)
+        data = _read_file(Path(source))
+    if isinstance(data, dict) and str(data.get("trajectory_format", "")).startswith("mini-swe-agent"):
+        return read_minisweagent_trajectory(data, origin)
+    if isinstance(data, dict) and "messages" in data and "turns" not in data:
+        return read_swevis_trajectory(data, origin)
+    if isinstance(data, dict | list):
+        return read_demonstration(data, origin)
+    raise ReplaySourceError(f"{origin}: a replay source must be a demonstration or a trajectory")
+
+
+def load_replay_turns(source: Any) -> list[ReplayTurn]:
+    return load_replay_source(source).turns
+
+
+# ---------------------------------------------------------------- the backend
+
+
+class ReplayModel(ChatModel):
+    backend = "replay"
+
+    def __init__(
+        self,
+        profile_name: str,
+        profile: dict[str, Any],
+        *,
+        source: Any,
+        estimator: Estimator | None = None,
+        text_counter: TextCounter | None = None,
+        fallback: ChatModel | None = None,
+    ):
+        super().__init__(profile_name, profile, estimator=estimator, text_counter=text_counter)
+        self.source = load_replay_source(source)
+        self.fallback = fallback
+        self._queues: dict[str | None, list[ReplayTurn]] = {}
+        for turn in self.source.turns:
+            self._queues.setdefault(turn.purpose, []).append(turn)
+        self._next: dict[str | None, int] = {k: 0 for k in self._queues}
+
+    def _queue_for(self, purpose: str) -> str | None:
+        if purpose in self._queues:
+            return purpose
+        if None in self._queues:
+            return None
+        raise ReplayExhausted(
+            f"replay source {self.source.origin} has no turns for purpose {purpose!r} "
+            f"(it has {sorted(str(k) for k in self._queues)})"
+        )
+
+    def remaining(self, purpose: str = "agent") -> int:
+        try:
+            q = self._queue_for(purpose)
+        except ReplayExhausted:
+            return 0
+        return len(self._queues[q]) - self._next[q]
+
+    def _complete(self, messages, *, max_tokens, purpose, tools, tool_choice, stop, estimated_prompt_tokens):
+        if self.fallback is not None and self.remaining(purpose) == 0:
+            resp = self.fallback._complete(
+                messages, max_tokens=max_tokens, purpose=purpose, tools=tools, tool_choice=tool_choice,
+                stop=stop, estimated_prompt_tokens=estimated_prompt_tokens,
+            )
+            resp.meta = {"replay_fallback": self.fallback.backend, **resp.meta}
+            return resp
+        q = self._queue_for(purpose)
+        queue = self._queues[q]
+        i = self._next[q]
+        if i >= len(queue):
+            label = "" if q is None else f" for purpose {q!r}"
+            raise ReplayExhausted(
+                f"replay source {self.source.origin} ran out of assistant turns{label} after {len(queue)} turn(s)"
+            )
+        self._next[q] = i + 1
+        turn = queue[i]
+        completion_text = turn.content + (json.dumps(turn.tool_calls) if turn.tool_calls else "")
+        completion = self.estimate_text_tokens(completion_text)
+        usage = Usage(
+            prompt_tokens=estimated_prompt_tokens,
+            completion_tokens=completion,
+            estimated_prompt_tokens=estimated_prompt_tokens,
+            source="estimate",
+            estimated_completion_tokens=completion,
+            tokenizer=self.tokenizer,
+            image_family=self.image_family,
+        )
+        raw = turn.to_message() | {"replay": {"source": self.source.origin, "kind": self.source.kind,
+                                              "index": turn.index}}
+        if turn.actions is not None:
+            raw["actions"] = turn.actions
+        return ChatResponse(
+            content=turn.content,
+            usage=usage,
+            raw=raw,
+            cached=False,
+            tool_calls=turn.tool_calls,
+            finish_reason="stop",
+            meta={"replay_index": turn.index},
+        )
