@@ -1,0 +1,108 @@
+"""Language registry: which files are parsed, and by which extractor.
+
+Each language is a `LanguageSpec` (name, file extensions, `extract(path, data, module)`).
+Python uses tree-sitter-python; documentation files (rst, md, txt) are split into text
+chunks. Adding a grammar = writing one extractor that fills a `FileExtract` and calling
+`register(LanguageSpec(...))`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+__all__ = [
+    "SymbolRec",
+    "EdgeRec",
+    "ChunkRec",
+    "FileExtract",
+    "LanguageSpec",
+    "register",
+    "language_for",
+    "LANGUAGES",
+]
+
+
+@dataclass
+class SymbolRec:
+    """One definition: class, function or method. Lines are 1-based and inclusive."""
+
+    name: str
+    qualname: str
+    kind: str  # class | function | method
+    start_line: int
+    end_line: int
+    signature: str
+    doc: str  # first docstring line
+    parent: int | None  # index into FileExtract.symbols
+    own_text: str = ""  # the lines of the span not inside a child definition (for BM25)
+
+
+@dataclass
+class EdgeRec:
+    """A graph edge out of this file, resolved later against the whole index by name."""
+
+    kind: str  # imports | calls | inherits | references
+    dst_name: str
+    src_symbol: int | None  # index into FileExtract.symbols; None = module level
+    line: int
+
+
+@dataclass
+class ChunkRec:
+    start_line: int
+    end_line: int
+    text: str
+
+
+@dataclass
+class FileExtract:
+    language: str
+    status: str = "ok"  # ok | partial (syntax errors) | error
+    error: str = ""
+    n_errors: int = 0
+    symbols: list[SymbolRec] = field(default_factory=list)
+    edges: list[EdgeRec] = field(default_factory=list)
+    imports: list[dict] = field(default_factory=list)
+    chunks: list[ChunkRec] = field(default_factory=list)
+    module_text: str = ""  # file content outside every definition (for BM25)
+    module_doc: str = ""
+
+
+@dataclass(frozen=True)
+class LanguageSpec:
+    name: str
+    extensions: tuple[str, ...]
+    extract: Callable[[str, bytes, str, dict], FileExtract]
+    kind: str = "code"  # code | doc
+
+
+LANGUAGES: dict[str, LanguageSpec] = {}
+_BY_EXT: dict[str, LanguageSpec] = {}
+
+
+def register(spec: LanguageSpec) -> None:
+    LANGUAGES[spec.name] = spec
+    for ext in spec.extensions:
+        _BY_EXT[ext] = spec
+
+
+def language_for(path: str) -> LanguageSpec | None:
+    """The spec for a repository-relative path, by its (longest) extension, or None."""
+    name = path.rsplit("/", 1)[-1].lower()
+    parts = name.split(".")
+    for i in range(1, len(parts)):
+        spec = _BY_EXT.get("." + ".".join(parts[i:]))
+        if spec is not None:
+            return spec
+    return None
+
+
+def _register_builtin() -> None:
+    from swevis.index import docs, python_lang
+
+    register(LanguageSpec("python", (".py", ".pyi"), python_lang.extract))
+    register(LanguageSpec("text", (".rst", ".md", ".txt"), docs.extract, kind="doc"))
+
+
+_register_builtin()

@@ -1,0 +1,144 @@
+"""The lexical index B: a code-aware tokenizer and BM25 (bm25s) persisted inside SQLite.
+
+Identifiers are kept whole (lower-cased) and also split at snake_case and CamelCase
+boundaries, so `get_paths`, `ContourSet` and "contour set" meet. The bm25s score matrix
+(CSC arrays) and vocabulary are stored as blobs in the index database, so a warm load is a
+few `np.frombuffer` calls.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import sqlite3
+
+import numpy as np
+
+log = logging.getLogger(__name__)
+
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_PARTS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+
+STOPWORDS = frozenset(
+    """
+    a an and are as at be by for from has have in is it its of on or that the this to was
+    were will with not no but if then else elif def class return self cls none true false
+    import pass while try except finally raise lambda yield del global nonlocal assert
+    async await is we you can do does should would could when which what there their
+    """.split()
+)
+
+_cache: dict[str, tuple[str, ...]] = {}
+
+
+def _split(word: str) -> tuple[str, ...]:
+    toks = _cache.get(word)
+    if toks is None:
+        low = word.lower().strip("_")
+        out: list[str] = []
+        if len(low) > 1 and low not in STOPWORDS:
+            out.append(low)
+        if "_" in word.strip("_") or not (word.islower() or word.isupper()):
+            parts = [p.lower() for p in _PARTS.findall(word)]
+            if len(parts) > 1:
+                out.extend(p for p in parts if len(p) > 1 and p not in STOPWORDS and p != low)
+        toks = tuple(out)
+        if len(_cache) < 500_000:
+            _cache[word] = toks
+    return toks
+
+
+def tokenize(text: str) -> list[str]:
+    out: list[str] = []
+    for w in _WORD.findall(text):
+        out.extend(_split(w))
+    return out
+
+
+class Lexical:
+    """A BM25 model over documents 0..n-1 (their meaning lives in the bm25_docs table)."""
+
+    def __init__(self, model):
+        self.model = model
+
+    @property
+    def num_docs(self) -> int:
+        return int(self.model.scores["num_docs"]) if self.model is not None else 0
+
+    @classmethod
+    def build(cls, corpus_tokens: list[list[str]], *, k1: float = 1.5, b: float = 0.75, method: str = "lucene"):
+        import bm25s
+
+        if not corpus_tokens:
+            return cls(None)
+        model = bm25s.BM25(k1=k1, b=b, method=method)
+        # bm25s needs every document non-empty to keep document ids aligned
+        docs = [t if t else ["__empty__"] for t in corpus_tokens]
+        model.index(docs, show_progress=False)
+        return cls(model)
+
+    def scores(self, query_tokens: list[str]) -> np.ndarray:
+        if self.model is None:
+            return np.zeros(0, dtype=np.float32)
+        ids = self.model.get_tokens_ids(query_tokens)
+        if not ids:
+            return np.zeros(self.num_docs, dtype=np.float32)
+        return self.model.get_scores_from_ids(ids)
+
+    def top(self, query_tokens: list[str], k: int) -> list[tuple[int, float]]:
+        s = self.scores(query_tokens)
+        if s.size == 0:
+            return []
+        k = min(k, s.size)
+        idx = np.argpartition(-s, k - 1)[:k]
+        idx = idx[np.argsort(-s[idx], kind="stable")]
+        return [(int(i), float(s[i])) for i in idx if s[i] > 0]
+
+    # ---- persistence in SQLite
+    def save(self, con: sqlite3.Connection) -> None:
+        con.execute("DELETE FROM bm25_model")
+        if self.model is None:
+            return
+        m = self.model
+        params = {
+            "k1": m.k1,
+            "b": m.b,
+            "delta": m.delta,
+            "method": m.method,
+            "idf_method": m.idf_method,
+            "dtype": m.dtype,
+            "int_dtype": m.int_dtype,
+            "num_docs": int(m.scores["num_docs"]),
+        }
+        rows = [
+            ("params", json.dumps(params).encode()),
+            ("vocab", json.dumps(m.vocab_dict).encode()),
+        ]
+        nnoc = getattr(m, "nonoccurrence_array", None)
+        if nnoc is not None:  # BM25L / BM25+ only
+            rows.append(("nnoc", np.ascontiguousarray(nnoc, dtype=np.float32).tobytes()))
+        for key in ("data", "indices", "indptr"):
+            arr = np.ascontiguousarray(m.scores[key])
+            rows.append((key, arr.tobytes()))
+            rows.append((key + ".dtype", str(arr.dtype).encode()))
+        con.executemany("INSERT INTO bm25_model(key, value) VALUES (?, ?)", rows)
+
+    @classmethod
+    def load(cls, con: sqlite3.Connection) -> "Lexical":
+        import bm25s
+
+        blobs = dict(con.execute("SELECT key, value FROM bm25_model").fetchall())
+        if "params" not in blobs:
+            return cls(None)
+        params = json.loads(blobs["params"])
+        num_docs = params.pop("num_docs")
+        model = bm25s.BM25(**params)
+        model.vocab_dict = json.loads(blobs["vocab"])
+        model.unique_token_ids_set = set(model.vocab_dict.values())
+        scores = {"num_docs": num_docs}
+        for key in ("data", "indices", "indptr"):
+            scores[key] = np.frombuffer(blobs[key], dtype=np.dtype(blobs[key + ".dtype"].decode()))
+        model.scores = scores
+        model.nonoccurrence_array = np.frombuffer(blobs["nnoc"], dtype=np.float32) if "nnoc" in blobs else None
+        return cls(model)

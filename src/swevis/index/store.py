@@ -1,0 +1,392 @@
+"""SQLite schema of the index and `RepoIndex`, the read side used by the operators.
+
+Tables (one database file per repo@commit):
+  meta(key, value)                    repo, commit, swevis version, schema version, stats
+  files   F                           path, language, size, sha256 content hash, module, imports
+  symbols Σ                           name, qualname, kind, line span, signature, doc, parent
+  edges   G                           imports | calls | inherits | references (from test files);
+                                      dst_name as written, dst_file / dst_symbol once resolved.
+                                      `contains` is symbols.parent_id / symbols.file_id.
+  chunks                              doc-file text chunks; next_id = NEXT_CHUNK
+  bm25_docs, bm25_model   B           the BM25 documents (tokens kept for incremental rebuilds)
+                                      and the bm25s score matrix as blobs
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from swevis.errors import SwevisError
+
+SCHEMA_VERSION = "1"
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE IF NOT EXISTS files(
+    id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL, language TEXT, kind TEXT,
+    size INTEGER, sha256 TEXT, module TEXT, is_test INTEGER, n_lines INTEGER,
+    status TEXT, n_errors INTEGER, encoding TEXT, error TEXT, imports TEXT, module_doc TEXT);
+CREATE INDEX IF NOT EXISTS files_module ON files(module);
+CREATE TABLE IF NOT EXISTS symbols(
+    id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL, name TEXT NOT NULL, qualname TEXT NOT NULL,
+    kind TEXT, start_line INTEGER, end_line INTEGER, signature TEXT, doc TEXT, parent_id INTEGER);
+CREATE INDEX IF NOT EXISTS symbols_name ON symbols(name, file_id);
+CREATE INDEX IF NOT EXISTS symbols_qualname ON symbols(qualname);
+CREATE INDEX IF NOT EXISTS symbols_file ON symbols(file_id, start_line);
+CREATE INDEX IF NOT EXISTS symbols_parent ON symbols(parent_id);
+CREATE TABLE IF NOT EXISTS edges(
+    id INTEGER PRIMARY KEY, kind TEXT NOT NULL, src_file INTEGER NOT NULL, src_symbol INTEGER,
+    dst_name TEXT NOT NULL, dst_base TEXT, dst_leaf TEXT, dst_file INTEGER, dst_symbol INTEGER,
+    line INTEGER, dirty INTEGER DEFAULT 1);
+CREATE INDEX IF NOT EXISTS edges_dirty ON edges(dirty) WHERE dirty = 1;
+CREATE INDEX IF NOT EXISTS edges_dst_leaf ON edges(dst_leaf);
+CREATE INDEX IF NOT EXISTS edges_dst_base ON edges(dst_base);
+CREATE INDEX IF NOT EXISTS edges_src_file ON edges(src_file, kind, dst_leaf);
+CREATE INDEX IF NOT EXISTS edges_src_symbol ON edges(src_symbol, kind);
+CREATE INDEX IF NOT EXISTS edges_dst_symbol ON edges(dst_symbol, kind);
+CREATE INDEX IF NOT EXISTS edges_dst_file ON edges(dst_file, kind);
+CREATE INDEX IF NOT EXISTS edges_dst_name ON edges(dst_name, kind);
+CREATE TABLE IF NOT EXISTS chunks(
+    id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL, seq INTEGER, start_line INTEGER,
+    end_line INTEGER, text TEXT, next_id INTEGER);
+CREATE INDEX IF NOT EXISTS chunks_file ON chunks(file_id, seq);
+CREATE TABLE IF NOT EXISTS bm25_docs(
+    id INTEGER PRIMARY KEY, doc_idx INTEGER, file_id INTEGER NOT NULL, symbol_id INTEGER,
+    chunk_id INTEGER, start_line INTEGER, end_line INTEGER, tokens TEXT);
+CREATE INDEX IF NOT EXISTS bm25_docs_file ON bm25_docs(file_id);
+CREATE INDEX IF NOT EXISTS bm25_docs_idx ON bm25_docs(doc_idx);
+CREATE TABLE IF NOT EXISTS bm25_model(key TEXT PRIMARY KEY, value BLOB);
+"""
+
+
+class IndexError_(SwevisError):
+    """An index database that is missing, unreadable or of another schema version."""
+
+
+@dataclass(frozen=True)
+class FileInfo:
+    id: int
+    path: str
+    language: str
+    kind: str
+    size: int
+    module: str
+    is_test: bool
+    n_lines: int
+    status: str
+    imports: list
+
+    @property
+    def directory(self) -> str:
+        return self.path.rsplit("/", 1)[0] if "/" in self.path else "."
+
+
+@dataclass(frozen=True)
+class Symbol:
+    id: int
+    file_id: int
+    path: str
+    module: str
+    name: str
+    qualname: str
+    kind: str
+    start_line: int
+    end_line: int
+    signature: str
+    doc: str
+    parent_id: int | None
+
+    @property
+    def full_name(self) -> str:
+        return f"{self.module}.{self.qualname}" if self.module else self.qualname
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class LexHit:
+    doc: int
+    score: float
+    path: str
+    file_id: int
+    symbol_id: int | None
+    chunk_id: int | None
+    start_line: int
+    end_line: int
+
+
+_SYM_COLS = (
+    "s.id, s.file_id, f.path, f.module, s.name, s.qualname, s.kind, s.start_line, s.end_line,"
+    " s.signature, s.doc, s.parent_id"
+)
+_FILE_COLS = "id, path, language, kind, size, module, is_test, n_lines, status, imports"
+
+
+def _sym(row) -> Symbol:
+    return Symbol(*row)
+
+
+def _file(row) -> FileInfo:
+    r = list(row)
+    r[6] = bool(r[6])
+    r[9] = json.loads(r[9]) if r[9] else []
+    return FileInfo(*r)
+
+
+class RepoIndex:
+    """Read-only queries over one index database. BM25 is loaded on first use."""
+
+    def __init__(self, db_path: str | Path):
+        self.db_path = str(db_path)
+        if not Path(self.db_path).exists():
+            raise IndexError_(f"index database {self.db_path} does not exist (build it with `swevis index`)")
+        self.con = sqlite3.connect(f"file:{self.db_path}?mode=ro", uri=True, check_same_thread=False)
+        try:
+            meta = dict(self.con.execute("SELECT key, value FROM meta").fetchall())
+        except sqlite3.DatabaseError as exc:
+            raise IndexError_(f"{self.db_path} is not a swevis index: {exc}") from None
+        if meta.get("schema_version") != SCHEMA_VERSION:
+            raise IndexError_(
+                f"{self.db_path} has index schema {meta.get('schema_version')!r}, expected {SCHEMA_VERSION}; rebuild it"
+            )
+        self.meta = meta
+        self._lex = None
+        self._doc_rows: list | None = None
+        self._paths: list[str] | None = None
+
+    def close(self) -> None:
+        self.con.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    # ---- files
+    def all_paths(self) -> list[str]:
+        if self._paths is None:
+            self._paths = [r[0] for r in self.con.execute("SELECT path FROM files ORDER BY path")]
+        return self._paths
+
+    def file(self, path: str) -> FileInfo | None:
+        row = self.con.execute(f"SELECT {_FILE_COLS} FROM files WHERE path = ?", (path,)).fetchone()
+        return _file(row) if row else None
+
+    def file_by_id(self, file_id: int) -> FileInfo | None:
+        row = self.con.execute(f"SELECT {_FILE_COLS} FROM files WHERE id = ?", (file_id,)).fetchone()
+        return _file(row) if row else None
+
+    def files_by_module(self, module: str) -> list[FileInfo]:
+        rows = self.con.execute(f"SELECT {_FILE_COLS} FROM files WHERE module = ?", (module,)).fetchall()
+        return [_file(r) for r in rows]
+
+    def files_by_suffix(self, suffix: str) -> list[FileInfo]:
+        """Files whose path ends with `suffix` at a path-component boundary."""
+        suffix = suffix.lstrip("/")
+        out = []
+        for p in self.all_paths():
+            if p == suffix or p.endswith("/" + suffix):
+                out.append(p)
+        return [f for f in (self.file(p) for p in out) if f is not None]
+
+    def file_stats(self) -> dict[str, int]:
+        return dict(self.con.execute("SELECT status, count(*) FROM files GROUP BY status").fetchall())
+
+    # ---- symbols
+    def symbol(self, symbol_id: int) -> Symbol | None:
+        row = self.con.execute(
+            f"SELECT {_SYM_COLS} FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.id = ?", (symbol_id,)
+        ).fetchone()
+        return _sym(row) if row else None
+
+    def symbols_by_name(self, name: str, limit: int = 200) -> list[Symbol]:
+        rows = self.con.execute(
+            f"SELECT {_SYM_COLS} FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.name = ? LIMIT ?",
+            (name, limit),
+        ).fetchall()
+        return [_sym(r) for r in rows]
+
+    def symbols_by_qualname(self, qualname: str) -> list[Symbol]:
+        rows = self.con.execute(
+            f"SELECT {_SYM_COLS} FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.qualname = ?",
+            (qualname,),
+        ).fetchall()
+        return [_sym(r) for r in rows]
+
+    def symbols_by_dotted(self, dotted: str) -> list[Symbol]:
+        """Symbols whose module-qualified name ends with `dotted` (component-wise)."""
+        parts = dotted.split(".")
+        out = []
+        for s in self.symbols_by_name(parts[-1], limit=500):
+            full = s.full_name.split(".")
+            if full[-len(parts) :] == parts:
+                out.append(s)
+        return out
+
+    def symbols_in_file(self, path: str) -> list[Symbol]:
+        rows = self.con.execute(
+            f"SELECT {_SYM_COLS} FROM symbols s JOIN files f ON f.id = s.file_id WHERE f.path = ?"
+            " ORDER BY s.start_line",
+            (path,),
+        ).fetchall()
+        return [_sym(r) for r in rows]
+
+    def enclosing_symbol(self, path: str, line: int) -> Symbol | None:
+        """The innermost definition whose span contains `line` in `path`, or None (module level)."""
+        row = self.con.execute(
+            f"SELECT {_SYM_COLS} FROM symbols s JOIN files f ON f.id = s.file_id"
+            " WHERE f.path = ? AND s.start_line <= ? AND s.end_line >= ?"
+            " ORDER BY s.start_line DESC, s.end_line ASC LIMIT 1",
+            (path, line, line),
+        ).fetchone()
+        return _sym(row) if row else None
+
+    def children(self, symbol_id: int) -> list[Symbol]:
+        rows = self.con.execute(
+            f"SELECT {_SYM_COLS} FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.parent_id = ?"
+            " ORDER BY s.start_line",
+            (symbol_id,),
+        ).fetchall()
+        return [_sym(r) for r in rows]
+
+    # ---- graph
+    def neighbours(self, symbol_id: int, relations: tuple[str, ...] | None = None, limit: int = 50):
+        """(relation, Symbol) pairs: parent, child, calls, called_by, base, subclass."""
+        rel = set(relations or ("parent", "child", "calls", "called_by", "base", "subclass"))
+        out: list[tuple[str, Symbol]] = []
+        s = self.symbol(symbol_id)
+        if s is None:
+            return out
+        if "parent" in rel and s.parent_id is not None:
+            p = self.symbol(s.parent_id)
+            if p:
+                out.append(("parent", p))
+        if "child" in rel:
+            out.extend(("child", c) for c in self.children(symbol_id)[:limit])
+        q = (
+            "SELECT " + _SYM_COLS + " FROM edges e JOIN symbols s ON s.id = e.{dst}"
+            " JOIN files f ON f.id = s.file_id WHERE e.{src} = ? AND e.kind = ? LIMIT ?"
+        )
+        for name, kind, src, dst in (
+            ("calls", "calls", "src_symbol", "dst_symbol"),
+            ("called_by", "calls", "dst_symbol", "src_symbol"),
+            ("base", "inherits", "src_symbol", "dst_symbol"),
+            ("subclass", "inherits", "dst_symbol", "src_symbol"),
+        ):
+            if name in rel:
+                sql = q.format(dst=dst, src=src)
+                for row in self.con.execute(sql, (symbol_id, kind, limit)):
+                    out.append((name, _sym(row)))
+        return out
+
+    def imports_of(self, file_id: int) -> list[str]:
+        rows = self.con.execute(
+            "SELECT DISTINCT f.path FROM edges e JOIN files f ON f.id = e.dst_file"
+            " WHERE e.src_file = ? AND e.kind = 'imports' AND e.dst_file != e.src_file ORDER BY f.path",
+            (file_id,),
+        ).fetchall()
+        return [r[0] for r in rows]
+
+    def imported_by(self, file_id: int, limit: int = 50) -> list[str]:
+        rows = self.con.execute(
+            "SELECT DISTINCT f.path FROM edges e JOIN files f ON f.id = e.src_file"
+            " WHERE e.dst_file = ? AND e.kind = 'imports' AND e.src_file != e.dst_file ORDER BY f.path LIMIT ?",
+            (file_id, limit),
+        ).fetchall()
+        return [r[0] for r in rows]
+
+    def tests_for(self, symbol: Symbol, limit: int = 10) -> list[dict]:
+        """Test files that reference the symbol's name (strong) or import its module (weak)."""
+        found: dict[str, dict] = {}
+        names = [symbol.name]
+        if symbol.parent_id is not None:
+            p = self.symbol(symbol.parent_id)
+            if p is not None:
+                names.append(p.name)
+        for n in names:
+            for (path,) in self.con.execute(
+                "SELECT DISTINCT f.path FROM edges e JOIN files f ON f.id = e.src_file"
+                " WHERE e.kind = 'references' AND e.dst_name = ? AND f.is_test = 1 LIMIT 200",
+                (n,),
+            ):
+                found.setdefault(path, {"path": path, "references": [], "imports_module": False})
+                found[path]["references"].append(n)
+        for (path,) in self.con.execute(
+            "SELECT DISTINCT f.path FROM edges e JOIN files f ON f.id = e.src_file"
+            " WHERE e.kind = 'imports' AND e.dst_file = ? AND f.is_test = 1 LIMIT 200",
+            (symbol.file_id,),
+        ):
+            found.setdefault(path, {"path": path, "references": [], "imports_module": False})
+            found[path]["imports_module"] = True
+        ranked = sorted(
+            found.values(),
+            key=lambda d: (-(len(d["references"]) * 2 + d["imports_module"]), d["path"]),
+        )
+        return ranked[:limit]
+
+    # ---- documentation chunks
+    def chunks(self, path: str) -> list[dict]:
+        """The doc file's chunks, following NEXT_CHUNK from the first."""
+        rows = self.con.execute(
+            "SELECT c.id, c.seq, c.start_line, c.end_line, c.text, c.next_id FROM chunks c"
+            " JOIN files f ON f.id = c.file_id WHERE f.path = ?",
+            (path,),
+        ).fetchall()
+        by_id = {r[0]: r for r in rows}
+        targets = {r[5] for r in rows if r[5] is not None}
+        heads = [r for r in rows if r[0] not in targets]
+        out = []
+        cur = heads[0] if heads else None
+        while cur is not None:
+            out.append(
+                {"id": cur[0], "seq": cur[1], "start_line": cur[2], "end_line": cur[3], "text": cur[4], "next_id": cur[5]}
+            )
+            cur = by_id.get(cur[5]) if cur[5] is not None else None
+        return out
+
+    # ---- lexical index
+    @property
+    def lexical(self):
+        if self._lex is None:
+            from swevis.index.lexical import Lexical
+
+            self._lex = Lexical.load(self.con)
+        return self._lex
+
+    def _docs(self):
+        if self._doc_rows is None:
+            self._doc_rows = self.con.execute(
+                "SELECT d.doc_idx, f.path, d.file_id, d.symbol_id, d.chunk_id, d.start_line, d.end_line"
+                " FROM bm25_docs d JOIN files f ON f.id = d.file_id ORDER BY d.doc_idx"
+            ).fetchall()
+        return self._doc_rows
+
+    def bm25_search(self, query: str | list[str], k: int = 50) -> list[LexHit]:
+        from swevis.index.lexical import tokenize
+
+        tokens = tokenize(query) if isinstance(query, str) else list(query)
+        if not tokens:
+            return []
+        rows = self._docs()
+        out = []
+        for idx, score in self.lexical.top(tokens, k):
+            if idx < len(rows):
+                r = rows[idx]
+                out.append(LexHit(idx, score, r[1], r[2], r[3], r[4], r[5] or 1, r[6] or 1))
+        return out
+
+    def warm(self) -> "RepoIndex":
+        """Load everything the operators need up front (BM25 model, document table)."""
+        _ = self.lexical
+        self._docs()
+        self.all_paths()
+        return self
+
+
+def open_index(db_path: str | Path) -> RepoIndex:
+    return RepoIndex(db_path)
