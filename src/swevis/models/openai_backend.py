@@ -138,7 +138,7 @@ class OpenAIChatModel(ChatModel):
                 f"config key 'models/{profile_name}/max_tokens_field': must be max_tokens or max_completion_tokens"
             )
         self.base_url: str = p["base_url"]
-        self._environ = environ if environ is not None else os.environ
+        self._environ = environ  # None: os.environ, read when the first request is made
         self._client = None
         self.deterministic = float(p["temperature"]) == 0.0
         self.cache = ResponseCache(cache_dir) if (cache_dir and p["cache"] and self.deterministic) else None
@@ -149,7 +149,8 @@ class OpenAIChatModel(ChatModel):
     def _get_client(self):
         if self._client is None:
             env = self.profile["api_key_env"]
-            key = self._environ.get(env, "") if env else ""
+            environ = os.environ if self._environ is None else self._environ
+            key = environ.get(env, "") if env else ""
             if not key:
                 raise ModelConfigError(
                     f"model profile '{self.profile_name}': environment variable {env or '<unset>'} "
