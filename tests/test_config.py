@@ -21,7 +21,6 @@ def test_empty_config_gets_every_default():
     cfg = validate_config({})
     assert cfg["results_dir"] == "results"
     assert cfg["tasks"]["n"] is None and cfg["tasks"]["seed"] == 20260519
-    assert cfg["resources"] == {"llm": 4, "docker": 2}
 
 
 @pytest.mark.parametrize(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 
@@ -19,3 +20,15 @@ def setup_logging(log_path: str | Path | None = None, level: int = logging.INFO)
         handlers=handlers,
         force=True,
     )
+
+
+@contextmanager
+def script_logging(log_path: str | Path | None):
+    """For Snakemake `script:` adapters: log to the rule's log file, and record a failure
+    there too (the traceback otherwise reaches only Snakemake's console)."""
+    setup_logging(log_path)
+    try:
+        yield logging.getLogger("swevis.script")
+    except Exception as exc:
+        logging.getLogger("swevis.script").error("failed: %s", exc, exc_info=True)
+        raise

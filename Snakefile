@@ -1,0 +1,31 @@
+# swevis workflow: the study of rendered code as agent context, end to end.
+# Rules only wire files to package functions (src/swevis); see DESIGN.md and README.md.
+
+from snakemake.utils import min_version, validate
+
+from swevis.paths import WILDCARD_CONSTRAINTS
+
+min_version("9.0")
+
+
+configfile: "config.yaml"
+
+
+validate(config, "schemas/config.schema.yaml")
+
+
+include: "rules/common.smk"
+
+
+wildcard_constraints:
+    **WILDCARD_CONSTRAINTS,
+
+
+include: "rules/tasks.smk"
+
+
+rule all:
+    default_target: True
+    input:
+        LAYOUT.instances(),
+        LAYOUT.checkouts_done(),

@@ -1,0 +1,29 @@
+# Shared by every included .smk: the results layout and the checkpoint helpers.
+# Trigger policy (README "Reruns"): the profiles set rerun-triggers to mtime, params and
+# input. Rules that pay for model calls take narrow params (only the keys they use), so
+# editing unrelated config or package code never silently re-runs paid trajectories.
+
+import json
+
+from swevis.config import section
+from swevis.paths import ResultsLayout, repo_slug
+
+LAYOUT = ResultsLayout(config["results_dir"])
+
+
+def sampled_instances():
+    """Rows of the sampled instances; resolving this waits for the sampling checkpoint."""
+    path = checkpoints.sample_instances.get().output.instances
+    with open(path) as fh:
+        return [json.loads(line) for line in fh if line.strip()]
+
+
+def sampled_instance_ids():
+    return [row["instance_id"] for row in sampled_instances()]
+
+
+def instance_row(instance_id):
+    for row in sampled_instances():
+        if row["instance_id"] == instance_id:
+            return row
+    raise ValueError(f"instance {instance_id} is not in {LAYOUT.instances()}")

@@ -1,0 +1,62 @@
+# Stage 1: sample task instances, mirror their repositories, check out base commits.
+
+
+checkpoint sample_instances:
+    output:
+        instances=LAYOUT.instances(),
+        summary=LAYOUT.table("instances.summary.json"),
+    log:
+        LAYOUT.log("tasks", "sample_instances.log"),
+    conda:
+        "../envs/swevis.yaml"
+    params:
+        tasks=section(config, "tasks"),
+    script:
+        "../scripts/sample_instances.py"
+
+
+rule mirror_repo:
+    input:
+        instances=LAYOUT.instances(),
+    output:
+        manifest=LAYOUT.mirror_manifest("{repo_slug}"),
+    log:
+        LAYOUT.log("tasks", "mirror_{repo_slug}.log"),
+    retries: 1
+    conda:
+        "../envs/swevis.yaml"
+    params:
+        tasks=section(config, "tasks"),
+    script:
+        "../scripts/mirror_repo.py"
+
+
+rule checkout_instance:
+    input:
+        instances=LAYOUT.instances(),
+        mirror=lambda wc: LAYOUT.mirror_manifest(
+            repo_slug(instance_row(wc.instance)["repo"])
+        ),
+    output:
+        manifest=LAYOUT.checkout_manifest("{instance}"),
+    log:
+        LAYOUT.log("tasks", "checkout_{instance}.log"),
+    conda:
+        "../envs/swevis.yaml"
+    params:
+        checkout_root=config["tasks"]["checkout_root"],
+    script:
+        "../scripts/checkout_instance.py"
+
+
+rule all_checkouts:
+    input:
+        lambda wc: [LAYOUT.checkout_manifest(i) for i in sampled_instance_ids()],
+    output:
+        done=LAYOUT.checkouts_done(),
+    log:
+        LAYOUT.log("tasks", "all_checkouts.log"),
+    conda:
+        "../envs/swevis.yaml"
+    script:
+        "../scripts/collect_checkouts.py"
