@@ -10,6 +10,8 @@ import sys
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "tasks": ("swevis.tasks.cli", "list, sample and check out task instances"),
     "evaluate": ("swevis.harness.cli", "evaluate a patch on an instance with the local runner"),
+    "index": ("swevis.index.cli", "build or update the repository index of a checkout"),
+    "localize": ("swevis.localize.cli", "rank candidate edit sites for an issue and package their context"),
 }
 
 

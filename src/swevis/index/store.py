@@ -270,7 +270,8 @@ class RepoIndex:
             out.extend(("child", c) for c in self.children(symbol_id)[:limit])
         q = (
             "SELECT " + _SYM_COLS + " FROM edges e JOIN symbols s ON s.id = e.{dst}"
-            " JOIN files f ON f.id = s.file_id WHERE e.{src} = ? AND e.kind = ? LIMIT ?"
+            " JOIN files f ON f.id = s.file_id WHERE e.{src} = ? AND e.kind = ?"
+            " AND e.src_symbol IS NOT e.dst_symbol LIMIT ?"
         )
         for name, kind, src, dst in (
             ("calls", "calls", "src_symbol", "dst_symbol"),

@@ -1,0 +1,53 @@
+"""`swevis index REPO_DIR`: build or incrementally update the index of a repository checkout."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+
+def default_db(repo_dir: str) -> str:
+    return str(Path(repo_dir).resolve() / ".swevis-index.sqlite")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("repo_dir", help="repository checkout (or any source folder) to index")
+    parser.add_argument("--db", help="index database (default: REPO_DIR/.swevis-index.sqlite)")
+    parser.add_argument("--repo", help="owner/name recorded in the index")
+    parser.add_argument("--commit", help="commit recorded in the index (default: git HEAD, if any)")
+    parser.add_argument("--force", action="store_true", help="rebuild from scratch instead of incrementally")
+    parser.add_argument("--config", help="config.yaml whose `index` section gives build options")
+    parser.add_argument("--json", action="store_true", help="print the build statistics as JSON")
+
+
+def load_index_options(config_path: str | None) -> dict:
+    if not config_path:
+        return {}
+    from swevis.config import load_config
+
+    return dict(load_config(config_path).get("index", {}))
+
+
+def run(args: argparse.Namespace) -> int:
+    from swevis.index import build_index
+
+    db = args.db or default_db(args.repo_dir)
+    opts = load_index_options(args.config)
+    stats = build_index(args.repo_dir, db, repo=args.repo, commit=args.commit, options=opts, force=args.force)
+    if args.json:
+        json.dump(stats.to_dict(), sys.stdout, indent=2)
+        print()
+    else:
+        print(f"index: {db} ({stats.mode}, {stats.seconds:.2f}s)")
+        print(
+            f"  files {stats.n_files} ({stats.n_code_files} code, {stats.n_doc_files} docs);"
+            f" parsed {stats.files_parsed}, unchanged {stats.files_unchanged}, removed {stats.files_removed}"
+        )
+        print(f"  symbols {stats.n_symbols}, edges {stats.n_edges} ({stats.n_edges_resolved} resolved),"
+              f" doc chunks {stats.n_chunks}, bm25 docs {stats.n_bm25_docs}")
+        bad = {k: v for k, v in stats.status_counts.items() if k != "ok"}
+        if bad or stats.n_non_utf8:
+            print(f"  bad files (indexed as far as possible): {bad}, non-UTF-8: {stats.n_non_utf8}")
+    return 0

@@ -1,0 +1,29 @@
+"""The Localize (D_loc) and Package (D_pkg) operators, and coverage against a gold patch."""
+
+from swevis.localize.coverage import (
+    coverage_bucket,
+    evidence_coverage,
+    gold_files,
+    gold_hunks,
+    gold_symbols,
+    hit_rates,
+)
+from swevis.localize.hints import IssueHints, extract_hints
+from swevis.localize.operators import Candidate, bm25_baseline, by_kind, localize_issue, pack_context, resolve_path
+
+__all__ = [
+    "Candidate",
+    "localize_issue",
+    "pack_context",
+    "bm25_baseline",
+    "by_kind",
+    "resolve_path",
+    "extract_hints",
+    "IssueHints",
+    "gold_hunks",
+    "gold_files",
+    "gold_symbols",
+    "hit_rates",
+    "evidence_coverage",
+    "coverage_bucket",
+]

@@ -1,0 +1,90 @@
+"""`swevis localize REPO_DIR --issue FILE`: ranked candidates (D_loc) and the package (D_pkg)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from swevis.errors import SwevisError
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("repo_dir", help="repository checkout")
+    parser.add_argument("--issue", required=True, help="file with the issue text ('-' reads stdin)")
+    parser.add_argument("--query", help="an extra sub-query q (as the agents pass it)")
+    parser.add_argument("--db", help="index database (default: REPO_DIR/.swevis-index.sqlite; built if missing)")
+    parser.add_argument("--top-k", type=int, default=10)
+    parser.add_argument("--max-windows", type=int, default=None)
+    parser.add_argument("--wide", action="store_true", help="wide scope: larger code windows")
+    parser.add_argument("--baseline", action="store_true", help="rank with BM25 alone instead of D_loc")
+    parser.add_argument("--config", help="config.yaml whose `index` section gives operator weights")
+    parser.add_argument("--json", action="store_true", help="machine-readable output")
+
+
+def run(args: argparse.Namespace) -> int:
+    from swevis.index import build_index, open_index
+    from swevis.index.cli import default_db, load_index_options
+    from swevis.localize import bm25_baseline, by_kind, localize_issue, pack_context
+
+    if args.issue == "-":
+        issue = sys.stdin.read()
+    else:
+        p = Path(args.issue)
+        if not p.is_file():
+            raise SwevisError(f"issue file {p} does not exist")
+        issue = p.read_bytes().decode("utf-8", "replace")
+    opts = load_index_options(args.config)
+    db = args.db or default_db(args.repo_dir)
+    if not Path(db).exists():
+        build_index(args.repo_dir, db, options=opts)
+    with open_index(db) as index:
+        if args.baseline:
+            cands = bm25_baseline(index, issue, args.top_k)
+        else:
+            cands = localize_issue(index, issue, query=args.query, top_k=args.top_k, options=opts)
+        package = pack_context(
+            index, cands, repo_dir=args.repo_dir, max_windows=args.max_windows, wide=args.wide, issue_text=issue,
+            options=opts,
+        )
+    files = by_kind(cands, "file")
+    syms = by_kind(cands, "symbol")
+    spans = by_kind(cands, "span")
+    if args.json:
+        out = {
+            "files": [{"path": c.path, "score": c.score, "evidence": c.evidence} for c in files],
+            "symbols": [
+                {"path": c.path, "qualified_name": c.qualified_name, "start_line": c.start_line,
+                 "end_line": c.end_line, "score": c.score, "evidence": c.evidence}
+                for c in syms
+            ],
+            "spans": [
+                {"path": c.path, "start_line": c.start_line, "end_line": c.end_line, "score": c.score,
+                 "evidence": c.evidence}
+                for c in spans
+            ],
+            "package": package,
+        }
+        json.dump(out, sys.stdout, indent=2)
+        print()
+        return 0
+    print("== files")
+    for i, c in enumerate(files, 1):
+        print(f"{i:3d}. {c.path}  ({c.score:.2f})  " + "; ".join(c.evidence[:2]))
+    print("== symbols")
+    for i, c in enumerate(syms, 1):
+        print(f"{i:3d}. {c.path}:{c.start_line}-{c.end_line} {c.qualified_name}  ({c.score:.2f})  " + "; ".join(c.evidence[:2]))
+    if spans:
+        print("== spans")
+        for i, c in enumerate(spans, 1):
+            print(f"{i:3d}. {c.path}:{c.start_line}-{c.end_line}  ({c.score:.2f})  " + "; ".join(c.evidence[:1]))
+    print("== package")
+    for f in package["files"]:
+        print(f"  file {f['path']} (module {f['module']}); imports {len(f['imports'])}, imported by {len(f['imported_by'])}")
+    for w in package["windows"]:
+        print(f"  window {w['path']}:{w['start']}-{w['end']} {', '.join(w['symbols'])}")
+    print("  search hints: " + ", ".join(package["search_hints"]))
+    for t in package["test_pointers"]:
+        print(f"  test {t['path']} -> {', '.join(t['symbols']) or '(imports module)'}")
+    return 0

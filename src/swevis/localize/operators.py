@@ -1,0 +1,415 @@
+"""The Localize operator D_loc and the Package operator D_pkg (paper §4.2, appendix C.1).
+
+D_loc(x, q) ranks files, symbols and line spans for an issue text x (and an optional
+agent sub-query q). Each candidate carries the evidence that put it there:
+  1. traceback frames and file:line hints, resolved to the enclosing symbol;
+  2. identifiers from the issue (backticked code, dotted paths, CamelCase, snake_case,
+     calls) matched against Σ, weighted down when a name is common;
+  3. BM25 over symbols, module text and doc chunks, as a fallback signal;
+  4. graph expansion around the strongest seeds: parent, base classes, direct callers and
+     callees, import neighbours of the top files.
+D_pkg(candidates) turns them into a package: file summaries, refined code windows, search
+hints and test pointers. Both are plain functions; agents call them as tools.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from swevis.index.store import RepoIndex, Symbol
+from swevis.localize.hints import extract_hints
+
+DEFAULTS: dict = {
+    "w_traceback": 3.0,
+    "w_file_line": 3.0,
+    "w_path": 2.0,
+    "w_dotted": 2.5,
+    "w_identifier": 2.0,
+    "w_bm25": 1.0,
+    "bm25_depth": 50,
+    "max_name_matches": 30,
+    "expand_seeds": 8,
+    "w_parent": 0.3,
+    "w_callee": 0.35,
+    "w_neighbour": 0.15,
+    "class_factor": 1.0,
+    "w_import": 0.1,
+    "test_penalty": 0.3,
+    "stub_penalty": 0.5,
+    "doc_penalty": 0.5,
+    "span_context": 5,
+    "window_max_lines": 80,
+    "wide_context": 20,
+    "max_windows": 6,
+}
+
+
+@dataclass
+class Candidate:
+    kind: str  # file | symbol | span
+    path: str
+    qualified_name: str | None
+    start_line: int | None
+    end_line: int | None
+    score: float
+    evidence: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def _opts(options: dict | None) -> dict:
+    o = dict(DEFAULTS)
+    o.update({k: v for k, v in (options or {}).items() if k in DEFAULTS})
+    return o
+
+
+def resolve_path(index: RepoIndex, path: str) -> str | None:
+    """A path as written in an issue or traceback -> a repository path, by longest unique suffix."""
+    parts = [p for p in path.replace("\\", "/").split("/") if p and p != "."]
+    for i in range(len(parts)):
+        suffix = "/".join(parts[i:])
+        matches = [f.path for f in index.files_by_suffix(suffix)]
+        if len(matches) == 1:
+            if len(parts) - i >= 2 or parts[-1] not in ("__init__.py", "conftest.py", "setup.py"):
+                return matches[0]
+            return None
+        if len(matches) > 1:
+            exact = [m for m in matches if m == suffix]
+            return exact[0] if exact else None
+    return None
+
+
+class _Scores:
+    def __init__(self, index: RepoIndex, o: dict):
+        self.index = index
+        self.o = o
+        self.sym: dict[int, float] = {}
+        self.sym_ev: dict[int, list[str]] = {}
+        self.syms: dict[int, Symbol] = {}
+        self.file: dict[str, float] = {}
+        self.file_ev: dict[str, list[str]] = {}
+        self.spans: list[Candidate] = []
+
+    def add_sym(self, s: Symbol, w: float, ev: str) -> None:
+        self.syms[s.id] = s
+        self.sym[s.id] = self.sym.get(s.id, 0.0) + w
+        evs = self.sym_ev.setdefault(s.id, [])
+        if ev not in evs:
+            evs.append(ev)
+
+    def add_file(self, path: str, w: float, ev: str) -> None:
+        self.file[path] = self.file.get(path, 0.0) + w
+        evs = self.file_ev.setdefault(path, [])
+        if ev not in evs:
+            evs.append(ev)
+
+
+def _penalty(index: RepoIndex, path: str, o: dict, cache: dict) -> float:
+    if path not in cache:
+        f = index.file(path)
+        p = 1.0
+        if f is not None:
+            if f.is_test:
+                p *= o["test_penalty"]
+            if f.kind == "doc":
+                p *= o["doc_penalty"]
+        if path.endswith(".pyi"):
+            p *= o["stub_penalty"]
+        cache[path] = p
+    return cache[path]
+
+
+def localize_issue(
+    index: RepoIndex,
+    issue_text: str,
+    *,
+    query: str | None = None,
+    top_k: int = 10,
+    options: dict | None = None,
+) -> list[Candidate]:
+    """D_loc: ranked candidates (up to top_k files, top_k symbols, top_k spans), best first."""
+    o = _opts(options)
+    text = issue_text or ""
+    if query:
+        text = f"{query}\n{text}"
+    hints = extract_hints(text)
+    sc = _Scores(index, o)
+
+    # 1. tracebacks and file:line hints -> enclosing symbols
+    n_frames = max(1, len(hints.frames))
+    for f in hints.frames:
+        path = resolve_path(index, f.path)
+        if path is None:
+            continue
+        recency = 1.0 + 0.5 * (f.order + 1) / n_frames
+        w = (o["w_traceback"] if f.func else o["w_file_line"]) * recency
+        where = f"{path}:{f.line}" + (f" in {f.func}" if f.func else "")
+        sym = index.enclosing_symbol(path, f.line)
+        if f.func and (sym is None or sym.name != f.func.split(".")[-1]):
+            named = [s for s in index.symbols_in_file(path) if s.name == f.func.split(".")[-1]]
+            if named:
+                sym = named[0]
+        if sym is not None:
+            sc.add_sym(sym, w, f"traceback/file-line hint {where} is inside {sym.qualname}")
+        sc.add_file(path, w, f"traceback/file-line hint {where}")
+        c = o["span_context"]
+        sc.spans.append(
+            Candidate("span", path, sym.qualname if sym else None, max(1, f.line - c), f.line + c, w,
+                      [f"traceback/file-line hint {where}"])
+        )
+
+    # 2. file paths and modules mentioned
+    for p in hints.paths:
+        path = resolve_path(index, p)
+        if path is not None:
+            sc.add_file(path, o["w_path"], f"path {p} mentioned in the issue")
+    for d in hints.dotted:
+        for f in index.files_by_module(d):
+            sc.add_file(f.path, o["w_path"], f"module {d} mentioned in the issue")
+        matches = index.symbols_by_dotted(d) if "." in d else []
+        if 0 < len(matches) <= 5:
+            for s in matches:
+                sc.add_sym(s, o["w_dotted"] / len(matches), f"dotted name `{d}` matches {s.full_name}")
+
+    # 3. identifiers matched against Σ by name (rarer names weigh more)
+    for name, strength in hints.identifiers.items():
+        matches = index.symbols_by_name(name, limit=o["max_name_matches"] + 1)
+        if not matches or len(matches) > o["max_name_matches"]:
+            continue
+        w = o["w_identifier"] * strength / math.sqrt(len(matches))
+        for s in matches:
+            # a class named in an issue is usually context, the edit site is one of its members
+            wk = w * (o["class_factor"] if s.kind == "class" else 1.0)
+            sc.add_sym(s, wk, f"identifier `{name}` matches {s.kind} {s.qualname}" + (f" (1 of {len(matches)})" if len(matches) > 1 else ""))
+
+    # 4. BM25 as a fallback signal (also breaks ties among name matches)
+    hits = index.bm25_search(text, k=o["bm25_depth"])
+    if hits:
+        top = hits[0].score or 1.0
+        seen_files: set[str] = set()
+        for rank, h in enumerate(hits, start=1):
+            rel = h.score / top
+            if h.symbol_id is not None:
+                s = sc.syms.get(h.symbol_id) or index.symbol(h.symbol_id)
+                if s is not None:
+                    sc.add_sym(s, o["w_bm25"] * rel, f"bm25 rank {rank} (score {h.score:.2f})")
+            if h.path not in seen_files:
+                seen_files.add(h.path)
+                sc.add_file(h.path, o["w_bm25"] * rel, f"bm25 rank {rank} (score {h.score:.2f})")
+
+    # penalties before expansion, so tests and stubs do not seed it
+    pen: dict[str, float] = {}
+    for sid, s in sc.syms.items():
+        sc.sym[sid] *= _penalty(index, s.path, o, pen)
+    for p in list(sc.file):
+        sc.file[p] *= _penalty(index, p, o, pen)
+
+    # 5. graph expansion around the strongest seeds
+    seeds = sorted(sc.sym.items(), key=lambda kv: -kv[1])[: o["expand_seeds"]]
+    for sid, score in seeds:
+        seed = sc.syms[sid]
+        for rel, nb in index.neighbours(sid, ("parent", "calls", "called_by", "base"), limit=20):
+            factor = {"parent": o["w_parent"], "calls": o["w_callee"]}.get(rel, o["w_neighbour"])
+            w = score * factor * _penalty(index, nb.path, o, pen)
+            label = {"parent": "contains", "calls": "is called by", "called_by": "calls", "base": "is a base class of"}[rel]
+            sc.add_sym(nb, w, f"graph: {nb.qualname} {label} {seed.qualname}")
+    file_seeds = sorted(sc.file.items(), key=lambda kv: -kv[1])[: o["expand_seeds"]]
+    for path, score in file_seeds:
+        f = index.file(path)
+        if f is None or f.kind != "code":
+            continue
+        for other in index.imports_of(f.id)[:20]:
+            sc.add_file(other, score * o["w_import"] * _penalty(index, other, o, pen), f"graph: imported by {path}")
+
+    # symbols lift their files
+    best_in_file: dict[str, float] = {}
+    for sid, v in sc.sym.items():
+        p = sc.syms[sid].path
+        best_in_file[p] = max(best_in_file.get(p, 0.0), v)
+    for p, v in best_in_file.items():
+        sc.file[p] = sc.file.get(p, 0.0) + v
+        sc.file_ev.setdefault(p, []).append(f"contains candidate symbols (best {v:.2f})")
+
+    files = sorted(sc.file.items(), key=lambda kv: (-kv[1], kv[0]))[:top_k]
+    syms = sorted(sc.sym.items(), key=lambda kv: (-kv[1], sc.syms[kv[0]].path, sc.syms[kv[0]].start_line))[:top_k]
+    spans = sorted(sc.spans, key=lambda c: -c.score)[:top_k]
+    out = [Candidate("file", p, None, None, None, round(v, 4), sc.file_ev.get(p, [])[:6]) for p, v in files]
+    for sid, v in syms:
+        s = sc.syms[sid]
+        out.append(Candidate("symbol", s.path, s.qualname, s.start_line, s.end_line, round(v, 4), sc.sym_ev[sid][:6]))
+    out.extend(spans)
+    out.sort(key=lambda c: -c.score)
+    return out
+
+
+def bm25_baseline(index: RepoIndex, issue_text: str, top_k: int = 10) -> list[Candidate]:
+    """BM25 alone over the same lexical index: files by their best document, symbols, spans."""
+    hits = index.bm25_search(issue_text or "", k=max(200, top_k * 10))
+    files: dict[str, Candidate] = {}
+    syms: list[Candidate] = []
+    for rank, h in enumerate(hits, start=1):
+        ev = [f"bm25 rank {rank} (score {h.score:.2f})"]
+        if h.path not in files:
+            files[h.path] = Candidate("file", h.path, None, None, None, round(h.score, 4), ev)
+        if h.symbol_id is not None and len(syms) < top_k:
+            s = index.symbol(h.symbol_id)
+            if s is not None:
+                syms.append(Candidate("symbol", s.path, s.qualname, s.start_line, s.end_line, round(h.score, 4), ev))
+    out = list(files.values())[:top_k] + syms
+    out.sort(key=lambda c: -c.score)
+    return out
+
+
+def by_kind(candidates: list[Candidate], kind: str) -> list[Candidate]:
+    return sorted((c for c in candidates if c.kind == kind), key=lambda c: -c.score)
+
+
+# ---------------------------------------------------------------- D_pkg
+
+
+def _read_lines(repo_dir: Path, path: str, cache: dict) -> list[str] | None:
+    if path not in cache:
+        try:
+            cache[path] = (repo_dir / path).read_bytes().decode("utf-8", "replace").splitlines()
+        except OSError:
+            cache[path] = None
+    return cache[path]
+
+
+def _trim(lines: list[str], start: int, end: int) -> tuple[int, int]:
+    while start < end and not lines[start - 1].strip():
+        start += 1
+    while end > start and not lines[end - 1].strip():
+        end -= 1
+    return start, end
+
+
+def pack_context(
+    index: RepoIndex,
+    candidates: list[Candidate],
+    *,
+    repo_dir: str | Path,
+    max_windows: int | None = None,
+    wide: bool = False,
+    issue_text: str | None = None,
+    options: dict | None = None,
+) -> dict:
+    """D_pkg: file summaries, code windows, search hints and test pointers (JSON-serializable)."""
+    o = _opts(options)
+    repo_dir = Path(repo_dir)
+    max_windows = max_windows or o["max_windows"]
+    max_lines = o["window_max_lines"] * (2 if wide else 1)
+    extra = o["wide_context"] if wide else 0
+    cache: dict = {}
+
+    ranked = sorted(candidates, key=lambda c: -c.score)
+    file_order: list[str] = []
+    for c in ranked:
+        if c.path not in file_order:
+            file_order.append(c.path)
+
+    # refined windows around focus symbols and spans
+    raw: list[tuple[str, int, int, str, str]] = []
+    for c in ranked:
+        if c.kind == "file" or c.start_line is None:
+            continue
+        lines = _read_lines(repo_dir, c.path, cache)
+        if not lines:
+            continue
+        start, end = max(1, c.start_line - extra), min(len(lines), (c.end_line or c.start_line) + extra)
+        if end - start + 1 > max_lines:
+            focus = None
+            if c.kind == "span":
+                focus = (c.start_line + (c.end_line or c.start_line)) // 2
+            if focus is not None:
+                start = max(1, focus - max_lines // 2)
+                end = min(len(lines), start + max_lines - 1)
+            else:
+                end = start + max_lines - 1
+        start, end = _trim(lines, start, end)
+        raw.append((c.path, start, end, c.qualified_name or "", "; ".join(c.evidence[:2])))
+        if len(raw) >= max_windows * 3:
+            break
+    windows: list[dict] = []
+    for path, start, end, sym, why in raw:
+        merged = False
+        for w in windows:
+            if w["path"] == path and start <= w["end"] + 1 and end >= w["start"] - 1:
+                w["start"], w["end"] = min(w["start"], start), max(w["end"], end)
+                if sym and sym not in w["symbols"]:
+                    w["symbols"].append(sym)
+                merged = True
+                break
+        if not merged and len(windows) < max_windows:
+            windows.append({"path": path, "start": start, "end": end, "symbols": [sym] if sym else [], "reason": why})
+    for w in windows:
+        lines = _read_lines(repo_dir, w["path"], cache) or []
+        if w["end"] - w["start"] + 1 > max_lines * 2:
+            w["end"] = w["start"] + max_lines * 2 - 1
+        w["text"] = "\n".join(lines[w["start"] - 1 : w["end"]])
+
+    # file summaries: location and import neighbourhood
+    files = []
+    for path in file_order[: max(max_windows, 5)]:
+        f = index.file(path)
+        if f is None:
+            continue
+        top_syms = [s.qualname for s in index.symbols_in_file(path) if s.parent_id is None][:15]
+        files.append(
+            {
+                "path": path,
+                "directory": f.directory,
+                "module": f.module,
+                "language": f.language,
+                "lines": f.n_lines,
+                "is_test": f.is_test,
+                "imports": index.imports_of(f.id)[:15],
+                "imported_by": index.imported_by(f.id, limit=15),
+                "top_level_symbols": top_syms,
+            }
+        )
+
+    # search hints: identifiers and traceback anchors worth grepping for
+    hints_out: list[str] = []
+    if issue_text:
+        h = extract_hints(issue_text)
+        for f in h.frames:
+            p = resolve_path(index, f.path)
+            if p:
+                hints_out.append(f"{p}:{f.line}")
+        hints_out.extend(h.dotted[:10])
+        hints_out.extend(sorted(h.identifiers, key=lambda k: -h.identifiers[k])[:15])
+        hints_out.extend(h.errors[:5])
+    for c in ranked:
+        if c.kind == "symbol" and c.qualified_name:
+            hints_out.append(c.qualified_name.split(".")[-1])
+    seen: set[str] = set()
+    search_hints = [x for x in hints_out if not (x in seen or seen.add(x))][:25]
+
+    # test pointers: tests that import or reference the selected symbols
+    tests: dict[str, dict] = {}
+    for c in ranked:
+        if c.kind != "symbol" or not c.qualified_name:
+            continue
+        for s in index.symbols_by_qualname(c.qualified_name):
+            if s.path != c.path:
+                continue
+            for t in index.tests_for(s, limit=5):
+                entry = tests.setdefault(t["path"], {"path": t["path"], "symbols": [], "imports_module": False})
+                if c.qualified_name not in entry["symbols"] and t["references"]:
+                    entry["symbols"].append(c.qualified_name)
+                entry["imports_module"] |= t["imports_module"]
+        if len(tests) >= 10:
+            break
+    test_pointers = sorted(tests.values(), key=lambda d: (-len(d["symbols"]), d["path"]))[:8]
+
+    return {
+        "files": files,
+        "windows": windows,
+        "search_hints": search_hints,
+        "test_pointers": test_pointers,
+        "wide": wide,
+    }
