@@ -124,11 +124,15 @@ def evaluate_patch(
     log_path: str | Path | None = None,
     timeout_s: float = 1800,
     work_root: str | Path | None = None,
+    patch_optional: bool = False,
 ) -> dict[str, Any]:
     """Grade `patch` on instance `row`; returns the eval record (see module docstring).
 
     `infra_failure` is true when the evaluation could not produce a verdict (test_patch does
     not apply, the test command timed out or could not start); `resolved` is then false.
+    An empty patch is unresolved without running tests, unless `patch_optional`: then the
+    tests run on the base commit plus test_patch (how the bundled tasks prove that
+    FAIL_TO_PASS really fails before the fix).
     """
     from swebench.harness.constants import FAIL_TO_PASS, PASS_TO_PASS, ResolvedStatus
     from swebench.harness.grading import get_eval_tests_report, get_resolution_status
@@ -147,7 +151,10 @@ def evaluate_patch(
     start = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="swevis-eval-", dir=work_root) as tmp:
         repo_dir = checkout(mirror, row["base_commit"], Path(tmp) / "repo")
-        applied, how = apply_patch(patch, repo_dir)
+        if patch_optional and not patch.strip():
+            applied, how = True, "no patch (base commit)"
+        else:
+            applied, how = apply_patch(patch, repo_dir)
         record["patch_applied"], record["patch_apply"] = applied, how
         if not applied:
             record["duration_s"] = round(time.monotonic() - start, 3)
