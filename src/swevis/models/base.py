@@ -158,22 +158,22 @@ def default_estimator() -> Estimator:
     return count_message_tokens
 
 
-def default_text_counter(estimator: Estimator) -> TextCounter:
-    """``swevis.tokens.count_text_tokens(text, tokenizer)`` if present, else derived from the estimator.
+def default_text_counter(estimator: Estimator, image_family: str) -> TextCounter:
+    """``swevis.tokens.text_tokens(text, tokenizer)`` if importable, else derived from the estimator.
 
     The fallback counts an assistant message with the text minus the same message empty,
     which leaves the text's own tokens without the per-message overhead.
     """
     try:
-        from swevis.tokens import count_text_tokens
+        from swevis.tokens import text_tokens
 
-        return count_text_tokens
+        return text_tokens
     except ImportError:
         pass
 
     def via_estimator(text: str, tokenizer: str) -> int:
-        full = _as_int(estimator([{"role": "assistant", "content": text}], tokenizer, "none"))
-        empty = _as_int(estimator([{"role": "assistant", "content": ""}], tokenizer, "none"))
+        full = _as_int(estimator([{"role": "assistant", "content": text}], tokenizer, image_family))
+        empty = _as_int(estimator([{"role": "assistant", "content": ""}], tokenizer, image_family))
         return max(0, full - empty)
 
     return via_estimator
@@ -262,7 +262,7 @@ class ChatModel(ABC):
         if self._text_counter is None:
             if self._estimator is None:
                 self._estimator = default_estimator()
-            self._text_counter = default_text_counter(self._estimator)
+            self._text_counter = default_text_counter(self._estimator, self.image_family)
         return _as_int(self._text_counter(text, self.tokenizer))
 
     # -- the call ----------------------------------------------------------------
