@@ -22,6 +22,7 @@ wildcard_constraints:
 
 
 include: "rules/tasks.smk"
+include: "rules/index.smk"
 
 
 rule all:
@@ -29,3 +30,4 @@ rule all:
     input:
         LAYOUT.instances(),
         LAYOUT.checkouts_done(),
+        LAYOUT.table("localization.csv"),

@@ -86,3 +86,38 @@ def load_sample_instances(sample_dir: str | Path) -> list[dict]:
         row["repo_dir"] = str(sample_dir / "repos" / name)
         rows.append(row)
     return rows
+
+
+def localization_table(rows: list[dict], db_for, ks=(1, 3, 5, 10), options: dict | None = None):
+    """(summary rows, per-instance rows) over instances; db_for(row) gives its index database."""
+    from swevis.index import open_index
+
+    per: list[dict] = []
+    opened: dict[str, object] = {}
+    try:
+        for row in rows:
+            db = str(db_for(row))
+            if db not in opened:
+                opened[db] = open_index(db)
+            per.extend(evaluate_instance(opened[db], row, ks=ks, options=options))
+    finally:
+        for idx in opened.values():
+            idx.close()
+    return summarize(per), per
+
+
+def write_csv(rows: list[dict], path: str | Path, extra: dict | None = None) -> None:
+    """Write rows (plus constant provenance columns) to CSV atomically."""
+    import csv
+    import os
+
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    rows = [{**r, **(extra or {})} for r in rows]
+    tmp = path.with_name(path.name + ".tmp")
+    with tmp.open("w", newline="") as fh:
+        if rows:
+            w = csv.DictWriter(fh, fieldnames=list(rows[0].keys()))
+            w.writeheader()
+            w.writerows(rows)
+    os.replace(tmp, path)

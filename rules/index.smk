@@ -1,0 +1,48 @@
+# Stage 2: the repository index (one SQLite file per repo@commit, shared by every instance at
+# that commit, built from the checkout of any one of them) and the localization quality table
+# (D_loc vs the BM25-only baseline at top-k).
+
+
+rule index_repo:
+    input:
+        manifest=lambda wc: next(
+            LAYOUT.checkout_manifest(r["instance_id"])
+            for r in sampled_instances()
+            if repo_slug(r["repo"]) == wc.repo_slug and r["base_commit"] == wc.sha
+        ),
+    output:
+        db=LAYOUT.index_db("{repo_slug}", "{sha}"),
+    log:
+        LAYOUT.log("index", "{repo_slug}@{sha}.log"),
+    benchmark:
+        LAYOUT.log("index", "{repo_slug}@{sha}.benchmark.tsv")
+    conda:
+        "../envs/swevis.yaml"
+    params:
+        index=section(config, "index"),
+    script:
+        "../scripts/index_repo.py"
+
+
+rule localization_table:
+    input:
+        instances=LAYOUT.instances(),
+        dbs=lambda wc: sorted(
+            {
+                LAYOUT.index_db(repo_slug(r["repo"]), r["base_commit"])
+                for r in sampled_instances()
+            }
+        ),
+    output:
+        table=LAYOUT.table("localization.csv"),
+        instances=LAYOUT.table("localization_instances.csv"),
+    log:
+        LAYOUT.log("index", "localization_table.log"),
+    benchmark:
+        LAYOUT.log("index", "localization_table.benchmark.tsv")
+    conda:
+        "../envs/swevis.yaml"
+    params:
+        index=section(config, "index"),
+    script:
+        "../scripts/localize_table.py"

@@ -1,0 +1,32 @@
+"""Snakemake adapter: results/localization.csv (D_loc vs BM25-only at top-k) over the sampled instances."""
+
+import json
+
+from swevis import __version__
+from swevis.config import config_hash
+from swevis.localize.evaluate import localization_table, write_csv
+from swevis.logutil import setup_logging
+from swevis.paths import repo_slug
+
+setup_logging(snakemake.log[0])  # noqa: F821
+params = snakemake.params  # noqa: F821
+dbs = list(snakemake.input.dbs)  # noqa: F821
+
+
+def db_for(row):
+    """The input index database of this instance's repo@commit."""
+    name = f"{repo_slug(row['repo'])}@{row['base_commit']}.sqlite"
+    return next(d for d in dbs if d.endswith("/" + name) or d == name)
+
+
+with open(snakemake.input.instances) as fh:  # noqa: F821
+    rows = [json.loads(line) for line in fh if line.strip()]
+summary, per = localization_table(
+    rows,
+    db_for,
+    ks=tuple(params.index["top_k"]),
+    options=params.index,
+)
+extra = {"swevis_version": __version__, "index_config": config_hash(params.index)}
+write_csv(per, snakemake.output.instances, extra)  # noqa: F821
+write_csv(summary, snakemake.output.table, extra)  # noqa: F821
