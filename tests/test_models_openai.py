@@ -102,7 +102,10 @@ def test_image_parts_arrive_as_base64_png_data_urls(server, env):
         {"role": "system", "content": "sys"},
         {
             "role": "user",
-            "content": [{"type": "text", "text": "src/x.py lines 1-40:"}, image_part(png, label="page 1 of src/x.py:1-40")],
+            "content": [
+                {"type": "text", "text": "src/x.py lines 1-40:"},
+                image_part(png, label="page 1 of src/x.py:1-40"),
+            ],
             "extra": {"step": 3},
         },
     ]
@@ -127,8 +130,17 @@ def test_authorization_header_carries_the_key_from_the_named_env_var(server, env
 
 
 def test_usage_recorded_beside_the_estimate(server, env):
-    server.push(Reply("a b c", usage={"prompt_tokens": 1234, "completion_tokens": 56, "total_tokens": 1290,
-                                      "prompt_tokens_details": {"cached_tokens": 1000}}))
+    server.push(
+        Reply(
+            "a b c",
+            usage={
+                "prompt_tokens": 1234,
+                "completion_tokens": 56,
+                "total_tokens": 1290,
+                "prompt_tokens_details": {"cached_tokens": 1000},
+            },
+        )
+    )
     resp = model(server).complete(USER)
     u = resp.usage
     assert (u.prompt_tokens, u.completion_tokens, u.source) == (1234, 56, "server")
@@ -161,7 +173,7 @@ def test_preloc_purpose_uses_preloc_max_tokens_and_max_tokens_field(server, env)
 
 def test_extra_body_and_tools_reach_the_server(server, env):
     tools = [{"type": "function", "function": {"name": "bash", "parameters": {"type": "object"}}}]
-    call = [{"id": "c1", "type": "function", "function": {"name": "bash", "arguments": "{\"command\": \"ls\"}"}}]
+    call = [{"id": "c1", "type": "function", "function": {"name": "bash", "arguments": '{"command": "ls"}'}}]
     server.push(Reply("", tool_calls=call))
     m = model(server, extra_body={"chat_template_kwargs": {"enable_thinking": False}}, seed=7)
     resp = m.complete(USER, tools=tools, tool_choice="auto")
@@ -199,8 +211,13 @@ def test_connection_dropped_mid_body_is_retried(server, env):
 
 @pytest.mark.parametrize(
     "bad",
-    [Raw(200, '{"object": "chat.completion"}'), Raw(200, '{"choices": []}'), Raw(200, "[1, 2]"),
-     Raw(200, '{"choices": [{"index": 0}]}'), Raw(200, "<html>gateway</html>", "text/html")],
+    [
+        Raw(200, '{"object": "chat.completion"}'),
+        Raw(200, '{"choices": []}'),
+        Raw(200, "[1, 2]"),
+        Raw(200, '{"choices": [{"index": 0}]}'),
+        Raw(200, "<html>gateway</html>", "text/html"),
+    ],
 )
 def test_unusable_bodies_are_retried(server, env, bad):
     server.push(bad, Reply("fine"))
@@ -246,9 +263,19 @@ def test_unreachable_endpoint_is_a_connection_failure(env):
     with socket.socket() as s:  # a port nobody listens on
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    m = make_model("dead", {"backend": "openai", "model_id": "m", "base_url": f"http://127.0.0.1:{port}/v1",
-                            "api_key_env": KEY_ENV, "max_retries": 1, "retry_backoff_s": 0.01},
-                   estimator=fake_estimator, text_counter=fake_text_counter)
+    m = make_model(
+        "dead",
+        {
+            "backend": "openai",
+            "model_id": "m",
+            "base_url": f"http://127.0.0.1:{port}/v1",
+            "api_key_env": KEY_ENV,
+            "max_retries": 1,
+            "retry_backoff_s": 0.01,
+        },
+        estimator=fake_estimator,
+        text_counter=fake_text_counter,
+    )
     with pytest.raises(ModelCallFailed) as err:
         m.complete(USER)
     assert err.value.reason == "connection"
@@ -373,8 +400,14 @@ def test_api_key_never_appears_in_outputs(server, env, tmp_path):
     server.default = Fail(500)
     with pytest.raises(ModelCallFailed) as err:
         model(server, tmp_path, max_retries=0).complete(USER)
-    texts = [repr(m), str(m.__dict__.keys()), json.dumps(resp.record()), json.dumps(resp.raw), str(err.value),
-             repr(err.value)]
+    texts = [
+        repr(m),
+        str(m.__dict__.keys()),
+        json.dumps(resp.record()),
+        json.dumps(resp.raw),
+        str(err.value),
+        repr(err.value),
+    ]
     texts += [p.read_text() for p in (tmp_path / "cache").rglob("*") if p.is_file()]
     assert texts and all(SECRET not in t for t in texts)
     assert all(SECRET not in json.dumps(v, default=str) for v in m.__dict__.values() if v is not m._client)
@@ -414,8 +447,13 @@ def test_image_cap_keeps_the_newest_and_names_the_rest(server, env, tmp_path):
     resp = m.complete(history)
     body = server.chat_requests[0].body
     assert len(server.chat_requests[0].image_urls()) == 3
-    texts = [p["text"] for msg in body["messages"] if isinstance(msg["content"], list)
-             for p in msg["content"] if p["type"] == "text"]
+    texts = [
+        p["text"]
+        for msg in body["messages"]
+        if isinstance(msg["content"], list)
+        for p in msg["content"]
+        if p["type"] == "text"
+    ]
     assert "[image omitted: page 1 of src/m0.py:1-60, shown earlier]" in texts
     assert "[image omitted: page 2 of src/m0.py:1-60, shown earlier]" in texts
     assert "[image omitted: page 1 of src/m1.py:1-60, shown earlier]" in texts
@@ -433,7 +471,9 @@ def test_image_cap_zero_and_unlabelled_placeholder():
 
     msgs = [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "data:image/png;base64,AA=="}}]}]
     out, stats = apply_image_cap(msgs, 0)
-    assert out[0]["content"] == [{"type": "text", "text": "[image omitted: image 1 of this conversation, shown earlier]"}]
+    assert out[0]["content"] == [
+        {"type": "text", "text": "[image omitted: image 1 of this conversation, shown earlier]"}
+    ]
     assert stats == {"sent": 0, "omitted": 1}
     assert msgs[0]["content"][0]["type"] == "image_url"  # input untouched
     same, stats = apply_image_cap(msgs, None)
@@ -461,3 +501,22 @@ def test_profile_defaults_match_the_schema():
     assert set(props) == set(PROFILE_DEFAULTS)
     for key, spec in props.items():
         assert spec.get("default") == PROFILE_DEFAULTS[key], key
+
+
+def test_real_token_models_estimate_beside_server_usage(server, env):
+    """With swevis.tokens (no injected estimator) the estimate covers text and image parts."""
+    tokens = pytest.importorskip("swevis.tokens")
+    messages = [
+        {"role": "system", "content": "sys"},
+        {
+            "role": "user",
+            "content": [{"type": "text", "text": "page:"}, image_part(png_bytes(size=(448, 224)), label="page 1")],
+        },
+    ]
+    m = make_model("real", profile(server))
+    u = m.complete(messages).usage
+    sent = server.chat_requests[0].body["messages"]
+    assert u.estimated_prompt_tokens == tokens.count_message_tokens(sent, "qwen3", "qwen3.5")
+    text_only = tokens.count_message_tokens([sent[0], {"role": "user", "content": "page:"}], "qwen3", "qwen3.5")
+    assert u.estimated_prompt_tokens > text_only  # the image counted
+    assert u.source == "server" and u.estimated_completion_tokens == tokens.text_tokens("ok", "qwen3")

@@ -26,8 +26,9 @@ USER = [{"role": "system", "content": "sys"}, {"role": "user", "content": "Fix t
 
 
 def replay(source, **over):
-    return make_model("qwen3.5", PROFILE | over, replay_source=source, estimator=fake_estimator,
-                      text_counter=fake_text_counter)
+    return make_model(
+        "qwen3.5", PROFILE | over, replay_source=source, estimator=fake_estimator, text_counter=fake_text_counter
+    )
 
 
 # ------------------------------------------------------------------ (a) demonstrations
@@ -35,11 +36,18 @@ def replay(source, **over):
 
 def test_demonstration_yaml_turns_in_order(tmp_path):
     demo = tmp_path / "demo.yaml"
-    demo.write_text(yaml.safe_dump({
-        "format": "swevis-demo-1",
-        "instance_id": "ledgerkit-1",
-        "turns": ["THOUGHT: look\n```bash\ngrep -rn round ledgerkit\n```", {"content": "THOUGHT: read\n```bash\ncat x\n```"}],
-    }))
+    demo.write_text(
+        yaml.safe_dump(
+            {
+                "format": "swevis-demo-1",
+                "instance_id": "ledgerkit-1",
+                "turns": [
+                    "THOUGHT: look\n```bash\ngrep -rn round ledgerkit\n```",
+                    {"content": "THOUGHT: read\n```bash\ncat x\n```"},
+                ],
+            }
+        )
+    )
     m = replay(demo)
     assert isinstance(m, ReplayModel) and m.source.kind == "demonstration"
     first = m.complete(USER)
@@ -60,14 +68,13 @@ def test_replay_usage_is_estimated(tmp_path):
 
 
 def test_replay_applies_the_image_cap_to_its_accounting():
-    history = USER + [
-        {"role": "user", "content": [image_part(png_bytes(), label=f"page {i}")]} for i in range(4)
-    ]
+    history = USER + [{"role": "user", "content": [image_part(png_bytes(), label=f"page {i}")]} for i in range(4)]
     capped = replay(["a"], max_images_per_request=1).complete(history)
     uncapped = replay(["a"]).complete(history)
     assert capped.meta["images_omitted"] == 3
     assert uncapped.usage.prompt_tokens - capped.usage.prompt_tokens == 3 * 100 - sum(
-        len(f"[image omitted: page {i}, shown earlier]") // 4 for i in range(3))
+        len(f"[image omitted: page {i}, shown earlier]") // 4 for i in range(3)
+    )
 
 
 def test_demonstration_per_purpose_queues(tmp_path):
@@ -143,8 +150,11 @@ def test_swevis_trajectory(tmp_path):
     path.write_text(json.dumps(traj))
     m = replay(path)
     assert m.source.kind == "swevis-trajectory"
-    assert [t.content for t in m.source.turns] == ["pre-localization reply", "THOUGHT\n```bash\nls\n```",
-                                                   "THOUGHT\n```bash\nsubmit\n```"]
+    assert [t.content for t in m.source.turns] == [
+        "pre-localization reply",
+        "THOUGHT\n```bash\nls\n```",
+        "THOUGHT\n```bash\nsubmit\n```",
+    ]
     assert m.complete(USER, purpose="preloc").content == "pre-localization reply"
     assert m.complete(USER).content.endswith("ls\n```")
     with pytest.raises(ReplayExhausted, match="for purpose 'agent'"):  # tagged queues do not spill over
@@ -192,8 +202,10 @@ def test_minisweagent_trajectory_made_by_its_own_agent(tmp_path):
 
     m = replay(path)
     assert m.source.kind == "mini-swe-agent-trajectory"
-    assert [t.actions for t in m.source.turns] == [[{"command": "echo hello"}],
-                                                   [{"command": "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"}]]
+    assert [t.actions for t in m.source.turns] == [
+        [{"command": "echo hello"}],
+        [{"command": "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"}],
+    ]
     # replay against the trajectory's own conversation: same turns, estimated usage
     history = [msg for msg in data["messages"] if msg["role"] in ("system", "user")][:2]
     r1 = m.complete(history)
@@ -213,7 +225,8 @@ def test_minisweagent_toolcall_trajectory(tmp_path):
         "messages": [
             {"role": "system", "content": "sys"},
             {"role": "user", "content": "task"},
-            make_toolcall_output(None, [call], [{"command": "echo hi", "tool_call_id": "call_1"}]) | {"role": "assistant"},
+            make_toolcall_output(None, [call], [{"command": "echo hi", "tool_call_id": "call_1"}])
+            | {"role": "assistant"},
             {"role": "tool", "tool_call_id": "call_1", "content": "hi"},
             {"role": "exit", "content": "", "extra": {"exit_status": "Submitted"}},
         ],
@@ -231,11 +244,27 @@ def test_minisweagent_toolcall_trajectory(tmp_path):
 def test_fallback_continues_live_after_the_recorded_turns(monkeypatch, tmp_path):
     monkeypatch.setenv(KEY_ENV, SECRET)
     with ScriptedServer() as server:
-        live = make_model("live", {"backend": "openai", "model_id": "m", "base_url": server.base_url,
-                                   "api_key_env": KEY_ENV, "retry_backoff_s": 0.01},
-                          cache_dir=tmp_path / "cache", estimator=fake_estimator, text_counter=fake_text_counter)
-        m = ReplayModel("live", PROFILE, source=["recorded"], estimator=fake_estimator,
-                        text_counter=fake_text_counter, fallback=live)
+        live = make_model(
+            "live",
+            {
+                "backend": "openai",
+                "model_id": "m",
+                "base_url": server.base_url,
+                "api_key_env": KEY_ENV,
+                "retry_backoff_s": 0.01,
+            },
+            cache_dir=tmp_path / "cache",
+            estimator=fake_estimator,
+            text_counter=fake_text_counter,
+        )
+        m = ReplayModel(
+            "live",
+            PROFILE,
+            source=["recorded"],
+            estimator=fake_estimator,
+            text_counter=fake_text_counter,
+            fallback=live,
+        )
         assert m.complete(USER).content == "recorded"
         assert server.chat_requests == []
         resp = m.complete(USER)

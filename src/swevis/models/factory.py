@@ -32,7 +32,11 @@ def make_model(
         from swevis.models.openai_backend import OpenAIChatModel
 
         return OpenAIChatModel(
-            profile_name, profile, cache_dir=cache_dir, estimator=estimator, text_counter=text_counter,
+            profile_name,
+            profile,
+            cache_dir=cache_dir,
+            estimator=estimator,
+            text_counter=text_counter,
             environ=environ,
         )
     if backend == "replay":

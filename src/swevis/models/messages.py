@@ -50,11 +50,7 @@ def prepare_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def count_images(messages: list[dict[str, Any]]) -> int:
     return sum(
-        1
-        for msg in messages
-        if isinstance(msg.get("content"), list)
-        for part in msg["content"]
-        if is_image_part(part)
+        1 for msg in messages if isinstance(msg.get("content"), list) for part in msg["content"] if is_image_part(part)
     )
 
 
@@ -64,9 +60,7 @@ def placeholder_text(part: dict[str, Any], ordinal: int) -> str:
     return f"[image omitted: {what}, shown earlier]"
 
 
-def apply_image_cap(
-    messages: list[dict[str, Any]], cap: int | None
-) -> tuple[list[dict[str, Any]], dict[str, int]]:
+def apply_image_cap(messages: list[dict[str, Any]], cap: int | None) -> tuple[list[dict[str, Any]], dict[str, int]]:
     """Keep the newest ``cap`` image parts, replace older ones by placeholders; strip labels.
 
     Returns the new messages and ``{"sent": n, "omitted": m}``. The input is not modified.

@@ -221,8 +221,18 @@ class OpenAIChatModel(ChatModel):
         import openai
 
         client = self._get_client()
-        known = {"model", "messages", "temperature", "max_tokens", "max_completion_tokens", "top_p", "seed",
-                 "stop", "tools", "tool_choice"}
+        known = {
+            "model",
+            "messages",
+            "temperature",
+            "max_tokens",
+            "max_completion_tokens",
+            "top_p",
+            "seed",
+            "stop",
+            "tools",
+            "tool_choice",
+        }
         kwargs = {k: v for k, v in body.items() if k in known}
         extra = {k: v for k, v in body.items() if k not in known}
         where = f"model '{self.profile_name}' ({self.profile['model_id']} at {self.base_url})"
@@ -248,20 +258,29 @@ class OpenAIChatModel(ChatModel):
                 if retryable:
                     raise ModelCallFailed(
                         f"{where}: HTTP {status} after {tries} attempt(s): {exc}",
-                        reason="retries_exhausted", status_code=status, attempts=requests + tries,
+                        reason="retries_exhausted",
+                        status_code=status,
+                        attempts=requests + tries,
                     ) from None
-                raise ModelCallFailed(f"{where}: request rejected: {exc}", reason="rejected",
-                                      status_code=status, attempts=requests + 1) from None
+                raise ModelCallFailed(
+                    f"{where}: request rejected: {exc}", reason="rejected", status_code=status, attempts=requests + 1
+                ) from None
             except openai.APITimeoutError as exc:
                 tries = int(self.profile["max_retries"]) + 1
                 self.n_requests += requests + tries
-                raise ModelCallFailed(f"{where}: timed out after {tries} attempt(s): {exc}",
-                                      reason="retries_exhausted", attempts=requests + tries) from None
+                raise ModelCallFailed(
+                    f"{where}: timed out after {tries} attempt(s): {exc}",
+                    reason="retries_exhausted",
+                    attempts=requests + tries,
+                ) from None
             except openai.APIConnectionError as exc:
                 tries = int(self.profile["max_retries"]) + 1
                 self.n_requests += requests + tries
-                raise ModelCallFailed(f"{where}: connection failed after {tries} attempt(s): {exc}",
-                                      reason="connection", attempts=requests + tries) from None
+                raise ModelCallFailed(
+                    f"{where}: connection failed after {tries} attempt(s): {exc}",
+                    reason="connection",
+                    attempts=requests + tries,
+                ) from None
             requests += int(getattr(raw, "retries_taken", 0)) + 1
             try:
                 parsed = parse_completion_body(raw.http_response.text)
@@ -277,7 +296,8 @@ class OpenAIChatModel(ChatModel):
         self.n_requests += requests
         raise ModelCallFailed(
             f"{where}: unusable response after {limit + 1} attempt(s): {problem}",
-            reason="invalid_response", attempts=requests,
+            reason="invalid_response",
+            attempts=requests,
         )
 
     def _complete(

@@ -145,8 +145,13 @@ def _assistant_turns(messages: Any, origin: str) -> list[ReplayTurn]:
         if not isinstance(msg, dict):
             raise ReplaySourceError(f"{origin}: messages[{i}] is not a mapping")
         if msg.get("role") == "assistant":
-            out.append(_turn({k: v for k, v in msg.items() if k != "role"} | {"content": msg.get("content")},
-                             f"{origin}: messages[{i}]", len(out)))
+            out.append(
+                _turn(
+                    {k: v for k, v in msg.items() if k != "role"} | {"content": msg.get("content")},
+                    f"{origin}: messages[{i}]",
+                    len(out),
+                )
+            )
     if not out:
         raise ReplaySourceError(f"{origin}: the trajectory has no assistant messages")
     return out
@@ -232,8 +237,13 @@ class ReplayModel(ChatModel):
     def _complete(self, messages, *, max_tokens, purpose, tools, tool_choice, stop, estimated_prompt_tokens):
         if self.fallback is not None and self.remaining(purpose) == 0:
             resp = self.fallback._complete(
-                messages, max_tokens=max_tokens, purpose=purpose, tools=tools, tool_choice=tool_choice,
-                stop=stop, estimated_prompt_tokens=estimated_prompt_tokens,
+                messages,
+                max_tokens=max_tokens,
+                purpose=purpose,
+                tools=tools,
+                tool_choice=tool_choice,
+                stop=stop,
+                estimated_prompt_tokens=estimated_prompt_tokens,
             )
             resp.meta = {"replay_fallback": self.fallback.backend, **resp.meta}
             return resp
@@ -258,8 +268,9 @@ class ReplayModel(ChatModel):
             tokenizer=self.tokenizer,
             image_family=self.image_family,
         )
-        raw = turn.to_message() | {"replay": {"source": self.source.origin, "kind": self.source.kind,
-                                              "index": turn.index}}
+        raw = turn.to_message() | {
+            "replay": {"source": self.source.origin, "kind": self.source.kind, "index": turn.index}
+        }
         if turn.actions is not None:
             raw["actions"] = turn.actions
         return ChatResponse(

@@ -150,7 +150,9 @@ class ScriptedServer:
         return f"http://127.0.0.1:{self.port}/v1"
 
     def start(self) -> ScriptedServer:
-        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, name="scripted-openai", daemon=True)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, name="scripted-openai", daemon=True
+        )
         self._thread.start()
         return self
 
@@ -221,7 +223,9 @@ class ScriptedServer:
             def do_GET(self):
                 server._record(self, b"")
                 if self.path.rstrip("/").endswith("/models"):
-                    self._send(200, json.dumps({"object": "list", "data": [{"id": "scripted", "object": "model"}]}).encode())
+                    self._send(
+                        200, json.dumps({"object": "list", "data": [{"id": "scripted", "object": "model"}]}).encode()
+                    )
                 else:
                     self._send(404, b'{"error": {"message": "not found"}}')
 
@@ -237,11 +241,18 @@ class ScriptedServer:
                     time.sleep(action.delay)
                 body = rec.body if isinstance(rec.body, dict) else {}
                 if isinstance(action, Reply):
-                    self._send(200, json.dumps(completion_body(rec.index, body, action)).encode(),
-                               headers=action.headers)
+                    self._send(
+                        200, json.dumps(completion_body(rec.index, body, action)).encode(), headers=action.headers
+                    )
                 elif isinstance(action, Fail):
-                    err = {"error": {"message": action.message, "type": "scripted_error", "param": None,
-                                     "code": action.code}}
+                    err = {
+                        "error": {
+                            "message": action.message,
+                            "type": "scripted_error",
+                            "param": None,
+                            "code": action.code,
+                        }
+                    }
                     self._send(action.status, json.dumps(err).encode(), headers=action.headers)
                 elif isinstance(action, Truncate):
                     full = json.dumps(completion_body(rec.index, body, Reply(action.content))).encode()
