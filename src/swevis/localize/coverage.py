@@ -37,6 +37,7 @@ def gold_hunks(patch_text: str) -> list[tuple[str, int, int]]:
             out.append((path, min(changed), max(changed)))
 
     in_hunk = False
+    replacing = False
     for line in (patch_text or "").splitlines():
         if line.startswith("--- "):
             flush()
@@ -58,6 +59,7 @@ def gold_hunks(patch_text: str) -> list[tuple[str, int, int]]:
             flush()
             changed = []
             in_hunk = True
+            replacing = False
             old_line = int(m.group(1))
             continue
         if not in_hunk or path is None:
@@ -65,12 +67,15 @@ def gold_hunks(patch_text: str) -> list[tuple[str, int, int]]:
         if line.startswith("-"):
             changed.append(old_line)
             old_line += 1
+            replacing = True
         elif line.startswith("+"):
-            changed.extend([max(1, old_line - 1), old_line])
+            if not replacing:  # a pure insertion: the old lines either side of it
+                changed.extend([max(1, old_line - 1), old_line])
         elif line.startswith("\\"):
             continue
         else:
             old_line += 1
+            replacing = False
     flush()
     return out
 
