@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import builtins
+import keyword
 import re
 from dataclasses import dataclass, field
 
@@ -16,7 +18,8 @@ _CAMEL = re.compile(r"\b([A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+|[A-Z]{2,}[a-z]\w*)\b"
 _SNAKE = re.compile(r"\b(_*[a-z][a-z0-9]*(?:_[a-z0-9]+)+_*|__\w+__)\b")
 _ERROR_NAME = re.compile(r"\b(\w+(?:Error|Exception|Warning))\b")
 
-_NOISE = {"e.g", "i.e", "etc", "vs", "www", "http", "https", "github", "com", "org"}
+_NOISE = {"e.g", "i.e", "etc", "vs", "www", "http", "https", "github", "com", "org", "self", "cls"}
+_NOISE |= {k.lower() for k in keyword.kwlist} | {b.lower() for b in dir(builtins) if not b.endswith(("Error", "Warning"))}
 
 
 @dataclass
