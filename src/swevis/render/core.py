@@ -1,0 +1,196 @@
+"""render_window: a code window -> PNG pages + a layout record for the budget T_text / r."""
+
+from __future__ import annotations
+
+import io
+import time
+import unicodedata
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from swevis.errors import SwevisError
+from swevis.render.layout import Layout, LayoutSearch
+from swevis.render.settings import RenderSettings
+from swevis.tokens import message_overhead, text_tokens, tokenizer_info
+
+
+class RenderError(SwevisError):
+    """A window that cannot be rendered: binary or undecodable, empty, bad ratio or range."""
+
+
+@dataclass
+class RenderResult:
+    path: str
+    start_line: int
+    pages: list  # PIL images
+    layout: dict
+    image_tokens: int
+    text_tokens: int
+    timings: dict = field(default_factory=dict)
+    plan: Layout | None = None
+
+    def png_bytes(self) -> list[bytes]:
+        out = []
+        for page in self.pages:
+            buf = io.BytesIO()
+            page.save(buf, format="PNG", optimize=False)
+            out.append(buf.getvalue())
+        return out
+
+
+def _control_picture(ch: str) -> str:
+    code = ord(ch)
+    if code < 0x20:
+        return chr(0x2400 + code)
+    if code == 0x7F:
+        return "\u2421"
+    return "\ufffd"
+
+
+def prepare_lines(text: str, tab_size: int = 4) -> list[str]:
+    """Window text -> display lines: newlines kept, tabs expanded to tab stops of `tab_size`,
+    other control characters shown as their Unicode control pictures (one cell each)."""
+    if "\x00" in text:
+        raise RenderError("window contains NUL bytes: binary content is not rendered")
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if text.endswith("\n"):
+        text = text[:-1]
+    lines = []
+    for line in text.split("\n"):
+        line = line.expandtabs(tab_size)
+        if any(unicodedata.category(ch) == "Cc" for ch in line):
+            line = "".join(_control_picture(ch) if unicodedata.category(ch) == "Cc" else ch for ch in line)
+        lines.append(line)
+    return lines
+
+
+def read_window(path: str | Path, start_line: int = 1, end_line: int | None = None) -> str:
+    """Lines start_line..end_line (1-based, inclusive) of a text file; refuses binary files."""
+    p = Path(path)
+    try:
+        data = p.read_bytes()
+    except OSError as exc:
+        raise RenderError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    if b"\x00" in data[:8192] or b"\x00" in data:
+        raise RenderError(f"{path}: binary file (contains NUL bytes), not rendered")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise RenderError(f"{path}: not UTF-8 text (byte {exc.start}: {exc.reason}), not rendered") from exc
+    lines = text.splitlines(keepends=True)
+    if start_line < 1:
+        raise RenderError(f"{path}: line numbers start at 1, got {start_line}")
+    end = len(lines) if end_line is None else end_line
+    if end < start_line:
+        raise RenderError(f"{path}: empty line range {start_line}-{end}")
+    if start_line > len(lines):
+        raise RenderError(f"{path}: has {len(lines)} lines, the window starts at line {start_line}")
+    return "".join(lines[start_line - 1 : end])
+
+
+def render_window(
+    path: str,
+    start_line: int,
+    text: str,
+    ratio: float,
+    tokenizer: str,
+    image_family: str,
+    settings: RenderSettings | dict | None = None,
+    *,
+    fonts: list[float] | None = None,
+    guard: float | None = None,
+    rasterize: bool = True,
+) -> RenderResult:
+    """Render a code window (first line `start_line` of `path`) for the budget B = T_text/ratio.
+
+    The layout record holds the font size, page sizes, columns, wrap width, pages, text
+    and image tokens, the realized ratio T_text/T_img and whether the readability guard
+    (`guard_bound`) or the family's token floor (`floor_bound`) kept it from the budget.
+    `fonts`/`guard` restrict the search (used by the readability frontier).
+    """
+    if isinstance(settings, dict) or settings is None:
+        settings = RenderSettings.from_config(settings)
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise RenderError(f"{path}: window is not UTF-8 text ({exc.reason})") from exc
+    if not isinstance(text, str):
+        raise RenderError(f"{path}: window text must be str, got {type(text).__name__}")
+    if not (isinstance(ratio, (int, float)) and ratio > 0 and ratio == ratio and ratio != float("inf")):
+        raise RenderError(f"ratio must be a positive number, got {ratio!r}")
+    if int(start_line) != start_line or start_line < 1:
+        raise RenderError(f"start_line must be a positive integer, got {start_line!r}")
+    if not text.strip("\n") and not text.strip():
+        raise RenderError(f"{path}:{start_line}: empty window, nothing to render")
+    t0 = time.perf_counter()
+    lines = prepare_lines(text, settings.tab_size)
+    t_text = text_tokens(text, tokenizer)
+    budget = max(1e-9, t_text / ratio)
+    t1 = time.perf_counter()
+    search = LayoutSearch([len(l) for l in lines], int(start_line), image_family, settings)
+    try:
+        plan, info = search.choose(budget, fonts=fonts, guard=guard)
+    except ValueError as exc:
+        raise RenderError(f"{path}:{start_line}: {exc}") from exc
+    t2 = time.perf_counter()
+    pages = []
+    if rasterize:
+        from swevis.render.raster import rasterize as _raster
+
+        pages = _raster(lines, int(start_line), path, plan)
+    t3 = time.perf_counter()
+    realized = t_text / plan.tokens if plan.tokens else float("inf")
+    layout = {
+        "path": path,
+        "start_line": int(start_line),
+        "end_line": int(start_line) + len(lines) - 1,
+        "lines": len(lines),
+        "ratio": float(ratio),
+        "tokenizer": tokenizer,
+        "counted_by": tokenizer_info(tokenizer)["counted_by"],
+        "image_family": image_family,
+        "text_tokens": t_text,
+        "budget": budget,
+        "image_tokens": plan.tokens,
+        "message_overhead_c0": message_overhead(image_family),
+        "realized_ratio": realized,
+        "font_px": plan.font_px,
+        "font_px_seen": plan.font_eff,
+        "line_px": plan.line_px,
+        "wrap": plan.wrap,
+        "columns": plan.columns,
+        "pages": plan.pages,
+        "page_sizes": [list(s) for s in plan.page_sizes],
+        "resolution": f"{plan.page_sizes[0][0]}x{plan.page_sizes[0][1]}",
+        "page_cap": plan.page_cap,
+        "fill": plan.fill,
+        "loss": plan.loss,
+        "guard_px": settings.min_font_px if guard is None else guard,
+        "guard_bound": info["guard_bound"],
+        "floor_bound": info["floor_bound"],
+        "search_mode": info["mode"],
+        "candidates": info["candidates"],
+    }
+    timings = {"tokenize_s": t1 - t0, "search_s": t2 - t1, "raster_s": t3 - t2}
+    return RenderResult(path, int(start_line), pages, layout, plan.tokens, t_text, timings, plan)
+
+
+def save_pages(result: RenderResult, out_dir: str | Path, stem: str = "page") -> list[str]:
+    """Write the pages as PNG files (and layout.json) into out_dir; returns the PNG paths."""
+    import json
+
+    from swevis import __version__
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for i, data in enumerate(result.png_bytes(), start=1):
+        p = out / f"{stem}-{i:02d}.png"
+        tmp = p.with_suffix(".png.tmp")
+        tmp.write_bytes(data)
+        tmp.replace(p)
+        paths.append(str(p))
+    record = dict(result.layout, swevis_version=__version__, files=[Path(p).name for p in paths])
+    (out / f"{stem}-layout.json").write_text(json.dumps(record, indent=2) + "\n")
+    return paths

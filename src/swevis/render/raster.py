@@ -1,0 +1,117 @@
+"""Rasterize a chosen layout: Pygments highlighting, DejaVu Sans Mono, repository line numbers."""
+
+from __future__ import annotations
+
+import functools
+
+from PIL import Image, ImageDraw
+
+from swevis.render.fonts import font
+from swevis.render.layout import Layout
+
+BACKGROUND = (255, 255, 255)
+GUTTER = (96, 96, 96)
+DEFAULT = (16, 16, 16)
+
+# High-contrast palette: every colour is dark enough to stay legible at 6-8 px glyphs.
+_PALETTE = [
+    ("Comment", (90, 90, 90)),
+    ("Keyword", (0, 0, 170)),
+    ("Name.Builtin", (110, 0, 130)),
+    ("Name.Function", (0, 70, 120)),
+    ("Name.Class", (0, 70, 120)),
+    ("Name.Decorator", (120, 60, 0)),
+    ("Name.Exception", (150, 0, 0)),
+    ("Literal.String", (0, 100, 0)),
+    ("Literal.Number", (150, 0, 0)),
+    ("Operator.Word", (0, 0, 170)),
+]
+
+
+@functools.lru_cache(maxsize=512)
+def _colour(ttype) -> tuple[int, int, int]:
+    name = str(ttype).removeprefix("Token.")
+    best, best_len = DEFAULT, -1
+    for prefix, colour in _PALETTE:
+        if (name == prefix or name.startswith(prefix + ".")) and len(prefix) > best_len:
+            best, best_len = colour, len(prefix)
+    return best
+
+
+def highlight(lines: list[str], path: str) -> list[list[tuple[int, str, tuple[int, int, int]]]]:
+    """Per line: (column, text, colour) runs; the lexer is inferred from the filename."""
+    from pygments.lexers import TextLexer, get_lexer_for_filename
+    from pygments.util import ClassNotFound
+
+    try:
+        lexer = get_lexer_for_filename(path or "x.txt", stripnl=False, stripall=False, ensurenl=False)
+    except ClassNotFound:
+        lexer = TextLexer(stripnl=False, ensurenl=False)
+    text = "\n".join(lines)
+    out: list[list[tuple[int, str, tuple[int, int, int]]]] = [[] for _ in lines]
+    li, col = 0, 0
+    for ttype, value in lexer.get_tokens(text):
+        colour = _colour(ttype)
+        parts = value.split("\n")
+        for k, part in enumerate(parts):
+            if k:
+                li, col = li + 1, 0
+            if part and li < len(out):
+                runs = out[li]
+                if runs and runs[-1][2] == colour and runs[-1][0] + len(runs[-1][1]) == col:
+                    runs[-1] = (runs[-1][0], runs[-1][1] + part, colour)
+                else:
+                    runs.append((col, part, colour))
+                col += len(part)
+    # a lexer may drop or alter characters; the rendered text must be the source exactly
+    for i, line in enumerate(lines):
+        if "".join(t for _, t, _ in out[i]) != line:
+            out[i] = [(0, line, DEFAULT)] if line else []
+    return out
+
+
+def rasterize(lines: list[str], start_line: int, path: str, layout: Layout) -> list[Image.Image]:
+    runs = highlight(lines, path)
+    fnt = font(layout.font_px)
+    adv, lh, m = layout.advance, layout.line_px, layout.margin
+    gap = 2.0 * adv
+    colw = (layout.gutter + layout.wrap) * adv + gap
+    digits = layout.gutter - 1
+    pages = []
+    for (pw, ph), cols in zip(layout.page_sizes, layout.page_columns):
+        img = Image.new("RGB", (pw, ph), BACKGROUND)
+        draw = ImageDraw.Draw(img)
+        for ci, (a, b) in enumerate(cols):
+            x0 = m + ci * colw
+            xc = x0 + layout.gutter * adv
+            row = 0
+            for i in range(a, b):
+                y = m + row * lh
+                draw.text((x0, y), str(start_line + i).rjust(digits), font=fnt, fill=GUTTER)
+                for col, text, colour in runs[i]:
+                    pos = 0
+                    while pos < len(text):
+                        c = col + pos
+                        r, cc = divmod(c, layout.wrap)
+                        take = min(len(text) - pos, layout.wrap - cc)
+                        seg = text[pos : pos + take]
+                        if seg.strip():
+                            draw.text((xc + cc * adv, m + (row + r) * lh), seg, font=fnt, fill=colour)
+                        pos += take
+                row += max(1, -(-len(lines[i]) // layout.wrap))
+        pages.append(img)
+    return pages
+
+
+def visible_rows(lines: list[str], start_line: int, layout: Layout, page: int, column: int) -> list[str]:
+    """The text of each rendered row of one column (gutter number + code), for OCR references."""
+    a, b = layout.page_columns[page][column]
+    digits = layout.gutter - 1
+    rows = []
+    for i in range(a, b):
+        line = lines[i]
+        n = max(1, -(-len(line) // layout.wrap))
+        for r in range(n):
+            prefix = str(start_line + i).rjust(digits) + " " if r == 0 else " " * layout.gutter
+            rows.append(prefix + line[r * layout.wrap : (r + 1) * layout.wrap])
+    return rows

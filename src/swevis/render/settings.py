@@ -1,0 +1,73 @@
+"""Renderer settings: the discrete search space, the objective weights and the readability guard.
+
+Defaults are the shipped `single_read.render` section of config.yaml; `RenderSettings.from_config`
+takes that mapping (unknown keys are an error, so a typo does not pass silently).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields
+
+from swevis.errors import SwevisError
+
+
+def _fonts() -> tuple[float, ...]:
+    return tuple(x / 2 for x in range(10, 41))  # 5.0, 5.5, ..., 20.0 px
+
+
+@dataclass(frozen=True)
+class RenderSettings:
+    # search space
+    font_sizes: tuple[float, ...] = field(default_factory=_fonts)
+    wrap_widths: tuple[int, ...] = (40, 48, 56, 64, 72, 80, 96, 120)
+    max_wrap: int = 160  # longest rendered row in characters; longer lines always wrap
+    columns: tuple[int, ...] = (1, 2, 3)
+    page_heights: tuple[int, ...] = (768, 1024, 1536, 2048, 3072, 4096)  # caps that paginate
+    max_page_height: int = 4096  # taller single pages are paginated
+    max_pages: int = 64
+    # fixed rendering settings (appendix B)
+    line_height: float = 1.2
+    margin_frac: float = 0.01  # of the page width, every side
+    tab_size: int = 4
+    column_gap_chars: float = 2.0
+    # readability guard: minimum glyph size (font px as the model sees the page)
+    min_font_px: float = 7.0
+    # objective of appendix B: w_tok |T/B - 1| + w_fill (1 - phi) + w_page (p - 1) + w_font ln(f_max/f)
+    ratio_tolerance: float = 0.12  # band of T around B the objective must stay inside if it can
+    w_tok: float = 1.0
+    w_fill: float = 0.25
+    w_page: float = 0.02
+    w_font: float = 2.0
+    # appearance
+    style: str = "swevis-contrast"
+
+    @classmethod
+    def from_config(cls, mapping: dict | None) -> "RenderSettings":
+        mapping = dict(mapping or {})
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(mapping) - known)
+        if unknown:
+            raise SwevisError(f"unknown renderer setting(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+        for key in ("font_sizes", "wrap_widths", "columns", "page_heights"):
+            if key in mapping:
+                mapping[key] = tuple(mapping[key])
+        s = cls(**mapping)
+        s.validate()
+        return s
+
+    def validate(self) -> None:
+        if not self.font_sizes or min(self.font_sizes) <= 0:
+            raise SwevisError("render.font_sizes must be a non-empty list of positive sizes")
+        if not self.columns or min(self.columns) < 1:
+            raise SwevisError("render.columns must be a non-empty list of integers >= 1")
+        if self.max_wrap < 8:
+            raise SwevisError("render.max_wrap must be at least 8 characters")
+        if not 0 <= self.margin_frac < 0.25:
+            raise SwevisError("render.margin_frac must be in [0, 0.25)")
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        for k, v in d.items():
+            if isinstance(v, tuple):
+                d[k] = list(v)
+        return d
