@@ -23,6 +23,7 @@ wildcard_constraints:
 
 include: "rules/tasks.smk"
 include: "rules/index.smk"
+include: "rules/single_read.smk"
 
 
 rule all:
@@ -31,3 +32,6 @@ rule all:
         LAYOUT.instances(),
         LAYOUT.checkouts_done(),
         LAYOUT.table("localization.csv"),
+        LAYOUT.table("table4.csv"),
+        LAYOUT.figure("figure3.png"),
+        LAYOUT.single_read("frontier.csv"),

@@ -78,6 +78,8 @@ def read_window(path: str | Path, start_line: int = 1, end_line: int | None = No
     except UnicodeDecodeError as exc:
         raise RenderError(f"{path}: not UTF-8 text (byte {exc.start}: {exc.reason}), not rendered") from exc
     lines = text.splitlines(keepends=True)
+    if not lines:
+        raise RenderError(f"{path}: empty file, nothing to render")
     if start_line < 1:
         raise RenderError(f"{path}: line numbers start at 1, got {start_line}")
     end = len(lines) if end_line is None else end_line

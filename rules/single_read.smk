@@ -1,0 +1,85 @@
+# Stage: the single-read rendering cost study (Table 4, Figure 3) and the readability
+# frontier. Windows come from the sampled instances' checkouts plus the installed matplotlib
+# source; every rule only wires files to swevis.render.study.
+
+
+from swevis.render.study_io import study_backbones
+
+SR_BACKBONES = study_backbones(config)
+
+
+rule single_read_windows:
+    input:
+        checkouts=LAYOUT.checkouts_done(),
+    output:
+        windows=LAYOUT.single_read("windows.parquet"),
+    log:
+        LAYOUT.log("single_read", "windows.log"),
+    conda:
+        "../envs/swevis.yaml"
+    params:
+        single_read=section(config, "single_read"),
+    script:
+        "../scripts/single_read_windows.py"
+
+
+rule single_read_costs:
+    input:
+        windows=LAYOUT.single_read("windows.parquet"),
+    output:
+        costs=LAYOUT.single_read("costs.parquet"),
+        stats=LAYOUT.single_read("costs.stats.json"),
+    log:
+        LAYOUT.log("single_read", "costs.log"),
+    benchmark:
+        LAYOUT.log("single_read", "costs.benchmark.tsv")
+    conda:
+        "../envs/swevis.yaml"
+    params:
+        single_read=section(config, "single_read"),
+        backbones=SR_BACKBONES,
+    script:
+        "../scripts/single_read_costs.py"
+
+
+rule single_read_tables:
+    input:
+        costs=LAYOUT.single_read("costs.parquet"),
+    output:
+        table4=LAYOUT.table("table4.csv"),
+        per_backbone=expand(
+            LAYOUT.single_read("table4_{backbone}.csv"), backbone=list(SR_BACKBONES)
+        ),
+        ocr=expand(
+            LAYOUT.single_read("table4_ocr_{backbone}.csv"),
+            backbone=list(SR_BACKBONES),
+        ),
+        figure=LAYOUT.figure("figure3.png"),
+    log:
+        LAYOUT.log("single_read", "tables.log"),
+    conda:
+        "../envs/swevis.yaml"
+    params:
+        ratios=config["single_read"]["ratios"],
+        backbones=list(SR_BACKBONES),
+    script:
+        "../scripts/single_read_tables.py"
+
+
+rule single_read_frontier:
+    input:
+        windows=LAYOUT.single_read("windows.parquet"),
+    output:
+        frontier=LAYOUT.single_read("frontier.csv"),
+        summary=LAYOUT.single_read("frontier_summary.json"),
+    log:
+        LAYOUT.log("single_read", "frontier.log"),
+    benchmark:
+        LAYOUT.log("single_read", "frontier.benchmark.tsv")
+    conda:
+        "../envs/swevis.yaml"
+    params:
+        single_read=section(config, "single_read"),
+        backbones=SR_BACKBONES,
+    script:
+        "../scripts/single_read_frontier.py"

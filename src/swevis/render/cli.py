@@ -1,0 +1,114 @@
+"""Render a code window to PNG pages and print its token accounting.
+
+    swevis render FILE --lines A-B --ratio R --model qwen3.5 -o DIR [--ocr]
+
+--model is a model profile of config.yaml (its tokenizer and image family are used) or an
+image family name (qwen3.5, qwen3-vl, qwen2.5-vl, kimi-k2.5, openai-tile, openai-patch, claude).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+from pathlib import Path
+
+from swevis.errors import SwevisError
+
+_DEFAULT_TOKENIZER = {"openai-tile": "cl100k_base", "openai-patch": "cl100k_base", "claude": "cl100k_base"}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", help="source file to render")
+    parser.add_argument("--lines", default=None, help="line range A-B (1-based, inclusive); default: whole file")
+    parser.add_argument("--ratio", type=float, default=3.0, help="nominal compression ratio r (budget = text tokens / r)")
+    parser.add_argument("--model", default="qwen3.5", help="model profile from --config, or an image family")
+    parser.add_argument("--tokenizer", default=None, help="override the text tokenizer (qwen3, cl100k_base, ...)")
+    parser.add_argument("--family", default=None, help="override the image-token family")
+    parser.add_argument("--config", default="config.yaml", help="workflow config for model profiles and renderer settings")
+    parser.add_argument("--min-font", type=float, default=None, help="override the readability guard (px)")
+    parser.add_argument("-o", "--out", default=None, help="folder for the PNG pages and layout.json")
+    parser.add_argument("--ocr", action="store_true", help="also OCR one strip per page (rapidocr, slow)")
+    parser.add_argument("--json", action="store_true", help="print the layout record as JSON")
+
+
+def _load_config(path: str) -> dict:
+    p = Path(path)
+    if not p.is_file():
+        return {}
+    import yaml
+
+    try:
+        return yaml.safe_load(p.read_text()) or {}
+    except yaml.YAMLError as exc:
+        raise SwevisError(f"{path}: not valid YAML: {exc}") from exc
+
+
+def _parse_lines(spec: str | None) -> tuple[int, int | None]:
+    if spec is None:
+        return 1, None
+    m = re.fullmatch(r"\s*(\d+)\s*(?:[-:]\s*(\d+)\s*)?", spec)
+    if not m:
+        raise SwevisError(f"--lines must look like A-B, got {spec!r}")
+    a = int(m.group(1))
+    b = int(m.group(2)) if m.group(2) else a
+    if a < 1 or b < a:
+        raise SwevisError(f"--lines {spec}: need 1 <= A <= B")
+    return a, b
+
+
+def run(args: argparse.Namespace) -> int:
+    from swevis.render import RenderSettings, read_window, render_window, save_pages
+    from swevis.tokens import FAMILIES
+
+    cfg = _load_config(args.config)
+    profiles = cfg.get("models") or {}
+    if args.model in profiles:
+        prof = profiles[args.model] or {}
+        family = prof.get("image_family", "qwen3.5")
+        tokenizer = prof.get("tokenizer", "qwen3")
+    elif args.model.partition(":")[0] in FAMILIES:
+        family = args.model
+        tokenizer = _DEFAULT_TOKENIZER.get(family.partition(":")[0], "qwen3")
+    else:
+        known = sorted(set(profiles) | set(FAMILIES))
+        raise SwevisError(f"--model {args.model!r} is neither a profile in {args.config} nor a family; known: {', '.join(known)}")
+    family = args.family or family
+    tokenizer = args.tokenizer or tokenizer
+    render_cfg = dict(((cfg.get("single_read") or {}).get("render")) or {})
+    if args.min_font is not None:
+        render_cfg["min_font_px"] = args.min_font
+    settings = RenderSettings.from_config(render_cfg)
+    start, end = _parse_lines(args.lines)
+    text = read_window(args.file, start, end)
+    res = render_window(args.file, start, text, args.ratio, tokenizer, family, settings)
+    L = res.layout
+    files = save_pages(res, args.out) if args.out else []
+    if args.ocr:
+        import random
+
+        from swevis.render.ocr import OcrSettings
+        from swevis.render.study import ocr_strip_accuracy
+
+        rng = random.Random(0)
+        L["ocr_accuracy_per_page"] = [
+            round(ocr_strip_accuracy(res, text, i, rng, OcrSettings()), 4) for i in range(len(res.pages))
+        ]
+    if args.json:
+        print(json.dumps(dict(L, files=files), indent=2))
+        return 0
+    print(f"{args.file}:{L['start_line']}-{L['end_line']} ({L['lines']} lines), r={L['ratio']:g}, family {family}")
+    print(f"  text tokens    {L['text_tokens']:>7}   counted by {L['counted_by']}")
+    print(f"  budget B       {L['budget']:>7.1f}   = text tokens / r")
+    print(
+        f"  image tokens   {L['image_tokens']:>7}   {L['pages']} page(s) {', '.join(f'{a}x{b}' for a, b in L['page_sizes'])}"
+        f" (wrapper tokens included; c0 = {L['message_overhead_c0']} per message not included)"
+    )
+    print(f"  realized ratio {L['realized_ratio']:>7.2f}   font {L['font_px']:g}px, wrap {L['wrap']}, {L['columns']} column(s)")
+    flags = [k for k in ("guard_bound", "floor_bound") if L[k]]
+    print(f"  guard          {L['guard_px']:>7g}px  {'(' + ', '.join(flags) + ')' if flags else ''}")
+    if args.ocr:
+        print(f"  OCR accuracy   {L['ocr_accuracy_per_page']}")
+    for f in files:
+        print(f"  wrote {f}")
+    return 0

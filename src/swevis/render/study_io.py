@@ -1,0 +1,159 @@
+"""File-level entry points of the single-read study (called by the Snakemake adapters)."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from pathlib import Path
+
+from swevis.render.settings import RenderSettings
+
+log = logging.getLogger(__name__)
+
+
+def _atomic(path: str | Path):
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return path, path.with_name(f".{path.name}.tmp")
+
+
+def _write_parquet(rows: list[dict], path: str | Path) -> None:
+    import polars as pl
+
+    path, tmp = _atomic(path)
+    pl.DataFrame(rows, infer_schema_length=None).write_parquet(tmp)
+    os.replace(tmp, path)
+
+
+def _write_csv(rows: list[dict], path: str | Path) -> None:
+    import polars as pl
+
+    path, tmp = _atomic(path)
+    pl.DataFrame(rows, infer_schema_length=None).write_csv(tmp)
+    os.replace(tmp, path)
+
+
+def _read_rows(path: str | Path) -> list[dict]:
+    import polars as pl
+
+    return pl.read_parquet(path).to_dicts()
+
+
+def study_backbones(config: dict) -> dict[str, dict]:
+    """{profile: {tokenizer, image_family}} of the backbones the study accounts, in order:
+    single_read.backbones, or every model profile when that list is empty."""
+    from swevis.errors import SwevisError
+
+    models = config.get("models") or {}
+    names = (config.get("single_read") or {}).get("backbones") or list(models)
+    out = {}
+    for name in names:
+        if name not in models:
+            raise SwevisError(f"single_read.backbones: {name!r} is not a profile in models")
+        prof = models[name] or {}
+        out[name] = {"tokenizer": prof.get("tokenizer", "qwen3"), "image_family": prof.get("image_family", "qwen3.5")}
+    return out
+
+
+def source_roots(checkouts_json: str | Path | None, cfg: dict) -> list[str]:
+    """Checkouts of the sampled instances (deduplicated by repo@commit) + matplotlib + extras."""
+    from swevis.render.windows import matplotlib_source_root
+
+    roots: list[str] = []
+    if checkouts_json:
+        manifests = json.loads(Path(checkouts_json).read_text())
+        seen = set()
+        for m in sorted(manifests, key=lambda m: (m.get("repo", ""), m.get("base_commit", ""))):
+            key = (m.get("repo"), m.get("base_commit"))
+            if key in seen or not m.get("path"):
+                continue
+            seen.add(key)
+            roots.append(m["path"])
+    if cfg.get("include_matplotlib", True):
+        roots.append(matplotlib_source_root())
+    roots.extend(cfg.get("extra_source_roots") or [])
+    return roots
+
+
+def sample_study_windows(checkouts_json, cfg: dict, out_path) -> int:
+    from swevis import __version__
+    from swevis.render.windows import sample_windows
+
+    roots = source_roots(checkouts_json, cfg)
+    log.info("window sources: %s", roots)
+    wins = sample_windows(roots, list(cfg["window_lines"]), int(cfg.get("windows_per_size", 30)), int(cfg["seed"]))
+    for w in wins:
+        w["seed"] = int(cfg["seed"])
+        w["swevis_version"] = __version__
+    _write_parquet(wins, out_path)
+    return len(wins)
+
+
+def study_costs(windows_path, cfg: dict, backbones: dict, out_path, stats_path) -> dict:
+    from swevis.provenance import provenance, write_json_atomic
+    from swevis.render.study import run_costs
+
+    wins = _read_rows(windows_path)
+    settings = RenderSettings.from_config(cfg.get("render"))
+    rows, stats = run_costs(
+        wins,
+        [float(r) for r in cfg["ratios"]],
+        backbones,
+        settings,
+        ocr=cfg.get("ocr") or {},
+        seed=int(cfg["seed"]),
+        rasterize_all=bool(cfg.get("rasterize_all", True)),
+    )
+    _write_parquet(rows, out_path)
+    stats.update(provenance(cfg, backbones=backbones, render_settings=settings.to_dict()))
+    write_json_atomic(stats, stats_path)
+    return stats
+
+
+def study_tables(costs_path, ratios, backbones: list[str], table4_path, per_backbone, ocr_paths, figure_path) -> None:
+    from swevis import __version__
+    from swevis.render.study import figure3, table4
+
+    rows = _read_rows(costs_path)
+    ratios = [float(r) for r in ratios]
+    for i, b in enumerate(backbones):
+        table, ocr = table4(rows, b, ratios)
+        sel = next(r for r in rows if r["backbone"] == b)
+        prov = {
+            "backbone": b,
+            "image_family": sel["image_family"],
+            "counted_by": sel["counted_by"],
+            "swevis_version": __version__,
+        }
+        table = [dict(t, **prov) for t in table]
+        _write_csv(table, per_backbone[i])
+        _write_csv([dict(o, **prov) for o in ocr], ocr_paths[i])
+        if i == 0:
+            _write_csv(table, table4_path)
+    path, tmp = _atomic(figure_path)
+    figure3(rows, backbones, ratios, str(tmp) + ".png")
+    os.replace(str(tmp) + ".png", path)
+
+
+def study_frontier(windows_path, cfg: dict, backbones: dict, out_path, summary_path) -> dict:
+    from swevis.provenance import provenance, write_json_atomic
+    from swevis.render.study import frontier, frontier_summary
+
+    ocr = cfg.get("ocr") or {}
+    wins = [w for w in _read_rows(windows_path) if w["n_lines"] == 100]
+    if not wins:
+        raise ValueError("the frontier needs 100-line windows; add 100 to single_read.window_lines")
+    wins = wins[: int(ocr.get("frontier_windows", 12))]
+    settings = RenderSettings.from_config(cfg.get("render"))
+    fonts = [float(f) for f in ocr.get("frontier_fonts", [5, 6, 7, 8, 9, 10, 12])]
+    rows = frontier(wins, fonts, backbones, settings, ocr, seed=int(cfg["seed"]))
+    _write_csv(rows, out_path)
+    summary = frontier_summary(rows, guard_threshold=float(ocr.get("guard_threshold", 0.9)))
+    summary = {
+        "per_backbone": summary,
+        "configured_guard_px": settings.min_font_px,
+        **provenance(cfg, backbones=backbones),
+    }
+    write_json_atomic(summary, summary_path)
+    return summary

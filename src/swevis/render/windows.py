@@ -1,0 +1,107 @@
+"""Seeded sampling of code windows from Python source trees (the single-read study's inputs)."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import random
+from pathlib import Path
+
+from swevis.errors import SwevisError
+
+SKIP_DIRS = {".git", "__pycache__", ".tox", ".venv", "node_modules", "build", "dist"}
+
+
+def matplotlib_source_root() -> str:
+    """Folder of the installed matplotlib package (a SWE-bench Verified repository's source)."""
+    spec = importlib.util.find_spec("matplotlib")
+    if spec is None or not spec.submodule_search_locations:
+        raise SwevisError("matplotlib is not installed; it is one of the study's default source trees")
+    return str(Path(list(spec.submodule_search_locations)[0]))
+
+
+def python_files(root: str | Path) -> list[Path]:
+    root = Path(root)
+    if not root.is_dir():
+        raise SwevisError(f"source root {root} is not a directory")
+    out = []
+    for p in sorted(root.rglob("*.py")):
+        if any(part in SKIP_DIRS for part in p.relative_to(root).parts[:-1]):
+            continue
+        if p.is_file():
+            out.append(p)
+    return out
+
+
+def _read_lines(path: Path) -> list[str] | None:
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    if b"\x00" in data:
+        return None
+    try:
+        return data.decode("utf-8").splitlines(keepends=True)
+    except UnicodeDecodeError:
+        return None
+
+
+def sample_windows(
+    roots: list[str | Path],
+    sizes: list[int],
+    per_size: int,
+    seed: int,
+    min_nonblank: float = 0.5,
+) -> list[dict]:
+    """`per_size` windows of exactly n lines for each n in `sizes`, from *.py files under `roots`.
+
+    A window is drawn by picking a file uniformly among those with >= n lines, then a start
+    line uniformly; windows with fewer than `min_nonblank` non-blank lines are redrawn. Roots
+    and files are visited in sorted order, so the same seed and trees give the same sample.
+    Rows: window_id, root, path (relative), abs_path, start_line, n_lines, text.
+    """
+    files: list[tuple[str, Path, list[str]]] = []
+    for root in roots:
+        root = Path(root)
+        for p in python_files(root):
+            lines = _read_lines(p)
+            if lines:
+                files.append((str(root), p, lines))
+    if not files:
+        raise SwevisError(f"no readable *.py files under {', '.join(map(str, roots))}")
+    out = []
+    for n in sizes:
+        eligible = [f for f in files if len(f[2]) >= n]
+        if not eligible:
+            raise SwevisError(f"no source file has {n} lines; cannot sample {n}-line windows")
+        rng = random.Random(f"{seed}:{n}")
+        seen: set[tuple[str, int]] = set()
+        tries = 0
+        while sum(1 for w in out if w["n_lines"] == n) < per_size:
+            tries += 1
+            if tries > per_size * 200:
+                raise SwevisError(f"could not draw {per_size} distinct {n}-line windows")
+            root, p, lines = eligible[rng.randrange(len(eligible))]
+            start = rng.randrange(len(lines) - n + 1) + 1
+            if (str(p), start) in seen:
+                continue
+            chunk = lines[start - 1 : start - 1 + n]
+            if sum(1 for l in chunk if l.strip()) < min_nonblank * n:
+                continue
+            seen.add((str(p), start))
+            rel = str(p.relative_to(root))
+            text = "".join(chunk)
+            wid = hashlib.sha1(f"{Path(root).name}/{rel}:{start}:{n}".encode()).hexdigest()[:12]
+            out.append(
+                {
+                    "window_id": wid,
+                    "root": root,
+                    "source": Path(root).name,
+                    "path": rel,
+                    "abs_path": str(p),
+                    "start_line": start,
+                    "n_lines": n,
+                    "text": text,
+                }
+            )
+    return out
