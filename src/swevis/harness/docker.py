@@ -1,0 +1,474 @@
+"""The official SWE-bench harness (swebench 4.x) in Docker, one run per condition.
+
+For one condition folder `results/runs/<model>/<agent>-<scope>/<condition>/`:
+
+1. collect the condition's predictions from `<instance>/patch.diff` and write them in
+   swebench's format ({instance_id, model_name_or_path, model_patch}) to
+   `<condition>/harness/predictions.jsonl`, with our instance rows as `dataset.json`;
+2. run `swebench.harness.run_evaluation.main` in-process with run_id
+   `swevis-<model>-<agent>-<scope>-<condition>` and its working folder set to
+   `<condition>/harness/`, so swebench's logs (`logs/run_evaluation/<run_id>/<model>/<instance>/`
+   with report.json, run_instance.log, test_output.txt) and its run report
+   (`<model>.<run_id>.json`) all land under the condition's folder;
+3. convert each instance's outcome into our eval.json (harness "docker"):
+   report.json -> resolved / tests / resolution; "Patch Apply Failed" in run_instance.log ->
+   unresolved with the reason; anything else (crash, timeout, no test output) ->
+   `infra_failure` true, retried `retries` times;
+4. empty patches are unresolved without Docker ("empty patch", as the local runner says).
+
+Identical patches of one instance share one evaluation: `evaluation_cache_key` and
+`EvalCache` (usable by the local runner too, see `cached_evaluation`).
+
+Docker is reached only through `docker.from_env()` (as swebench does); tests replace it
+with a fake client. Nothing here pulls or builds images by itself: with the default
+namespace "swebench" the harness uses prebuilt instance images, which must be present or
+pullable by the Docker engine.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import hashlib
+import json
+import logging
+import os
+import re
+import shutil
+import time
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+from swevis.errors import SwevisError
+from swevis.provenance import write_json_atomic
+
+log = logging.getLogger(__name__)
+
+HARNESS_DIRNAME = "harness"
+PREDICTIONS_NAME = "predictions.jsonl"
+DATASET_NAME = "dataset.json"
+
+DEFAULTS: dict[str, Any] = {
+    "kind": "local",
+    "max_workers": 2,
+    "timeout_s": 1800,
+    "retries": 1,
+    "namespace": "swebench",
+    "cache_level": "env",
+    "clean": False,
+    "force_rebuild": False,
+    "instance_image_tag": "latest",
+    "env_image_tag": "latest",
+    "open_file_limit": None,
+    "cache_dir": ".swevis-cache/evals",
+}
+
+
+class DockerHarnessError(SwevisError):
+    """The Docker harness could not run at all (no engine, bad input); not a verdict."""
+
+
+# ---------------------------------------------------------------- names and inputs
+
+
+def run_id_for(model: str, agent: str, scope: str, condition: str) -> str:
+    """One swebench run_id per condition."""
+    return f"swevis-{model}-{agent}-{scope}-{condition}"
+
+
+def harness_dir(condition_dir: str | Path) -> Path:
+    return Path(condition_dir) / HARNESS_DIRNAME
+
+
+def instance_log_dir(condition_dir: str | Path, run_id: str, model_name: str, instance_id: str) -> Path:
+    """Where swebench's run_instance writes report.json, run_instance.log, test_output.txt."""
+    return harness_dir(condition_dir) / "logs" / "run_evaluation" / run_id / model_name.replace("/", "__") / instance_id
+
+
+def read_patch(run_dir: str | Path) -> str:
+    """The patch of one run folder; a missing patch.diff is an error naming the file."""
+    path = Path(run_dir) / "patch.diff"
+    if not path.exists():
+        raise DockerHarnessError(f"{path}: missing (the agent run did not finish?)")
+    return path.read_text(encoding="utf-8", errors="replace")
+
+
+def condition_predictions(condition_dir: str | Path, instance_ids: Iterable[str], model_name: str) -> list[dict[str, str]]:
+    """swebench predictions of a condition, one per instance folder."""
+    return [
+        {
+            "instance_id": iid,
+            "model_name_or_path": model_name,
+            "model_patch": read_patch(Path(condition_dir) / iid),
+        }
+        for iid in instance_ids
+    ]
+
+
+def write_predictions(predictions: list[dict[str, str]], path: str | Path) -> Path:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_text("".join(json.dumps(p, sort_keys=True) + "\n" for p in predictions))
+    os.replace(tmp, path)
+    return path
+
+
+def write_dataset(rows: list[dict[str, Any]], path: str | Path) -> Path:
+    """Our instance rows as the local JSON dataset swebench's load_swebench_dataset reads."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_text(json.dumps(rows, indent=1, default=str))
+    os.replace(tmp, path)
+    return path
+
+
+# ---------------------------------------------------------------- evaluation cache
+
+
+def _normalize_patch(patch: str) -> str:
+    text = (patch or "").replace("\r\n", "\n")
+    return text.rstrip("\n") + "\n" if text.strip() else ""
+
+
+def evaluation_cache_key(instance_id: str, patch: str, harness: str = "docker") -> str:
+    """Key of one evaluation: harness kind, instance and the patch (line endings and the
+    trailing newline normalized). Identical patches of one instance share it."""
+    blob = json.dumps([harness, instance_id, _normalize_patch(patch)]).encode()
+    return hashlib.sha256(blob).hexdigest()
+
+
+class EvalCache:
+    """A small on-disk cache of eval records, `<root>/<key[:2]>/<key>.json`.
+
+    Only verdicts are stored (never infrastructure failures), so a crash is retried.
+    `root=None` disables the cache.
+    """
+
+    def __init__(self, root: str | Path | None):
+        self.root = Path(root) if root else None
+
+    def _path(self, key: str) -> Path:
+        assert self.root is not None
+        return self.root / key[:2] / f"{key}.json"
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        if self.root is None:
+            return None
+        path = self._path(key)
+        if not path.exists():
+            return None
+        try:
+            return json.loads(path.read_text())
+        except (OSError, json.JSONDecodeError):
+            log.warning("ignoring unreadable eval cache entry %s", path)
+            return None
+
+    def put(self, key: str, record: dict[str, Any]) -> None:
+        if self.root is None or record.get("infra_failure"):
+            return
+        write_json_atomic(record, self._path(key))
+
+
+def cached_evaluation(
+    cache: EvalCache,
+    instance_id: str,
+    patch: str,
+    harness: str,
+    compute: Callable[[], dict[str, Any]],
+) -> dict[str, Any]:
+    """Return the cached record of (instance, patch, harness) or compute and store it.
+
+    The local runner path uses it as
+    `cached_evaluation(cache, iid, patch, "local", lambda: evaluate_patch(row, patch, mirror))`.
+    """
+    key = evaluation_cache_key(instance_id, patch, harness)
+    hit = cache.get(key)
+    if hit is not None:
+        return {**hit, "cache_key": key, "cached": True}
+    record = compute()
+    record = {**record, "cache_key": key, "cached": False}
+    cache.put(key, record)
+    return record
+
+
+# ---------------------------------------------------------------- report -> eval.json
+
+
+def _base_record(instance_id: str) -> dict[str, Any]:
+    return {
+        "instance_id": instance_id,
+        "harness": "docker",
+        "resolved": False,
+        "patch_applied": False,
+        "patch_apply": None,
+        "infra_failure": False,
+        "error": None,
+        "tests": None,
+        "resolution": None,
+    }
+
+
+def _tail(text: str, n: int = 800) -> str:
+    text = text.strip()
+    return text if len(text) <= n else "…" + text[-n:]
+
+
+def _apply_command(instance_log: str) -> str | None:
+    """The GIT_APPLY_CMDS entry that worked: the first one not reported as failed."""
+    from swebench.harness.run_evaluation import GIT_APPLY_CMDS
+
+    failed = {cmd for cmd in GIT_APPLY_CMDS if f"Failed to apply patch to container: {cmd}\n" in instance_log + "\n"}
+    for cmd in GIT_APPLY_CMDS:
+        if cmd not in failed:
+            return cmd
+    return None
+
+
+def report_to_eval(instance_id: str, log_dir: str | Path, *, timeout_s: float | None = None) -> dict[str, Any]:
+    """Our eval record from swebench's per-instance log folder (report.json + logs)."""
+    from swebench.harness.constants import (
+        APPLY_PATCH_FAIL,
+        FAIL_TO_PASS,
+        LOG_INSTANCE,
+        LOG_REPORT,
+        PASS_TO_PASS,
+    )
+    from swebench.harness.grading import get_resolution_status
+
+    log_dir = Path(log_dir)
+    record = _base_record(instance_id)
+    record["log_dir"] = str(log_dir)
+    instance_log_path = log_dir / LOG_INSTANCE
+    instance_log = instance_log_path.read_text(errors="replace") if instance_log_path.exists() else ""
+    report_path = log_dir / LOG_REPORT
+
+    if report_path.exists():
+        try:
+            report = json.loads(report_path.read_text())[instance_id]
+        except (json.JSONDecodeError, KeyError, TypeError) as exc:
+            record.update(infra_failure=True, error=f"{report_path}: unreadable swebench report ({exc})")
+            return record
+        record["report_path"] = str(report_path)
+        record["patch_applied"] = True
+        record["patch_apply"] = _apply_command(instance_log) or "applied"
+        status = report.get("tests_status")
+        if not report.get("patch_successfully_applied") or not status:
+            # run_instance applied the patch, but the test log had no test output section
+            # (eval script failed, tests errored or timed out inside the container).
+            record.update(infra_failure=True, error="the test log has no test results (eval script failed); see test_output.txt")
+            return record
+        record["tests"] = {FAIL_TO_PASS: status.get(FAIL_TO_PASS), PASS_TO_PASS: status.get(PASS_TO_PASS)}
+        record["resolution"] = get_resolution_status(status)
+        record["resolved"] = bool(report.get("resolved"))
+        return record
+
+    if APPLY_PATCH_FAIL in instance_log:
+        reason = instance_log.split(APPLY_PATCH_FAIL, 1)[1]
+        reason = reason.split("Traceback (most recent call last)", 1)[0]
+        reason = re.split(r"\n\d{4}-\d\d-\d\d \d\d:\d\d:\d\d", reason, maxsplit=1)[0].strip(":\n ")
+        record["patch_apply"] = "patch does not apply: " + _tail(reason, 500)
+        return record
+
+    if "timed out after" in instance_log or "Timeout error" in instance_log:
+        record.update(infra_failure=True, error=f"test run timed out after {timeout_s} s" if timeout_s else "test run timed out")
+        return record
+    if not instance_log:
+        record.update(infra_failure=True, error=f"evaluation did not run: no {instance_log_path}")
+        return record
+    error_lines = [ln for ln in instance_log.splitlines() if "Error" in ln or "error" in ln]
+    record.update(
+        infra_failure=True,
+        error="evaluation crashed: " + _tail("\n".join(error_lines[-5:]) or instance_log, 500) + f" (see {instance_log_path})",
+    )
+    return record
+
+
+def empty_patch_record(instance_id: str) -> dict[str, Any]:
+    record = _base_record(instance_id)
+    record["patch_apply"] = "empty patch"
+    return record
+
+
+# ---------------------------------------------------------------- running the harness
+
+
+@contextlib.contextmanager
+def _docker_client_factory(factory: Callable[[], Any] | None):
+    """Temporarily make `docker.from_env` return `factory()` (the test boundary)."""
+    if factory is None:
+        yield
+        return
+    import docker
+
+    original = docker.from_env
+    docker.from_env = lambda *a, **k: factory()
+    try:
+        yield
+    finally:
+        docker.from_env = original
+
+
+def check_engine() -> None:
+    """Fail early, clearly, when no Docker engine answers."""
+    import docker
+
+    try:
+        docker.from_env().ping()
+    except Exception as exc:  # docker.errors.DockerException and transport errors
+        raise DockerHarnessError(
+            f"no Docker engine reachable ({exc.__class__.__name__}: {exc}); use harness.kind: local or start Docker"
+        ) from None
+
+
+def _run_swebench(
+    workdir: Path,
+    dataset_path: Path,
+    predictions_path: Path,
+    instance_ids: list[str],
+    run_id: str,
+    settings: dict[str, Any],
+) -> None:
+    """swebench's own entry point, run with `workdir` as its working folder."""
+    import resource
+
+    from swebench.harness import run_evaluation
+
+    open_files = settings.get("open_file_limit")
+    if open_files is None:
+        # main() sets soft and hard limit to this value; never lower our hard limit.
+        open_files = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+        if open_files == resource.RLIM_INFINITY:
+            open_files = 65536
+    with contextlib.chdir(workdir):
+        run_evaluation.main(
+            dataset_name=str(dataset_path),
+            split="test",
+            instance_ids=instance_ids,
+            predictions_path=str(predictions_path),
+            max_workers=int(settings["max_workers"]),
+            force_rebuild=bool(settings["force_rebuild"]),
+            cache_level=settings["cache_level"],
+            clean=bool(settings["clean"]),
+            open_file_limit=int(open_files),
+            run_id=run_id,
+            timeout=int(settings["timeout_s"]),
+            namespace=settings["namespace"],
+            rewrite_reports=False,
+            modal=False,
+            instance_image_tag=settings["instance_image_tag"],
+            env_image_tag=settings["env_image_tag"],
+            report_dir=".",
+        )
+
+
+def evaluate_condition(
+    condition_dir: str | Path,
+    rows: list[dict[str, Any]],
+    *,
+    model: str,
+    agent: str,
+    scope: str,
+    condition: str,
+    settings: dict[str, Any] | None = None,
+    client_factory: Callable[[], Any] | None = None,
+) -> dict[str, Any]:
+    """Evaluate every instance of one condition with the official harness in Docker.
+
+    `rows` are the SWE-bench rows (results/instances.jsonl) of the condition's instances;
+    each must have a run folder `<condition_dir>/<instance_id>/` with patch.diff. Writes
+    `<instance>/eval.json` for every row and returns a summary
+    {run_id, n, resolved, infra_failures, evaluated, cached, empty, attempts, harness_dir}.
+    `settings` is the config's `harness` section; `client_factory` replaces
+    docker.from_env (tests).
+    """
+    cfg = {**DEFAULTS, **(settings or {})}
+    condition_dir = Path(condition_dir).resolve()
+    run_id = run_id_for(model, agent, scope, condition)
+    hdir = harness_dir(condition_dir)
+    hdir.mkdir(parents=True, exist_ok=True)
+    cache = EvalCache(Path(cfg["cache_dir"]).resolve() if cfg.get("cache_dir") else None)
+    ids = [r["instance_id"] for r in rows]
+    if len(set(ids)) != len(ids):
+        raise DockerHarnessError(f"{condition_dir}: duplicate instance ids in the rows")
+
+    predictions = condition_predictions(condition_dir, ids, model)
+    predictions_path = write_predictions(predictions, hdir / PREDICTIONS_NAME)
+    dataset_path = write_dataset(rows, hdir / DATASET_NAME)
+    patches = {p["instance_id"]: p["model_patch"] for p in predictions}
+
+    records: dict[str, dict[str, Any]] = {}
+    counts = {"evaluated": 0, "cached": 0, "empty": 0}
+    pending: list[str] = []
+    for iid in ids:
+        patch = patches[iid]
+        key = evaluation_cache_key(iid, patch, "docker")
+        if not patch.strip():
+            records[iid] = {**empty_patch_record(iid), "cache_key": key, "cached": False}
+            counts["empty"] += 1
+            continue
+        hit = cache.get(key)
+        if hit is not None:
+            records[iid] = {**hit, "instance_id": iid, "cache_key": key, "cached": True}
+            counts["cached"] += 1
+            continue
+        pending.append(iid)
+
+    attempts_used = 0
+    attempt_of: dict[str, int] = {}
+    if pending:
+        with _docker_client_factory(client_factory):
+            check_engine()
+            for attempt in range(1 + int(cfg["retries"])):
+                if not pending:
+                    break
+                attempts_used = attempt + 1
+                for iid in pending:
+                    # A failed earlier attempt keeps its logs beside the new one.
+                    ldir = instance_log_dir(condition_dir, run_id, model, iid)
+                    if attempt > 0 and ldir.exists():
+                        shutil.move(str(ldir), str(ldir.with_name(f"{iid}.attempt-{attempt}")))
+                start = time.monotonic()
+                try:
+                    _run_swebench(hdir, dataset_path, predictions_path, pending, run_id, cfg)
+                except Exception as exc:  # the whole run crashed: every pending instance failed
+                    log.error("swebench run %s crashed: %s", run_id, exc)
+                    for iid in pending:
+                        rec = _base_record(iid)
+                        rec.update(infra_failure=True, error=f"harness run crashed: {exc.__class__.__name__}: {exc}")
+                        records[iid] = rec
+                else:
+                    for iid in pending:
+                        records[iid] = report_to_eval(iid, instance_log_dir(condition_dir, run_id, model, iid), timeout_s=cfg["timeout_s"])
+                log.info("run %s attempt %d: %d instances in %.1f s", run_id, attempt + 1, len(pending), time.monotonic() - start)
+                for iid in pending:
+                    attempt_of[iid] = attempt + 1
+                pending = [iid for iid in pending if records[iid]["infra_failure"]]
+
+    for iid in ids:
+        rec = records[iid]
+        if iid in attempt_of:
+            key = evaluation_cache_key(iid, patches[iid], "docker")
+            rec.update(cache_key=key, cached=False, attempts=attempt_of[iid])
+            cache.put(key, {k: v for k, v in rec.items() if k not in ("cache_key", "cached", "attempts")})
+            counts["evaluated"] += 1
+        rec["run_id"] = run_id
+        write_json_atomic(rec, condition_dir / iid / "eval.json")
+
+    summary = {
+        "run_id": run_id,
+        "harness_dir": str(hdir),
+        "n": len(ids),
+        "resolved": sum(1 for r in records.values() if r["resolved"]),
+        "infra_failures": sorted(iid for iid, r in records.items() if r["infra_failure"]),
+        "attempts": attempts_used,
+        **counts,
+    }
+    write_json_atomic(summary, hdir / "harness_summary.json")
+    return copy.deepcopy(summary)
+
+
+def harness_settings(config: dict[str, Any]) -> dict[str, Any]:
+    """The config's `harness` section with defaults filled in."""
+    return {**DEFAULTS, **(config.get("harness") or {})}

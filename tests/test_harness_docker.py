@@ -1,0 +1,334 @@
+"""The Docker harness driven through swebench's real run_evaluation.main, with a fake Docker
+client at the boundary (docker.from_env). No engine is contacted; nothing is pulled."""
+
+from __future__ import annotations
+
+import io
+import itertools
+import json
+import tarfile
+import time
+from pathlib import Path
+
+import docker
+import pytest
+
+from swevis.harness.docker import (
+    DockerHarnessError,
+    EvalCache,
+    cached_evaluation,
+    evaluate_condition,
+    evaluation_cache_key,
+    instance_log_dir,
+    run_id_for,
+)
+
+F2P = "tests/test_x.py::test_fix"
+P2P = "tests/test_x.py::test_keep"
+
+
+def _patch(marker: str) -> str:
+    return (
+        "diff --git a/requests/x.py b/requests/x.py\n--- a/requests/x.py\n+++ b/requests/x.py\n"
+        f"@@ -1 +1 @@\n-old\n+new  # {marker}\n"
+    )
+
+
+def _row(iid: str) -> dict:
+    return {
+        "repo": "psf/requests",
+        "instance_id": iid,
+        "base_commit": "a" * 40,
+        "patch": _patch("GOLD"),
+        "test_patch": "diff --git a/tests/test_x.py b/tests/test_x.py\n--- a/tests/test_x.py\n+++ b/tests/test_x.py\n@@ -1 +1 @@\n-a\n+b\n",
+        "problem_statement": "x is broken",
+        "hints_text": "",
+        "created_at": "2020-01-01",
+        "version": "2.0",
+        "FAIL_TO_PASS": json.dumps([F2P]),
+        "PASS_TO_PASS": json.dumps([P2P]),
+        "environment_setup_commit": "b" * 40,
+    }
+
+
+def _test_log(fix_passes: bool) -> bytes:
+    return (
+        "+ pytest -rA tests/test_x.py\n"
+        ">>>>> Start Test Output\n"
+        "============ short test summary info ============\n"
+        f"{'PASSED' if fix_passes else 'FAILED'} {F2P}\n"
+        f"PASSED {P2P}\n"
+        ">>>>> End Test Output\n"
+    ).encode()
+
+
+class _Result:
+    def __init__(self, exit_code: int, output: bytes):
+        self.exit_code, self.output = exit_code, output
+
+
+class FakeAPI:
+    def __init__(self, client: "FakeClient"):
+        self.client = client
+        self._ids = itertools.count()
+        self.execs: dict[str, "FakeContainer"] = {}
+
+    def exec_create(self, container_id, cmd):
+        eid = f"exec-{next(self._ids)}"
+        self.execs[eid] = self.client.by_id[container_id]
+        self.client.calls.append(("exec_create", container_id, cmd))
+        return {"Id": eid}
+
+    def exec_start(self, exec_id, stream=False):
+        container = self.execs[exec_id]
+        behaviour = self.client.script(container.patch)
+        if behaviour == "crash":
+            raise docker.errors.APIError("500 Server Error: the container died")
+        if behaviour == "hang":
+            def slow():
+                time.sleep(2.5)
+                yield b"too late\n"
+            return slow()
+        return iter([_test_log(behaviour == "pass")])
+
+    def exec_inspect(self, exec_id):
+        return {"Pid": 0}
+
+    def inspect_container(self, container_id):
+        return {"State": {"Pid": 0}}
+
+
+class FakeContainer:
+    def __init__(self, client: "FakeClient", name: str, image: str):
+        self.client, self.name, self.image = client, name, image
+        self.id = f"cid-{name}"
+        self.patch = ""
+
+    def start(self):
+        self.client.calls.append(("start", self.name))
+
+    def put_archive(self, path, data):
+        with tarfile.open(fileobj=io.BytesIO(data)) as tar:
+            for member in tar.getmembers():
+                content = tar.extractfile(member).read().decode()
+                if member.name == "patch.diff":
+                    self.patch = content
+        self.client.calls.append(("put_archive", self.name, path))
+        return True
+
+    def exec_run(self, cmd, workdir=None, user=None, detach=False, **kw):
+        self.client.calls.append(("exec_run", self.name, cmd))
+        if cmd.startswith(("git apply", "patch --batch")):
+            if "BAD" in self.patch:
+                return _Result(1, b"error: patch failed: requests/x.py:1\nerror: requests/x.py: patch does not apply\n")
+            return _Result(0, b"Checking patch requests/x.py...\nApplied patch requests/x.py cleanly.\n")
+        return _Result(0, b"")
+
+    def stop(self, timeout=None):
+        self.client.calls.append(("stop", self.name))
+
+    def remove(self, force=False):
+        self.client.calls.append(("remove", self.name))
+
+
+class FakeImage:
+    def __init__(self, tag):
+        self.tags, self.id = [tag], f"sha256:{tag}"
+
+
+class FakeImages:
+    def __init__(self, client, tags):
+        self.client, self.tags = client, set(tags)
+
+    def list(self, all=False, **kw):
+        return [FakeImage(t) for t in sorted(self.tags)]
+
+    def get(self, name):
+        if name in self.tags:
+            return FakeImage(name)
+        raise docker.errors.ImageNotFound(name)
+
+    def pull(self, name, *a, **kw):
+        self.client.pulls.append(name)
+        raise docker.errors.NotFound(f"the fake client never pulls ({name})")
+
+    def remove(self, image_id, force=False):
+        self.client.calls.append(("remove_image", image_id))
+
+
+class FakeContainers:
+    def __init__(self, client):
+        self.client = client
+
+    def create(self, image, name, **kw):
+        c = FakeContainer(self.client, name, image)
+        self.client.by_id[c.id] = c
+        self.client.created.append(name)
+        return c
+
+    def list(self, all=False, **kw):
+        return []
+
+
+class FakeClient:
+    """Records every call; `script(patch) -> "pass"|"fail"|"crash"|"hang"` decides the test run."""
+
+    def __init__(self, image_tags, script):
+        self.calls, self.pulls, self.created = [], [], []
+        self.by_id = {}
+        self.script = script
+        self.api = FakeAPI(self)
+        self.images = FakeImages(self, image_tags)
+        self.containers = FakeContainers(self)
+
+    def ping(self):
+        return True
+
+
+def _script(patch: str) -> str:
+    for word, behaviour in (("CRASH", "crash"), ("HANG", "hang"), ("WRONG", "fail")):
+        if word in patch:
+            return behaviour
+    return "pass"
+
+
+CASES = {
+    "psf__requests-1001": _patch("GOLD"),
+    "psf__requests-1002": "",
+    "psf__requests-1003": _patch("BAD"),
+    "psf__requests-1004": _patch("WRONG"),
+    "psf__requests-1005": _patch("CRASH"),
+}
+
+
+def _condition(tmp_path: Path, cases: dict[str, str]) -> Path:
+    cdir = tmp_path / "results" / "runs" / "qwen3.5" / "plb-normal" / "r3"
+    for iid, patch in cases.items():
+        (cdir / iid).mkdir(parents=True)
+        (cdir / iid / "patch.diff").write_text(patch)
+    return cdir
+
+
+def _images(ids):
+    return [f"swebench/sweb.eval.x86_64.{i.replace('__', '_1776_')}:latest" for i in ids]
+
+
+@pytest.fixture
+def fake(monkeypatch):
+    client = FakeClient(_images(list(CASES) + ["psf__requests-1006"]), _script)
+    monkeypatch.setattr(docker, "from_env", lambda *a, **k: client)
+    return client
+
+
+def _settings(tmp_path, **kw):
+    return {"max_workers": 2, "timeout_s": 1, "retries": 1, "cache_dir": str(tmp_path / "evcache"), **kw}
+
+
+def _eval(cdir, iid):
+    return json.loads((cdir / iid / "eval.json").read_text())
+
+
+def test_gold_empty_bad_wrong_crash(tmp_path, fake):
+    cdir = _condition(tmp_path, CASES)
+    rows = [_row(i) for i in CASES]
+    summary = evaluate_condition(cdir, rows, model="qwen3.5", agent="plb", scope="normal", condition="r3", settings=_settings(tmp_path))
+
+    run_id = "swevis-qwen3.5-plb-normal-r3"
+    assert run_id_for("qwen3.5", "plb", "normal", "r3") == run_id
+    assert summary["run_id"] == run_id and summary["n"] == 5 and summary["resolved"] == 1
+
+    gold = _eval(cdir, "psf__requests-1001")
+    assert gold["harness"] == "docker" and gold["resolved"] and gold["patch_applied"]
+    assert gold["resolution"] == "RESOLVED_FULL" and not gold["infra_failure"]
+    assert gold["tests"]["FAIL_TO_PASS"]["success"] == [F2P] and gold["tests"]["PASS_TO_PASS"]["success"] == [P2P]
+    assert gold["patch_apply"] == "git apply --verbose" and gold["run_id"] == run_id
+
+    empty = _eval(cdir, "psf__requests-1002")
+    assert not empty["resolved"] and not empty["patch_applied"] and empty["patch_apply"] == "empty patch"
+    assert not empty["infra_failure"]
+
+    bad = _eval(cdir, "psf__requests-1003")
+    assert not bad["resolved"] and not bad["patch_applied"] and not bad["infra_failure"]
+    assert bad["patch_apply"].startswith("patch does not apply") and bad["patch_apply"].endswith("patch does not apply")
+
+    wrong = _eval(cdir, "psf__requests-1004")
+    assert wrong["patch_applied"] and not wrong["resolved"] and not wrong["infra_failure"]
+    assert wrong["tests"]["FAIL_TO_PASS"]["failure"] == [F2P]
+
+    crash = _eval(cdir, "psf__requests-1005")
+    assert crash["infra_failure"] and not crash["resolved"] and "crashed" in crash["error"]
+    assert crash["attempts"] == 2 and summary["infra_failures"] == ["psf__requests-1005"] and summary["attempts"] == 2
+
+    # reports under the condition's folder, one run_id per condition
+    report = instance_log_dir(cdir, run_id, "qwen3.5", "psf__requests-1001") / "report.json"
+    assert report.exists() and report.is_relative_to(cdir / "harness")
+    assert (cdir / "harness" / f"qwen3.5.{run_id}.json").exists()
+    assert (cdir / "harness" / "predictions.jsonl").read_text().count("\n") == 5
+    pred = json.loads((cdir / "harness" / "predictions.jsonl").read_text().splitlines()[0])
+    assert set(pred) == {"instance_id", "model_name_or_path", "model_patch"}
+    # the crashed instance's first attempt is kept beside the retry
+    assert instance_log_dir(cdir, run_id, "qwen3.5", "psf__requests-1005.attempt-1").exists()
+    # containers named after the run id; no pulls; the empty patch never reached Docker
+    assert fake.pulls == []
+    assert all(run_id in name for name in fake.created)
+    assert not any("1002" in name for name in fake.created)
+    assert not (tmp_path / "logs").exists() and not Path("logs/run_evaluation", run_id).exists()
+
+
+def test_timeout_is_infra_failure_and_retried(tmp_path, fake):
+    cases = {"psf__requests-1006": _patch("HANG")}
+    cdir = _condition(tmp_path, cases)
+    summary = evaluate_condition(
+        cdir, [_row(i) for i in cases], model="qwen3.5", agent="plb", scope="normal", condition="r3",
+        settings=_settings(tmp_path, retries=0),
+    )
+    rec = _eval(cdir, "psf__requests-1006")
+    assert rec["infra_failure"] and "timed out" in rec["error"] and not rec["resolved"]
+    assert summary["attempts"] == 1 and rec["attempts"] == 1
+
+
+def test_identical_patches_share_one_evaluation(tmp_path, fake):
+    gold = {"psf__requests-1001": _patch("GOLD")}
+    c1 = _condition(tmp_path / "a", gold)
+    s1 = evaluate_condition(c1, [_row("psf__requests-1001")], model="m", agent="let", scope="wide", condition="r1", settings=_settings(tmp_path))
+    n_created = len(fake.created)
+    c2 = _condition(tmp_path / "b", {"psf__requests-1001": _patch("GOLD").rstrip("\n") + "\n\n"})
+    s2 = evaluate_condition(c2, [_row("psf__requests-1001")], model="m", agent="let", scope="wide", condition="r5", settings=_settings(tmp_path))
+    assert s1["evaluated"] == 1 and s2["cached"] == 1 and s2["evaluated"] == 0
+    assert len(fake.created) == n_created  # no second container
+    rec = _eval(c2, "psf__requests-1001")
+    assert rec["resolved"] and rec["cached"] and rec["run_id"] == "swevis-m-let-wide-r5"
+
+
+def test_crashes_are_not_cached(tmp_path):
+    cache = EvalCache(tmp_path / "c")
+    calls = []
+
+    def compute():
+        calls.append(1)
+        return {"instance_id": "i", "resolved": False, "infra_failure": True}
+
+    cached_evaluation(cache, "i", "p", "local", compute)
+    cached_evaluation(cache, "i", "p", "local", compute)
+    assert len(calls) == 2
+    ok = cached_evaluation(cache, "i", "q", "local", lambda: {"instance_id": "i", "resolved": True, "infra_failure": False})
+    again = cached_evaluation(cache, "i", "q", "local", compute)
+    assert not ok["cached"] and again["cached"] and again["resolved"]
+    assert evaluation_cache_key("i", "q", "local") != evaluation_cache_key("i", "q", "docker")
+    assert evaluation_cache_key("i", "x\r\n") == evaluation_cache_key("i", "x\n\n")
+
+
+def test_no_engine_is_a_clear_error(tmp_path, monkeypatch):
+    def no_engine(*a, **k):
+        raise docker.errors.DockerException("Error while fetching server API version: connection refused")
+
+    monkeypatch.setattr(docker, "from_env", no_engine)
+    cdir = _condition(tmp_path, {"psf__requests-1001": _patch("GOLD")})
+    with pytest.raises(DockerHarnessError, match="no Docker engine"):
+        evaluate_condition(cdir, [_row("psf__requests-1001")], model="m", agent="plb", scope="normal", condition="text", settings=_settings(tmp_path))
+
+
+def test_missing_patch_is_named(tmp_path, fake):
+    cdir = _condition(tmp_path, {})
+    with pytest.raises(DockerHarnessError, match="psf__requests-1001/patch.diff"):
+        evaluate_condition(cdir, [_row("psf__requests-1001")], model="m", agent="plb", scope="normal", condition="text", settings=_settings(tmp_path))
