@@ -1,4 +1,4 @@
-"""Image-token models, one per backbone family, exact to each provider's published formula.
+r"""Image-token models, one per backbone family, exact to each provider's published formula.
 
 `image_tokens(width, height, family)` is the number of prompt tokens one image of that size
 costs, *including* the per-image wrapper tokens the chat template adds around it.
@@ -151,7 +151,7 @@ def _kimi(width: int, height: int) -> tuple[tuple[int, int], int]:
     s2 = side * ps / width
     s3 = side * ps / height
     scale = min(1.0, s1, s2, s3)
-    new_w = min(max(1, int(width * scale)), side * ps)
+    new_w = min(max(1, int(width * scale)), side * ps)  # int() truncation as the reference does
     new_h = min(max(1, int(height * scale)), side * ps)
     factor = KIMI["merge"] * ps
     pad_w = math.ceil(new_w / factor) * factor
@@ -198,7 +198,7 @@ def _claude(width: int, height: int) -> tuple[tuple[int, int], int]:
     ppt, long_edge = CLAUDE["pixels_per_token"], CLAUDE["long_edge"]
     max_pixels = CLAUDE["max_tokens"] * ppt
     s = min(1.0, long_edge / max(width, height), math.sqrt(max_pixels / (width * height)))
-    w, h = (width, height) if s >= 1.0 else (max(1, int(width * s)), max(1, int(height * s)))
+    w, h = (width, height) if s >= 1.0 else (max(1, int(round(width * s, 6))), max(1, int(round(height * s, 6))))
     return (w, h), math.ceil(w * h / ppt)
 
 

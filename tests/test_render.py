@@ -1,0 +1,184 @@
+"""Renderer: layout record, line numbers, pagination, budgets, the guard and bad input."""
+
+import random
+from pathlib import Path
+
+import pytest
+
+from swevis.render import RenderError, RenderSettings, prepare_lines, read_window, render_window, save_pages
+from swevis.render.ocr import char_accuracy, levenshtein
+from swevis.render.raster import visible_rows
+from swevis.render.windows import matplotlib_source_root, sample_windows
+from swevis.tokens import image_tokens
+
+MPL = Path(matplotlib_source_root())
+AXES = MPL / "axes" / "_axes.py"
+
+
+def _window(start, n):
+    return read_window(AXES, start, start + n - 1)
+
+
+@pytest.fixture(scope="module")
+def win100():
+    return _window(2000, 100)
+
+
+def test_layout_record_and_pages(win100):
+    res = render_window(str(AXES), 2000, win100, 3, "qwen3", "qwen3.5")
+    L = res.layout
+    assert L["start_line"] == 2000 and L["end_line"] == 2099 and L["lines"] == 100
+    assert L["pages"] == len(res.pages) >= 1
+    # pages are exactly what the model sees: on the 32 px grid, tokens from their real size
+    assert res.image_tokens == sum(image_tokens(p.width, p.height, "qwen3.5") for p in res.pages)
+    assert all(p.width % 32 == 0 and p.height % 32 == 0 for p in res.pages)
+    assert [list(p.size) for p in res.pages] == L["page_sizes"]
+    assert L["realized_ratio"] == pytest.approx(L["text_tokens"] / L["image_tokens"])
+    assert L["font_px_seen"] >= L["guard_px"]
+
+
+def test_pages_cut_at_line_boundaries_and_line_numbers(win100):
+    res = render_window(str(AXES), 2000, win100, 1, "qwen3", "qwen3.5", {"max_page_height": 768})
+    plan = res.plan
+    assert plan.pages > 1
+    spans = [c for page in plan.page_columns for c in page]
+    assert spans[0][0] == 0 and spans[-1][1] == 100
+    assert all(a[1] == b[0] for a, b in zip(spans, spans[1:]))  # contiguous, whole lines
+    lines = prepare_lines(win100)
+    first = visible_rows(lines, 2000, plan, 0, 0)[0]
+    assert first.split()[0] == "2000"
+    last_page = len(plan.page_columns) - 1
+    last_col = len(plan.page_columns[last_page]) - 1
+    numbered = [r.split()[0] for r in visible_rows(lines, 2000, plan, last_page, last_col) if r[: plan.gutter].strip()]
+    assert numbered[-1] == "2099"
+
+
+@pytest.mark.parametrize("ratio", [2, 3])
+def test_realized_ratio_within_15_percent(win100, ratio):
+    res = render_window(str(AXES), 2000, win100, ratio, "qwen3", "qwen3.5")
+    assert not res.layout["guard_bound"]
+    assert abs(res.layout["realized_ratio"] / ratio - 1) <= 0.15
+
+
+def test_guard_binds_and_is_reported(win100):
+    res = render_window(str(AXES), 2000, win100, 7, "qwen3", "qwen3.5")
+    L = res.layout
+    assert L["guard_bound"] and L["font_px"] >= 7.0
+    looser = render_window(str(AXES), 2000, win100, 7, "qwen3", "qwen3.5", {"min_font_px": 5.0}, rasterize=False)
+    assert looser.layout["realized_ratio"] > L["realized_ratio"]
+
+
+def test_token_floor_small_window():
+    res = render_window(str(AXES), 10, _window(10, 10), 7, "qwen3", "qwen3.5", rasterize=False)
+    assert res.layout["floor_bound"] and res.image_tokens == 66  # 256x256 minimum + wrapper
+
+
+@pytest.mark.parametrize("family", ["qwen2.5-vl", "kimi-k2.5", "openai-tile", "openai-patch", "claude"])
+def test_other_families_pages_are_kept(win100, family):
+    from swevis.tokens import is_kept
+
+    res = render_window(str(AXES), 2000, win100, 2, "qwen3", family)
+    assert all(is_kept(p.width, p.height, family) for p in res.pages)
+    assert res.image_tokens == sum(image_tokens(p.width, p.height, family) for p in res.pages)
+
+
+def test_tabs_and_control_characters():
+    assert prepare_lines("\tx = 1\r\nif a:\n\t\tb\x0c\n") == ["    x = 1", "if a:", "        b\u240c"]
+
+
+def test_long_lines_wrap(tmp_path):
+    text = "x = '" + "a" * 5000 + "'\nprint(x)\n"
+    res = render_window("long.py", 1, text, 2, "qwen3", "qwen3.5")
+    assert res.plan.wrap <= RenderSettings().max_wrap
+    rows = visible_rows(prepare_lines(text), 1, res.plan, 0, 0)
+    assert "".join(r[res.plan.gutter :] for r in rows[:-1]).startswith("x = 'aaa")
+
+
+def test_non_python_files_render(tmp_path):
+    for name, text in [("a.rs", "fn main() {\n    println!(\"hi\");\n}\n"), ("notes.xyz", "plain text\n")]:
+        res = render_window(name, 5, text, 1, "qwen3", "qwen3.5")
+        assert res.pages and res.layout["start_line"] == 5
+
+
+def test_bad_input(tmp_path):
+    binary = tmp_path / "blob.bin"
+    binary.write_bytes(b"\x89PNG\x00\x01\x02")
+    with pytest.raises(RenderError, match="binary"):
+        read_window(binary)
+    latin = tmp_path / "latin.py"
+    latin.write_bytes(b"x = '\xe9'\n")
+    with pytest.raises(RenderError, match="UTF-8"):
+        read_window(latin)
+    empty = tmp_path / "empty.py"
+    empty.write_text("")
+    with pytest.raises(RenderError, match="empty"):
+        read_window(empty)
+    with pytest.raises(RenderError, match="empty window"):
+        render_window("a.py", 1, "", 2, "qwen3", "qwen3.5")
+    with pytest.raises(RenderError, match="binary"):
+        render_window("a.py", 1, "a\x00b", 2, "qwen3", "qwen3.5")
+    with pytest.raises(RenderError, match="ratio"):
+        render_window("a.py", 1, "x = 1\n", 0, "qwen3", "qwen3.5")
+    with pytest.raises(RenderError, match="starts at line"):
+        read_window(AXES, 10**7, 10**7 + 3)
+
+
+def test_save_pages(tmp_path, win100):
+    res = render_window(str(AXES), 2000, win100, 3, "qwen3", "qwen3.5")
+    paths = save_pages(res, tmp_path / "out")
+    assert len(paths) == res.layout["pages"]
+    assert (tmp_path / "out" / "page-layout.json").is_file()
+    from PIL import Image
+
+    assert Image.open(paths[0]).size == tuple(res.layout["page_sizes"][0])
+
+
+def test_cli_render(tmp_path):
+    from swevis.cli import main
+
+    rc = main(["render", str(AXES), "--lines", "100-160", "--ratio", "2", "--model", "qwen3.5", "-o", str(tmp_path)])
+    assert rc == 0 and list(tmp_path.glob("page-*.png"))
+    assert main(["render", str(tmp_path / "missing.py")]) == 2
+
+
+def test_window_sampler_is_seeded(tmp_path):
+    (tmp_path / "pkg").mkdir()
+    for i in range(3):
+        (tmp_path / "pkg" / f"m{i}.py").write_text("".join(f"x{i}_{j} = {j}\n" for j in range(40 + i * 30)))
+    (tmp_path / "pkg" / "bad.py").write_bytes(b"\xff\xfe\x00")
+    a = sample_windows([tmp_path], [10, 50], 4, seed=7)
+    b = sample_windows([tmp_path], [10, 50], 4, seed=7)
+    assert [(w["path"], w["start_line"]) for w in a] == [(w["path"], w["start_line"]) for w in b]
+    assert all(len(w["text"].splitlines()) == w["n_lines"] for w in a)
+    assert {w["n_lines"] for w in a} == {10, 50}
+    mpl = sample_windows([MPL], [500], 2, seed=1)
+    assert all(w["n_lines"] == 500 for w in mpl)
+
+
+def test_levenshtein_matches_dynamic_programming():
+    def dp(a, b):
+        prev = list(range(len(b) + 1))
+        for i, ca in enumerate(a, 1):
+            cur = [i]
+            for j, cb in enumerate(b, 1):
+                cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb)))
+            prev = cur
+        return prev[-1]
+
+    rng = random.Random(3)
+    for _ in range(200):
+        a = "".join(rng.choice("ab_.") for _ in range(rng.randrange(0, 90)))
+        b = "".join(rng.choice("ab_.") for _ in range(rng.randrange(0, 90)))
+        assert levenshtein(a, b) == dp(a, b)
+    assert char_accuracy("ab c", "abc") == 1.0
+
+
+@pytest.mark.slow
+def test_ocr_reads_a_small_page():
+    from swevis.render.ocr import OcrSettings
+    from swevis.render.study import ocr_strip_accuracy
+
+    text = _window(3000, 12)
+    res = render_window(str(AXES), 3000, text, 1, "qwen3", "qwen3.5", fonts=[10.0])
+    acc = ocr_strip_accuracy(res, text, 0, random.Random(0), OcrSettings(strip_rows=12))
+    assert acc >= 0.85

