@@ -12,6 +12,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "evaluate": ("swevis.harness.cli", "evaluate a patch on an instance with the local runner"),
     "index": ("swevis.index.cli", "build or update the repository index of a checkout"),
     "localize": ("swevis.localize.cli", "rank candidate edit sites for an issue and package their context"),
+    "agent": ("swevis.agents.cli", "run one agent on one instance (replay or live)"),
     "render": ("swevis.render.cli", "render a code window to PNG pages and print its token accounting"),
 }
 

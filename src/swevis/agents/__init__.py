@@ -1,0 +1,7 @@
+"""The three agents (mini, PLB, LET) and what they share: the model adapter for mini-swe-agent's
+loop, the observation pipeline (text or rendered code), tools, environments, trajectories."""
+
+from swevis.agents.actions import ACTION_CLASSES, CodeRead, classify_action, detect_code_read
+from swevis.agents.runner import RunSpec, prelocalize, run_instance
+
+__all__ = ["ACTION_CLASSES", "CodeRead", "RunSpec", "classify_action", "detect_code_read", "prelocalize", "run_instance"]

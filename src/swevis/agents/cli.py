@@ -1,0 +1,66 @@
+"""Run one agent on one instance by hand (replay or live), or re-cost a recorded trajectory.
+
+    swevis agent run --agent plb --instance ID --condition r3 [--model qwen3.5] [--demo FILE] -o DIR
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from swevis.config import load_config
+from swevis.errors import SwevisError
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("action", choices=["run"], help="run: one trajectory")
+    parser.add_argument("--agent", required=True, choices=["mini", "plb", "let"])
+    parser.add_argument("--instance", required=True)
+    parser.add_argument("--condition", default="text")
+    parser.add_argument("--scope", default="normal", choices=["normal", "wide"])
+    parser.add_argument("--model", help="model profile (default: the first in config)")
+    parser.add_argument("--demo", help="replay this demonstration or trajectory (default: the bundled demo)")
+    parser.add_argument("--config", default="config.yaml")
+    parser.add_argument("--cache", default=".swevis-cache", help="mirrors, checkouts and indexes for hand runs")
+    parser.add_argument("-o", "--out", required=True, help="folder for traj.json and patch.diff")
+
+
+def run(args: argparse.Namespace) -> int:
+    from swevis.agents.demos import demo_path
+    from swevis.agents.runner import RunSpec, prelocalize, run_instance
+    from swevis.index import build_index
+    from swevis.models import make_model
+    from swevis.paths import repo_slug
+    from swevis.tasks.repos import checkout_instance, ensure_mirror
+    from swevis.tasks.sources import open_source
+
+    cfg = load_config(args.config)
+    model = args.model or next(iter(cfg["models"]))
+    if model not in cfg["models"]:
+        raise SwevisError(f"no model profile {model!r} in {args.config}")
+    profile = cfg["models"][model]
+    row = next((r for r in open_source(cfg["tasks"]).load() if r["instance_id"] == args.instance), None)
+    if row is None:
+        raise SwevisError(f"no instance {args.instance} in the configured task source")
+    cache = Path(args.cache)
+    mirror = ensure_mirror(row["repo"], cache / "mirrors", commits=[row["base_commit"]], remote_url=cfg["tasks"]["remote_url"])
+    co = checkout_instance(row, mirror["mirror"], cache / "checkouts")
+    db = cache / "index" / f"{repo_slug(row['repo'])}@{row['base_commit']}.sqlite"
+    build_index(co["path"], db, options=cfg["index"])
+    replay = None
+    if profile["backend"] == "replay":
+        replay = args.demo or str(demo_path(args.agent, row["instance_id"], cfg["agents"].get("demos_dir")))
+    preloc = None
+    if args.agent == "plb":
+        chat = make_model(model, profile, cache_dir=cfg["agents"]["cache_dir"], replay_source=replay)
+        preloc = prelocalize(row, chat, index_db=str(db), pristine_dir=co["path"], index_cfg=cfg["index"])
+    traj = run_instance(
+        RunSpec(
+            model, profile, args.agent, args.scope, args.condition, row, mirror["mirror"], args.out,
+            index_db=str(db), pristine_dir=co["path"], preloc=preloc, agents_cfg=cfg["agents"], index_cfg=cfg["index"],
+            render_cfg=cfg["single_read"].get("render", {}), cache_dir=cfg["agents"]["cache_dir"], replay_source=replay,
+        )
+    )
+    print(json.dumps({k: traj[k] for k in ("instance_id", "agent", "condition", "exit_status", "totals", "phases")}, indent=2))
+    return 0 if traj["exit_status"] == "submitted" else 1

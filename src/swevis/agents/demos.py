@@ -1,0 +1,37 @@
+"""Demonstrations: recorded assistant turns for the bundled instances, one file per agent and
+instance (data/demos/<agent>/<instance_id>.yaml), replayed by the replay backend."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from swevis.agents.model_adapter import ACTION_REGEX
+from swevis.errors import SwevisError
+
+DEMOS_DIR = Path(__file__).resolve().parents[1] / "data" / "demos"
+
+
+def demo_path(agent: str, instance_id: str, demos_dir: str | Path | None = None) -> Path:
+    path = Path(demos_dir or DEMOS_DIR) / agent / f"{instance_id}.yaml"
+    if not path.exists():
+        raise SwevisError(f"no demonstration for agent {agent} on {instance_id} ({path})")
+    return path
+
+
+def load_demo(path: str | Path) -> dict[str, Any]:
+    return yaml.safe_load(Path(path).read_text())
+
+
+def demo_commands(demo: dict[str, Any], purpose: str) -> list[str]:
+    """The command of every turn of one purpose, in order."""
+    turns = demo["turns"][purpose]
+    out = []
+    for turn in turns:
+        text = turn if isinstance(turn, str) else turn["content"]
+        found = re.findall(ACTION_REGEX, text, re.DOTALL)
+        out.append(found[0].strip() if len(found) == 1 else "")
+    return out

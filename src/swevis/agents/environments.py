@@ -1,0 +1,90 @@
+"""Where the agents' commands run: a throwaway local checkout, or the SWE-bench image in Docker."""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from swevis.errors import SwevisError
+
+os.environ.setdefault("MSWEA_SILENT_STARTUP", "1")  # mini-swe-agent prints a banner on import otherwise
+
+log = logging.getLogger(__name__)
+
+COMMAND_ENV = {"PAGER": "cat", "MANPAGER": "cat", "LESS": "-R", "PIP_PROGRESS_BAR": "off", "TQDM_DISABLE": "1"}
+
+
+class EnvironmentRefused(SwevisError):
+    """A run that must not start (e.g. a live model on the host without acknowledgement)."""
+
+
+def swebench_image(row: dict[str, Any]) -> str:
+    """The SWE-bench instance image, named as mini-swe-agent names it."""
+    from minisweagent.run.benchmarks.swebench import get_swebench_docker_image_name
+
+    return get_swebench_docker_image_name(row)
+
+
+class LocalWorkspace:
+    """A throwaway checkout of the instance at base_commit, removed on close."""
+
+    def __init__(self, mirror: str, base_commit: str, root: str | None = None):
+        from swevis.tasks.repos import checkout
+
+        self.tmp = tempfile.mkdtemp(prefix="swevis-run-", dir=root)
+        self.repo = str(checkout(mirror, base_commit, Path(self.tmp) / "repo"))
+
+    def close(self) -> None:
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+def make_environment(
+    kind: str,
+    row: dict[str, Any],
+    *,
+    mirror: str,
+    timeout_s: int,
+    live_model: bool,
+    allow_live_on_host: bool,
+    docker_network: bool = False,
+    docker_cpus: float | None = None,
+    docker_memory: str | None = None,
+) -> tuple[Any, str, LocalWorkspace | None]:
+    """(mini-swe-agent environment, repository root inside it, workspace to close)."""
+    if kind == "local":
+        if live_model and not allow_live_on_host:
+            raise EnvironmentRefused(
+                "refusing to run a live model's commands on this host: set agents.allow_live_on_host: true "
+                "to acknowledge, or use agents.environment: docker"
+            )
+        log.warning(
+            "LOCAL ENVIRONMENT: the agent's commands run on this host, in a throwaway checkout, "
+            "with the host's Python and a %d s timeout per command", timeout_s
+        )
+        from minisweagent.environments.local import LocalEnvironment
+
+        ws = LocalWorkspace(mirror, row["base_commit"])
+        env = LocalEnvironment(cwd=ws.repo, timeout=timeout_s, env={**COMMAND_ENV, "PYTHONDONTWRITEBYTECODE": "1"})
+        return env, ws.repo, ws
+    if kind == "docker":
+        from minisweagent.environments.docker import DockerEnvironment
+
+        run_args = ["--rm"]
+        if not docker_network:
+            run_args.append("--network=none")
+        if docker_cpus:
+            run_args.append(f"--cpus={docker_cpus}")
+        if docker_memory:
+            run_args.append(f"--memory={docker_memory}")
+        env = DockerEnvironment(
+            image=swebench_image(row), cwd="/testbed", timeout=timeout_s,
+            env={**COMMAND_ENV, "BASH_ENV": "/root/.bashrc"},  # the image activates its conda env there
+            run_args=run_args,
+            interpreter=["bash", "-c"],
+        )
+        return env, "/testbed", None
+    raise SwevisError(f"unknown agents.environment {kind!r} (local or docker)")

@@ -1,0 +1,210 @@
+"""The observation pipeline shared by the agents: code windows as text or as rendered pages.
+
+A command that reads code (see actions.detect_code_read) shows a window: a file and a line
+span. In wide scope the window grows by `wide_margin` lines each side. Under a visual
+condition (rN) the window is rendered for the budget T_text/N and sent as image parts of the
+user message, with the repository's line numbers; every other output stays text. The
+window text always comes from the file itself, so the pages are faithful to the repository
+whatever the command printed.
+
+Outputs longer than `max_window_chars` take the text path with mini-swe-agent's elision in
+both modalities, so a visual condition never shows more code than its text twin.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from jinja2 import StrictUndefined, Template
+
+from swevis.agents.actions import CodeRead, detect_code_read
+
+log = logging.getLogger(__name__)
+
+ReadFile = Callable[[str], "str | None"]
+
+
+@dataclass
+class ObservationConfig:
+    condition: str = "text"  # text | r1 | r3 | ...
+    scope: str = "normal"  # normal | wide
+    wide_margin: int = 20
+    max_window_chars: int = 10000
+    tokenizer: str = "qwen3"
+    image_family: str = "qwen3.5"
+    render: dict = field(default_factory=dict)  # RenderSettings overrides (config single_read.render)
+    visual_enabled: bool = True  # LET's editor reads text unless config turns rendering on
+
+    @property
+    def ratio(self) -> float | None:
+        if self.condition == "text" or not self.visual_enabled:
+            return None
+        m = re.fullmatch(r"r(\d+(?:\.\d+)?)", self.condition)
+        if not m:
+            raise ValueError(f"unknown condition {self.condition!r} (text or rN)")
+        return float(m.group(1))
+
+
+@dataclass
+class Window:
+    path: str
+    start: int
+    end: int
+    text: str
+    numbered: bool
+
+    def ref(self) -> dict[str, Any]:
+        return {"path": self.path, "start": self.start, "end": self.end}
+
+
+def resolve_window(read: CodeRead, read_file: ReadFile, margin: int = 0) -> Window | None:
+    """The concrete window of a code read (clamped to the file), widened by `margin`."""
+    content = read_file(read.path)
+    if content is None:
+        return None
+    lines = content.splitlines(keepends=True)
+    n = len(lines)
+    if n == 0:
+        return None
+    if read.start < 0:
+        start, end = max(1, n + read.start + 1), n
+    else:
+        start, end = max(1, read.start), n if read.end is None else min(n, read.end)
+    if start > end:
+        return None
+    start, end = max(1, start - margin), min(n, end + margin)
+    return Window(read.path, start, end, "".join(lines[start - 1 : end]), read.numbered)
+
+
+def format_window_text(window: Window) -> str:
+    """The window as the command would print it (numbered like `nl -ba` when it was)."""
+    if not window.numbered:
+        return window.text
+    lines = window.text.splitlines()
+    return "".join(f"{window.start + i:6d}\t{line}\n" for i, line in enumerate(lines))
+
+
+class ObservationPipeline:
+    """Turns (command, output) into a user-message content and an observation record."""
+
+    def __init__(self, config: ObservationConfig, read_file: ReadFile, observation_template: str):
+        self.config = config
+        self.read_file = read_file
+        self.template = Template(observation_template, undefined=StrictUndefined)
+
+    # -- helpers
+    def _text(self, output: dict[str, Any], template_vars: dict | None) -> str:
+        return self.template.render(output=output, **(template_vars or {}))
+
+    def _text_tokens(self, text: str) -> int:
+        from swevis.tokens import text_tokens
+
+        return text_tokens(text, self.config.tokenizer)
+
+    def _render_parts(self, window: Window) -> tuple[list[dict], dict[str, Any]] | None:
+        from swevis.models import image_part
+        from swevis.render import RenderError, render_window
+
+        try:
+            result = render_window(
+                window.path,
+                window.start,
+                window.text,
+                self.config.ratio,
+                self.config.tokenizer,
+                self.config.image_family,
+                self.config.render or None,
+            )
+        except RenderError as exc:
+            log.info("window %s:%d-%d stays text: %s", window.path, window.start, window.end, exc)
+            return None
+        pngs = result.png_bytes()
+        label = f"{window.path}:{window.start}-{window.end}"
+        parts = [image_part(png, label=f"page {i + 1} of {label}") for i, png in enumerate(pngs)]
+        info = {
+            "pages": len(pngs),
+            "image_tokens": result.image_tokens,
+            "text_tokens_of_window": result.text_tokens,
+            "font_px": result.layout.get("font_px"),
+            "realized_ratio": result.layout.get("realized_ratio"),
+            "guard_bound": result.layout.get("guard_bound"),
+            "resolution": result.layout.get("resolution"),
+        }
+        return parts, info
+
+    # -- main entry
+    def observe(
+        self, command: str | None, output: dict[str, Any], template_vars: dict | None = None
+    ) -> tuple[str | list[dict], dict[str, Any]]:
+        """Content for the observation message, and what it was (kind, pages, tokens, window)."""
+        read = detect_code_read(command) if output.get("returncode") == 0 else None
+        window = None
+        if read is not None:
+            margin = self.config.wide_margin if self.config.scope == "wide" else 0
+            window = resolve_window(read, self.read_file, margin)
+        if window is not None and len(window.text) <= self.config.max_window_chars:
+            if self.config.scope == "wide":
+                output = {**output, "output": format_window_text(window)}
+            if self.config.ratio is not None:
+                rendered = self._render_parts(window)
+                if rendered is not None:
+                    parts, info = rendered
+                    note = (
+                        f"[code window {window.path} lines {window.start}-{window.end}, "
+                        f"rendered as {info['pages']} image(s) with line numbers]"
+                    )
+                    header = self._text({**output, "output": note + "\n"}, template_vars)
+                    content = [{"type": "text", "text": header}, *parts]
+                    record = {
+                        "kind": "image",
+                        "pages": info["pages"],
+                        "tokens": self._text_tokens(header) + info["image_tokens"],
+                        "window": window.ref(),
+                        "render": info,
+                    }
+                    return content, record
+        text = self._text(output, template_vars)
+        record = {
+            "kind": "text",
+            "pages": 0,
+            "tokens": self._text_tokens(text),
+            "window": window.ref() if window is not None else None,
+        }
+        return text, record
+
+    def observe_windows(self, text: str, windows: list[dict[str, Any]]) -> tuple[str | list[dict], dict[str, Any]]:
+        """A tool output that carries code windows (pack_context): `text` is the rest of the
+        output; each window follows it as numbered text, or as pages under a visual condition."""
+        refs = [{k: w[k] for k in ("path", "start", "end")} for w in windows]
+        if self.config.ratio is None or not windows:
+            for w in windows:
+                window = Window(w["path"], w["start"], w["end"], w["text"] + "\n", True)
+                text += f"\n[window {w['path']}:{w['start']}-{w['end']}]\n{format_window_text(window)}"
+            return text, {"kind": "text", "pages": 0, "tokens": self._text_tokens(text), "window": None, "windows": refs}
+        parts: list[dict] = [{"type": "text", "text": text}]
+        pages = 0
+        tokens = self._text_tokens(text)
+        for w in windows:
+            window = Window(w["path"], w["start"], w["end"], w["text"] + "\n", True)
+            rendered = self._render_parts(window)
+            if rendered is None:
+                body = f"[window {w['path']}:{w['start']}-{w['end']}]\n{format_window_text(window)}"
+                parts.append({"type": "text", "text": body})
+                tokens += self._text_tokens(body)
+                continue
+            window_parts, info = rendered
+            caption = f"[window {w['path']}:{w['start']}-{w['end']}, {info['pages']} image(s)]"
+            parts.append({"type": "text", "text": caption})
+            parts.extend(window_parts)
+            pages += info["pages"]
+            tokens += self._text_tokens(caption) + info["image_tokens"]
+        return parts, {
+            "kind": "image" if pages else "text",
+            "pages": pages,
+            "tokens": tokens,
+            "window": None,
+            "windows": refs,
+        }

@@ -1,0 +1,339 @@
+"""Run one agent on one instance under one condition: mini, PLB or LET.
+
+All three reuse mini-swe-agent's DefaultAgent loop (templates, step limits, format-error
+limit, submission, exit statuses) with swevis's model adapter, observation pipeline and
+environments. LET runs it twice: the locator (its transcript is discarded at the handoff)
+and the editor, which starts from the committed plan.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("MSWEA_SILENT_STARTUP", "1")
+
+from minisweagent.agents.default import DefaultAgent  # noqa: E402
+from minisweagent.exceptions import Submitted  # noqa: E402
+
+from swevis import __version__  # noqa: E402
+from swevis.agents.environments import make_environment  # noqa: E402
+from swevis.agents.model_adapter import SwevisAgentModel  # noqa: E402
+from swevis.agents.observe import ObservationConfig, ObservationPipeline  # noqa: E402
+from swevis.agents.prompts import mini_swebench_config, render_prompt  # noqa: E402
+from swevis.agents.tools import ToolEnvironment, working_tree_diff  # noqa: E402
+from swevis.agents.trajectory import TRAJ_FORMAT, StepRecorder, exit_status_of, image_free  # noqa: E402
+
+log = logging.getLogger(__name__)
+
+LOCATOR_TOOLS = {"localize_issue", "pack_context", "view_code", "commit_plan"}
+EDITOR_TOOLS = {"localize_issue", "pack_context", "view_code", "submit"}
+
+AGENT_DEFAULTS: dict[str, Any] = {
+    "step_limit": 250,
+    "locator_step_limit": 40,
+    "editor_step_limit": 120,
+    "max_format_errors": 3,
+    "wide_margin": 20,
+    "max_window_chars": 10000,
+    "let_editor_visual": False,
+    "environment": "local",
+    "command_timeout_s": 60,
+    "allow_live_on_host": False,
+    "docker_network": False,
+    "docker_cpus": None,
+    "docker_memory": None,
+    "top_k": 10,
+}
+
+
+@dataclass
+class RunSpec:
+    """Everything one trajectory needs; the workflow builds it from config and file inputs."""
+
+    model_name: str
+    profile: dict[str, Any]
+    agent: str  # mini | plb | let
+    scope: str  # normal | wide
+    condition: str  # text | rN
+    row: dict[str, Any]
+    mirror: str
+    out_dir: str
+    index_db: str | None = None
+    pristine_dir: str | None = None
+    preloc: dict[str, Any] | None = None
+    agents_cfg: dict[str, Any] = field(default_factory=dict)
+    index_cfg: dict[str, Any] = field(default_factory=dict)
+    render_cfg: dict[str, Any] = field(default_factory=dict)
+    cache_dir: str | None = None
+    replay_source: Any = None
+    journal_path: str | None = None
+    repeat: int = 0
+
+    def opt(self, key: str) -> Any:
+        return self.agents_cfg.get(key, AGENT_DEFAULTS[key])
+
+
+class _Agent(DefaultAgent):
+    """DefaultAgent plus one hook: the action that submits still gets its step record."""
+
+    def execute_actions(self, message: dict) -> list[dict]:
+        try:
+            return super().execute_actions(message)
+        except Submitted:
+            actions = message.get("extra", {}).get("actions", [])
+            self.model.record_final_action(actions[-1]["command"] if actions else "")
+            raise
+
+
+def _read_file_via(env: Any):
+    import shlex
+
+    def read(path: str) -> str | None:
+        out = env.execute({"command": f"cat -- {shlex.quote(path)}"})
+        return out.get("output") if out.get("returncode") == 0 else None
+
+    return read
+
+
+def _run_phase(
+    *, spec: RunSpec, chat: Any, env: Any, recorder: StepRecorder, phase: str, purpose: str,
+    system: str, instance: str, step_limit: int, visual: bool, observation_template: str, format_error_template: str,
+    extra_vars: dict[str, Any] | None = None, templates_are_text: bool = True,
+) -> tuple[dict[str, Any], list[dict]]:
+    """One DefaultAgent run; returns (exit extra, messages)."""
+    pipeline = ObservationPipeline(
+        ObservationConfig(
+            condition=spec.condition,
+            scope=spec.scope,
+            wide_margin=int(spec.opt("wide_margin")),
+            max_window_chars=int(spec.opt("max_window_chars")),
+            tokenizer=spec.profile.get("tokenizer", "qwen3"),
+            image_family=spec.profile.get("image_family", "qwen3.5"),
+            render=spec.render_cfg,
+            visual_enabled=visual,
+        ),
+        read_file=_read_file_via(env),
+        observation_template=observation_template,
+    )
+    model = SwevisAgentModel(
+        chat, pipeline, recorder, phase=phase, purpose=purpose, format_error_template=format_error_template
+    )
+    if templates_are_text:
+        # Our prompts are rendered already; hand them to mini as values so nothing in an
+        # issue text is ever interpreted as Jinja.
+        agent_system, agent_instance = "{{ swevis_system }}", "{{ swevis_instance }}"
+        extra_vars = {**(extra_vars or {}), "swevis_system": system, "swevis_instance": instance}
+    else:
+        agent_system, agent_instance = system, instance
+    agent = _Agent(
+        model,
+        env,
+        system_template=agent_system,
+        instance_template=agent_instance,
+        step_limit=step_limit,
+        cost_limit=0,
+        max_consecutive_format_errors=int(spec.opt("max_format_errors")),
+    )
+    try:
+        result = agent.run(**(extra_vars or {}))
+    except Exception as exc:  # model errors end the trajectory with a recorded status
+        from swevis.models import ContextLengthExceeded
+
+        status = "ContextLengthExceeded" if isinstance(exc, ContextLengthExceeded) else type(exc).__name__
+        result = {"exit_status": status, "submission": "", "error": f"{type(exc).__name__}: {exc}"}
+        log.warning("%s phase ended by %s", phase, result["error"])
+    messages = [{**m, "content": image_free(m.get("content")), "phase": phase} for m in agent.messages]
+    return result, messages
+
+
+def prelocalize(
+    row: dict[str, Any], chat: Any, *, index_db: str, pristine_dir: str, index_cfg: dict[str, Any], top_k: int = 10
+) -> dict[str, Any]:
+    """PLB's offline pre-localization: D_loc + D_pkg + one model call that writes the package."""
+    from swevis.agents.tools import format_candidates, format_package
+    from swevis.index import open_index
+    from swevis.localize import localize_issue, pack_context
+
+    with open_index(index_db) as index:
+        cands = localize_issue(index, row["problem_statement"], top_k=top_k, options=index_cfg)
+        package = pack_context(index, cands, repo_dir=pristine_dir, issue_text=row["problem_statement"], options=index_cfg)
+    windows_text = "\n".join(
+        f"[window {w['path']}:{w['start']}-{w['end']}]\n"
+        + "".join(f"{w['start'] + i:6d}\t{line}\n" for i, line in enumerate(w["text"].splitlines()))
+        for w in package["windows"]
+    )
+    messages = [
+        {"role": "system", "content": render_prompt("preloc_system")},
+        {
+            "role": "user",
+            "content": render_prompt(
+                "preloc_instance",
+                issue=row["problem_statement"],
+                candidates=format_candidates(cands),
+                package=format_package(package) + "\n" + windows_text,
+            ),
+        },
+    ]
+    response = chat.complete(messages, purpose="preloc")
+    return {
+        "instance_id": row["instance_id"],
+        "candidates": [c.to_dict() for c in cands],
+        "windows": [{k: w[k] for k in ("path", "start", "end", "symbols")} for w in package["windows"]],
+        "package": response.content,
+        "usage": response.record(),
+        "messages": messages + [{"role": "assistant", "content": response.content}],
+    }
+
+
+def run_instance(spec: RunSpec) -> dict[str, Any]:
+    """Run the trajectory, write traj.json and patch.diff into spec.out_dir, return the traj."""
+    from swevis.models import make_model
+
+    started = time.time()
+    chat = make_model(spec.model_name, spec.profile, cache_dir=spec.cache_dir, replay_source=spec.replay_source)
+    live = spec.profile.get("backend") != "replay"
+    env, repo_root, workspace = make_environment(
+        spec.opt("environment"),
+        spec.row,
+        mirror=spec.mirror,
+        timeout_s=int(spec.opt("command_timeout_s")),
+        live_model=live,
+        allow_live_on_host=bool(spec.opt("allow_live_on_host")),
+        docker_network=bool(spec.opt("docker_network")),
+        docker_cpus=spec.opt("docker_cpus"),
+        docker_memory=spec.opt("docker_memory"),
+    )
+    recorder = StepRecorder(spec.journal_path)
+    mini_cfg = mini_swebench_config()
+    obs_template = mini_cfg["model"]["observation_template"]
+    fmt_template = mini_cfg["model"]["format_error_template"]
+    issue = spec.row["problem_statement"]
+    messages: list[dict] = []
+    plan = None
+    phases_exit: dict[str, str] = {}
+    error = None
+    try:
+        if spec.agent == "mini":
+            agent_cfg = mini_cfg["agent"]
+            system = agent_cfg["system_template"].replace("/testbed", repo_root)
+            instance = agent_cfg["instance_template"].replace("/testbed", repo_root)
+            result, msgs = _run_phase(
+                spec=spec, chat=chat, env=env, recorder=recorder, phase="main", purpose="agent",
+                system=system, instance=instance, step_limit=int(spec.opt("step_limit")), visual=True,
+                observation_template=obs_template, format_error_template=fmt_template,
+                extra_vars={"task": issue}, templates_are_text=False,
+            )
+            messages += msgs
+            final = result
+        elif spec.agent == "plb":
+            if spec.preloc is None:
+                raise ValueError("PLB needs its pre-localization package")
+            env_t = ToolEnvironment(env, tools={"submit"}, allow_bash=True)
+            values = {"repo_root": repo_root, "scope": spec.scope}
+            result, msgs = _run_phase(
+                spec=spec, chat=chat, env=env_t, recorder=recorder, phase="main", purpose="agent",
+                system=render_prompt("plb_system", **values),
+                instance=render_prompt("plb_instance", issue=issue, package=spec.preloc["package"], **values),
+                step_limit=int(spec.opt("step_limit")), visual=True,
+                observation_template=obs_template, format_error_template=fmt_template,
+            )
+            messages += msgs
+            final = result
+        elif spec.agent == "let":
+            common = dict(
+                issue_text=issue, index_db=spec.index_db, pristine_dir=spec.pristine_dir, wide=spec.scope == "wide",
+                index_options=spec.index_cfg, top_k=int(spec.opt("top_k")),
+            )
+            values = {"repo_root": repo_root, "scope": spec.scope}
+            loc_limit = int(spec.opt("locator_step_limit"))
+            loc_result, msgs = _run_phase(
+                spec=spec, chat=chat, env=ToolEnvironment(env, tools=LOCATOR_TOOLS, allow_bash=False, **common),
+                recorder=recorder, phase="locator", purpose="locator",
+                system=render_prompt("let_locator_system", **values),
+                instance=render_prompt("let_locator_instance", issue=issue, step_limit=loc_limit, **values),
+                step_limit=loc_limit, visual=True,
+                observation_template=obs_template, format_error_template=fmt_template,
+            )
+            messages += msgs  # kept in traj.json for analysis; the editor never sees them
+            phases_exit["locator"] = exit_status_of(loc_result.get("exit_status", ""))
+            plan = loc_result.get("plan")
+            if loc_result.get("error"):
+                final = loc_result
+            else:
+                plan_text = json.dumps(plan, indent=2) if plan else "(the locator committed no plan)"
+                ed_limit = int(spec.opt("editor_step_limit"))
+                result, msgs = _run_phase(
+                    spec=spec, chat=chat, env=ToolEnvironment(env, tools=EDITOR_TOOLS, allow_bash=True, **common),
+                    recorder=recorder, phase="editor", purpose="editor",
+                    system=render_prompt("let_editor_system", **values),
+                    instance=render_prompt("let_editor_instance", issue=issue, plan=plan_text, step_limit=ed_limit, **values),
+                    step_limit=ed_limit, visual=bool(spec.opt("let_editor_visual")),
+                    observation_template=obs_template, format_error_template=fmt_template,
+                )
+                messages += msgs
+                phases_exit["editor"] = exit_status_of(result.get("exit_status", ""))
+                final = result
+        else:
+            raise ValueError(f"unknown agent {spec.agent!r}")
+        error = final.get("error")
+        patch = working_tree_diff(env)
+    finally:
+        if workspace is not None:
+            workspace.close()
+        elif hasattr(env, "cleanup"):
+            env.cleanup()
+    exit_status = exit_status_of(final.get("exit_status", ""))
+    phases = recorder.phase_totals()
+    if spec.preloc is not None:
+        u = spec.preloc["usage"]["usage"]
+        phases = {"preloc": {"prompt_tokens": u["prompt_tokens"], "completion_tokens": u["completion_tokens"], "calls": 1, "steps": 0}, **phases}
+    totals = recorder.totals()
+    if spec.preloc is not None:
+        totals["prompt_tokens"] += phases["preloc"]["prompt_tokens"]
+        totals["completion_tokens"] += phases["preloc"]["completion_tokens"]
+        totals["calls"] += 1
+    evidence_phases = ("locator",) if spec.agent == "let" else None
+    traj = {
+        "format": TRAJ_FORMAT,
+        "instance_id": spec.row["instance_id"],
+        "model": spec.model_name,
+        "model_id": spec.profile.get("model_id", ""),
+        "backend": spec.profile.get("backend", "replay"),
+        "agent": spec.agent,
+        "scope": spec.scope,
+        "condition": spec.condition,
+        "repeat": spec.repeat,
+        "exit_status": exit_status,
+        "phase_exit_status": phases_exit,
+        "error": error,
+        "steps": recorder.steps,
+        "phases": phases,
+        "totals": totals,
+        "evidence": {
+            "viewed_windows": recorder.viewed_windows(evidence_phases),
+            "committed_snippets": [[s["path"], s["start"], s["end"]] for s in (plan or {}).get("relevant_snippets", [])],
+        },
+        "plan": plan,
+        "messages": messages,
+        "provenance": {
+            "swevis_version": __version__,
+            "environment": spec.opt("environment"),
+            "tokenizer": spec.profile.get("tokenizer"),
+            "image_family": spec.profile.get("image_family"),
+            "agents_config": {k: spec.opt(k) for k in AGENT_DEFAULTS},
+            "wall_time_s": round(time.time() - started, 2),
+        },
+    }
+    from swevis.provenance import write_json_atomic
+
+    out = Path(spec.out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "patch.diff").write_text(patch)
+    write_json_atomic(traj, out / "traj.json")
+    return traj

@@ -1,0 +1,276 @@
+"""The tool layer of PLB and LET, in mini-swe-agent's text action format.
+
+Every action is one fenced command. A command whose first word names a tool of the current
+phase runs the tool; anything else runs in bash when the phase allows bash:
+
+    localize_issue [QUERY]          D_loc over the repository index (issue text + QUERY)
+    pack_context [QUERY]            D_loc then D_pkg: file summaries, code windows, hints, tests
+    view_code PATH [START [END]]    a source window with line numbers
+    commit_plan <<'PLAN' ... PLAN   LET locator: end the phase with the plan Π(x) as JSON
+    submit                          end the task; the patch is `git diff` of the working tree
+
+Bad arguments (unknown tool, non-numeric lines, invalid plan JSON) raise mini-swe-agent's
+FormatError, so the message goes back to the model and counts toward its format-error limit.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+from pathlib import Path
+from typing import Any
+
+from minisweagent.exceptions import FormatError, Submitted
+
+PLAN_LIST_FIELDS = ("target_files", "target_symbols", "relevant_snippets", "propagation_targets", "evidence_refs")
+PLAN_TEXT_FIELDS = ("reproduction_command", "notes")
+PLAN_FIELDS = PLAN_LIST_FIELDS[:2] + ("reproduction_command",) + PLAN_LIST_FIELDS[2:4] + ("notes", "evidence_refs")
+
+
+class PlanError(ValueError):
+    """A committed plan that does not have the shape of Π(x)."""
+
+
+def _format_error(message: str) -> FormatError:
+    return FormatError({"role": "user", "content": f"Format error: {message}", "extra": {"interrupt_type": "FormatError"}})
+
+
+def _snippet(item: Any, i: int) -> dict[str, Any]:
+    if isinstance(item, str):
+        m = re.fullmatch(r"\s*(\S+?):(\d+)(?:-(\d+))?\s*", item)
+        if not m:
+            raise PlanError(f"relevant_snippets[{i}]: expected 'path:start-end', got {item!r}")
+        start = int(m.group(2))
+        return {"path": m.group(1), "start": start, "end": int(m.group(3) or start)}
+    if isinstance(item, dict) and {"path", "start", "end"} <= set(item):
+        try:
+            start, end = int(item["start"]), int(item["end"])
+        except (TypeError, ValueError):
+            raise PlanError(f"relevant_snippets[{i}]: start and end must be line numbers") from None
+        if start < 1 or end < start:
+            raise PlanError(f"relevant_snippets[{i}]: bad line span {start}-{end}")
+        return {"path": str(item["path"]), "start": start, "end": end, **({"why": str(item["why"])} if "why" in item else {})}
+    raise PlanError(f"relevant_snippets[{i}]: expected {{path, start, end}} or 'path:start-end'")
+
+
+def validate_plan(data: Any) -> dict[str, Any]:
+    """Check and normalize Π(x) = (target_files, target_symbols, reproduction_command,
+    relevant_snippets, propagation_targets, notes, evidence_refs)."""
+    if not isinstance(data, dict):
+        raise PlanError("the plan must be a JSON object")
+    unknown = sorted(set(data) - set(PLAN_FIELDS))
+    if unknown:
+        raise PlanError(f"unknown plan field(s): {', '.join(unknown)}; the fields are {', '.join(PLAN_FIELDS)}")
+    plan: dict[str, Any] = {}
+    for key in PLAN_LIST_FIELDS:
+        value = data.get(key, [])
+        if not isinstance(value, list):
+            raise PlanError(f"{key} must be a list")
+        plan[key] = value
+    for key in PLAN_TEXT_FIELDS:
+        value = data.get(key, "")
+        if not isinstance(value, str):
+            raise PlanError(f"{key} must be a string")
+        plan[key] = value
+    if not plan["target_files"] or not all(isinstance(f, str) and f for f in plan["target_files"]):
+        raise PlanError("target_files must list at least one file path")
+    plan["target_symbols"] = [str(s) for s in plan["target_symbols"]]
+    plan["relevant_snippets"] = [_snippet(s, i) for i, s in enumerate(plan["relevant_snippets"])]
+    return plan
+
+
+def parse_heredoc(command: str, name: str) -> str:
+    """The body of `name <<'TAG' ... TAG` (or everything after the first line)."""
+    first, _, rest = command.partition("\n")
+    m = re.search(r"<<-?\s*['\"]?(\w+)['\"]?", first)
+    if not m:
+        tail = first[len(name):].strip()
+        return tail + ("\n" + rest if rest else "")
+    tag = m.group(1)
+    lines = rest.split("\n")
+    body = []
+    for line in lines:
+        if line.strip() == tag:
+            break
+        body.append(line)
+    return "\n".join(body)
+
+
+def format_candidates(candidates: list) -> str:
+    from swevis.localize import by_kind
+
+    out = []
+    for kind, title in (("file", "files"), ("symbol", "symbols"), ("span", "spans")):
+        items = by_kind(candidates, kind)
+        if not items:
+            continue
+        out.append(f"== {title}")
+        for i, c in enumerate(items, 1):
+            where = c.path if c.start_line is None else f"{c.path}:{c.start_line}-{c.end_line}"
+            name = f" {c.qualified_name}" if kind == "symbol" and c.qualified_name else ""
+            why = "; ".join(c.evidence[:2])
+            out.append(f"{i:2d}. {where}{name}  [{why}]")
+    return "\n".join(out) if out else "no candidates found"
+
+
+def format_package(package: dict[str, Any]) -> str:
+    """The package without its code (the windows follow as text or pages)."""
+    out = ["== files"]
+    for f in package["files"]:
+        imports = ", ".join(f["imports"][:8]) or "-"
+        users = ", ".join(f["imported_by"][:8]) or "-"
+        out.append(f"{f['path']} (module {f['module']}, {f['lines']} lines); imports: {imports}; imported by: {users}")
+    if package["search_hints"]:
+        out.append("== search hints: " + ", ".join(package["search_hints"]))
+    if package["test_pointers"]:
+        out.append("== tests")
+        for t in package["test_pointers"]:
+            out.append(f"{t['path']}: {', '.join(t['symbols']) or '(imports the module)'}")
+    out.append(f"== code windows ({len(package['windows'])})")
+    for w in package["windows"]:
+        out.append(f"{w['path']}:{w['start']}-{w['end']} {', '.join(w['symbols'])}".rstrip())
+    return "\n".join(out)
+
+
+class ToolEnvironment:
+    """A mini-swe-agent environment that adds the PLB/LET tools on top of a base environment."""
+
+    def __init__(
+        self,
+        base: Any,
+        *,
+        tools: set[str],
+        allow_bash: bool,
+        issue_text: str = "",
+        index_db: str | None = None,
+        pristine_dir: str | None = None,
+        wide: bool = False,
+        index_options: dict | None = None,
+        top_k: int = 10,
+    ):
+        self.base = base
+        self.config = base.config
+        self.tools = set(tools)
+        self.allow_bash = allow_bash
+        self.issue_text = issue_text
+        self.index_db = index_db
+        self.pristine_dir = pristine_dir
+        self.wide = wide
+        self.index_options = index_options or {}
+        self.top_k = top_k
+        self._index = None
+
+    # -- mini-swe-agent Environment protocol
+    def get_template_vars(self, **kwargs) -> dict[str, Any]:
+        return self.base.get_template_vars(**kwargs)
+
+    def serialize(self) -> dict:
+        return self.base.serialize()
+
+    def execute(self, action: dict, cwd: str = "", *, timeout: int | None = None) -> dict[str, Any]:
+        command = action.get("command", "")
+        name = command.strip().split(None, 1)[0] if command.strip() else ""
+        if name in self.tools:
+            return getattr(self, f"_tool_{name}")(command)
+        if name in {"localize_issue", "pack_context", "view_code", "commit_plan", "submit"}:
+            raise _format_error(f"the tool {name} is not available here; available: {', '.join(sorted(self.tools))}")
+        if not self.allow_bash:
+            raise _format_error(
+                f"unknown tool {name!r}; this phase has only these tools: {', '.join(sorted(self.tools))}"
+            )
+        return self.base.execute(action, cwd, timeout=timeout) if timeout else self.base.execute(action, cwd)
+
+    # -- file access through the base environment (works for local and Docker alike)
+    def read_file(self, path: str) -> str | None:
+        out = self.base.execute({"command": f"cat -- {shlex.quote(path)}"})
+        return out.get("output") if out.get("returncode") == 0 else None
+
+    def _open_index(self):
+        if self._index is None:
+            if not self.index_db:
+                raise RuntimeError("this environment has no repository index")
+            from swevis.index import open_index
+
+            self._index = open_index(self.index_db)
+        return self._index
+
+    def _query(self, command: str, name: str) -> str:
+        rest = command.strip()[len(name):].strip()
+        try:
+            return " ".join(shlex.split(rest))
+        except ValueError:
+            return rest
+
+    # -- tools
+    def _tool_localize_issue(self, command: str) -> dict[str, Any]:
+        from swevis.localize import localize_issue
+
+        query = self._query(command, "localize_issue") or None
+        cands = localize_issue(self._open_index(), self.issue_text, query=query, top_k=self.top_k, options=self.index_options)
+        return {"output": format_candidates(cands) + "\n", "returncode": 0, "exception_info": ""}
+
+    def _tool_pack_context(self, command: str) -> dict[str, Any]:
+        from swevis.localize import localize_issue, pack_context
+
+        query = self._query(command, "pack_context") or None
+        index = self._open_index()
+        cands = localize_issue(index, self.issue_text, query=query, top_k=self.top_k, options=self.index_options)
+        package = pack_context(
+            index, cands, repo_dir=self.pristine_dir, wide=self.wide, issue_text=self.issue_text, options=self.index_options
+        )
+        return {
+            "output": format_package(package) + "\n",
+            "returncode": 0,
+            "exception_info": "",
+            "extra": {"windows": package["windows"]},
+        }
+
+    def _tool_view_code(self, command: str) -> dict[str, Any]:
+        try:
+            words = shlex.split(command)
+        except ValueError as exc:
+            raise _format_error(f"view_code: {exc}") from None
+        if len(words) < 2 or len(words) > 4:
+            raise _format_error("usage: view_code PATH [START [END]]")
+        if not all(re.fullmatch(r"\d+", w) for w in words[2:]):
+            raise _format_error("view_code: START and END must be line numbers")
+        path = words[1]
+        start = int(words[2]) if len(words) > 2 else 1
+        end = int(words[3]) if len(words) > 3 else None
+        if start < 1 or (end is not None and end < start):
+            raise _format_error(f"view_code: bad line span {start}-{end}")
+        text = self.read_file(path)
+        if text is None:
+            return {"output": f"view_code: {path}: no such file\n", "returncode": 1, "exception_info": ""}
+        lines = text.splitlines()
+        stop = len(lines) if end is None else min(end, len(lines))
+        body = "".join(f"{n:6d}\t{lines[n - 1]}\n" for n in range(start, stop + 1))
+        if not body:
+            return {"output": f"view_code: {path} has {len(lines)} lines\n", "returncode": 1, "exception_info": ""}
+        return {"output": body, "returncode": 0, "exception_info": ""}
+
+    def _tool_commit_plan(self, command: str) -> dict[str, Any]:
+        body = parse_heredoc(command, "commit_plan")
+        try:
+            plan = validate_plan(json.loads(body))
+        except json.JSONDecodeError as exc:
+            raise _format_error(f"commit_plan: the plan is not valid JSON ({exc.msg} at line {exc.lineno})") from None
+        except PlanError as exc:
+            raise _format_error(f"commit_plan: {exc}") from None
+        text = json.dumps(plan, indent=2)
+        raise Submitted({"role": "exit", "content": text, "extra": {"exit_status": "Submitted", "submission": text, "plan": plan}})
+
+    def _tool_submit(self, command: str) -> dict[str, Any]:
+        patch = working_tree_diff(self.base)
+        raise Submitted({"role": "exit", "content": patch, "extra": {"exit_status": "Submitted", "submission": patch}})
+
+
+def working_tree_diff(env: Any) -> str:
+    """`git diff` of the tracked files in the environment's working tree (the submitted patch).
+
+    New untracked files (reproduction scripts, patch.txt) are left out on purpose."""
+    out = env.execute({"command": "git -c core.fileMode=false diff --no-color --no-ext-diff"})
+    if out.get("returncode") != 0:
+        return ""
+    return out.get("output", "")
