@@ -1,7 +1,9 @@
 """The lexical index B: a code-aware tokenizer and BM25 (bm25s) persisted inside SQLite.
 
 Identifiers are kept whole (lower-cased) and also split at snake_case and CamelCase
-boundaries, so `get_paths`, `ContourSet` and "contour set" meet. The bm25s score matrix
+boundaries, so `get_paths`, `ContourSet` and "contour set" meet. Every token then goes
+through a light, conservative suffix stemmer (plural -s/-es/-ies, -ing, -ed, final -e), so
+"widths" meets `natural_widths`' "width", "rounding" meets `round`, "merging" meets `merge`. The bm25s score matrix
 (CSC arrays) and vocabulary are stored as blobs in the index database, so a warm load is a
 few `np.frombuffer` calls.
 """
@@ -30,6 +32,41 @@ STOPWORDS = frozenset(
 )
 
 _cache: dict[str, tuple[str, ...]] = {}
+_VOWELS = frozenset("aeiouy")
+_KEEP_DOUBLE = frozenset("lsz")
+
+
+def _undouble(stem: str) -> str:
+    if len(stem) >= 4 and stem[-1] == stem[-2] and stem[-1] not in _VOWELS and stem[-1] not in _KEEP_DOUBLE:
+        return stem[:-1]
+    return stem
+
+
+def stem(word: str) -> str:
+    """A light English suffix stemmer for identifiers and prose (lower-case input).
+
+    S-stemmer rules (Harman 1991) plus -ing / -ed and a final -e, each only when a stem of
+    at least four letters with a vowel remains, so short code words (`str`, `id`, `bytes`)
+    are left alone. Both the indexed documents and the queries pass through it.
+    """
+    w = word
+    if len(w) <= 3 or not w.isalpha():
+        return w
+    if w.endswith("ies") and len(w) > 4 and not w.endswith(("eies", "aies")):
+        w = w[:-3] + "y"
+    elif w.endswith(("sses", "shes", "ches", "xes", "zzes")):
+        w = w[:-2]
+    elif w.endswith("s") and not w.endswith(("ss", "us", "is", "ys")) and len(w) > 4:
+        w = w[:-1]
+    for suf in ("ing", "ed"):
+        if w.endswith(suf):
+            base = w[: -len(suf)]
+            if len(base) >= 4 and _VOWELS & set(base):
+                w = _undouble(base)
+            break
+    if w.endswith("e") and len(w) >= 5 and not w.endswith(("ee", "ie", "ye")):
+        w = w[:-1]
+    return w
 
 
 def _split(word: str) -> tuple[str, ...]:
@@ -38,15 +75,23 @@ def _split(word: str) -> tuple[str, ...]:
         low = word.lower().strip("_")
         out: list[str] = []
         if len(low) > 1 and low not in STOPWORDS:
-            out.append(low)
+            out.append(_stem_ident(low))
         if "_" in word.strip("_") or not (word.islower() or word.isupper()):
             parts = [p.lower() for p in _PARTS.findall(word)]
             if len(parts) > 1:
-                out.extend(p for p in parts if len(p) > 1 and p not in STOPWORDS and p != low)
+                out.extend(stem(p) for p in parts if len(p) > 1 and p not in STOPWORDS and p != low)
         toks = tuple(out)
         if len(_cache) < 500_000:
             _cache[word] = toks
     return toks
+
+
+def _stem_ident(low: str) -> str:
+    """Stem the last part of a whole identifier: `natural_widths` -> `natural_width`."""
+    if "_" not in low:
+        return stem(low)
+    head, _, tail = low.rpartition("_")
+    return f"{head}_{stem(tail)}" if tail else low
 
 
 def tokenize(text: str) -> list[str]:

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from swevis.errors import SwevisError
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"  # 2: stemmed BM25 tokens
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
@@ -284,6 +284,93 @@ class RepoIndex:
                 for row in self.con.execute(sql, (symbol_id, kind, limit)):
                     out.append((name, _sym(row)))
         return out
+
+    def symbols_by_ids(self, ids) -> dict[int, Symbol]:
+        """Symbols by id, in one query per 500 ids."""
+        ids = list(dict.fromkeys(ids))
+        out: dict[int, Symbol] = {}
+        for i in range(0, len(ids), 500):
+            part = ids[i : i + 500]
+            q = ",".join("?" * len(part))
+            for row in self.con.execute(
+                f"SELECT {_SYM_COLS} FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.id IN ({q})", part
+            ):
+                out[row[0]] = _sym(row)
+        return out
+
+    def adjacency(self, ids, limit: int = 40) -> list[tuple[int, str, int]]:
+        """(src, relation, dst) symbol edges around `ids`, both directions, in a few batched queries.
+
+        Relations: calls / called_by (resolved call edges), child / parent (contains),
+        base / subclass (inherits). At most `limit` edges per node and relation.
+        """
+        ids = list(dict.fromkeys(ids))
+        out: list[tuple[int, str, int]] = []
+        counts: dict[tuple[int, str], int] = {}
+
+        def add(a: int, rel: str, b: int) -> None:
+            if a == b:
+                return
+            n = counts.get((a, rel), 0)
+            if n < limit:
+                counts[(a, rel)] = n + 1
+                out.append((a, rel, b))
+
+        for i in range(0, len(ids), 500):
+            part = ids[i : i + 500]
+            q = ",".join("?" * len(part))
+            for src, dst, kind in self.con.execute(
+                f"SELECT DISTINCT src_symbol, dst_symbol, kind FROM edges WHERE src_symbol IN ({q})"
+                " AND kind IN ('calls', 'inherits') AND dst_symbol IS NOT NULL",
+                part,
+            ):
+                add(src, "calls" if kind == "calls" else "base", dst)
+            for src, dst, kind in self.con.execute(
+                f"SELECT DISTINCT src_symbol, dst_symbol, kind FROM edges WHERE dst_symbol IN ({q})"
+                " AND kind IN ('calls', 'inherits') AND src_symbol IS NOT NULL",
+                part,
+            ):
+                add(dst, "called_by" if kind == "calls" else "subclass", src)
+            for sid, parent in self.con.execute(
+                f"SELECT id, parent_id FROM symbols WHERE id IN ({q}) AND parent_id IS NOT NULL", part
+            ):
+                add(sid, "parent", parent)
+            for sid, parent in self.con.execute(f"SELECT id, parent_id FROM symbols WHERE parent_id IN ({q})", part):
+                add(parent, "child", sid)
+        return out
+
+    def symbol_doc_index(self) -> tuple[list[int], list[int]]:
+        """(BM25 document indexes, symbol ids) of every symbol document, cached."""
+        if getattr(self, "_sym_docs", None) is None:
+            docs, sids = [], []
+            for r in self._docs():
+                if r[3] is not None:
+                    docs.append(r[0])
+                    sids.append(r[3])
+            self._sym_docs = (docs, sids)
+        return self._sym_docs
+
+    def symbol_relevance(self, query: str | list[str]) -> dict[int, float]:
+        """BM25 score of every symbol's own document for `query` (symbols scoring 0 left out)."""
+        from swevis.index.lexical import tokenize
+
+        tokens = tokenize(query) if isinstance(query, str) else list(query)
+        if not tokens:
+            return {}
+        scores = self.lexical.scores(tokens)
+        if scores.size == 0:
+            return {}
+        import numpy as np
+
+        docs, sids = self.symbol_doc_index()
+        if not docs:
+            return {}
+        d = np.asarray(docs, dtype=np.int64)
+        ok = d < scores.size
+        vals = np.zeros(len(d), dtype=np.float32)
+        vals[ok] = scores[d[ok]]
+        nz = np.nonzero(vals > 0)[0]
+        return {sids[i]: float(vals[i]) for i in nz}
 
     def imports_of(self, file_id: int) -> list[str]:
         rows = self.con.execute(

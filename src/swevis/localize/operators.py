@@ -15,6 +15,7 @@ hints and test pointers. Both are plain functions; agents call them as tools.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -39,6 +40,22 @@ DEFAULTS: dict = {
     "test_penalty": 0.3,
     "stub_penalty": 0.5,
     "doc_penalty": 0.5,
+    "walk": True,
+    "walk_seeds": 12,
+    "walk_depth": 3,
+    "walk_restart": 0.4,
+    "walk_iterations": 12,
+    "walk_fanout": 40,
+    "walk_max_nodes": 3000,
+    "walk_eps": 0.05,
+    "w_walk": 1.0,
+    "walk_edge_weights": {"calls": 1.0, "child": 0.8, "called_by": 0.3, "parent": 0.2, "base": 0.3, "subclass": 0.3},
+    "walk_seed_factor": 0.5,
+    "w_reach": 1.0,
+    "reach_decay": 0.7,
+    "w_private_twin": 0.0,
+    "final_class_factor": 0.4,
+    "title_repeat": 1,
     "span_context": 5,
     "window_max_lines": 80,
     "wide_context": 20,
@@ -62,7 +79,10 @@ class Candidate:
 
 def _opts(options: dict | None) -> dict:
     o = dict(DEFAULTS)
-    o.update({k: v for k, v in (options or {}).items() if k in DEFAULTS})
+    for k, v in (options or {}).items():
+        if k not in DEFAULTS:
+            continue
+        o[k] = {**DEFAULTS[k], **v} if isinstance(DEFAULTS[k], dict) and isinstance(v, dict) else v
     return o
 
 
@@ -120,6 +140,129 @@ def _penalty(index: RepoIndex, path: str, o: dict, cache: dict) -> float:
             p *= o["stub_penalty"]
         cache[path] = p
     return cache[path]
+
+
+_FENCE = re.compile(r"```.*?(?:```|\Z)", re.S)
+
+
+def _symptom_text(text: str, o: dict) -> str:
+    """The issue's prose: title (repeated) and text outside fenced code/output blocks.
+
+    Code and output blocks mostly repeat the API the reporter called (already used as
+    identifiers); the prose is where the symptom is described ("width", "rounding",
+    "merging", "inclusive"), which is what the walk's focus should follow.
+    """
+    lines = text.strip().splitlines()
+    title = lines[0] if lines else ""
+    prose = _FENCE.sub(" ", text)
+    prose = "\n".join(ln for ln in prose.splitlines() if not ln.startswith(("    ", "\t", ">>>", "Traceback", "  File ")))
+    return "\n".join([title] * int(o["title_repeat"]) + [prose])
+
+
+_REL_LABEL = {
+    "calls": "calls",
+    "called_by": "is called by",
+    "child": "contains",
+    "parent": "is a member of",
+    "base": "inherits from",
+    "subclass": "is a base class of",
+}
+
+
+def _walk(index: RepoIndex, sc: "_Scores", relevance: dict[int, float], o: dict, pen: dict) -> None:
+    """A lexically focused personalized-PageRank walk over calls/contains/inherits edges.
+
+    Seeds are the strongest symbols so far (restart distribution proportional to their
+    scores). The walk moves along the graph within `walk_depth` hops of a seed; the
+    probability of stepping from u to v is proportional to the edge type's weight times
+    (eps + BM25 relevance of v's own text to the issue), so mass flows down call chains
+    toward the callees whose body, name or docstring reads like the issue (a symptom seen in
+    caller code, fixed in a helper). What a symbol receives through the graph (its walk
+    score minus its own restart mass) is added to its score, scaled to the top seed.
+    """
+    seeds = sorted(sc.sym.items(), key=lambda kv: -kv[1])[: o["walk_seeds"]]
+    seeds = [(sid, v) for sid, v in seeds if v > 0]
+    if not seeds:
+        return
+    top = seeds[0][1]
+    total = sum(v for _, v in seeds)
+    p0 = {sid: v / total for sid, v in seeds}
+    ew = o["walk_edge_weights"]
+    rel_max = max(relevance.values()) if relevance else 1.0
+
+    # the neighbourhood: breadth-first to walk_depth hops, with the first path to each node
+    nodes: set[int] = set(p0)
+    via: dict[int, tuple[int, str]] = {}
+    adj: dict[int, list[tuple[str, int]]] = {}
+    reach: dict[int, float] = {sid: v for sid, v in seeds}  # best seed score x decay^hops x edge weights
+    frontier = list(p0)
+    for _depth in range(o["walk_depth"]):
+        if not frontier or len(nodes) >= o["walk_max_nodes"]:
+            break
+        nxt: list[int] = []
+        for a, rel, b in index.adjacency(frontier, limit=o["walk_fanout"]):
+            if rel not in ew or ew[rel] <= 0:
+                continue
+            adj.setdefault(a, []).append((rel, b))
+            val = reach.get(a, 0.0) * o["reach_decay"] * min(1.0, ew[rel])
+            if b not in nodes and len(nodes) < o["walk_max_nodes"]:
+                nodes.add(b)
+                via[b] = (a, rel)
+                nxt.append(b)
+                reach[b] = val
+            elif b in reach and b not in p0 and val > reach[b] and b in nxt:
+                reach[b] = val
+                via[b] = (a, rel)
+        frontier = nxt
+    if len(nodes) <= len(p0) and not adj:
+        return
+    syms = index.symbols_by_ids(nodes)
+    for sid, s in sc.syms.items():
+        syms.setdefault(sid, s)
+
+    def focus(v: int) -> float:
+        s = syms.get(v)
+        p = _penalty(index, s.path, o, pen) if s is not None else 1.0
+        return (o["walk_eps"] + relevance.get(v, 0.0) / rel_max) * p
+
+    trans: dict[int, list[tuple[int, float]]] = {}
+    for a, outs in adj.items():
+        ws = [(b, ew[rel] * focus(b)) for rel, b in outs if b in nodes]
+        z = sum(w for _, w in ws)
+        if z > 0:
+            trans[a] = [(b, w / z) for b, w in ws]
+    alpha = 1.0 - o["walk_restart"]
+    r = dict(p0)
+    for _ in range(o["walk_iterations"]):
+        nr = {sid: (1 - alpha) * v for sid, v in p0.items()}
+        for a, mass in r.items():
+            for b, w in trans.get(a, ()):
+                nr[b] = nr.get(b, 0.0) + alpha * mass * w
+        r = nr
+    gained = {v: m - (1 - alpha) * p0.get(v, 0.0) for v, m in r.items()}
+    gmax = max(gained.values(), default=0.0) or 1.0
+    for v in nodes:
+        if v not in syms:
+            continue
+        g = max(gained.get(v, 0.0), 0.0)
+        # callee scoring: how strongly v is reached from a seed, times how much it reads like the issue
+        hit = 0.0 if v in p0 else reach.get(v, 0.0) * relevance.get(v, 0.0) / rel_max
+        hit *= _penalty(index, syms[v].path, o, pen)
+        if g <= 1e-9 and hit <= 1e-9:
+            continue
+        path = []
+        cur = v
+        while cur in via and len(path) < o["walk_depth"]:
+            prev, rel = via[cur]
+            path.append(f"{syms[prev].qualname if prev in syms else prev} {_REL_LABEL.get(rel, rel)} "
+                        f"{syms[cur].qualname if cur in syms else cur}")
+            cur = prev
+        ev = "graph walk: " + (" <- ".join(path) if path else "seed") + (
+            f" (relevance {relevance.get(v, 0.0) / rel_max:.2f})")
+        # what the graph adds is worth less to a symbol the issue already points at directly
+        own = sc.sym.get(v, 0.0) / top
+        damp = max(0.0, 1.0 - own) * (o["walk_seed_factor"] if v in p0 else 1.0)
+        sc.add_sym(syms[v], o["w_walk"] * top * g / gmax * damp + o["w_reach"] * hit, ev)
 
 
 def localize_issue(
@@ -185,6 +328,18 @@ def localize_issue(
             wk = w * (o["class_factor"] if s.kind == "class" else 1.0)
             sc.add_sym(s, wk, f"identifier `{name}` matches {s.kind} {s.qualname}" + (f" (1 of {len(matches)})" if len(matches) > 1 else ""))
 
+    # 3b. private twins: `net_income` named in the issue -> the helper `_net_income` doing the work
+    if o["w_private_twin"] > 0:
+        for name, strength in hints.identifiers.items():
+            if name.startswith("_") or not name[:1].islower():
+                continue
+            twins = index.symbols_by_name("_" + name, limit=o["max_name_matches"] + 1)
+            if not twins or len(twins) > o["max_name_matches"]:
+                continue
+            w = o["w_identifier"] * o["w_private_twin"] * strength / math.sqrt(len(twins))
+            for s in twins:
+                sc.add_sym(s, w, f"identifier `{name}` has a private twin {s.kind} {s.qualname}")
+
     # 4. BM25 as a fallback signal (also breaks ties among name matches)
     hits = index.bm25_search(text, k=o["bm25_depth"])
     if hits:
@@ -207,7 +362,10 @@ def localize_issue(
     for p in list(sc.file):
         sc.file[p] *= _penalty(index, p, o, pen)
 
-    # 5. graph expansion around the strongest seeds
+    # 5. graph expansion around the strongest seeds: a focused walk down call chains ...
+    if o["walk"]:
+        _walk(index, sc, index.symbol_relevance(_symptom_text(text, o)), o, pen)
+    # ... and the direct neighbours of the top seeds
     seeds = sorted(sc.sym.items(), key=lambda kv: -kv[1])[: o["expand_seeds"]]
     for sid, score in seeds:
         seed = sc.syms[sid]
@@ -232,6 +390,12 @@ def localize_issue(
     for p, v in best_in_file.items():
         sc.file[p] = sc.file.get(p, 0.0) + v
         sc.file_ev.setdefault(p, []).append(f"contains candidate symbols (best {v:.2f})")
+
+    # the edit site is an innermost definition: a class ranks as a symbol candidate below its
+    # members (it has already seeded the walk and lifted its file)
+    for sid in sc.sym:
+        if sc.syms[sid].kind == "class":
+            sc.sym[sid] *= o["final_class_factor"]
 
     files = sorted(sc.file.items(), key=lambda kv: (-kv[1], kv[0]))[:top_k]
     syms = sorted(sc.sym.items(), key=lambda kv: (-kv[1], sc.syms[kv[0]].path, sc.syms[kv[0]].start_line))[:top_k]
