@@ -1,0 +1,371 @@
+"""Read run folders into rows: one per instance x condition x repeat.
+
+A run folder is `results/runs/<model>/<agent>-<scope>/<condition>/<instance>/` with
+traj.json, patch.diff and eval.json (repeats > 0 may live in a sub-folder of the instance
+folder, e.g. `<instance>/repeat-1/`; every traj.json under the condition is one run, its
+`repeat` field says which). A missing or corrupt traj.json / eval.json is an
+`AnalysisInputError` that names every offending file.
+
+`condition_summary` condenses one condition into summary.json: counts, accuracy, mean
+tokens and the per-run rows (scalars plus the action-class sequence and the
+estimated/server usage pairs), so tables and figures read summaries, not trajectories.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import Counter
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+from swevis.errors import SwevisError
+
+TRAJ_FORMAT = "swevis-traj-1"
+ACTION_CLASSES = ("read", "search", "edit", "test", "other")
+PHASES = ("main", "preloc", "locator", "editor")
+SUMMARY_FORMAT = "swevis-condition-summary-1"
+SKIP_DIRS = {"harness"}
+
+
+class AnalysisInputError(SwevisError):
+    """Bad analysis input; `problems` lists every offending file with the reason."""
+
+    def __init__(self, problems: list[str]):
+        self.problems = list(problems)
+        head = f"{len(self.problems)} bad analysis input(s):\n  " if len(self.problems) > 1 else ""
+        super().__init__(head + "\n  ".join(self.problems))
+
+
+def _read_json(path: Path, problems: list[str]) -> Any | None:
+    if not path.exists():
+        problems.append(f"{path}: missing")
+        return None
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        problems.append(f"{path}: corrupt JSON ({exc})")
+        return None
+
+
+def _require(obj: Any, keys: Iterable[str], path: Path, problems: list[str]) -> bool:
+    if not isinstance(obj, dict):
+        problems.append(f"{path}: expected a JSON object")
+        return False
+    missing = [k for k in keys if k not in obj]
+    if missing:
+        problems.append(f"{path}: missing key(s) {', '.join(missing)}")
+        return False
+    return True
+
+
+def instance_rows(instances: Iterable[Mapping[str, Any]] | str | Path | None) -> dict[str, dict[str, Any]]:
+    """instances.jsonl path, or rows, or ids -> {instance_id: row}."""
+    if instances is None:
+        return {}
+    if isinstance(instances, Mapping):
+        return {k: dict(v) if isinstance(v, Mapping) else {"instance_id": k} for k, v in instances.items()}
+    if isinstance(instances, (str, Path)):
+        path = Path(instances)
+        out = {}
+        for lineno, line in enumerate(path.read_text().splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise AnalysisInputError([f"{path}:{lineno}: corrupt JSON ({exc})"]) from None
+            out[row["instance_id"]] = row
+        return out
+    out = {}
+    for item in instances:
+        if isinstance(item, str):
+            out[item] = {"instance_id": item}
+        else:
+            out[item["instance_id"]] = dict(item)
+    return out
+
+
+def _coverage(traj: dict[str, Any], gold_patch: str | None, high: float, mid: float) -> tuple[float | None, str | None]:
+    """Evidence coverage of the LET locator (viewed windows plus committed snippets)."""
+    if traj.get("agent", "").split("-")[0] != "let":
+        return None, None
+    from swevis.localize import coverage_bucket, evidence_coverage
+
+    ev = traj.get("evidence") or {}
+    windows = [tuple(w) for w in (ev.get("viewed_windows") or [])] + [tuple(w) for w in (ev.get("committed_snippets") or [])]
+    if not gold_patch:
+        return None, None
+    value = evidence_coverage(windows, gold_patch)
+    if value != value:  # NaN: the gold patch has no hunk
+        return None, coverage_bucket(value, high, mid)
+    return float(value), coverage_bucket(value, high, mid)
+
+
+def run_row(
+    traj_path: str | Path,
+    gold_patch: str | None = None,
+    *,
+    coverage_high: float = 0.8,
+    coverage_mid: float = 0.3,
+    problems: list[str] | None = None,
+) -> dict[str, Any] | None:
+    """One run (traj.json + sibling eval.json) as a flat row; problems are appended by name
+    (or raised when `problems` is None)."""
+    own = problems is None
+    problems = [] if own else problems
+    traj_path = Path(traj_path)
+    eval_path = traj_path.with_name("eval.json")
+    n_before = len(problems)
+    traj = _read_json(traj_path, problems)
+    ev = _read_json(eval_path, problems)
+    ok = True
+    if traj is not None:
+        ok &= _require(traj, ("instance_id", "agent", "scope", "condition", "exit_status", "steps", "totals"), traj_path, problems)
+        if ok and traj.get("format", TRAJ_FORMAT) != TRAJ_FORMAT:
+            problems.append(f"{traj_path}: unknown format {traj.get('format')!r} (expected {TRAJ_FORMAT})")
+            ok = False
+        if ok and not _require(traj["totals"], ("prompt_tokens", "completion_tokens"), traj_path, problems):
+            ok = False
+    if ev is not None:
+        ok &= _require(ev, ("instance_id", "resolved"), eval_path, problems)
+    if len(problems) > n_before or not ok or traj is None or ev is None:
+        if own:
+            raise AnalysisInputError(problems)
+        return None
+
+    phases = traj.get("phases") or {}
+    steps = traj.get("steps") or []
+    actions = [s.get("action_class") for s in steps if s.get("action_class")]
+    usage_pairs = []
+    for s in steps:
+        u = s.get("usage") or {}
+        if u.get("source") == "server" and u.get("server_prompt_tokens"):
+            usage_pairs.append([int(u.get("estimated_prompt_tokens") or 0), int(u["server_prompt_tokens"])])
+    cov, bucket = _coverage(traj, gold_patch, coverage_high, coverage_mid)
+    row = {
+        "model": traj.get("model"),
+        "model_id": traj.get("model_id"),
+        "backend": traj.get("backend"),
+        "agent": traj["agent"],
+        "scope": traj["scope"],
+        "condition": traj["condition"],
+        "instance_id": traj["instance_id"],
+        "repeat": int(traj.get("repeat") or 0),
+        "exit_status": traj["exit_status"],
+        "resolved": bool(ev["resolved"]),
+        "patch_applied": bool(ev.get("patch_applied")),
+        "infra_failure": bool(ev.get("infra_failure")),
+        "harness": ev.get("harness"),
+        "prompt_tokens": int(traj["totals"]["prompt_tokens"]),
+        "completion_tokens": int(traj["totals"]["completion_tokens"]),
+        "calls": int(traj["totals"].get("calls") or 0),
+        "format_errors": int(traj["totals"].get("format_errors") or 0),
+        "image_pages": int(traj["totals"].get("image_pages") or 0),
+        "n_steps": len(steps),
+        "evidence_coverage": cov,
+        "coverage_bucket": bucket,
+        "actions": actions,
+        "usage_pairs": usage_pairs,
+        "path": str(traj_path.parent),
+    }
+    for ph in PHASES:
+        p = phases.get(ph) or {}
+        row[f"{ph}_prompt_tokens"] = int(p.get("prompt_tokens") or 0)
+        row[f"{ph}_completion_tokens"] = int(p.get("completion_tokens") or 0)
+    return row
+
+
+def condition_traj_paths(condition_dir: str | Path) -> list[Path]:
+    """Every traj.json of a condition (instance folders and repeat sub-folders)."""
+    cdir = Path(condition_dir)
+    out = []
+    for p in sorted(cdir.rglob("traj.json")):
+        rel = p.relative_to(cdir).parts
+        if rel and rel[0] in SKIP_DIRS:
+            continue
+        out.append(p)
+    return out
+
+
+def load_condition(
+    condition_dir: str | Path,
+    instances: Iterable[Mapping[str, Any]] | str | Path | None = None,
+    *,
+    coverage_high: float = 0.8,
+    coverage_mid: float = 0.3,
+) -> list[dict[str, Any]]:
+    """Rows of one condition. With `instances`, each listed instance must have a run
+    folder with traj.json; every problem is collected and raised together, by name."""
+    cdir = Path(condition_dir)
+    rows_by_id = instance_rows(instances)
+    problems: list[str] = []
+    if not cdir.is_dir():
+        raise AnalysisInputError([f"{cdir}: condition folder missing"])
+    paths = condition_traj_paths(cdir)
+    seen = {p.relative_to(cdir).parts[0] for p in paths}
+    for iid in rows_by_id:
+        if iid not in seen:
+            problems.append(f"{cdir / iid / 'traj.json'}: missing")
+    rows = []
+    for p in paths:
+        iid = p.relative_to(cdir).parts[0]
+        gold = rows_by_id.get(iid, {}).get("patch")
+        row = run_row(p, gold, coverage_high=coverage_high, coverage_mid=coverage_mid, problems=problems)
+        if row is not None:
+            rows.append(row)
+    if problems:
+        raise AnalysisInputError(problems)
+    return rows
+
+
+def _mean(values: list[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def condition_summary(
+    condition_dir: str | Path,
+    instances: Iterable[Mapping[str, Any]] | str | Path | None = None,
+    *,
+    coverage_high: float = 0.8,
+    coverage_mid: float = 0.3,
+) -> dict[str, Any]:
+    """summary.json of one condition: n, resolved, accuracy, mean tokens, infra failures,
+    backend and the per-run rows."""
+    cdir = Path(condition_dir)
+    rows = load_condition(cdir, instances, coverage_high=coverage_high, coverage_mid=coverage_mid)
+    parts = cdir.parts
+    model, agent_scope, condition = (parts[-3], parts[-2], parts[-1]) if len(parts) >= 3 else (None, None, None)
+    agent, _, scope = (agent_scope or "").rpartition("-")
+    if rows:
+        model, agent, scope, condition = rows[0]["model"], rows[0]["agent"], rows[0]["scope"], rows[0]["condition"]
+    n = len(rows)
+    resolved = sum(r["resolved"] for r in rows)
+    return {
+        "format": SUMMARY_FORMAT,
+        "condition_dir": str(cdir),
+        "model": model,
+        "agent": agent,
+        "scope": scope,
+        "condition": condition,
+        "backend": sorted({r["backend"] for r in rows if r["backend"]}),
+        "model_id": sorted({r["model_id"] for r in rows if r["model_id"]}),
+        "n": n,
+        "n_instances": len({r["instance_id"] for r in rows}),
+        "repeats": sorted({r["repeat"] for r in rows}),
+        "resolved": resolved,
+        "accuracy": resolved / n if n else None,
+        "mean_prompt_tokens": _mean([r["prompt_tokens"] for r in rows]),
+        "mean_completion_tokens": _mean([r["completion_tokens"] for r in rows]),
+        "infra_failures": sorted(f"{r['instance_id']}#{r['repeat']}" for r in rows if r["infra_failure"]),
+        "exit_status": dict(Counter(r["exit_status"] for r in rows)),
+        "rows": rows,
+    }
+
+
+def write_condition_summary(
+    condition_dir: str | Path,
+    instances: Iterable[Mapping[str, Any]] | str | Path | None,
+    out_path: str | Path | None = None,
+    *,
+    coverage_high: float = 0.8,
+    coverage_mid: float = 0.3,
+    provenance: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    from swevis.provenance import write_json_atomic
+
+    summary = condition_summary(condition_dir, instances, coverage_high=coverage_high, coverage_mid=coverage_mid)
+    if provenance:
+        summary["provenance"] = provenance
+    write_json_atomic(summary, out_path or Path(condition_dir) / "summary.json")
+    return summary
+
+
+def read_summaries(paths: Iterable[str | Path]) -> list[dict[str, Any]]:
+    """Condition summaries by path; a missing/corrupt one is an error naming it."""
+    problems: list[str] = []
+    out = []
+    for p in paths:
+        p = Path(p)
+        data = _read_json(p, problems)
+        if data is None:
+            continue
+        if not isinstance(data, dict) or data.get("format") != SUMMARY_FORMAT or "rows" not in data:
+            problems.append(f"{p}: not a condition summary ({SUMMARY_FORMAT})")
+            continue
+        out.append(data)
+    if problems:
+        raise AnalysisInputError(problems)
+    return out
+
+
+def discover_condition_dirs(runs_root: str | Path, model: str | None = None) -> list[Path]:
+    """Condition folders under results/runs (optionally of one model)."""
+    root = Path(runs_root)
+    models = [root / model] if model else sorted(p for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
+    out = []
+    for m in models:
+        if not m.is_dir():
+            continue
+        for agent_scope in sorted(p for p in m.iterdir() if p.is_dir()):
+            out.extend(sorted(c for c in agent_scope.iterdir() if c.is_dir()))
+    return out
+
+
+def rows_frame(rows: list[dict[str, Any]]):
+    """Rows -> polars DataFrame of the scalar columns (actions and usage pairs stay out)."""
+    import polars as pl
+
+    schema = {
+        "model": pl.String,
+        "model_id": pl.String,
+        "backend": pl.String,
+        "agent": pl.String,
+        "scope": pl.String,
+        "condition": pl.String,
+        "instance_id": pl.String,
+        "repeat": pl.Int64,
+        "exit_status": pl.String,
+        "resolved": pl.Boolean,
+        "patch_applied": pl.Boolean,
+        "infra_failure": pl.Boolean,
+        "harness": pl.String,
+        "prompt_tokens": pl.Int64,
+        "completion_tokens": pl.Int64,
+        "calls": pl.Int64,
+        "format_errors": pl.Int64,
+        "image_pages": pl.Int64,
+        "n_steps": pl.Int64,
+        "evidence_coverage": pl.Float64,
+        "coverage_bucket": pl.String,
+        **{f"{ph}_{kind}_tokens": pl.Int64 for ph in PHASES for kind in ("prompt", "completion")},
+    }
+    data = {k: [r.get(k) for r in rows] for k in schema}
+    return pl.DataFrame(data, schema=schema)
+
+
+def load_runs(
+    runs_root: str | Path,
+    model: str | None = None,
+    instances: Iterable[Mapping[str, Any]] | str | Path | None = None,
+    *,
+    coverage_high: float = 0.8,
+    coverage_mid: float = 0.3,
+):
+    """All condition folders of a model (or all models) as one DataFrame, one row per
+    instance x condition x repeat. Problems of every folder are raised together."""
+    rows_by_id = instance_rows(instances)
+    problems: list[str] = []
+    rows: list[dict[str, Any]] = []
+    for cdir in discover_condition_dirs(runs_root, model):
+        try:
+            rows.extend(load_condition(cdir, rows_by_id or None, coverage_high=coverage_high, coverage_mid=coverage_mid))
+        except AnalysisInputError as exc:
+            problems.extend(exc.problems)
+    if problems:
+        raise AnalysisInputError(problems)
+    return rows_frame(rows)
+
+
+def is_nan(x: Any) -> bool:
+    return x is None or (isinstance(x, float) and math.isnan(x))

@@ -1,0 +1,52 @@
+"""Statistics the paper does not report: bootstrap CIs, exact McNemar, repeat spread."""
+
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+import numpy as np
+
+
+def bootstrap_ci(
+    values: Sequence[float],
+    *,
+    resamples: int = 2000,
+    level: float = 0.95,
+    seed: int = 0,
+) -> tuple[float | None, float | None, float | None]:
+    """(mean, low, high): percentile bootstrap of the mean over the given per-instance
+    values (seeded; a single value gives a zero-width interval; none gives Nones)."""
+    x = np.asarray([v for v in values if v is not None and not (isinstance(v, float) and math.isnan(v))], dtype=float)
+    if x.size == 0:
+        return None, None, None
+    mean = float(x.mean())
+    if x.size == 1 or resamples <= 0:
+        return mean, mean, mean
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, x.size, size=(resamples, x.size))
+    means = x[idx].mean(axis=1)
+    alpha = (1.0 - level) / 2.0
+    low, high = np.quantile(means, [alpha, 1.0 - alpha])
+    # The percentile interval always contains the sample mean up to float error; clamp.
+    return mean, float(min(low, mean)), float(max(high, mean))
+
+
+def mcnemar_exact(b: int, c: int) -> float:
+    """Two-sided exact McNemar p-value for the discordant counts b and c:
+    min(1, 2 * P[X <= min(b, c)]) with X ~ Binomial(b + c, 1/2); 1.0 when b + c = 0."""
+    n = b + c
+    if n == 0:
+        return 1.0
+    k = min(b, c)
+    tail = sum(math.comb(n, i) for i in range(k + 1)) / 2**n
+    return min(1.0, 2.0 * tail)
+
+
+def spread(values: Sequence[float]) -> dict[str, float | None]:
+    """sd (sample), min and max of per-repeat values (sd None below two values)."""
+    x = [float(v) for v in values if v is not None]
+    if not x:
+        return {"sd": None, "min": None, "max": None}
+    sd = float(np.std(x, ddof=1)) if len(x) > 1 else None
+    return {"sd": sd, "min": min(x), "max": max(x)}
