@@ -24,6 +24,7 @@ wildcard_constraints:
 include: "rules/tasks.smk"
 include: "rules/index.smk"
 include: "rules/single_read.smk"
+include: "rules/agents.smk"
 
 
 rule all:

@@ -27,3 +27,27 @@ def instance_row(instance_id):
         if row["instance_id"] == instance_id:
             return row
     raise ValueError(f"instance {instance_id} is not in {LAYOUT.instances()}")
+
+
+def instance_mirror(instance_id):
+    return LAYOUT.mirror_manifest(repo_slug(instance_row(instance_id)["repo"]))
+
+
+def instance_index(instance_id):
+    row = instance_row(instance_id)
+    return LAYOUT.index_db(repo_slug(row["repo"]), row["base_commit"])
+
+
+def agent_conditions():
+    """(model, agent, scope, condition) of every cell of the configured matrix."""
+    return [
+        (model, cell["agent"], cell["scope"], condition)
+        for model in config["models"]
+        for cell in config["agents"]["matrix"]
+        for condition in cell["conditions"]
+    ]
+
+
+def agents_params():
+    """The agents section without the matrix: adding a condition re-runs nothing else."""
+    return {k: v for k, v in section(config, "agents").items() if k != "matrix"}

@@ -76,6 +76,13 @@ class ResultsLayout:
     def run_dir(self, model: str, agent: str, scope: str, condition: str, instance: str) -> str:
         return str(PurePosixPath(self.condition_dir(model, agent, scope, condition)) / instance)
 
+    def run_file(self, model: str, agent: str, scope: str, condition: str, instance: str, name: str) -> str:
+        """traj.json, patch.diff or eval.json of one run."""
+        return str(PurePosixPath(self.run_dir(model, agent, scope, condition, instance)) / name)
+
+    def condition_summary(self, model: str, agent: str, scope: str, condition: str) -> str:
+        return str(PurePosixPath(self.condition_dir(model, agent, scope, condition)) / "summary.json")
+
     # tables and figures
     def table(self, name: str) -> str:
         return self._p(name)

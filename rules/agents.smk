@@ -1,0 +1,71 @@
+# Stage 3: PLB's offline pre-localization and the agents' trajectories, one folder per
+# (model, agent-scope, condition, instance). These rules pay for model calls: each holds one
+# unit of the `llm` resource, and their params are narrow (the model's profile, the agents
+# section without its matrix, the renderer and index settings), so unrelated config edits
+# never re-run them.
+
+
+rule prelocalize:
+    input:
+        instances=LAYOUT.instances(),
+        checkout=LAYOUT.checkout_manifest("{instance}"),
+        index=lambda wc: instance_index(wc.instance),
+    output:
+        preloc=LAYOUT.preloc("{model}", "{instance}"),
+    log:
+        LAYOUT.log("preloc", "{model}", "{instance}.log"),
+    benchmark:
+        LAYOUT.log("preloc", "{model}", "{instance}.benchmark.tsv")
+    conda:
+        "../envs/swevis.yaml"
+    resources:
+        llm=1,
+    params:
+        profile=lambda wc: config["models"][wc.model],
+        agents=agents_params(),
+        index=section(config, "index"),
+    script:
+        "../scripts/prelocalize.py"
+
+
+rule run_agent:
+    input:
+        instances=LAYOUT.instances(),
+        checkout=LAYOUT.checkout_manifest("{instance}"),
+        mirror=lambda wc: instance_mirror(wc.instance),
+        index=lambda wc: instance_index(wc.instance),
+        preloc=lambda wc: (
+            LAYOUT.preloc(wc.model, wc.instance) if wc.agent == "plb" else []
+        ),
+    output:
+        traj=LAYOUT.run_dir(
+            "{model}", "{agent}", "{scope}", "{condition}", "{instance}"
+        )
+        + "/traj.json",
+        patch=LAYOUT.run_dir(
+            "{model}", "{agent}", "{scope}", "{condition}", "{instance}"
+        )
+        + "/patch.diff",
+    log:
+        LAYOUT.log(
+            "runs", "{model}", "{agent}-{scope}", "{condition}", "{instance}.log"
+        ),
+    benchmark:
+        LAYOUT.log(
+            "runs",
+            "{model}",
+            "{agent}-{scope}",
+            "{condition}",
+            "{instance}.benchmark.tsv",
+        )
+    conda:
+        "../envs/swevis.yaml"
+    resources:
+        llm=1,
+    params:
+        profile=lambda wc: config["models"][wc.model],
+        agents=agents_params(),
+        index=section(config, "index"),
+        render=lambda wc: config["single_read"].get("render", {}),
+    script:
+        "../scripts/run_agent.py"

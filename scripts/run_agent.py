@@ -1,0 +1,36 @@
+"""Snakemake adapter: one trajectory of one agent on one instance under one condition."""
+
+import json
+from pathlib import Path
+
+from swevis.agents.demos import demo_path
+from swevis.agents.runner import RunSpec, run_instance
+from swevis.logutil import script_logging
+from swevis.tasks import load_instances
+
+with script_logging(snakemake.log[0]) as log:
+    wc, params = snakemake.wildcards, snakemake.params
+    row = next(r for r in load_instances(snakemake.input.instances) if r["instance_id"] == wc.instance)
+    with open(snakemake.input.checkout) as fh:
+        pristine = json.load(fh)["path"]
+    with open(snakemake.input.mirror) as fh:
+        mirror = json.load(fh)["mirror"]
+    preloc = None
+    if snakemake.input.preloc:
+        with open(snakemake.input.preloc) as fh:
+            preloc = json.load(fh)
+    replay = None
+    if params.profile["backend"] == "replay":
+        replay = str(demo_path(wc.agent, wc.instance, params.agents.get("demos_dir")))
+    journal = Path(params.agents["journal_dir"]) / wc.model / f"{wc.agent}-{wc.scope}" / wc.condition / f"{wc.instance}.jsonl"
+    journal.unlink(missing_ok=True)  # a fresh run; resuming from the journal is the Scale stage's job
+    spec = RunSpec(
+        model_name=wc.model, profile=params.profile, agent=wc.agent, scope=wc.scope, condition=wc.condition,
+        row=row, mirror=mirror, out_dir=str(Path(snakemake.output.traj).parent), index_db=snakemake.input.index,
+        pristine_dir=pristine, preloc=preloc, agents_cfg=params.agents, index_cfg=params.index,
+        render_cfg=params.render, cache_dir=params.agents["cache_dir"], replay_source=replay,
+        journal_path=str(journal),
+    )
+    traj = run_instance(spec)
+    log.info("%s %s-%s %s %s: %s, %d prompt tokens in %d calls", wc.model, wc.agent, wc.scope, wc.condition,
+             wc.instance, traj["exit_status"], traj["totals"]["prompt_tokens"], traj["totals"]["calls"])
