@@ -38,14 +38,12 @@ rule run_agent:
             LAYOUT.preloc(wc.model, wc.instance) if wc.agent == "plb" else []
         ),
     output:
-        traj=LAYOUT.run_dir(
-            "{model}", "{agent}", "{scope}", "{condition}", "{instance}"
-        )
-        + "/traj.json",
-        patch=LAYOUT.run_dir(
-            "{model}", "{agent}", "{scope}", "{condition}", "{instance}"
-        )
-        + "/patch.diff",
+        traj=LAYOUT.run_file(
+            "{model}", "{agent}", "{scope}", "{condition}", "{instance}", "traj.json"
+        ),
+        patch=LAYOUT.run_file(
+            "{model}", "{agent}", "{scope}", "{condition}", "{instance}", "patch.diff"
+        ),
     log:
         LAYOUT.log(
             "runs", "{model}", "{agent}-{scope}", "{condition}", "{instance}.log"
