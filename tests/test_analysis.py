@@ -239,3 +239,13 @@ def test_figures_are_pngs(tree, tmp_path):
         data = p.read_bytes()
         assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 10_000
         assert p.name in CAPTIONS
+
+
+def test_summarize_condition_uses_config_thresholds(tree, tmp_path):
+    from swevis.analysis import summarize_condition
+
+    root, _ = tree
+    cdir = root / "runs" / "qwen3.5" / "let-normal" / "text"
+    s = summarize_condition(cdir, root / "instances.jsonl", {**CONFIG, "index": {"coverage_high": 0.5, "coverage_mid": 0.1}}, tmp_path / "summary.json")
+    assert [r["coverage_bucket"] for r in sorted(s["rows"], key=lambda r: r["instance_id"])] == ["high", "high", "high", "high", "low", "low"]
+    assert "config_hash" in json.loads((tmp_path / "summary.json").read_text())["provenance"]

@@ -5,7 +5,7 @@ Flow: per condition, `write_condition_summary` -> summary.json; then `build_tabl
 set, so the tables rebuild with it).
 """
 
-from swevis.analysis.build import build_figures, build_tables, default_out_paths, rows_from_summaries
+from swevis.analysis.build import build_figures, build_tables, default_out_paths, rows_from_summaries, summarize_condition
 from swevis.analysis.figures import CAPTIONS, action_bins, coverage_bins
 from swevis.analysis.load import (
     AnalysisInputError,
@@ -40,6 +40,7 @@ __all__ = [
     "run_row",
     "settings_from_config",
     "spread",
+    "summarize_condition",
     "table3",
     "write_condition_summary",
 ]

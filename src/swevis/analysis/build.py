@@ -80,3 +80,20 @@ def build_figures(summary_paths: Iterable[str | Path], config: dict[str, Any], o
         paths.append(action_figure(rows, agent, title, models, out_dir / name, bins=int(s["trajectory_bins"]), dpi=int(s["figure_dpi"])))
     paths.append(coverage_figure(rows, models, out_dir / "figure6.png", agent=s.get("table3_agent", "let"), dpi=int(s["figure_dpi"]), seed=int(s["bootstrap"]["seed"])))
     return paths
+
+
+def summarize_condition(condition_dir: str | Path, instances_path: str | Path, config: dict[str, Any], out_path: str | Path | None = None) -> dict[str, Any]:
+    """The per-condition rule: summary.json from the condition's run folders, with the
+    Table 3 coverage thresholds of `index` and the provenance of the analysis section."""
+    from swevis.analysis.load import write_condition_summary
+    from swevis.provenance import provenance
+
+    s = settings_from_config(config)
+    return write_condition_summary(
+        condition_dir,
+        instances_path,
+        out_path,
+        coverage_high=float(s["coverage_high"]),
+        coverage_mid=float(s["coverage_mid"]),
+        provenance=provenance({"analysis": config.get("analysis"), "index": {k: s[k] for k in ("coverage_high", "coverage_mid")}}),
+    )

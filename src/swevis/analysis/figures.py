@@ -134,7 +134,7 @@ def coverage_figure(rows: list[dict[str, Any]], models: list[str], out: str | Pa
         ax.set_xlabel("locator evidence coverage of the gold patch")
         ax.set_ylabel("resolved (points) / resolve rate (line)")
         ax.set_title(f"LET on {model} ({len(sel)} runs)", fontsize=10)
-        ax.legend(loc="lower right", fontsize=8)
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=2, fontsize=8, frameon=False)
     fig.tight_layout()
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
