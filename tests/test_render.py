@@ -63,7 +63,7 @@ def test_realized_ratio_within_15_percent(win100, ratio):
 def test_guard_binds_and_is_reported(win100):
     res = render_window(str(AXES), 2000, win100, 7, "qwen3", "qwen3.5")
     L = res.layout
-    assert L["guard_bound"] and L["font_px"] >= 7.0
+    assert L["guard_bound"] and L["font_px"] >= L["guard_px"] == 6.5
     looser = render_window(str(AXES), 2000, win100, 7, "qwen3", "qwen3.5", {"min_font_px": 5.0}, rasterize=False)
     assert looser.layout["realized_ratio"] > L["realized_ratio"]
 
