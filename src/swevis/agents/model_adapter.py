@@ -108,8 +108,9 @@ class SwevisAgentModel:
             )
         return results
 
-    def record_final_action(self, command: str) -> None:
-        """A step whose action ended the phase (submit, commit_plan): no observation follows."""
+    def record_final_action(self, command: str, format_error: bool = False) -> None:
+        """A step with no observation: its action ended the phase (submit, commit_plan), or a
+        tool rejected its arguments (format_error)."""
         pending = self._pending
         self._pending = None
         if pending is None:
@@ -117,7 +118,7 @@ class SwevisAgentModel:
         tool = command.strip().split(None, 1)[0] if command and command.strip() else None
         self.recorder.add(
             phase=self.phase, action=command, tool=tool or "bash", observation=None, usage=pending["usage"],
-            response=pending["response"],
+            response=pending["response"], format_error=format_error,
         )
 
     def get_template_vars(self, **kwargs) -> dict[str, Any]:

@@ -19,7 +19,7 @@ from typing import Any
 os.environ.setdefault("MSWEA_SILENT_STARTUP", "1")
 
 from minisweagent.agents.default import DefaultAgent  # noqa: E402
-from minisweagent.exceptions import Submitted  # noqa: E402
+from minisweagent.exceptions import FormatError, Submitted  # noqa: E402
 
 from swevis import __version__  # noqa: E402
 from swevis.agents.environments import make_environment  # noqa: E402
@@ -80,14 +80,19 @@ class RunSpec:
 
 
 class _Agent(DefaultAgent):
-    """DefaultAgent plus one hook: the action that submits still gets its step record."""
+    """DefaultAgent plus one hook: an action that ends the phase (submit, commit_plan) or that
+    a tool rejects (a format error) still gets its step record."""
 
     def execute_actions(self, message: dict) -> list[dict]:
+        actions = message.get("extra", {}).get("actions", [])
+        command = actions[-1]["command"] if actions else ""
         try:
             return super().execute_actions(message)
         except Submitted:
-            actions = message.get("extra", {}).get("actions", [])
-            self.model.record_final_action(actions[-1]["command"] if actions else "")
+            self.model.record_final_action(command)
+            raise
+        except FormatError:
+            self.model.record_final_action(command, format_error=True)
             raise
 
 
@@ -118,7 +123,8 @@ def _run_phase(
             render=spec.render_cfg,
             visual_enabled=visual,
         ),
-        read_file=_read_file_via(env),
+        # file reads for windows go to the base environment (the locator has no bash)
+        read_file=env.read_file if isinstance(env, ToolEnvironment) else _read_file_via(env),
         observation_template=observation_template,
     )
     model = SwevisAgentModel(
