@@ -16,8 +16,8 @@ For one condition folder `results/runs/<model>/<agent>-<scope>/<condition>/`:
    `infra_failure` true, retried `retries` times;
 4. empty patches are unresolved without Docker ("empty patch", as the local runner says).
 
-Identical patches of one instance share one evaluation: `evaluation_cache_key` and
-`EvalCache` (usable by the local runner too, see `cached_evaluation`).
+Identical patches of one instance share one evaluation (swevis.harness.cache, which the
+local runner uses too).
 
 Docker is reached only through `docker.from_env()` (as swebench does); tests replace it
 with a fake client. Nothing here pulls or builds images by itself: with the default
@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import contextlib
 import copy
-import hashlib
 import json
 import logging
 import os
@@ -40,6 +39,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from swevis.errors import SwevisError
+from swevis.harness.cache import EvalCache, cached_evaluation, evaluation_cache_key  # noqa: F401 (re-exported)
 from swevis.provenance import write_json_atomic
 
 log = logging.getLogger(__name__)
@@ -125,72 +125,6 @@ def write_dataset(rows: list[dict[str, Any]], path: str | Path) -> Path:
 
 
 # ---------------------------------------------------------------- evaluation cache
-
-
-def _normalize_patch(patch: str) -> str:
-    text = (patch or "").replace("\r\n", "\n")
-    return text.rstrip("\n") + "\n" if text.strip() else ""
-
-
-def evaluation_cache_key(instance_id: str, patch: str, harness: str = "docker") -> str:
-    """Key of one evaluation: harness kind, instance and the patch (line endings and the
-    trailing newline normalized). Identical patches of one instance share it."""
-    blob = json.dumps([harness, instance_id, _normalize_patch(patch)]).encode()
-    return hashlib.sha256(blob).hexdigest()
-
-
-class EvalCache:
-    """A small on-disk cache of eval records, `<root>/<key[:2]>/<key>.json`.
-
-    Only verdicts are stored (never infrastructure failures), so a crash is retried.
-    `root=None` disables the cache.
-    """
-
-    def __init__(self, root: str | Path | None):
-        self.root = Path(root) if root else None
-
-    def _path(self, key: str) -> Path:
-        assert self.root is not None
-        return self.root / key[:2] / f"{key}.json"
-
-    def get(self, key: str) -> dict[str, Any] | None:
-        if self.root is None:
-            return None
-        path = self._path(key)
-        if not path.exists():
-            return None
-        try:
-            return json.loads(path.read_text())
-        except (OSError, json.JSONDecodeError):
-            log.warning("ignoring unreadable eval cache entry %s", path)
-            return None
-
-    def put(self, key: str, record: dict[str, Any]) -> None:
-        if self.root is None or record.get("infra_failure"):
-            return
-        write_json_atomic(record, self._path(key))
-
-
-def cached_evaluation(
-    cache: EvalCache,
-    instance_id: str,
-    patch: str,
-    harness: str,
-    compute: Callable[[], dict[str, Any]],
-) -> dict[str, Any]:
-    """Return the cached record of (instance, patch, harness) or compute and store it.
-
-    The local runner path uses it as
-    `cached_evaluation(cache, iid, patch, "local", lambda: evaluate_patch(row, patch, mirror))`.
-    """
-    key = evaluation_cache_key(instance_id, patch, harness)
-    hit = cache.get(key)
-    if hit is not None:
-        return {**hit, "cache_key": key, "cached": True}
-    record = compute()
-    record = {**record, "cache_key": key, "cached": False}
-    cache.put(key, record)
-    return record
 
 
 # ---------------------------------------------------------------- report -> eval.json
