@@ -25,6 +25,8 @@ include: "rules/tasks.smk"
 include: "rules/index.smk"
 include: "rules/single_read.smk"
 include: "rules/agents.smk"
+include: "rules/evaluation.smk"
+include: "rules/analysis.smk"
 
 
 rule all:
@@ -36,3 +38,5 @@ rule all:
         LAYOUT.table("table4.csv"),
         LAYOUT.figure("figure3.png"),
         LAYOUT.single_read("frontier.csv"),
+        [LAYOUT.table(f"{n}.csv") for n in TABLE_NAMES],
+        [LAYOUT.figure(n) for n in FIGURE_NAMES],

@@ -51,3 +51,24 @@ def agent_conditions():
 def agents_params():
     """The agents section without the matrix: adding a condition re-runs nothing else."""
     return {k: v for k, v in section(config, "agents").items() if k != "matrix"}
+
+
+def condition_summaries():
+    """The summary.json of every condition of the configured matrix."""
+    return [LAYOUT.condition_summary(*cell) for cell in agent_conditions()]
+
+
+def table_models():
+    models = (config.get("analysis") or {}).get("table_models") or list(
+        config["models"]
+    )
+    return models[:2]
+
+
+def condition_evaluations(wc):
+    if config["harness"]["kind"] == "local":
+        return [
+            LAYOUT.run_file(wc.model, wc.agent, wc.scope, wc.condition, i, "eval.json")
+            for i in sampled_instance_ids()
+        ]
+    return [LAYOUT.harness_summary(wc.model, wc.agent, wc.scope, wc.condition)]

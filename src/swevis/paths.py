@@ -80,6 +80,10 @@ class ResultsLayout:
         """traj.json, patch.diff or eval.json of one run."""
         return str(PurePosixPath(self.run_dir(model, agent, scope, condition, instance)) / name)
 
+    def harness_summary(self, model: str, agent: str, scope: str, condition: str) -> str:
+        """Written by the Docker harness when it has graded a whole condition."""
+        return str(PurePosixPath(self.condition_dir(model, agent, scope, condition)) / "harness" / "harness_summary.json")
+
     def condition_summary(self, model: str, agent: str, scope: str, condition: str) -> str:
         return str(PurePosixPath(self.condition_dir(model, agent, scope, condition)) / "summary.json")
 

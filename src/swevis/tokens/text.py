@@ -80,6 +80,13 @@ def text_tokens(text: str, tokenizer: str) -> int:
     backend, _, _ = _resolve(tokenizer)
     if not text:
         return 0
+    return _count(backend, text)
+
+
+@functools.lru_cache(maxsize=16384)
+def _count(backend: str, text: str) -> int:
+    # Memoized: an agent's prompt estimate re-counts the whole history on every call, so
+    # the same messages are counted again and again (quadratic without the cache).
     return _encoder(backend)(text)
 
 

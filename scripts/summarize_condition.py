@@ -1,0 +1,13 @@
+"""Snakemake adapter: summary.json of one condition (accuracy, tokens, per-run rows)."""
+
+from pathlib import Path
+
+from swevis.analysis.build import summarize_condition
+from swevis.logutil import script_logging
+
+with script_logging(snakemake.log[0]) as log:
+    p = snakemake.params
+    config = {"analysis": p.analysis, "index": p.index, "models": {m: {} for m in p.models}}
+    out = snakemake.output.summary
+    summary = summarize_condition(Path(out).parent, snakemake.input.instances, config, out)
+    log.info("%s: %s/%s resolved", Path(out).parent, summary["resolved"], summary["n"])
