@@ -13,6 +13,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "index": ("swevis.index.cli", "build or update the repository index of a checkout"),
     "localize": ("swevis.localize.cli", "rank candidate edit sites for an issue and package their context"),
     "agent": ("swevis.agents.cli", "run one agent on one instance (replay or live)"),
+    "replay": ("swevis.agents.replay_cli", "counterfactual cost of a recorded trajectory under each condition"),
     "render": ("swevis.render.cli", "render a code window to PNG pages and print its token accounting"),
 }
 

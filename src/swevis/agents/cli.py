@@ -1,4 +1,4 @@
-"""Run one agent on one instance by hand (replay or live), or re-cost a recorded trajectory.
+"""Run one agent on one instance by hand (replay or live).
 
     swevis agent run --agent plb --instance ID --condition r3 [--model qwen3.5] [--demo FILE] -o DIR
 """
@@ -26,28 +26,39 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-o", "--out", required=True, help="folder for traj.json and patch.diff")
 
 
-def run(args: argparse.Namespace) -> int:
-    from swevis.agents.demos import demo_path
-    from swevis.agents.runner import RunSpec, prelocalize, run_instance
+def model_profile(cfg: dict, name: str | None, config_path: str) -> tuple[str, dict]:
+    model = name or next(iter(cfg["models"]))
+    if model not in cfg["models"]:
+        raise SwevisError(f"no model profile {model!r} in {config_path}")
+    return model, cfg["models"][model]
+
+
+def prepare_instance(cfg: dict, instance_id: str, cache_dir: str):
+    """(row, mirror manifest, checkout manifest, index path) of one instance, in a cache folder."""
     from swevis.index import build_index
-    from swevis.models import make_model
     from swevis.paths import repo_slug
     from swevis.tasks.repos import checkout_instance, ensure_mirror
     from swevis.tasks.sources import open_source
 
-    cfg = load_config(args.config)
-    model = args.model or next(iter(cfg["models"]))
-    if model not in cfg["models"]:
-        raise SwevisError(f"no model profile {model!r} in {args.config}")
-    profile = cfg["models"][model]
-    row = next((r for r in open_source(cfg["tasks"]).load() if r["instance_id"] == args.instance), None)
+    row = next((r for r in open_source(cfg["tasks"]).load() if r["instance_id"] == instance_id), None)
     if row is None:
-        raise SwevisError(f"no instance {args.instance} in the configured task source")
-    cache = Path(args.cache)
+        raise SwevisError(f"no instance {instance_id} in the configured task source")
+    cache = Path(cache_dir)
     mirror = ensure_mirror(row["repo"], cache / "mirrors", commits=[row["base_commit"]], remote_url=cfg["tasks"]["remote_url"])
     co = checkout_instance(row, mirror["mirror"], cache / "checkouts")
     db = cache / "index" / f"{repo_slug(row['repo'])}@{row['base_commit']}.sqlite"
     build_index(co["path"], db, options=cfg["index"])
+    return row, mirror, co, db
+
+
+def run(args: argparse.Namespace) -> int:
+    from swevis.agents.demos import demo_path
+    from swevis.agents.runner import RunSpec, prelocalize, run_instance
+    from swevis.models import make_model
+
+    cfg = load_config(args.config)
+    model, profile = model_profile(cfg, args.model, args.config)
+    row, mirror, co, db = prepare_instance(cfg, args.instance, args.cache)
     replay = None
     if profile["backend"] == "replay":
         replay = args.demo or str(demo_path(args.agent, row["instance_id"], cfg["agents"].get("demos_dir")))

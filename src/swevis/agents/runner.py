@@ -326,6 +326,7 @@ def run_instance(spec: RunSpec) -> dict[str, Any]:
             "committed_snippets": [[s["path"], s["start"], s["end"]] for s in (plan or {}).get("relevant_snippets", [])],
         },
         "plan": plan,
+        "preloc": {"package": spec.preloc["package"], "usage": spec.preloc["usage"]} if spec.preloc else None,
         "messages": messages,
         "provenance": {
             "swevis_version": __version__,
