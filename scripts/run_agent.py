@@ -30,6 +30,7 @@ with script_logging(snakemake.log[0]) as log:
         pristine_dir=pristine, preloc=preloc, agents_cfg=params.agents, index_cfg=params.index,
         render_cfg=params.render, cache_dir=params.agents["cache_dir"], replay_source=replay,
         journal_path=str(journal),
+        workspace=str(Path(params.agents["workspace_dir"]) / wc.model / f"{wc.agent}-{wc.scope}" / wc.condition / wc.instance),
     )
     traj = run_instance(spec)
     log.info("%s %s-%s %s %s: %s, %d prompt tokens in %d calls", wc.model, wc.agent, wc.scope, wc.condition,

@@ -30,12 +30,22 @@ def swebench_image(row: dict[str, Any]) -> str:
 
 
 class LocalWorkspace:
-    """A throwaway checkout of the instance at base_commit, removed on close."""
+    """A throwaway checkout of the instance at base_commit, removed on close.
 
-    def __init__(self, mirror: str, base_commit: str, root: str | None = None):
+    `path` fixes where it lives. The workflow gives every run its own fixed path, so that
+    a rerun sees byte-identical outputs (pytest and tracebacks print absolute paths) and
+    its requests hit the response cache; without it a fresh temporary folder is used.
+    """
+
+    def __init__(self, mirror: str, base_commit: str, path: str | None = None):
         from swevis.tasks.repos import checkout
 
-        self.tmp = tempfile.mkdtemp(prefix="swevis-run-", dir=root)
+        if path:
+            self.tmp = str(Path(path).resolve())
+            shutil.rmtree(self.tmp, ignore_errors=True)
+            Path(self.tmp).mkdir(parents=True)
+        else:
+            self.tmp = tempfile.mkdtemp(prefix="swevis-run-")
         self.repo = str(checkout(mirror, base_commit, Path(self.tmp) / "repo"))
 
     def close(self) -> None:
@@ -53,6 +63,7 @@ def make_environment(
     docker_network: bool = False,
     docker_cpus: float | None = None,
     docker_memory: str | None = None,
+    workspace: str | None = None,
 ) -> tuple[Any, str, LocalWorkspace | None]:
     """(mini-swe-agent environment, repository root inside it, workspace to close)."""
     if kind == "local":
@@ -67,7 +78,7 @@ def make_environment(
         )
         from minisweagent.environments.local import LocalEnvironment
 
-        ws = LocalWorkspace(mirror, row["base_commit"])
+        ws = LocalWorkspace(mirror, row["base_commit"], workspace)
         env = LocalEnvironment(cwd=ws.repo, timeout=timeout_s, env={**COMMAND_ENV, "PYTHONDONTWRITEBYTECODE": "1"})
         return env, ws.repo, ws
     if kind == "docker":

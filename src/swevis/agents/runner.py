@@ -73,6 +73,7 @@ class RunSpec:
     cache_dir: str | None = None
     replay_source: Any = None
     journal_path: str | None = None
+    workspace: str | None = None  # fixed checkout folder (local env); None: a temporary one
     repeat: int = 0
 
     def opt(self, key: str) -> Any:
@@ -214,6 +215,7 @@ def run_instance(spec: RunSpec) -> dict[str, Any]:
         docker_network=bool(spec.opt("docker_network")),
         docker_cpus=spec.opt("docker_cpus"),
         docker_memory=spec.opt("docker_memory"),
+        workspace=spec.workspace,
     )
     recorder = StepRecorder(spec.journal_path)
     mini_cfg = mini_swebench_config()
