@@ -26,7 +26,7 @@ from swevis.agents.environments import make_environment  # noqa: E402
 from swevis.agents.model_adapter import SwevisAgentModel  # noqa: E402
 from swevis.agents.observe import ObservationConfig, ObservationPipeline  # noqa: E402
 from swevis.agents.prompts import mini_swebench_config, render_prompt  # noqa: E402
-from swevis.agents.tools import ToolEnvironment, working_tree_diff  # noqa: E402
+from swevis.agents.tools import ToolEnvironment, read_file_via, working_tree_diff  # noqa: E402
 from swevis.agents.trajectory import TRAJ_FORMAT, StepRecorder, exit_status_of, image_free  # noqa: E402
 
 log = logging.getLogger(__name__)
@@ -97,14 +97,6 @@ class _Agent(DefaultAgent):
             raise
 
 
-def _read_file_via(env: Any):
-    import shlex
-
-    def read(path: str) -> str | None:
-        out = env.execute({"command": f"cat -- {shlex.quote(path)}"})
-        return out.get("output") if out.get("returncode") == 0 else None
-
-    return read
 
 
 def _run_phase(
@@ -125,7 +117,7 @@ def _run_phase(
             visual_enabled=visual,
         ),
         # file reads for windows go to the base environment (the locator has no bash)
-        read_file=env.read_file if isinstance(env, ToolEnvironment) else _read_file_via(env),
+        read_file=env.read_file if isinstance(env, ToolEnvironment) else (lambda path: read_file_via(env, path)),
         observation_template=observation_template,
     )
     model = SwevisAgentModel(

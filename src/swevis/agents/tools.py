@@ -183,8 +183,7 @@ class ToolEnvironment:
 
     # -- file access through the base environment (works for local and Docker alike)
     def read_file(self, path: str) -> str | None:
-        out = self.base.execute({"command": f"cat -- {shlex.quote(path)}"})
-        return out.get("output") if out.get("returncode") == 0 else None
+        return read_file_via(self.base, path)
 
     def _open_index(self):
         if self._index is None:
@@ -264,6 +263,24 @@ class ToolEnvironment:
     def _tool_submit(self, command: str) -> dict[str, Any]:
         patch = working_tree_diff(self.base)
         raise Submitted({"role": "exit", "content": patch, "extra": {"exit_status": "Submitted", "submission": patch}})
+
+
+def read_file_via(env: Any, path: str) -> str | None:
+    """A file of the environment's working tree as text, or None if it cannot be read.
+
+    A local environment's files are read directly (a `cat` subprocess per code window was a
+    third of a replayed trajectory's time); other environments go through `cat`."""
+    cwd = getattr(getattr(env, "config", None), "cwd", "")
+    if type(env).__name__ == "LocalEnvironment" and cwd:
+        target = (Path(cwd) / path).resolve()
+        if not target.is_file():
+            return None
+        try:
+            return target.read_bytes().decode("utf-8")
+        except (OSError, UnicodeDecodeError):
+            return None
+    out = env.execute({"command": f"cat -- {shlex.quote(path)}"})
+    return out.get("output") if out.get("returncode") == 0 else None
 
 
 def working_tree_diff(env: Any) -> str:
