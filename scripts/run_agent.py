@@ -23,15 +23,18 @@ with script_logging(snakemake.log[0]) as log:
     if params.profile["backend"] == "replay":
         replay = str(demo_path(wc.agent, wc.instance, params.agents.get("demos_dir")))
     journal = Path(params.agents["journal_dir"]) / wc.model / f"{wc.agent}-{wc.scope}" / wc.condition / f"{wc.instance}.jsonl"
-    journal.unlink(missing_ok=True)  # a fresh run; resuming from the journal is the Scale stage's job
+    # The journal survives a killed job (it is no rule output): run_instance resumes from it
+    # (live models) and deletes it once traj.json is written. See swevis.agents.resume.
+    ledger = Path(params.agents.get("ledger_dir") or ".swevis-cache/ledgers") / wc.model / f"{wc.agent}-{wc.scope}" / f"{wc.condition}.json"
     spec = RunSpec(
         model_name=wc.model, profile=params.profile, agent=wc.agent, scope=wc.scope, condition=wc.condition,
         row=row, mirror=mirror, out_dir=str(Path(snakemake.output.traj).parent), index_db=snakemake.input.index,
         pristine_dir=pristine, preloc=preloc, agents_cfg=params.agents, index_cfg=params.index,
         render_cfg=params.render, cache_dir=params.agents["cache_dir"], replay_source=replay,
-        journal_path=str(journal),
+        journal_path=str(journal), ledger_path=str(ledger),
         workspace=str(Path(params.agents["workspace_dir"]) / wc.model / f"{wc.agent}-{wc.scope}" / wc.condition / wc.instance),
     )
     traj = run_instance(spec)
-    log.info("%s %s-%s %s %s: %s, %d prompt tokens in %d calls", wc.model, wc.agent, wc.scope, wc.condition,
-             wc.instance, traj["exit_status"], traj["totals"]["prompt_tokens"], traj["totals"]["calls"])
+    log.info("%s %s-%s %s %s: %s, %d prompt tokens in %d calls (%d resumed from the journal)", wc.model, wc.agent,
+             wc.scope, wc.condition, wc.instance, traj["exit_status"], traj["totals"]["prompt_tokens"],
+             traj["totals"]["calls"], traj["provenance"]["resume"]["resumed_steps"])

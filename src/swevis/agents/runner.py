@@ -49,6 +49,14 @@ AGENT_DEFAULTS: dict[str, Any] = {
     "docker_cpus": None,
     "docker_memory": None,
     "top_k": 10,
+    "resume": True,
+    # spend caps (swevis.models.spend); None = no cap
+    "max_trajectory_tokens": None,
+    "max_trajectory_calls": None,
+    "max_trajectory_cost": None,
+    "max_condition_tokens": None,
+    "max_condition_calls": None,
+    "max_condition_cost": None,
 }
 
 
@@ -74,6 +82,7 @@ class RunSpec:
     replay_source: Any = None
     journal_path: str | None = None
     workspace: str | None = None  # fixed checkout folder (local env); None: a temporary one
+    ledger_path: str | None = None  # the condition's spend ledger (live models); see swevis.models.spend
     repeat: int = 0
 
     def opt(self, key: str) -> Any:
@@ -197,6 +206,22 @@ def run_instance(spec: RunSpec) -> dict[str, Any]:
     started = time.time()
     chat = make_model(spec.model_name, spec.profile, cache_dir=spec.cache_dir, replay_source=spec.replay_source)
     live = spec.profile.get("backend") != "replay"
+    # Resume (swevis.agents.resume) and spend caps (swevis.models.spend): the live model sits
+    # behind the spend guard, and behind the journal's recorded turns when a killed run resumes.
+    from swevis.agents.resume import TrajectoryJournal, journal_identity
+    from swevis.models.spend import SpendCaps, SpendGuard, SpendLedger, call_cost
+
+    guard_profile = chat.profile  # resolved: prices for the trajectory's cost
+    journal = TrajectoryJournal(spec.journal_path, journal_identity(spec), resume=live and bool(spec.opt("resume")))
+    guard = SpendGuard(
+        chat,
+        trajectory_caps=SpendCaps.from_config("trajectory", spec.agents_cfg),
+        condition_caps=SpendCaps.from_config("condition", spec.agents_cfg) if live else None,
+        ledger=SpendLedger(spec.ledger_path) if live and spec.ledger_path else None,
+        prior=journal.prior_spend(chat.profile),
+        instance=spec.row["instance_id"],
+    )
+    chat = journal.wrap(guard)
     env, repo_root, workspace = make_environment(
         spec.opt("environment"),
         spec.row,
@@ -209,7 +234,7 @@ def run_instance(spec: RunSpec) -> dict[str, Any]:
         docker_memory=spec.opt("docker_memory"),
         workspace=spec.workspace,
     )
-    recorder = StepRecorder(spec.journal_path)
+    recorder = journal.recorder()
     mini_cfg = mini_swebench_config()
     obs_template = mini_cfg["model"]["observation_template"]
     fmt_template = mini_cfg["model"]["format_error_template"]
@@ -298,6 +323,13 @@ def run_instance(spec: RunSpec) -> dict[str, Any]:
         totals["prompt_tokens"] += phases["preloc"]["prompt_tokens"]
         totals["completion_tokens"] += phases["preloc"]["completion_tokens"]
         totals["calls"] += 1
+    totals["cost"] = round(
+        sum(call_cost(guard_profile, int(s["usage"].get("prompt_tokens") or 0), int(s["usage"].get("completion_tokens") or 0))
+            for s in recorder.steps)
+        + (call_cost(guard_profile, phases["preloc"]["prompt_tokens"], phases["preloc"]["completion_tokens"])
+           if spec.preloc is not None else 0.0),
+        6,
+    )
     evidence_phases = ("locator",) if spec.agent == "let" else None
     traj = {
         "format": TRAJ_FORMAT,
@@ -329,6 +361,8 @@ def run_instance(spec: RunSpec) -> dict[str, Any]:
             "image_family": spec.profile.get("image_family"),
             "agents_config": {k: spec.opt(k) for k in AGENT_DEFAULTS},
             "wall_time_s": round(time.time() - started, 2),
+            "resume": journal.info(),
+            "spend": {"trajectory": guard.spent.to_dict(), "ledger": spec.ledger_path},
         },
     }
     from swevis.provenance import write_json_atomic
@@ -337,4 +371,8 @@ def run_instance(spec: RunSpec) -> dict[str, Any]:
     out.mkdir(parents=True, exist_ok=True)
     (out / "patch.diff").write_text(patch)
     write_json_atomic(traj, out / "traj.json")
+    if (error or "").startswith(("ModelCallFailed", "CostLimitExceeded")):
+        log.warning("journal %s kept: a rerun continues this trajectory after the endpoint or cap is fixed", spec.journal_path)
+    else:
+        journal.discard()  # the trajectory is complete
     return traj

@@ -203,6 +203,8 @@ PROFILE_DEFAULTS: dict[str, Any] = {
     "max_images_per_request": None,
     "image_policy": "drop_oldest",
     "cache": True,
+    "cost_per_1k_prompt": 0.0,
+    "cost_per_1k_completion": 0.0,
 }
 
 
