@@ -47,7 +47,7 @@ def test_demonstration_is_competent(agent, row):
         assert last.startswith(MINI_SUBMIT), f"{path}: mini must end with its submit command"
     else:
         assert last.strip() == "submit", f"{path}: must end with submit"
-    text = json.dumps(demo)
+    text = path.read_text()  # the raw turns: quotes and backslashes as written
     assert "diff --git" not in text and "git apply" not in text, f"{path}: applies a prepared patch"
     # none of the gold patch's added lines may be pasted verbatim as a whole hunk
     added = [l[1:].strip() for l in row["patch"].splitlines() if l.startswith("+") and not l.startswith("+++")]
