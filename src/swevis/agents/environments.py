@@ -18,6 +18,27 @@ log = logging.getLogger(__name__)
 COMMAND_ENV = {"PAGER": "cat", "MANPAGER": "cat", "LESS": "-R", "PIP_PROGRESS_BAR": "off", "TQDM_DISABLE": "1"}
 
 
+DOCKER_TIMEOUT_GRACE_S = 15
+
+
+def docker_run_args(*, network: bool = False, cpus: float | None = None, memory: str | None = None) -> list[str]:
+    """`docker run` options of an agent container: removed on exit, no network unless allowed,
+    CPU and memory limits when configured (agents.docker_network/docker_cpus/docker_memory)."""
+    args = ["--rm"]
+    if not network:
+        args.append("--network=none")
+    if cpus:
+        args.append(f"--cpus={cpus}")
+    if memory:
+        args += [f"--memory={memory}", f"--memory-swap={memory}"]  # no swap beyond the limit
+    return args
+
+
+def docker_interpreter(timeout_s: int) -> list[str]:
+    """Each command runs under coreutils `timeout` in the container: TERM at the limit, KILL 5 s later."""
+    return ["timeout", "--kill-after=5", str(int(timeout_s)), "bash", "-c"]
+
+
 class EnvironmentRefused(SwevisError):
     """A run that must not start (e.g. a live model on the host without acknowledgement)."""
 
@@ -84,18 +105,14 @@ def make_environment(
     if kind == "docker":
         from minisweagent.environments.docker import DockerEnvironment
 
-        run_args = ["--rm"]
-        if not docker_network:
-            run_args.append("--network=none")
-        if docker_cpus:
-            run_args.append(f"--cpus={docker_cpus}")
-        if docker_memory:
-            run_args.append(f"--memory={docker_memory}")
         env = DockerEnvironment(
-            image=swebench_image(row), cwd="/testbed", timeout=timeout_s,
+            image=swebench_image(row), cwd="/testbed",
+            # the host-side limit is a backstop: `timeout` inside the container kills the command
+            # itself (killing only the `docker exec` client would leave it running in there)
+            timeout=timeout_s + DOCKER_TIMEOUT_GRACE_S,
             env={**COMMAND_ENV, "BASH_ENV": "/root/.bashrc"},  # the image activates its conda env there
-            run_args=run_args,
-            interpreter=["bash", "-c"],
+            run_args=docker_run_args(network=docker_network, cpus=docker_cpus, memory=docker_memory),
+            interpreter=docker_interpreter(timeout_s),
         )
         return env, "/testbed", None
     raise SwevisError(f"unknown agents.environment {kind!r} (local or docker)")
