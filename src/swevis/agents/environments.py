@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import shutil
 import tempfile
 from pathlib import Path
@@ -37,6 +38,52 @@ def docker_run_args(*, network: bool = False, cpus: float | None = None, memory:
 def docker_interpreter(timeout_s: int) -> list[str]:
     """Each command runs under coreutils `timeout` in the container: TERM at the limit, KILL 5 s later."""
     return ["timeout", "--kill-after=5", str(int(timeout_s)), "bash", "-c"]
+
+
+SECRET_NAME = re.compile(r"(?i)(api[_-]?key|_key$|^key$|token|secret|passw|credential|auth)")
+
+
+def command_environ(secret_env_names=(), environ=None) -> dict[str, str]:
+    """The host environment minus the secrets: what a local agent command may see.
+
+    An agent that runs `env` would otherwise put the API key into its observation: into the
+    next request, the response cache, the journal and traj.json."""
+    environ = os.environ if environ is None else environ
+    drop = {n for n in secret_env_names if n}
+    return {k: v for k, v in environ.items() if k not in drop and not SECRET_NAME.search(k)}
+
+
+def _scrubbed_local_environment(*, secret_env_names, **kwargs):
+    from minisweagent.environments import local as mini_local
+
+    class ScrubbedLocalEnvironment(mini_local.LocalEnvironment):
+        """mini-swe-agent's LocalEnvironment, with commands started in ``command_environ``."""
+
+        def execute(self, action: dict, cwd: str = "", *, timeout: int | None = None) -> dict[str, Any]:
+            command = action.get("command", "")
+            cwd = cwd or self.config.cwd or os.getcwd()
+            try:
+                result = mini_local._run(
+                    command, cwd, command_environ(secret_env_names) | self.config.env, timeout or self.config.timeout
+                )
+                output = {"output": result.stdout, "returncode": result.returncode, "exception_info": ""}
+            except Exception as e:  # as mini-swe-agent reports a failed or timed-out command
+                raw = getattr(e, "output", None)
+                raw = raw.decode("utf-8", errors="replace") if isinstance(raw, bytes) else (raw or "")
+                output = {
+                    "output": raw,
+                    "returncode": -1,
+                    "exception_info": f"An error occurred while executing the command: {e}",
+                    "extra": {"exception_type": type(e).__name__, "exception": str(e)},
+                }
+            self._check_finished(output)
+            return output
+
+        def get_template_vars(self, **kwargs) -> dict[str, Any]:
+            vars_ = super().get_template_vars(**kwargs)  # mini merges os.environ in: drop secrets
+            return {k: v for k, v in vars_.items() if k in kwargs or k not in os.environ or k in command_environ(secret_env_names)}
+
+    return ScrubbedLocalEnvironment(**kwargs)
 
 
 class EnvironmentRefused(SwevisError):
@@ -85,8 +132,13 @@ def make_environment(
     docker_cpus: float | None = None,
     docker_memory: str | None = None,
     workspace: str | None = None,
+    secret_env_names: tuple[str, ...] | list[str] = (),
 ) -> tuple[Any, str, LocalWorkspace | None]:
-    """(mini-swe-agent environment, repository root inside it, workspace to close)."""
+    """(mini-swe-agent environment, repository root inside it, workspace to close).
+
+    ``secret_env_names``: variables never passed to the agent's commands (the model profile's
+    api_key_env); names that look like credentials are withheld as well (local environment;
+    a container gets only COMMAND_ENV)."""
     if kind == "local":
         if live_model and not allow_live_on_host:
             raise EnvironmentRefused(
@@ -97,10 +149,11 @@ def make_environment(
             "LOCAL ENVIRONMENT: the agent's commands run on this host, in a throwaway checkout, "
             "with the host's Python and a %d s timeout per command", timeout_s
         )
-        from minisweagent.environments.local import LocalEnvironment
-
         ws = LocalWorkspace(mirror, row["base_commit"], workspace)
-        env = LocalEnvironment(cwd=ws.repo, timeout=timeout_s, env={**COMMAND_ENV, "PYTHONDONTWRITEBYTECODE": "1"})
+        env = _scrubbed_local_environment(
+            cwd=ws.repo, timeout=timeout_s, env={**COMMAND_ENV, "PYTHONDONTWRITEBYTECODE": "1"},
+            secret_env_names=secret_env_names,
+        )
         return env, ws.repo, ws
     if kind == "docker":
         from minisweagent.environments.docker import DockerEnvironment

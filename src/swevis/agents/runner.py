@@ -233,6 +233,7 @@ def run_instance(spec: RunSpec) -> dict[str, Any]:
         docker_cpus=spec.opt("docker_cpus"),
         docker_memory=spec.opt("docker_memory"),
         workspace=spec.workspace,
+        secret_env_names=[spec.profile.get("api_key_env") or "SWEVIS_API_KEY"],
     )
     recorder = journal.recorder()
     mini_cfg = mini_swebench_config()

@@ -1,0 +1,119 @@
+"""API keys come only from environment variables and never reach a file: live trajectories
+against the scripted server on 127.0.0.1 with a sentinel key, then every file written
+(results, response cache, journals, ledgers, logs, Snakemake's metadata) is scanned for it."""
+
+from __future__ import annotations
+
+import logging
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import PROJECT_ROOT
+from swevis.agents.runner import RunSpec, run_instance
+from swevis.models import ModelConfigError
+from swevis.models.testing import Reply, ScriptedServer
+from swevis.tasks.bundled import load_bundled_instances
+from swevis.tasks.repos import ensure_mirror
+
+IID = "swevis-samples__ledgerkit-117"
+KEY_ENV = "SWEVIS_SECRET_TEST_KEY"
+SENTINEL = "sk-sentinel-6b1f0e2a9c7d4e58-never-write-me"
+TURNS = [
+    "THOUGHT: look.\n\n```mswea_bash_command\ngrep -n 'def round' ledgerkit/money.py\n```",
+    # the agent tries to read its environment: the key must not be there either
+    "THOUGHT: env.\n\n```mswea_bash_command\nenv | sort | head -50\n```",
+    "THOUGHT: done.\n\n```mswea_bash_command\necho COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT\n```",
+]
+
+
+def respond(index, request):
+    n = sum(1 for m in request.body["messages"] if m["role"] == "assistant")
+    return Reply(TURNS[min(n, len(TURNS) - 1)])
+
+
+def files_containing(root: Path, needle: str) -> list[str]:
+    hits, n = [], 0
+    for path in root.rglob("*"):
+        if path.is_file() and not path.is_symlink():
+            n += 1
+            if needle.encode() in path.read_bytes():
+                hits.append(str(path.relative_to(root)))
+    assert n > 0
+    return hits
+
+
+def test_key_from_env_only_and_never_written(tmp_path, monkeypatch):
+    row = next(r for r in load_bundled_instances() if r["instance_id"] == IID)
+    mirror = ensure_mirror(row["repo"], tmp_path / "mirrors", commits=[row["base_commit"]])["mirror"]
+    monkeypatch.delenv(KEY_ENV, raising=False)
+    handler = logging.FileHandler(tmp_path / "debug.log")
+    root_logger = logging.getLogger()
+    old_level = root_logger.level
+    root_logger.addHandler(handler)
+    root_logger.setLevel(logging.DEBUG)  # openai/httpx debug logging included
+    try:
+        with ScriptedServer(responder=respond) as server:
+            profile = {"backend": "openai", "base_url": server.base_url, "model_id": "m", "api_key_env": KEY_ENV,
+                       "tokenizer": "qwen3", "image_family": "qwen3.5", "max_retries": 0}
+
+            def spec(name, **cfg):
+                d = tmp_path / name
+                return RunSpec("live", profile, "mini", "normal", "text", row, mirror, str(d / "out"),
+                               agents_cfg={"allow_live_on_host": True, **cfg}, cache_dir=str(tmp_path / "cache"),
+                               journal_path=str(d / "journal.jsonl"), workspace=str(d / "ws"),
+                               ledger_path=str(tmp_path / "ledger.json"))
+
+            # no key in the environment: a clear error that names the variable, not a request
+            traj = run_instance(spec("nokey"))
+            assert traj["exit_status"] == "error" and KEY_ENV in traj["error"]
+            assert server.chat_requests == []
+            monkeypatch.setenv(KEY_ENV, SENTINEL)
+            done = run_instance(spec("full"))
+            capped = run_instance(spec("capped", max_trajectory_calls=1))  # journal kept on disk
+            assert done["exit_status"] == "submitted" and capped["exit_status"] == "cost_limit"
+            assert (tmp_path / "capped" / "journal.jsonl").exists()
+            # the key did go to the server, in the Authorization header only
+            assert all(r.headers["authorization"] == f"Bearer {SENTINEL}" for r in server.chat_requests)
+            assert not any(SENTINEL.encode() in r.raw for r in server.chat_requests)
+    finally:
+        root_logger.removeHandler(handler)
+        root_logger.setLevel(old_level)
+        handler.close()
+    assert files_containing(tmp_path, SENTINEL) == []
+    # ... and not through the agent's commands' environment either (it ran `env`)
+    env_obs = done["messages"][5]["content"] if len(done["messages"]) > 5 else ""
+    assert SENTINEL not in str(done["messages"]) and "PATH=" in str(env_obs) + str(done["messages"])
+
+
+def test_key_is_not_accepted_from_config():
+    with pytest.raises(ModelConfigError, match="unknown key"):
+        from swevis.models import make_model
+
+        make_model("m", {"backend": "openai", "base_url": "http://127.0.0.1:9/v1", "model_id": "m", "api_key": "sk-x"})
+
+
+@pytest.mark.slow
+def test_workflow_run_writes_no_key(tmp_path, monkeypatch):
+    """The same through Snakemake (run_agent rule, its log, benchmark and metadata)."""
+    with ScriptedServer(responder=respond) as server:
+        (tmp_path / "config.yaml").write_text(
+            "tasks: {source: bundled, instance_ids: [" + IID + "]}\n"
+            "models:\n"
+            f"  live: {{backend: openai, base_url: '{server.base_url}', model_id: m, api_key_env: {KEY_ENV}, "
+            "tokenizer: qwen3, image_family: qwen3.5, max_retries: 0}\n"
+            "agents:\n  allow_live_on_host: true\n  matrix: [{agent: mini, scope: normal, conditions: [text]}]\n"
+        )
+        target = f"results/runs/live/mini-normal/text/{IID}/traj.json"
+        proc = subprocess.run(
+            [str(Path(sys.executable).parent / "snakemake"), "--snakefile", str(PROJECT_ROOT / "Snakefile"),
+             "--directory", str(tmp_path), "--cores", "2", target],
+            capture_output=True, text=True, env={**__import__("os").environ, KEY_ENV: SENTINEL},
+        )
+        assert proc.returncode == 0, proc.stderr[-4000:]
+        assert len(server.chat_requests) == 3
+    assert (tmp_path / target).exists()
+    assert SENTINEL not in proc.stdout + proc.stderr
+    assert files_containing(tmp_path, SENTINEL) == []
