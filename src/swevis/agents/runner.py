@@ -28,6 +28,14 @@ from swevis.agents.observe import ObservationConfig, ObservationPipeline  # noqa
 from swevis.agents.prompts import mini_swebench_config, render_prompt  # noqa: E402
 from swevis.agents.tools import ToolEnvironment, read_file_via, working_tree_diff  # noqa: E402
 from swevis.agents.trajectory import TRAJ_FORMAT, StepRecorder, exit_status_of, image_free  # noqa: E402
+from swevis.agents.variants import (  # noqa: E402
+    VariantToolEnvironment,
+    is_let,
+    make_memory,
+    reproduction_objective,
+    variant_flags,
+    variant_record,
+)
 
 log = logging.getLogger(__name__)
 
@@ -111,10 +119,16 @@ class _Agent(DefaultAgent):
 def _run_phase(
     *, spec: RunSpec, chat: Any, env: Any, recorder: StepRecorder, phase: str, purpose: str,
     system: str, instance: str, step_limit: int, visual: bool, observation_template: str, format_error_template: str,
-    extra_vars: dict[str, Any] | None = None, templates_are_text: bool = True,
+    extra_vars: dict[str, Any] | None = None, templates_are_text: bool = True, memory: Any = None,
 ) -> tuple[dict[str, Any], list[dict]]:
-    """One DefaultAgent run; returns (exit extra, messages)."""
-    pipeline = ObservationPipeline(
+    """One DefaultAgent run; returns (exit extra, messages). `memory`: the LET variants'
+    working memory (swevis.agents.memory), consulted before every observation."""
+    pipeline_cls, pipeline_kw = ObservationPipeline, {}
+    if memory is not None:
+        from swevis.agents.memory import MemoryObservationPipeline
+
+        pipeline_cls, pipeline_kw = MemoryObservationPipeline, {"memory": memory, "context": phase, "recorder": recorder}
+    pipeline = pipeline_cls(
         ObservationConfig(
             condition=spec.condition,
             scope=spec.scope,
@@ -128,6 +142,7 @@ def _run_phase(
         # file reads for windows go to the base environment (the locator has no bash)
         read_file=env.read_file if isinstance(env, ToolEnvironment) else (lambda path: read_file_via(env, path)),
         observation_template=observation_template,
+        **pipeline_kw,
     )
     model = SwevisAgentModel(
         chat, pipeline, recorder, phase=phase, purpose=purpose, format_error_template=format_error_template
@@ -242,6 +257,7 @@ def run_instance(spec: RunSpec) -> dict[str, Any]:
     issue = spec.row["problem_statement"]
     messages: list[dict] = []
     plan = None
+    variant_info = None
     phases_exit: dict[str, str] = {}
     error = None
     try:
@@ -271,15 +287,25 @@ def run_instance(spec: RunSpec) -> dict[str, Any]:
             )
             messages += msgs
             final = result
-        elif spec.agent == "let":
+        elif is_let(spec.agent):  # LET and its variants (swevis.agents.variants: let-mem, let-repro, ...)
             common = dict(
                 issue_text=issue, index_db=spec.index_db, pristine_dir=spec.pristine_dir, wide=spec.scope == "wide",
                 index_options=spec.index_cfg, top_k=int(spec.opt("top_k")),
             )
             values = {"repo_root": repo_root, "scope": spec.scope}
+            flags = variant_flags(spec.agent, spec.agents_cfg)
+            memory = make_memory(flags, issue, spec.agents_cfg)
+            repro, repro_env, editor_env = None, None, None
+
+            def tool_env(tools: set[str], allow_bash: bool, context: str, **kw: Any) -> VariantToolEnvironment:
+                return VariantToolEnvironment(
+                    env, tools=tools, allow_bash=allow_bash, flags=flags, memory=memory, context=context,
+                    recorder=recorder, **common, **kw,
+                )
+
             loc_limit = int(spec.opt("locator_step_limit"))
             loc_result, msgs = _run_phase(
-                spec=spec, chat=chat, env=ToolEnvironment(env, tools=LOCATOR_TOOLS, allow_bash=False, **common),
+                spec=spec, chat=chat, env=tool_env(LOCATOR_TOOLS, False, "locator"), memory=memory,
                 recorder=recorder, phase="locator", purpose="locator",
                 system=render_prompt("let_locator_system", **values),
                 instance=render_prompt("let_locator_instance", issue=issue, step_limit=loc_limit, **values),
@@ -293,18 +319,42 @@ def run_instance(spec: RunSpec) -> dict[str, Any]:
                 final = loc_result
             else:
                 plan_text = json.dumps(plan, indent=2) if plan else "(the locator committed no plan)"
+                addendum = ""
+                if flags["reproduction"]:  # optional first editor stage: reproduce the failure
+                    repro_env = tool_env({"view_code", "commit_reproduction"}, True, "reproduction")
+                    r_limit = int(flags["reproduction_step_limit"])
+                    r_result, msgs = _run_phase(
+                        spec=spec, chat=chat, env=repro_env, recorder=recorder, phase="reproduction",
+                        purpose="reproduction", system=render_prompt("let_repro_system", **values),
+                        instance=render_prompt("let_repro_instance", issue=issue, plan=plan_text, step_limit=r_limit, **values),
+                        step_limit=r_limit, visual=bool(spec.opt("let_editor_visual")), memory=memory,
+                        observation_template=obs_template, format_error_template=fmt_template,
+                    )
+                    messages += msgs
+                    phases_exit["reproduction"] = exit_status_of(r_result.get("exit_status", ""))
+                    repro = r_result.get("reproduction")
+                    addendum += reproduction_objective(repro, repro_env.attempts)
+                if flags["verification"]:
+                    addendum += render_prompt("let_verify_note", reproduction=repro)
                 ed_limit = int(spec.opt("editor_step_limit"))
+                editor_env = tool_env(EDITOR_TOOLS, True, "editor", reproduction=repro)
                 result, msgs = _run_phase(
-                    spec=spec, chat=chat, env=ToolEnvironment(env, tools=EDITOR_TOOLS, allow_bash=True, **common),
+                    spec=spec, chat=chat, env=editor_env, memory=memory,
                     recorder=recorder, phase="editor", purpose="editor",
                     system=render_prompt("let_editor_system", **values),
-                    instance=render_prompt("let_editor_instance", issue=issue, plan=plan_text, step_limit=ed_limit, **values),
+                    instance=render_prompt("let_editor_instance", issue=issue, plan=plan_text, step_limit=ed_limit, **values)
+                    + addendum,
                     step_limit=ed_limit, visual=bool(spec.opt("let_editor_visual")),
                     observation_template=obs_template, format_error_template=fmt_template,
                 )
                 messages += msgs
                 phases_exit["editor"] = exit_status_of(result.get("exit_status", ""))
                 final = result
+            if spec.agent != "let":
+                variant_info = variant_record(
+                    flags, memory, recorder.steps, repro, repro_env.attempts if repro_env else None,
+                    editor_env.verifications if editor_env else None,
+                )
         else:
             raise ValueError(f"unknown agent {spec.agent!r}")
         error = final.get("error")
@@ -331,7 +381,7 @@ def run_instance(spec: RunSpec) -> dict[str, Any]:
            if spec.preloc is not None else 0.0),
         6,
     )
-    evidence_phases = ("locator",) if spec.agent == "let" else None
+    evidence_phases = ("locator",) if is_let(spec.agent) else None
     traj = {
         "format": TRAJ_FORMAT,
         "instance_id": spec.row["instance_id"],
@@ -353,6 +403,7 @@ def run_instance(spec: RunSpec) -> dict[str, Any]:
             "committed_snippets": [[s["path"], s["start"], s["end"]] for s in (plan or {}).get("relevant_snippets", [])],
         },
         "plan": plan,
+        "variant": variant_info,
         "preloc": {"package": spec.preloc["package"], "usage": spec.preloc["usage"]} if spec.preloc else None,
         "messages": messages,
         "provenance": {

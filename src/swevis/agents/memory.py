@@ -1,0 +1,441 @@
+"""Working memory (after Prometheus, seeds/prometheus-summary.md §2.2.2) for the LET variants.
+
+Every result of ``localize_issue``, ``pack_context`` and ``view_code`` (and every code window a
+bash command shows) is stored as a *context unit* together with the query that produced it.
+The memory lives for the whole trajectory: it survives LET's locator -> editor handoff,
+although the locator's transcript does not.
+
+A new request is matched against memory first:
+
+* **query tools** (``localize_issue``, ``pack_context``): the same tool with the same query is
+  an *exact* hit; otherwise the request's three parts (essential query, extra requirements,
+  purpose) are embedded and compared with every stored record of the same tool by the
+  weighted cosine similarity ``sum_i w_i cos(q_i, r_i)``; the best record at or above the
+  threshold is a *semantic* hit. A hit is answered from memory without running the
+  tool. If its answer is already in the current conversation, only a short reference is sent.
+* **code windows**: every line the current conversation has been shown (as text or as
+  rendered pages) is remembered with its text. A window whose lines were all shown before,
+  unchanged, is answered with a short reference (*exact* when it is the same window,
+  *overlap* when it lies inside what was shown); a window that is partly new sends only
+  its new lines (*overlap*). A line edited since it was shown counts as new.
+
+"Conversation" = one phase's transcript (the locator's or the editor's). The editor has not
+seen the locator's messages, so a window the locator read is sent to the editor once; a
+query the locator ran is answered to the editor from memory, without running the tool.
+Within one conversation no source line is ever sent twice while it is unchanged.
+
+Each step that asks for code or a query records ``observation.memory = {hit, kind,
+tokens_saved, ...}`` (kind: exact | overlap | semantic | miss); ``tokens_saved`` is what the
+observation would have cost without the memory minus what it cost.
+
+Weights and threshold: the seed names the three components and a threshold but gives no
+values; swevis starts from essential 0.6, extra 0.2, purpose 0.2 and threshold 0.80
+(config ``agents.memory``), with all-MiniLM-L6-v2 (see :mod:`swevis.agents.embedding`).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from swevis.agents.actions import detect_code_read
+from swevis.agents.observe import ObservationPipeline, Window, format_window_text, resolve_window
+from swevis.agents.tools import ToolEnvironment
+
+log = logging.getLogger(__name__)
+
+MEMORY_DEFAULTS: dict[str, Any] = {
+    "weights": {"essential": 0.6, "extra": 0.2, "purpose": 0.2},
+    "threshold": 0.80,
+    "embedding": "minilm",  # minilm | lexical
+    "embedding_model_dir": None,
+    "semantic": True,
+}
+
+PURPOSES = {
+    "locator": "locate the files, symbols and code spans that must change to resolve the issue",
+    "reproduction": "reproduce the reported failure with an executable script",
+    "editor": "edit the code to resolve the issue and test the change",
+}
+EXTRAS = {
+    "localize_issue": "ranked candidate files, symbols and spans",
+    "pack_context": "file summaries, code windows, search hints and test pointers",
+}
+
+
+@dataclass
+class ContextUnit:
+    id: int
+    tool: str  # localize_issue | pack_context | view_code | read
+    query: str
+    phase: str
+    step: int
+    path: str | None = None
+    start: int | None = None
+    end: int | None = None
+    text: str = ""
+
+
+@dataclass
+class QueryRecord:
+    tool: str
+    query: str
+    parts: tuple[str, str, str]
+    phase: str
+    step: int
+    output: dict[str, Any]
+    vectors: np.ndarray | None = None
+    units: list[int] = field(default_factory=list)
+    shown_in: dict[str, int] = field(default_factory=dict)  # context -> step where it was sent
+
+
+@dataclass
+class _Seen:
+    text: str
+    step: int
+    modality: str  # text | rendered pages
+    window: tuple[int, int]
+
+
+class WorkingMemory:
+    def __init__(self, config: dict[str, Any] | None = None, issue_text: str = ""):
+        cfg = {**MEMORY_DEFAULTS, **(config or {})}
+        self.weights = {**MEMORY_DEFAULTS["weights"], **(cfg.get("weights") or {})}
+        self.threshold = float(cfg["threshold"])
+        self.semantic = bool(cfg["semantic"])
+        self.embedding_kind = str(cfg["embedding"])
+        self.embedding_model_dir = cfg.get("embedding_model_dir")
+        self.issue_text = issue_text
+        self.units: list[ContextUnit] = []
+        self.records: list[QueryRecord] = []
+        self.seen: dict[str, dict[str, dict[int, _Seen]]] = {}  # context -> path -> line -> _Seen
+        self.windows_sent: dict[str, list[tuple[str, int, int, int]]] = {}  # context -> (path, s, e, step)
+        self._embedder = None
+        self.embedder_name: str | None = None
+        self._pending: dict[str, Any] | None = None
+        self.resent_lines = 0  # unchanged source lines sent twice in one conversation (stays 0)
+
+    # ------------------------------------------------------------ embeddings
+    def embedder(self):
+        if self._embedder is None:
+            from swevis.agents.embedding import load_embedder
+
+            self._embedder = load_embedder(self.embedding_kind, self.embedding_model_dir)
+            self.embedder_name = self._embedder.name
+        return self._embedder
+
+    def _parts(self, tool: str, query: str, phase: str) -> tuple[str, str, str]:
+        essential = query.strip() or self.issue_text.strip()[:2000]
+        return essential, f"{tool}: {EXTRAS.get(tool, tool)}", PURPOSES.get(phase, phase)
+
+    def similarity(self, a: np.ndarray, b: np.ndarray) -> float:
+        w = [self.weights["essential"], self.weights["extra"], self.weights["purpose"]]
+        return float(sum(wi * float(a[i] @ b[i]) for i, wi in enumerate(w)) / max(sum(w), 1e-9))
+
+    # ------------------------------------------------------------ query memory
+    def lookup_query(self, tool: str, query: str, phase: str) -> tuple[str, QueryRecord | None, float]:
+        """("exact" | "semantic" | "miss", record, similarity)."""
+        norm = " ".join(query.split())
+        for rec in self.records:
+            if rec.tool == tool and rec.query == norm:
+                return "exact", rec, 1.0
+        same_tool = [r for r in self.records if r.tool == tool]
+        if not self.semantic or not same_tool:
+            return "miss", None, 0.0
+        vecs = self.embedder().encode(list(self._parts(tool, norm, phase)))
+        best, best_sim = None, -1.0
+        for rec in same_tool:
+            sim = self.similarity(vecs, rec.vectors)
+            if sim > best_sim:
+                best, best_sim = rec, sim
+        if best is not None and best_sim >= self.threshold:
+            return "semantic", best, best_sim
+        return "miss", None, best_sim
+
+    def store_query(self, tool: str, query: str, phase: str, step: int, output: dict[str, Any]) -> QueryRecord:
+        norm = " ".join(query.split())
+        parts = self._parts(tool, norm, phase)
+        vectors = self.embedder().encode(list(parts)) if self.semantic else None
+        rec = QueryRecord(tool, norm, parts, phase, step, output, vectors)
+        unit = self._unit(tool, norm, phase, step, text=output.get("output", ""))
+        rec.units.append(unit.id)
+        for w in (output.get("extra") or {}).get("windows") or []:
+            u = self._unit(tool, norm, phase, step, w["path"], w["start"], w["end"], w["text"])
+            rec.units.append(u.id)
+        self.records.append(rec)
+        return rec
+
+    def _unit(self, tool, query, phase, step, path=None, start=None, end=None, text="") -> ContextUnit:
+        unit = ContextUnit(len(self.units), tool, query, phase, step, path, start, end, text)
+        self.units.append(unit)
+        return unit
+
+    # the tool environment tells the observation pipeline what the memory did for a query
+    def set_pending(self, info: dict[str, Any] | None) -> None:
+        self._pending = info
+
+    def take_pending(self) -> dict[str, Any] | None:
+        info, self._pending = self._pending, None
+        return info
+
+    # ------------------------------------------------------------ window memory
+    def split(self, context: str, path: str, start: int, lines: list[str]) -> list[tuple[int, int, _Seen | None]]:
+        """The window's lines grouped into runs: (s, e, seen-record or None for new lines)."""
+        seen = self.seen.get(context, {}).get(path, {})
+        runs: list[tuple[int, int, _Seen | None]] = []
+        for i, line in enumerate(lines):
+            n = start + i
+            s = seen.get(n)
+            rec = s if s is not None and s.text == line else None
+            if runs and (runs[-1][2] is None) == (rec is None) and (rec is None or runs[-1][2].step == rec.step):
+                runs[-1] = (runs[-1][0], n, runs[-1][2])
+            else:
+                runs.append((n, n, rec))
+        return runs
+
+    def mark_seen(self, context: str, path: str, start: int, lines: list[str], step: int, modality: str) -> None:
+        if not lines:
+            return
+        by_path = self.seen.setdefault(context, {}).setdefault(path, {})
+        end = start + len(lines) - 1
+        for i, line in enumerate(lines):
+            before = by_path.get(start + i)
+            if before is not None and before.text == line and before.step != step:
+                self.resent_lines += 1
+            by_path[start + i] = _Seen(line, step, modality, (start, end))
+        self.windows_sent.setdefault(context, []).append((path, start, end, step))
+
+    def sent_before(self, context: str, path: str, start: int, end: int) -> bool:
+        return any(p == path and s == start and e == end for p, s, e, _ in self.windows_sent.get(context, []))
+
+    def add_window_unit(self, tool: str, phase: str, step: int, window: Window) -> None:
+        self._unit(tool, f"{window.path}:{window.start}-{window.end}", phase, step, window.path, window.start, window.end, window.text)
+
+
+def _note_tokens(info: dict[str, Any] | None, record: dict[str, Any]) -> None:
+    """Remember what a query's observation cost: the saving of a later short reference to it."""
+    if info and info.get("record") is not None:
+        info["record"].output["_tokens"] = int(record.get("tokens") or 0)
+
+
+def _ref_note(path: str, runs: list[tuple[int, int, _Seen]]) -> str:
+    spans = ", ".join(f"{s}-{e}" if e > s else f"{s}" for s, e, _ in runs)
+    steps = ", ".join(str(x) for x in sorted({seen.step for _, _, seen in runs}))
+    how = "/".join(sorted({seen.modality for _, _, seen in runs}))
+    return f"[memory: {path} lines {spans} shown at step {steps} ({how}), unchanged; not resent]"
+
+
+class MemoryObservationPipeline(ObservationPipeline):
+    """The observation pipeline with the working memory in front of it (see module doc)."""
+
+    def __init__(self, *args: Any, memory: WorkingMemory, context: str, recorder: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.memory = memory
+        self.context = context
+        self.recorder = recorder
+
+    def _step(self) -> int:
+        return len(self.recorder.steps)
+
+    def _modality(self) -> str:
+        return "text" if self.config.ratio is None else "rendered pages"
+
+    def _deliver(self, path: str, start: int, lines: list[str]) -> tuple[list[dict], int, int]:
+        """One new sub-window as content parts: (parts, tokens, pages)."""
+        window = Window(path, start, start + len(lines) - 1, "".join(lines), True)
+        body = f"[window {path}:{window.start}-{window.end}]\n{format_window_text(window)}"
+        as_text = [{"type": "text", "text": body}], self._text_tokens(body), 0
+        if self.config.ratio is not None:
+            rendered = self._render_parts(window)
+            if rendered is not None:
+                parts, info = rendered
+                caption = f"[window {path}:{window.start}-{window.end}, {info['pages']} image(s)]"
+                as_pages = [{"type": "text", "text": caption}, *parts], self._text_tokens(caption) + info["image_tokens"], info["pages"]
+                # a remainder of a few lines costs less as text than as a page of its own
+                return as_pages if as_pages[1] <= as_text[1] else as_text
+        return as_text
+
+    def _remember_windows(self, windows: list[Window], step: int, modality: str) -> None:
+        for w in windows:
+            self.memory.mark_seen(self.context, w.path, w.start, w.text.splitlines(keepends=True), step, modality)
+
+    @staticmethod
+    def _join(parts: list[dict]) -> str | list[dict]:
+        if all(p.get("type") == "text" for p in parts):
+            return "\n".join(p["text"] for p in parts)
+        return parts
+
+    def _query_short(self, info: dict[str, Any], output: dict[str, Any], template_vars: dict | None):
+        text = self._text(output, template_vars)
+        record = {"kind": "text", "pages": 0, "tokens": self._text_tokens(text), "window": None}
+        saved = max(0, int(info.get("full_tokens") or 0) - record["tokens"])
+        record["memory"] = {**info["memory"], "tokens_saved": saved}
+        return text, record
+
+    # -- plain commands (view_code, cat, sed, localize_issue, bash)
+    def observe(self, command, output, template_vars=None):
+        info = self.memory.take_pending()
+        if info and info.get("short"):
+            return self._query_short(info, output, template_vars)
+        full_content, full_record = super().observe(command, output, template_vars)
+        step = self._step()
+        read = detect_code_read(command) if output.get("returncode") == 0 else None
+        window = None
+        if read is not None:
+            margin = self.config.wide_margin if self.config.scope == "wide" else 0
+            window = resolve_window(read, self.read_file, margin)
+        if window is None or len(window.text) > self.config.max_window_chars:
+            if info:
+                full_record["memory"] = info["memory"]
+                _note_tokens(info, full_record)
+            return full_content, full_record
+        tool = "view_code" if (command or "").strip().startswith("view_code") else "read"
+        self.memory.add_window_unit(tool, self.context, step, window)
+        lines = window.text.splitlines(keepends=True)
+        runs = self.memory.split(self.context, window.path, window.start, lines)
+        if all(r[2] is None for r in runs):
+            self._remember_windows([window], step, self._modality() if full_record["kind"] == "image" else "text")
+            full_record["memory"] = {"hit": False, "kind": "miss", "tokens_saved": 0}
+            return full_content, full_record
+        exact = self.memory.sent_before(self.context, window.path, window.start, window.end)
+        seen_runs = [r for r in runs if r[2] is not None]
+        note = _ref_note(window.path, seen_runs)  # type: ignore[arg-type]
+        parts: list[dict] = []
+        tokens = pages = 0
+        delivered: list[Window] = []
+        for s, e, seen in runs:
+            if seen is None:
+                sub = lines[s - window.start : e - window.start + 1]
+                p, t, g = self._deliver(window.path, s, sub)
+                parts += p
+                tokens += t
+                pages += g
+                delivered.append(Window(window.path, s, e, "".join(sub), True))
+        header = self._text({**output, "output": note + "\n"}, template_vars)
+        tokens += self._text_tokens(header)
+        # (no fallback to resending: a reference may cost a few tokens more than a tiny
+        # window, but an unchanged line is never sent twice in one conversation)
+        content = self._join([{"type": "text", "text": header}, *parts])
+        self._remember_windows(delivered, step, self._modality() if pages else "text")
+        record = {
+            "kind": "image" if pages else "text",
+            "pages": pages,
+            "tokens": tokens,
+            "window": window.ref(),
+            "memory": {
+                "hit": True,
+                "kind": "exact" if exact and not delivered else "overlap",
+                "tokens_saved": full_record["tokens"] - tokens,
+                "sent_lines": [[w.start, w.end] for w in delivered],
+                "from_steps": sorted({r[2].step for r in seen_runs}),  # type: ignore[union-attr]
+            },
+        }
+        return content, record
+
+    # -- pack_context (text plus code windows)
+    def observe_windows(self, text, windows):
+        info = self.memory.take_pending()
+        if info and info.get("short"):
+            record = {"kind": "text", "pages": 0, "tokens": self._text_tokens(text), "window": None, "windows": []}
+            record["memory"] = {**info["memory"], "tokens_saved": max(0, int(info.get("full_tokens") or 0) - record["tokens"])}
+            return text, record
+        full_content, full_record = super().observe_windows(text, windows)
+        step = self._step()
+        new_windows: list[dict] = []
+        notes: list[str] = []
+        any_seen = False
+        for w in windows:
+            lines = (w["text"] + "\n").splitlines(keepends=True)
+            self.memory.add_window_unit("pack_context", self.context, step, Window(w["path"], w["start"], w["end"], w["text"], True))
+            runs = self.memory.split(self.context, w["path"], w["start"], lines)
+            seen_runs = [r for r in runs if r[2] is not None]
+            if seen_runs:
+                any_seen = True
+                notes.append(_ref_note(w["path"], seen_runs))  # type: ignore[arg-type]
+            for s, e, seen in runs:
+                if seen is None:
+                    sub = lines[s - w["start"] : e - w["start"] + 1]
+                    new_windows.append({**w, "start": s, "end": e, "text": "".join(sub).rstrip("\n")})
+        if not any_seen:
+            content, record = full_content, full_record
+            hit = {"hit": False, "kind": "miss", "tokens_saved": 0}
+        else:
+            content, record = super().observe_windows(text + ("\n" + "\n".join(notes) if notes else ""), new_windows)
+            hit = {"hit": True, "kind": "overlap", "tokens_saved": full_record["tokens"] - record["tokens"]}
+            record["windows"] = full_record["windows"]
+        modality = self._modality() if record.get("pages") else "text"
+        self._remember_windows(
+            [Window(w["path"], w["start"], w["end"], w["text"] + "\n", True) for w in new_windows], step, modality
+        )
+        if info:  # answered from memory (exact or semantic) in a conversation that had not seen it
+            hit = {**info["memory"], "tokens_saved": hit["tokens_saved"]}
+        record["memory"] = hit
+        _note_tokens(info, record)
+        return content, record
+
+
+class MemoryToolEnvironment(ToolEnvironment):
+    """ToolEnvironment whose query tools consult the working memory first."""
+
+    def __init__(self, base: Any, *, memory: WorkingMemory | None, context: str, recorder: Any, **kwargs: Any):
+        super().__init__(base, **kwargs)
+        self.memory = memory
+        self.context = context
+        self.recorder = recorder
+
+    def _remembered(self, name: str, command: str, run) -> dict[str, Any]:
+        if self.memory is None:
+            return run(command)
+        query = self._query(command, name)
+        step = len(self.recorder.steps)
+        kind, rec, sim = self.memory.lookup_query(name, query, self.context)
+        if rec is None:
+            out = run(command)
+            new = self.memory.store_query(name, query, self.context, step, out)
+            new.shown_in[self.context] = step
+            self.memory.set_pending(
+                {"record": new, "memory": {"hit": False, "kind": "miss", "tokens_saved": 0, "similarity": round(sim, 3)}}
+            )
+            return out
+        memo = {"hit": True, "kind": kind, "similarity": round(sim, 3), "from_step": rec.step, "query": rec.query}
+        what = f"{name} {rec.query!r}" if rec.query else name
+        if self.context in rec.shown_in:
+            step_then = rec.shown_in[self.context]
+            why = "this request" if kind == "exact" else f"a similar request (similarity {sim:.2f})"
+            text = f"[memory: {why} was answered at step {step_then} above ({what}); the result is unchanged and not resent]\n"
+            self.memory.set_pending({"short": True, "memory": memo, "full_tokens": rec.output.get("_tokens", 0)})
+            return {"output": text, "returncode": 0, "exception_info": ""}
+        rec.shown_in[self.context] = step
+        header = (
+            f"[memory: answered from working memory ({kind} match of {what}, step {rec.step}"
+            + (f", similarity {sim:.2f}" if kind == "semantic" else "") + "); the tool was not run again]\n"
+        )
+        self.memory.set_pending({"record": rec, "memory": memo})
+        out = {k: v for k, v in rec.output.items() if k != "_tokens"}
+        return {**out, "output": header + out.get("output", "")}
+
+    def _tool_localize_issue(self, command: str) -> dict[str, Any]:
+        return self._remembered("localize_issue", command, super()._tool_localize_issue)
+
+    def _tool_pack_context(self, command: str) -> dict[str, Any]:
+        return self._remembered("pack_context", command, super()._tool_pack_context)
+
+
+def memory_summary(steps: list[dict[str, Any]]) -> dict[str, Any]:
+    """Hits, misses and tokens saved over a trajectory's steps (trajectory-level record)."""
+    mem = [s["observation"].get("memory") for s in steps if (s.get("observation") or {}).get("memory")]
+    kinds: dict[str, int] = {}
+    for m in mem:
+        kinds[m["kind"]] = kinds.get(m["kind"], 0) + 1
+    hits = sum(1 for m in mem if m["hit"])
+    return {
+        "lookups": len(mem),
+        "hits": hits,
+        "misses": len(mem) - hits,
+        "hit_rate": round(hits / len(mem), 4) if mem else None,
+        "by_kind": kinds,
+        "tokens_saved": sum(int(m.get("tokens_saved") or 0) for m in mem),
+    }

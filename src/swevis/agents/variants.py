@@ -1,0 +1,336 @@
+"""LET variants (issue 8): working memory, bug reproduction and patch verification.
+
+A variant is a named set of flags in config (``agents.variants``)::
+
+    agents:
+      variants:
+        let-mem:    {memory: true}
+        let-repro:  {reproduction: true}
+        let-verify: {verification: true}
+        let-all:    {memory: true, reproduction: true, verification: true}
+
+and runs as the agent of that name (``results/runs/<model>/let-mem-normal/r3/...``).
+Everything not switched on is plain LET, so a variant differs from LET only in its flags.
+
+* **memory** (:mod:`swevis.agents.memory`): one working memory for the whole trajectory,
+  consulted by the query tools and by the observation pipeline of every phase.
+* **reproduction**: a stage between the locator and the editor (phase ``reproduction``,
+  bash + ``view_code`` + ``commit_reproduction CMD``). ``commit_reproduction`` runs CMD and
+  accepts it only when it fails for a reason other than a broken script (a syntax, import
+  or missing-file error); then the stage ends and the reproduction (command, its files,
+  the failing output) becomes the editor's repair objective. A stage that runs out of its
+  step budget is recorded as *not reproduced* and the editor proceeds without one.
+* **verification**: ``submit`` first runs the reproduction (it must now pass) and a focused
+  regression set: the test functions that the index's test pointers (``RepoIndex.tests_for``)
+  give for the symbols the patch modifies. A failing verification returns its report to
+  the editor instead of submitting, at most ``verify_rounds`` times; after that the patch
+  is submitted with its last verification recorded as failed.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import shlex
+from typing import Any
+
+from minisweagent.exceptions import Submitted
+
+from swevis.agents.memory import MemoryToolEnvironment, WorkingMemory
+from swevis.agents.tools import _format_error, working_tree_diff
+
+log = logging.getLogger(__name__)
+
+FLAGS = ("memory", "reproduction", "verification")
+VARIANT_DEFAULTS: dict[str, Any] = {
+    "memory": False,
+    "reproduction": False,
+    "verification": False,
+    "reproduction_step_limit": 20,
+    "verify_rounds": 2,
+    "regression_limit": 20,
+    "output_chars": 3000,
+}
+DEFAULT_VARIANTS: dict[str, dict[str, Any]] = {
+    "let-mem": {"memory": True},
+    "let-repro": {"reproduction": True},
+    "let-verify": {"verification": True},
+    "let-all": {"memory": True, "reproduction": True, "verification": True},
+}
+# a failure of the script itself, not of the code under test
+_BROKEN_ERRORS = {"SyntaxError", "IndentationError", "TabError", "ModuleNotFoundError", "ImportError", "NameError"}
+_BROKEN_TEXT = re.compile(r"can't open file|command not found|No such file or directory: '[^']*reproduc")
+
+
+def broken_reproduction(output: str) -> bool:
+    """True when a failing reproduction failed because the script itself is broken."""
+    raised = re.findall(r"^(\w+(?:Error|Exception))\b", output, re.M)
+    return bool(raised and raised[-1] in _BROKEN_ERRORS) or bool(_BROKEN_TEXT.search(output))
+
+
+def is_let(agent: str) -> bool:
+    return agent == "let" or agent.startswith("let-")
+
+
+def variant_flags(agent: str, agents_cfg: dict[str, Any]) -> dict[str, Any]:
+    """The flags of a LET variant (all off for plain LET).
+
+    Looked up in ``agents_cfg['variant']`` (the workflow may pass just this agent's entry)
+    or ``agents_cfg['variants'][agent]``."""
+    if agent == "let":
+        return dict(VARIANT_DEFAULTS)
+    entry = agents_cfg.get("variant")
+    if entry is None:
+        entry = (agents_cfg.get("variants") or {}).get(agent)
+    if entry is None:
+        configured = ", ".join(sorted(agents_cfg.get("variants") or {})) or "none"
+        raise ValueError(f"agent {agent!r} is not a configured LET variant (agents.variants: {configured})")
+    unknown = sorted(set(entry) - set(VARIANT_DEFAULTS) - {"memory_options"})
+    if unknown:
+        raise ValueError(f"agents.variants.{agent}: unknown key(s) {', '.join(unknown)}")
+    return {**VARIANT_DEFAULTS, **entry}
+
+
+def _tail(text: str, n: int) -> str:
+    return text if len(text) <= n else "...(truncated)...\n" + text[-n:]
+
+
+def _changed_old_lines(diff: str) -> dict[str, list[int]]:
+    """path -> old-file line numbers touched by the diff (for the index, which is pre-patch)."""
+    out: dict[str, list[int]] = {}
+    path = None
+    for line in diff.splitlines():
+        if line.startswith("--- "):
+            path = line[4:].strip()
+            path = path[2:] if path.startswith("a/") else (None if path == "/dev/null" else path)
+        m = re.match(r"@@ -(\d+)(?:,(\d+))? \+\d+(?:,\d+)? @@", line)
+        if m and path:
+            start, count = int(m.group(1)), int(m.group(2) if m.group(2) is not None else 1)
+            out.setdefault(path, []).extend(range(start, start + max(count, 1)))
+    return out
+
+
+def select_regression_tests(index: Any, diff: str, read_file, limit: int = 20, hops: int = 2) -> dict[str, Any]:
+    """The focused regression set for a patch, from the index's test pointers.
+
+    For each modified symbol (the definitions enclosing the diff's old-side lines), the test
+    files that reference it by name (``RepoIndex.tests_for``), narrowed to the test functions
+    whose source names it. A symbol no test names (a private helper) is followed to its
+    callers, up to ``hops`` call edges, until some test names one. Files that merely import
+    the module are the fallback when no test function is found."""
+    modified = {}
+    for path, lines in _changed_old_lines(diff).items():
+        for n in lines:
+            sym = index.enclosing_symbol(path, n)
+            if sym is not None:
+                modified[sym.id] = sym
+    nodes: list[str] = []
+    weak_files: list[str] = []
+    via: list[str] = []
+
+    def tests_naming(sym: Any) -> list[str]:
+        found = []
+        for ptr in index.tests_for(sym, limit=10):
+            if not ptr["references"]:
+                weak_files.append(ptr["path"])
+                continue
+            lines = (read_file(ptr["path"]) or "").splitlines()
+            for t in index.symbols_in_file(ptr["path"]):
+                if not t.name.startswith("test") or t.kind not in ("function", "method"):
+                    continue
+                body = "\n".join(lines[t.start_line - 1 : t.end_line])
+                if any(re.search(rf"\b{re.escape(n)}\b", body) for n in ptr["references"]):
+                    found.append(f"{ptr['path']}::{t.qualname.replace('.', '::')}")
+        return found
+
+    for start in modified.values():  # each modified symbol on its own: itself, else its callers
+        frontier, seen_ids = [start], {start.id}
+        for depth in range(hops + 1):
+            hit = False
+            for sym in frontier:
+                found = tests_naming(sym)
+                if found:
+                    hit = True
+                    via.append(sym.qualname)
+                    nodes.extend(n for n in found if n not in nodes)
+            if hit or depth == hops:
+                break
+            nxt = []
+            for sym in frontier:
+                for _rel, other in index.neighbours(sym.id, ("called_by",), limit=20):
+                    if other.id not in seen_ids and not other.name.startswith("test"):
+                        seen_ids.add(other.id)
+                        nxt.append(other)
+            if not nxt:
+                break
+            frontier = nxt
+    files = sorted(set(weak_files))[:3] if not nodes else []
+    return {
+        "symbols": sorted({s.qualname for s in modified.values()}),
+        "via": sorted(set(via)),
+        "tests": nodes[:limit],
+        "files": files,
+    }
+
+
+class VariantToolEnvironment(MemoryToolEnvironment):
+    """The LET tool environment with the variant hooks (memory, reproduction, verification)."""
+
+    def __init__(
+        self,
+        base: Any,
+        *,
+        flags: dict[str, Any],
+        memory: WorkingMemory | None,
+        context: str,
+        recorder: Any,
+        reproduction: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ):
+        super().__init__(base, memory=memory, context=context, recorder=recorder, **kwargs)
+        self.flags = flags
+        self.reproduction = reproduction  # the accepted reproduction (editor) or None
+        self.attempts: list[dict[str, Any]] = []  # commit_reproduction calls (reproduction stage)
+        self.verifications: list[dict[str, Any]] = []
+
+    def _run(self, command: str) -> dict[str, Any]:
+        return self.base.execute({"command": command})
+
+    # -- reproduction stage
+    def _tool_commit_reproduction(self, command: str) -> dict[str, Any]:
+        cmd = command.strip()[len("commit_reproduction"):].strip()
+        if not cmd:
+            raise _format_error("usage: commit_reproduction COMMAND (e.g. commit_reproduction python reproduce_issue.py)")
+        out = self._run(cmd)
+        text = out.get("output", "")
+        rc = out.get("returncode")
+        files = {}
+        for word in shlex.split(cmd) if cmd else []:
+            if word.endswith(".py") or word.endswith(".sh"):
+                content = self.read_file(word)
+                if content is not None:
+                    files[word] = content
+        attempt = {"command": cmd, "returncode": rc, "output": _tail(text, int(self.flags["output_chars"])), "files": files}
+        self.attempts.append(attempt)
+        if rc == 0:
+            attempt["verdict"] = "passes"
+            msg = (
+                f"[reproduction] `{cmd}` exited 0: it does not reproduce the reported failure. Make it fail "
+                "for the reported reason (assert the behaviour the issue expects) and commit it again.\n" + text
+            )
+            return {"output": msg, "returncode": 1, "exception_info": ""}
+        if broken_reproduction(text):
+            attempt["verdict"] = "broken"
+            msg = (
+                f"[reproduction] `{cmd}` failed, but because the reproduction itself is broken (a syntax, import "
+                "or missing-file error), not for the reported reason. Fix the script and commit it again.\n" + text
+            )
+            return {"output": msg, "returncode": 1, "exception_info": ""}
+        attempt["verdict"] = "reproduced"
+        summary = f"reproduced: `{cmd}` exits {rc}"
+        raise Submitted(
+            {"role": "exit", "content": summary, "extra": {"exit_status": "Submitted", "submission": summary, "reproduction": attempt}}
+        )
+
+    # -- verification
+    def verify(self) -> dict[str, Any]:
+        limit = int(self.flags["output_chars"])
+        result: dict[str, Any] = {"round": len(self.verifications) + 1, "passed": True}
+        if self.reproduction:
+            out = self._run(self.reproduction["command"])
+            ok = out.get("returncode") == 0
+            result["reproduction"] = {
+                "command": self.reproduction["command"], "returncode": out.get("returncode"), "passed": ok,
+                "output": _tail(out.get("output", ""), limit),
+            }
+            result["passed"] &= ok
+        diff = working_tree_diff(self.base)
+        try:
+            selection = select_regression_tests(
+                self._open_index(), diff, self.read_file, int(self.flags["regression_limit"])
+            )
+        except Exception as exc:  # no index: verify with the reproduction only
+            log.warning("verification: no regression selection (%s: %s)", type(exc).__name__, exc)
+            selection = {"symbols": [], "tests": [], "files": [], "error": f"{type(exc).__name__}: {exc}"}
+        targets = selection["tests"] or selection["files"]
+        reg: dict[str, Any] = {**selection, "command": None, "returncode": None, "passed": True}
+        if targets:
+            cmd = "python -m pytest -q -p no:cacheprovider " + " ".join(shlex.quote(t) for t in targets)
+            out = self._run(cmd)
+            rc = out.get("returncode")
+            reg.update(command=cmd, returncode=rc, passed=rc in (0, 5), output=_tail(out.get("output", ""), limit))
+            result["passed"] &= reg["passed"]
+        result["regression"] = reg
+        return result
+
+    def _report(self, res: dict[str, Any], rounds_left: int) -> str:
+        out = ["[verification] the patch did not pass verification; it was NOT submitted."]
+        rep = res.get("reproduction")
+        if rep:
+            state = "passes" if rep["passed"] else f"still fails (exit {rep['returncode']})"
+            out.append(f"reproduction `{rep['command']}`: {state}")
+            if not rep["passed"]:
+                out.append(rep["output"])
+        reg = res["regression"]
+        if reg.get("command"):
+            state = "pass" if reg["passed"] else f"FAIL (exit {reg['returncode']})"
+            out.append(f"regression tests for {', '.join(reg['symbols']) or 'the modified code'}: {state}")
+            out.append(f"$ {reg['command']}")
+            if not reg["passed"]:
+                out.append(reg["output"])
+        out.append(f"Fix the patch and submit again ({rounds_left} verification round(s) left before submit is accepted as is).")
+        return "\n".join(out) + "\n"
+
+    def _tool_submit(self, command: str) -> dict[str, Any]:
+        if self.flags.get("verification"):
+            res = self.verify()
+            failed_before = sum(1 for v in self.verifications if not v["passed"])
+            self.verifications.append(res)
+            rounds = int(self.flags["verify_rounds"])
+            if not res["passed"] and failed_before < rounds:
+                res["outcome"] = "returned_to_editor"
+                return {"output": self._report(res, rounds - failed_before - 1), "returncode": 1, "exception_info": ""}
+            res["outcome"] = "submitted" if res["passed"] else "submitted_unverified"
+        return super()._tool_submit(command)
+
+
+def make_memory(flags: dict[str, Any], issue_text: str, agents_cfg: dict[str, Any]) -> WorkingMemory | None:
+    if not flags.get("memory"):
+        return None
+    options = {**(agents_cfg.get("memory") or {}), **(flags.get("memory_options") or {})}
+    return WorkingMemory(options, issue_text=issue_text)
+
+
+def reproduction_objective(repro: dict[str, Any] | None, attempts: list[dict[str, Any]]) -> str:
+    """The editor's repair objective (appended to its task message)."""
+    from swevis.agents.prompts import render_prompt
+
+    return render_prompt("let_repro_objective", reproduction=repro, attempts=len(attempts))
+
+
+def variant_record(flags: dict[str, Any], memory: WorkingMemory | None, steps: list[dict[str, Any]],
+                   reproduction: dict[str, Any] | None, repro_attempts: list[dict[str, Any]] | None,
+                   verifications: list[dict[str, Any]] | None) -> dict[str, Any]:
+    """traj.json's ``variant`` block: the flags and what each mechanism did."""
+    from swevis.agents.memory import memory_summary
+
+    rec: dict[str, Any] = {"flags": {k: bool(flags.get(k)) for k in FLAGS}}
+    if memory is not None:
+        rec["memory"] = {
+            **memory_summary(steps),
+            "units": len(memory.units),
+            "query_records": len(memory.records),
+            "resent_lines": memory.resent_lines,
+            "embedder": memory.embedder_name,
+            "weights": memory.weights,
+            "threshold": memory.threshold,
+        }
+    if flags.get("reproduction"):
+        rec["reproduction"] = {
+            "reproduced": reproduction is not None,
+            "accepted": reproduction,
+            "attempts": repro_attempts or [],
+        }
+    if flags.get("verification"):
+        rec["verification"] = verifications or []
+    return rec
