@@ -42,9 +42,12 @@ class Embedder(Protocol):
 
 
 def _erf(x: np.ndarray) -> np.ndarray:
-    # Abramowitz & Stegun 7.1.26 is too coarse for GELU; use the W. J. Cody-style rational
-    # approximation via math.erf on the flattened array (inputs are small: seq x 1536).
-    return np.vectorize(math.erf, otypes=[np.float32])(x)
+    """erf by Abramowitz & Stegun 7.1.26 (absolute error below 1.5e-7, float32's resolution)."""
+    sign = np.sign(x)
+    a = np.abs(x)
+    t = 1.0 / (1.0 + 0.3275911 * a)
+    poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))))
+    return (sign * (1.0 - poly * np.exp(-a * a))).astype(np.float32)
 
 
 def _layer_norm(x: np.ndarray, w: np.ndarray, b: np.ndarray, eps: float = 1e-12) -> np.ndarray:
@@ -73,6 +76,7 @@ class MiniLMEmbedder:
         self.tokenizer.no_padding()
         self.tokenizer.enable_truncation(max_seq_length)
         self.name = f"{MODEL_NAME} (numpy, {model_dir})"
+        self._cache: dict[str, np.ndarray] = {}
 
     def _encode_one(self, text: str) -> np.ndarray:
         enc = self.tokenizer.encode(text)
@@ -115,7 +119,13 @@ class MiniLMEmbedder:
         return pooled / max(float(np.linalg.norm(pooled)), 1e-12)
 
     def encode(self, texts: list[str]) -> np.ndarray:
-        return np.stack([self._encode_one(t or "") for t in texts]).astype(np.float32)
+        out = []
+        for t in texts:
+            t = t or ""
+            if t not in self._cache:  # the extra-requirement and purpose parts repeat constantly
+                self._cache[t] = self._encode_one(t)
+            out.append(self._cache[t])
+        return np.stack(out).astype(np.float32)
 
 
 class LexicalEmbedder:

@@ -134,7 +134,6 @@ def ablation_figure(table: pl.DataFrame, out_path: str | Path, dpi: int = 150) -
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    import numpy as np
 
     panels = sorted({(m, s) for m, s in zip(table["model"].to_list(), table["scope"].to_list())}) or [("", "")]
     fig, axes = plt.subplots(len(panels), 1, figsize=(10, 3.6 * len(panels)), squeeze=False)
@@ -166,7 +165,6 @@ def ablation_figure(table: pl.DataFrame, out_path: str | Path, dpi: int = 150) -
         ax.set_title(f"LET variants: {model} {scope} ({backend})")
         ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=max(len(variants), 1), fontsize=8, frameon=False)
         ax.grid(axis="y", alpha=0.3)
-        del np
     fig.tight_layout()
     Path(out_path).parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(out_path, dpi=dpi)

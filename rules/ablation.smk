@@ -1,0 +1,61 @@
+# Issue 8: LET's variants (working memory, bug reproduction, patch verification) against
+# plain LET: results/table_ablation.csv and results/figures/figure_ablation.png.
+#
+# The variants are named in config `agents.variants` and run, like every condition, as one
+# folder each under results/runs/<model>/<variant>-<scope>/<condition>/ (rules run_agent,
+# evaluate_*, summarize_condition), in the scopes and conditions of `agents.ablation`.
+# Plain LET's cells of the same scopes and conditions are the reference (they are also
+# Table 1/2 cells, so nothing runs twice). With no variants configured, this file defines
+# no rule and ABLATION_TARGETS is empty, so `rule all` asks for nothing.
+
+from swevis.workflow import missing_inputs_token
+
+ABLATION_VARIANTS = dict((config.get("agents") or {}).get("variants") or {})
+_ablation = (config.get("agents") or {}).get("ablation") or {}
+ABLATION_MODELS = _ablation.get("models") or list(config["models"])[:1]
+ABLATION_CELLS = [
+    (model, agent, scope, condition)
+    for model in ABLATION_MODELS
+    for agent in ["let", *ABLATION_VARIANTS]
+    for scope in _ablation.get("scopes") or ["normal"]
+    for condition in _ablation.get("conditions") or ["text", "r3"]
+]
+ABLATION_TARGETS = (
+    [LAYOUT.table("table_ablation.csv"), LAYOUT.figure("figure_ablation.png")]
+    if ABLATION_VARIANTS
+    else []
+)
+
+
+if ABLATION_VARIANTS:
+
+    rule ablation:
+        input:
+            summaries=[LAYOUT.condition_summary(*cell) for cell in ABLATION_CELLS],
+        output:
+            table=report(
+                LAYOUT.table("table_ablation.csv"),
+                caption="../report/tables.rst",
+                category="Tables",
+            ),
+            figure=report(
+                LAYOUT.figure("figure_ablation.png"),
+                caption="../report/figures.rst",
+                category="Figures",
+            ),
+        log:
+            LAYOUT.log("analysis", "ablation.log"),
+        conda:
+            "../envs/swevis.yaml"
+        params:
+            variants=ABLATION_VARIANTS,
+            analysis=section(config, "analysis"),
+            index=section(config, "index"),
+            models=list(config["models"]),
+            rebuild=missing_inputs_token(
+                LAYOUT.log("analysis", "ablation-rebuild-ledger.json"),
+                ABLATION_TARGETS,
+                [LAYOUT.condition_summary(*cell) for cell in ABLATION_CELLS],
+            ),
+        script:
+            "../scripts/ablation_table.py"
