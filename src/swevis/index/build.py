@@ -27,6 +27,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from swevis.index import store
+from swevis.index.resolve import resolve_edges
 from swevis.index.languages import FileExtract, language_for
 from swevis.index.lexical import Lexical, tokenize
 
@@ -39,6 +40,7 @@ DEFAULTS: dict = {
     "exclude_dirs": [".git", ".hg", ".svn", "__pycache__", ".tox", ".nox", ".venv", "venv", "node_modules",
                      ".mypy_cache", ".pytest_cache", ".eggs", "build", "dist", ".swevis-cache"],
     "bm25": {"k1": 1.5, "b": 0.75, "method": "lucene"},
+    "max_name_targets": 6,
 }
 
 
@@ -61,6 +63,7 @@ class IndexStats:
     files_removed: int = 0
     status_counts: dict = field(default_factory=dict)
     n_non_utf8: int = 0
+    call_targets: dict = field(default_factory=dict)  # resolved call targets of this run, per `how`
     seconds: float = 0.0
     timings: dict = field(default_factory=dict)
 
@@ -156,7 +159,8 @@ def _existing_ok(db_path: Path) -> bool:
 
 
 def _delete_file_rows(con: sqlite3.Connection, file_id: int) -> None:
-    for table, col in (("symbols", "file_id"), ("edges", "src_file"), ("chunks", "file_id"), ("bm25_docs", "file_id")):
+    for table, col in (("symbols", "file_id"), ("edges", "src_file"), ("chunks", "file_id"), ("bm25_docs", "file_id"),
+                       ("targets", "src_file"), ("attrs", "file_id")):
         con.execute(f"DELETE FROM {table} WHERE {col} = ?", (file_id,))
 
 
@@ -177,7 +181,8 @@ def _extract(path: str, data: bytes, module: str, opts: dict) -> tuple[FileExtra
     return fx, fx.status, fx.error
 
 
-def _insert_file(con, path: str, data: bytes, digest: str, module: str, opts: dict) -> tuple[int, str, bool]:
+def _insert_file(con, path: str, data: bytes, digest: str, module: str, opts: dict, ids_from: list) -> tuple[int, str, bool]:
+    """Insert one file's rows; `ids_from` = [next free symbol id] (symbols are inserted in bulk)."""
     spec = language_for(path)
     try:
         data.decode("utf-8")
@@ -188,9 +193,10 @@ def _insert_file(con, path: str, data: bytes, digest: str, module: str, opts: di
     n_lines = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
     cur = con.execute(
         "INSERT INTO files(path, language, kind, size, sha256, module, is_test, n_lines, status, n_errors,"
-        " encoding, error, imports, module_doc) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        " encoding, error, imports, module_doc, names) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
         (path, spec.name, spec.kind, len(data), digest, module, int(is_test_path(path)), n_lines, status,
-         fx.n_errors if fx else 0, encoding, error, json.dumps(fx.imports if fx else []), fx.module_doc if fx else ""),
+         fx.n_errors if fx else 0, encoding, error, json.dumps(fx.imports if fx else []), fx.module_doc if fx else "",
+         json.dumps(fx.names) if fx and fx.names else ""),
     )
     file_id = cur.lastrowid
     path_tokens = tokenize(path.replace("/", " ").replace(".", " ")) + tokenize(module.replace(".", " "))
@@ -201,24 +207,31 @@ def _insert_file(con, path: str, data: bytes, digest: str, module: str, opts: di
             "INSERT INTO bm25_docs(file_id, symbol_id, chunk_id, start_line, end_line, tokens) VALUES (?,?,?,?,?,?)", docs
         )
         return file_id, status, encoding != "utf-8"
-    ids: list[int] = []
-    for s in fx.symbols:
-        parent = ids[s.parent] if s.parent is not None else None
-        cur = con.execute(
-            "INSERT INTO symbols(file_id, name, qualname, kind, start_line, end_line, signature, doc, parent_id)"
-            " VALUES (?,?,?,?,?,?,?,?,?)",
-            (file_id, s.name, s.qualname, s.kind, s.start_line, s.end_line, s.signature, s.doc, parent),
-        )
-        ids.append(cur.lastrowid)
+    first = ids_from[0]
+    ids = list(range(first, first + len(fx.symbols)))
+    ids_from[0] = first + len(fx.symbols)
+    con.executemany(
+        "INSERT INTO symbols(id, file_id, name, qualname, kind, start_line, end_line, signature, doc, parent_id)"
+        " VALUES (?,?,?,?,?,?,?,?,?,?)",
+        [(sid, file_id, s.name, s.qualname, s.kind, s.start_line, s.end_line, s.signature, s.doc,
+          ids[s.parent] if s.parent is not None else None) for sid, s in zip(ids, fx.symbols)],
+    )
     edge_rows = []
     for e in fx.edges:
         base, _, leaf = e.dst_name.rpartition(".")
+        recv_key = e.recv.partition(":")[2].rsplit(".", 1)[-1] if ":" in e.recv else ""
         edge_rows.append((e.kind, file_id, ids[e.src_symbol] if e.src_symbol is not None else None, e.dst_name,
-                          base, leaf, e.line))
+                          base, leaf, e.line, e.recv, recv_key))
     con.executemany(
-        "INSERT INTO edges(kind, src_file, src_symbol, dst_name, dst_base, dst_leaf, line) VALUES (?,?,?,?,?,?,?)",
+        "INSERT INTO edges(kind, src_file, src_symbol, dst_name, dst_base, dst_leaf, line, recv, recv_key)"
+        " VALUES (?,?,?,?,?,?,?,?,?)",
         edge_rows,
     )
+    if fx.attrs:
+        con.executemany(
+            "INSERT INTO attrs(file_id, class_id, name, type) VALUES (?,?,?,?)",
+            [(file_id, ids[c], name, te) for c, name, te in fx.attrs],
+        )
     prev = None
     chunk_ids = []
     for seq, c in enumerate(fx.chunks):
@@ -262,27 +275,25 @@ RESOLVE_SQL = [
     "DROP TABLE IF EXISTS temp.uniq",
     "CREATE TEMP TABLE uniq AS SELECT name, min(id) AS id FROM symbols GROUP BY name HAVING count(*) = 1",
     "CREATE INDEX temp.uniq_name ON uniq(name)",
-    # calls and bases: a definition in the same file ...
-    "UPDATE edges SET dst_symbol = (SELECT s.id FROM symbols s WHERE s.name = edges.dst_leaf"
-    " AND s.file_id = edges.src_file ORDER BY s.parent_id IS NOT NULL, s.start_line LIMIT 1)"
-    " WHERE dirty = 1 AND kind IN ('calls', 'inherits')",
-    # ... else the symbol this file imports under that name ...
-    "UPDATE edges SET dst_symbol = (SELECT i.dst_symbol FROM edges i WHERE i.src_file = edges.src_file"
-    " AND i.kind = 'imports' AND i.dst_leaf = edges.dst_leaf AND i.dst_symbol IS NOT NULL LIMIT 1)"
-    " WHERE dirty = 1 AND kind IN ('calls', 'inherits') AND dst_symbol IS NULL",
-    # ... else the only definition of that name in the repository
+    # references from tests: the only definition of that name in the repository
+    # (calls and bases are resolved type-aware in swevis.index.resolve)
     "UPDATE edges SET dst_symbol = (SELECT u.id FROM uniq u WHERE u.name = edges.dst_leaf)"
-    " WHERE dirty = 1 AND kind IN ('calls', 'inherits', 'references') AND dst_symbol IS NULL",
+    " WHERE dirty = 1 AND kind = 'references' AND dst_symbol IS NULL",
     "UPDATE edges SET dst_file = (SELECT s.file_id FROM symbols s WHERE s.id = edges.dst_symbol)"
-    " WHERE dirty = 1 AND dst_symbol IS NOT NULL AND dst_file IS NULL",
+    " WHERE dirty = 1 AND kind = 'references' AND dst_symbol IS NOT NULL AND dst_file IS NULL",
     "DROP TABLE IF EXISTS temp.uniq",
-    "UPDATE edges SET dirty = 0 WHERE dirty = 1",
 ]
 
 
 def _affected(con: sqlite3.Connection, file_id: int) -> tuple[set[str], set[str]]:
-    """Names defined in and module of a file, read before its rows change."""
+    """Names defined in (symbols, class attributes) and module of a file, read before its rows change.
+
+    Call edges with a target in this file are marked dirty here, before the file's rows go.
+    """
+    con.execute("UPDATE edges SET dirty = 1 WHERE id IN (SELECT edge_id FROM targets WHERE dst_file = ?)", (file_id,))
+    con.execute("UPDATE edges SET dirty = 1 WHERE kind = 'inherits' AND dst_file = ?", (file_id,))
     names = {r[0] for r in con.execute("SELECT DISTINCT name FROM symbols WHERE file_id = ?", (file_id,))}
+    names |= {r[0] for r in con.execute("SELECT DISTINCT name FROM attrs WHERE file_id = ?", (file_id,))}
     mods = {r[0] for r in con.execute("SELECT module FROM files WHERE id = ? AND module != ''", (file_id,))}
     return names, mods
 
@@ -296,13 +307,17 @@ def _mark_dirty(con: sqlite3.Connection, names: set[str], modules: set[str]) -> 
     con.executemany("INSERT OR IGNORE INTO aff_names VALUES (?)", [(n,) for n in names])
     con.executemany("INSERT OR IGNORE INTO aff_mods VALUES (?)", [(m,) for m in modules])
     con.execute("UPDATE edges SET dirty = 1 WHERE dst_leaf IN (SELECT name FROM aff_names)")
+    con.execute("UPDATE edges SET dirty = 1 WHERE recv_key IN (SELECT name FROM aff_names)")
     con.execute("UPDATE edges SET dirty = 1 WHERE dst_name IN (SELECT name FROM aff_mods)")
     con.execute("UPDATE edges SET dirty = 1 WHERE dst_base IN (SELECT name FROM aff_mods)")
 
 
-def _resolve(con: sqlite3.Connection) -> None:
+def _resolve(con: sqlite3.Connection, opts: dict) -> dict:
     for sql in RESOLVE_SQL:
         con.execute(sql)
+    counts = resolve_edges(con, max_name_targets=int(opts["max_name_targets"]))
+    con.execute("UPDATE edges SET dirty = 0 WHERE dirty = 1")
+    return dict(counts)
 
 
 def _rebuild_bm25(con: sqlite3.Connection, opts: dict) -> int:
@@ -348,8 +363,9 @@ def build_index(
         else:
             con.execute("PRAGMA journal_mode = OFF")
             con.execute("PRAGMA synchronous = OFF")
-        con.executescript(store.SCHEMA)
+        con.executescript(store.SCHEMA if incremental else store.TABLES)
         con.execute("BEGIN")
+        next_sym = [(con.execute("SELECT coalesce(max(id), 0) FROM symbols").fetchone()[0] or 0) + 1]
         t = time.perf_counter()
         paths = scan(repo_dir, opts["exclude_dirs"])
         modules = module_names(paths, repo_dir.name if repo_dir.name.isidentifier() else "")
@@ -376,7 +392,7 @@ def build_index(
                 aff_mods |= m
                 _delete_file_rows(con, prev[0])
                 con.execute("DELETE FROM files WHERE id = ?", (prev[0],))
-            fid, _, _ = _insert_file(con, p, data, digest, modules[p], opts)
+            fid, _, _ = _insert_file(con, p, data, digest, modules[p], opts, next_sym)
             if incremental:
                 n, m = _affected(con, fid)
                 aff_names |= n
@@ -396,7 +412,11 @@ def build_index(
             t = time.perf_counter()
             if incremental:
                 _mark_dirty(con, aff_names, aff_mods)
-            _resolve(con)
+            else:
+                for stmt in store.INDEXES.split(";"):  # inside the transaction (executescript would commit)
+                    if stmt.strip():
+                        con.execute(stmt)
+            stats.call_targets = _resolve(con, opts)
             timings["resolve"] = time.perf_counter() - t
             t = time.perf_counter()
             _rebuild_bm25(con, opts)

@@ -46,6 +46,16 @@ class EdgeRec:
     dst_name: str
     src_symbol: int | None  # index into FileExtract.symbols; None = module level
     line: int
+    # calls: what the callee is looked up on, for type-aware resolution
+    #   ""        plain name call `f()` (scopes, then imports; a class -> its __init__)
+    #   "self"    `self.f()` / `cls.f()`: the enclosing class and its bases (MRO)
+    #   "super"   `super().f()`: the bases of the enclosing class
+    #   "N:a.b"   a dotted name in this file's namespace (module, class, or a typed variable)
+    #   "R:a.b"   the value returned by calling a.b (a class -> an instance; a function ->
+    #             its return annotation)
+    #   "A:x"     the attribute self.x of the enclosing class (its type as assigned/annotated)
+    #   "?"       unknown receiver: resolved by name only, as a weaker edge
+    recv: str = ""
 
 
 @dataclass
@@ -67,6 +77,8 @@ class FileExtract:
     chunks: list[ChunkRec] = field(default_factory=list)
     module_text: str = ""  # file content outside every definition (for BM25)
     module_doc: str = ""
+    names: dict = field(default_factory=dict)  # local name -> dotted target bound by imports; "*" -> star modules
+    attrs: list = field(default_factory=list)  # (class symbol index, attribute, type expression "N:..."/"R:..."/"A:...")
 
 
 @dataclass(frozen=True)

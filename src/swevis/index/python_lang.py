@@ -39,6 +39,22 @@ _CALLS = ts.Query(
     (call function: (attribute attribute: (identifier) @callee))
     """,
 )
+# what the type-aware call resolution needs: bindings of local names and of self attributes
+_BINDINGS = ts.Query(
+    LANGUAGE,
+    """
+    (assignment left: (identifier) @var) @asg
+    (assignment left: (attribute object: (identifier) @obj attribute: (identifier) @attr) @target) @sasg
+    (typed_parameter . (identifier) @param type: (type) @ptype)
+    (typed_default_parameter name: (identifier) @param type: (type) @ptype)
+    (parameters (identifier) @uparam)
+    (default_parameter name: (identifier) @uparam)
+    (for_statement left: (identifier) @loopvar)
+    (for_statement left: (pattern_list (identifier) @loopvar))
+    (for_statement left: (tuple_pattern (identifier) @loopvar))
+    (as_pattern_target (identifier) @loopvar)
+    """,
+)
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _KEYWORDS = frozenset(keyword.kwlist) | {"self", "cls", "pytest", "assert_", "None", "True", "False"}
 _ERRORS = ts.Query(LANGUAGE, "(ERROR) @err")
@@ -101,15 +117,23 @@ def _resolve_relative(module: str, level: int, rel: str, is_package: bool) -> st
     return base
 
 
-def _imports(root: ts.Node, module: str, is_package: bool) -> list[dict]:
+def _imports(root: ts.Node, module: str, is_package: bool, namespace: dict | None = None) -> list[dict]:
+    """Import records; `namespace` (if given) receives local name -> dotted target it binds."""
     out: list[dict] = []
+    ns = namespace if namespace is not None else {}
     for node in ts.QueryCursor(_IMPORTS).captures(root).get("imp", []):
         line = node.start_point[0] + 1
         if node.type == "import_statement":
             for child in node.named_children:
                 target = child.child_by_field_name("name") if child.type == "aliased_import" else child
                 if target is not None and target.type == "dotted_name":
-                    out.append({"module": _text(target), "names": [], "line": line})
+                    mod = _text(target)
+                    out.append({"module": mod, "names": [], "line": line})
+                    if child.type == "aliased_import":
+                        ns.setdefault(_text(child.child_by_field_name("alias")), mod)
+                    else:
+                        head = mod.split(".")[0]
+                        ns.setdefault(head, head)
         else:
             mod_node = node.child_by_field_name("module_name")
             if mod_node is None:
@@ -125,10 +149,119 @@ def _imports(root: ts.Node, module: str, is_package: bool) -> list[dict]:
                 target = child.child_by_field_name("name") if child.type == "aliased_import" else child
                 if target is not None:
                     names.append(_text(target))
+                    alias = child.child_by_field_name("alias") if child.type == "aliased_import" else None
+                    local = _text(alias) if alias is not None else _text(target).split(".")[-1]
+                    ns.setdefault(local, f"{mod}.{_text(target)}" if mod else _text(target))
             if any(c.type == "wildcard_import" for c in node.named_children):
                 names.append("*")
+                ns.setdefault("*", "")
+                ns["*"] = (ns["*"] + " " + mod).strip()
             out.append({"module": mod, "names": names, "line": line})
     return out
+
+
+_TYPE_WRAPPERS = frozenset({"Optional", "Union", "ClassVar", "Final", "Annotated", "Type", "type"})
+
+
+def _dotted(node: ts.Node | None) -> str | None:
+    """`a.b.c` for an identifier/attribute chain, else None."""
+    parts: list[str] = []
+    while node is not None and node.type == "attribute":
+        parts.append(_text(node.child_by_field_name("attribute")))
+        node = node.child_by_field_name("object")
+    if node is None or node.type != "identifier":
+        return None
+    parts.append(_text(node))
+    return ".".join(reversed(parts))
+
+
+def _annotation(node: ts.Node | None) -> str:
+    """Type expression ("N:dotted") of an annotation: a name, a string, Optional[X], X | None."""
+    for _ in range(6):
+        if node is None:
+            return ""
+        if node.type == "type":
+            node = node.named_children[0] if node.named_child_count else None
+            continue
+        if node.type in ("identifier", "attribute"):
+            d = _dotted(node)
+            return f"N:{d}" if d and d != "None" else ""
+        if node.type == "string":
+            raw = _text(node).strip("'\"")
+            return f"N:{raw}" if raw and all(p.isidentifier() for p in raw.split(".")) else ""
+        if node.type == "generic_type":
+            head = node.named_children[0] if node.named_child_count else None
+            hd = _dotted(head) or ""
+            if hd.split(".")[-1] in _TYPE_WRAPPERS:
+                params = [c for c in node.named_children[1:] if c.type == "type_parameter"]
+                node = params[0].named_children[0] if params and params[0].named_child_count else None
+                continue
+            return f"N:{hd}" if hd else ""
+        if node.type == "subscript":
+            hd = _dotted(node.child_by_field_name("value")) or ""
+            if hd.split(".")[-1] in _TYPE_WRAPPERS:
+                node = node.child_by_field_name("subscript")
+                continue
+            return f"N:{hd}" if hd else ""
+        if node.type == "binary_operator":  # X | None
+            left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+            node = right if _text(left) == "None" else left
+            continue
+        return ""
+    return ""
+
+
+def _value_type(node: ts.Node | None, scope, lookup) -> str:
+    """Type expression of an assigned value: a call's result, a typed name, self.attr."""
+    if node is None:
+        return ""
+    if node.type == "call":
+        d = _dotted(node.child_by_field_name("function"))
+        return f"R:{d}" if d else ""
+    if node.type == "identifier":
+        return lookup(scope, _text(node)) or ""
+    if node.type == "attribute":
+        obj = node.child_by_field_name("object")
+        if obj is not None and obj.type == "identifier" and _text(obj) == "self":
+            return f"A:{_text(node.child_by_field_name('attribute'))}"
+    return ""
+
+
+def _receiver(obj: ts.Node | None, scope, lookup) -> str:
+    """Receiver descriptor of `obj.method()` (see EdgeRec.recv)."""
+    if obj is None:
+        return "?"
+    if obj.type == "identifier":
+        name = _text(obj)
+        if name in ("self", "cls"):
+            return "self"
+        te = lookup(scope, name)
+        if te is None:
+            return f"N:{name}"
+        return te or "?"
+    if obj.type == "call":
+        fn = obj.child_by_field_name("function")
+        if fn is not None and fn.type == "identifier" and _text(fn) == "super":
+            return "super"
+        d = _dotted(fn)
+        if d is None:
+            return "?"
+        head = d.split(".")[0]
+        if head not in ("self", "cls") and "." in d and lookup(scope, head) is not None:
+            return "?"
+        return f"R:{d}"
+    if obj.type == "attribute":
+        d = _dotted(obj)
+        if d is None:
+            return "?"
+        parts = d.split(".")
+        if parts[0] == "self":
+            return f"A:{parts[1]}" if len(parts) == 2 else "?"
+        te = lookup(scope, parts[0])
+        if te is None:
+            return f"N:{d}"
+        return "?"
+    return "?"
 
 
 def extract(path: str, data: bytes, module: str, options: dict | None = None) -> FileExtract:
@@ -195,8 +328,8 @@ def extract(path: str, data: bytes, module: str, options: dict | None = None) ->
             i = fx.symbols[i].parent if fx.symbols[i].parent is not None else -1
         return None
 
-    # ---- imports
-    fx.imports = _imports(root, module, is_package)
+    # ---- imports (and the names they bind)
+    fx.imports = _imports(root, module, is_package, fx.names)
     for imp in fx.imports:
         if imp["names"] and imp["names"] != ["*"]:
             for n in imp["names"]:
@@ -205,15 +338,82 @@ def extract(path: str, data: bytes, module: str, options: dict | None = None) ->
         else:
             fx.edges.append(EdgeRec("imports", imp["module"], None, imp["line"]))
 
-    # ---- calls (deduplicated per caller)
-    seen: set[tuple[int | None, str]] = set()
+    # ---- bindings: typed parameters, local assignments, self attributes (flow-insensitive)
+    syms = fx.symbols
+
+    def scope_of(byte: int) -> int | None:
+        """Innermost function/method around `byte` (None = module level, class bodies skipped)."""
+        i = enclosing(byte)
+        while i is not None and syms[i].kind == "class":
+            i = syms[i].parent
+        return i
+
+    def class_of(i: int | None) -> int | None:
+        while i is not None and syms[i].kind != "class":
+            i = syms[i].parent
+        return i
+
+    local: dict[tuple[int | None, str], str] = {}  # (scope, name) -> type expression ("" = untyped)
+
+    def bind(scope: int | None, name: str, te: str) -> None:
+        if not local.get((scope, name)):
+            local[(scope, name)] = te
+
+    def lookup(scope: int | None, name: str) -> str | None:
+        while True:
+            te = local.get((scope, name))
+            if te is not None:
+                return te
+            if scope is None:
+                return None
+            scope = syms[scope].parent
+            while scope is not None and syms[scope].kind == "class":
+                scope = syms[scope].parent
+
+    matches = ts.QueryCursor(_BINDINGS).matches(root)
+    params = [m for m in matches if "param" in m[1] or "uparam" in m[1] or "loopvar" in m[1]]
+    assigns = [m for m in matches if "asg" in m[1] or "sasg" in m[1]]
+    for _, caps in params:
+        if "param" in caps:
+            node = caps["param"][0]
+            bind(scope_of(node.start_byte), _text(node), _annotation(caps["ptype"][0]))
+        else:
+            node = (caps.get("uparam") or caps["loopvar"])[0]
+            bind(scope_of(node.start_byte), _text(node), "")
+    assigns.sort(key=lambda m: (m[1].get("asg") or m[1]["sasg"])[0].start_byte)
+    for _, caps in assigns:
+        asg = (caps.get("asg") or caps["sasg"])[0]
+        scope = scope_of(asg.start_byte)
+        ann = asg.child_by_field_name("type")
+        te = _annotation(ann) if ann is not None else ""
+        if not te:
+            te = _value_type(asg.child_by_field_name("right"), scope, lookup)
+        if "asg" in caps:
+            name = _text(caps["var"][0])
+            owner = enclosing(asg.start_byte)
+            if owner is not None and syms[owner].kind == "class":  # class body: a class attribute
+                if te:
+                    fx.attrs.append((owner, name, te))
+            else:
+                bind(scope, name, te)
+        elif _text(caps["obj"][0]) == "self" and te:
+            cls = class_of(scope)
+            if cls is not None:
+                fx.attrs.append((cls, _text(caps["attr"][0]), te))
+
+    # ---- calls with their receivers (deduplicated per caller)
+    seen: set[tuple[int | None, str, str]] = set()
     for node in ts.QueryCursor(_CALLS).captures(root).get("callee", []):
         name = _text(node)
         src = enclosing(node.start_byte)
-        if (src, name) in seen:
+        recv = ""
+        fn = node.parent
+        if fn is not None and fn.type == "attribute":
+            recv = _receiver(fn.child_by_field_name("object"), scope_of(node.start_byte), lookup)
+        if (src, recv, name) in seen:
             continue
-        seen.add((src, name))
-        fx.edges.append(EdgeRec("calls", name, src, node.start_point[0] + 1))
+        seen.add((src, recv, name))
+        fx.edges.append(EdgeRec("calls", name, src, node.start_point[0] + 1, recv))
 
     # ---- references from test files (for test pointers)
     if is_test:

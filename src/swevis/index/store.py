@@ -5,8 +5,14 @@ Tables (one database file per repo@commit):
   files   F                           path, language, size, sha256 content hash, module, imports
   symbols Σ                           name, qualname, kind, line span, signature, doc, parent
   edges   G                           imports | calls | inherits | references (from test files);
-                                      dst_name as written, dst_file / dst_symbol once resolved.
+                                      dst_name as written, recv = a call's receiver descriptor,
+                                      dst_file / dst_symbol = the best resolved target.
                                       `contains` is symbols.parent_id / symbols.file_id.
+  targets                             every resolved target of a call edge with how it was found:
+                                      direct | init | module | self | typed (by scope, import,
+                                      MRO or receiver type), dispatch (an override in a subclass
+                                      of the receiver's class), name (by name only: weaker)
+  attrs                               attribute types of classes (self.x = C(...), x: C)
   chunks                              doc-file text chunks; next_id = NEXT_CHUNK
   bm25_docs, bm25_model   B           the BM25 documents (tokens kept for incremental rebuilds)
                                       and the bm25s score matrix as blobs
@@ -21,45 +27,67 @@ from pathlib import Path
 
 from swevis.errors import SwevisError
 
-SCHEMA_VERSION = "2"  # 2: stemmed BM25 tokens
+SCHEMA_VERSION = "3"  # 2: stemmed BM25 tokens; 3: type-aware call targets, namespaces, attrs
 
-SCHEMA = """
+TABLES = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE IF NOT EXISTS files(
     id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL, language TEXT, kind TEXT,
     size INTEGER, sha256 TEXT, module TEXT, is_test INTEGER, n_lines INTEGER,
-    status TEXT, n_errors INTEGER, encoding TEXT, error TEXT, imports TEXT, module_doc TEXT);
-CREATE INDEX IF NOT EXISTS files_module ON files(module);
+    status TEXT, n_errors INTEGER, encoding TEXT, error TEXT, imports TEXT, module_doc TEXT, names TEXT);
 CREATE TABLE IF NOT EXISTS symbols(
     id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL, name TEXT NOT NULL, qualname TEXT NOT NULL,
     kind TEXT, start_line INTEGER, end_line INTEGER, signature TEXT, doc TEXT, parent_id INTEGER);
+CREATE TABLE IF NOT EXISTS edges(
+    id INTEGER PRIMARY KEY, kind TEXT NOT NULL, src_file INTEGER NOT NULL, src_symbol INTEGER,
+    dst_name TEXT NOT NULL, dst_base TEXT, dst_leaf TEXT, dst_file INTEGER, dst_symbol INTEGER,
+    line INTEGER, dirty INTEGER DEFAULT 1, recv TEXT DEFAULT '', recv_key TEXT DEFAULT '');
+CREATE TABLE IF NOT EXISTS targets(
+    edge_id INTEGER NOT NULL, src_file INTEGER NOT NULL, src_symbol INTEGER, dst_symbol INTEGER NOT NULL,
+    dst_file INTEGER, how TEXT);
+CREATE TABLE IF NOT EXISTS attrs(
+    file_id INTEGER NOT NULL, class_id INTEGER NOT NULL, name TEXT NOT NULL, type TEXT);
+CREATE TABLE IF NOT EXISTS chunks(
+    id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL, seq INTEGER, start_line INTEGER,
+    end_line INTEGER, text TEXT, next_id INTEGER);
+CREATE TABLE IF NOT EXISTS bm25_docs(
+    id INTEGER PRIMARY KEY, doc_idx INTEGER, file_id INTEGER NOT NULL, symbol_id INTEGER,
+    chunk_id INTEGER, start_line INTEGER, end_line INTEGER, tokens TEXT);
+CREATE TABLE IF NOT EXISTS bm25_model(key TEXT PRIMARY KEY, value BLOB);
+"""
+
+# created after the bulk insert of a cold build (cheaper than maintaining them row by row)
+INDEXES = """
+CREATE INDEX IF NOT EXISTS files_module ON files(module);
 CREATE INDEX IF NOT EXISTS symbols_name ON symbols(name, file_id);
 CREATE INDEX IF NOT EXISTS symbols_qualname ON symbols(qualname);
 CREATE INDEX IF NOT EXISTS symbols_file ON symbols(file_id, start_line);
 CREATE INDEX IF NOT EXISTS symbols_parent ON symbols(parent_id);
-CREATE TABLE IF NOT EXISTS edges(
-    id INTEGER PRIMARY KEY, kind TEXT NOT NULL, src_file INTEGER NOT NULL, src_symbol INTEGER,
-    dst_name TEXT NOT NULL, dst_base TEXT, dst_leaf TEXT, dst_file INTEGER, dst_symbol INTEGER,
-    line INTEGER, dirty INTEGER DEFAULT 1);
 CREATE INDEX IF NOT EXISTS edges_dirty ON edges(dirty) WHERE dirty = 1;
 CREATE INDEX IF NOT EXISTS edges_dst_leaf ON edges(dst_leaf);
+CREATE INDEX IF NOT EXISTS edges_recv_key ON edges(recv_key);
 CREATE INDEX IF NOT EXISTS edges_dst_base ON edges(dst_base);
 CREATE INDEX IF NOT EXISTS edges_src_file ON edges(src_file, kind, dst_leaf);
 CREATE INDEX IF NOT EXISTS edges_src_symbol ON edges(src_symbol, kind);
 CREATE INDEX IF NOT EXISTS edges_dst_symbol ON edges(dst_symbol, kind);
 CREATE INDEX IF NOT EXISTS edges_dst_file ON edges(dst_file, kind);
 CREATE INDEX IF NOT EXISTS edges_dst_name ON edges(dst_name, kind);
-CREATE TABLE IF NOT EXISTS chunks(
-    id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL, seq INTEGER, start_line INTEGER,
-    end_line INTEGER, text TEXT, next_id INTEGER);
+CREATE INDEX IF NOT EXISTS targets_edge ON targets(edge_id);
+CREATE INDEX IF NOT EXISTS targets_src ON targets(src_symbol);
+CREATE INDEX IF NOT EXISTS targets_dst ON targets(dst_symbol);
+CREATE INDEX IF NOT EXISTS targets_src_file ON targets(src_file);
+CREATE INDEX IF NOT EXISTS targets_dst_file ON targets(dst_file);
+CREATE INDEX IF NOT EXISTS attrs_file ON attrs(file_id);
 CREATE INDEX IF NOT EXISTS chunks_file ON chunks(file_id, seq);
-CREATE TABLE IF NOT EXISTS bm25_docs(
-    id INTEGER PRIMARY KEY, doc_idx INTEGER, file_id INTEGER NOT NULL, symbol_id INTEGER,
-    chunk_id INTEGER, start_line INTEGER, end_line INTEGER, tokens TEXT);
 CREATE INDEX IF NOT EXISTS bm25_docs_file ON bm25_docs(file_id);
 CREATE INDEX IF NOT EXISTS bm25_docs_idx ON bm25_docs(doc_idx);
-CREATE TABLE IF NOT EXISTS bm25_model(key TEXT PRIMARY KEY, value BLOB);
 """
+
+SCHEMA = TABLES + INDEXES
+
+
+# how confident a resolved call target is (higher = by scope/type, lowest = by name only)
+HOW_RANK = {"name": 1, "dispatch": 2, "module": 3, "typed": 3, "self": 3, "init": 3, "direct": 4}
 
 
 class IndexError_(SwevisError):
@@ -298,45 +326,78 @@ class RepoIndex:
                 out[row[0]] = _sym(row)
         return out
 
-    def adjacency(self, ids, limit: int = 40) -> list[tuple[int, str, int]]:
-        """(src, relation, dst) symbol edges around `ids`, both directions, in a few batched queries.
+    def adjacency(self, ids, limit: int = 40) -> list[tuple[int, str, int, str]]:
+        """(src, relation, dst, how) symbol edges around `ids`, both directions, in a few batched queries.
 
-        Relations: calls / called_by (resolved call edges), child / parent (contains),
-        base / subclass (inherits). At most `limit` edges per node and relation.
+        Relations: calls / called_by (every resolved call target; `how` says how it was
+        resolved: direct, init, module, self, typed, dispatch or name), child / parent
+        (contains), base / subclass (inherits). At most `limit` edges per node and relation.
+        Of several edges between the same pair, the most confident is kept.
         """
         ids = list(dict.fromkeys(ids))
-        out: list[tuple[int, str, int]] = []
+        out: list[tuple[int, str, int, str]] = []
         counts: dict[tuple[int, str], int] = {}
+        seen: dict[tuple[int, str, int], int] = {}
 
-        def add(a: int, rel: str, b: int) -> None:
+        def add(a: int, rel: str, b: int, how: str = "") -> None:
             if a == b:
+                return
+            key = (a, rel, b)
+            if key in seen:
+                i = seen[key]
+                if HOW_RANK.get(how, 0) > HOW_RANK.get(out[i][3], 0):
+                    out[i] = (a, rel, b, how)
                 return
             n = counts.get((a, rel), 0)
             if n < limit:
                 counts[(a, rel)] = n + 1
-                out.append((a, rel, b))
+                seen[key] = len(out)
+                out.append((a, rel, b, how))
 
         for i in range(0, len(ids), 500):
             part = ids[i : i + 500]
             q = ",".join("?" * len(part))
-            for src, dst, kind in self.con.execute(
-                f"SELECT DISTINCT src_symbol, dst_symbol, kind FROM edges WHERE src_symbol IN ({q})"
-                " AND kind IN ('calls', 'inherits') AND dst_symbol IS NOT NULL",
+            for src, dst, how in self.con.execute(
+                f"SELECT src_symbol, dst_symbol, how FROM targets WHERE src_symbol IN ({q})", part
+            ):
+                add(src, "calls", dst, how)
+            for src, dst, how in self.con.execute(
+                f"SELECT src_symbol, dst_symbol, how FROM targets WHERE dst_symbol IN ({q})"
+                " AND src_symbol IS NOT NULL",
                 part,
             ):
-                add(src, "calls" if kind == "calls" else "base", dst)
-            for src, dst, kind in self.con.execute(
-                f"SELECT DISTINCT src_symbol, dst_symbol, kind FROM edges WHERE dst_symbol IN ({q})"
-                " AND kind IN ('calls', 'inherits') AND src_symbol IS NOT NULL",
+                add(dst, "called_by", src, how)
+            for src, dst in self.con.execute(
+                f"SELECT DISTINCT src_symbol, dst_symbol FROM edges WHERE src_symbol IN ({q})"
+                " AND kind = 'inherits' AND dst_symbol IS NOT NULL",
                 part,
             ):
-                add(dst, "called_by" if kind == "calls" else "subclass", src)
+                add(src, "base", dst)
+            for src, dst in self.con.execute(
+                f"SELECT DISTINCT src_symbol, dst_symbol FROM edges WHERE dst_symbol IN ({q})"
+                " AND kind = 'inherits' AND src_symbol IS NOT NULL",
+                part,
+            ):
+                add(dst, "subclass", src)
             for sid, parent in self.con.execute(
                 f"SELECT id, parent_id FROM symbols WHERE id IN ({q}) AND parent_id IS NOT NULL", part
             ):
                 add(sid, "parent", parent)
             for sid, parent in self.con.execute(f"SELECT id, parent_id FROM symbols WHERE parent_id IN ({q})", part):
                 add(parent, "child", sid)
+        return out
+
+    def call_targets(self, symbol_id: int) -> list[tuple[str, Symbol, str]]:
+        """("calls" | "called_by", Symbol, how) for every resolved call target around a symbol."""
+        out = []
+        for rel, src, dst in (("calls", "src_symbol", "dst_symbol"), ("called_by", "dst_symbol", "src_symbol")):
+            rows = self.con.execute(
+                f"SELECT DISTINCT t.{dst}, t.how FROM targets t WHERE t.{src} = ? AND t.{dst} IS NOT NULL"
+                f" AND t.{dst} != ?",
+                (symbol_id, symbol_id),
+            ).fetchall()
+            syms = self.symbols_by_ids([r[0] for r in rows])
+            out.extend((rel, syms[i], how) for i, how in rows if i in syms)
         return out
 
     def symbol_doc_index(self) -> tuple[list[int], list[int]]:
