@@ -314,6 +314,24 @@ class MemoryObservationPipeline(ObservationPipeline):
                 tokens += t
                 pages += g
                 delivered.append(Window(window.path, s, e, "".join(sub), True))
+        new_runs = [(s, e) for s, e, seen in runs if seen is None]
+        if self.config.ratio is not None and len(new_runs) > 1:
+            # Several new fragments cost a page each; one page over the span of the new lines,
+            # with the lines already shown blanked (a marker on the first), is often cheaper.
+            lo, hi = new_runs[0][0], new_runs[-1][1]
+            merged = []
+            for s, e, seen in runs:
+                if e < lo or s > hi:
+                    continue
+                chunk = lines[max(s, lo) - window.start : min(e, hi) - window.start + 1]
+                if seen is None:
+                    merged += chunk
+                else:
+                    merged += [f"# [memory] lines {max(s, lo)}-{min(e, hi)}: shown at step {seen.step}\n"]
+                    merged += ["\n"] * (len(chunk) - 1)
+            p, t, g = self._deliver(window.path, lo, merged)
+            if t < tokens:
+                parts, tokens, pages = p, t, g
         header = self._text({**output, "output": note + "\n"}, template_vars)
         tokens += self._text_tokens(header)
         # (no fallback to resending: a reference may cost a few tokens more than a tiny
