@@ -27,6 +27,7 @@ include: "rules/single_read.smk"
 include: "rules/agents.smk"
 include: "rules/evaluation.smk"
 include: "rules/analysis.smk"
+include: "rules/ablation.smk"
 
 
 rule all:
@@ -40,3 +41,4 @@ rule all:
         LAYOUT.single_read("frontier.csv"),
         [LAYOUT.table(f"{n}.csv") for n in TABLE_NAMES],
         [LAYOUT.figure(n) for n in FIGURE_NAMES],
+        ABLATION_TARGETS,

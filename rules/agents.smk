@@ -22,7 +22,7 @@ rule prelocalize:
         llm=1,
     params:
         profile=lambda wc: config["models"][wc.model],
-        agents=agents_params(),
+        agents=agents_params,
         index=section(config, "index"),
     script:
         "../scripts/prelocalize.py"
@@ -62,7 +62,7 @@ rule run_agent:
         llm=1,
     params:
         profile=lambda wc: config["models"][wc.model],
-        agents=agents_params(),
+        agents=agents_params,
         index=section(config, "index"),
         render=lambda wc: config["single_read"].get("render", {}),
     script:

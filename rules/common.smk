@@ -48,9 +48,20 @@ def agent_conditions():
     ]
 
 
-def agents_params():
-    """The agents section without the matrix: adding a condition re-runs nothing else."""
-    return {k: v for k, v in section(config, "agents").items() if k != "matrix"}
+def agents_params(wc):
+    """The agents section without the matrix and the ablation set-up, so that adding a
+    condition or a variant re-runs nothing else. A LET variant also gets its own entry and
+    the memory options (variant runs only)."""
+    agents = section(config, "agents")
+    params = {
+        k: v
+        for k, v in agents.items()
+        if k not in ("matrix", "variants", "memory", "ablation")
+    }
+    variant = (agents.get("variants") or {}).get(getattr(wc, "agent", None))
+    if variant is not None:
+        params.update(variant=variant, memory=agents.get("memory") or {})
+    return params
 
 
 def condition_summaries():
@@ -63,12 +74,3 @@ def table_models():
         config["models"]
     )
     return models[:2]
-
-
-def condition_evaluations(wc):
-    if config["harness"]["kind"] == "local":
-        return [
-            LAYOUT.run_file(wc.model, wc.agent, wc.scope, wc.condition, i, "eval.json")
-            for i in sampled_instance_ids()
-        ]
-    return [LAYOUT.harness_summary(wc.model, wc.agent, wc.scope, wc.condition)]

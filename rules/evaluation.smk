@@ -1,72 +1,40 @@
-# Stage 4: grade every trajectory's patch (local runner, or the official harness in Docker
-# per condition) and summarize each condition in summary.json.
+# Stage 4: grade every patch of a condition in one job (the local runner, or the official
+# swebench harness in Docker), then summarize the condition in summary.json. One job per
+# condition keeps per-job start-up off the critical path; identical patches of an instance
+# share one evaluation through the evaluation cache. With the Docker harness the job runs
+# where Snakemake runs (cluster pods and most SLURM nodes have no Docker engine).
 
 
-if config["harness"]["kind"] == "local":
+if config["harness"]["kind"] == "docker":
 
-    rule evaluate_local:
-        input:
-            instances=LAYOUT.instances(),
-            mirror=lambda wc: instance_mirror(wc.instance),
-            patch=LAYOUT.run_file(
-                "{model}",
-                "{agent}",
-                "{scope}",
-                "{condition}",
-                "{instance}",
-                "patch.diff",
-            ),
-        output:
-            eval=LAYOUT.run_file(
-                "{model}",
-                "{agent}",
-                "{scope}",
-                "{condition}",
-                "{instance}",
-                "eval.json",
-            ),
-        log:
-            LAYOUT.log(
-                "harness",
-                "{model}",
-                "{agent}-{scope}",
-                "{condition}",
-                "{instance}.log",
-            ),
-        conda:
-            "../envs/swevis.yaml"
-        params:
-            harness=section(config, "harness"),
-        script:
-            "../scripts/evaluate_local.py"
+    localrules:
+        evaluate_condition,
 
-else:
 
-    rule evaluate_docker:
-        input:
-            instances=LAYOUT.instances(),
-            patches=lambda wc: [
-                LAYOUT.run_file(
-                    wc.model, wc.agent, wc.scope, wc.condition, i, "patch.diff"
-                )
-                for i in sampled_instance_ids()
-            ],
-        output:
-            done=LAYOUT.harness_summary("{model}", "{agent}", "{scope}", "{condition}"),
-        log:
-            LAYOUT.log("harness", "{model}", "{agent}-{scope}", "{condition}.log"),
-        benchmark:
-            LAYOUT.log(
-                "harness", "{model}", "{agent}-{scope}", "{condition}.benchmark.tsv"
+rule evaluate_condition:
+    input:
+        instances=LAYOUT.instances(),
+        mirrors=lambda wc: sorted({instance_mirror(i) for i in sampled_instance_ids()}),
+        patches=lambda wc: [
+            LAYOUT.run_file(
+                wc.model, wc.agent, wc.scope, wc.condition, i, "patch.diff"
             )
-        conda:
-            "../envs/swevis.yaml"
-        resources:
-            docker=1,
-        params:
-            harness=section(config, "harness"),
-        script:
-            "../scripts/evaluate_docker.py"
+            for i in sampled_instance_ids()
+        ],
+    output:
+        done=LAYOUT.harness_summary("{model}", "{agent}", "{scope}", "{condition}"),
+    log:
+        LAYOUT.log("harness", "{model}", "{agent}-{scope}", "{condition}.log"),
+    benchmark:
+        LAYOUT.log("harness", "{model}", "{agent}-{scope}", "{condition}.benchmark.tsv")
+    conda:
+        "../envs/swevis.yaml"
+    resources:
+        docker=1 if config["harness"]["kind"] == "docker" else 0,
+    params:
+        harness=section(config, "harness"),
+    script:
+        "../scripts/evaluate_condition.py"
 
 
 rule summarize_condition:
@@ -76,7 +44,7 @@ rule summarize_condition:
             LAYOUT.run_file(wc.model, wc.agent, wc.scope, wc.condition, i, "traj.json")
             for i in sampled_instance_ids()
         ],
-        evals=condition_evaluations,
+        evaluated=LAYOUT.harness_summary("{model}", "{agent}", "{scope}", "{condition}"),
     output:
         summary=LAYOUT.condition_summary("{model}", "{agent}", "{scope}", "{condition}"),
     log:

@@ -198,3 +198,56 @@ def evaluate_patch(
             record.update(infra_failure=True, error="the log parser found no test results (did the test command run?)")
     record["duration_s"] = round(time.monotonic() - start, 3)
     return record
+
+
+def evaluate_condition_local(
+    condition_dir: str | Path,
+    rows: list[dict[str, Any]],
+    mirrors: dict[str, str],
+    *,
+    settings: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Grade every run of one condition with the local runner, in one process.
+
+    Writes `<instance>/eval.json` (and the test log beside it) for every row, and
+    `harness/harness_summary.json` like the Docker harness. Identical patches of one
+    instance share one evaluation through the evaluation cache; an infrastructure failure
+    is retried `retries` times and never cached. `mirrors` maps repo -> bare mirror.
+    """
+    from swevis.harness.cache import EvalCache, cached_evaluation
+    from swevis.provenance import write_json_atomic
+
+    cfg = {"timeout_s": 1800, "retries": 1, "cache_dir": None, **(settings or {})}
+    condition_dir = Path(condition_dir)
+    cache = EvalCache(cfg.get("cache_dir"))
+    records = {}
+    for row in rows:
+        iid = row["instance_id"]
+        patch_path = condition_dir / iid / "patch.diff"
+        if not patch_path.exists():
+            raise HarnessError(f"{patch_path}: missing (the run of {iid} did not finish)")
+        patch = patch_path.read_text()
+
+        def grade(row=row, patch=patch, iid=iid):
+            for attempt in range(1, int(cfg["retries"]) + 2):
+                record = evaluate_patch(
+                    row, patch, mirrors[row["repo"]], log_path=condition_dir / iid / "test_output.txt",
+                    timeout_s=float(cfg["timeout_s"]),
+                )
+                record["attempts"] = attempt
+                if not record["infra_failure"]:
+                    break
+                log.warning("%s attempt %d: infrastructure failure: %s", iid, attempt, record["error"])
+            return record
+
+        records[iid] = cached_evaluation(cache, iid, patch, "local", grade)
+        write_json_atomic(records[iid], condition_dir / iid / "eval.json")
+    summary = {
+        "harness": "local",
+        "n": len(records),
+        "resolved": sum(1 for r in records.values() if r["resolved"]),
+        "infra_failures": sorted(i for i, r in records.items() if r["infra_failure"]),
+        "cached": sum(1 for r in records.values() if r.get("cached")),
+    }
+    write_json_atomic(summary, condition_dir / "harness" / "harness_summary.json")
+    return summary

@@ -1,0 +1,29 @@
+"""Snakemake adapter: grade every patch of one condition (local runner or Docker harness)."""
+
+import json
+from pathlib import Path
+
+from swevis.logutil import script_logging
+from swevis.tasks import load_instances
+
+with script_logging(snakemake.log[0]) as log:
+    wc, cfg = snakemake.wildcards, snakemake.params.harness
+    rows = load_instances(snakemake.input.instances)
+    condition_dir = Path(snakemake.output.done).parent.parent
+    if cfg["kind"] == "docker":
+        from swevis.harness.docker import evaluate_condition
+
+        summary = evaluate_condition(
+            condition_dir, rows, model=wc.model, agent=wc.agent, scope=wc.scope, condition=wc.condition, settings=cfg
+        )
+    else:
+        from swevis.harness.local import evaluate_condition_local
+
+        mirrors = {}
+        for path in snakemake.input.mirrors:
+            with open(path) as fh:
+                manifest = json.load(fh)
+            mirrors[manifest["repo"]] = manifest["mirror"]
+        summary = evaluate_condition_local(condition_dir, rows, mirrors, settings=cfg)
+    log.info("%s: %d/%d resolved, infrastructure failures: %s", condition_dir, summary["resolved"], summary["n"],
+             summary["infra_failures"] or "none")
