@@ -42,10 +42,14 @@ def _read_json(path: Path, problems: list[str]) -> Any | None:
         problems.append(f"{path}: missing")
         return None
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(path.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         problems.append(f"{path}: corrupt JSON ({exc})")
         return None
+    if not isinstance(data, dict):
+        problems.append(f"{path}: expected a JSON object, got {type(data).__name__}")
+        return None
+    return data
 
 
 def _require(obj: Any, keys: Iterable[str], path: Path, problems: list[str]) -> bool:
@@ -102,6 +106,52 @@ def _coverage(traj: dict[str, Any], gold_patch: str | None, high: float, mid: fl
     return float(value), coverage_bucket(value, high, mid)
 
 
+def _is_count(value: Any) -> bool:
+    return value is None or (isinstance(value, int) and not isinstance(value, bool) and value >= 0)
+
+
+def _traj_shape_problem(traj: dict[str, Any]) -> str | None:
+    """What is wrong with a trajectory's structure (types the analysis relies on), or None."""
+    for key in ("agent", "scope", "condition", "exit_status"):
+        if not isinstance(traj.get(key), str):
+            return f"'{key}' must be a string"
+    for key in ("prompt_tokens", "completion_tokens", "calls", "format_errors", "image_pages"):
+        if not _is_count(traj["totals"].get(key)):
+            return f"'totals.{key}' must be a non-negative integer"
+    if not isinstance(traj.get("repeat", 0) or 0, int):
+        return "'repeat' must be an integer"
+    steps = traj.get("steps")
+    if not isinstance(steps, list) or not all(isinstance(st, dict) for st in steps):
+        return "'steps' must be a list of objects"
+    for i, st in enumerate(steps):
+        if st.get("action_class") is not None and not isinstance(st.get("action_class"), str):
+            return f"steps[{i}].action_class must be a string"
+        usage = st.get("usage", {})
+        if not isinstance(usage, dict) or not all(
+            _is_count(usage.get(k)) for k in ("prompt_tokens", "estimated_prompt_tokens", "server_prompt_tokens")
+        ):
+            return f"steps[{i}].usage must hold non-negative token counts"
+        if not isinstance(st.get("observation", {}), dict):
+            return f"steps[{i}].observation must be an object"
+    phases = traj.get("phases", {})
+    if not isinstance(phases, dict) or not all(
+        isinstance(p, dict) and _is_count(p.get("prompt_tokens")) and _is_count(p.get("completion_tokens"))
+        for p in phases.values()
+    ):
+        return "'phases' must map phase names to token counts"
+    evidence = traj.get("evidence", {})
+    if evidence is not None and not isinstance(evidence, dict):
+        return "'evidence' must be an object"
+    for key in ("viewed_windows", "committed_snippets"):
+        windows = (evidence or {}).get(key, [])
+        if not isinstance(windows, list) or not all(
+            isinstance(w, list) and len(w) == 3 and isinstance(w[0], str) and all(isinstance(x, int) for x in w[1:])
+            for w in windows
+        ):
+            return f"'evidence.{key}' must be a list of [path, start, end]"
+    return None
+
+
 def run_row(
     traj_path: str | Path,
     gold_patch: str | None = None,
@@ -134,6 +184,12 @@ def run_row(
             raise AnalysisInputError(problems)
         return None
 
+    shape = _traj_shape_problem(traj)
+    if shape:
+        problems.append(f"{traj_path}: malformed trajectory: {shape}")
+        if own:
+            raise AnalysisInputError(problems)
+        return None
     phases = traj.get("phases") or {}
     steps = traj.get("steps") or []
     actions = [s.get("action_class") for s in steps if s.get("action_class")]

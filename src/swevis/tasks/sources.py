@@ -86,9 +86,15 @@ class FileSource:
         rows = getattr(self, f"_read_{suffix[1:]}")()
         return [validate_row(row, self.origin, i) for i, row in enumerate(rows, start=1)]
 
+    def _text(self) -> str:
+        try:
+            return self.path.read_bytes().decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise TaskSourceError(f"{self.path}: not UTF-8 text (byte {exc.start}: {exc.reason})") from None
+
     def _read_json(self) -> list[Any]:
         try:
-            data = json.loads(self.path.read_text())
+            data = json.loads(self._text())
         except json.JSONDecodeError as exc:
             raise TaskSourceError(f"{self.path}: invalid JSON at line {exc.lineno} ({exc.msg})") from None
         if not isinstance(data, list):
@@ -97,14 +103,13 @@ class FileSource:
 
     def _read_jsonl(self) -> list[Any]:
         rows = []
-        with self.path.open() as fh:
-            for number, line in enumerate(fh, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    rows.append(json.loads(line))
-                except json.JSONDecodeError as exc:
-                    raise TaskSourceError(f"{self.path}, row {number}: invalid JSON ({exc.msg})") from None
+        for number, line in enumerate(self._text().splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                rows.append(json.loads(line))
+            except json.JSONDecodeError as exc:
+                raise TaskSourceError(f"{self.path}, row {number}: invalid JSON ({exc.msg})") from None
         return rows
 
     def _read_parquet(self) -> list[Any]:
