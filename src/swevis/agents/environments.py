@@ -17,6 +17,9 @@ os.environ.setdefault("MSWEA_SILENT_STARTUP", "1")  # mini-swe-agent prints a ba
 log = logging.getLogger(__name__)
 
 COMMAND_ENV = {"PAGER": "cat", "MANPAGER": "cat", "LESS": "-R", "PIP_PROGRESS_BAR": "off", "TQDM_DISABLE": "1"}
+# On the host, `python` is swevis's own environment: the task's pytest must not load
+# swevis's pytest plugins (hypothesis, anyio, timeout), which also made every run ~5x slower.
+HOST_ENV = {"PYTHONDONTWRITEBYTECODE": "1", "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
 
 
 DOCKER_TIMEOUT_GRACE_S = 15
@@ -151,7 +154,7 @@ def make_environment(
         )
         ws = LocalWorkspace(mirror, row["base_commit"], workspace)
         env = _scrubbed_local_environment(
-            cwd=ws.repo, timeout=timeout_s, env={**COMMAND_ENV, "PYTHONDONTWRITEBYTECODE": "1"},
+            cwd=ws.repo, timeout=timeout_s, env={**COMMAND_ENV, **HOST_ENV},
             secret_env_names=secret_env_names,
         )
         return env, ws.repo, ws
