@@ -67,3 +67,43 @@ rule run_agent:
         render=lambda wc: config["single_read"].get("render", {}),
     script:
         "../scripts/run_agent.py"
+
+
+# Repeats k > 0 of a run (agents.repeats): the same job in <instance>/repeat-k/, with its own
+# response-cache folder so a live model is asked again.
+use rule run_agent as run_agent_repeat with:
+    output:
+        traj=LAYOUT.run_file(
+            "{model}",
+            "{agent}",
+            "{scope}",
+            "{condition}",
+            "{instance}",
+            "traj.json",
+            "{rep}",
+        ),
+        patch=LAYOUT.run_file(
+            "{model}",
+            "{agent}",
+            "{scope}",
+            "{condition}",
+            "{instance}",
+            "patch.diff",
+            "{rep}",
+        ),
+    log:
+        LAYOUT.log(
+            "runs",
+            "{model}",
+            "{agent}-{scope}",
+            "{condition}",
+            "{instance}.repeat-{rep}.log",
+        ),
+    benchmark:
+        LAYOUT.log(
+            "runs",
+            "{model}",
+            "{agent}-{scope}",
+            "{condition}",
+            "{instance}.repeat-{rep}.benchmark.tsv",
+        )

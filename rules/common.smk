@@ -74,3 +74,13 @@ def table_models():
         config["models"]
     )
     return models[:2]
+
+
+def condition_runs(wc, name):
+    """One file of every run (instances x repeats) of the condition in the wildcards."""
+    repeats = int(config["agents"].get("repeats", 1))
+    return [
+        LAYOUT.run_file(wc.model, wc.agent, wc.scope, wc.condition, i, name, r)
+        for i in sampled_instance_ids()
+        for r in range(repeats)
+    ]

@@ -15,12 +15,7 @@ rule evaluate_condition:
     input:
         instances=LAYOUT.instances(),
         mirrors=lambda wc: sorted({instance_mirror(i) for i in sampled_instance_ids()}),
-        patches=lambda wc: [
-            LAYOUT.run_file(
-                wc.model, wc.agent, wc.scope, wc.condition, i, "patch.diff"
-            )
-            for i in sampled_instance_ids()
-        ],
+        patches=lambda wc: condition_runs(wc, "patch.diff"),
     output:
         done=LAYOUT.harness_summary("{model}", "{agent}", "{scope}", "{condition}"),
     log:
@@ -33,6 +28,7 @@ rule evaluate_condition:
         docker=1 if config["harness"]["kind"] == "docker" else 0,
     params:
         harness=section(config, "harness"),
+        repeats=config["agents"]["repeats"],
     script:
         "../scripts/evaluate_condition.py"
 
@@ -40,10 +36,7 @@ rule evaluate_condition:
 rule summarize_condition:
     input:
         instances=LAYOUT.instances(),
-        trajs=lambda wc: [
-            LAYOUT.run_file(wc.model, wc.agent, wc.scope, wc.condition, i, "traj.json")
-            for i in sampled_instance_ids()
-        ],
+        trajs=lambda wc: condition_runs(wc, "traj.json"),
         evaluated=LAYOUT.harness_summary("{model}", "{agent}", "{scope}", "{condition}"),
     output:
         summary=LAYOUT.condition_summary("{model}", "{agent}", "{scope}", "{condition}"),

@@ -14,7 +14,8 @@ with script_logging(snakemake.log[0]) as log:
         from swevis.harness.docker import evaluate_condition
 
         summary = evaluate_condition(
-            condition_dir, rows, model=wc.model, agent=wc.agent, scope=wc.scope, condition=wc.condition, settings=cfg
+            condition_dir, rows, model=wc.model, agent=wc.agent, scope=wc.scope, condition=wc.condition, settings=cfg,
+            repeats=snakemake.params.repeats,
         )
     else:
         from swevis.harness.local import evaluate_condition_local
@@ -24,6 +25,6 @@ with script_logging(snakemake.log[0]) as log:
             with open(path) as fh:
                 manifest = json.load(fh)
             mirrors[manifest["repo"]] = manifest["mirror"]
-        summary = evaluate_condition_local(condition_dir, rows, mirrors, settings=cfg)
+        summary = evaluate_condition_local(condition_dir, rows, mirrors, settings=cfg, repeats=snakemake.params.repeats)
     log.info("%s: %d/%d resolved, infrastructure failures: %s", condition_dir, summary["resolved"], summary["n"],
              summary["infra_failures"] or "none")

@@ -332,3 +332,23 @@ def test_missing_patch_is_named(tmp_path, fake):
     cdir = _condition(tmp_path, {})
     with pytest.raises(DockerHarnessError, match="psf__requests-1001/patch.diff"):
         evaluate_condition(cdir, [_row("psf__requests-1001")], model="m", agent="plb", scope="normal", condition="text", settings=_settings(tmp_path))
+
+
+def test_repeats_are_separate_harness_runs(tmp_path, fake):
+    cases = {"psf__requests-1001": _patch("GOLD"), "psf__requests-1004": _patch("WRONG")}
+    cdir = _condition(tmp_path, cases)
+    # repeat 1 of each instance: the gold instance's second run went wrong this time
+    for iid, patch in {"psf__requests-1001": _patch("WRONG"), "psf__requests-1004": _patch("GOLD")}.items():
+        (cdir / iid / "repeat-1").mkdir()
+        (cdir / iid / "repeat-1" / "patch.diff").write_text(patch)
+    rows = [_row(i) for i in cases]
+    summary = evaluate_condition(
+        cdir, rows, model="qwen3.5", agent="plb", scope="normal", condition="r3", settings=_settings(tmp_path), repeats=2
+    )
+    assert summary["n"] == 4 and summary["resolved"] == 2
+    assert summary["run_id"] == ["swevis-qwen3.5-plb-normal-r3", "swevis-qwen3.5-plb-normal-r3-repeat-1"]
+    assert _eval(cdir, "psf__requests-1001")["resolved"] and not _eval(cdir, "psf__requests-1001/repeat-1")["resolved"]
+    assert not _eval(cdir, "psf__requests-1004")["resolved"] and _eval(cdir, "psf__requests-1004/repeat-1")["resolved"]
+    assert _eval(cdir, "psf__requests-1004/repeat-1")["run_id"].endswith("-repeat-1")
+    assert (cdir / "harness" / "repeat-1" / "predictions.jsonl").exists()
+    assert json.loads((cdir / "harness" / "harness_summary.json").read_text())["n"] == 4

@@ -69,3 +69,25 @@ def test_tiny_matrix_end_to_end_and_rerun_one_condition(tmp_path: Path):
     # and an up-to-date rerun does nothing
     third = snakemake(tmp_path, *TARGETS)
     assert third.returncode == 0 and "Nothing to be done" in third.stdout + third.stderr
+
+
+@pytest.mark.slow
+def test_repeats_run_in_their_own_folders_and_reach_the_tables(tmp_path: Path):
+    (tmp_path / "config.yaml").write_text(
+        "tasks: {source: bundled, instance_ids: [swevis-samples__tabulon-305]}\n"
+        "models:\n  qwen3.5: {backend: replay, model_id: q, tokenizer: qwen3, image_family: qwen3.5}\n"
+        "agents:\n  repeats: 2\n  matrix:\n    - {agent: mini, scope: normal, conditions: [text]}\n"
+        "    - {agent: plb, scope: normal, conditions: [text]}\n"
+    )
+    proc = snakemake(tmp_path, "results/table1_long.csv")
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    run = tmp_path / "results" / "runs" / "qwen3.5" / "plb-normal" / "text" / "swevis-samples__tabulon-305"
+    for folder in (run, run / "repeat-1"):
+        assert (folder / "traj.json").exists() and (folder / "eval.json").exists()
+    assert '"repeat": 1' in (run / "repeat-1" / "traj.json").read_text()
+    long = pl.read_csv(tmp_path / "results" / "table1_long.csv")
+    cell = long.filter(
+        (pl.col("agent") == "plb") & (pl.col("scope") == "normal") & (pl.col("column") == "text") & (pl.col("metric") == "accuracy")
+    )
+    assert cell["repeats"].to_list() == [2] and cell["n_runs"].to_list() == [2] and cell["n"].to_list() == [1]
+    assert cell["sd_repeats"].to_list() == [0.0]  # replay repeats are identical

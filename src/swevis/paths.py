@@ -26,7 +26,13 @@ WILDCARD_CONSTRAINTS = {
     "scope": SCOPE,
     "condition": CONDITION,
     "sha": SHA,
+    "rep": r"[1-9][0-9]*",
 }
+
+
+def run_subdir(instance: str, repeat: int = 0) -> str:
+    """A run's folder below its condition folder: the instance, or <instance>/repeat-k."""
+    return instance if repeat == 0 else f"{instance}/repeat-{repeat}"
 
 
 def repo_slug(repo: str) -> str:
@@ -76,9 +82,14 @@ class ResultsLayout:
     def run_dir(self, model: str, agent: str, scope: str, condition: str, instance: str) -> str:
         return str(PurePosixPath(self.condition_dir(model, agent, scope, condition)) / instance)
 
-    def run_file(self, model: str, agent: str, scope: str, condition: str, instance: str, name: str) -> str:
-        """traj.json, patch.diff or eval.json of one run."""
-        return str(PurePosixPath(self.run_dir(model, agent, scope, condition, instance)) / name)
+    def run_file(
+        self, model: str, agent: str, scope: str, condition: str, instance: str, name: str, repeat: int | str = 0
+    ) -> str:
+        """traj.json, patch.diff or eval.json of one run; repeat k > 0 lives in <instance>/repeat-k/."""
+        run = PurePosixPath(self.run_dir(model, agent, scope, condition, instance))
+        if repeat not in (0, "0"):
+            run = run / f"repeat-{repeat}"
+        return str(run / name)
 
     def harness_summary(self, model: str, agent: str, scope: str, condition: str) -> str:
         """Written by the Docker harness when it has graded a whole condition."""

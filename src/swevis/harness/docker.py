@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from swevis.errors import SwevisError
+from swevis.paths import run_subdir
 from swevis.harness.cache import EvalCache, cached_evaluation, evaluation_cache_key  # noqa: F401 (re-exported)
 from swevis.provenance import write_json_atomic
 
@@ -80,9 +81,10 @@ def harness_dir(condition_dir: str | Path) -> Path:
     return Path(condition_dir) / HARNESS_DIRNAME
 
 
-def instance_log_dir(condition_dir: str | Path, run_id: str, model_name: str, instance_id: str) -> Path:
+def instance_log_dir(condition_dir: str | Path, run_id: str, model_name: str, instance_id: str, repeat: int = 0) -> Path:
     """Where swebench's run_instance writes report.json, run_instance.log, test_output.txt."""
-    return harness_dir(condition_dir) / "logs" / "run_evaluation" / run_id / model_name.replace("/", "__") / instance_id
+    hdir = harness_dir(condition_dir) / (f"repeat-{repeat}" if repeat else "")
+    return hdir / "logs" / "run_evaluation" / run_id / model_name.replace("/", "__") / instance_id
 
 
 def read_patch(run_dir: str | Path) -> str:
@@ -93,13 +95,15 @@ def read_patch(run_dir: str | Path) -> str:
     return path.read_text(encoding="utf-8", errors="replace")
 
 
-def condition_predictions(condition_dir: str | Path, instance_ids: Iterable[str], model_name: str) -> list[dict[str, str]]:
-    """swebench predictions of a condition, one per instance folder."""
+def condition_predictions(
+    condition_dir: str | Path, instance_ids: Iterable[str], model_name: str, repeat: int = 0
+) -> list[dict[str, str]]:
+    """swebench predictions of a condition, one per instance folder (of one repeat)."""
     return [
         {
             "instance_id": iid,
             "model_name_or_path": model_name,
-            "model_patch": read_patch(Path(condition_dir) / iid),
+            "model_patch": read_patch(Path(condition_dir) / run_subdir(iid, repeat)),
         }
         for iid in instance_ids
     ]
@@ -307,8 +311,47 @@ def evaluate_condition(
     condition: str,
     settings: dict[str, Any] | None = None,
     client_factory: Callable[[], Any] | None = None,
+    repeats: int = 1,
 ) -> dict[str, Any]:
-    """Evaluate every instance of one condition with the official harness in Docker.
+    """Evaluate every run of one condition (instances x repeats) with the official harness.
+
+    Repeat k > 0 (folders <instance>/repeat-k/) is a separate harness run with run_id
+    suffix `-repeat-k` and its own `harness/repeat-k/` folder; the summary adds them up.
+    """
+    summaries = [
+        _evaluate_repeat(condition_dir, rows, model=model, agent=agent, scope=scope, condition=condition,
+                         settings=settings, client_factory=client_factory, repeat=r)
+        for r in range(int(repeats))
+    ]
+    if len(summaries) == 1:
+        summary = summaries[0]
+    else:
+        summary = {
+            "run_id": [s["run_id"] for s in summaries],
+            "harness_dir": summaries[0]["harness_dir"],
+            "n": sum(s["n"] for s in summaries),
+            "resolved": sum(s["resolved"] for s in summaries),
+            "infra_failures": sorted(i for s in summaries for i in s["infra_failures"]),
+            "attempts": max(s["attempts"] for s in summaries),
+            **{k: sum(s[k] for s in summaries) for k in ("evaluated", "cached", "empty")},
+        }
+    write_json_atomic(summary, harness_dir(Path(condition_dir).resolve()) / "harness_summary.json")
+    return summary
+
+
+def _evaluate_repeat(
+    condition_dir: str | Path,
+    rows: list[dict[str, Any]],
+    *,
+    model: str,
+    agent: str,
+    scope: str,
+    condition: str,
+    settings: dict[str, Any] | None,
+    client_factory: Callable[[], Any] | None,
+    repeat: int,
+) -> dict[str, Any]:
+    """One harness run over the instance folders of one repeat.
 
     `rows` are the SWE-bench rows (results/instances.jsonl) of the condition's instances;
     each must have a run folder `<condition_dir>/<instance_id>/` with patch.diff. Writes
@@ -319,15 +362,15 @@ def evaluate_condition(
     """
     cfg = {**DEFAULTS, **(settings or {})}
     condition_dir = Path(condition_dir).resolve()
-    run_id = run_id_for(model, agent, scope, condition)
-    hdir = harness_dir(condition_dir)
+    run_id = run_id_for(model, agent, scope, condition) + (f"-repeat-{repeat}" if repeat else "")
+    hdir = harness_dir(condition_dir) / (f"repeat-{repeat}" if repeat else "")
     hdir.mkdir(parents=True, exist_ok=True)
     cache = EvalCache(Path(cfg["cache_dir"]).resolve() if cfg.get("cache_dir") else None)
     ids = [r["instance_id"] for r in rows]
     if len(set(ids)) != len(ids):
         raise DockerHarnessError(f"{condition_dir}: duplicate instance ids in the rows")
 
-    predictions = condition_predictions(condition_dir, ids, model)
+    predictions = condition_predictions(condition_dir, ids, model, repeat)
     predictions_path = write_predictions(predictions, hdir / PREDICTIONS_NAME)
     dataset_path = write_dataset(rows, hdir / DATASET_NAME)
     patches = {p["instance_id"]: p["model_patch"] for p in predictions}
@@ -360,7 +403,7 @@ def evaluate_condition(
                 attempts_used = attempt + 1
                 for iid in pending:
                     # A failed earlier attempt keeps its logs beside the new one.
-                    ldir = instance_log_dir(condition_dir, run_id, model, iid)
+                    ldir = instance_log_dir(condition_dir, run_id, model, iid, repeat)
                     if attempt > 0 and ldir.exists():
                         shutil.move(str(ldir), str(ldir.with_name(f"{iid}.attempt-{attempt}")))
                 start = time.monotonic()
@@ -374,7 +417,7 @@ def evaluate_condition(
                         records[iid] = rec
                 else:
                     for iid in pending:
-                        records[iid] = report_to_eval(iid, instance_log_dir(condition_dir, run_id, model, iid), timeout_s=cfg["timeout_s"])
+                        records[iid] = report_to_eval(iid, instance_log_dir(condition_dir, run_id, model, iid, repeat), timeout_s=cfg["timeout_s"])
                 log.info("run %s attempt %d: %d instances in %.1f s", run_id, attempt + 1, len(pending), time.monotonic() - start)
                 for iid in pending:
                     attempt_of[iid] = attempt + 1
@@ -388,7 +431,7 @@ def evaluate_condition(
             cache.put(key, {k: v for k, v in rec.items() if k not in ("cache_key", "cached", "attempts")})
             counts["evaluated"] += 1
         rec["run_id"] = run_id
-        write_json_atomic(rec, condition_dir / iid / "eval.json")
+        write_json_atomic(rec, condition_dir / run_subdir(iid, repeat) / "eval.json")
 
     summary = {
         "run_id": run_id,
@@ -399,7 +442,6 @@ def evaluate_condition(
         "attempts": attempts_used,
         **counts,
     }
-    write_json_atomic(summary, hdir / "harness_summary.json")
     return copy.deepcopy(summary)
 
 

@@ -208,8 +208,9 @@ def evaluate_condition_local(
     mirrors: dict[str, str],
     *,
     settings: dict[str, Any] | None = None,
+    repeats: int = 1,
 ) -> dict[str, Any]:
-    """Grade every run of one condition with the local runner, in one process.
+    """Grade every run (instances x repeats) of one condition with the local runner, in one process.
 
     Writes `<instance>/eval.json` (and the test log beside it) for every row, and
     `harness/harness_summary.json` like the Docker harness. Identical patches of one
@@ -222,18 +223,21 @@ def evaluate_condition_local(
     cfg = {"timeout_s": 1800, "retries": 1, "cache_dir": None, **(settings or {})}
     condition_dir = Path(condition_dir)
     cache = EvalCache(cfg.get("cache_dir"))
+    from swevis.paths import run_subdir
+
     records = {}
-    for row in rows:
+    for row, repeat in ((row, r) for row in rows for r in range(int(repeats))):
         iid = row["instance_id"]
-        patch_path = condition_dir / iid / "patch.diff"
+        run = condition_dir / run_subdir(iid, repeat)
+        patch_path = run / "patch.diff"
         if not patch_path.exists():
             raise HarnessError(f"{patch_path}: missing (the run of {iid} did not finish)")
         patch = patch_path.read_text()
 
-        def grade(row=row, patch=patch, iid=iid):
+        def grade(row=row, patch=patch, iid=iid, run=run):
             for attempt in range(1, int(cfg["retries"]) + 2):
                 record = evaluate_patch(
-                    row, patch, mirrors[row["repo"]], log_path=condition_dir / iid / "test_output.txt",
+                    row, patch, mirrors[row["repo"]], log_path=run / "test_output.txt",
                     timeout_s=float(cfg["timeout_s"]),
                 )
                 record["attempts"] = attempt
@@ -242,8 +246,8 @@ def evaluate_condition_local(
                 log.warning("%s attempt %d: infrastructure failure: %s", iid, attempt, record["error"])
             return record
 
-        records[iid] = cached_evaluation(cache, iid, patch, "local", grade)
-        write_json_atomic(records[iid], condition_dir / iid / "eval.json")
+        records[run_subdir(iid, repeat)] = record = cached_evaluation(cache, iid, patch, "local", grade)
+        write_json_atomic(record, run / "eval.json")
     summary = {
         "harness": "local",
         "n": len(records),
