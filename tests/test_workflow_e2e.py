@@ -70,6 +70,12 @@ def test_tiny_matrix_end_to_end_and_rerun_one_condition(tmp_path: Path):
     third = snakemake(tmp_path, *TARGETS)
     assert third.returncode == 0 and "Nothing to be done" in third.stdout + third.stderr
 
+    # snakemake --report bundles the tables with their captions
+    report = snakemake(tmp_path, "--report", "report.html", *TARGETS)
+    assert report.returncode == 0, report.stderr[-2000:]
+    html = (tmp_path / "report.html").read_text(errors="replace")
+    assert "table1.csv" in html and "replay results are token accounting" in html
+
 
 @pytest.mark.slow
 def test_repeats_run_in_their_own_folders_and_reach_the_tables(tmp_path: Path):
