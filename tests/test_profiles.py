@@ -126,12 +126,12 @@ def test_kubernetes_dry_run_builds_the_dag(workdir):
             (root / "results" / f.name).write_bytes(f.read_bytes())
     out = dry_run(workdir, "kubernetes", "--default-storage-prefix", str(storage))
     jobs = job_counts(out)
-    assert jobs["run_agent"] == 2 and jobs["evaluate_local"] == 2 and jobs["tables"] == 1
+    assert jobs["run_agent"] == 2 and jobs["evaluate_condition"] == 2 and jobs["tables"] == 1
     assert "mem_mb=8000" in job_resources(out, "run_agent")
-    # with the Docker harness: one evaluate_docker job per condition, holding the docker cap
+    # with the Docker harness: one evaluate_condition job per condition, holding the docker cap
     (workdir / "docker.yaml").write_text("harness: {kind: docker}\n")
     out = dry_run(workdir, "kubernetes", "--default-storage-prefix", str(storage),
                   "--configfile", str(workdir / "config.yaml"), str(workdir / "docker.yaml"), "--")
     jobs = job_counts(out)
-    assert jobs["run_agent"] == 2 and jobs["evaluate_docker"] == 2
-    assert "docker=1" in job_resources(out, "evaluate_docker")
+    assert jobs["run_agent"] == 2 and jobs["evaluate_condition"] == 2
+    assert "docker=1" in job_resources(out, "evaluate_condition")
