@@ -59,3 +59,12 @@ def test_swebench_specs_supply_cmd_and_parser_for_known_repos():
 
 def test_apply_patch_reports_empty(tmp_path: Path):
     assert apply_patch("  \n", tmp_path) == (False, "empty patch")
+
+
+def test_a_patch_that_edits_the_test_files_does_not_block_test_patch(toy_task):
+    # the candidate also edits the test file test_patch changes; the harness resets it first
+    row = toy_task["row"]
+    touching = row["patch"] + row["test_patch"].replace("assert mean([2, 4]) == 3", "assert True")
+    rec = evaluate_patch(row, touching, toy_task["repo_dir"])
+    assert rec["patch_applied"] and not rec["infra_failure"], rec
+    assert rec["resolved"], rec

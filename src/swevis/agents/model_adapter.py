@@ -14,6 +14,7 @@ from minisweagent.exceptions import FormatError
 from minisweagent.models.utils.actions_text import parse_regex_actions
 
 from swevis.agents.observe import ObservationPipeline
+from swevis.agents.tools import tool_of
 from swevis.agents.trajectory import StepRecorder
 
 ACTION_REGEX = r"```mswea_bash_command\s*\n(.*?)\n```"
@@ -90,11 +91,10 @@ class SwevisAgentModel:
                 content, record = self.pipeline.observe_windows(output.get("output", ""), windows)
             else:
                 content, record = self.pipeline.observe(command, output, template_vars)
-            tool = command.strip().split(None, 1)[0] if command.strip() else None
             self.recorder.add(
                 phase=self.phase,
                 action=command,
-                tool=tool if tool in {"localize_issue", "pack_context", "view_code", "commit_plan", "submit"} else "bash",
+                tool=tool_of(command),
                 observation=record,
                 usage=pending["usage"] if i == 0 else {"prompt_tokens": 0, "completion_tokens": 0},
                 response=pending["response"] if i == 0 else None,
@@ -115,9 +115,8 @@ class SwevisAgentModel:
         self._pending = None
         if pending is None:
             return
-        tool = command.strip().split(None, 1)[0] if command and command.strip() else None
         self.recorder.add(
-            phase=self.phase, action=command, tool=tool or "bash", observation=None, usage=pending["usage"],
+            phase=self.phase, action=command, tool=tool_of(command), observation=None, usage=pending["usage"],
             response=pending["response"], format_error=format_error,
         )
 

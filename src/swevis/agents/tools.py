@@ -28,6 +28,16 @@ PLAN_TEXT_FIELDS = ("reproduction_command", "notes")
 PLAN_FIELDS = PLAN_LIST_FIELDS[:2] + ("reproduction_command",) + PLAN_LIST_FIELDS[2:4] + ("notes", "evidence_refs")
 
 
+# Every tool of every phase (PLB, LET and its variants); any other command is bash.
+TOOL_NAMES = frozenset({"localize_issue", "pack_context", "view_code", "commit_plan", "commit_reproduction", "submit"})
+
+
+def tool_of(command: str | None) -> str:
+    """The tool a command calls, or "bash"."""
+    name = command.strip().split(None, 1)[0] if command and command.strip() else ""
+    return name if name in TOOL_NAMES else "bash"
+
+
 class PlanError(ValueError):
     """A committed plan that does not have the shape of Π(x)."""
 
@@ -173,7 +183,7 @@ class ToolEnvironment:
         name = command.strip().split(None, 1)[0] if command.strip() else ""
         if name in self.tools:
             return getattr(self, f"_tool_{name}")(command)
-        if name in {"localize_issue", "pack_context", "view_code", "commit_plan", "submit"}:
+        if name in TOOL_NAMES:
             raise _format_error(f"the tool {name} is not available here; available: {', '.join(sorted(self.tools))}")
         if not self.allow_bash:
             raise _format_error(

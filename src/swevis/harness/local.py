@@ -107,6 +107,19 @@ def apply_patch(patch: str, repo_dir: Path) -> tuple[bool, str]:
         patch_file.unlink(missing_ok=True)
 
 
+def reset_test_files(row: dict[str, Any], repo_dir: Path) -> None:
+    """`git checkout base_commit -- <files test_patch touches>`; files new in test_patch are
+    removed if a candidate patch created them."""
+    import re
+
+    for path in dict.fromkeys(re.findall(r"^diff --git a/(\S+) b/", row["test_patch"], re.M)):
+        proc = subprocess.run(
+            ["git", "checkout", "--quiet", row["base_commit"], "--", path], cwd=repo_dir, capture_output=True
+        )
+        if proc.returncode != 0:  # not in the base commit: test_patch creates it
+            (repo_dir / path).unlink(missing_ok=True)
+
+
 def _host_env() -> dict[str, str]:
     """The tests' environment: `python` is the interpreter running swevis."""
     env = dict(os.environ)
@@ -151,6 +164,9 @@ def evaluate_patch(
         "resolution": None,
     }
     start = time.monotonic()
+    if not patch.strip() and not patch_optional:
+        record.update(patch_apply="empty patch", duration_s=0.0)  # no checkout needed
+        return record
     with tempfile.TemporaryDirectory(prefix="swevis-eval-", dir=work_root) as tmp:
         repo_dir = checkout(mirror, row["base_commit"], Path(tmp) / "repo")
         if patch_optional and not patch.strip():
@@ -161,9 +177,13 @@ def evaluate_patch(
         if not applied:
             record["duration_s"] = round(time.monotonic() - start, 3)
             return record
+        # As the official harness does: the test files go back to the base commit before
+        # test_patch, so a candidate patch that touched them cannot block it.
+        reset_test_files(row, repo_dir)
         ok, why = apply_patch(row["test_patch"], repo_dir)
         if not ok:
-            record.update(infra_failure=True, error=f"test_patch does not apply: {why}")
+            record.update(infra_failure=True, error=f"test_patch does not apply: {why}",
+                          duration_s=round(time.monotonic() - start, 3))
             return record
         test_cmd = resolve_test_cmd(row)
         record["test_cmd"] = test_cmd
@@ -232,7 +252,7 @@ def evaluate_condition_local(
         patch_path = run / "patch.diff"
         if not patch_path.exists():
             raise HarnessError(f"{patch_path}: missing (the run of {iid} did not finish)")
-        patch = patch_path.read_text()
+        patch = patch_path.read_text(encoding="utf-8", errors="replace")
 
         def grade(row=row, patch=patch, iid=iid, run=run):
             for attempt in range(1, int(cfg["retries"]) + 2):
