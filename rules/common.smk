@@ -4,6 +4,7 @@
 # editing unrelated config or package code never silently re-runs paid trajectories.
 
 import json
+import os
 
 from swevis.config import section
 from swevis.paths import ResultsLayout, repo_slug
@@ -11,22 +12,38 @@ from swevis.paths import ResultsLayout, repo_slug
 LAYOUT = ResultsLayout(config["results_dir"])
 
 
-def sampled_instances():
-    """Rows of the sampled instances; resolving this waits for the sampling checkpoint."""
+_SAMPLE_CACHE = {}
+
+
+def _sample_by_id():
+    """{instance_id: row} of the sampled instances, read once per version of the file
+    (input functions call this for every job; re-reading it made DAG building quadratic).
+    Resolving it waits for the sampling checkpoint."""
     path = checkpoints.sample_instances.get().output.instances
-    with open(path) as fh:
-        return [json.loads(line) for line in fh if line.strip()]
+    key = (path, os.stat(path).st_mtime_ns)
+    if key not in _SAMPLE_CACHE:
+        with open(path) as fh:
+            rows = [json.loads(line) for line in fh if line.strip()]
+        _SAMPLE_CACHE.clear()
+        _SAMPLE_CACHE[key] = {row["instance_id"]: row for row in rows}
+    return _SAMPLE_CACHE[key]
+
+
+def sampled_instances():
+    return list(_sample_by_id().values())
 
 
 def sampled_instance_ids():
-    return [row["instance_id"] for row in sampled_instances()]
+    return list(_sample_by_id())
 
 
 def instance_row(instance_id):
-    for row in sampled_instances():
-        if row["instance_id"] == instance_id:
-            return row
-    raise ValueError(f"instance {instance_id} is not in {LAYOUT.instances()}")
+    try:
+        return _sample_by_id()[instance_id]
+    except KeyError:
+        raise ValueError(
+            f"instance {instance_id} is not in {LAYOUT.instances()}"
+        ) from None
 
 
 def instance_mirror(instance_id):

@@ -6,7 +6,6 @@ from pathlib import Path
 from swevis.agents.demos import demo_path
 from swevis.agents.runner import RunSpec, run_instance
 from swevis.logutil import script_logging
-from swevis.paths import run_subdir
 from swevis.tasks import load_instances
 
 with script_logging(snakemake.log[0]) as log:
@@ -24,7 +23,8 @@ with script_logging(snakemake.log[0]) as log:
     if params.profile["backend"] == "replay":
         replay = str(demo_path(wc.agent, wc.instance, params.agents.get("demos_dir")))
     repeat = int(getattr(wc, "rep", 0) or 0)
-    run_name = run_subdir(wc.instance, repeat)
+    # flat names: a repeat's workspace must not sit inside repeat 0's, which is removed when it ends
+    run_name = wc.instance if repeat == 0 else f"{wc.instance}.repeat-{repeat}"
     journal = Path(params.agents["journal_dir"]) / wc.model / f"{wc.agent}-{wc.scope}" / wc.condition / f"{run_name}.jsonl"
     # a repeat asks a live model again: its own response-cache folder
     cache_dir = params.agents["cache_dir"] if repeat == 0 else str(Path(params.agents["cache_dir"]) / f"repeat-{repeat}")
