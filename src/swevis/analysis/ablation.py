@@ -135,6 +135,8 @@ def ablation_figure(table: pl.DataFrame, out_path: str | Path, dpi: int = 150) -
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from swevis.analysis.figures import save_figure
+
     panels = sorted({(m, s) for m, s in zip(table["model"].to_list(), table["scope"].to_list())}) or [("", "")]
     fig, axes = plt.subplots(len(panels), 1, figsize=(10, 3.6 * len(panels)), squeeze=False)
     for ax, (model, scope) in zip(axes[:, 0], panels):
@@ -165,10 +167,7 @@ def ablation_figure(table: pl.DataFrame, out_path: str | Path, dpi: int = 150) -
         ax.set_title(f"LET variants: {model} {scope} ({backend})")
         ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=max(len(variants), 1), fontsize=8, frameon=False)
         ax.grid(axis="y", alpha=0.3)
-    fig.tight_layout()
-    Path(out_path).parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out_path, dpi=dpi)
-    plt.close(fig)
+    save_figure(fig, out_path, dpi)
 
 
 def build_ablation(summary_paths: list[str], variants: dict[str, dict[str, Any]], config: dict[str, Any],

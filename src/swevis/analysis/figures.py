@@ -47,6 +47,16 @@ CAPTIONS = {
 }
 
 
+def save_figure(fig, out: str | Path, dpi: int) -> Path:
+    """Lay out, write (creating the folder) and close a figure."""
+    fig.tight_layout()
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out, dpi=dpi)
+    plt.close(fig)
+    return out
+
+
 def action_bins(action_lists: list[list[str]], bins: int = 10) -> tuple[np.ndarray, dict[str, float], int]:
     """Shares of each action class per normalized-position bin.
 
@@ -90,12 +100,7 @@ def action_figure(rows: list[dict[str, Any]], agent: str, title: str, models: li
         if not lists:
             ax.text(0.5, 0.5, "no trajectories", ha="center", va="center", transform=ax.transAxes)
         ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=3, fontsize=8, frameon=False)
-    fig.tight_layout()
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=dpi)
-    plt.close(fig)
-    return out
+    return save_figure(fig, out, dpi)
 
 
 def coverage_bins(rows: list[dict[str, Any]], edges=(0.0, 0.2, 0.4, 0.6, 0.8, 1.0)) -> list[dict[str, Any]]:
@@ -135,9 +140,4 @@ def coverage_figure(rows: list[dict[str, Any]], models: list[str], out: str | Pa
         ax.set_ylabel("resolved (points) / resolve rate (line)")
         ax.set_title(f"LET on {model} ({len(sel)} runs)", fontsize=10)
         ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=2, fontsize=8, frameon=False)
-    fig.tight_layout()
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=dpi)
-    plt.close(fig)
-    return out
+    return save_figure(fig, out, dpi)

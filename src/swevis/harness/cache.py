@@ -1,5 +1,5 @@
-"""Shared evaluations: identical patches of one instance are graded once (common under replay,
-where several conditions produce the same patch). Used by the local and the Docker harness."""
+"""What both harnesses share: the eval.json record, and shared evaluations (identical patches
+of one instance are graded once; common under replay, where conditions produce the same patch)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,21 @@ from typing import Any, Callable
 from swevis.provenance import write_json_atomic
 
 log = logging.getLogger(__name__)
+
+
+def new_eval_record(instance_id: str, harness: str) -> dict[str, Any]:
+    """An eval.json record before any verdict: unresolved, nothing applied, no error."""
+    return {
+        "instance_id": instance_id,
+        "harness": harness,
+        "resolved": False,
+        "patch_applied": False,
+        "patch_apply": None,
+        "infra_failure": False,
+        "error": None,
+        "tests": None,
+        "resolution": None,
+    }
 
 
 def _normalize_patch(patch: str) -> str:

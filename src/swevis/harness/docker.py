@@ -40,7 +40,7 @@ from typing import Any, Callable, Iterable
 
 from swevis.errors import SwevisError
 from swevis.paths import run_subdir
-from swevis.harness.cache import EvalCache, cached_evaluation, evaluation_cache_key  # noqa: F401 (re-exported)
+from swevis.harness.cache import EvalCache, cached_evaluation, evaluation_cache_key, new_eval_record  # noqa: F401 (re-exported)
 from swevis.provenance import write_json_atomic
 
 log = logging.getLogger(__name__)
@@ -135,17 +135,7 @@ def write_dataset(rows: list[dict[str, Any]], path: str | Path) -> Path:
 
 
 def _base_record(instance_id: str) -> dict[str, Any]:
-    return {
-        "instance_id": instance_id,
-        "harness": "docker",
-        "resolved": False,
-        "patch_applied": False,
-        "patch_apply": None,
-        "infra_failure": False,
-        "error": None,
-        "tests": None,
-        "resolution": None,
-    }
+    return new_eval_record(instance_id, "docker")
 
 
 def _tail(text: str, n: int = 800) -> str:

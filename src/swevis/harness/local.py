@@ -152,17 +152,9 @@ def evaluate_patch(
     from swebench.harness.constants import FAIL_TO_PASS, PASS_TO_PASS, ResolvedStatus
     from swebench.harness.grading import get_eval_tests_report, get_resolution_status
 
-    record: dict[str, Any] = {
-        "instance_id": row["instance_id"],
-        "harness": "local",
-        "resolved": False,
-        "patch_applied": False,
-        "patch_apply": None,
-        "infra_failure": False,
-        "error": None,
-        "tests": None,
-        "resolution": None,
-    }
+    from swevis.harness.cache import new_eval_record
+
+    record = new_eval_record(row["instance_id"], "local")
     start = time.monotonic()
     if not patch.strip() and not patch_optional:
         record.update(patch_apply="empty patch", duration_s=0.0)  # no checkout needed
