@@ -127,3 +127,84 @@ def test_incremental_call_targets_match_a_cold_build(built, tmp_path):
     assert inc == ref, (inc ^ ref)
     assert ("Impl.step", "Sink.write", "typed") in inc
     assert not {x for x in inc if x[1] == "helper"}
+
+
+COLLECTIONS = {
+    "shapes/__init__.py": "",
+    "shapes/base.py": (
+        "class Shape:\n"
+        "    def area(self):\n"
+        "        return 0\n\n\n"
+        "class Square(Shape):\n"
+        "    def area(self):\n"
+        "        return 1\n\n\n"
+        "class Circle(Shape):\n"
+        "    def area(self):\n"
+        "        return 3\n\n\n"
+        "class Label:\n"
+        "    def area(self):\n"
+        "        return -1\n"
+    ),
+    "shapes/canvas.py": (
+        "from typing import List\n\n"
+        "from .base import Circle, Shape, Square\n\n\n"
+        "class Canvas:\n"
+        "    def __init__(self):\n"
+        "        self.items = []\n"
+        "        self.extra: List[Shape] = []\n\n"
+        "    def add_square(self):\n"
+        "        self.items.append(Square())\n\n"
+        "    def add_circles(self):\n"
+        "        self.items.extend([Circle(), Circle()])\n\n"
+        "    def total(self):\n"
+        "        return sum(item.area() for item in self.items)\n\n"
+        "    def each(self):\n"
+        "        for shape in self.extra:\n"
+        "            shape.area()\n\n\n"
+        "def local_list():\n"
+        "    found = []\n"
+        "    found.append(Square())\n"
+        "    return [f.area() for f in found]\n"
+    ),
+}
+
+
+def test_collection_element_types(tmp_path):
+    """Elements put into a collection type the loop/comprehension variables iterating it."""
+    repo = tmp_path / "repo"
+    _write(repo, COLLECTIONS)
+    db = tmp_path / "idx.sqlite"
+    build_index(repo, db)
+    t = _targets(db)
+    # self.items gets Square() appended and Circle()s extended: the generator variable is either
+    assert {("Canvas.total", "Square.area", "typed"), ("Canvas.total", "Circle.area", "typed")} <= t, t
+    # List[Shape] annotation: Shape.area, with the overrides as dispatch targets
+    assert {("Canvas.each", "Shape.area", "typed"), ("Canvas.each", "Square.area", "dispatch"),
+            ("Canvas.each", "Circle.area", "dispatch")} <= t, t
+    # a local list built up with append
+    assert ("local_list", "Square.area", "typed") in t
+    # typed receivers do not fall back to a by-name guess (Label.area), and a builtin collection's
+    # own methods (self.items.append) get no edge
+    assert not {x for x in t if x[1] == "Label.area"}
+    assert not {x for x in t if x[0] in ("Canvas.add_square", "Canvas.add_circles") and x[1].endswith("area")}
+
+
+def test_collection_element_types_follow_incremental_changes(tmp_path):
+    repo = tmp_path / "repo"
+    _write(repo, COLLECTIONS)
+    db = tmp_path / "idx.sqlite"
+    build_index(repo, db)
+    # the collection now receives Labels instead of Squares
+    canvas = repo / "shapes" / "canvas.py"
+    canvas.write_text(
+        canvas.read_text()
+        .replace("from .base import Circle, Shape, Square", "from .base import Circle, Label, Shape, Square")
+        .replace("self.items.append(Square())", "self.items.append(Label())")
+    )
+    stats = build_index(repo, db)
+    assert stats.mode == "incremental"
+    cold = tmp_path / "cold.sqlite"
+    build_index(repo, cold)
+    inc, ref = _targets(db), _targets(cold)
+    assert inc == ref, inc ^ ref
+    assert ("Canvas.total", "Label.area", "typed") in inc and ("Canvas.total", "Square.area", "typed") not in inc

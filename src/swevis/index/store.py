@@ -27,7 +27,8 @@ from pathlib import Path
 
 from swevis.errors import SwevisError
 
-SCHEMA_VERSION = "3"  # 2: stemmed BM25 tokens; 3: type-aware call targets, namespaces, attrs
+SCHEMA_VERSION = "4"  # 2: stemmed BM25 tokens; 3: type-aware call targets, namespaces, attrs;
+# 4: collection element types (attrs "L:..." facts, loop/comprehension receivers "E:...")
 
 TABLES = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
