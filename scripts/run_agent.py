@@ -4,6 +4,7 @@ import json
 from pathlib import Path
 
 from swevis.agents.demos import demo_path
+from swevis.agents.environments import workspace_path
 from swevis.agents.runner import RunSpec, run_instance
 from swevis.logutil import script_logging
 from swevis.tasks import load_instances
@@ -23,7 +24,6 @@ with script_logging(snakemake.log[0]) as log:
     if params.profile["backend"] == "replay":
         replay = str(demo_path(wc.agent, wc.instance, params.agents.get("demos_dir")))
     repeat = int(getattr(wc, "rep", 0) or 0)
-    # flat names: a repeat's workspace must not sit inside repeat 0's, which is removed when it ends
     run_name = wc.instance if repeat == 0 else f"{wc.instance}.repeat-{repeat}"
     journal = Path(params.agents["journal_dir"]) / wc.model / f"{wc.agent}-{wc.scope}" / wc.condition / f"{run_name}.jsonl"
     # a repeat asks a live model again: its own response-cache folder
@@ -37,7 +37,8 @@ with script_logging(snakemake.log[0]) as log:
         pristine_dir=pristine, preloc=preloc, agents_cfg=params.agents, index_cfg=params.index,
         render_cfg=params.render, cache_dir=cache_dir, replay_source=replay, repeat=repeat,
         journal_path=str(journal), ledger_path=str(ledger),
-        workspace=str(Path(params.agents["workspace_dir"]) / wc.model / f"{wc.agent}-{wc.scope}" / wc.condition / run_name),
+        # one flat folder per run, named by digits rather than by agent and condition (see workspace_path)
+        workspace=str(workspace_path(params.agents["workspace_dir"], wc.model, wc.agent, wc.scope, wc.condition, run_name)),
     )
     traj = run_instance(spec)
     log.info("%s %s-%s %s %s: %s, %d prompt tokens in %d calls (%d resumed from the journal)", wc.model, wc.agent,

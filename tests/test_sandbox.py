@@ -19,7 +19,13 @@ from pathlib import Path
 import pytest
 import yaml
 
-from swevis.agents.environments import EnvironmentRefused, make_environment
+from swevis.agents.environments import (
+    WORKSPACE_ID_DIGITS,
+    EnvironmentRefused,
+    LocalWorkspace,
+    make_environment,
+    workspace_path,
+)
 from swevis.agents.runner import RunSpec, run_instance
 from swevis.models.testing import ScriptedServer
 from swevis.tasks.bundled import load_bundled_instances
@@ -152,6 +158,37 @@ def test_local_runs_in_a_throwaway_copy(instance, tmp_path):
     assert "LOCAL = 1" in (tmp_path / "out" / "patch.diff").read_text()
     assert "LOCAL = 1" not in (Path(pristine) / "ledgerkit" / "money.py").read_text()
     assert not ws.exists()  # the throwaway checkout is gone
+
+
+def test_workspace_path_is_fixed_per_run_and_the_same_length_for_every_run(tmp_path):
+    runs = [("qwen3.5", a, s, c, i) for a in ("let", "let-mem", "plb") for s in ("normal", "wide")
+            for c in ("text", "r3") for i in (IID, IID + ".repeat-1")]
+    paths = [workspace_path(tmp_path, *r) for r in runs]
+    assert paths == [workspace_path(tmp_path, *r) for r in runs]  # a rerun gets the same folder
+    assert len(set(paths)) == len(runs)
+    assert {len(str(p)) for p in paths} == {len(str(tmp_path)) + 1 + WORKSPACE_ID_DIGITS}
+    assert all(p.parent == tmp_path and p.name.isdigit() for p in paths)  # no agent or condition name in it
+
+
+def test_a_shared_workspace_folder_is_used_one_run_after_the_other(instance, tmp_path):
+    """Two runs whose ids collide: the second waits for the first's checkout instead of deleting it."""
+    import threading
+
+    row, mirror = instance
+    path = str(tmp_path / "00000001")
+    first = LocalWorkspace(mirror, row["base_commit"], path)
+    marker = Path(first.repo) / "FIRST_RUN"
+    marker.write_text("in use")
+    got: list[LocalWorkspace] = []
+    second = threading.Thread(target=lambda: got.append(LocalWorkspace(mirror, row["base_commit"], path)))
+    second.start()
+    second.join(timeout=1.5)
+    assert second.is_alive() and marker.exists()  # still waiting; the first checkout is intact
+    first.close()
+    second.join(timeout=30)
+    assert got and Path(got[0].repo, "ledgerkit", "money.py").exists() and not marker.exists()
+    got[0].close()
+    assert not Path(path).exists()
 
 
 def test_local_command_timeout(instance):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
 import logging
 import os
 import re
@@ -100,27 +102,62 @@ def swebench_image(row: dict[str, Any]) -> str:
     return get_swebench_docker_image_name(row)
 
 
+WORKSPACE_ID_DIGITS = 8
+
+
+def workspace_path(root: str | Path, *run_key: object) -> Path:
+    """The fixed checkout folder of one run: ``root/<8 digits>``, the digits derived from run_key.
+
+    Fixed per run, so a rerun prints byte-identical paths (pytest and tracebacks print
+    absolute paths) and its model requests hit the response cache. Not *named* after the
+    run: a path containing the agent or condition ("let-mem-normal/r3") would cost every
+    prompt a different number of tokens, and paired comparisons (LET vs LET with memory,
+    text vs r3) would measure the folder name. Eight digits tokenize to the same count
+    whatever their value (digit-wise in Qwen, in fixed groups in BPE tokenizers). Two runs
+    that hash to the same id share the folder one after the other (LocalWorkspace locks it).
+    """
+    key = "\x1f".join(str(k) for k in run_key).encode()
+    digits = int(hashlib.sha256(key).hexdigest(), 16) % 10**WORKSPACE_ID_DIGITS
+    return Path(root) / f"{digits:0{WORKSPACE_ID_DIGITS}d}"
+
+
 class LocalWorkspace:
     """A throwaway checkout of the instance at base_commit, removed on close.
 
-    `path` fixes where it lives. The workflow gives every run its own fixed path, so that
-    a rerun sees byte-identical outputs (pytest and tracebacks print absolute paths) and
-    its requests hit the response cache; without it a fresh temporary folder is used.
+    `path` fixes where it lives (see `workspace_path`); without it a fresh temporary folder
+    is used. A fixed folder is locked (``<path>.lock``) while the run uses it: a second run
+    with the same folder waits for the first to close instead of deleting its checkout. The
+    lock dies with the process, so a killed run does not leave the folder locked.
     """
 
     def __init__(self, mirror: str, base_commit: str, path: str | None = None):
         from swevis.tasks.repos import checkout
 
+        self._lock = None
         if path:
             self.tmp = str(Path(path).resolve())
+            Path(self.tmp).parent.mkdir(parents=True, exist_ok=True)
+            self._lock = open(self.tmp + ".lock", "w")  # noqa: SIM115 (held until close)
+            try:
+                fcntl.flock(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                log.warning("workspace %s is in use by another run; waiting for it", self.tmp)
+                fcntl.flock(self._lock, fcntl.LOCK_EX)
             shutil.rmtree(self.tmp, ignore_errors=True)
             Path(self.tmp).mkdir(parents=True)
         else:
             self.tmp = tempfile.mkdtemp(prefix="swevis-run-")
-        self.repo = str(checkout(mirror, base_commit, Path(self.tmp) / "repo"))
+        try:
+            self.repo = str(checkout(mirror, base_commit, Path(self.tmp) / "repo"))
+        except BaseException:
+            self.close()
+            raise
 
     def close(self) -> None:
         shutil.rmtree(self.tmp, ignore_errors=True)
+        if self._lock is not None:
+            self._lock.close()  # releases the flock; the empty .lock file stays (removing it would race)
+            self._lock = None
 
 
 def make_environment(
