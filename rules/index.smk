@@ -2,6 +2,8 @@
 # that commit, built from the checkout of any one of them) and the localization quality table
 # (D_loc vs the BM25-only baseline at top-k).
 
+from swevis.index.store import SCHEMA_VERSION as INDEX_SCHEMA_VERSION
+
 
 rule index_repo:
     input:
@@ -20,6 +22,8 @@ rule index_repo:
         "../envs/swevis.yaml"
     params:
         index=section(config, "index"),
+        # a new index schema (swevis.index.store) rebuilds every index (rerun trigger: params)
+        schema_version=INDEX_SCHEMA_VERSION,
     script:
         "../scripts/index_repo.py"
 
