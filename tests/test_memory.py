@@ -158,3 +158,35 @@ def test_minilm_matches_sentence_transformers():
     assert np.allclose(np.linalg.norm(v, axis=1), 1.0, atol=1e-5)
     near = emb.encode(["as_of date should be inclusive in ledger balance"])[0]
     assert near @ v[0] > 0.6 > near @ v[1]
+
+
+@pytest.mark.parametrize("condition", ["text", "r1", "r3", "r5", "r7"])
+def test_memory_never_costs_more_and_never_resends_a_window(condition):
+    """Random re-reads of one file: each observation costs at most what it costs without the
+    memory (a partly new window is sent whole when that is cheaper), except that a window
+    seen in full is always a reference (never resent), which may cost a few tokens more
+    than a window of a line or two."""
+    import random
+
+    rng = random.Random(7)
+    plain, memp, mem, rec = _pipelines(condition)
+    views = []
+    for _ in range(40):
+        a = rng.randint(1, 110)
+        views.append((a, min(120, a + rng.choice([1, 3, 8, 20, 40, 80]))))
+    seen: set[int] = set()
+    saved = 0
+    for a, b in views:
+        content, r = _view(memp, rec, "m.py", a, b)
+        _, full = _view(plain, _Recorder(), "m.py", a, b)
+        if set(range(a, b + 1)) <= seen:
+            assert r["memory"]["kind"] in ("exact", "overlap") and r["memory"]["sent_lines"] == []
+            text = content if isinstance(content, str) else " ".join(p.get("text", "") for p in content)
+            assert "return x +" not in text and not r["pages"]  # a reference, no source and no page
+            assert r["tokens"] <= full["tokens"] or b - a < 3, (a, b, r["tokens"], full["tokens"])
+        else:
+            assert r["tokens"] <= full["tokens"], (a, b, r["memory"])
+        saved += full["tokens"] - r["tokens"]
+        seen |= set(range(a, b + 1))
+    assert saved > 0
+    assert memory_summary(rec.steps)["tokens_saved"] == saved

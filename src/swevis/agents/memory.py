@@ -16,13 +16,19 @@ A new request is matched against memory first:
 * **code windows**: every line the current conversation has been shown (as text or as
   rendered pages) is remembered with its text. A window whose lines were all shown before,
   unchanged, is answered with a short reference (*exact* when it is the same window,
-  *overlap* when it lies inside what was shown); a window that is partly new sends only
-  its new lines (*overlap*). A line edited since it was shown counts as new.
+  *overlap* when it lies inside what was shown): a window is never sent twice. A window
+  that is partly new sends only its new lines with a reference to the rest (*overlap*),
+  unless that costs at least as many tokens as sending it whole: new fragments are pages
+  of their own under a visual condition, and a page over 30 lines with 8 of them blanked
+  costs what the whole page costs, plus the reference. Then it is sent whole and its
+  repeated lines are counted (``resent_lines``). So the memory never makes an observation
+  dearer than it would be without it, except by a reference (a few tokens) in place of a
+  tiny window seen before. A line edited since it was shown counts as new.
 
 "Conversation" = one phase's transcript (the locator's or the editor's). The editor has not
 seen the locator's messages, so a window the locator read is sent to the editor once; a
 query the locator ran is answered to the editor from memory, without running the tool.
-Within one conversation no source line is ever sent twice while it is unchanged.
+Within one conversation no window is ever sent twice while it is unchanged.
 
 Each step that asks for code or a query records ``observation.memory = {hit, kind,
 tokens_saved, ...}`` (kind: exact | overlap | semantic | miss); ``tokens_saved`` is what the
@@ -116,7 +122,7 @@ class WorkingMemory:
         self._embedder = None
         self.embedder_name: str | None = None
         self._pending: dict[str, Any] | None = None
-        self.resent_lines = 0  # unchanged source lines sent twice in one conversation (stays 0)
+        self.resent_lines = 0  # unchanged lines sent again inside a partly new window sent whole (cheaper)
 
     # ------------------------------------------------------------ embeddings
     def embedder(self):
@@ -334,8 +340,16 @@ class MemoryObservationPipeline(ObservationPipeline):
                 parts, tokens, pages = p, t, g
         header = self._text({**output, "output": note + "\n"}, template_vars)
         tokens += self._text_tokens(header)
-        # (no fallback to resending: a reference may cost a few tokens more than a tiny
-        # window, but an unchanged line is never sent twice in one conversation)
+        if delivered and tokens >= full_record["tokens"]:
+            # a partly new window whose new lines plus the reference cost no less than the
+            # whole window: send it whole (a fully seen window is always a reference)
+            self._remember_windows([window], step, self._modality() if full_record["kind"] == "image" else "text")
+            full_record["memory"] = {
+                "hit": True, "kind": "overlap", "tokens_saved": 0, "sent_whole": True,
+                "sent_lines": [[window.start, window.end]],
+                "from_steps": sorted({r[2].step for r in seen_runs}),  # type: ignore[union-attr]
+            }
+            return full_content, full_record
         content = self._join([{"type": "text", "text": header}, *parts])
         self._remember_windows(delivered, step, self._modality() if pages else "text")
         record = {
@@ -384,6 +398,10 @@ class MemoryObservationPipeline(ObservationPipeline):
             content, record = super().observe_windows(text + ("\n" + "\n".join(notes) if notes else ""), new_windows)
             hit = {"hit": True, "kind": "overlap", "tokens_saved": full_record["tokens"] - record["tokens"]}
             record["windows"] = full_record["windows"]
+            if new_windows and record["tokens"] >= full_record["tokens"]:  # as in observe(): whole is cheaper
+                content, record = full_content, full_record
+                new_windows = [dict(w, text=w["text"].rstrip("\n")) for w in windows]
+                hit = {"hit": True, "kind": "overlap", "tokens_saved": 0, "sent_whole": True}
         modality = self._modality() if record.get("pages") else "text"
         self._remember_windows(
             [Window(w["path"], w["start"], w["end"], w["text"] + "\n", True) for w in new_windows], step, modality
