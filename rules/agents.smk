@@ -10,6 +10,7 @@ rule prelocalize:
         instances=LAYOUT.instances(),
         checkout=LAYOUT.checkout_manifest("{instance}"),
         index=lambda wc: instance_index(wc.instance),
+        demos=lambda wc: replay_demos(wc, "plb"),
     output:
         preloc=LAYOUT.preloc("{model}", "{instance}"),
     log:
@@ -37,6 +38,7 @@ rule run_agent:
         preloc=lambda wc: (
             LAYOUT.preloc(wc.model, wc.instance) if wc.agent == "plb" else []
         ),
+        demos=replay_demos,
     output:
         traj=LAYOUT.run_file(
             "{model}", "{agent}", "{scope}", "{condition}", "{instance}", "traj.json"

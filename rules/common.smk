@@ -81,6 +81,17 @@ def agents_params(wc):
     return params
 
 
+def replay_demos(wc, agent=None):
+    """Under the replay backend, the demonstration a run replays and the files it is based
+    on: editing a demonstration reruns its runs (and those of the variants based on it)."""
+    if config["models"][wc.model].get("backend") != "replay":
+        return []
+    from swevis.agents.demos import demo_files
+
+    demos_dir = (config.get("agents") or {}).get("demos_dir")
+    return [str(p) for p in demo_files(agent or wc.agent, wc.instance, demos_dir)]
+
+
 def condition_summaries():
     """The summary.json of every condition of the configured matrix."""
     return [LAYOUT.condition_summary(*cell) for cell in agent_conditions()]

@@ -90,6 +90,30 @@ def test_demonstration_per_purpose_queues(tmp_path):
         m.complete(USER, purpose="editor")
 
 
+def test_a_demonstration_based_on_another_replaces_only_its_own_purposes(tmp_path):
+    (tmp_path / "let").mkdir()
+    (tmp_path / "let-repro").mkdir()
+    (tmp_path / "let" / "i.yaml").write_text(yaml.safe_dump({"turns": {"locator": ["L1"], "editor": ["E1", "E2"]}}))
+    variant = tmp_path / "let-repro" / "i.yaml"
+    variant.write_text(yaml.safe_dump({"based_on": "../let/i.yaml", "turns": {"reproduction": ["R1"], "editor": ["E9"]}}))
+    src = load_replay_source(variant)
+    by_purpose = {}
+    for t in src.turns:
+        by_purpose.setdefault(t.purpose, []).append(t.content)
+    assert by_purpose == {"locator": ["L1"], "editor": ["E9"], "reproduction": ["R1"]}
+    plain = tmp_path / "let-mem.yaml"
+    plain.write_text(yaml.safe_dump({"based_on": "let/i.yaml"}))  # no turns of its own: the base's
+    assert sorted(t.content for t in load_replay_source(plain).turns) == ["E1", "E2", "L1"]
+    loop = tmp_path / "loop.yaml"
+    loop.write_text(yaml.safe_dump({"based_on": "loop.yaml"}))
+    with pytest.raises(ReplaySourceError, match="based_on nested deeper"):
+        load_replay_source(loop)
+    missing = tmp_path / "orphan.yaml"
+    missing.write_text(yaml.safe_dump({"based_on": "nowhere.yaml", "turns": {"editor": ["x"]}}))
+    with pytest.raises(ReplaySourceError, match="nowhere.yaml does not exist"):
+        load_replay_source(missing)
+
+
 def test_untagged_turns_serve_other_purposes():
     m = replay([{"content": "plan", "purpose": "locator"}, "edit 1", "edit 2"])
     assert m.complete(USER, purpose="editor").content == "edit 1"

@@ -11,6 +11,7 @@ import yaml
 
 from swevis.agents.model_adapter import ACTION_REGEX
 from swevis.errors import SwevisError
+from swevis.models.replay import MAX_BASED_ON_DEPTH, resolve_based_on
 
 DEMOS_DIR = Path(__file__).resolve().parents[1] / "data" / "demos"
 
@@ -22,8 +23,21 @@ def demo_path(agent: str, instance_id: str, demos_dir: str | Path | None = None)
     return path
 
 
+def demo_files(agent: str, instance_id: str, demos_dir: str | Path | None = None) -> list[Path]:
+    """The demonstration of (agent, instance) and every file it is based on: what a replay run
+    reads, so the workflow reruns it when any of them changes."""
+    files = [demo_path(agent, instance_id, demos_dir)]
+    for _ in range(MAX_BASED_ON_DEPTH):
+        data = yaml.safe_load(files[-1].read_text())
+        if not isinstance(data, dict) or "based_on" not in data:
+            break
+        files.append((files[-1].parent / str(data["based_on"])).resolve())
+    return files
+
+
 def load_demo(path: str | Path) -> dict[str, Any]:
-    return yaml.safe_load(Path(path).read_text())
+    """A demonstration as the replay backend sees it (``based_on`` resolved)."""
+    return resolve_based_on(yaml.safe_load(Path(path).read_text()), Path(path))
 
 
 def demo_commands(demo: dict[str, Any], purpose: str) -> list[str]:

@@ -12,7 +12,14 @@ Sources (``load_replay_turns`` detects which):
             purpose: preloc
         # or, per purpose:  turns: {preloc: [...], agent: [...]}
 
-    A bare top-level list of turns is accepted too.
+    A bare top-level list of turns is accepted too. A demonstration read from a file may
+    name another one it is based on (a path relative to its own folder)::
+
+        based_on: ../let/ledgerkit-1.yaml
+        turns: {reproduction: [...]}   # replaces the base's turns of these purposes only
+
+    so a variant that changes one stage of an agent replays the agent's own turns for the
+    rest, and a comparison of the two is paired by construction.
 
 (b) One of our trajectories (``traj.json``): ``{"messages": [{"role", "content", ...}]}``;
     every assistant message is a turn. Its purpose is ``extra.purpose`` (or ``purpose``)
@@ -171,6 +178,27 @@ def read_minisweagent_trajectory(data: Any, origin: str = "<memory>") -> ReplayS
     return ReplaySource("mini-swe-agent-trajectory", origin, _assistant_turns(data.get("messages"), origin))
 
 
+MAX_BASED_ON_DEPTH = 4
+
+
+def resolve_based_on(data: Any, path: Path, depth: int = 0) -> Any:
+    """A demonstration with ``based_on``: the base's per-purpose turns, updated with its own."""
+    if not isinstance(data, dict) or "based_on" not in data:
+        return data
+    if depth >= MAX_BASED_ON_DEPTH:
+        raise ReplaySourceError(f"{path}: based_on nested deeper than {MAX_BASED_ON_DEPTH} (a cycle?)")
+    base_path = (path.parent / str(data["based_on"])).resolve()
+    base = resolve_based_on(_read_file(base_path), base_path, depth + 1)
+    base_turns = base.get("turns") if isinstance(base, dict) else None
+    own = data.get("turns") or {}
+    if not isinstance(base_turns, dict) or not isinstance(own, dict):
+        raise ReplaySourceError(f"{path}: based_on needs per-purpose turns (a mapping) in both demonstrations")
+    merged = {k: v for k, v in data.items() if k != "based_on"}
+    merged["turns"] = {**base_turns, **own}
+    merged["based_on_resolved"] = str(base_path)
+    return merged
+
+
 def load_replay_source(source: Any) -> ReplaySource:
     """Read any replay source: a path (YAML/JSON), parsed data, a list of turns or a ReplaySource."""
     if isinstance(source, ReplaySource):
@@ -179,7 +207,7 @@ def load_replay_source(source: Any) -> ReplaySource:
     data = source
     if isinstance(source, str | Path):
         origin = str(source)
-        data = _read_file(Path(source))
+        data = resolve_based_on(_read_file(Path(source)), Path(source))
     if isinstance(data, dict) and str(data.get("trajectory_format", "")).startswith("mini-swe-agent"):
         return read_minisweagent_trajectory(data, origin)
     if isinstance(data, dict) and "messages" in data and "turns" not in data:
