@@ -89,7 +89,8 @@ def replay_demos(wc, agent=None):
     from swevis.agents.demos import demo_files
 
     demos_dir = (config.get("agents") or {}).get("demos_dir")
-    return [str(p) for p in demo_files(agent or wc.agent, wc.instance, demos_dir)]
+    # local(): package files, never in a remote default storage (profiles/kubernetes)
+    return [local(str(p)) for p in demo_files(agent or wc.agent, wc.instance, demos_dir)]
 
 
 def condition_summaries():
