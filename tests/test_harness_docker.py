@@ -13,6 +13,7 @@ from pathlib import Path
 import docker
 import pytest
 
+from swevis.harness.cache import MissingPatchError
 from swevis.harness.docker import (
     DockerHarnessError,
     EvalCache,
@@ -330,7 +331,7 @@ def test_no_engine_is_a_clear_error(tmp_path, monkeypatch):
 
 def test_missing_patch_is_named(tmp_path, fake):
     cdir = _condition(tmp_path, {})
-    with pytest.raises(DockerHarnessError, match="psf__requests-1001/patch.diff"):
+    with pytest.raises(MissingPatchError, match="psf__requests-1001/patch.diff"):
         evaluate_condition(cdir, [_row("psf__requests-1001")], model="m", agent="plb", scope="normal", condition="text", settings=_settings(tmp_path))
 
 

@@ -79,12 +79,17 @@ def resolve_window(read: CodeRead, read_file: ReadFile, margin: int = 0) -> Wind
     return Window(read.path, start, end, "".join(lines[start - 1 : end]), read.numbered)
 
 
+def number_lines(lines: list[str], start: int) -> str:
+    """Lines numbered from `start` as `nl -ba` (and view_code) prints them: the one format
+    every code window takes as text (view_code, observations, PLB's package, the memory)."""
+    return "".join(f"{start + i:6d}\t{line}\n" for i, line in enumerate(lines))
+
+
 def format_window_text(window: Window) -> str:
     """The window as the command would print it (numbered like `nl -ba` when it was)."""
     if not window.numbered:
         return window.text
-    lines = window.text.splitlines()
-    return "".join(f"{window.start + i:6d}\t{line}\n" for i, line in enumerate(lines))
+    return number_lines(window.text.splitlines(), window.start)
 
 
 class ObservationPipeline:

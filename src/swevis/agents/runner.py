@@ -179,6 +179,7 @@ def prelocalize(
     row: dict[str, Any], chat: Any, *, index_db: str, pristine_dir: str, index_cfg: dict[str, Any], top_k: int = 10
 ) -> dict[str, Any]:
     """PLB's offline pre-localization: D_loc + D_pkg + one model call that writes the package."""
+    from swevis.agents.observe import number_lines
     from swevis.agents.tools import format_candidates, format_package
     from swevis.index import open_index
     from swevis.localize import localize_issue, pack_context
@@ -188,7 +189,7 @@ def prelocalize(
         package = pack_context(index, cands, repo_dir=pristine_dir, issue_text=row["problem_statement"], options=index_cfg)
     windows_text = "\n".join(
         f"[window {w['path']}:{w['start']}-{w['end']}]\n"
-        + "".join(f"{w['start'] + i:6d}\t{line}\n" for i, line in enumerate(w["text"].splitlines()))
+        + number_lines(w["text"].splitlines(), w["start"])
         for w in package["windows"]
     )
     messages = [
@@ -224,7 +225,7 @@ def run_instance(spec: RunSpec) -> dict[str, Any]:
     # Resume (swevis.agents.resume) and spend caps (swevis.models.spend): the live model sits
     # behind the spend guard, and behind the journal's recorded turns when a killed run resumes.
     from swevis.agents.resume import TrajectoryJournal, journal_identity
-    from swevis.models.spend import SpendCaps, SpendGuard, SpendLedger, call_cost
+    from swevis.models.spend import SpendCaps, SpendGuard, SpendLedger, spend_of_usage
 
     guard_profile = chat.profile  # resolved: prices for the trajectory's cost
     journal = TrajectoryJournal(spec.journal_path, journal_identity(spec), resume=live and bool(spec.opt("resume")))
@@ -374,13 +375,8 @@ def run_instance(spec: RunSpec) -> dict[str, Any]:
         totals["prompt_tokens"] += phases["preloc"]["prompt_tokens"]
         totals["completion_tokens"] += phases["preloc"]["completion_tokens"]
         totals["calls"] += 1
-    totals["cost"] = round(
-        sum(call_cost(guard_profile, int(s["usage"].get("prompt_tokens") or 0), int(s["usage"].get("completion_tokens") or 0))
-            for s in recorder.steps)
-        + (call_cost(guard_profile, phases["preloc"]["prompt_tokens"], phases["preloc"]["completion_tokens"])
-           if spec.preloc is not None else 0.0),
-        6,
-    )
+    usages = [s["usage"] for s in recorder.steps] + ([phases["preloc"]] if spec.preloc is not None else [])
+    totals["cost"] = round(sum(spend_of_usage(guard_profile, u).cost for u in usages), 6)
     evidence_phases = ("locator",) if is_let(spec.agent) else None
     traj = {
         "format": TRAJ_FORMAT,

@@ -23,6 +23,8 @@ from typing import Any
 
 from minisweagent.exceptions import FormatError, Submitted
 
+from swevis.agents.observe import number_lines
+
 PLAN_LIST_FIELDS = ("target_files", "target_symbols", "relevant_snippets", "propagation_targets", "evidence_refs")
 PLAN_TEXT_FIELDS = ("reproduction_command", "notes")
 PLAN_FIELDS = PLAN_LIST_FIELDS[:2] + ("reproduction_command",) + PLAN_LIST_FIELDS[2:4] + ("notes", "evidence_refs")
@@ -254,7 +256,7 @@ class ToolEnvironment:
             return {"output": f"view_code: {path}: no such file\n", "returncode": 1, "exception_info": ""}
         lines = text.splitlines()
         stop = len(lines) if end is None else min(end, len(lines))
-        body = "".join(f"{n:6d}\t{lines[n - 1]}\n" for n in range(start, stop + 1))
+        body = number_lines(lines[start - 1 : stop], start)
         if not body:
             return {"output": f"view_code: {path} has {len(lines)} lines\n", "returncode": 1, "exception_info": ""}
         return {"output": body, "returncode": 0, "exception_info": ""}

@@ -9,6 +9,7 @@ import logging
 from pathlib import Path
 from typing import Any, Callable
 
+from swevis.errors import SwevisError
 from swevis.provenance import write_json_atomic
 
 log = logging.getLogger(__name__)
@@ -93,3 +94,15 @@ def cached_evaluation(
     record = {**record, "cache_key": key, "cached": False}
     cache.put(key, record)
     return record
+
+
+class MissingPatchError(SwevisError):
+    """A run folder without patch.diff: its agent run did not finish."""
+
+
+def read_patch(run_dir: str | Path) -> str:
+    """The patch of one run folder (both harnesses); a missing patch.diff is an error naming the file."""
+    path = Path(run_dir) / "patch.diff"
+    if not path.exists():
+        raise MissingPatchError(f"{path}: missing (the agent run did not finish?)")
+    return path.read_text(encoding="utf-8", errors="replace")

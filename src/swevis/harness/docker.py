@@ -40,7 +40,13 @@ from typing import Any, Callable, Iterable
 
 from swevis.errors import SwevisError
 from swevis.paths import run_subdir
-from swevis.harness.cache import EvalCache, cached_evaluation, evaluation_cache_key, new_eval_record  # noqa: F401 (re-exported)
+from swevis.harness.cache import (  # noqa: F401 (re-exported)
+    EvalCache,
+    cached_evaluation,
+    evaluation_cache_key,
+    new_eval_record,
+    read_patch,
+)
 from swevis.provenance import write_json_atomic
 
 log = logging.getLogger(__name__)
@@ -85,14 +91,6 @@ def instance_log_dir(condition_dir: str | Path, run_id: str, model_name: str, in
     """Where swebench's run_instance writes report.json, run_instance.log, test_output.txt."""
     hdir = harness_dir(condition_dir) / (f"repeat-{repeat}" if repeat else "")
     return hdir / "logs" / "run_evaluation" / run_id / model_name.replace("/", "__") / instance_id
-
-
-def read_patch(run_dir: str | Path) -> str:
-    """The patch of one run folder; a missing patch.diff is an error naming the file."""
-    path = Path(run_dir) / "patch.diff"
-    if not path.exists():
-        raise DockerHarnessError(f"{path}: missing (the agent run did not finish?)")
-    return path.read_text(encoding="utf-8", errors="replace")
 
 
 def condition_predictions(

@@ -229,7 +229,7 @@ def evaluate_condition_local(
     instance share one evaluation through the evaluation cache; an infrastructure failure
     is retried `retries` times and never cached. `mirrors` maps repo -> bare mirror.
     """
-    from swevis.harness.cache import EvalCache, cached_evaluation
+    from swevis.harness.cache import EvalCache, cached_evaluation, read_patch
     from swevis.provenance import write_json_atomic
 
     cfg = {"timeout_s": 1800, "retries": 1, "cache_dir": None, **(settings or {})}
@@ -241,10 +241,7 @@ def evaluate_condition_local(
     for row, repeat in ((row, r) for row in rows for r in range(int(repeats))):
         iid = row["instance_id"]
         run = condition_dir / run_subdir(iid, repeat)
-        patch_path = run / "patch.diff"
-        if not patch_path.exists():
-            raise HarnessError(f"{patch_path}: missing (the run of {iid} did not finish)")
-        patch = patch_path.read_text(encoding="utf-8", errors="replace")
+        patch = read_patch(run)
 
         def grade(row=row, patch=patch, iid=iid, run=run):
             for attempt in range(1, int(cfg["retries"]) + 2):
