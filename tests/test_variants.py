@@ -153,3 +153,31 @@ def test_not_reproduced_within_budget_editor_proceeds(setup, tmp_path):
     assert rep["reproduced"] is False and [a["verdict"] for a in rep["attempts"]] == ["passes", "passes"]
     assert traj["phase_exit_status"]["reproduction"] == "step_limit"
     assert traj["exit_status"] == "submitted" and Path(tmp_path / "n" / "patch.diff").read_text()
+
+
+@pytest.mark.slow
+def test_memory_sends_fewer_prompt_tokens_than_let_under_every_condition(setup, tmp_path):
+    """Issue 8's target on one bundled instance (the workflow's ablation measures all nine):
+    the same demonstration replayed by LET and by LET with memory; the memory variant costs
+    less under every condition, no observation costs more, and no window is sent twice."""
+    demo = DEMOS_DIR / "let-mem" / f"{BROKEN_ON_PURPOSE}.yaml"
+    for condition in ("text", "r1", "r3", "r5", "r7"):
+        let = _run(setup, tmp_path / f"let-{condition}", "let", DEMOS_DIR / "let" / f"{BROKEN_ON_PURPOSE}.yaml", condition)
+        mem = _run(setup, tmp_path / f"mem-{condition}", "let-mem", demo, condition)
+        assert let["exit_status"] == mem["exit_status"] == "submitted"
+        assert [s["action"] for s in mem["steps"]] == [s["action"] for s in let["steps"]]  # paired
+        assert mem["totals"]["prompt_tokens"] < let["totals"]["prompt_tokens"], condition
+        first_cost: dict[tuple, int] = {}
+        repeats = 0
+        for a, b in zip(let["steps"], mem["steps"]):
+            assert b["observation"]["tokens"] <= a["observation"]["tokens"], (condition, b["action"])
+            w = b["observation"].get("window")
+            if w is None:
+                continue
+            key = (b["phase"], w["path"], w["start"], w["end"])
+            if key in first_cost:  # the same window again in one conversation: never sent in full
+                repeats += 1
+                assert b["observation"]["memory"]["hit"] and b["observation"]["tokens"] < first_cost[key], (condition, key)
+            first_cost.setdefault(key, b["observation"]["tokens"])
+        assert repeats >= 1  # the editor re-reads the window it edited
+        assert mem["variant"]["memory"]["hits"] > 0
