@@ -83,14 +83,17 @@ def agents_params(wc):
 
 def replay_demos(wc, agent=None):
     """Under the replay backend, the demonstration a run replays and the files it is based
-    on: editing a demonstration reruns its runs (and those of the variants based on it)."""
+    on: editing a demonstration reruns its runs (and those of the variants based on it).
+    """
     if config["models"][wc.model].get("backend") != "replay":
         return []
     from swevis.agents.demos import demo_files
 
     demos_dir = (config.get("agents") or {}).get("demos_dir")
     # local(): package files, never in a remote default storage (profiles/kubernetes)
-    return [local(str(p)) for p in demo_files(agent or wc.agent, wc.instance, demos_dir)]
+    return [
+        local(str(p)) for p in demo_files(agent or wc.agent, wc.instance, demos_dir)
+    ]
 
 
 def condition_summaries():
