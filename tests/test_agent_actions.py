@@ -21,6 +21,11 @@ from swevis.agents.actions import CodeRead, classify_action, detect_code_read
         ("cat > fix.py <<'EOF'\nprint(1)\nEOF", "edit"),
         ("python - <<'EOF'\nfrom pathlib import Path\np = Path('a.py')\np.write_text(p.read_text().replace('a', 'b'))\nEOF", "edit"),
         ("echo 'x = 1' >> pkg/mod.py", "edit"),
+        # a reproduction that writes its input files in a temporary folder is a test run ...
+        ("python - <<'PY'\nimport os, tempfile\nd = tempfile.mkdtemp()\nopen(os.path.join(d, 'a.ini'), 'w').write('[x]')\n"
+         "from stratconf import load\nprint(load(os.path.join(d, 'a.ini')))\nPY", "test"),
+        # ... but a script that also names a repository file it writes is an edit
+        ("python - <<'PY'\nimport tempfile\nfrom pathlib import Path\np = Path('pkg/mod.py')\np.write_text('x = 1')\nPY", "edit"),
         ("git apply fix.diff", "edit"),
         ("python -m pytest tests/test_money.py -q", "test"),
         ("pytest -x tests", "test"),

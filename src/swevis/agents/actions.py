@@ -31,6 +31,18 @@ _EDITORS = {"patch", "ed", "ex", "apply_patch", "truncate", "touch", "mv", "cp",
 _TEST_WORDS = re.compile(r"(^|[\s/])(pytest|py\.test|tox|nox|unittest|runtests\.py|nosetests|trial)(\s|$)|\btest\w*\.py\b|\breproduc\w*\.py\b|\brepro\w*\.py\b")
 _WRITE_REDIRECT = re.compile(r"(?<![0-9&])>{1,2}\s*(?!/dev/null)(?!&)\S+")
 _PY_WRITES = re.compile(r"open\([^)]*,\s*['\"][wa]|\.write_text\(|\.write\(|re\.sub\(.*\bwrite")
+# a file of the repository named in a Python script: a path literal ending in a source suffix
+_PY_REPO_PATH = re.compile(r"['\"][\w.\-]+(?:/[\w.\-]+)+\.(?:py|pyi|cfg|toml|ini|txt|rst|md)['\"]")
+_PY_TEMP = re.compile(r"\btempfile\b|\bmkdtemp\b|TemporaryDirectory|\btmp_path\b")
+
+
+def _python_edits(script: str) -> bool:
+    """A Python script that writes files edits the repository, unless it writes only in a
+    temporary folder: a reproduction that builds its input files under tempfile and names
+    no repository path is a test run, not an edit."""
+    if not _PY_WRITES.search(script):
+        return False
+    return not (_PY_TEMP.search(script) and not _PY_REPO_PATH.search(script))
 
 
 @dataclass(frozen=True)
@@ -108,9 +120,9 @@ def _classify_simple(segment: str, full: str) -> str:
     if cmd == "tee":
         return "edit"
     if cmd in ("python", "python3") or re.fullmatch(r"python3?(\.\d+)?", cmd):
-        if "<<" in full and _PY_WRITES.search(full):
+        if "<<" in full and _python_edits(full):
             return "edit"
-        if len(words) > 2 and words[1] == "-c" and _PY_WRITES.search(words[2]):
+        if len(words) > 2 and words[1] == "-c" and _python_edits(words[2]):
             return "edit"
         return "test"
     if cmd == "git":
