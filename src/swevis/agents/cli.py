@@ -1,6 +1,8 @@
 """Run one agent on one instance by hand (replay or live).
 
     swevis agent run --agent plb --instance ID --condition r3 [--model qwen3.5] [--demo FILE] -o DIR
+
+--agent is mini, plb, let or a LET variant named in config `agents.variants` (let-mem, ...).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from swevis.errors import SwevisError
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("action", choices=["run"], help="run: one trajectory")
-    parser.add_argument("--agent", required=True, choices=["mini", "plb", "let"])
+    parser.add_argument("--agent", required=True, help="mini, plb, let or a LET variant of agents.variants (let-mem, ...)")
     parser.add_argument("--instance", required=True)
     parser.add_argument("--condition", default="text")
     parser.add_argument("--scope", default="normal", choices=["normal", "wide"])
@@ -57,6 +59,9 @@ def run(args: argparse.Namespace) -> int:
     from swevis.models import make_model
 
     cfg = load_config(args.config)
+    agents = ["mini", "plb", "let", *(cfg["agents"].get("variants") or {})]
+    if args.agent not in agents:
+        raise SwevisError(f"unknown agent {args.agent!r}: one of {', '.join(agents)} (variants come from agents.variants in {args.config})")
     model, profile = model_profile(cfg, args.model, args.config)
     row, mirror, co, db = prepare_instance(cfg, args.instance, args.cache)
     replay = None
