@@ -81,6 +81,9 @@ def agents_params(wc):
     return params
 
 
+_DEMO_FILES = {}
+
+
 def replay_demos(wc, agent=None):
     """Under the replay backend, the demonstration a run replays and the files it is based
     on: editing a demonstration reruns its runs (and those of the variants based on it).
@@ -90,10 +93,11 @@ def replay_demos(wc, agent=None):
     from swevis.agents.demos import demo_files
 
     demos_dir = (config.get("agents") or {}).get("demos_dir")
+    key = (agent or wc.agent, wc.instance, demos_dir)
+    if key not in _DEMO_FILES:  # parsed once per DAG build, not once per job and call
+        _DEMO_FILES[key] = [str(p) for p in demo_files(*key)]
     # local(): package files, never in a remote default storage (profiles/kubernetes)
-    return [
-        local(str(p)) for p in demo_files(agent or wc.agent, wc.instance, demos_dir)
-    ]
+    return [local(p) for p in _DEMO_FILES[key]]
 
 
 def condition_summaries():
