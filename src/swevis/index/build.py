@@ -20,7 +20,6 @@ import hashlib
 import json
 import logging
 import os
-import re
 import sqlite3
 import subprocess
 import time
@@ -220,8 +219,7 @@ def _insert_file(con, path: str, data: bytes, digest: str, module: str, opts: di
     edge_rows = []
     for e in fx.edges:
         base, _, leaf = e.dst_name.rpartition(".")
-        # the attribute/name the receiver's type hangs on ("E:A:xs" -> "xs"), to re-resolve on change
-        recv_key = _RECV_PREFIX.sub("", e.recv).rsplit(".", 1)[-1] if ":" in e.recv else ""
+        recv_key = e.recv.partition(":")[2].rsplit(".", 1)[-1] if ":" in e.recv else ""
         edge_rows.append((e.kind, file_id, ids[e.src_symbol] if e.src_symbol is not None else None, e.dst_name,
                           base, leaf, e.line, e.recv, recv_key))
     con.executemany(
@@ -263,8 +261,6 @@ def _insert_file(con, path: str, data: bytes, digest: str, module: str, opts: di
 
 # Resolution runs over dirty edges only: new edges of re-parsed files, plus edges whose
 # target name or module was defined in a changed or removed file (marked by _mark_dirty).
-_RECV_PREFIX = re.compile(r"^(?:[A-Z]:)+")
-
 RESOLVE_SQL = [
     "UPDATE edges SET dst_file = NULL, dst_symbol = NULL WHERE dirty = 1",
     # imports: the module itself ...

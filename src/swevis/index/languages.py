@@ -54,8 +54,6 @@ class EdgeRec:
     #   "R:a.b"   the value returned by calling a.b (a class -> an instance; a function ->
     #             its return annotation)
     #   "A:x"     the attribute self.x of the enclosing class (its type as assigned/annotated)
-    #   "E:t"     an element of the collection t (a loop or comprehension variable over it)
-    #   "L:t"     (a variable's or attribute's type only) a collection whose elements are t
     #   "?"       unknown receiver: resolved by name only, as a weaker edge
     recv: str = ""
 
@@ -80,7 +78,7 @@ class FileExtract:
     module_text: str = ""  # file content outside every definition (for BM25)
     module_doc: str = ""
     names: dict = field(default_factory=dict)  # local name -> dotted target bound by imports; "*" -> star modules
-    attrs: list = field(default_factory=list)  # (class symbol index, attribute, type expression "N:..."/"R:..."/"A:..."/"L:...")
+    attrs: list = field(default_factory=list)  # (class symbol index, attribute, type expression "N:..."/"R:..."/"A:...")
 
 
 @dataclass(frozen=True)

@@ -49,9 +49,7 @@ _BINDINGS = ts.Query(
     (typed_default_parameter name: (identifier) @param type: (type) @ptype)
     (parameters (identifier) @uparam)
     (default_parameter name: (identifier) @uparam)
-    (for_statement left: (identifier) @elemvar right: (_) @iter)
-    (for_in_clause left: (identifier) @elemvar right: (_) @iter)
-    (call function: (attribute object: (_) @cobj attribute: (identifier) @cmeth) arguments: (argument_list) @cargs) @mut
+    (for_statement left: (identifier) @loopvar)
     (for_statement left: (pattern_list (identifier) @loopvar))
     (for_statement left: (tuple_pattern (identifier) @loopvar))
     (as_pattern_target (identifier) @loopvar)
@@ -163,13 +161,6 @@ def _imports(root: ts.Node, module: str, is_package: bool, namespace: dict | Non
 
 
 _TYPE_WRAPPERS = frozenset({"Optional", "Union", "ClassVar", "Final", "Annotated", "Type", "type"})
-# homogeneous collections: `list[C]` / `Sequence[C]` annotate a container whose elements are C ("L:N:C")
-_CONTAINERS = frozenset({"list", "List", "set", "Set", "frozenset", "FrozenSet", "Sequence", "MutableSequence",
-                         "Iterable", "Iterator", "Collection", "AbstractSet", "MutableSet", "deque", "Deque",
-                         "Generator"})
-# methods that put their argument into a collection: (name, index of the element argument)
-_ADDERS = {"append": 0, "add": 0, "appendleft": 0, "insert": 1}
-_EXTENDERS = frozenset({"extend", "update", "extendleft"})
 
 
 def _dotted(node: ts.Node | None) -> str | None:
@@ -201,23 +192,16 @@ def _annotation(node: ts.Node | None) -> str:
         if node.type == "generic_type":
             head = node.named_children[0] if node.named_child_count else None
             hd = _dotted(head) or ""
-            params = [c for c in node.named_children[1:] if c.type == "type_parameter"]
-            first = params[0].named_children[0] if params and params[0].named_child_count else None
             if hd.split(".")[-1] in _TYPE_WRAPPERS:
-                node = first
+                params = [c for c in node.named_children[1:] if c.type == "type_parameter"]
+                node = params[0].named_children[0] if params and params[0].named_child_count else None
                 continue
-            if hd.split(".")[-1] in _CONTAINERS:
-                inner = _annotation(first)
-                return f"L:{inner}" if inner else ""
             return f"N:{hd}" if hd else ""
         if node.type == "subscript":
             hd = _dotted(node.child_by_field_name("value")) or ""
             if hd.split(".")[-1] in _TYPE_WRAPPERS:
                 node = node.child_by_field_name("subscript")
                 continue
-            if hd.split(".")[-1] in _CONTAINERS:
-                inner = _annotation(node.child_by_field_name("subscript"))
-                return f"L:{inner}" if inner else ""
             return f"N:{hd}" if hd else ""
         if node.type == "binary_operator":  # X | None
             left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
@@ -240,28 +224,7 @@ def _value_type(node: ts.Node | None, scope, lookup) -> str:
         obj = node.child_by_field_name("object")
         if obj is not None and obj.type == "identifier" and _text(obj) == "self":
             return f"A:{_text(node.child_by_field_name('attribute'))}"
-    if node.type in ("list", "set", "tuple"):  # [C(), ...]: a collection of the first typed element
-        for el in node.named_children:
-            te = _value_type(el, scope, lookup)
-            if te:
-                return f"L:{te}"
-        return ""
-    if node.type in ("list_comprehension", "set_comprehension", "generator_expression"):
-        te = _value_type(node.child_by_field_name("body"), scope, lookup)
-        return f"L:{te}" if te else ""
     return ""
-
-
-def _elements(node: ts.Node | None, scope, lookup) -> list[str]:
-    """Type expressions of what `extend(node)` adds: a literal's elements, else the elements of node's type."""
-    if node is None:
-        return []
-    if node.type in ("list", "set", "tuple"):
-        return [te for te in (_value_type(el, scope, lookup) for el in node.named_children) if te]
-    te = _value_type(node, scope, lookup)
-    if te.startswith("L:"):
-        return [te[2:]]
-    return [f"E:{te}"] if te else []
 
 
 def _receiver(obj: ts.Node | None, scope, lookup) -> str:
@@ -408,14 +371,14 @@ def extract(path: str, data: bytes, module: str, options: dict | None = None) ->
                 scope = syms[scope].parent
 
     matches = ts.QueryCursor(_BINDINGS).matches(root)
-    params = [m for m in matches if "param" in m[1] or "uparam" in m[1] or "loopvar" in m[1] or "elemvar" in m[1]]
+    params = [m for m in matches if "param" in m[1] or "uparam" in m[1] or "loopvar" in m[1]]
     assigns = [m for m in matches if "asg" in m[1] or "sasg" in m[1]]
     for _, caps in params:
         if "param" in caps:
             node = caps["param"][0]
             bind(scope_of(node.start_byte), _text(node), _annotation(caps["ptype"][0]))
         else:
-            node = (caps.get("uparam") or caps.get("loopvar") or caps["elemvar"])[0]
+            node = (caps.get("uparam") or caps["loopvar"])[0]
             bind(scope_of(node.start_byte), _text(node), "")
     assigns.sort(key=lambda m: (m[1].get("asg") or m[1]["sasg"])[0].start_byte)
     for _, caps in assigns:
@@ -437,49 +400,6 @@ def extract(path: str, data: bytes, module: str, options: dict | None = None) ->
             cls = class_of(scope)
             if cls is not None:
                 fx.attrs.append((cls, _text(caps["attr"][0]), te))
-
-    # ---- collections (flow-insensitive, after the assignments they refer to): what is put into
-    # a collection (`xs.append(C())`, `self.xs.extend([C()])`, `self.xs = [C()]` above) types
-    # its elements ("L:..."); a variable iterating it (`for x in self.xs`, `[x.f() for x in xs]`)
-    # is one of them ("E:..."), so `x.f()` resolves like a typed receiver. Several element
-    # types (a list of Source subclasses) are all kept: calls resolve to each.
-    muts = [m for m in matches if "mut" in m[1]]
-    muts.sort(key=lambda m: m[1]["mut"][0].start_byte)
-    for _, caps in muts:
-        meth = _text(caps["cmeth"][0])
-        if meth not in _ADDERS and meth not in _EXTENDERS:
-            continue
-        obj, call = caps["cobj"][0], caps["mut"][0]
-        scope = scope_of(call.start_byte)
-        args = [a for a in caps["cargs"][0].named_children if a.type != "comment"]
-        if meth in _ADDERS:
-            i = _ADDERS[meth]
-            if len(args) != i + 1 or args[i].type in ("keyword_argument", "list_splat", "dictionary_splat"):
-                continue
-            elems = [te for te in [_value_type(args[i], scope, lookup)] if te]
-        else:
-            if len(args) != 1 or args[0].type in ("keyword_argument", "list_splat", "dictionary_splat"):
-                continue
-            elems = _elements(args[0], scope, lookup)
-        for te in elems:
-            if obj.type == "identifier" and _text(obj) not in ("self", "cls"):
-                name = _text(obj)
-                cur = lookup(scope, name)
-                if cur is not None and (not cur or cur == "L:"):
-                    local[(scope, name)] = f"L:{te}"  # a local collection built up in place
-            elif obj.type == "attribute":
-                o2 = obj.child_by_field_name("object")
-                cls = class_of(scope)
-                if o2 is not None and o2.type == "identifier" and _text(o2) == "self" and cls is not None:
-                    fx.attrs.append((cls, _text(obj.child_by_field_name("attribute")), f"L:{te}"))
-    elemvars = [m for m in matches if "elemvar" in m[1]]
-    elemvars.sort(key=lambda m: m[1]["elemvar"][0].start_byte)
-    for _, caps in elemvars:
-        node = caps["elemvar"][0]
-        scope = scope_of(node.start_byte)
-        te = _value_type(caps["iter"][0], scope, lookup)
-        if te:
-            bind(scope, _text(node), te[2:] if te.startswith("L:") else f"E:{te}")
 
     # ---- calls with their receivers (deduplicated per caller)
     seen: set[tuple[int | None, str, str]] = set()

@@ -15,9 +15,6 @@ of classes (`self.x = C(...)`, `x: C`):
   x.f()               x typed by a local assignment x = C(...), a parameter annotation, or
                       self.x assigned/annotated in the class or its bases; g().f() through
                       g's return annotation                                    typed + dispatch
-  for x in xs: x.f()  x an element of a collection (loop or comprehension variable): what
-                      was appended/added/extended into xs or self.xs, a list literal, a
-                      list[C] annotation; every element class           typed + dispatch
   anything else       every method of that name when there are few (`max_name_targets`),
                       else the only definition of that name                    name (weaker)
 
@@ -35,10 +32,6 @@ __all__ = ["resolve_edges", "HOW"]
 
 HOW = ("direct", "init", "module", "self", "typed", "dispatch", "name")
 _MAX_DEPTH = 8
-_COLLECTION = re.compile(
-    r"^(?:typing\.|collections\.abc\.)?(?:list|List|set|Set|frozenset|FrozenSet|Sequence|MutableSequence|Iterable"
-    r"|Iterator|Collection|AbstractSet|MutableSet|deque|Deque|Generator)\[(.*)\]$"
-)
 _WRAP = re.compile(r"^(?:typing\.)?(?:Optional|Union|ClassVar|Final|Type|type)\[(.*)\]$")
 
 
@@ -85,13 +78,9 @@ class World:
             else:
                 self.members[parent].setdefault(name, sid)
             self.by_name[name].append(sid)
-        # attribute -> its facts in source order: (type expression, file); "L:..." facts say what
-        # the attribute holds as a collection (elements appended, a list literal, list[C])
-        self.attrs: dict[int, dict[str, list[tuple[str, int]]]] = defaultdict(dict)
+        self.attrs: dict[int, dict[str, tuple[str, int]]] = defaultdict(dict)
         for fid, cid, name, te in con.execute("SELECT file_id, class_id, name, type FROM attrs ORDER BY rowid"):
-            facts = self.attrs[cid].setdefault(name, [])
-            if (te, fid) not in facts:
-                facts.append((te, fid))
+            self.attrs[cid].setdefault(name, (te, fid))
         self.bases: dict[int, list[int]] = defaultdict(list)
         self.subs: dict[int, list[int]] = defaultdict(list)
         self._mro: dict[int, list[int]] = {}
@@ -231,15 +220,10 @@ class World:
         if kind == "A":
             if ctx_class is not None:
                 for c in self.mro(ctx_class):
-                    facts = self.attrs.get(c, {}).get(d)
-                    if facts:
-                        out = self.type_of(facts[0][0], facts[0][1], c, depth + 1)
+                    a = self.attrs.get(c, {}).get(d)
+                    if a is not None:
+                        out = self.type_of(a[0], a[1], c, depth + 1)
                         break
-        elif kind == "L":
-            out = ("ext", None)  # a builtin collection: its own methods (append, ...) are not in the repository
-        elif kind == "E":
-            elems = self.elem_types(d, fid, ctx_class, depth + 1)
-            out = elems[0] if elems else None
         else:
             ent = self.resolve_name(fid, d, ctx_class, depth)
             if ent is not None and ent[0] == "sym":
@@ -255,44 +239,6 @@ class World:
                 out = ent  # a module, or something from outside the repository
         self._cache[key] = out
         return out
-
-    def types_of(self, te: str, fid: int, ctx_class: int | None, depth: int = 0) -> list:
-        """Like type_of, but every candidate for an element of a collection ("E:...")."""
-        if te.startswith("E:"):
-            return self.elem_types(te[2:], fid, ctx_class, depth + 1)
-        t = self.type_of(te, fid, ctx_class, depth)
-        return [t] if t is not None else []
-
-    def elem_types(self, te: str, fid: int, ctx_class: int | None, depth: int = 0) -> list:
-        """Types of the elements of the collection `te` (classes first seen first, deduplicated).
-
-        L:x  a collection of x;  A:x  the attribute's collection facts (the first class in the
-        MRO with any);  R:f  f's return annotation if it is a collection (list[C]).
-        """
-        if depth > _MAX_DEPTH or not te:
-            return []
-        out: list = []
-        kind, _, d = te.partition(":")
-        if kind == "L":
-            out = self.types_of(d, fid, ctx_class, depth + 1)
-        elif kind == "A" and ctx_class is not None:
-            for c in self.mro(ctx_class):
-                facts = self.attrs.get(c, {}).get(d)
-                if facts:
-                    for fte, ffid in facts:
-                        if fte.startswith("L:"):
-                            out.extend(self.types_of(fte[2:], ffid, c, depth + 1))
-                    break
-        elif kind == "R":
-            ent = self.resolve_name(fid, d, ctx_class, depth)
-            if ent is not None and ent[0] == "sym" and ent[1] in self.sym and not self.is_class(ent[1]):
-                sig = self.sym[ent[1]][4]
-                m = _COLLECTION.match(sig.rsplit("->", 1)[1].strip().strip("'\"")) if "->" in sig else None
-                ann = _annotation_text(m.group(1)) if m else ""
-                if ann:
-                    out = self.types_of(f"N:{ann}", self.sym[ent[1]][0], self.class_of(self.sym[ent[1]][3]), depth + 1)
-        seen: set = set()
-        return [t for t in out if t is not None and not (t in seen or seen.add(t))]
 
     # ---- calls
     def _ctor(self, cid: int) -> list[tuple[int, str]]:
@@ -339,24 +285,16 @@ class World:
             out = self._on_class(ctx, name, "self")
             return out or self._by_name(name, True)
         if recv != "?":
-            ts = self.types_of(recv, fid, ctx)
-            if ts:
-                t = ts[0]
-                if t[0] == "ext" and len(ts) == 1:
+            t = self.type_of(recv, fid, ctx)
+            if t is not None:
+                if t[0] == "ext":
                     return []
                 if t[0] == "mod":
                     ent = self.member(t, name)
                     if ent is not None and ent[0] == "sym":
                         return self._ctor(ent[1]) if self.is_class(ent[1]) else [(ent[1], "module")]
                     return []
-                out: list[tuple[int, str]] = []
-                for t in ts:  # each candidate class of the receiver (elements of a collection)
-                    if t[0] == "sym":
-                        for sid, how in self._on_class(t[1], name, "typed"):
-                            if how == "typed":
-                                out = [x for x in out if x[0] != sid]
-                            if sid not in {x[0] for x in out}:
-                                out.append((sid, how))
+                out = self._on_class(t[1], name, "typed")
                 if out:
                     return out
         return self._by_name(name, True)

@@ -27,8 +27,9 @@ from pathlib import Path
 
 from swevis.errors import SwevisError
 
-SCHEMA_VERSION = "4"  # 2: stemmed BM25 tokens; 3: type-aware call targets, namespaces, attrs;
-# 4: collection element types (attrs "L:..." facts, loop/comprehension receivers "E:...")
+# 2: stemmed BM25 tokens; 3: type-aware call targets, namespaces, attrs; 4: collection
+# element types (withdrawn: its mutation facts hid attribute types); 5: the graph of 3 again
+SCHEMA_VERSION = "5"
 
 TABLES = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
