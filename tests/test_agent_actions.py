@@ -26,6 +26,9 @@ from swevis.agents.actions import CodeRead, classify_action, detect_code_read
          "from stratconf import load\nprint(load(os.path.join(d, 'a.ini')))\nPY", "test"),
         # ... but a script that also names a repository file it writes is an edit
         ("python - <<'PY'\nimport tempfile\nfrom pathlib import Path\np = Path('pkg/mod.py')\np.write_text('x = 1')\nPY", "edit"),
+        ("python - <<'PY'\nimport tempfile\nopen('/testbed/src/pkg/core.py', 'w').write('x = 1')\nPY", "edit"),
+        ("python - <<'PY'\nimport tempfile\nfrom pathlib import Path\nPath('setup.py').write_text('')\nPY", "edit"),
+        ("python - <<'PY'\nimport tempfile\nopen('/tmp/case/mod.py', 'w').write('x = 1')\nPY", "test"),
         ("git apply fix.diff", "edit"),
         ("python -m pytest tests/test_money.py -q", "test"),
         ("pytest -x tests", "test"),

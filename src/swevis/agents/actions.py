@@ -31,8 +31,12 @@ _EDITORS = {"patch", "ed", "ex", "apply_patch", "truncate", "touch", "mv", "cp",
 _TEST_WORDS = re.compile(r"(^|[\s/])(pytest|py\.test|tox|nox|unittest|runtests\.py|nosetests|trial)(\s|$)|\btest\w*\.py\b|\breproduc\w*\.py\b|\brepro\w*\.py\b")
 _WRITE_REDIRECT = re.compile(r"(?<![0-9&])>{1,2}\s*(?!/dev/null)(?!&)\S+")
 _PY_WRITES = re.compile(r"open\([^)]*,\s*['\"][wa]|\.write_text\(|\.write\(|re\.sub\(.*\bwrite")
-# a file of the repository named in a Python script: a path literal ending in a source suffix
-_PY_REPO_PATH = re.compile(r"['\"][\w.\-]+(?:/[\w.\-]+)+\.(?:py|pyi|cfg|toml|ini|txt|rst|md)['\"]")
+# a file of the repository named in a Python script, outside a temporary folder: any Python
+# source path ('setup.py', '/testbed/pkg/core.py'), or another project file given with its folder
+_PY_REPO_PATH = re.compile(
+    r"['\"](?!/tmp/|/var/tmp/)(?:/?[\w.\-]+/)*[\w.\-]+\.pyi?['\"]"
+    r"|['\"](?!/tmp/|/var/tmp/)/?[\w.\-]+(?:/[\w.\-]+)+\.(?:cfg|toml|ini|txt|rst|md)['\"]"
+)
 _PY_TEMP = re.compile(r"\btempfile\b|\bmkdtemp\b|TemporaryDirectory|\btmp_path\b")
 
 
