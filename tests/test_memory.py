@@ -190,3 +190,22 @@ def test_memory_never_costs_more_and_never_resends_a_window(condition):
         seen |= set(range(a, b + 1))
     assert saved > 0
     assert memory_summary(rec.steps)["tokens_saved"] == saved
+
+
+def test_pack_context_never_resends_a_fully_seen_window():
+    """A package mixing a fully seen window with a partly new one, where fragments plus
+    references cost more than the whole: the partly new window is sent whole, the fully seen
+    one stays a reference (it used to be resent with the rest of the package)."""
+    _, memp, mem, rec = _pipelines("text")
+    _view(memp, rec, "m.py", 1, 1)
+    _view(memp, rec, "m.py", 40, 41)
+    src = SOURCE.splitlines(keepends=True)
+    windows = [
+        {"path": "m.py", "start": 1, "end": 1, "text": src[0].rstrip("\n"), "symbols": []},
+        {"path": "m.py", "start": 40, "end": 42, "text": "".join(src[39:42]).rstrip("\n"), "symbols": []},
+    ]
+    before = mem.resent_lines
+    content, r = memp.observe_windows("== files\nm.py", windows)
+    assert r["memory"].get("sent_whole") and "[window m.py:40-42]" in content
+    assert "[window m.py:1-1]" not in content and "m.py lines 1 shown at step 0" in content
+    assert mem.resent_lines - before == 2  # lines 40-41 of the partly new window, not line 1

@@ -376,32 +376,45 @@ class MemoryObservationPipeline(ObservationPipeline):
             return text, record
         full_content, full_record = super().observe_windows(text, windows)
         step = self._step()
-        new_windows: list[dict] = []
-        notes: list[str] = []
-        any_seen = False
+        new_lines: list[dict] = []  # option 1: only the new lines of every window
+        partly_whole: list[dict] = []  # option 2: a partly new window whole (a fully seen one never)
+        notes_new: list[str] = []
+        notes_whole: list[str] = []
+        any_seen = partly = False
         for w in windows:
             lines = (w["text"] + "\n").splitlines(keepends=True)
             self.memory.add_window_unit("pack_context", self.context, step, Window(w["path"], w["start"], w["end"], w["text"], True))
             runs = self.memory.split(self.context, w["path"], w["start"], lines)
             seen_runs = [r for r in runs if r[2] is not None]
+            new_runs = [r for r in runs if r[2] is None]
             if seen_runs:
                 any_seen = True
-                notes.append(_ref_note(w["path"], seen_runs))  # type: ignore[arg-type]
-            for s, e, seen in runs:
-                if seen is None:
-                    sub = lines[s - w["start"] : e - w["start"] + 1]
-                    new_windows.append({**w, "start": s, "end": e, "text": "".join(sub).rstrip("\n")})
+                notes_new.append(_ref_note(w["path"], seen_runs))  # type: ignore[arg-type]
+                if not new_runs:
+                    notes_whole.append(notes_new[-1])
+            if new_runs:
+                partly = partly or bool(seen_runs)
+                partly_whole.append(w)
+            for s, e, _ in new_runs:
+                sub = lines[s - w["start"] : e - w["start"] + 1]  # each line ends in "\n"
+                new_lines.append({**w, "start": s, "end": e, "text": "".join(sub)[:-1]})
+        new_windows = new_lines
         if not any_seen:
             content, record = full_content, full_record
             hit = {"hit": False, "kind": "miss", "tokens_saved": 0}
         else:
-            content, record = super().observe_windows(text + ("\n" + "\n".join(notes) if notes else ""), new_windows)
+            def answer(notes, ws):
+                return super(MemoryObservationPipeline, self).observe_windows(text + ("\n" + "\n".join(notes) if notes else ""), ws)
+
+            content, record = answer(notes_new, new_lines)
             hit = {"hit": True, "kind": "overlap", "tokens_saved": full_record["tokens"] - record["tokens"]}
+            if partly:  # as in observe(): a partly new window may cost less whole than in fragments
+                content2, record2 = answer(notes_whole, partly_whole)
+                if record2["tokens"] < record["tokens"]:
+                    content, record, new_windows = content2, record2, partly_whole
+                    hit = {"hit": True, "kind": "overlap", "tokens_saved": full_record["tokens"] - record["tokens"],
+                           "sent_whole": True}
             record["windows"] = full_record["windows"]
-            if new_windows and record["tokens"] >= full_record["tokens"]:  # as in observe(): whole is cheaper
-                content, record = full_content, full_record
-                new_windows = [dict(w, text=w["text"].rstrip("\n")) for w in windows]
-                hit = {"hit": True, "kind": "overlap", "tokens_saved": 0, "sent_whole": True}
         modality = self._modality() if record.get("pages") else "text"
         self._remember_windows(
             [Window(w["path"], w["start"], w["end"], w["text"] + "\n", True) for w in new_windows], step, modality
