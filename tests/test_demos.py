@@ -65,3 +65,19 @@ def test_demonstration_is_competent(agent, row):
         assert all(re.match(r"(localize_issue|pack_context|view_code|commit_plan)\b", c) for c in loc), (
             f"{path}: the locator may only use its tools"
         )
+
+
+def test_demo_files_follow_based_on_and_name_a_broken_chain(tmp_path):
+    from swevis.agents.demos import demo_files
+    from swevis.errors import SwevisError
+
+    assert [p.parent.name for p in demo_files("let-all", "swevis-samples__tabulon-305")] == ["let-all", "let-repro", "let"]
+    for agent in ("a", "b", "c"):
+        (tmp_path / agent).mkdir()
+    (tmp_path / "a" / "i.yaml").write_text("based_on: ../b/i.yaml\n")
+    (tmp_path / "b" / "i.yaml").write_text("based_on: ../a/i.yaml\n")
+    with pytest.raises(SwevisError, match="loops"):
+        demo_files("a", "i", tmp_path)
+    (tmp_path / "c" / "i.yaml").write_text("based_on: ../nowhere/i.yaml\n")
+    with pytest.raises(SwevisError, match="does not exist"):
+        demo_files("c", "i", tmp_path)

@@ -26,13 +26,18 @@ def demo_path(agent: str, instance_id: str, demos_dir: str | Path | None = None)
 def demo_files(agent: str, instance_id: str, demos_dir: str | Path | None = None) -> list[Path]:
     """The demonstration of (agent, instance) and every file it is based on: what a replay run
     reads, so the workflow reruns it when any of them changes."""
-    files = [demo_path(agent, instance_id, demos_dir)]
-    for _ in range(MAX_BASED_ON_DEPTH):
+    files = [demo_path(agent, instance_id, demos_dir).resolve()]
+    while True:
         data = yaml.safe_load(files[-1].read_text())
         if not isinstance(data, dict) or "based_on" not in data:
-            break
-        files.append((files[-1].parent / str(data["based_on"])).resolve())
-    return files
+            return files
+        base = (files[-1].parent / str(data["based_on"])).resolve()
+        if base in files or len(files) > MAX_BASED_ON_DEPTH:
+            raise SwevisError(f"{files[0]}: based_on chain loops or is deeper than {MAX_BASED_ON_DEPTH}: "
+                              + " -> ".join(str(f) for f in [*files, base]))
+        if not base.exists():
+            raise SwevisError(f"{files[-1]}: based_on {data['based_on']!r} does not exist ({base})")
+        files.append(base)
 
 
 def load_demo(path: str | Path) -> dict[str, Any]:

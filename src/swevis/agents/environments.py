@@ -190,10 +190,14 @@ def make_environment(
             "with the host's Python and a %d s timeout per command", timeout_s
         )
         ws = LocalWorkspace(mirror, row["base_commit"], workspace)
-        env = _scrubbed_local_environment(
-            cwd=ws.repo, timeout=timeout_s, env={**COMMAND_ENV, **HOST_ENV},
-            secret_env_names=secret_env_names,
-        )
+        try:
+            env = _scrubbed_local_environment(
+                cwd=ws.repo, timeout=timeout_s, env={**COMMAND_ENV, **HOST_ENV},
+                secret_env_names=secret_env_names,
+            )
+        except BaseException:
+            ws.close()  # the checkout and its lock, not left to the garbage collector
+            raise
         return env, ws.repo, ws
     if kind == "docker":
         from minisweagent.environments.docker import DockerEnvironment

@@ -238,6 +238,9 @@ def run_instance(spec: RunSpec) -> dict[str, Any]:
         instance=spec.row["instance_id"],
     )
     chat = journal.wrap(guard)
+    recorder = journal.recorder()
+    mini_cfg = mini_swebench_config()
+    # nothing that can fail runs between creating the environment and the try that closes it
     env, repo_root, workspace = make_environment(
         spec.opt("environment"),
         spec.row,
@@ -251,8 +254,6 @@ def run_instance(spec: RunSpec) -> dict[str, Any]:
         workspace=spec.workspace,
         secret_env_names=[spec.profile.get("api_key_env") or "SWEVIS_API_KEY"],
     )
-    recorder = journal.recorder()
-    mini_cfg = mini_swebench_config()
     obs_template = mini_cfg["model"]["observation_template"]
     fmt_template = mini_cfg["model"]["format_error_template"]
     issue = spec.row["problem_statement"]
