@@ -7,11 +7,9 @@ import re
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from swevis.agents.model_adapter import ACTION_REGEX
 from swevis.errors import SwevisError
-from swevis.models.replay import MAX_BASED_ON_DEPTH, resolve_based_on
+from swevis.models.replay import based_on_chain, merge_based_on
 
 DEMOS_DIR = Path(__file__).resolve().parents[1] / "data" / "demos"
 
@@ -26,23 +24,12 @@ def demo_path(agent: str, instance_id: str, demos_dir: str | Path | None = None)
 def demo_files(agent: str, instance_id: str, demos_dir: str | Path | None = None) -> list[Path]:
     """The demonstration of (agent, instance) and every file it is based on: what a replay run
     reads, so the workflow reruns it when any of them changes."""
-    files = [demo_path(agent, instance_id, demos_dir).resolve()]
-    while True:
-        data = yaml.safe_load(files[-1].read_text())
-        if not isinstance(data, dict) or "based_on" not in data:
-            return files
-        base = (files[-1].parent / str(data["based_on"])).resolve()
-        if base in files or len(files) > MAX_BASED_ON_DEPTH:
-            raise SwevisError(f"{files[0]}: based_on chain loops or is deeper than {MAX_BASED_ON_DEPTH}: "
-                              + " -> ".join(str(f) for f in [*files, base]))
-        if not base.exists():
-            raise SwevisError(f"{files[-1]}: based_on {data['based_on']!r} does not exist ({base})")
-        files.append(base)
+    return [path for path, _ in based_on_chain(demo_path(agent, instance_id, demos_dir))]
 
 
 def load_demo(path: str | Path) -> dict[str, Any]:
     """A demonstration as the replay backend sees it (``based_on`` resolved)."""
-    return resolve_based_on(yaml.safe_load(Path(path).read_text()), Path(path))
+    return merge_based_on(based_on_chain(path))
 
 
 def demo_commands(demo: dict[str, Any], purpose: str) -> list[str]:

@@ -181,22 +181,36 @@ def read_minisweagent_trajectory(data: Any, origin: str = "<memory>") -> ReplayS
 MAX_BASED_ON_DEPTH = 4
 
 
-def resolve_based_on(data: Any, path: Path, depth: int = 0) -> Any:
-    """A demonstration with ``based_on``: the base's per-purpose turns, updated with its own."""
-    if not isinstance(data, dict) or "based_on" not in data:
+def based_on_chain(path: str | Path) -> list[tuple[Path, Any]]:
+    """The demonstration file at `path` and every file it is ``based_on``, nearest first, each
+    with its parsed content. A chain that loops, runs deeper than MAX_BASED_ON_DEPTH or names
+    a missing file is an error naming the chain."""
+    chain = [(Path(path).resolve(), _read_file(Path(path)))]
+    while isinstance(chain[-1][1], dict) and "based_on" in chain[-1][1]:
+        here, data = chain[-1]
+        base = (here.parent / str(data["based_on"])).resolve()
+        if any(base == p for p, _ in chain) or len(chain) > MAX_BASED_ON_DEPTH:
+            raise ReplaySourceError(f"{chain[0][0]}: based_on nested deeper than {MAX_BASED_ON_DEPTH}, or it loops: "
+                                    + " -> ".join(str(p) for p in [*(p for p, _ in chain), base]))
+        if not base.exists():
+            raise ReplaySourceError(f"{here}: based_on file {base} does not exist")
+        chain.append((base, _read_file(base)))
+    return chain
+
+
+def merge_based_on(chain: list[tuple[Path, Any]]) -> Any:
+    """One demonstration from a `based_on_chain`: the nearest file's keys, with the turns of
+    every purpose taken from the nearest file that gives them."""
+    path, data = chain[0]
+    if len(chain) == 1:
         return data
-    if depth >= MAX_BASED_ON_DEPTH:
-        raise ReplaySourceError(f"{path}: based_on nested deeper than {MAX_BASED_ON_DEPTH} (a cycle?)")
-    base_path = (path.parent / str(data["based_on"])).resolve()
-    base = resolve_based_on(_read_file(base_path), base_path, depth + 1)
-    base_turns = base.get("turns") if isinstance(base, dict) else None
-    own = data.get("turns") or {}
-    if not isinstance(base_turns, dict) or not isinstance(own, dict):
-        raise ReplaySourceError(f"{path}: based_on needs per-purpose turns (a mapping) in both demonstrations")
-    merged = {k: v for k, v in data.items() if k != "based_on"}
-    merged["turns"] = {**base_turns, **own}
-    merged["based_on_resolved"] = str(base_path)
-    return merged
+    turns: dict[str, Any] = {}
+    for where, part in reversed(chain):
+        own = (part.get("turns") or {}) if isinstance(part, dict) else None
+        if not isinstance(own, dict):
+            raise ReplaySourceError(f"{where}: based_on needs per-purpose turns (a mapping) in every demonstration of {path}")
+        turns.update(own)
+    return {**{k: v for k, v in data.items() if k != "based_on"}, "turns": turns}
 
 
 def load_replay_source(source: Any) -> ReplaySource:
@@ -207,7 +221,7 @@ def load_replay_source(source: Any) -> ReplaySource:
     data = source
     if isinstance(source, str | Path):
         origin = str(source)
-        data = resolve_based_on(_read_file(Path(source)), Path(source))
+        data = merge_based_on(based_on_chain(source))
     if isinstance(data, dict) and str(data.get("trajectory_format", "")).startswith("mini-swe-agent"):
         return read_minisweagent_trajectory(data, origin)
     if isinstance(data, dict) and "messages" in data and "turns" not in data:
