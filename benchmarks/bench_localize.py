@@ -1,5 +1,11 @@
-"""Localization quality on the bundled sample (the set D_loc's constants were tuned on) and on
-a held-out set written without looking at the localizer (benchmarks/heldout_localization/).
+"""Localization quality on the bundled sample, on the first held-out set
+(benchmarks/heldout_localization/) and on the second (benchmarks/heldout_localization_2/).
+
+The heuristic's constants were set on the bundled sample; the re-ranker
+(swevis.localize.rerank) was fitted on the bundled sample and the first held-out set. Both held-
+out sets were written without looking at the localizer. The second was measured once with the
+ranker fitted without it; it also holds bugs injected into click and jinja2 as installed
+(source.json), whose buggy tree is rebuilt here by reverse-applying the gold fix.
 
 A quality benchmark, not a timing one: hit@k of D_loc and of the BM25-only baseline at the
 file, symbol and span level (swevis.localize.evaluate), one table per set. A change to the
@@ -12,43 +18,93 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
+import subprocess
 import sys
+import sysconfig
 import tempfile
+from importlib import metadata
 from pathlib import Path
 
-from swevis.localize.evaluate import load_sample_instances, localization_table
+from swevis.localize.evaluate import load_sample_instances
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "src" / "swevis" / "data" / "sample"
 HELDOUT = Path(__file__).resolve().parent / "heldout_localization"
+HELDOUT_2 = Path(__file__).resolve().parent / "heldout_localization_2"
 KS = (1, 3, 5, 10)
 
 
 def heldout_rows(folder: Path) -> list[dict]:
-    """Cases `heldout__<repo>-hN/` with problem_statement.md and patch.diff, over the bundled repos."""
+    """Cases `<set>__<repo>-hN/` with problem_statement.md and patch.diff.
+
+    A case over a bundled sample repository gets its `repo_dir`; a case over an installed
+    library has a source.json ({"package", "version", "root_contains"}) instead, see case_index.
+    """
     rows = []
     for case in sorted(p for p in folder.iterdir() if p.is_dir()):
         repo = case.name.split("__", 1)[-1].rsplit("-", 1)[0]
-        rows.append({
+        row = {
             "instance_id": case.name,
             "repo": repo,
             "problem_statement": (case / "problem_statement.md").read_text(),
             "patch": (case / "patch.diff").read_text(),
-            "repo_dir": str(SAMPLE / "repos" / repo),
-        })
+        }
+        if (case / "source.json").exists():
+            row["source"] = json.loads((case / "source.json").read_text())
+        else:
+            row["repo_dir"] = str(SAMPLE / "repos" / repo)
+        rows.append(row)
     return rows
 
 
-def measure(rows: list[dict], dbs: Path) -> tuple[list[dict], list[dict]]:
-    from swevis.index import build_index
+def injected_root(row: dict, dest: Path) -> Path:
+    """The buggy tree of an injected-bug case: the installed package, gold fix reverse-applied."""
+    src = row["source"]
+    installed = metadata.version(src["package"])
+    if installed != src["version"]:
+        raise RuntimeError(f"{row['instance_id']} was written against {src['package']} {src['version']}, "
+                           f"but {installed} is installed (requirements.lock pins the version)")
+    site = Path(sysconfig.get_paths()["purelib"])
+    root = dest / row["instance_id"]
+    shutil.rmtree(root, ignore_errors=True)
+    for name in src["root_contains"]:
+        shutil.copytree(site / name, root / name, ignore=shutil.ignore_patterns("__pycache__"))
+    diff = dest / f"{row['instance_id']}.diff"
+    diff.write_text(row["patch"])
+    proc = subprocess.run(["git", "apply", "-R", str(diff)], cwd=root, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise RuntimeError(f"{row['instance_id']}: the gold fix does not reverse-apply: {proc.stderr.strip()}")
+    return root
 
-    def db_for(row: dict) -> Path:
-        db = dbs / (Path(row["repo_dir"]).name + ".sqlite")
-        if not db.exists():
-            build_index(row["repo_dir"], db)
-        return db
 
-    return localization_table(rows, db_for, ks=KS)
+def case_index(row: dict, dbs: Path, opened: dict):
+    """The opened index of a case's repository (built once per repository, or per injected case)."""
+    from swevis.index import build_index, open_index
+
+    if "source" in row:
+        key, repo_dir = row["instance_id"], None
+    else:
+        key, repo_dir = Path(row["repo_dir"]).name, row["repo_dir"]
+    if key not in opened:
+        if repo_dir is None:
+            repo_dir = injected_root(row, dbs / "roots")
+        db = dbs / (key + ".sqlite")
+        build_index(repo_dir, db)
+        opened[key] = open_index(db)
+    return opened[key]
+
+
+def measure(rows: list[dict], dbs: Path, options: dict | None = None) -> tuple[list[dict], list[dict]]:
+    from swevis.localize.evaluate import evaluate_instance, summarize
+
+    opened: dict = {}
+    try:
+        per = [r for row in rows for r in evaluate_instance(case_index(row, dbs, opened), row, ks=KS, options=options)]
+    finally:
+        for idx in opened.values():
+            idx.close()
+    return summarize(per), per
 
 
 def print_table(title: str, summary: list[dict], per: list[dict]) -> None:
@@ -65,20 +121,25 @@ def print_table(title: str, summary: list[dict], per: list[dict]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--heldout", type=Path, default=HELDOUT, help="folder of held-out cases")
+    ap.add_argument("--heldout", type=Path, action="append", help="folder of held-out cases (repeatable; "
+                    "default: both held-out sets)")
+    ap.add_argument("--ranker", choices=("heuristic", "learned"), action="append",
+                    help="D_loc's symbol ranking to measure (repeatable; default: both)")
     ap.add_argument("--json", type=Path, help="also write the tables as JSON")
     args = ap.parse_args(argv)
-    sets = {"bundled sample (tuning set)": load_sample_instances(SAMPLE)}
-    if args.heldout.is_dir():
-        sets["held-out"] = heldout_rows(args.heldout)
-    else:
-        print(f"no held-out set at {args.heldout}", file=sys.stderr)
+    sets = {"bundled sample": load_sample_instances(SAMPLE)}
+    for folder in args.heldout or [HELDOUT, HELDOUT_2]:
+        if folder.is_dir():
+            sets[folder.name] = heldout_rows(folder)
+        else:
+            print(f"no held-out set at {folder}", file=sys.stderr)
     out = {}
     with tempfile.TemporaryDirectory(prefix="bench-localize-") as tmp:
         for title, rows in sets.items():
-            summary, per = measure(rows, Path(tmp))
-            print_table(title, summary, per)
-            out[title] = {"summary": summary, "instances": per}
+            for ranker in args.ranker or ["heuristic", "learned"]:
+                summary, per = measure(rows, Path(tmp), {"ranker": ranker})
+                print_table(f"{title}, {ranker} ranker", summary, per)
+                out[f"{title}, {ranker}"] = {"summary": summary, "instances": per}
     if args.json:
         args.json.write_text(json.dumps(out, indent=1))
     return 0
