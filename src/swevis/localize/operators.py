@@ -21,6 +21,7 @@ from pathlib import Path
 
 from swevis.index.store import RepoIndex, Symbol
 from swevis.localize.hints import extract_hints
+from swevis.localize.rerank import chain_scores, default_model, probability
 
 DEFAULTS: dict = {
     "w_traceback": 3.0,
@@ -59,6 +60,9 @@ DEFAULTS: dict = {
     "w_private_twin": 0.0,
     "final_class_factor": 0.4,
     "title_repeat": 1,
+    # "learned": symbols ranked by the re-ranker fitted on gold patches (swevis.localize.rerank,
+    # benchmarks/fit_ranker.py); "heuristic": by the hand-weighted score alone
+    "ranker": "learned",
     "span_context": 5,
     "window_max_lines": 80,
     "wide_context": 20,
@@ -172,7 +176,14 @@ _REL_LABEL = {
 }
 
 
-def _walk(index: RepoIndex, sc: "_Scores", relevance: dict[int, float], o: dict, pen: dict) -> None:
+@dataclass
+class _WalkResult:
+    seeds: list[tuple[int, float]]  # (symbol id, seed score), strongest first
+    adj: dict[int, list[tuple[str, int, float]]]  # (relation, neighbour, edge weight) around the seeds
+    gained: dict[int, float]  # mass each symbol received through the graph, relative to the most
+
+
+def _walk(index: RepoIndex, sc: "_Scores", relevance: dict[int, float], o: dict, pen: dict) -> _WalkResult | None:
     """A lexically focused personalized-PageRank walk over calls/contains/inherits edges.
 
     Seeds are the strongest symbols so far (restart distribution proportional to their
@@ -186,7 +197,7 @@ def _walk(index: RepoIndex, sc: "_Scores", relevance: dict[int, float], o: dict,
     seeds = sorted(sc.sym.items(), key=lambda kv: -kv[1])[: o["walk_seeds"]]
     seeds = [(sid, v) for sid, v in seeds if v > 0]
     if not seeds:
-        return
+        return None
     top = seeds[0][1]
     total = sum(v for _, v in seeds)
     p0 = {sid: v / total for sid, v in seeds}
@@ -220,7 +231,7 @@ def _walk(index: RepoIndex, sc: "_Scores", relevance: dict[int, float], o: dict,
                 via[b] = (a, rel)
         frontier = nxt
     if len(nodes) <= len(p0) and not adj:
-        return
+        return _WalkResult(seeds, {}, {})
     syms = index.symbols_by_ids(nodes)
     for sid, s in sc.syms.items():
         syms.setdefault(sid, s)
@@ -268,6 +279,51 @@ def _walk(index: RepoIndex, sc: "_Scores", relevance: dict[int, float], o: dict,
         own = sc.sym.get(v, 0.0) / top
         damp = max(0.0, 1.0 - own) * (o["walk_seed_factor"] if v in p0 else 1.0)
         sc.add_sym(syms[v], o["w_walk"] * top * g / gmax * damp + o["w_reach"] * hit, ev)
+    return _WalkResult(seeds, adj, {v: max(g, 0.0) / gmax for v, g in gained.items() if v in syms})
+
+
+def _is_test(index: RepoIndex, path: str, cache: dict) -> bool:
+    key = ("is_test", path)
+    if key not in cache:
+        f = index.file(path)
+        cache[key] = bool(f is not None and f.is_test)
+    return cache[key]
+
+
+_FLAG_NAMES = ("is_class", "is_exception", "is_private")
+
+
+def _symbol_flags(index: RepoIndex, s: Symbol) -> dict[str, float]:
+    parent = index.symbol(s.parent_id) if s.parent_id is not None else None
+    names = [s.name] + ([parent.name] if parent is not None else [])
+    return {
+        "is_class": 1.0 if s.kind == "class" else 0.0,
+        "is_exception": 1.0 if any(n.endswith(("Error", "Exception", "Warning")) for n in names) else 0.0,
+        "is_private": 1.0 if s.name.startswith("_") and not s.name.startswith("__") else 0.0,
+    }
+
+
+def _fold_local_functions(index: RepoIndex, sc: "_Scores", feats: dict[int, dict[str, float]]) -> None:
+    """A function defined inside a function is not addressable (an agent views, and gold_symbols
+    counts, its enclosing definition): its score, features and evidence go to that definition,
+    which keeps the larger value of each."""
+    while True:
+        local = [sid for sid in sc.sym if sc.syms[sid].kind == "function" and sc.syms[sid].parent_id is not None]
+        parents = index.symbols_by_ids({sc.syms[sid].parent_id for sid in local})
+        local = [sid for sid in local if parents.get(sc.syms[sid].parent_id) is not None
+                 and parents[sc.syms[sid].parent_id].kind in ("function", "method")]
+        if not local:
+            return
+        for sid in local:
+            parent = parents[sc.syms[sid].parent_id]
+            sc.syms.setdefault(parent.id, parent)
+            sc.sym[parent.id] = max(sc.sym.get(parent.id, 0.0), sc.sym.pop(sid))
+            into = feats.setdefault(parent.id, _symbol_flags(index, parent))
+            for k, v in feats.pop(sid, {}).items():
+                if k not in _FLAG_NAMES:
+                    into[k] = max(into.get(k, 0.0), v)
+            evs = sc.sym_ev.setdefault(parent.id, [])
+            evs.extend(e for e in sc.sym_ev.get(sid, []) if e not in evs)
 
 
 def localize_issue(
@@ -277,8 +333,40 @@ def localize_issue(
     query: str | None = None,
     top_k: int = 10,
     options: dict | None = None,
+    model: dict | None = None,
 ) -> list[Candidate]:
-    """D_loc: ranked candidates (up to top_k files, top_k symbols, top_k spans), best first."""
+    """D_loc: ranked candidates (up to top_k files, top_k symbols, top_k spans), best first.
+
+    Files and spans are ranked by the heuristic score. Symbols are ranked by the re-ranker's
+    probability (swevis.localize.rerank; `model` overrides the shipped weights), or by the
+    heuristic score too when options say `ranker: heuristic`.
+    """
+    sc, feats = issue_evidence(index, issue_text, query=query, options=options)
+    ranker = _opts(options)["ranker"]
+    if ranker not in ("heuristic", "learned"):
+        raise ValueError(f"unknown ranker {ranker!r}: expected 'heuristic' or 'learned'")
+    if model is not None or ranker == "learned":
+        m = model or default_model()
+        sym = {sid: probability(f, m) for sid, f in feats.items()}
+    else:
+        sym = dict(sc.sym)
+    files = sorted(sc.file.items(), key=lambda kv: (-kv[1], kv[0]))[:top_k]
+    syms = sorted(sym.items(), key=lambda kv: (-kv[1], sc.syms[kv[0]].path, sc.syms[kv[0]].start_line))[:top_k]
+    spans = sorted(sc.spans, key=lambda c: -c.score)[:top_k]
+    out = [Candidate("file", p, None, None, None, round(v, 4), sc.file_ev.get(p, [])[:6]) for p, v in files]
+    for sid, v in syms:
+        s = sc.syms[sid]
+        out.append(Candidate("symbol", s.path, s.qualname, s.start_line, s.end_line, round(v, 4), sc.sym_ev[sid][:6]))
+    out.extend(spans)
+    out.sort(key=lambda c: -c.score)
+    return out
+
+
+def issue_evidence(
+    index: RepoIndex, issue_text: str, *, query: str | None = None, options: dict | None = None
+) -> tuple["_Scores", dict[int, dict[str, float]]]:
+    """The heuristic scores of files, symbols and spans, and the re-ranker's features of every
+    symbol candidate (test code excluded, local functions folded into their definition)."""
     o = _opts(options)
     text = issue_text or ""
     if query:
@@ -368,8 +456,10 @@ def localize_issue(
         sc.file[p] *= _penalty(index, p, o, pen)
 
     # 5. graph expansion around the strongest seeds: a focused walk down call chains ...
-    if o["walk"]:
-        _walk(index, sc, index.symbol_relevance(_symptom_text(text, o)), o, pen)
+    relevance = index.symbol_relevance(_symptom_text(text, o))
+    rel_max = max(relevance.values(), default=0.0) or 1.0
+    relevance = {v: r / rel_max for v, r in relevance.items()}
+    walked = _walk(index, sc, relevance, o, pen) if o["walk"] else None
     # ... and the direct neighbours of the top seeds
     seeds = sorted(sc.sym.items(), key=lambda kv: -kv[1])[: o["expand_seeds"]]
     for sid, score in seeds:
@@ -401,17 +491,28 @@ def localize_issue(
     for sid in sc.sym:
         if sc.syms[sid].kind == "class":
             sc.sym[sid] *= o["final_class_factor"]
-
-    files = sorted(sc.file.items(), key=lambda kv: (-kv[1], kv[0]))[:top_k]
-    syms = sorted(sc.sym.items(), key=lambda kv: (-kv[1], sc.syms[kv[0]].path, sc.syms[kv[0]].start_line))[:top_k]
-    spans = sorted(sc.spans, key=lambda c: -c.score)[:top_k]
-    out = [Candidate("file", p, None, None, None, round(v, 4), sc.file_ev.get(p, [])[:6]) for p, v in files]
-    for sid, v in syms:
-        s = sc.syms[sid]
-        out.append(Candidate("symbol", s.path, s.qualname, s.start_line, s.end_line, round(v, 4), sc.sym_ev[sid][:6]))
-    out.extend(spans)
-    out.sort(key=lambda c: -c.score)
-    return out
+    # the re-ranker's features (swevis.localize.rerank)
+    chain = {}
+    if walked is not None:
+        chain = chain_scores(walked.seeds, walked.adj, relevance, depth=o["walk_depth"], decay=o["reach_decay"],
+                             eps=o["walk_eps"])
+    feats: dict[int, dict[str, float]] = {}
+    for sid in sc.sym:
+        feats[sid] = {
+            "symptom": relevance.get(sid, 0.0),
+            "walk": walked.gained.get(sid, 0.0) if walked else 0.0,
+            "chain": chain.get(sid, 0.0),
+            **_symbol_flags(index, sc.syms[sid]),
+        }
+    _fold_local_functions(index, sc, feats)
+    # a fix lands in the code under test: test code seeds the graph but is no symbol candidate
+    for sid in [sid for sid in sc.sym if _is_test(index, sc.syms[sid].path, pen)]:
+        del sc.sym[sid], feats[sid]
+    top = max(sc.sym.values(), default=0.0) or 1.0
+    ranked = sorted(sc.sym.items(), key=lambda kv: (-kv[1], sc.syms[kv[0]].path, sc.syms[kv[0]].start_line))
+    for rank, (sid, v) in enumerate(ranked, start=1):
+        feats[sid].update(heuristic=v / top, heuristic_rank=1.0 / rank)
+    return sc, feats
 
 
 def bm25_baseline(index: RepoIndex, issue_text: str, top_k: int = 10) -> list[Candidate]:

@@ -1,0 +1,130 @@
+"""Fit D_loc's symbol re-ranker (swevis.localize.rerank) on gold patches, and estimate it
+leave-one-case-out.
+
+Every case is an issue text, its repository and its gold patch. A candidate symbol is a
+positive when a gold hunk touches it (swevis.localize.coverage.gold_symbols). The script
+
+1. collects every case's candidate features once (swevis.localize.operators.issue_evidence);
+2. for each case, fits on all the others and ranks that case with D_loc: the mean of these
+   leave-one-case-out hit rates is the estimate of how the fitted ranker does on an issue it
+   was not fitted on (the in-sample numbers beside it are optimistic);
+3. fits on every case and, with --write, stores the weights with the cases, the L2 strength
+   and both estimates in src/swevis/data/ranker_weights.json.
+
+    .venv/bin/python benchmarks/fit_ranker.py [--l2 1.0] [--with-heldout-2] [--write]
+
+The cases are the bundled sample (src/swevis/data/sample/instances) and the first held-out
+set (benchmarks/heldout_localization). The second held-out set (heldout_localization_2)
+measured the ranker fitted without it; --with-heldout-2 adds it to the fit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from swevis.localize.coverage import gold_symbols, hit_rates
+from swevis.localize.evaluate import load_sample_instances
+from swevis.localize.operators import issue_evidence, localize_issue
+from swevis.localize.rerank import FEATURES, fit, vector
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from bench_localize import HELDOUT, HELDOUT_2, SAMPLE, case_index, heldout_rows  # noqa: E402
+
+OUT = ROOT / "src" / "swevis" / "data" / "ranker_weights.json"
+KS = (1, 3, 5, 10)
+LEVELS = ("file", "symbol", "span")
+
+
+def training_rows(with_heldout_2: bool = False) -> list[dict]:
+    rows = load_sample_instances(SAMPLE) + heldout_rows(HELDOUT)
+    return rows + heldout_rows(HELDOUT_2) if with_heldout_2 else rows
+
+
+def case_matrix(index, row: dict) -> tuple[np.ndarray, np.ndarray, int]:
+    """(X, y, gold symbols no candidate matched) of one case."""
+    sc, feats = issue_evidence(index, row["problem_statement"])
+    gold = {(p, q) for p, names in gold_symbols(index, row["patch"]) for q in names}
+    sids = sorted(feats)
+    x = np.array([vector(feats[sid]) for sid in sids]).reshape(len(sids), len(FEATURES))
+    y = np.array([1.0 if (sc.syms[sid].path, sc.syms[sid].qualname) in gold else 0.0 for sid in sids])
+    return x, y, len(gold) - int(y.sum())
+
+
+def model_of(weights: np.ndarray, bias: float) -> dict:
+    return {"features": list(FEATURES), "weights": [round(float(w), 6) for w in weights], "bias": round(bias, 6)}
+
+
+def hits(index, row: dict, model: dict) -> dict[tuple[int, str], float]:
+    cands = localize_issue(index, row["problem_statement"], top_k=max(KS), model=model)
+    return {(k, level): v for k in KS for level, v in hit_rates(cands, row["patch"], k, index=index).items()}
+
+
+def mean_table(per_case: list[dict]) -> dict[str, float]:
+    return {f"{level}@{k}": round(float(np.mean([h[(k, level)] for h in per_case])), 4) for k in KS for level in LEVELS}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--l2", type=float, default=1.0, help="L2 strength on the weights (the bias is not shrunk)")
+    ap.add_argument("--with-heldout-2", action="store_true", help="fit on the second held-out set too")
+    ap.add_argument("--write", action="store_true", help=f"write the model fitted on every case to {OUT}")
+    args = ap.parse_args(argv)
+
+    rows = training_rows(args.with_heldout_2)
+    with tempfile.TemporaryDirectory(prefix="fit-ranker-") as tmp:
+        opened: dict = {}
+        indexes = [case_index(row, Path(tmp), opened) for row in rows]
+        mats = [case_matrix(ix, r) for ix, r in zip(indexes, rows)]
+        print(f"{len(rows)} cases, {sum(len(m[1]) for m in mats)} candidate symbols, "
+              f"{int(sum(m[1].sum() for m in mats))} gold symbols among them, {sum(m[2] for m in mats)} not")
+        loo = []
+        for i, (ix, row) in enumerate(zip(indexes, rows)):
+            w, b = fit([(m[0], m[1]) for j, m in enumerate(mats) if j != i], l2=args.l2)
+            loo.append(hits(ix, row, model_of(w, b)))
+        model = model_of(*fit([(m[0], m[1]) for m in mats], l2=args.l2))
+        fitted = [hits(ix, r, model) for ix, r in zip(indexes, rows)]
+        for idx in opened.values():
+            idx.close()
+
+    est_loo, est_in = mean_table(loo), mean_table(fitted)
+    print(f"\n{'':>10} | {'leave-one-case-out':>18} | {'in-sample':>9}")
+    for k in KS:
+        for level in LEVELS:
+            key = f"{level}@{k}"
+            print(f"{key:>10} | {est_loo[key]:>18.3f} | {est_in[key]:>9.3f}")
+    for prefix in sorted({r["instance_id"].split("__")[0] for r in rows}):
+        part = [h for r, h in zip(rows, loo) if r["instance_id"].startswith(prefix + "__")]
+        t = mean_table(part)
+        print(f"leave-one-case-out, {prefix} ({len(part)}): file@5 {t['file@5']:.3f}, "
+              f"symbol@1 {t['symbol@1']:.3f}, symbol@5 {t['symbol@5']:.3f}, span@5 {t['span@5']:.3f}")
+    print("symbol misses at k=5 (leave-one-case-out):",
+          ", ".join(r["instance_id"] for r, h in zip(rows, loo) if h[(5, "symbol")] < 1.0) or "none")
+    print("\nweights:")
+    for name, weight in zip(FEATURES, model["weights"]):
+        print(f"  {name:>15} {weight:+.3f}")
+    print(f"  {'bias':>15} {model['bias']:+.3f}")
+
+    if args.write:
+        model.update({
+            "fitted_on": [r["instance_id"] for r in rows],
+            "l2": args.l2,
+            "fitted": dt.date.today().isoformat(),
+            "leave_one_case_out": est_loo,
+            "in_sample": est_in,
+            "how": "benchmarks/fit_ranker.py --write" + (" --with-heldout-2" if args.with_heldout_2 else ""),
+        })
+        OUT.write_text(json.dumps(model, indent=1) + "\n")
+        print(f"\nwrote {OUT.relative_to(ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

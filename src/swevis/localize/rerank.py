@@ -1,0 +1,145 @@
+"""D_loc's final symbol ranking: a logistic re-ranker over the heuristic score and graph features.
+
+The heuristic (swevis.localize.operators) adds hand-weighted evidence: traceback frames,
+names, BM25 and a focused graph walk. Those weights were set on the nine bundled sample
+instances and carried over poorly to issues they were not set on (symbol hit@5 0.72 there,
+0.50 on nine held-out cases). The re-ranker keeps the heuristic as one feature and lets gold
+patches decide how much to trust it against a few others (FEATURES): how much a symbol's own
+text reads like the symptom, how much a walk from the seeds reaches it, how symptom-like the
+call chain that reaches it is, and what kind of symbol it is.
+
+The weights are fitted by benchmarks/fit_ranker.py and shipped in
+src/swevis/data/ranker_weights.json with the cases they were fitted on and a leave-one-case-
+out estimate. Evidence features keep a weight >= 0 (more evidence never lowers a score);
+only the flags may weigh against.
+
+The fit is a few lines of Newton's method (IRLS) on numpy: scikit-learn and scipy are not
+dependencies of swevis, and one small L2-regularized logistic regression does not justify
+adding them.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from functools import lru_cache
+from importlib import resources
+
+import numpy as np
+
+FEATURES: tuple[str, ...] = (
+    "heuristic",  # the heuristic score, relative to the best symbol's
+    "heuristic_rank",  # 1 / its rank under the heuristic
+    "symptom",  # BM25 of its own text against the issue's prose, relative to the best symbol's
+    "walk",  # mass the focused walk from the seeds brings it, relative to the most any symbol gets
+    "chain",  # seed score x edge weights x relative symptom relevance along the best chain, / top seed
+    "is_class",
+    "is_exception",  # an exception class or its method: raised in many places, rarely the fix
+    "is_private",  # a _helper: where many fixes land
+)
+FLAGS = frozenset({"is_class", "is_exception", "is_private"})
+MONOTONE = tuple(name not in FLAGS for name in FEATURES)
+WEIGHTS_RESOURCE = "ranker_weights.json"
+
+
+@lru_cache(maxsize=1)
+def default_model() -> dict:
+    """The shipped model: {"features": [...], "weights": [...], "bias": float, ...provenance}."""
+    model = json.loads(resources.files("swevis.data").joinpath(WEIGHTS_RESOURCE).read_text())
+    check_model(model)
+    return model
+
+
+def check_model(model: dict) -> None:
+    unknown = [f for f in model.get("features", []) if f not in FEATURES]
+    if unknown or len(model.get("weights", [])) != len(model.get("features", [])) or "bias" not in model:
+        raise ValueError(f"re-ranker model does not match swevis.localize.rerank.FEATURES (unknown: {unknown})")
+
+
+def vector(features: dict[str, float], names=FEATURES) -> list[float]:
+    return [float(features.get(n, 0.0)) for n in names]
+
+
+def probability(features: dict[str, float], model: dict | None = None) -> float:
+    m = model or default_model()
+    z = m["bias"] + sum(w * x for w, x in zip(m["weights"], vector(features, m["features"])))
+    return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
+
+
+def chain_scores(seeds: list[tuple[int, float]], adj: dict[int, list[tuple[str, int, float]]],
+                 relevance: dict[int, float], *, depth: int, decay: float, eps: float) -> dict[int, float]:
+    """For every symbol reached from a seed: the best product of the seed's score, edge weights
+    (capped at 1), a decay per hop and, at every hop, the step's symptom relevance relative to
+    its most relevant sibling (so the most symptom-like callee of a seed inherits most of it).
+    Relative to the top seed's score; the seeds themselves are left out."""
+    if not seeds:
+        return {}
+    top = seeds[0][1] or 1.0
+    seed_ids = {sid for sid, _ in seeds}
+    value = {sid: v for sid, v in seeds}
+    chain: dict[int, float] = {}
+    frontier = [sid for sid, _ in seeds]
+    for _ in range(depth):
+        nxt = []
+        for a in frontier:
+            outs = [(b, w) for _, b, w in adj.get(a, ()) if b not in seed_ids]
+            if not outs:
+                continue
+            best_sibling = max(eps + relevance.get(b, 0.0) for b, _ in outs)
+            for b, w in outs:
+                val = value[a] * min(1.0, w) * decay * (eps + relevance.get(b, 0.0)) / best_sibling
+                if val > value.get(b, 0.0):
+                    value[b] = chain[b] = val
+                    nxt.append(b)
+        frontier = list(dict.fromkeys(nxt))
+    return {v: c / top for v, c in chain.items()}
+
+
+def fit(groups: list[tuple[np.ndarray, np.ndarray]], l2: float = 1.0, iterations: int = 50,
+        nonnegative=MONOTONE) -> tuple[np.ndarray, float]:
+    """L2-regularized logistic regression over issues, each issue weighing the same.
+
+    groups: one (X, y) per issue, X of shape (candidates, features), y in {0, 1}. Within an
+    issue the positives share a weight of 1 and the negatives share a weight of 1, so an
+    issue with 300 candidates does not outvote one with 30. nonnegative[j] keeps weight j at
+    or above 0: a feature whose weight would go below 0 is held at 0 and the rest refitted,
+    until none does. Returns (weights, bias).
+    """
+    n_features = groups[0][0].shape[1] if groups else 0
+    free = np.ones(n_features, dtype=bool)
+    while True:
+        w, b = _fit_free(groups, l2, iterations, free)
+        bad = [j for j in range(n_features) if nonnegative[j] and free[j] and w[j] < 0]
+        if not bad:
+            return w, b
+        free[min(bad, key=lambda j: w[j])] = False
+
+
+def _fit_free(groups, l2: float, iterations: int, free: np.ndarray) -> tuple[np.ndarray, float]:
+    xs, ys, ws = [], [], []
+    for x, y in groups:
+        npos, nneg = int(y.sum()), int(len(y) - y.sum())
+        if npos == 0 or nneg == 0:
+            continue
+        xs.append(x[:, free])
+        ys.append(y)
+        ws.append(np.where(y > 0, 1.0 / npos, 1.0 / nneg))
+    if not xs:
+        raise ValueError("no issue has both a gold symbol and another candidate to fit on")
+    x = np.hstack([np.vstack(xs), np.ones((sum(len(a) for a in xs), 1))])
+    y = np.concatenate(ys)
+    w = np.concatenate(ws)
+    beta = np.zeros(x.shape[1])
+    reg = np.full(x.shape[1], l2)
+    reg[-1] = 0.0  # the bias is not shrunk
+    for _ in range(iterations):
+        p = 1.0 / (1.0 + np.exp(-np.clip(x @ beta, -50, 50)))
+        grad = x.T @ (w * (p - y)) + reg * beta
+        hess = (x * (w * p * (1 - p))[:, None]).T @ x + np.diag(reg) + 1e-9 * np.eye(x.shape[1])
+        step = np.linalg.solve(hess, grad)
+        beta -= step
+        if np.max(np.abs(step)) < 1e-8:
+            break
+    weights = np.zeros(len(free))
+    weights[free] = beta[:-1]
+    return weights, float(beta[-1])
