@@ -49,6 +49,8 @@ def test_evidence_weights_never_go_negative():
 def test_fit_needs_an_issue_with_gold_and_other_candidates():
     with pytest.raises(ValueError, match="no issue"):
         fit([(np.ones((3, 2)), np.zeros(3))], nonnegative=(True, True))
+    with pytest.raises(ValueError, match="2 features"):
+        fit([(np.ones((3, 2)), np.array([1.0, 0.0, 0.0]))])  # the default constraint is for FEATURES
 
 
 def test_chain_prefers_the_symptom_like_callee():
@@ -67,9 +69,6 @@ def test_shipped_weights_match_the_features_and_say_where_they_come_from():
         assert name in FLAGS or w >= 0, name
     assert MONOTONE == tuple(f not in FLAGS for f in FEATURES)
     assert len(m["fitted_on"]) >= 18 and m["how"].startswith("benchmarks/fit_ranker.py")
-    # the out-of-sample estimate recorded with the weights meets the issue's targets
-    assert m["leave_one_case_out"]["file@5"] == 1.0
-    assert m["leave_one_case_out"]["symbol@5"] >= 0.8
     assert 0.0 < probability({f: 1.0 for f in FEATURES}) < 1.0
 
 
@@ -81,13 +80,19 @@ def test_a_model_that_does_not_match_is_refused():
 
 
 @pytest.mark.slow
-def test_fit_script_reproduces_the_shipped_estimate(tmp_path):
-    """benchmarks/fit_ranker.py, run afresh over the same cases, gives the recorded estimate."""
+def test_fit_script_reproduces_the_shipped_weights_and_estimate(tmp_path):
+    """benchmarks/fit_ranker.py, run afresh over the recorded cases, gives the shipped weights and
+    the recorded leave-one-case-out estimate, which meets the issue's targets across the cases."""
     m = default_model()
-    args = [sys.executable, str(ROOT / "benchmarks" / "fit_ranker.py"), "--l2", str(m["l2"])]
+    out = tmp_path / "weights.json"
+    args = [sys.executable, str(ROOT / "benchmarks" / "fit_ranker.py"), "--l2", str(m["l2"]), "--out", str(out)]
     if "--with-heldout-2" in m["how"]:
         args.append("--with-heldout-2")
-    out = subprocess.run(args, capture_output=True, text=True, check=True, cwd=tmp_path).stdout
-    line = next(ln for ln in out.splitlines() if ln.strip().startswith("symbol@5"))
-    assert float(line.split("|")[1]) == pytest.approx(m["leave_one_case_out"]["symbol@5"], abs=1e-3)
-    assert json.loads((ROOT / "src" / "swevis" / "data" / "ranker_weights.json").read_text()) == m
+    subprocess.run(args, capture_output=True, text=True, check=True, cwd=tmp_path)
+    refit = json.loads(out.read_text())
+    assert refit["fitted_on"] == m["fitted_on"]
+    # str hashing differs per process, so float sums run in another order: equal to ~1e-4
+    assert refit["weights"] == pytest.approx(m["weights"], abs=2e-3) and refit["bias"] == pytest.approx(m["bias"], abs=2e-3)
+    assert refit["leave_one_case_out"] == pytest.approx(m["leave_one_case_out"], abs=1e-3)
+    assert refit["leave_one_case_out"]["file@5"] == 1.0
+    assert refit["leave_one_case_out"]["symbol@5"] >= 0.8

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from swevis.index.store import RepoIndex, Symbol
 from swevis.localize.hints import extract_hints
-from swevis.localize.rerank import chain_scores, default_model, probability
+from swevis.localize.rerank import chain_scores, check_model, default_model, probability
 
 DEFAULTS: dict = {
     "w_traceback": 3.0,
@@ -150,6 +150,8 @@ def _penalty(index: RepoIndex, path: str, o: dict, cache: dict) -> float:
 
 
 _FENCE = re.compile(r"```.*?(?:```|\Z)", re.S)
+# "TypeError: ..." ending a pasted traceback: the type is a hint of its own, its message is prose
+_EXCEPTION_TYPE = re.compile(r"^\s*[\w.]*(?:Error|Exception|Warning)\b:?")
 
 
 def _symptom_text(text: str, o: dict) -> str:
@@ -159,10 +161,11 @@ def _symptom_text(text: str, o: dict) -> str:
     identifiers); the prose is where the symptom is described ("width", "rounding",
     "merging", "inclusive"), which is what the walk's focus should follow.
     """
-    lines = text.strip().splitlines()
-    title = lines[0] if lines else ""
     prose = _FENCE.sub(" ", text)
-    prose = "\n".join(ln for ln in prose.splitlines() if not ln.startswith(("    ", "\t", ">>>", "Traceback", "  File ")))
+    prose = "\n".join(_EXCEPTION_TYPE.sub("", ln) for ln in prose.splitlines()
+                      if not ln.startswith(("    ", "\t", ">>>", "Traceback", "  File ")))
+    lines = prose.strip().splitlines()
+    title = lines[0] if lines else ""
     return "\n".join([title] * int(o["title_repeat"]) + [prose])
 
 
@@ -282,12 +285,16 @@ def _walk(index: RepoIndex, sc: "_Scores", relevance: dict[int, float], o: dict,
     return _WalkResult(seeds, adj, {v: max(g, 0.0) / gmax for v, g in gained.items() if v in syms})
 
 
-def _is_test(index: RepoIndex, path: str, cache: dict) -> bool:
-    key = ("is_test", path)
-    if key not in cache:
-        f = index.file(path)
-        cache[key] = bool(f is not None and f.is_test)
-    return cache[key]
+def is_test_module(path: str) -> bool:
+    """A test module: test_*.py, *_test.py, conftest.py, or a file under a tests/ folder.
+
+    Narrower than the index's is_test (which also counts test/ and testing/ folders): those
+    hold library code in several SWE-bench repositories (django/test/, sympy/testing/,
+    numpy/testing/), which must stay symbol candidates.
+    """
+    parts = path.replace("\\", "/").split("/")
+    base = parts[-1]
+    return "tests" in parts[:-1] or base.startswith("test_") or base.endswith("_test.py") or base == "conftest.py"
 
 
 _FLAG_NAMES = ("is_class", "is_exception", "is_private")
@@ -303,7 +310,7 @@ def _symbol_flags(index: RepoIndex, s: Symbol) -> dict[str, float]:
     }
 
 
-def _fold_local_functions(index: RepoIndex, sc: "_Scores", feats: dict[int, dict[str, float]]) -> None:
+def _fold_local_functions(index: RepoIndex, sc: "_Scores", feats: dict[int, dict[str, float]], own_features) -> None:
     """A function defined inside a function is not addressable (an agent views, and gold_symbols
     counts, its enclosing definition): its score, features and evidence go to that definition,
     which keeps the larger value of each."""
@@ -318,7 +325,9 @@ def _fold_local_functions(index: RepoIndex, sc: "_Scores", feats: dict[int, dict
             parent = parents[sc.syms[sid].parent_id]
             sc.syms.setdefault(parent.id, parent)
             sc.sym[parent.id] = max(sc.sym.get(parent.id, 0.0), sc.sym.pop(sid))
-            into = feats.setdefault(parent.id, _symbol_flags(index, parent))
+            if parent.id not in feats:
+                feats[parent.id] = own_features(parent.id)
+            into = feats[parent.id]
             for k, v in feats.pop(sid, {}).items():
                 if k not in _FLAG_NAMES:
                     into[k] = max(into.get(k, 0.0), v)
@@ -346,6 +355,8 @@ def localize_issue(
     if ranker not in ("heuristic", "learned"):
         raise ValueError(f"unknown ranker {ranker!r}: expected 'heuristic' or 'learned'")
     if model is not None or ranker == "learned":
+        if model is not None:
+            check_model(model)
         m = model or default_model()
         sym = {sid: probability(f, m) for sid, f in feats.items()}
     else:
@@ -358,8 +369,24 @@ def localize_issue(
         s = sc.syms[sid]
         out.append(Candidate("symbol", s.path, s.qualname, s.start_line, s.end_line, round(v, 4), sc.sym_ev[sid][:6]))
     out.extend(spans)
-    out.sort(key=lambda c: -c.score)
-    return out
+    return interleaved(out)
+
+
+_KIND_ORDER = {"symbol": 0, "span": 1, "file": 2}
+
+
+def interleaved(candidates: list[Candidate]) -> list[Candidate]:
+    """Candidates of all kinds in one order: by rank within their kind, then symbol, span, file.
+
+    Scores are comparable only within a kind (a symbol's is the re-ranker's probability, a
+    span's and a file's are heuristic sums), so the best symbol, the best span and the best
+    file come first, then the second of each, and so on.
+    """
+    rank: dict[int, int] = {}
+    for kind in _KIND_ORDER:
+        for i, c in enumerate(by_kind(candidates, kind)):
+            rank[id(c)] = i
+    return sorted(candidates, key=lambda c: (rank.get(id(c), 0), _KIND_ORDER.get(c.kind, 3)))
 
 
 def issue_evidence(
@@ -496,17 +523,18 @@ def issue_evidence(
     if walked is not None:
         chain = chain_scores(walked.seeds, walked.adj, relevance, depth=o["walk_depth"], decay=o["reach_decay"],
                              eps=o["walk_eps"])
-    feats: dict[int, dict[str, float]] = {}
-    for sid in sc.sym:
-        feats[sid] = {
+    def own_features(sid: int) -> dict[str, float]:
+        return {
             "symptom": relevance.get(sid, 0.0),
             "walk": walked.gained.get(sid, 0.0) if walked else 0.0,
             "chain": chain.get(sid, 0.0),
             **_symbol_flags(index, sc.syms[sid]),
         }
-    _fold_local_functions(index, sc, feats)
+
+    feats = {sid: own_features(sid) for sid in sc.sym}
+    _fold_local_functions(index, sc, feats, own_features)
     # a fix lands in the code under test: test code seeds the graph but is no symbol candidate
-    for sid in [sid for sid in sc.sym if _is_test(index, sc.syms[sid].path, pen)]:
+    for sid in [sid for sid in sc.sym if is_test_module(sc.syms[sid].path)]:
         del sc.sym[sid], feats[sid]
     top = max(sc.sym.values(), default=0.0) or 1.0
     ranked = sorted(sc.sym.items(), key=lambda kv: (-kv[1], sc.syms[kv[0]].path, sc.syms[kv[0]].start_line))
@@ -575,9 +603,9 @@ def pack_context(
     extra = o["wide_context"] if wide else 0
     cache: dict = {}
 
-    ranked = sorted(candidates, key=lambda c: -c.score)
+    ranked = interleaved(candidates)
     file_order: list[str] = []
-    for c in ranked:
+    for c in by_kind(candidates, "file") + ranked:
         if c.path not in file_order:
             file_order.append(c.path)
 

@@ -28,7 +28,7 @@ from importlib import resources
 import numpy as np
 
 FEATURES: tuple[str, ...] = (
-    "heuristic",  # the heuristic score, relative to the best symbol's
+    "heuristic",  # the heuristic score (direct + graph), relative to the best symbol's
     "heuristic_rank",  # 1 / its rank under the heuristic
     "symptom",  # BM25 of its own text against the issue's prose, relative to the best symbol's
     "walk",  # mass the focused walk from the seeds brings it, relative to the most any symbol gets
@@ -96,16 +96,21 @@ def chain_scores(seeds: list[tuple[int, float]], adj: dict[int, list[tuple[str, 
 
 
 def fit(groups: list[tuple[np.ndarray, np.ndarray]], l2: float = 1.0, iterations: int = 50,
-        nonnegative=MONOTONE) -> tuple[np.ndarray, float]:
+        nonnegative: tuple[bool, ...] | None = None) -> tuple[np.ndarray, float]:
     """L2-regularized logistic regression over issues, each issue weighing the same.
 
     groups: one (X, y) per issue, X of shape (candidates, features), y in {0, 1}. Within an
     issue the positives share a weight of 1 and the negatives share a weight of 1, so an
     issue with 300 candidates does not outvote one with 30. nonnegative[j] keeps weight j at
     or above 0: a feature whose weight would go below 0 is held at 0 and the rest refitted,
-    until none does. Returns (weights, bias).
+    until none does. By default FEATURES' evidence is constrained and its flags are not.
+    Returns (weights, bias).
     """
     n_features = groups[0][0].shape[1] if groups else 0
+    if nonnegative is None:
+        nonnegative = MONOTONE
+    if len(nonnegative) != n_features:
+        raise ValueError(f"nonnegative has {len(nonnegative)} entries for {n_features} features")
     free = np.ones(n_features, dtype=bool)
     while True:
         w, b = _fit_free(groups, l2, iterations, free)
