@@ -1,11 +1,11 @@
-"""Localization quality on the bundled sample, on the first held-out set
-(benchmarks/heldout_localization/) and on the second (benchmarks/heldout_localization_2/).
+"""Localization quality, D_loc (heuristic and re-ranked) against BM25 alone, on every case set:
+the bundled sample and the held-out sets under benchmarks/heldout_localization*/.
 
-The heuristic's constants were set on the bundled sample; the re-ranker
-(swevis.localize.rerank) was fitted on the bundled sample and the first held-out set. Both held-
-out sets were written without looking at the localizer. The second was measured once with the
-ranker fitted without it; it also holds bugs injected into click and jinja2 as installed
-(source.json), whose buggy tree is rebuilt here by reverse-applying the gold fix.
+This uses the shipped re-ranker weights (src/swevis/data/ranker_weights.json), so a set they
+were fitted on (its "fitted_on" list) is measured in-sample here; the tables say which. For an
+estimate on a set the weights have not seen, use `benchmarks/fit_ranker.py --blind SET`, which
+fits without it. Held-out cases over installed libraries (source.json: bugs injected into
+click, jinja2, rich, packaging) rebuild their buggy tree by reverse-applying the gold fix.
 
 A quality benchmark, not a timing one: hit@k of D_loc and of the BM25-only baseline at the
 file, symbol and span level (swevis.localize.evaluate), one table per set. A change to the
@@ -21,7 +21,6 @@ import json
 import shutil
 import subprocess
 import sys
-import sysconfig
 import tempfile
 from importlib import metadata
 from pathlib import Path
@@ -32,6 +31,12 @@ ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "src" / "swevis" / "data" / "sample"
 HELDOUT = Path(__file__).resolve().parent / "heldout_localization"
 HELDOUT_2 = Path(__file__).resolve().parent / "heldout_localization_2"
+HELDOUT_3 = Path(__file__).resolve().parent / "heldout_localization_3"
+
+
+def heldout_sets() -> list[Path]:
+    """Every held-out set folder, in order."""
+    return sorted(p for p in Path(__file__).resolve().parent.glob("heldout_localization*") if p.is_dir())
 KS = (1, 3, 5, 10)
 
 
@@ -65,16 +70,22 @@ def injected_root(row: dict, dest: Path) -> Path:
     if installed != src["version"]:
         raise RuntimeError(f"{row['instance_id']} was written against {src['package']} {src['version']}, "
                            f"but {installed} is installed (requirements.lock pins the version)")
-    site = Path(sysconfig.get_paths()["purelib"])
+    dist = metadata.distribution(src["package"])
     root = dest / row["instance_id"]
     shutil.rmtree(root, ignore_errors=True)
     for name in src["root_contains"]:
-        shutil.copytree(site / name, root / name, ignore=shutil.ignore_patterns("__pycache__"))
+        shutil.copytree(Path(dist.locate_file(name)), root / name, ignore=shutil.ignore_patterns("__pycache__"))
     diff = dest / f"{row['instance_id']}.diff"
     diff.write_text(row["patch"])
+    # its own repository: inside another git work tree, `git apply` would skip the paths
+    # outside the current directory and still succeed, leaving the fixed tree
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
     proc = subprocess.run(["git", "apply", "-R", str(diff)], cwd=root, capture_output=True, text=True)
     if proc.returncode != 0:
         raise RuntimeError(f"{row['instance_id']}: the gold fix does not reverse-apply: {proc.stderr.strip()}")
+    check = subprocess.run(["git", "apply", "--check", str(diff)], cwd=root, capture_output=True, text=True)
+    if check.returncode != 0:
+        raise RuntimeError(f"{row['instance_id']}: the buggy tree does not take the gold fix: {check.stderr.strip()}")
     return root
 
 
@@ -95,12 +106,14 @@ def case_index(row: dict, dbs: Path, opened: dict):
     return opened[key]
 
 
-def measure(rows: list[dict], dbs: Path, options: dict | None = None) -> tuple[list[dict], list[dict]]:
+def measure(rows: list[dict], dbs: Path, options: dict | None = None,
+            model: dict | None = None) -> tuple[list[dict], list[dict]]:
     from swevis.localize.evaluate import evaluate_instance, summarize
 
     opened: dict = {}
     try:
-        per = [r for row in rows for r in evaluate_instance(case_index(row, dbs, opened), row, ks=KS, options=options)]
+        per = [r for row in rows
+               for r in evaluate_instance(case_index(row, dbs, opened), row, ks=KS, options=options, model=model)]
     finally:
         for idx in opened.values():
             idx.close()
@@ -122,23 +135,28 @@ def print_table(title: str, summary: list[dict], per: list[dict]) -> None:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--heldout", type=Path, action="append", help="folder of held-out cases (repeatable; "
-                    "default: both held-out sets)")
+                    "default: every benchmarks/heldout_localization*/)")
     ap.add_argument("--ranker", choices=("heuristic", "learned"), action="append",
                     help="D_loc's symbol ranking to measure (repeatable; default: both)")
     ap.add_argument("--json", type=Path, help="also write the tables as JSON")
     args = ap.parse_args(argv)
     sets = {"bundled sample": load_sample_instances(SAMPLE)}
-    for folder in args.heldout or [HELDOUT, HELDOUT_2]:
+    for folder in args.heldout or heldout_sets():
         if folder.is_dir():
             sets[folder.name] = heldout_rows(folder)
         else:
             print(f"no held-out set at {folder}", file=sys.stderr)
+    from swevis.localize.rerank import default_model
+
+    fitted_on = set(default_model().get("fitted_on", []))
     out = {}
     with tempfile.TemporaryDirectory(prefix="bench-localize-") as tmp:
         for title, rows in sets.items():
             for ranker in args.ranker or ["heuristic", "learned"]:
                 summary, per = measure(rows, Path(tmp), {"ranker": ranker})
-                print_table(f"{title}, {ranker} ranker", summary, per)
+                seen = sum(r["instance_id"] in fitted_on for r in rows)
+                note = f", in-sample: the weights were fitted on {seen} of these" if ranker == "learned" and seen else ""
+                print_table(f"{title}, {ranker} ranker{note}", summary, per)
                 out[f"{title}, {ranker}"] = {"summary": summary, "instances": per}
     if args.json:
         args.json.write_text(json.dumps(out, indent=1))

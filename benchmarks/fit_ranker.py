@@ -11,11 +11,14 @@ positive when a gold hunk touches it (swevis.localize.coverage.gold_symbols). Th
 3. fits on every case and, with --write, stores the weights with the cases, the L2 strength
    and both estimates in src/swevis/data/ranker_weights.json.
 
-    .venv/bin/python benchmarks/fit_ranker.py [--l2 1.0] [--with-heldout-2] [--write]
+    .venv/bin/python benchmarks/fit_ranker.py [--l2 1.0] [--with-heldout-2] [--write | --out FILE]
+    .venv/bin/python benchmarks/fit_ranker.py [--with-heldout-2] --blind heldout_localization_3
 
 The cases are the bundled sample (src/swevis/data/sample/instances) and the first held-out
-set (benchmarks/heldout_localization). The second held-out set (heldout_localization_2)
-measured the ranker fitted without it; --with-heldout-2 adds it to the fit.
+set (benchmarks/heldout_localization); --with-heldout-2 adds the second. --blind SET fits on
+those cases only and measures SET (a folder under benchmarks/) once: D_loc re-ranked, D_loc
+with the heuristic alone, and BM25 alone. That is how a held-out set is spent: on a fit that
+never saw it. (The second set was spent so: `--blind heldout_localization_2`.)
 """
 
 from __future__ import annotations
@@ -36,7 +39,7 @@ from swevis.localize.rerank import FEATURES, fit, vector
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
-from bench_localize import HELDOUT, HELDOUT_2, SAMPLE, case_index, heldout_rows  # noqa: E402
+from bench_localize import HELDOUT, HELDOUT_2, SAMPLE, case_index, heldout_rows, measure  # noqa: E402
 
 OUT = ROOT / "src" / "swevis" / "data" / "ranker_weights.json"
 KS = (1, 3, 5, 10)
@@ -71,11 +74,36 @@ def mean_table(per_case: list[dict]) -> dict[str, float]:
     return {f"{level}@{k}": round(float(np.mean([h[(k, level)] for h in per_case])), 4) for k in KS for level in LEVELS}
 
 
+def blind(folder: Path, model: dict) -> None:
+    """One measurement of a held-out set the model was not fitted on: symbol/file/span hit@k of
+    D_loc re-ranked by `model`, of D_loc's heuristic alone, and of BM25 alone, per case too."""
+    rows = heldout_rows(folder)
+    with tempfile.TemporaryDirectory(prefix="fit-ranker-blind-") as tmp:
+        learned_sum, learned = measure(rows, Path(tmp), {"ranker": "learned"}, model=model)
+        heuristic_sum, heuristic = measure(rows, Path(tmp), {"ranker": "heuristic"})
+    print(f"\nblind: {folder.name} ({len(rows)} cases), a model fitted without it")
+    print(f"{'':>10} | {'re-ranked':>9} | {'heuristic':>9} | {'BM25':>6}")
+    lt = {(r["k"], r["level"]): r for r in learned_sum}
+    ht = {(r["k"], r["level"]): r for r in heuristic_sum}
+    for k in KS:
+        for level in LEVELS:
+            print(f"{level + '@' + str(k):>10} | {lt[(k, level)]['dloc']:>9.3f} | {ht[(k, level)]['dloc']:>9.3f} | "
+                  f"{lt[(k, level)]['bm25']:>6.3f}")
+    print("symbol hit@5 per case (re-ranked / heuristic / BM25):")
+    pick = {(r["instance_id"]): r for r in heuristic if r["k"] == 5 and r["level"] == "symbol"}
+    for r in learned:
+        if r["k"] == 5 and r["level"] == "symbol":
+            h = pick[r["instance_id"]]
+            print(f"  {r['instance_id']:<28} {r['dloc']:.2f} / {h['dloc']:.2f} / {r['bm25']:.2f}")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--l2", type=float, default=1.0, help="L2 strength on the weights (the bias is not shrunk)")
     ap.add_argument("--with-heldout-2", action="store_true", help="fit on the second held-out set too")
     ap.add_argument("--write", action="store_true", help=f"write the model fitted on every case to {OUT}")
+    ap.add_argument("--out", type=Path, help="write the model fitted on every case to this file instead")
+    ap.add_argument("--blind", help="a held-out set folder under benchmarks/ to measure with the model fitted here")
     args = ap.parse_args(argv)
 
     rows = training_rows(args.with_heldout_2)
@@ -112,7 +140,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  {name:>15} {weight:+.3f}")
     print(f"  {'bias':>15} {model['bias']:+.3f}")
 
-    if args.write:
+    if args.blind:
+        blind(ROOT / "benchmarks" / args.blind, model)
+    if args.write or args.out:
         model.update({
             "fitted_on": [r["instance_id"] for r in rows],
             "l2": args.l2,
@@ -121,8 +151,9 @@ def main(argv: list[str] | None = None) -> int:
             "in_sample": est_in,
             "how": "benchmarks/fit_ranker.py --write" + (" --with-heldout-2" if args.with_heldout_2 else ""),
         })
-        OUT.write_text(json.dumps(model, indent=1) + "\n")
-        print(f"\nwrote {OUT.relative_to(ROOT)}")
+        out = args.out or OUT
+        out.write_text(json.dumps(model, indent=1) + "\n")
+        print(f"\nwrote {out}")
     return 0
 
 

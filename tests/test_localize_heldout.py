@@ -41,6 +41,17 @@ def test_injected_bug_rebuilds_from_the_installed_library(row, tmp_path):
     assert proc.returncode == 0, proc.stderr
 
 
+def test_an_injected_bug_is_rebuilt_inside_another_git_work_tree(tmp_path):
+    """`git apply` run inside a foreign work tree skips paths silently; the root is its own repo."""
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    row = INJECTED_ROWS[0]
+    root = injected_root(row, tmp_path / "nested" / "dest")
+    (tmp_path / "fix.diff").write_text(row["patch"])
+    proc = subprocess.run(["git", "apply", "--check", str(tmp_path / "fix.diff")], cwd=root,
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr  # the tree is the buggy one: the fix applies
+
+
 def test_a_version_mismatch_is_a_clear_error(tmp_path):
     row = dict(INJECTED_ROWS[0], source={**INJECTED_ROWS[0]["source"], "version": "0.0.1"})
     with pytest.raises(RuntimeError, match="requirements.lock pins"):

@@ -17,12 +17,13 @@ from swevis.localize.operators import bm25_baseline, localize_issue
 LEVELS = ("file", "symbol", "span")
 
 
-def evaluate_instance(index: RepoIndex, row: dict, ks=(1, 3, 5, 10), options: dict | None = None) -> list[dict]:
-    """Per-instance rows: instance_id, k, level, dloc, bm25, n_gold_hunks."""
+def evaluate_instance(index: RepoIndex, row: dict, ks=(1, 3, 5, 10), options: dict | None = None,
+                      model: dict | None = None) -> list[dict]:
+    """Per-instance rows: instance_id, k, level, dloc, bm25, n_gold_hunks (`model`: re-ranker weights)."""
     issue = row.get("problem_statement") or ""
     patch = row.get("patch") or ""
     kmax = max(ks)
-    dloc = localize_issue(index, issue, top_k=kmax, options=options)
+    dloc = localize_issue(index, issue, top_k=kmax, options=options, model=model)
     base = bm25_baseline(index, issue, top_k=kmax)
     n_hunks = len(gold_hunks(patch))
     out = []
