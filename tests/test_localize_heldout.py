@@ -1,4 +1,4 @@
-"""The held-out localization sets (benchmarks/heldout_localization{,_2}/): cases written without
+"""The held-out localization sets (benchmarks/heldout_localization*/): cases written without
 looking at the localizer. Their data must be valid (every gold patch applies; an injected bug
 in an installed library rebuilds from its fix), and D_loc must beat BM25 alone at the file
 level there too. The symbol and span numbers are reported by benchmarks/bench_localize.py,
@@ -18,17 +18,17 @@ from swevis.localize.evaluate import evaluate_instance, summarize
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
-from bench_localize import HELDOUT, HELDOUT_2, case_index, heldout_rows, injected_root  # noqa: E402
+from bench_localize import case_index, heldout_rows, heldout_sets, injected_root  # noqa: E402
 
-ROWS = heldout_rows(HELDOUT) + heldout_rows(HELDOUT_2)
+ROWS = [row for folder in heldout_sets() for row in heldout_rows(folder)]
 SAMPLE_ROWS = [r for r in ROWS if "repo_dir" in r]
 INJECTED_ROWS = [r for r in ROWS if "source" in r]
 
 
-def test_the_sets_cover_every_bundled_repo_and_two_real_libraries():
-    assert len(ROWS) >= 21
+def test_the_sets_cover_every_bundled_repo_and_four_real_libraries():
+    assert len(ROWS) >= 33
     assert {r["repo"] for r in SAMPLE_ROWS} == {"ledgerkit", "stratconf", "tabulon"}
-    assert {r["source"]["package"] for r in INJECTED_ROWS} == {"click", "jinja2"}
+    assert {r["source"]["package"] for r in INJECTED_ROWS} == {"click", "jinja2", "rich", "packaging"}
     assert all(r["problem_statement"].strip() and gold_hunks(r["patch"]) for r in ROWS)
 
 
