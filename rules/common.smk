@@ -84,6 +84,18 @@ def agents_params(wc):
 _DEMO_FILES = {}
 
 
+def ranker_weights(wc=None):
+    """The symbol re-ranker's weights, when D_loc uses them: refitting them reruns the
+    localization table. Paid runs do not take them as input (trigger policy); each run
+    records which weights it saw (provenance.localizer_ranker).
+    """
+    if (config.get("index") or {}).get("ranker", "learned") != "learned":
+        return []
+    from swevis.localize.rerank import weights_path
+
+    return [local(str(weights_path()))]
+
+
 def replay_demos(wc, agent=None):
     """Under the replay backend, the demonstration a run replays and the files it is based
     on: editing a demonstration reruns its runs (and those of the variants based on it).

@@ -31,6 +31,7 @@ rule index_repo:
 rule localization_table:
     input:
         instances=LAYOUT.instances(),
+        ranker=ranker_weights,
         dbs=lambda wc: sorted(
             {
                 LAYOUT.index_db(repo_slug(r["repo"]), r["base_commit"])

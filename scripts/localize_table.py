@@ -5,6 +5,7 @@ import json
 from swevis import __version__
 from swevis.config import config_hash
 from swevis.localize.evaluate import localization_table, write_csv
+from swevis.localize.rerank import describe
 from swevis.logutil import setup_logging
 from swevis.paths import repo_slug
 
@@ -27,6 +28,10 @@ summary, per = localization_table(
     ks=tuple(params.index["top_k"]),
     options=params.index,
 )
-extra = {"swevis_version": __version__, "index_config": config_hash(params.index)}
+extra = {
+    "swevis_version": __version__,
+    "index_config": config_hash(params.index),
+    "ranker": describe(params.index.get("ranker", "learned")),
+}
 write_csv(per, snakemake.output.instances, extra)  # noqa: F821
 write_csv(summary, snakemake.output.table, extra)  # noqa: F821

@@ -10,7 +10,17 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from swevis.localize.rerank import FEATURES, FLAGS, MONOTONE, check_model, chain_scores, default_model, fit, probability
+from swevis.localize.rerank import (
+    FEATURES,
+    FLAGS,
+    MONOTONE,
+    chain_scores,
+    check_model,
+    default_model,
+    describe,
+    fit,
+    probability,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -70,6 +80,12 @@ def test_shipped_weights_match_the_features_and_say_where_they_come_from():
     assert MONOTONE == tuple(f not in FLAGS for f in FEATURES)
     assert len(m["fitted_on"]) >= 18 and m["how"].startswith("benchmarks/fit_ranker.py")
     assert 0.0 < probability({f: 1.0 for f in FEATURES}) < 1.0
+
+
+def test_tables_and_runs_say_which_ranking_produced_them():
+    m = default_model()
+    assert describe("learned") == f"learned (fitted {m['fitted']} on {len(m['fitted_on'])} cases)"
+    assert describe("heuristic") == "heuristic"
 
 
 def test_a_model_that_does_not_match_is_refused():

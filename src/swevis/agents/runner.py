@@ -175,6 +175,15 @@ def _run_phase(
     return result, messages
 
 
+def _ranker_provenance(index_cfg: dict | None) -> str:
+    """Which symbol ranking D_loc used in this run. The re-ranker's weights are package data,
+    not an input of paid runs (the trigger policy): an upgrade that refits them does not rerun
+    them, and this says which weights a run saw."""
+    from swevis.localize.rerank import describe
+
+    return describe((index_cfg or {}).get("ranker", "learned"))
+
+
 def prelocalize(
     row: dict[str, Any], chat: Any, *, index_db: str, pristine_dir: str, index_cfg: dict[str, Any], top_k: int = 10
 ) -> dict[str, Any]:
@@ -409,6 +418,7 @@ def run_instance(spec: RunSpec) -> dict[str, Any]:
             "tokenizer": spec.profile.get("tokenizer"),
             "image_family": spec.profile.get("image_family"),
             "agents_config": {k: spec.opt(k) for k in AGENT_DEFAULTS},
+            "localizer_ranker": _ranker_provenance(spec.index_cfg),
             "wall_time_s": round(time.time() - started, 2),
             "resume": journal.info(),
             "spend": {"trajectory": guard.spent.to_dict(), "ledger": spec.ledger_path},

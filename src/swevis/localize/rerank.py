@@ -42,10 +42,23 @@ MONOTONE = tuple(name not in FLAGS for name in FEATURES)
 WEIGHTS_RESOURCE = "ranker_weights.json"
 
 
+def weights_path():
+    """Where the shipped weights are (a workflow input: refitting them reruns what localizes)."""
+    return resources.files("swevis.data").joinpath(WEIGHTS_RESOURCE)
+
+
+def describe(ranker: str) -> str:
+    """One line of provenance for a table: which symbol ranking produced it."""
+    if ranker != "learned":
+        return ranker
+    m = default_model()
+    return f"learned (fitted {m.get('fitted', '?')} on {len(m.get('fitted_on', []))} cases)"
+
+
 @lru_cache(maxsize=1)
 def default_model() -> dict:
     """The shipped model: {"features": [...], "weights": [...], "bias": float, ...provenance}."""
-    model = json.loads(resources.files("swevis.data").joinpath(WEIGHTS_RESOURCE).read_text())
+    model = json.loads(weights_path().read_text())
     check_model(model)
     return model
 
