@@ -163,3 +163,18 @@ def test_module_names_src_layout_and_installed_package():
     assert m["lib/pkg/a.py"] == "pkg.a" and m["lib/pkg/sub/b.py"] == "pkg.sub.b" and m["setup.py"] == "setup"
     m2 = module_names(["__init__.py", "colors.py"], root_name="matplotlib")
     assert m2["colors.py"] == "matplotlib.colors" and m2["__init__.py"] == "matplotlib"
+
+
+def test_two_builds_of_a_repository_are_identical(tmp_path):
+    """Row ids order every ranking tie and cut-off downstream: a build must not depend on the
+    order tree-sitter happens to return a query's captures in."""
+    sample = Path(__file__).resolve().parents[1] / "src" / "swevis" / "data" / "sample" / "repos" / "ledgerkit"
+    dumps = []
+    for name in ("a", "b"):
+        build_index(sample, tmp_path / f"{name}.sqlite")
+        con = sqlite3.connect(tmp_path / f"{name}.sqlite")
+        dumps.append({t: con.execute(f"SELECT * FROM {t} ORDER BY rowid").fetchall()
+                      for t in ("files", "symbols", "edges", "targets", "attrs", "bm25_docs")})
+        con.close()
+    for table in dumps[0]:
+        assert dumps[0][table] == dumps[1][table], table

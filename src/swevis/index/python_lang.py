@@ -117,11 +117,31 @@ def _resolve_relative(module: str, level: int, rel: str, is_package: bool) -> st
     return base
 
 
+def _captures(query: ts.Query, root: ts.Node, name: str) -> list[ts.Node]:
+    """A query's captures of `name` in source order.
+
+    tree-sitter returns the captures of a query with several patterns in no fixed order (two
+    builds of the same file inserted edges in different orders), and the order reaches the
+    index's row ids and everything ranked by them; source order makes a build reproducible.
+    """
+    return sorted(ts.QueryCursor(query).captures(root).get(name, []), key=lambda n: (n.start_byte, n.end_byte))
+
+
+def _matches(query: ts.Query, root: ts.Node) -> list[tuple[int, dict]]:
+    """A query's matches in source order (of their first capture), for the same reason."""
+
+    def first(match: tuple[int, dict]) -> tuple[int, int, int]:
+        nodes = [n for ns in match[1].values() for n in (ns if isinstance(ns, list) else [ns])]
+        return (min((n.start_byte for n in nodes), default=0), min((n.end_byte for n in nodes), default=0), match[0])
+
+    return sorted(ts.QueryCursor(query).matches(root), key=first)
+
+
 def _imports(root: ts.Node, module: str, is_package: bool, namespace: dict | None = None) -> list[dict]:
     """Import records; `namespace` (if given) receives local name -> dotted target it binds."""
     out: list[dict] = []
     ns = namespace if namespace is not None else {}
-    for node in ts.QueryCursor(_IMPORTS).captures(root).get("imp", []):
+    for node in _captures(_IMPORTS, root, "imp"):
         line = node.start_point[0] + 1
         if node.type == "import_statement":
             for child in node.named_children:
@@ -271,14 +291,14 @@ def extract(path: str, data: bytes, module: str, options: dict | None = None) ->
     fx = FileExtract(language="python")
     if root.has_error:
         fx.status = "partial"
-        fx.n_errors = len(ts.QueryCursor(_ERRORS).captures(root).get("err", [])) or 1
+        fx.n_errors = len(_captures(_ERRORS, root, "err")) or 1
 
     is_package = path.endswith("__init__.py") or path.endswith("__init__.pyi")
     is_test = bool(options.get("is_test"))
 
     # ---- definitions, nested by byte position
     defs: list[tuple[ts.Node, str]] = []
-    for _, caps in ts.QueryCursor(_DEFS).matches(root):
+    for _, caps in _matches(_DEFS, root):
         node = caps["def"][0]
         defs.append((node, _text(caps["name"][0])))
     defs.sort(key=lambda d: (d[0].start_byte, -d[0].end_byte))
@@ -370,7 +390,7 @@ def extract(path: str, data: bytes, module: str, options: dict | None = None) ->
             while scope is not None and syms[scope].kind == "class":
                 scope = syms[scope].parent
 
-    matches = ts.QueryCursor(_BINDINGS).matches(root)
+    matches = _matches(_BINDINGS, root)
     params = [m for m in matches if "param" in m[1] or "uparam" in m[1] or "loopvar" in m[1]]
     assigns = [m for m in matches if "asg" in m[1] or "sasg" in m[1]]
     for _, caps in params:
@@ -403,7 +423,7 @@ def extract(path: str, data: bytes, module: str, options: dict | None = None) ->
 
     # ---- calls with their receivers (deduplicated per caller)
     seen: set[tuple[int | None, str, str]] = set()
-    for node in ts.QueryCursor(_CALLS).captures(root).get("callee", []):
+    for node in _captures(_CALLS, root, "callee"):
         name = _text(node)
         src = enclosing(node.start_byte)
         recv = ""
