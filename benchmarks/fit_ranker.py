@@ -11,14 +11,17 @@ positive when a gold hunk touches it (swevis.localize.coverage.gold_symbols). Th
 3. fits on every case and, with --write, stores the weights with the cases, the L2 strength
    and both estimates in src/swevis/data/ranker_weights.json.
 
-    .venv/bin/python benchmarks/fit_ranker.py [--l2 1.0] [--with-heldout-2] [--write | --out FILE]
-    .venv/bin/python benchmarks/fit_ranker.py [--with-heldout-2] --blind heldout_localization_3
+    .venv/bin/python benchmarks/fit_ranker.py [--l2 1.0] [--exclude SET ...] [--write | --out FILE]
+    .venv/bin/python benchmarks/fit_ranker.py [--exclude SET ...] --blind SET
 
-The cases are the bundled sample (src/swevis/data/sample/instances) and the first held-out
-set (benchmarks/heldout_localization); --with-heldout-2 adds the second. --blind SET fits on
-those cases only and measures SET (a folder under benchmarks/) once: D_loc re-ranked, D_loc
-with the heuristic alone, and BM25 alone. That is how a held-out set is spent: on a fit that
-never saw it. (The second set was spent so: `--blind heldout_localization_2`.)
+The cases are the bundled sample (src/swevis/data/sample/instances) and every held-out set
+(benchmarks/heldout_localization*/) but those named by --exclude and --blind. --blind SET fits
+without SET and measures it once: D_loc re-ranked, D_loc with the heuristic alone, and BM25
+alone. That is how a new held-out set is spent: on a fit that never saw it. The two sets
+spent so far, as they were:
+
+    fit_ranker.py --exclude heldout_localization_3 --blind heldout_localization_2   (18 cases)
+    fit_ranker.py --blind heldout_localization_3                                    (30 cases)
 """
 
 from __future__ import annotations
@@ -39,16 +42,20 @@ from swevis.localize.rerank import FEATURES, fit, vector
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
-from bench_localize import HELDOUT, HELDOUT_2, SAMPLE, case_index, heldout_rows, measure  # noqa: E402
+from bench_localize import SAMPLE, case_index, heldout_rows, heldout_sets, measure  # noqa: E402
 
 OUT = ROOT / "src" / "swevis" / "data" / "ranker_weights.json"
 KS = (1, 3, 5, 10)
 LEVELS = ("file", "symbol", "span")
 
 
-def training_rows(with_heldout_2: bool = False) -> list[dict]:
-    rows = load_sample_instances(SAMPLE) + heldout_rows(HELDOUT)
-    return rows + heldout_rows(HELDOUT_2) if with_heldout_2 else rows
+def training_rows(exclude: list[str] = ()) -> list[dict]:
+    """The bundled sample and every held-out set not excluded (by folder name)."""
+    rows = load_sample_instances(SAMPLE)
+    for folder in heldout_sets():
+        if folder.name not in exclude:
+            rows += heldout_rows(folder)
+    return rows
 
 
 def case_matrix(index, row: dict) -> tuple[np.ndarray, np.ndarray, int]:
@@ -57,8 +64,10 @@ def case_matrix(index, row: dict) -> tuple[np.ndarray, np.ndarray, int]:
     gold = {(p, q) for p, names in gold_symbols(index, row["patch"]) for q in names}
     sids = sorted(feats)
     x = np.array([vector(feats[sid]) for sid in sids]).reshape(len(sids), len(FEATURES))
-    y = np.array([1.0 if (sc.syms[sid].path, sc.syms[sid].qualname) in gold else 0.0 for sid in sids])
-    return x, y, len(gold) - int(y.sum())
+    keys = [(sc.syms[sid].path, sc.syms[sid].qualname) for sid in sids]
+    y = np.array([1.0 if key in gold else 0.0 for key in keys])
+    # a property and its setter share a qualified name: both are positives, one gold symbol
+    return x, y, len(gold - set(keys))
 
 
 def model_of(weights: np.ndarray, bias: float) -> dict:
@@ -100,19 +109,19 @@ def blind(folder: Path, model: dict) -> None:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--l2", type=float, default=1.0, help="L2 strength on the weights (the bias is not shrunk)")
-    ap.add_argument("--with-heldout-2", action="store_true", help="fit on the second held-out set too")
+    ap.add_argument("--exclude", nargs="+", default=[], metavar="SET", help="held-out set folders not to fit on")
     ap.add_argument("--write", action="store_true", help=f"write the model fitted on every case to {OUT}")
     ap.add_argument("--out", type=Path, help="write the model fitted on every case to this file instead")
     ap.add_argument("--blind", help="a held-out set folder under benchmarks/ to measure with the model fitted here")
     args = ap.parse_args(argv)
 
-    rows = training_rows(args.with_heldout_2)
+    rows = training_rows(args.exclude + ([args.blind] if args.blind else []))
     with tempfile.TemporaryDirectory(prefix="fit-ranker-") as tmp:
         opened: dict = {}
         indexes = [case_index(row, Path(tmp), opened) for row in rows]
         mats = [case_matrix(ix, r) for ix, r in zip(indexes, rows)]
         print(f"{len(rows)} cases, {sum(len(m[1]) for m in mats)} candidate symbols, "
-              f"{int(sum(m[1].sum() for m in mats))} gold symbols among them, {sum(m[2] for m in mats)} not")
+              f"{int(sum(m[1].sum() for m in mats))} of them positive; {sum(m[2] for m in mats)} gold symbols are no candidate")
         loo = []
         for i, (ix, row) in enumerate(zip(indexes, rows)):
             w, b = fit([(m[0], m[1]) for j, m in enumerate(mats) if j != i], l2=args.l2)
@@ -149,7 +158,8 @@ def main(argv: list[str] | None = None) -> int:
             "fitted": dt.date.today().isoformat(),
             "leave_one_case_out": est_loo,
             "in_sample": est_in,
-            "how": "benchmarks/fit_ranker.py --write" + (" --with-heldout-2" if args.with_heldout_2 else ""),
+            "how": "benchmarks/fit_ranker.py --write" + (" --exclude " + " ".join(args.exclude) if args.exclude else ""),
+            "args": ["--l2", str(args.l2)] + (["--exclude", *args.exclude] if args.exclude else []),
         })
         out = args.out or OUT
         out.write_text(json.dumps(model, indent=1) + "\n")
