@@ -49,8 +49,18 @@ KS = (1, 3, 5, 10)
 LEVELS = ("file", "symbol", "span")
 
 
+def set_name(name: str) -> str:
+    """A held-out set's folder name as given on the command line (a path, a trailing slash)."""
+    known = {f.name for f in heldout_sets()}
+    base = Path(name).name
+    if base not in known:
+        raise SystemExit(f"no held-out set {name!r}: expected one of {', '.join(sorted(known))}")
+    return base
+
+
 def training_rows(exclude: list[str] = ()) -> list[dict]:
     """The bundled sample and every held-out set not excluded (by folder name)."""
+    exclude = {set_name(x) for x in exclude}
     rows = load_sample_instances(SAMPLE)
     for folder in heldout_sets():
         if folder.name not in exclude:
@@ -150,7 +160,11 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  {'bias':>15} {model['bias']:+.3f}")
 
     if args.blind:
-        blind(ROOT / "benchmarks" / args.blind, model)
+        folder = ROOT / "benchmarks" / set_name(args.blind)
+        overlap = {r["instance_id"] for r in rows} & {r["instance_id"] for r in heldout_rows(folder)}
+        if overlap:  # cannot happen by construction; a blind number must never rest on it
+            raise SystemExit(f"the fit saw blind cases: {sorted(overlap)}")
+        blind(folder, model)
     if args.write or args.out:
         model.update({
             "fitted_on": [r["instance_id"] for r in rows],

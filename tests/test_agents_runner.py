@@ -58,6 +58,7 @@ def test_preloc_package_is_recorded(setup):
     assert pre["package"].startswith("Likely root cause")
     assert pre["usage"]["usage"]["source"] == "estimate" and pre["usage"]["usage"]["prompt_tokens"] > 500
     assert pre["candidates"] and pre["windows"]
+    assert pre["localizer_ranker"].startswith("learned (weights ")  # which D_loc weights made it
 
 
 def test_plb_text_and_visual_same_patch_fewer_tokens(setup, tmp_path):

@@ -278,3 +278,34 @@ def test_package_keeps_symbol_windows_under_a_long_traceback(tmp_path):
         best = by_kind(cands, "symbol")[0]
         assert len(pkg["windows"]) == 6
         assert any(best.qualified_name in w["symbols"] for w in pkg["windows"]), (best.qualified_name, pkg["windows"])
+
+
+def test_a_folded_definition_keeps_its_own_features(tmp_path):
+    """When the enclosing definition was no candidate, folding gives it its own features too
+    (each feature the larger of its own and the local function's), not only its flags."""
+    from swevis.localize.operators import _fold_local_functions, _Scores, _opts
+
+    repo, idx = _index_of(tmp_path, {"pkg/__init__.py": "", "pkg/fmt.py": (
+        "def render(rows):\n    def emit(width):\n        return '-' * width\n    return emit(3)\n")})
+    with idx:
+        emit = next(s for s in idx.symbols_by_name("emit"))
+        render = next(s for s in idx.symbols_by_name("render"))
+        sc = _Scores(idx, _opts(None))
+        sc.add_sym(emit, 2.0, "identifier `emit`")
+        feats = {emit.id: {"symptom": 0.2, "walk": 0.9, "is_private": 0.0}}
+        own = {render.id: {"symptom": 0.7, "walk": 0.1, "is_private": 0.0, "is_class": 0.0}}
+        _fold_local_functions(idx, sc, feats, lambda sid: dict(own[sid]))
+        assert set(sc.sym) == {render.id} and set(feats) == {render.id}
+        assert feats[render.id]["symptom"] == 0.7 and feats[render.id]["walk"] == 0.9
+        assert sc.sym[render.id] == 2.0 and "identifier `emit`" in sc.sym_ev[render.id]
+
+
+def test_symptom_text_drops_a_traceback_but_keeps_its_message_and_prose_exception_names():
+    from swevis.localize.operators import _opts, _symptom_text
+
+    text = ("ValueError when parsing widths\nTraceback (most recent call last):\n"
+            '  File "a.py", line 3, in f\n    g()\nKeyError: missing column width\nmore prose\n')
+    out = _symptom_text(text, _opts(None))
+    assert out.splitlines()[0] == "ValueError when parsing widths"  # a title, not a traceback end
+    assert " missing column width" in out and "KeyError" not in out
+    assert "a.py" not in out and "g()" not in out and "more prose" in out

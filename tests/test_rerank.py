@@ -84,8 +84,12 @@ def test_shipped_weights_match_the_features_and_say_where_they_come_from():
 
 def test_tables_and_runs_say_which_ranking_produced_them():
     m = default_model()
-    assert describe("learned") == f"learned (fitted {m['fitted']} on {len(m['fitted_on'])} cases)"
+    shipped = describe("learned")
+    assert shipped.startswith("learned (weights ") and f"on {len(m['fitted_on'])} cases" in shipped
+    other = json.dumps({**m, "weights": [w + 0.1 for w in m["weights"]]})
+    assert describe("learned", other) != shipped  # two fits on the same day and cases differ
     assert describe("heuristic") == "heuristic"
+    assert describe("learned", "{not json").startswith("learned (weights unreadable")
 
 
 def test_a_model_that_does_not_match_is_refused():
@@ -93,6 +97,19 @@ def test_a_model_that_does_not_match_is_refused():
         check_model({"features": ["heuristic", "nonsense"], "weights": [1.0, 1.0], "bias": 0.0})
     with pytest.raises(ValueError, match="does not match"):
         check_model({"features": ["heuristic"], "weights": [1.0, 2.0], "bias": 0.0})
+
+
+def test_fit_script_refuses_an_unknown_set_and_accepts_a_path():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("fit_ranker", ROOT / "benchmarks" / "fit_ranker.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    assert mod.set_name("benchmarks/heldout_localization_3/") == "heldout_localization_3"
+    with pytest.raises(SystemExit, match="no held-out set"):
+        mod.set_name("heldout_localization_9")
+    ids = {r["instance_id"] for r in mod.training_rows(["heldout_localization_3/"])}
+    assert ids and not any(i.startswith("heldout3__") for i in ids)
 
 
 @pytest.mark.slow

@@ -180,7 +180,7 @@ def test_kill_9_mid_trajectory_then_resume(instance, reference, tmp_path, monkey
     assert total_requests <= len(steps) + 1, (first_requests, total_requests)
     assert total_requests - first_requests == len(steps) - k  # only the unrecorded steps went live again
     assert traj["provenance"]["resume"]["resumed_steps"] == k
-    assert traj["provenance"]["localizer_ranker"].startswith(("learned (fitted", "heuristic"))
+    assert traj["provenance"]["localizer_ranker"].startswith(("learned (weights ", "heuristic"))
     # resumed steps keep the usage billed before the kill (server-reported, not re-estimated)
     assert [s["usage"] for s in steps[:k]] == killed_usage
     assert all(s["usage"]["source"] == "server" for s in steps)

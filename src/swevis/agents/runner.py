@@ -193,6 +193,8 @@ def prelocalize(
     from swevis.index import open_index
     from swevis.localize import localize_issue, pack_context
 
+    ranker = _ranker_provenance(index_cfg)  # before any model call: never lost, never raises
+
     with open_index(index_db) as index:
         cands = localize_issue(index, row["problem_statement"], top_k=top_k, options=index_cfg)
         package = pack_context(index, cands, repo_dir=pristine_dir, issue_text=row["problem_statement"], options=index_cfg)
@@ -216,6 +218,7 @@ def prelocalize(
     response = chat.complete(messages, purpose="preloc")
     return {
         "instance_id": row["instance_id"],
+        "localizer_ranker": ranker,
         "candidates": [c.to_dict() for c in cands],
         "windows": [{k: w[k] for k in ("path", "start", "end", "symbols")} for w in package["windows"]],
         "package": response.content,
@@ -229,6 +232,7 @@ def run_instance(spec: RunSpec) -> dict[str, Any]:
     from swevis.models import make_model
 
     started = time.time()
+    ranker = _ranker_provenance(spec.index_cfg)  # recorded before any paid call; never raises
     chat = make_model(spec.model_name, spec.profile, cache_dir=spec.cache_dir, replay_source=spec.replay_source)
     live = spec.profile.get("backend") != "replay"
     # Resume (swevis.agents.resume) and spend caps (swevis.models.spend): the live model sits
@@ -418,7 +422,7 @@ def run_instance(spec: RunSpec) -> dict[str, Any]:
             "tokenizer": spec.profile.get("tokenizer"),
             "image_family": spec.profile.get("image_family"),
             "agents_config": {k: spec.opt(k) for k in AGENT_DEFAULTS},
-            "localizer_ranker": _ranker_provenance(spec.index_cfg),
+            "localizer_ranker": ranker,
             "wall_time_s": round(time.time() - started, 2),
             "resume": journal.info(),
             "spend": {"trajectory": guard.spent.to_dict(), "ledger": spec.ledger_path},

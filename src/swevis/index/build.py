@@ -445,6 +445,9 @@ def build_index(
             "repo_dir": str(repo_dir),
             "built_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
             "options": json.dumps(opts, sort_keys=True),
+            # rows in source order since the extractor sorted tree-sitter's captures (builds
+            # before that are valid but not reproducible row for row)
+            "row_order": "source",
             "stats": json.dumps(stats.to_dict(), sort_keys=True),
         }
         con.executemany("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", list(meta.items()))

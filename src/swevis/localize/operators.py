@@ -150,7 +150,8 @@ def _penalty(index: RepoIndex, path: str, o: dict, cache: dict) -> float:
 
 
 _FENCE = re.compile(r"```.*?(?:```|\Z)", re.S)
-# "TypeError: ..." ending a pasted traceback: the type is a hint of its own, its message is prose
+# "TypeError: ..." ending a pasted traceback: the type is a hint of its own (IssueHints.errors),
+# its message is prose. Elsewhere ("ValueError when ...") the name stays.
 _EXCEPTION_TYPE = re.compile(r"^\s*[\w.]*(?:Error|Exception|Warning)\b:?")
 
 
@@ -161,10 +162,19 @@ def _symptom_text(text: str, o: dict) -> str:
     identifiers); the prose is where the symptom is described ("width", "rounding",
     "merging", "inclusive"), which is what the walk's focus should follow.
     """
-    prose = _FENCE.sub(" ", text)
-    prose = "\n".join(_EXCEPTION_TYPE.sub("", ln) for ln in prose.splitlines()
-                      if not ln.startswith(("    ", "\t", ">>>", "Traceback", "  File ")))
-    lines = prose.strip().splitlines()
+    kept, in_traceback = [], False
+    for ln in _FENCE.sub(" ", text).splitlines():
+        if ln.startswith("Traceback"):
+            in_traceback = True
+        elif ln.startswith(("    ", "\t", "  File ")):
+            pass  # frames, code and output
+        elif in_traceback and ln.strip():
+            kept.append(_EXCEPTION_TYPE.sub("", ln))  # the line ending a traceback: keep its message
+            in_traceback = False
+        elif not ln.startswith(">>>"):
+            kept.append(ln)
+    lines = "\n".join(kept).strip().splitlines()
+    prose = "\n".join(lines)
     title = lines[0] if lines else ""
     return "\n".join([title] * int(o["title_repeat"]) + [prose])
 

@@ -20,6 +20,7 @@ adding them.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 from functools import lru_cache
@@ -43,16 +44,23 @@ WEIGHTS_RESOURCE = "ranker_weights.json"
 
 
 def weights_path():
-    """Where the shipped weights are (a workflow input: refitting them reruns what localizes)."""
+    """Where the shipped weights are (an input of the localization table: refitting reruns it)."""
     return resources.files("swevis.data").joinpath(WEIGHTS_RESOURCE)
 
 
-def describe(ranker: str) -> str:
-    """One line of provenance for a table: which symbol ranking produced it."""
+def describe(ranker: str, weights_text: str | None = None) -> str:
+    """One line of provenance for a table or a run: which symbol ranking produced it, and for
+    the re-ranker which weights (a digest of the weights file tells two fits apart). Never
+    raises: a broken weights file is reported, not fatal, where only provenance is asked."""
     if ranker != "learned":
         return ranker
-    m = default_model()
-    return f"learned (fitted {m.get('fitted', '?')} on {len(m.get('fitted_on', []))} cases)"
+    try:
+        text = weights_text if weights_text is not None else weights_path().read_text()
+        m = json.loads(text)
+        digest = hashlib.sha256(text.encode()).hexdigest()[:12]
+        return f"learned (weights {digest}, fitted {m.get('fitted', '?')} on {len(m.get('fitted_on', []))} cases)"
+    except (OSError, ValueError) as exc:
+        return f"learned (weights unreadable: {exc})"
 
 
 @lru_cache(maxsize=1)
