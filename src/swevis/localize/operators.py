@@ -8,6 +8,9 @@ agent sub-query q). Each candidate carries the evidence that put it there:
   3. BM25 over symbols, module text and doc chunks, as a fallback signal;
   4. graph expansion around the strongest seeds: parent, base classes, direct callers and
      callees, import neighbours of the top files.
+A hand-weighted heuristic adds these up and ranks files and spans; symbols are re-ranked by
+a logistic model fitted on gold patches (swevis.localize.rerank) over the heuristic score
+and a few graph and symptom features.
 D_pkg(candidates) turns them into a package: file summaries, refined code windows, search
 hints and test pointers. Both are plain functions; agents call them as tools.
 """
@@ -533,6 +536,7 @@ def issue_evidence(
     if walked is not None:
         chain = chain_scores(walked.seeds, walked.adj, relevance, depth=o["walk_depth"], decay=o["reach_decay"],
                              eps=o["walk_eps"])
+
     def own_features(sid: int) -> dict[str, float]:
         return {
             "symptom": relevance.get(sid, 0.0),
