@@ -35,9 +35,9 @@ from pathlib import Path
 
 import numpy as np
 
-from swevis.localize.coverage import gold_symbols, hit_rates
-from swevis.localize.evaluate import load_sample_instances
-from swevis.localize.operators import issue_evidence, localize_issue
+from swevis.localize.coverage import gold_symbols
+from swevis.localize.evaluate import evaluate_instance, load_sample_instances, summarize
+from swevis.localize.operators import issue_evidence
 from swevis.localize.rerank import FEATURES, fit, vector
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -84,13 +84,9 @@ def model_of(weights: np.ndarray, bias: float) -> dict:
     return {"features": list(FEATURES), "weights": [round(float(w), 6) for w in weights], "bias": round(bias, 6)}
 
 
-def hits(index, row: dict, model: dict) -> dict[tuple[int, str], float]:
-    cands = localize_issue(index, row["problem_statement"], top_k=max(KS), model=model)
-    return {(k, level): v for k in KS for level, v in hit_rates(cands, row["patch"], k, index=index).items()}
-
-
-def mean_table(per_case: list[dict]) -> dict[str, float]:
-    return {f"{level}@{k}": round(float(np.mean([h[(k, level)] for h in per_case])), 4) for k in KS for level in LEVELS}
+def table(per_case_rows: list[dict]) -> dict[str, float]:
+    """{"symbol@5": mean hit rate, ...} of D_loc over evaluate_instance rows (summarize's means)."""
+    return {f"{r['level']}@{r['k']}": r["dloc"] for r in summarize(per_case_rows)}
 
 
 def blind(folder: Path, model: dict) -> None:
@@ -135,25 +131,26 @@ def main(argv: list[str] | None = None) -> int:
         loo = []
         for i, (ix, row) in enumerate(zip(indexes, rows)):
             w, b = fit([(m[0], m[1]) for j, m in enumerate(mats) if j != i], l2=args.l2)
-            loo.append(hits(ix, row, model_of(w, b)))
+            loo.extend(evaluate_instance(ix, row, ks=KS, model=model_of(w, b)))
         model = model_of(*fit([(m[0], m[1]) for m in mats], l2=args.l2))
-        fitted = [hits(ix, r, model) for ix, r in zip(indexes, rows)]
+        fitted = [r for ix, row in zip(indexes, rows) for r in evaluate_instance(ix, row, ks=KS, model=model)]
         for idx in opened.values():
             idx.close()
 
-    est_loo, est_in = mean_table(loo), mean_table(fitted)
+    est_loo, est_in = table(loo), table(fitted)
     print(f"\n{'':>10} | {'leave-one-case-out':>18} | {'in-sample':>9}")
     for k in KS:
         for level in LEVELS:
             key = f"{level}@{k}"
             print(f"{key:>10} | {est_loo[key]:>18.3f} | {est_in[key]:>9.3f}")
     for prefix in sorted({r["instance_id"].split("__")[0] for r in rows}):
-        part = [h for r, h in zip(rows, loo) if r["instance_id"].startswith(prefix + "__")]
-        t = mean_table(part)
-        print(f"leave-one-case-out, {prefix} ({len(part)}): file@5 {t['file@5']:.3f}, "
+        part = [r for r in loo if r["instance_id"].startswith(prefix + "__")]
+        t = table(part)
+        print(f"leave-one-case-out, {prefix} ({len({r['instance_id'] for r in part})}): file@5 {t['file@5']:.3f}, "
               f"symbol@1 {t['symbol@1']:.3f}, symbol@5 {t['symbol@5']:.3f}, span@5 {t['span@5']:.3f}")
     print("symbol misses at k=5 (leave-one-case-out):",
-          ", ".join(r["instance_id"] for r, h in zip(rows, loo) if h[(5, "symbol")] < 1.0) or "none")
+          ", ".join(r["instance_id"] for r in loo if r["k"] == 5 and r["level"] == "symbol" and r["dloc"] < 1.0)
+          or "none")
     print("\nweights:")
     for name, weight in zip(FEATURES, model["weights"]):
         print(f"  {name:>15} {weight:+.3f}")
