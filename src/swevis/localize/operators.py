@@ -313,8 +313,10 @@ def is_test_module(path: str) -> bool:
 _FLAG_NAMES = ("is_class", "is_exception", "is_private")
 
 
-def _symbol_flags(index: RepoIndex, s: Symbol) -> dict[str, float]:
-    parent = index.symbol(s.parent_id) if s.parent_id is not None else None
+def _symbol_flags(index: RepoIndex, s: Symbol, parents: dict[int, Symbol]) -> dict[str, float]:
+    """is_class / is_exception / is_private; `parents` holds the candidates' parents, fetched in
+    one query (a folded-in definition's parent may be missing and is looked up)."""
+    parent = (parents.get(s.parent_id) or index.symbol(s.parent_id)) if s.parent_id is not None else None
     names = [s.name] + ([parent.name] if parent is not None else [])
     return {
         "is_class": 1.0 if s.kind == "class" else 0.0,
@@ -537,12 +539,14 @@ def issue_evidence(
         chain = chain_scores(walked.seeds, walked.adj, relevance, depth=o["walk_depth"], decay=o["reach_decay"],
                              eps=o["walk_eps"])
 
+    parents = index.symbols_by_ids({s.parent_id for sid, s in sc.syms.items() if sid in sc.sym and s.parent_id})
+
     def own_features(sid: int) -> dict[str, float]:
         return {
             "symptom": relevance.get(sid, 0.0),
             "walk": walked.gained.get(sid, 0.0) if walked else 0.0,
             "chain": chain.get(sid, 0.0),
-            **_symbol_flags(index, sc.syms[sid]),
+            **_symbol_flags(index, sc.syms[sid], parents),
         }
 
     feats = {sid: own_features(sid) for sid in sc.sym}
