@@ -1,5 +1,5 @@
 # swevis workflow: the study of rendered code as agent context, end to end.
-# Rules only wire files to package functions (src/swevis); see DESIGN.md and README.md.
+# Rules only wire files to package functions (src/swevis); see docs/DESIGN.md and README.md.
 
 from snakemake.utils import min_version, validate
 

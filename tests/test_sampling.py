@@ -7,12 +7,12 @@ import pytest
 from swevis.errors import TaskSourceError
 from swevis.tasks.sampling import allocate, stratified_sample
 
-from conftest import SHARED_DATA
+from conftest import FIXTURES
 
 
 @pytest.fixture(scope="module")
 def verified_rows():
-    with open(SHARED_DATA / "swebench_verified_meta.csv") as fh:
+    with open(FIXTURES / "swebench" / "verified_ids.csv") as fh:
         return list(csv.DictReader(fh))
 
 

@@ -1,4 +1,4 @@
-"""The results layout of DESIGN.md, in one place: rules, scripts and the package build paths here.
+"""The results layout of docs/DESIGN.md, in one place: rules, scripts and the package build paths here.
 
 Every function returns a path relative to the working directory, rooted at `results_dir`
 (config key, default "results"), so Snakemake targets and package code always agree.

@@ -1,4 +1,4 @@
-"""What produced a result: recorded in every result file (DESIGN.md conventions)."""
+"""What produced a result: recorded in every result file (docs/DESIGN.md conventions)."""
 
 from __future__ import annotations
 

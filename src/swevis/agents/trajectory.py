@@ -1,4 +1,4 @@
-"""Step records and the trajectory file (format swevis-traj-1; see DESIGN.md results layout).
+"""Step records and the trajectory file (format swevis-traj-1; see docs/DESIGN.md results layout).
 
 Every step is appended to a journal (JSON lines) the moment it completes, so a crash loses
 at most the step in flight; traj.json is written at the end from the same records.

@@ -1,7 +1,7 @@
 """Tables 1-3, figures 2/4/5/6 and the statistics beyond the paper (polars + matplotlib).
 
 Flow: per condition, `write_condition_summary` -> summary.json; then `build_tables` and
-`build_figures` read the summaries present (see DESIGN.md: a deleted condition changes the
+`build_figures` read the summaries present (see docs/DESIGN.md: a deleted condition changes the
 set, so the tables rebuild with it).
 """
 
