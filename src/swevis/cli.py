@@ -39,8 +39,11 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         return 130
     except Exception as exc:  # a clear one-line error for the user, not a traceback
-        from swevis.errors import SwevisError
+        from swevis.errors import InfrastructureError, SwevisError
 
+        if isinstance(exc, InfrastructureError):  # the machinery failed, not the input
+            print(f"swevis: infrastructure failure: {exc}", file=sys.stderr)
+            return 1
         if isinstance(exc, SwevisError):
             print(f"swevis: error: {exc}", file=sys.stderr)
             return 2

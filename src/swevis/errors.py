@@ -15,3 +15,10 @@ class TaskSourceError(SwevisError):
 
 class RepoError(SwevisError):
     """A repository that cannot be mirrored or checked out."""
+
+
+class InfrastructureError(SwevisError):
+    """The machinery failed, not the agent or the patch: a missing API key, an endpoint still
+    unreachable after retries, a harness that could not build or run its environment, no
+    Docker engine. A job that meets one fails with this one-line reason and writes no final
+    output, so the next run retries it; it is never recorded as an agent or patch outcome."""
