@@ -23,6 +23,7 @@ from types import SimpleNamespace
 import pytest
 
 from conftest import PROJECT_ROOT
+from swevis.agents.demos import demo_path, load_demo
 from swevis.agents.runner import RunSpec, run_instance
 from swevis.cli import main as swevis_main
 from swevis.config import load_config
@@ -170,7 +171,48 @@ def test_retry_after_the_endpoint_returns_makes_exactly_the_missing_requests(ins
     assert traj["totals"]["calls"] == len(TURNS)
     assert (tmp_path / "out" / "patch.diff").read_text().count("RETRIED = True") == 1
     assert not (tmp_path / "journal.jsonl").exists()  # the trajectory is complete
+    ledger = json.loads((tmp_path / "ledger.json").read_text())  # the condition's spend: each call once
+    assert ledger["total"]["calls"] == len(TURNS)
+    assert ledger["total"]["prompt_tokens"] == traj["totals"]["prompt_tokens"]
     print(f"\nRETRY: failed at call {fail_at}: {first} requests, then {retried} on the rerun ({len(TURNS)} steps)")
+
+
+def test_let_retry_after_a_failed_editor_call_replays_the_locator_and_pays_only_the_rest(instance, tmp_path, monkeypatch):
+    """LET's first editor call fails (unreachable past the retries, here 503s): the rerun
+    replays the locator's journaled turns -- its committed plan included -- and asks the
+    server only for the editor's turns."""
+    row, mirror = instance
+    monkeypatch.setenv(KEY_ENV, "sk-infra")
+    demo = load_demo(demo_path("let", IID))["turns"]
+    turns = demo["locator"] + demo["editor"]
+    fail_at = len(demo["locator"])
+    served, down = [0], [True]
+
+    def respond(index, request):  # the demo's turns in order, one per successful reply
+        if down[0] and served[0] == fail_at:
+            return Fail(503, "upstream down")
+        served[0] += 1
+        return Reply(turns[served[0] - 1])
+
+    co = checkout_instance(row, mirror, tmp_path / "checkouts")
+    build_index(co["path"], tmp_path / "index.sqlite", options={})
+    with ScriptedServer(responder=respond) as server:
+        run = spec(row, mirror, tmp_path, live_profile(server.base_url))
+        run.agent, run.index_db, run.pristine_dir = "let", str(tmp_path / "index.sqlite"), co["path"]
+        with pytest.raises(InfrastructureError, match="HTTP 503"):
+            run_instance(run)
+        first = len(server.chat_requests)
+        assert_no_output(tmp_path / "out")
+        down[0] = False
+        traj = run_instance(run)
+        retried = len(server.chat_requests) - first
+    assert first == fail_at + RETRIES + 1 and retried == len(demo["editor"])
+    assert traj["exit_status"] == "submitted", traj["error"]
+    assert traj["provenance"]["resume"]["resumed_steps"] == fail_at
+    assert traj["phase_exit_status"] == {"locator": "submitted", "editor": "submitted"}
+    assert traj["plan"]["target_files"] == ["ledgerkit/money.py"]
+    assert [s["phase"] for s in traj["steps"]] == ["locator"] * fail_at + ["editor"] * len(demo["editor"])
+    print(f"\nLET RETRY: {first} requests up to the failed editor call, then {retried} ({len(turns)} steps)")
 
 
 def test_context_window_exceeded_stays_a_finished_trajectory(instance, tmp_path, monkeypatch):
