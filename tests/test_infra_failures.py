@@ -29,7 +29,7 @@ from swevis.cli import main as swevis_main
 from swevis.config import load_config
 from swevis.errors import InfrastructureError
 from swevis.index import build_index
-from swevis.models.testing import Fail, Reply, ScriptedServer, context_length_error
+from swevis.models.testing import Fail, Raw, Reply, ScriptedServer, context_length_error
 from swevis.tasks.bundled import load_bundled_instances
 from swevis.tasks.repos import checkout_instance, ensure_mirror
 
@@ -95,12 +95,18 @@ def assert_no_output(out: Path) -> None:
 
 # ---------------------------------------------------------------- run_instance
 
+BAD_GATEWAY = "<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n</body>\r\n</html>\r\n"
+CUDA_OOM = 'Traceback (most recent call last):\n  File "engine.py", line 1, in step\ntorch.OutOfMemoryError: CUDA out of memory\n'
 ENDPOINT_FAULTS = {
     # name: (scripted answer, HTTP requests one failing call makes, words the reason names)
     "http_500": (Fail(500, "internal error"), RETRIES + 1, ["HTTP 500", f"after {RETRIES + 1} attempt"]),
     "http_503": (Fail(503, "overloaded"), RETRIES + 1, ["HTTP 503", f"after {RETRIES + 1} attempt"]),
     "http_401": (Fail(401, "invalid api key", code="invalid_api_key"), 1, ["401", "invalid api key"]),
     "unknown_model": (Fail(404, "The model `live-model` does not exist", code="model_not_found"), 1, ["404"]),
+    # a proxy in front of the server answers with its HTML error page
+    "http_502_html": (Raw(502, BAD_GATEWAY, content_type="text/html"), RETRIES + 1, ["HTTP 502"]),
+    # a server that puts its traceback into the error message: the reason stays one line
+    "http_500_traceback": (Fail(500, CUDA_OOM), RETRIES + 1, ["HTTP 500", "Traceback (most recent call last): File"]),
 }
 
 
@@ -335,6 +341,9 @@ def test_agent_cli_exits_1_with_one_line(tmp_path, monkeypatch, capsys, agent):
     monkeypatch.setenv(KEY_ENV, "sk-infra")
     url = f"http://127.0.0.1:{closed_port()}/v1"
     config = tiny_config(tmp_path / "config.yaml", url)
+    (tmp_path / "out").mkdir()
+    for stale in ("traj.json", "patch.diff"):  # an earlier run's: never taken for this run's
+        (tmp_path / "out" / stale).write_text("{}")
     code = swevis_main(["agent", "run", "--agent", agent, "--instance", IID, "--model", "live",
                         "--config", str(config), "--cache", "hand", "-o", "out"])
     err = capsys.readouterr().err

@@ -67,6 +67,13 @@ def is_context_length_error(exc: Exception) -> bool:
     return bool(_CONTEXT_RE.search(text))
 
 
+def one_line(error: Exception | str, limit: int = 500) -> str:
+    """An error message on one line, cut to ``limit`` characters: it becomes a job's last log
+    line and the CLI's one-line error, and a server may put a whole traceback into it."""
+    text = " ".join(str(error).split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def _client_class(initial: float | None, maximum: float | None):
     """The openai client, with our backoff when the profile sets one."""
     from openai import OpenAI
@@ -247,31 +254,31 @@ class OpenAIChatModel(ChatModel):
             except openai.BadRequestError as exc:
                 self.n_requests += requests + 1
                 if is_context_length_error(exc):
-                    raise ContextLengthExceeded(f"{where}: the request exceeds the context window: {exc}") from None
-                raise EndpointFailed(f"{where}: request rejected: {exc}", reason="rejected", status_code=400) from None
+                    raise ContextLengthExceeded(f"{where}: the request exceeds the context window: {one_line(exc)}") from None
+                raise EndpointFailed(f"{where}: request rejected: {one_line(exc)}", reason="rejected", status_code=400) from None
             except openai.APIStatusError as exc:
                 status = exc.status_code
                 if status in (413, 422) and is_context_length_error(exc):
                     self.n_requests += requests + 1
-                    raise ContextLengthExceeded(f"{where}: the request exceeds the context window: {exc}") from None
+                    raise ContextLengthExceeded(f"{where}: the request exceeds the context window: {one_line(exc)}") from None
                 retryable = status in _RETRYABLE_STATUS or status >= 500
                 tries = (int(self.profile["max_retries"]) + 1) if retryable else 1
                 self.n_requests += requests + tries
                 if retryable:
                     raise EndpointFailed(
-                        f"{where}: HTTP {status} after {tries} attempt(s): {exc}",
+                        f"{where}: HTTP {status} after {tries} attempt(s): {one_line(exc)}",
                         reason="retries_exhausted",
                         status_code=status,
                         attempts=requests + tries,
                     ) from None
                 raise EndpointFailed(
-                    f"{where}: request rejected: {exc}", reason="rejected", status_code=status, attempts=requests + 1
+                    f"{where}: request rejected: {one_line(exc)}", reason="rejected", status_code=status, attempts=requests + 1
                 ) from None
             except openai.APITimeoutError as exc:
                 tries = int(self.profile["max_retries"]) + 1
                 self.n_requests += requests + tries
                 raise EndpointFailed(
-                    f"{where}: timed out after {tries} attempt(s): {exc}",
+                    f"{where}: timed out after {tries} attempt(s): {one_line(exc)}",
                     reason="retries_exhausted",
                     attempts=requests + tries,
                 ) from None
@@ -279,7 +286,7 @@ class OpenAIChatModel(ChatModel):
                 tries = int(self.profile["max_retries"]) + 1
                 self.n_requests += requests + tries
                 raise EndpointFailed(
-                    f"{where}: connection failed after {tries} attempt(s): {exc}",
+                    f"{where}: connection failed after {tries} attempt(s): {one_line(exc)}",
                     reason="connection",
                     attempts=requests + tries,
                 ) from None
@@ -297,7 +304,7 @@ class OpenAIChatModel(ChatModel):
             return parsed, requests
         self.n_requests += requests
         raise EndpointFailed(
-            f"{where}: unusable response after {limit + 1} attempt(s): {problem}",
+            f"{where}: unusable response after {limit + 1} attempt(s): {one_line(problem)}",
             reason="invalid_response",
             attempts=requests,
         )
