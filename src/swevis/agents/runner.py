@@ -271,6 +271,15 @@ def prelocalize(
     }
 
 
+def clear_outputs(out_dir: str | Path) -> Path:
+    """Remove an earlier run's traj.json and patch.diff: a run that fails leaves none, so no
+    one takes the old ones for its result (Snakemake removes a job's outputs itself)."""
+    out = Path(out_dir)
+    for name in ("traj.json", "patch.diff"):
+        (out / name).unlink(missing_ok=True)
+    return out
+
+
 def run_instance(spec: RunSpec) -> dict[str, Any]:
     """Run the trajectory, write traj.json and patch.diff into spec.out_dir, return the traj.
 
@@ -279,9 +288,7 @@ def run_instance(spec: RunSpec) -> dict[str, Any]:
     journal keeps the steps that finished, so the retry pays only for the missing calls."""
     from swevis.models import make_model
 
-    out = Path(spec.out_dir)
-    for name in ("traj.json", "patch.diff"):
-        (out / name).unlink(missing_ok=True)
+    out = clear_outputs(spec.out_dir)
     started = time.time()
     ranker = _ranker_provenance(spec.index_cfg)  # recorded before any paid call; never raises
     chat = make_model(spec.model_name, spec.profile, cache_dir=spec.cache_dir, replay_source=spec.replay_source)
