@@ -236,6 +236,22 @@ def test_context_window_exceeded_stays_a_finished_trajectory(instance, tmp_path,
     assert not (tmp_path / "journal.jsonl").exists()  # an outcome: nothing to continue
 
 
+def test_image_cap_under_reject_stays_a_finished_trajectory(instance, tmp_path, monkeypatch):
+    """image_policy reject: the conversation outgrew the configured image cap, like a context
+    window; an outcome, refused locally before any request."""
+    row, mirror = instance
+    monkeypatch.setenv(KEY_ENV, "sk-infra")
+    with ScriptedServer(responder=reply) as server:
+        prof = live_profile(server.base_url, max_images_per_request=0, image_policy="reject")
+        run = spec(row, mirror, tmp_path, prof)
+        run.condition = "r3"  # the sed window comes back rendered: one image in the next request
+        traj = run_instance(run)
+        assert len(server.chat_requests) == 2
+    assert traj["exit_status"] == "error" and "image_policy: reject" in traj["error"]
+    assert traj["steps"][1]["observation"]["pages"] >= 1
+    assert (tmp_path / "out" / "traj.json").exists() and not (tmp_path / "journal.jsonl").exists()
+
+
 NO_ENGINE = "Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon running?"
 
 
