@@ -13,6 +13,7 @@ import pytest
 
 from conftest import PROJECT_ROOT
 from swevis.agents.runner import RunSpec, run_instance
+from swevis.errors import InfrastructureError
 from swevis.models import ModelConfigError
 from swevis.models.testing import Reply, ScriptedServer
 from swevis.tasks.bundled import load_bundled_instances
@@ -66,9 +67,9 @@ def test_key_from_env_only_and_never_written(tmp_path, monkeypatch):
                                journal_path=str(d / "journal.jsonl"), workspace=str(d / "ws"),
                                ledger_path=str(tmp_path / "ledger.json"))
 
-            # no key in the environment: a clear error that names the variable, not a request
-            traj = run_instance(spec("nokey"))
-            assert traj["exit_status"] == "error" and KEY_ENV in traj["error"]
+            # no key in the environment: the run fails with an error naming the variable, no request
+            with pytest.raises(InfrastructureError, match=KEY_ENV):
+                run_instance(spec("nokey"))
             assert server.chat_requests == []
             monkeypatch.setenv(KEY_ENV, SENTINEL)
             done = run_instance(spec("full"))

@@ -7,6 +7,8 @@ import sys
 from contextlib import contextmanager
 from pathlib import Path
 
+from swevis.errors import InfrastructureError
+
 
 def setup_logging(log_path: str | Path | None = None, level: int = logging.INFO) -> None:
     """Log to stderr and, when a rule gives one, to its `log:` file (created with its folder)."""
@@ -25,10 +27,16 @@ def setup_logging(log_path: str | Path | None = None, level: int = logging.INFO)
 @contextmanager
 def script_logging(log_path: str | Path | None):
     """For Snakemake `script:` adapters: log to the rule's log file, and record a failure
-    there too (the traceback otherwise reaches only Snakemake's console)."""
+    there too (the traceback otherwise reaches only Snakemake's console). An
+    InfrastructureError ends the script with exit 1 and its one-line reason as the log's
+    last line: the job fails, writes no output, and the next run retries it."""
     setup_logging(log_path)
     try:
         yield logging.getLogger("swevis.script")
+    except InfrastructureError as exc:  # one line, last in the log; exit 1 fails the job, no traceback
+        reason = " ".join(str(exc).split())
+        logging.getLogger("swevis.script").error("infrastructure failure (no output written; the next run retries): %s", reason)
+        raise SystemExit(1) from None
     except Exception as exc:
         logging.getLogger("swevis.script").error("failed: %s", exc, exc_info=True)
         raise

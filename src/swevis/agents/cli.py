@@ -55,7 +55,7 @@ def prepare_instance(cfg: dict, instance_id: str, cache_dir: str):
 
 def run(args: argparse.Namespace) -> int:
     from swevis.agents.demos import demo_path
-    from swevis.agents.runner import RunSpec, prelocalize, run_instance
+    from swevis.agents.runner import RunSpec, clear_outputs, prelocalize, run_instance
     from swevis.models import make_model
 
     cfg = load_config(args.config)
@@ -68,6 +68,7 @@ def run(args: argparse.Namespace) -> int:
     if profile["backend"] == "replay":
         replay = args.demo or str(demo_path(args.agent, row["instance_id"], cfg["agents"].get("demos_dir")))
     preloc = None
+    clear_outputs(args.out)  # before pre-localization, which may fail first
     if args.agent == "plb":
         chat = make_model(model, profile, cache_dir=cfg["agents"]["cache_dir"], replay_source=replay)
         preloc = prelocalize(row, chat, index_db=str(db), pristine_dir=co["path"], index_cfg=cfg["index"])

@@ -25,10 +25,12 @@ Resuming (a rerun finds a journal whose identity matches):
    journaled as before.
 
 A run that is killed while a request is in flight repeats that one request: at most
-steps + 1 requests in total. The journal is discarded when the trajectory completes
-(``traj.json`` written); it is kept when the trajectory ended on an endpoint failure or a
-spend cap, so a rerun after fixing the endpoint or raising the cap continues instead of
-paying again. A journal written under a different identity (other model settings, limits,
+steps + 1 requests in total. A run that fails on the machinery (an InfrastructureError:
+the endpoint unreachable or refusing past its retries, no API key, no environment) writes
+no ``traj.json`` and keeps its journal, so the retry makes only the requests that are
+missing (the failed call and those after it). The journal is discarded when the trajectory
+completes (``traj.json`` written), except when it ended on a spend cap: a rerun after
+raising the cap continues instead of paying again. A journal written under a different identity (other model settings, limits,
 condition, renderer or pre-localization) is discarded with a warning, never replayed.
 Replay backends never resume: their runs are free and deterministic, they start afresh.
 """

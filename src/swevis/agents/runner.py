@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import subprocess
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,6 +37,9 @@ from swevis.agents.variants import (  # noqa: E402
     variant_flags,
     variant_record,
 )
+from swevis.errors import InfrastructureError, RepoError  # noqa: E402
+from swevis.models import ContextLengthExceeded, ModelCallFailed, ReplayExhausted  # noqa: E402
+from swevis.models.spend import CostLimitExceeded  # noqa: E402
 
 log = logging.getLogger(__name__)
 
@@ -114,6 +118,17 @@ class _Agent(DefaultAgent):
             raise
 
 
+# What ends a trajectory as an outcome of the agent, recorded in traj.json with its exit
+# status (the tables count it): a spend cap (cost_limit; the journal is kept so a raised cap
+# continues), a recorded demonstration that ran out, and a conversation that outgrew what
+# the model accepts -- its context window (context_length) or, under image_policy reject,
+# its image cap (ModelCallFailed too_many_images). Those two are deterministic at
+# temperature 0: a retry would build the same prompt and be refused again, and how fast the
+# prompt grows is what the conditions (text vs rendered code) measure. Format errors, step
+# limits and no submission end inside mini's loop and never raise. Everything else is no
+# outcome of the agent and fails the job without a traj.json: InfrastructureError (the
+# endpoint, the key, the environment; retried by the next run) and swevis's own bugs.
+TRAJECTORY_OUTCOMES = (ContextLengthExceeded, CostLimitExceeded, ReplayExhausted, ModelCallFailed)
 
 
 def _run_phase(
@@ -165,14 +180,43 @@ def _run_phase(
     )
     try:
         result = agent.run(**(extra_vars or {}))
-    except Exception as exc:  # model errors end the trajectory with a recorded status
-        from swevis.models import ContextLengthExceeded
-
+    except InfrastructureError:
+        raise  # EndpointFailed / MissingAPIKey are ModelCallFailed / ModelError too: never an outcome
+    except TRAJECTORY_OUTCOMES as exc:
         status = "ContextLengthExceeded" if isinstance(exc, ContextLengthExceeded) else type(exc).__name__
         result = {"exit_status": status, "submission": "", "error": f"{type(exc).__name__}: {exc}"}
         log.warning("%s phase ended by %s", phase, result["error"])
     messages = [{**m, "content": image_free(m.get("content")), "phase": phase} for m in agent.messages]
     return result, messages
+
+
+def _start_environment(spec: RunSpec, live: bool) -> tuple[Any, str, Any]:
+    """make_environment, with a start that fails on the machinery (no docker executable or
+    engine, an image that will not run, a checkout that cannot be made) raised as
+    InfrastructureError: the job fails and is retried, it is no outcome of the agent. A
+    refusal by configuration (EnvironmentRefused, an unknown environment) stays as raised."""
+    kind = spec.opt("environment")
+    try:
+        return make_environment(
+            kind,
+            spec.row,
+            mirror=spec.mirror,
+            timeout_s=int(spec.opt("command_timeout_s")),
+            live_model=live,
+            allow_live_on_host=bool(spec.opt("allow_live_on_host")),
+            docker_network=bool(spec.opt("docker_network")),
+            docker_cpus=spec.opt("docker_cpus"),
+            docker_memory=spec.opt("docker_memory"),
+            workspace=spec.workspace,
+            secret_env_names=[spec.profile.get("api_key_env") or "SWEVIS_API_KEY"],
+        )
+    except (OSError, subprocess.SubprocessError, RepoError) as exc:
+        detail = str(exc)
+        stderr = getattr(exc, "stderr", None)  # docker's own words, e.g. "Cannot connect to the Docker daemon"
+        if isinstance(stderr, str) and stderr.strip():
+            detail += f"; {stderr.strip().splitlines()[-1]}"
+        reason = " ".join(detail.split())
+        raise InfrastructureError(f"agent environment {kind} for {spec.row['instance_id']} did not start: {reason}") from exc
 
 
 def _ranker_provenance(index_cfg: dict | None) -> str:
@@ -227,10 +271,24 @@ def prelocalize(
     }
 
 
+def clear_outputs(out_dir: str | Path) -> Path:
+    """Remove an earlier run's traj.json and patch.diff: a run that fails leaves none, so no
+    one takes the old ones for its result (Snakemake removes a job's outputs itself)."""
+    out = Path(out_dir)
+    for name in ("traj.json", "patch.diff"):
+        (out / name).unlink(missing_ok=True)
+    return out
+
+
 def run_instance(spec: RunSpec) -> dict[str, Any]:
-    """Run the trajectory, write traj.json and patch.diff into spec.out_dir, return the traj."""
+    """Run the trajectory, write traj.json and patch.diff into spec.out_dir, return the traj.
+
+    An InfrastructureError (endpoint, API key, environment) propagates and leaves neither
+    file, not even an earlier run's, so the job fails and the next run retries it; the
+    journal keeps the steps that finished, so the retry pays only for the missing calls."""
     from swevis.models import make_model
 
+    out = clear_outputs(spec.out_dir)
     started = time.time()
     ranker = _ranker_provenance(spec.index_cfg)  # recorded before any paid call; never raises
     chat = make_model(spec.model_name, spec.profile, cache_dir=spec.cache_dir, replay_source=spec.replay_source)
@@ -254,19 +312,7 @@ def run_instance(spec: RunSpec) -> dict[str, Any]:
     recorder = journal.recorder()
     mini_cfg = mini_swebench_config()
     # nothing that can fail runs between creating the environment and the try that closes it
-    env, repo_root, workspace = make_environment(
-        spec.opt("environment"),
-        spec.row,
-        mirror=spec.mirror,
-        timeout_s=int(spec.opt("command_timeout_s")),
-        live_model=live,
-        allow_live_on_host=bool(spec.opt("allow_live_on_host")),
-        docker_network=bool(spec.opt("docker_network")),
-        docker_cpus=spec.opt("docker_cpus"),
-        docker_memory=spec.opt("docker_memory"),
-        workspace=spec.workspace,
-        secret_env_names=[spec.profile.get("api_key_env") or "SWEVIS_API_KEY"],
-    )
+    env, repo_root, workspace = _start_environment(spec, live)
     obs_template = mini_cfg["model"]["observation_template"]
     fmt_template = mini_cfg["model"]["format_error_template"]
     issue = spec.row["problem_statement"]
@@ -430,12 +476,11 @@ def run_instance(spec: RunSpec) -> dict[str, Any]:
     }
     from swevis.provenance import write_json_atomic
 
-    out = Path(spec.out_dir)
     out.mkdir(parents=True, exist_ok=True)
     (out / "patch.diff").write_text(patch)
     write_json_atomic(traj, out / "traj.json")
-    if (error or "").startswith(("ModelCallFailed", "CostLimitExceeded")):
-        log.warning("journal %s kept: a rerun continues this trajectory after the endpoint or cap is fixed", spec.journal_path)
+    if (error or "").startswith("CostLimitExceeded"):
+        log.warning("journal %s kept: a rerun continues this trajectory after the cap is raised", spec.journal_path)
     else:
         journal.discard()  # the trajectory is complete
     return traj

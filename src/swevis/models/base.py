@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-from swevis.errors import SwevisError
+from swevis.errors import InfrastructureError, SwevisError
 from swevis.models.messages import apply_image_cap, prepare_messages
 
 # ---------------------------------------------------------------- errors
@@ -44,6 +44,8 @@ class ModelCallFailed(ModelError):
     retries), ``connection`` (endpoint unreachable after retries), ``invalid_response``
     (truncated or unparseable bodies after our own retries), ``rejected`` (a 4xx that is not
     retried: bad request, auth, not found) or ``too_many_images`` (image policy ``reject``).
+    All but ``too_many_images`` are raised as :class:`EndpointFailed`; ``too_many_images``
+    is the conversation outgrowing a configured limit, an outcome like the context window.
     """
 
     def __init__(self, message: str, *, reason: str, status_code: int | None = None, attempts: int | None = None):
@@ -51,6 +53,18 @@ class ModelCallFailed(ModelError):
         self.reason = reason
         self.status_code = status_code
         self.attempts = attempts
+
+
+class EndpointFailed(ModelCallFailed, InfrastructureError):
+    """The endpoint could not serve a call: unreachable, 429/5xx/timeouts past the client's
+    retries, unusable bodies past ours, or a request it refused (bad key, unknown model id,
+    a request it rejects for any reason but the context window). The machinery failed, not
+    the model: the job fails and the next run retries it (the journal keeps earlier steps)."""
+
+
+class MissingAPIKey(ModelConfigError, InfrastructureError):
+    """The profile's API key variable is empty or unset when a request has to be made. The
+    job fails before any request, and a run with the key set retries it."""
 
 
 class ReplayExhausted(ModelError):

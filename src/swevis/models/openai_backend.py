@@ -14,7 +14,8 @@ Retry policy
    at temperature 0 a retry would return the same, so it is returned (and cached) and the
    agent treats its content like any other (usually a format error).
 3. What is left raises a typed error: :class:`ContextLengthExceeded` for a 400 saying the
-   prompt does not fit, :class:`ModelCallFailed` otherwise (``reason`` tells which).
+   prompt does not fit (an outcome of the trajectory), :class:`EndpointFailed` otherwise
+   (``reason`` tells which), an InfrastructureError: the job fails and is retried.
 
 The API key is read from the environment variable named by ``api_key_env`` when the first
 request is made (a rerun served entirely from the cache needs no key), handed to the
@@ -38,8 +39,9 @@ from swevis.models.base import (
     ChatModel,
     ChatResponse,
     ContextLengthExceeded,
+    EndpointFailed,
     Estimator,
-    ModelCallFailed,
+    MissingAPIKey,
     ModelConfigError,
     TextCounter,
     Usage,
@@ -63,6 +65,13 @@ def is_context_length_error(exc: Exception) -> bool:
         return True
     text = str(getattr(exc, "message", "")) + " " + json.dumps(getattr(exc, "body", None), default=str)
     return bool(_CONTEXT_RE.search(text))
+
+
+def one_line(error: Exception | str, limit: int = 500) -> str:
+    """An error message on one line, cut to ``limit`` characters: it becomes a job's last log
+    line and the CLI's one-line error, and a server may put a whole traceback into it."""
+    text = " ".join(str(error).split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _client_class(initial: float | None, maximum: float | None):
@@ -90,7 +99,7 @@ def _client_class(initial: float | None, maximum: float | None):
 
 
 class InvalidResponse(Exception):
-    """A 200 response we cannot use (internal; retried, then turned into ModelCallFailed)."""
+    """A 200 response we cannot use (internal; retried, then turned into EndpointFailed)."""
 
 
 def parse_completion_body(text: str) -> dict[str, Any]:
@@ -152,7 +161,7 @@ class OpenAIChatModel(ChatModel):
             environ = os.environ if self._environ is None else self._environ
             key = environ.get(env, "") if env else ""
             if not key:
-                raise ModelConfigError(
+                raise MissingAPIKey(
                     f"model profile '{self.profile_name}': environment variable {env or '<unset>'} "
                     f"(config key models/{self.profile_name}/api_key_env) is empty or not set; it must hold "
                     f"the API key for {self.base_url} (any non-empty value if the server needs none)"
@@ -245,39 +254,39 @@ class OpenAIChatModel(ChatModel):
             except openai.BadRequestError as exc:
                 self.n_requests += requests + 1
                 if is_context_length_error(exc):
-                    raise ContextLengthExceeded(f"{where}: the request exceeds the context window: {exc}") from None
-                raise ModelCallFailed(f"{where}: request rejected: {exc}", reason="rejected", status_code=400) from None
+                    raise ContextLengthExceeded(f"{where}: the request exceeds the context window: {one_line(exc)}") from None
+                raise EndpointFailed(f"{where}: request rejected: {one_line(exc)}", reason="rejected", status_code=400) from None
             except openai.APIStatusError as exc:
                 status = exc.status_code
                 if status in (413, 422) and is_context_length_error(exc):
                     self.n_requests += requests + 1
-                    raise ContextLengthExceeded(f"{where}: the request exceeds the context window: {exc}") from None
+                    raise ContextLengthExceeded(f"{where}: the request exceeds the context window: {one_line(exc)}") from None
                 retryable = status in _RETRYABLE_STATUS or status >= 500
                 tries = (int(self.profile["max_retries"]) + 1) if retryable else 1
                 self.n_requests += requests + tries
                 if retryable:
-                    raise ModelCallFailed(
-                        f"{where}: HTTP {status} after {tries} attempt(s): {exc}",
+                    raise EndpointFailed(
+                        f"{where}: HTTP {status} after {tries} attempt(s): {one_line(exc)}",
                         reason="retries_exhausted",
                         status_code=status,
                         attempts=requests + tries,
                     ) from None
-                raise ModelCallFailed(
-                    f"{where}: request rejected: {exc}", reason="rejected", status_code=status, attempts=requests + 1
+                raise EndpointFailed(
+                    f"{where}: request rejected: {one_line(exc)}", reason="rejected", status_code=status, attempts=requests + 1
                 ) from None
             except openai.APITimeoutError as exc:
                 tries = int(self.profile["max_retries"]) + 1
                 self.n_requests += requests + tries
-                raise ModelCallFailed(
-                    f"{where}: timed out after {tries} attempt(s): {exc}",
+                raise EndpointFailed(
+                    f"{where}: timed out after {tries} attempt(s): {one_line(exc)}",
                     reason="retries_exhausted",
                     attempts=requests + tries,
                 ) from None
             except openai.APIConnectionError as exc:
                 tries = int(self.profile["max_retries"]) + 1
                 self.n_requests += requests + tries
-                raise ModelCallFailed(
-                    f"{where}: connection failed after {tries} attempt(s): {exc}",
+                raise EndpointFailed(
+                    f"{where}: connection failed after {tries} attempt(s): {one_line(exc)}",
                     reason="connection",
                     attempts=requests + tries,
                 ) from None
@@ -294,8 +303,8 @@ class OpenAIChatModel(ChatModel):
             self.n_requests += requests
             return parsed, requests
         self.n_requests += requests
-        raise ModelCallFailed(
-            f"{where}: unusable response after {limit + 1} attempt(s): {problem}",
+        raise EndpointFailed(
+            f"{where}: unusable response after {limit + 1} attempt(s): {one_line(problem)}",
             reason="invalid_response",
             attempts=requests,
         )

@@ -9,6 +9,7 @@ It serves ``POST /v1/chat/completions`` (and ``GET /v1/models``). Each request t
 next action of the script; when the script is used up, ``default`` answers (a callable
 ``(index, request) -> action``, or one action; by default ``Reply("ok")``).
 ``responder`` replaces the script altogether, e.g. ``every_nth(3, Fail(500))``.
+``port`` (default: any free one) lets a test bring an endpoint up where a run found none.
 
 Actions: :class:`Reply` (a completion, usage optional, optional delay), :class:`Fail`
 (an HTTP error with an OpenAI-style error body), :class:`Truncate` (a body cut short:
@@ -129,13 +130,14 @@ class ScriptedServer:
         default: Action | Callable[[int, RecordedRequest], Action] | None = None,
         responder: Callable[[int, RecordedRequest], Action] | None = None,
         host: str = "127.0.0.1",
+        port: int = 0,
     ):
         self.script = list(script or [])
         self.default = default if default is not None else Reply()
         self.responder = responder
         self.requests: list[RecordedRequest] = []
         self._lock = threading.Lock()
-        self._httpd = ThreadingHTTPServer((host, 0), self._handler_class())
+        self._httpd = ThreadingHTTPServer((host, port), self._handler_class())
         self._httpd.daemon_threads = True
         self._thread: threading.Thread | None = None
 
