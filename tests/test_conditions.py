@@ -113,3 +113,14 @@ def test_argparse_types_give_the_parsers_message():
     ]:
         with pytest.raises(argparse.ArgumentTypeError, match=message):
             arg(value)
+
+
+def test_counterfactual_costs_refuse_a_bad_condition_before_any_run(tmp_path):
+    """A bad name used to run anyway and come back as a row with a made-up ratio to text."""
+    from swevis.agents.counterfactual import counterfactual_costs
+
+    with pytest.raises(ConditionError, match="'rX'"):
+        counterfactual_costs(
+            tmp_path / "never-read.json", ["text", "rX"], model_name="m", profile={}, row={}, mirror="",
+            index_db=None, pristine_dir=None,
+        )
