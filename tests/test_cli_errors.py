@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 
@@ -46,6 +45,7 @@ CASES: list[tuple[str, str, list[str], str]] = [
     ("evaluate", "instances", ["evaluate", IID, "--instances", "{not_json}", "--config", CONFIG], "invalid JSON"),
     ("evaluate", "config", ["evaluate", IID, "--config", "{bad_yaml}"], "not valid YAML"),
     ("evaluate", "log", ["evaluate", IID, "--log", "{file}/log.txt", "--config", CONFIG], "is a file, not a folder"),
+    ("evaluate", "log", ["evaluate", IID, "--log", "{folder}", "--config", CONFIG], "is a folder, not a file"),
     ("evaluate", "timeout", ["evaluate", IID, "--timeout", "0"], "argument --timeout"),
     ("evaluate", "timeout", ["evaluate", IID, "--timeout", "soon"], "argument --timeout"),
     # index
@@ -177,6 +177,11 @@ def test_every_argument_of_every_subcommand_has_a_bad_input():
             if takes_value and (name, action.dest) not in covered | FREE_TEXT:
                 missing.append(f"{name} {action.dest}")
     assert not missing, f"no bad-input row for: {', '.join(missing)}"
+
+
+def test_help_and_version_still_exit_0(capsys):
+    assert main(["--version"]) == 0 and main(["render", "--help"]) == 0
+    assert "--ratio" in capsys.readouterr().out
 
 
 def test_replay_refuses_an_unknown_condition_before_running_anything(paths, capsys):

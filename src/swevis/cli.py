@@ -23,6 +23,9 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
+# ---- the argument and input checks every subcommand shares: each failure is one SwevisError line
+
+
 class OneLineParser(argparse.ArgumentParser):
     """argparse, but a usage error is one line (no usage dump), like every other user error."""
 
@@ -128,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
     except SystemExit as exc:  # --help, --version, or a usage error already printed as one line
-        return exc.code if isinstance(exc.code, int) else 2
+        return int(exc.code or 0)
     try:
         return int(args._run(args) or 0)
     except KeyboardInterrupt:

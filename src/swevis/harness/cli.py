@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
 
-from swevis.cli import output_folder, positive_float, read_text, require_file
+from swevis.cli import output_file, positive_float, read_text, require_file
 from swevis.config import load_config
 from swevis.errors import SwevisError
 
@@ -30,7 +29,7 @@ def run(args: argparse.Namespace) -> int:
     if args.instances:
         require_file(args.instances, "instances file")
     if args.log:
-        output_folder(Path(args.log).parent, "--log folder")
+        output_file(args.log, "--log")
     cfg = load_config(args.config)["tasks"]
     rows = load_instances(args.instances) if args.instances else open_source(cfg).load()
     row = next((r for r in rows if r["instance_id"] == args.instance_id), None)
