@@ -124,3 +124,12 @@ def test_counterfactual_costs_refuse_a_bad_condition_before_any_run(tmp_path):
             tmp_path / "never-read.json", ["text", "rX"], model_name="m", profile={}, row={}, mirror="",
             index_db=None, pristine_dir=None,
         )
+
+
+@given(st.floats(min_value=1e-6, max_value=1e6, allow_nan=False, allow_infinity=False))
+def test_table4_columns_are_named_like_the_conditions(ratio):
+    """single_read.ratios are numbers; Table 4 names each column with the condition's spelling."""
+    from swevis.render.study import _ratio_label
+
+    label = _ratio_label(ratio)
+    assert label == str(Condition(ratio)) and Condition.parse(label) == Condition(ratio)
