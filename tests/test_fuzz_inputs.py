@@ -138,3 +138,58 @@ def test_trajectory_shaped_fuzz_is_reported_by_name(tmp_path_factory, traj):
         run_row(run / "traj.json", "diff --git a/x.py b/x.py\n--- a/x.py\n+++ b/x.py\n@@ -1,2 +1,2 @@\n-a\n+b\n c\n")
     except AnalysisInputError as exc:
         assert "traj.json" in str(exc)
+
+
+# ---- the same inputs handed to the CLI: exit 2 and one line on stderr, never a traceback
+
+CLI_FUZZ = settings(FUZZ, max_examples=25)
+CONFIG = str(Path(__file__).resolve().parents[1] / "config.yaml")
+yaml_like = st.text(alphabet=":-[]{}#&*!|>'\"%@`,? \n\tabx01", max_size=60).map(str.encode)
+
+
+def _assert_one_line_error(code: int, err: str) -> None:
+    assert code == 2, err
+    assert err.count("\n") == 1 and err.startswith("swevis") and "Traceback" not in err, err
+
+
+@CLI_FUZZ
+@given(st.binary(max_size=200) | yaml_like | json_values.map(lambda v: json.dumps(v).encode()))
+def test_config_file_fuzz_through_the_cli(tmp_path_factory, capsys, blob):
+    from swevis.cli import main
+
+    path = tmp_path_factory.mktemp("cfg") / "config.yaml"
+    path.write_bytes(blob)
+    capsys.readouterr()
+    code = main(["tasks", "sample", "--config", str(path)])
+    if code != 0:  # an empty or all-default config is a valid one
+        _assert_one_line_error(code, capsys.readouterr().err)
+
+
+@CLI_FUZZ
+@given(st.binary(max_size=200) | json_values.map(lambda v: json.dumps(v).encode()) | traj_like.map(lambda t: json.dumps(t).encode()))
+def test_trajectory_file_fuzz_through_replay(tmp_path_factory, capsys, blob):
+    from swevis.cli import main
+
+    folder = tmp_path_factory.mktemp("replay")
+    (folder / "t.json").write_bytes(blob)
+    capsys.readouterr()
+    code = main(["replay", str(folder / "t.json"), "--config", CONFIG, "--cache", str(folder / "cache")])
+    _assert_one_line_error(code, capsys.readouterr().err)
+
+
+@CLI_FUZZ
+@given(st.text(max_size=12))
+def test_condition_fuzz_through_the_cli(tmp_path_factory, capsys, name):
+    """Only text and r<positive number> pass; the rest stop at the argument, before any work."""
+    from swevis.cli import main
+    from swevis.conditions import Condition, ConditionError
+
+    try:
+        Condition.parse(name)
+        return
+    except ConditionError:
+        pass
+    out = tmp_path_factory.mktemp("agent")
+    capsys.readouterr()
+    code = main(["agent", "run", "--agent", "plb", "--instance", "acme__widgets-1", f"--condition={name}", "-o", str(out)])
+    _assert_one_line_error(code, capsys.readouterr().err)

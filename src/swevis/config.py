@@ -51,10 +51,16 @@ def _summarize_schema_error(exc: Exception) -> str:
 def load_config(path: str | Path) -> dict[str, Any]:
     """Read a YAML config file and validate it; errors name the file and the key."""
     path = Path(path)
-    if not path.exists():
-        raise ConfigError(f"config file {path} does not exist")
-    with path.open() as fh:
-        data = yaml.safe_load(fh) or {}
+    if not path.is_file():
+        raise ConfigError(f"config file {path} does not exist" if not path.exists() else f"config file {path} is not a file")
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"config file {path} cannot be read: {getattr(exc, 'strerror', None) or exc}") from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        raise ConfigError(f"{path}: not valid YAML{where}: {getattr(exc, 'problem', None) or exc}") from None
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: the top level must be a mapping")
     try:

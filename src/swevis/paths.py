@@ -9,13 +9,15 @@ from __future__ import annotations
 import re
 from pathlib import PurePosixPath
 
+from swevis import conditions
+
 # Wildcard patterns, shared with the Snakefile's wildcard_constraints.
 INSTANCE_ID = r"[A-Za-z0-9_.\-]+__[A-Za-z0-9_.\-]+-\d+"
 REPO_SLUG = r"[A-Za-z0-9_.\-]+__[A-Za-z0-9_.\-]+"
 MODEL = r"[A-Za-z0-9][A-Za-z0-9_.\-]*"
 AGENT = r"mini|plb|let|let-[a-z0-9_]+"
 SCOPE = r"normal|wide"
-CONDITION = r"text|r\d+(\.\d+)?"
+CONDITION = conditions.PATTERN
 SHA = r"[0-9a-f]{40}"
 
 WILDCARD_CONSTRAINTS = {

@@ -11,6 +11,8 @@ import argparse
 import json
 from pathlib import Path
 
+from swevis.cli import output_folder, require_file
+from swevis.conditions import condition_arg
 from swevis.config import load_config
 from swevis.errors import SwevisError
 
@@ -19,7 +21,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("action", choices=["run"], help="run: one trajectory")
     parser.add_argument("--agent", required=True, help="mini, plb, let or a LET variant of agents.variants (let-mem, ...)")
     parser.add_argument("--instance", required=True)
-    parser.add_argument("--condition", default="text")
+    parser.add_argument("--condition", type=condition_arg, default="text", help="text or r<ratio> (r1, r3, r2.5)")
     parser.add_argument("--scope", default="normal", choices=["normal", "wide"])
     parser.add_argument("--model", help="model profile (default: the first in config)")
     parser.add_argument("--demo", help="replay this demonstration or trajectory (default: the bundled demo)")
@@ -44,7 +46,7 @@ def prepare_instance(cfg: dict, instance_id: str, cache_dir: str):
 
     row = next((r for r in open_source(cfg["tasks"]).load() if r["instance_id"] == instance_id), None)
     if row is None:
-        raise SwevisError(f"no instance {instance_id} in the configured task source")
+        raise SwevisError(f"unknown instance id {instance_id}: not in the configured task source")
     cache = Path(cache_dir)
     mirror = ensure_mirror(row["repo"], cache / "mirrors", commits=[row["base_commit"]], remote_url=cfg["tasks"]["remote_url"])
     co = checkout_instance(row, mirror["mirror"], cache / "checkouts")
@@ -63,6 +65,10 @@ def run(args: argparse.Namespace) -> int:
     if args.agent not in agents:
         raise SwevisError(f"unknown agent {args.agent!r}: one of {', '.join(agents)} (variants come from agents.variants in {args.config})")
     model, profile = model_profile(cfg, args.model, args.config)
+    if args.demo:
+        require_file(args.demo, "--demo")
+    output_folder(args.out, "-o/--out")
+    output_folder(args.cache, "--cache")
     row, mirror, co, db = prepare_instance(cfg, args.instance, args.cache)
     replay = None
     if profile["backend"] == "replay":
@@ -74,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
         preloc = prelocalize(row, chat, index_db=str(db), pristine_dir=co["path"], index_cfg=cfg["index"])
     traj = run_instance(
         RunSpec(
-            model, profile, args.agent, args.scope, args.condition, row, mirror["mirror"], args.out,
+            model, profile, args.agent, args.scope, str(args.condition), row, mirror["mirror"], args.out,
             index_db=str(db), pristine_dir=co["path"], preloc=preloc, agents_cfg=cfg["agents"], index_cfg=cfg["index"],
             render_cfg=cfg["single_read"].get("render", {}), cache_dir=cfg["agents"]["cache_dir"], replay_source=replay,
         )

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from swevis.agents.model_adapter import ACTION_REGEX
+from swevis.conditions import Condition
 from swevis.errors import SwevisError
 
 
@@ -56,6 +57,9 @@ def counterfactual_costs(
     """One row per condition: prompt tokens, pages, exit status, and the ratio to text."""
     from swevis.agents.runner import RunSpec, run_instance
 
+    conditions = [str(Condition.parse(str(c))) for c in conditions]  # a bad name fails before any run
+    if not conditions:
+        raise SwevisError("no conditions to account")
     agent, turns, data = replay_turns(traj_path)
     preloc = data.get("preloc")
     if agent == "plb" and preloc is None:

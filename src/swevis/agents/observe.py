@@ -14,13 +14,13 @@ both modalities, so a visual condition never shows more code than its text twin.
 from __future__ import annotations
 
 import logging
-import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from jinja2 import StrictUndefined, Template
 
 from swevis.agents.actions import CodeRead, detect_code_read
+from swevis.conditions import Condition
 
 log = logging.getLogger(__name__)
 
@@ -38,14 +38,13 @@ class ObservationConfig:
     render: dict = field(default_factory=dict)  # RenderSettings overrides (config single_read.render)
     visual_enabled: bool = True  # LET's editor reads text unless config turns rendering on
 
+    def __post_init__(self) -> None:
+        Condition.parse(self.condition)  # a bad name fails here, before any step runs
+
     @property
     def ratio(self) -> float | None:
-        if self.condition == "text" or not self.visual_enabled:
-            return None
-        m = re.fullmatch(r"r(\d+(?:\.\d+)?)", self.condition)
-        if not m:
-            raise ValueError(f"unknown condition {self.condition!r} (text or rN)")
-        return float(m.group(1))
+        """The render ratio of code windows; None when they stay text."""
+        return Condition.parse(self.condition).ratio if self.visual_enabled else None
 
 
 @dataclass

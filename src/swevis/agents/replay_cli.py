@@ -7,13 +7,15 @@ import argparse
 import json
 from pathlib import Path
 
+from swevis.cli import output_folder, read_json_object
+from swevis.conditions import conditions_arg
 from swevis.config import load_config
 from swevis.errors import SwevisError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("traj", help="traj.json (swevis) or .traj.json (mini-swe-agent)")
-    parser.add_argument("--conditions", default="text,r1,r3,r5,r7")
+    parser.add_argument("--conditions", type=conditions_arg, default="text,r1,r3,r5,r7", help="comma-separated: text, r<ratio>")
     parser.add_argument("--model", help="profile whose tokenizer and image family account the cost (default: first)")
     parser.add_argument("--instance", help="instance id (default: read from the trajectory or its file name)")
     parser.add_argument("--scope", default=None, choices=["normal", "wide"])
@@ -22,12 +24,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true")
 
 
-def _instance_id(args: argparse.Namespace) -> str:
+def _instance_id(args: argparse.Namespace, data: dict) -> str:
     if args.instance:
         return args.instance
-    data = json.loads(Path(args.traj).read_text())
-    iid = data.get("instance_id") or (data.get("info") or {}).get("instance_id")
-    if iid:
+    info = data.get("info")
+    iid = data.get("instance_id") or (info.get("instance_id") if isinstance(info, dict) else None)
+    if isinstance(iid, str) and iid:
         return iid
     name = Path(args.traj).name
     for suffix in (".traj.json", ".json"):
@@ -40,16 +42,17 @@ def run(args: argparse.Namespace) -> int:
     from swevis.agents.cli import model_profile, prepare_instance
     from swevis.agents.counterfactual import counterfactual_costs
 
-    if not Path(args.traj).is_file():
-        raise SwevisError(f"trajectory {args.traj} does not exist")
+    data = read_json_object(args.traj, "trajectory")
+    output_folder(args.cache, "--cache")
     cfg = load_config(args.config)
     model, profile = model_profile(cfg, args.model, args.config)
-    row, mirror, co, db = prepare_instance(cfg, _instance_id(args), args.cache)
-    data = json.loads(Path(args.traj).read_text())
-    conditions = [c.strip() for c in args.conditions.split(",") if c.strip()]
+    scope = args.scope or data.get("scope", "normal")
+    if scope not in ("normal", "wide"):
+        raise SwevisError(f"trajectory {args.traj}: its scope {scope!r} is neither normal nor wide; pass --scope")
+    row, mirror, co, db = prepare_instance(cfg, _instance_id(args, data), args.cache)
     rows = counterfactual_costs(
-        args.traj, conditions, model_name=model, profile=profile, row=row, mirror=mirror["mirror"],
-        index_db=str(db), pristine_dir=co["path"], scope=args.scope or data.get("scope", "normal"),
+        args.traj, [str(c) for c in args.conditions], model_name=model, profile=profile, row=row, mirror=mirror["mirror"],
+        index_db=str(db), pristine_dir=co["path"], scope=scope,
         agents_cfg=cfg["agents"], index_cfg=cfg["index"], render_cfg=cfg["single_read"].get("render", {}),
     )
     if args.json:

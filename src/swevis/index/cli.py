@@ -7,6 +7,10 @@ import json
 import sys
 from pathlib import Path
 
+from swevis.cli import input_folder, output_file
+from swevis.errors import SwevisError
+from swevis.paths import repo_slug
+
 
 def default_db(repo_dir: str) -> str:
     return str(Path(repo_dir).resolve() / ".swevis-index.sqlite")
@@ -33,7 +37,13 @@ def load_index_options(config_path: str | None) -> dict:
 def run(args: argparse.Namespace) -> int:
     from swevis.index import build_index
 
-    db = args.db or default_db(args.repo_dir)
+    input_folder(args.repo_dir, "repository folder")
+    db = str(output_file(args.db, "--db")) if args.db else default_db(args.repo_dir)
+    if args.repo:
+        try:
+            repo_slug(args.repo)
+        except ValueError as exc:
+            raise SwevisError(f"--repo: {exc}") from None
     opts = load_index_options(args.config)
     stats = build_index(args.repo_dir, db, repo=args.repo, commit=args.commit, options=opts, force=args.force)
     if args.json:

@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from swevis.errors import SwevisError
+from swevis.cli import input_folder, output_file, positive_int, require_file
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -15,8 +15,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--issue", required=True, help="file with the issue text ('-' reads stdin)")
     parser.add_argument("--query", help="an extra sub-query q (as the agents pass it)")
     parser.add_argument("--db", help="index database (default: REPO_DIR/.swevis-index.sqlite; built if missing)")
-    parser.add_argument("--top-k", type=int, default=10)
-    parser.add_argument("--max-windows", type=int, default=None)
+    parser.add_argument("--top-k", type=positive_int, default=10)
+    parser.add_argument("--max-windows", type=positive_int, default=None)
     parser.add_argument("--wide", action="store_true", help="wide scope: larger code windows")
     parser.add_argument("--baseline", action="store_true", help="rank with BM25 alone instead of D_loc")
     parser.add_argument("--config", help="config.yaml whose `index` section gives operator weights")
@@ -28,15 +28,13 @@ def run(args: argparse.Namespace) -> int:
     from swevis.index.cli import default_db, load_index_options
     from swevis.localize import bm25_baseline, by_kind, localize_issue, pack_context
 
+    input_folder(args.repo_dir, "repository folder")
+    db = str(output_file(args.db, "--db")) if args.db else default_db(args.repo_dir)
     if args.issue == "-":
         issue = sys.stdin.read()
     else:
-        p = Path(args.issue)
-        if not p.is_file():
-            raise SwevisError(f"issue file {p} does not exist")
-        issue = p.read_bytes().decode("utf-8", "replace")
+        issue = require_file(args.issue, "issue file").read_bytes().decode("utf-8", "replace")
     opts = load_index_options(args.config)
-    db = args.db or default_db(args.repo_dir)
     if not Path(db).exists():
         build_index(args.repo_dir, db, options=opts)
     with open_index(db) as index:

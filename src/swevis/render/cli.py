@@ -13,35 +13,36 @@ import json
 import re
 from pathlib import Path
 
+from swevis.cli import output_folder, positive_float
+from swevis.conditions import ratio_arg
+from swevis.config import load_config
 from swevis.errors import SwevisError
 
+DEFAULT_CONFIG = "config.yaml"
 _DEFAULT_TOKENIZER = {"openai-tile": "cl100k_base", "openai-patch": "cl100k_base", "claude": "cl100k_base"}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", help="source file to render")
     parser.add_argument("--lines", default=None, help="line range A-B (1-based, inclusive); default: whole file")
-    parser.add_argument("--ratio", type=float, default=3.0, help="nominal compression ratio r (budget = text tokens / r)")
+    parser.add_argument("--ratio", type=ratio_arg, default=3.0, help="nominal compression ratio r (budget = text tokens / r): 3, 2.5 or r3")
     parser.add_argument("--model", default="qwen3.5", help="model profile from --config, or an image family")
     parser.add_argument("--tokenizer", default=None, help="override the text tokenizer (qwen3, cl100k_base, ...)")
     parser.add_argument("--family", default=None, help="override the image-token family")
-    parser.add_argument("--config", default="config.yaml", help="workflow config for model profiles and renderer settings")
-    parser.add_argument("--min-font", type=float, default=None, help="override the readability guard (px)")
+    parser.add_argument("--config", default=None, help="workflow config for model profiles and renderer settings (default: config.yaml, if there is one)")
+    parser.add_argument("--min-font", type=positive_float, default=None, help="override the readability guard (px)")
     parser.add_argument("-o", "--out", default=None, help="folder for the PNG pages and layout.json")
     parser.add_argument("--ocr", action="store_true", help="also OCR one strip per page (rapidocr, slow)")
     parser.add_argument("--json", action="store_true", help="print the layout record as JSON")
 
 
-def _load_config(path: str) -> dict:
-    p = Path(path)
-    if not p.is_file():
-        return {}
-    import yaml
-
-    try:
-        return yaml.safe_load(p.read_text()) or {}
-    except yaml.YAMLError as exc:
-        raise SwevisError(f"{path}: not valid YAML: {exc}") from exc
+def _load_config(path: str | None) -> dict:
+    """The validated config; none at all ({}) when --config is not given and there is no config.yaml."""
+    if path is None:
+        if not Path(DEFAULT_CONFIG).is_file():
+            return {}
+        path = DEFAULT_CONFIG
+    return load_config(path)
 
 
 def _parse_lines(spec: str | None) -> tuple[int, int | None]:
@@ -61,21 +62,22 @@ def run(args: argparse.Namespace) -> int:
     from swevis.render import RenderSettings, read_window, render_window, save_pages
     from swevis.tokens import FAMILIES
 
+    if args.out:
+        output_folder(args.out, "-o/--out")
     cfg = _load_config(args.config)
     profiles = cfg.get("models") or {}
     if args.model in profiles:
-        prof = profiles[args.model] or {}
-        family = prof.get("image_family", "qwen3.5")
-        tokenizer = prof.get("tokenizer", "qwen3")
+        family = profiles[args.model]["image_family"]
+        tokenizer = profiles[args.model]["tokenizer"]
     elif args.model.partition(":")[0] in FAMILIES:
         family = args.model
         tokenizer = _DEFAULT_TOKENIZER.get(family.partition(":")[0], "qwen3")
     else:
         known = sorted(set(profiles) | set(FAMILIES))
-        raise SwevisError(f"--model {args.model!r} is neither a profile in {args.config} nor a family; known: {', '.join(known)}")
+        raise SwevisError(f"--model {args.model!r} is neither a profile in {args.config or DEFAULT_CONFIG} nor a family; known: {', '.join(known)}")
     family = args.family or family
     tokenizer = args.tokenizer or tokenizer
-    render_cfg = dict(((cfg.get("single_read") or {}).get("render")) or {})
+    render_cfg = dict(cfg.get("single_read", {}).get("render", {}))
     if args.min_font is not None:
         render_cfg["min_font_px"] = args.min_font
     settings = RenderSettings.from_config(render_cfg)

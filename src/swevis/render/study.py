@@ -8,6 +8,7 @@ import random
 import statistics
 import time
 
+from swevis.conditions import Condition
 from swevis.render.core import RenderResult, prepare_lines, render_window
 from swevis.render.raster import visible_rows
 from swevis.render.settings import RenderSettings
@@ -171,7 +172,7 @@ def run_costs(
 
 
 def _ratio_label(r: float) -> str:
-    return f"r{int(r)}" if float(r).is_integer() else f"r{r:g}"
+    return str(Condition(r))
 
 
 def table4(rows: list[dict], backbone: str, ratios: list[float]) -> tuple[list[dict], list[dict]]:

@@ -7,6 +7,7 @@ import json
 from collections import Counter
 
 from swevis.config import load_config
+from swevis.errors import SwevisError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -21,16 +22,28 @@ def run(args: argparse.Namespace) -> int:
     from swevis.tasks.repos import checkout_instance, ensure_mirror
     from swevis.tasks.sources import select_instances
 
+    if args.action == "sample" and args.instance_ids:
+        raise SwevisError(f"instance ids ({' '.join(args.instance_ids)}) are for `swevis tasks checkout`; sample takes none")
+    if args.output and args.action != "sample":
+        raise SwevisError("-o/--output is for `swevis tasks sample`")
     cfg = load_config(args.config)["tasks"]
     rows = select_instances(cfg)
     if args.action == "sample":
         if args.output:
-            write_instances(rows, args.output)
+            try:
+                write_instances(rows, args.output)
+            except OSError as exc:
+                raise SwevisError(f"cannot write {args.output}: {exc.strerror or exc}") from None
         for repo, count in sorted(Counter(r["repo"] for r in rows).items()):
             print(f"{count:4d}  {repo}")
         print(f"{len(rows):4d}  instances in all")
         return 0
     wanted = set(args.instance_ids) or {r["instance_id"] for r in rows}
+    unknown = sorted(wanted - {r["instance_id"] for r in rows})
+    if unknown:
+        raise SwevisError(
+            f"unknown instance id(s) {', '.join(unknown)}: not in the sample of {args.config} (see `swevis tasks sample`)"
+        )
     for row in rows:
         if row["instance_id"] not in wanted:
             continue
