@@ -178,7 +178,8 @@ def make_environment(
 
     ``secret_env_names``: variables never passed to the agent's commands (the model profile's
     api_key_env); names that look like credentials are withheld as well (local environment;
-    a container gets only COMMAND_ENV)."""
+    a container gets only COMMAND_ENV). The environment's ``base_commit`` is what the patch
+    is taken against (tools.working_tree_diff), whatever the agent commits."""
     if kind == "local":
         if live_model and not allow_live_on_host:
             raise EnvironmentRefused(
@@ -198,6 +199,7 @@ def make_environment(
         except BaseException:
             ws.close()  # the checkout and its lock, not left to the garbage collector
             raise
+        env.base_commit = row["base_commit"]
         return env, ws.repo, ws
     if kind == "docker":
         from minisweagent.environments.docker import DockerEnvironment
@@ -211,5 +213,6 @@ def make_environment(
             run_args=docker_run_args(network=docker_network, cpus=docker_cpus, memory=docker_memory),
             interpreter=docker_interpreter(timeout_s),
         )
+        env.base_commit = row["base_commit"]
         return env, "/testbed", None
     raise SwevisError(f"unknown agents.environment {kind!r} (local or docker)")
