@@ -56,6 +56,7 @@ AGENT_DEFAULTS: dict[str, Any] = {
     "docker_network": False,
     "docker_cpus": None,
     "docker_memory": None,
+    "env_passthrough": [],
     "top_k": 10,
     "resume": True,
     # spend caps (swevis.models.spend); None = no cap
@@ -266,6 +267,7 @@ def run_instance(spec: RunSpec) -> dict[str, Any]:
         docker_memory=spec.opt("docker_memory"),
         workspace=spec.workspace,
         secret_env_names=[spec.profile.get("api_key_env") or "SWEVIS_API_KEY"],
+        env_passthrough=spec.opt("env_passthrough"),
     )
     obs_template = mini_cfg["model"]["observation_template"]
     fmt_template = mini_cfg["model"]["format_error_template"]
