@@ -10,7 +10,8 @@ The list is small and explicit; each rule names the runner and what varies:
 
 - pytest's summary (``54 passed, 1 warning in 0.26s``, ``no tests ran in 0.01s``): the time;
   a centred ``=== ... ===`` line is centred again to its width, as pytest draws it.
-- pytest ``--durations``: each line's time, and how many fell under the threshold.
+- pytest ``--durations``: the section's lines (which tests, in which order, how many under
+  the threshold all depend on the machine's load); a stray line loses its time.
 - pytest ``console_output_style = times``: the per-file (or per-test) time column.
 - pytest's ``tmp_path`` folders (``pytest-of-root/pytest-17``): the session counter.
 - unittest and Django (``Ran 3 tests in 0.004s``): the time.
@@ -29,11 +30,21 @@ from collections.abc import Callable
 TIME = "<time>"
 COUNT = "<n>"
 SEED = "<seed>"
+DURATIONS_ELIDED = "(durations elided: they vary from run to run)"
 
 _OUTCOME = r"(?:passed|failed|errors?|skipped|deselected|xfailed|xpassed|warnings?|rerun|subtests? (?:passed|failed|skipped))"
 _SESSION_TIME = r"\d+(?:\.\d+)?s(?: \((?:\d+ days?, )?\d+:\d\d:\d\d\))?"
+_DURATION_LINE = r"\d+\.\d+s (?:setup|call|teardown) [^\n]*"
+_HIDDEN_LINE = r"\(\d+ durations? < [^\n]*hidden\.[^\n]*\)"
 _NODE_TIME = r"(?:\d+(?:\.\d+)?(?:us|ms|s)|\d+m \d+s|\d+h \d+m)"
 
+_SUMMARY = re.compile(rf"(?P<counts>(?:\d+ {_OUTCOME}, )*\d+ {_OUTCOME}|no tests ran) in {_SESSION_TIME}")
+
+
+def _summary_time(match: re.Match[str]) -> str:
+    """pytest's summary within a line that has " in <digit>" (a search of every line for the
+    summary itself took most of the time of normalizing a large output)."""
+    return _SUMMARY.sub(rf"\g<counts> in {TIME}", match[0])
 
 
 def _right_aligned_time(match: re.Match[str]) -> str:
@@ -41,13 +52,16 @@ def _right_aligned_time(match: re.Match[str]) -> str:
     return match["head"] + TIME.rjust(max(len(match[0]) - len(match["head"]), len(TIME) + 1))
 
 
-# (pattern, replacement), applied in order; every pattern stays within one line.
+# (pattern, replacement), applied in order; only the durations section spans lines.
 RULES: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], ...] = (
     # pytest summary: "1 failed, 53 passed, 2 warnings in 0.31s", "no tests ran in 0.01s"
-    (re.compile(rf"(?P<counts>(?:\d+ {_OUTCOME}, )*\d+ {_OUTCOME}|no tests ran) in {_SESSION_TIME}"), rf"\g<counts> in {TIME}"),
-    # pytest --durations: "0.26s call     tests/test_x.py::test_y"
+    (re.compile(r"^[^\n]* in \d[^\n]*$", re.M), _summary_time),
+    # pytest --durations: which tests pass the threshold, their order and times all vary with
+    # the machine's load, so the section keeps its header and says it was elided; lines
+    # outside a whole section ("0.26s call     tests/test_x.py::test_y") lose their time
+    (re.compile(rf"^(?P<head>=+ slowest (?:\d+ )?durations =+)\n(?:(?:{_DURATION_LINE}|{_HIDDEN_LINE}|)\n)*", re.M),
+     rf"\g<head>\n{DURATIONS_ELIDED}\n"),
     (re.compile(r"^\d+\.\d+s (?=(?:setup|call|teardown) )", re.M), f"{TIME} "),
-    (re.compile(r"^\(\d+ durations? < (?=[\d.e-]+s hidden\.)", re.M), f"({COUNT} durations < "),
     # pytest console_output_style=times: "tests/test_money.py ......      3.479ms"
     (re.compile(rf"^(?P<head>[^\s:]+\.py(?:::\S+)?(?:[^\S\n].*?)?)[^\S\n]+{_NODE_TIME}$", re.M), _right_aligned_time),
     # pytest tmp_path: /tmp/pytest-of-root/pytest-17/test_x0
