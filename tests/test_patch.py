@@ -107,3 +107,17 @@ def test_a_run_that_submits_with_git_add_records_its_patch(instance, tmp_path):
     patch = (tmp_path / "out" / "patch.diff").read_text()
     fixed = applied_at_base(instance, patch, tmp_path / "fresh" / "repo")
     assert fixed["ledgerkit/money.py"].endswith(b"FIXED = 1\n")
+
+
+def test_user_git_config_does_not_change_the_patch(instance, local_env, tmp_path, monkeypatch):
+    """A host ~/.gitconfig with diff.noprefix, rename detection or a pager must not break the patch."""
+    env, repo = local_env
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / ".gitconfig").write_text("[diff]\n\tnoprefix = true\n\trenames = copies\n[color]\n\tui = always\n")
+    monkeypatch.setenv("HOME", str(home))
+    out = env.execute({"command": "git mv ledgerkit/money.py ledgerkit/cash.py && echo 'MOVED = 1' >> ledgerkit/cash.py"})
+    assert out["returncode"] == 0, out["output"]
+    patch = working_tree_diff(env)
+    assert "diff --git a/ledgerkit/cash.py b/ledgerkit/cash.py" in patch and "\x1b[" not in patch
+    assert applied_at_base(instance, patch, tmp_path / "fresh" / "repo") == tree(repo)

@@ -301,14 +301,14 @@ def read_file_via(env: Any, path: str) -> str | None:
 # Everything the agent changed, in a throwaway index (the agent's own index is left as it
 # was): staged, unstaged, committed and new files that .gitignore does not ignore. Compiled
 # bytecode is never part of a fix. The diff options pin what a user's git config could
-# change (prefixes, renames, textconv, relative paths), so the patch applies with
-# `git apply` (or GNU patch -p1) to a fresh checkout at the base commit.
+# change (prefixes, renames, textconv), so the patch applies with `git apply` (or GNU
+# patch -p1) to a fresh checkout at the base commit. Runs at the repository root.
 PATCH_COMMAND = (
-    'tmp=$(mktemp -d) && trap \'rm -rf "$tmp"\' EXIT && '
+    'tmp=$(mktemp -d) || exit 1; trap \'rm -rf "$tmp"\' EXIT; '
     'cp "$(git rev-parse --git-path index)" "$tmp/index" 2>/dev/null; '
     'GIT_INDEX_FILE="$tmp/index" git add -A --ignore-errors -- . \':(exclude)*.py[co]\' >/dev/null 2>&1; '
     'GIT_INDEX_FILE="$tmp/index" git -c core.fileMode=false diff --cached --binary --no-color --no-ext-diff '
-    "--no-textconv --no-renames --no-relative --src-prefix=a/ --dst-prefix=b/ {base}"
+    "--no-textconv --no-renames --src-prefix=a/ --dst-prefix=b/ {base}"
 )
 
 
