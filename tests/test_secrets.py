@@ -166,3 +166,21 @@ def test_command_environ_is_an_allowlist():
     env = command_environ(["EXTRA", "NOT_SET"], environ=host)
     assert set(env) == {"PATH", "HOME", "LANG", "LC_ALL", "TERM", "VIRTUAL_ENV", "EXTRA"}
     assert env["PATH"] == f"{Path(sys.executable).parent}:/usr/bin"  # `python` is the harness's interpreter
+
+
+def test_local_template_vars_hold_no_host_variable(tmp_path, monkeypatch):
+    """mini-swe-agent merges os.environ into the variables its prompt templates see."""
+    from swevis.agents.environments import make_environment
+
+    row = next(r for r in load_bundled_instances() if r["instance_id"] == IID)
+    mirror = ensure_mirror(row["repo"], tmp_path / "mirrors", commits=[row["base_commit"]])["mirror"]
+    for name, value in HOST_SECRETS.items():
+        monkeypatch.setenv(name, value)
+    env, repo, ws = make_environment("local", row, mirror=mirror, timeout_s=5, live_model=False, allow_live_on_host=False)
+    try:
+        template_vars = env.get_template_vars(task="t")
+        assert template_vars["cwd"] == repo and template_vars["task"] == "t" and "HOME" in template_vars
+        assert not set(HOST_SECRETS) & set(template_vars)
+        assert not any(v in str(template_vars) for v in HOST_SECRETS.values())
+    finally:
+        ws.close()
