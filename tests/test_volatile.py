@@ -33,9 +33,13 @@ CASES = [
     ("Ran 1 test in 0.000s", "Ran 1 test in <time>"),
     ("random seed:        47293611", "random seed:        <seed>"),
     ("hash randomization: on (PYTHONHASHSEED=3417594035)", "hash randomization: on (PYTHONHASHSEED=<seed>)"),
+    ("E   assert <Money object at 0x7f3a2c1b5d90> == <Money object at 0x7f3a2c1b5e10>",
+     "E   assert <Money object at <addr1>> == <Money object at <addr2>>"),
+    ("<function f at 0x7F00AA001234> is <function f at 0x7f00aa001234>", "<function f at <addr1>> is <function f at <addr1>>"),
     # not a test runner's timing, or not a timing at all: left alone
     ("processed 1000 rows in 2.35s", "processed 1000 rows in 2.35s"),
     ("real\t0m0.123s", "real\t0m0.123s"),
+    ("mov rax, 0x7f3a2c1b5d90", "mov rax, 0x7f3a2c1b5d90"),
     ("x = 0.26  # 54 passed", "x = 0.26  # 54 passed"),
     ("ledgerkit/money.py:12:    return 5s", "ledgerkit/money.py:12:    return 5s"),
     ("tests/test_x.py::test_a PASSED                    [ 50%]", "tests/test_x.py::test_a PASSED                    [ 50%]"),
@@ -90,6 +94,7 @@ TURNS = [
     "THOUGHT: run the tests.\n\n```mswea_bash_command\npython -m pytest -q tests/test_money.py\n```",
     "THOUGHT: slowest.\n\n```mswea_bash_command\npython -m pytest tests/test_money.py --durations=3\n```",
     "THOUGHT: per file.\n\n```mswea_bash_command\npython -m pytest -o console_output_style=times tests\n```",
+    "THOUGHT: objects.\n\n```mswea_bash_command\npython -c 'o = object(); print(o, o, object())'\n```",
     "THOUGHT: done.\n\n```mswea_bash_command\necho COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT\n```",
 ]
 
@@ -119,6 +124,7 @@ def test_rerun_of_a_deleted_live_run_that_ran_pytest_makes_no_request(tmp_path, 
         assert first["exit_status"] == "submitted" and len(server.chat_requests) == len(TURNS)
         shown = "\n".join(str(m["content"]) for m in first["messages"] if m["role"] == "user")
         assert "12 passed in <time>" in shown and "tests/test_money.py ............" in shown  # pytest really ran
+        assert "<object object at <addr1>> <object object at <addr1>> <object object at <addr2>>" in shown
         shutil.rmtree(out)
         again = run()
         assert len(server.chat_requests) == len(TURNS)  # the rerun paid for nothing

@@ -17,6 +17,9 @@ The list is small and explicit; each rule names the runner and what varies:
 - unittest and Django (``Ran 3 tests in 0.004s``): the time.
 - sympy's bin/test (``tests finished: 5 passed, in 0.49 seconds``): the time, and the random
   seed and PYTHONHASHSEED it draws afresh for every run.
+- Python's default reprs (``<Foo object at 0x7f3a2c1b5d90>``): the address, which moves with
+  every process. Within one output each address keeps its own label (``<addr1>``,
+  ``<addr2>``, ...), so the model still sees which objects are the same.
 
 Timings a command was *asked* to measure (``time``, ``timeit``, a benchmark's own prints)
 are left alone: a performance fix may depend on them.
@@ -74,6 +77,8 @@ RULES: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], ...] 
     (re.compile(r"(?P<head>hash randomization: on \(PYTHONHASHSEED=)\d+\)"), rf"\g<head>{SEED})"),
 )
 
+_ADDRESS = re.compile(r"(?<= at )0x[0-9a-fA-F]{6,16}\b")
+
 # A line pytest or sympy draws centred in a run of one character: "===== 54 passed in 0.26s ====="
 _CENTRED = re.compile(r"^(?P<fill>[=_*!-])(?P=fill)* (?P<title>.+?) (?P=fill)+$", re.M)
 
@@ -82,6 +87,11 @@ def _substitute(text: str) -> str:
     for pattern, replacement in RULES:
         text = pattern.sub(replacement, text)
     return text
+
+
+def _label_addresses(text: str) -> str:
+    labels: dict[str, str] = {}
+    return _ADDRESS.sub(lambda m: labels.setdefault(m[0].lower(), f"<addr{len(labels) + 1}>"), text)
 
 
 def _recentre(match: re.Match[str]) -> str:
@@ -102,4 +112,4 @@ def normalize(text: str) -> str:
     """`text` with the volatile parts of RULES replaced by fixed placeholders."""
     if not text:
         return text
-    return _substitute(_CENTRED.sub(_recentre, text))
+    return _label_addresses(_substitute(_CENTRED.sub(_recentre, text)))
