@@ -212,3 +212,41 @@ def test_live_model_on_host_refused_before_any_request(instance, tmp_path, monke
             run_instance(RunSpec("live", live, "mini", "normal", "text", row, mirror, str(tmp_path / "out")))
         assert server.chat_requests == []
     assert not (tmp_path / "out").exists()
+
+
+def test_docker_patch_is_taken_against_base_commit(instance, fake_docker):
+    """A change the agent commits inside the container still is the patch."""
+    from swevis.agents.tools import working_tree_diff
+
+    row, mirror = instance
+    env, _, _ = make_environment("docker", row, mirror=mirror, timeout_s=30, live_model=False, allow_live_on_host=False)
+    assert env.base_commit == row["base_commit"]
+    out = env.execute({"command": "echo 'IN_CONTAINER = 1' >> ledgerkit/money.py && echo new > NOTES.txt && "
+                                  "git add -A && git -c user.name=a -c user.email=a@example.invalid commit -qm fix"})
+    assert out["returncode"] == 0, out["output"]
+    patch = working_tree_diff(env)
+    assert "+IN_CONTAINER = 1" in patch and "b/NOTES.txt" in patch
+
+
+def test_docker_commands_get_only_the_image_environment_and_passthrough(instance, fake_docker, monkeypatch):
+    row, mirror = instance
+    monkeypatch.setenv("XYZZY", "hunter2")
+    monkeypatch.setenv("SWEVIS_PASSED", "visible-value")
+    env, _, _ = make_environment("docker", row, mirror=mirror, timeout_s=30, live_model=False, allow_live_on_host=False,
+                                 env_passthrough=["SWEVIS_PASSED"])
+    env.execute({"command": "true"})
+    (exec_args,) = fake_docker["calls"]("exec")
+    forwarded = [exec_args[i + 1] for i, a in enumerate(exec_args) if a == "-e"]
+    assert "SWEVIS_PASSED=visible-value" in forwarded
+    assert not any("hunter2" in a for a in exec_args)
+    assert {f.split("=", 1)[0] for f in forwarded} == {"PAGER", "MANPAGER", "LESS", "PIP_PROGRESS_BAR", "TQDM_DISABLE",
+                                                       "BASH_ENV", "SWEVIS_PASSED"}
+
+
+def test_passthrough_may_not_name_the_api_key(instance):
+    from swevis.agents.environments import PassthroughRefused
+
+    row, mirror = instance
+    with pytest.raises(PassthroughRefused, match="agents.env_passthrough names MY_KEY"):
+        make_environment("local", row, mirror=mirror, timeout_s=5, live_model=False, allow_live_on_host=False,
+                         secret_env_names=["MY_KEY"], env_passthrough=["LANG", "MY_KEY"])

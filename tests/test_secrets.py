@@ -118,3 +118,70 @@ def test_workflow_run_writes_no_key(tmp_path, monkeypatch):
     assert (tmp_path / target).exists()
     assert SENTINEL not in proc.stdout + proc.stderr
     assert files_containing(tmp_path, SENTINEL) == []
+
+
+# Credentials under names no pattern would guess: the agent's commands get an allowlist.
+HOST_SECRETS = {"XYZZY": "hunter2-xyzzy-9f31", "DATABASE_URL": "postgres://app:pw-5d2c77@db.internal/prod",
+                "GITHUB_PAT": "ghp_sentinel0a1b2c3d4e5f6a7b8c9d"}
+PEEK_TURNS = [
+    "THOUGHT: env.\n\n```mswea_bash_command\nenv | sort\n```",
+    "THOUGHT: vars.\n\n```mswea_bash_command\necho \"[$XYZZY][$DATABASE_URL][$GITHUB_PAT][$SWEVIS_PASSED]\"\n```",
+    "THOUGHT: python.\n\n```mswea_bash_command\npython -c 'import os; print(dict(os.environ))'\n```",
+    "THOUGHT: done.\n\n```mswea_bash_command\necho COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT\n```",
+]
+
+
+def test_host_variables_under_any_name_never_reach_commands_files_or_requests(tmp_path, monkeypatch):
+    row = next(r for r in load_bundled_instances() if r["instance_id"] == IID)
+    mirror = ensure_mirror(row["repo"], tmp_path / "mirrors", commits=[row["base_commit"]])["mirror"]
+    for name, value in {**HOST_SECRETS, KEY_ENV: SENTINEL, "SWEVIS_PASSED": "passed-through-value"}.items():
+        monkeypatch.setenv(name, value)
+
+    def peek(index, request):
+        n = sum(1 for m in request.body["messages"] if m["role"] == "assistant")
+        return Reply(PEEK_TURNS[min(n, len(PEEK_TURNS) - 1)])
+
+    with ScriptedServer(responder=peek) as server:
+        profile = {"backend": "openai", "base_url": server.base_url, "model_id": "m", "api_key_env": KEY_ENV,
+                   "tokenizer": "qwen3", "image_family": "qwen3.5", "max_retries": 0}
+        traj = run_instance(RunSpec(
+            "live", profile, "mini", "normal", "text", row, mirror, str(tmp_path / "out"),
+            agents_cfg={"allow_live_on_host": True, "env_passthrough": ["SWEVIS_PASSED"]},
+            cache_dir=str(tmp_path / "cache"), journal_path=str(tmp_path / "journal.jsonl"), workspace=str(tmp_path / "ws"),
+        ))
+        requests = [r.raw for r in server.chat_requests]
+    assert traj["exit_status"] == "submitted", traj["error"]
+    outputs = "\n".join(str(m["content"]) for m in traj["messages"] if m["role"] == "user")
+    assert "[][][][passed-through-value]" in outputs and "HOME=" in outputs  # the commands ran and saw the allowlist
+    for value in [*HOST_SECRETS.values(), SENTINEL]:
+        assert value not in outputs
+        assert not any(value.encode() in raw for raw in requests)
+        assert files_containing(tmp_path, value) == []  # traj.json, patch.diff, cache, journal
+
+
+def test_command_environ_is_an_allowlist():
+    from swevis.agents.environments import command_environ
+
+    host = {"PATH": "/usr/bin", "HOME": "/home/u", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "TERM": "dumb",
+            "VIRTUAL_ENV": "/opt/venv", "PYTHONPATH": "/elsewhere", "EXTRA": "x", **HOST_SECRETS}
+    env = command_environ(["EXTRA", "NOT_SET"], environ=host)
+    assert set(env) == {"PATH", "HOME", "LANG", "LC_ALL", "TERM", "VIRTUAL_ENV", "EXTRA"}
+    assert env["PATH"] == f"{Path(sys.executable).parent}:/usr/bin"  # `python` is the harness's interpreter
+
+
+def test_local_template_vars_hold_no_host_variable(tmp_path, monkeypatch):
+    """mini-swe-agent merges os.environ into the variables its prompt templates see."""
+    from swevis.agents.environments import make_environment
+
+    row = next(r for r in load_bundled_instances() if r["instance_id"] == IID)
+    mirror = ensure_mirror(row["repo"], tmp_path / "mirrors", commits=[row["base_commit"]])["mirror"]
+    for name, value in HOST_SECRETS.items():
+        monkeypatch.setenv(name, value)
+    env, repo, ws = make_environment("local", row, mirror=mirror, timeout_s=5, live_model=False, allow_live_on_host=False)
+    try:
+        template_vars = env.get_template_vars(task="t")
+        assert template_vars["cwd"] == repo and template_vars["task"] == "t" and "HOME" in template_vars
+        assert not set(HOST_SECRETS) & set(template_vars)
+        assert not any(v in str(template_vars) for v in HOST_SECRETS.values())
+    finally:
+        ws.close()

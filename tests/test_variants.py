@@ -137,7 +137,8 @@ def test_reproduction_stage_and_memory_all_three(setup, tmp_path):
     editor_task = next(m for m in traj["messages"] if m["phase"] == "editor" and m["role"] == "user")
     assert "<repair_objective>" in json.dumps(editor_task["content"])
     assert v["memory"]["lookups"] > 0 and v["memory"]["resent_lines"] == 0
-    assert "reproduce_issue.py" not in (tmp_path / "a" / "patch.diff").read_text()
+    # the patch is everything the agent changed, its new files included (the reproduction too)
+    assert "diff --git a/reproduce_issue.py b/reproduce_issue.py\nnew file" in (tmp_path / "a" / "patch.diff").read_text()
 
 
 @pytest.mark.slow

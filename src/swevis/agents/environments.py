@@ -6,8 +6,8 @@ import fcntl
 import hashlib
 import logging
 import os
-import re
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -45,20 +45,43 @@ def docker_interpreter(timeout_s: int) -> list[str]:
     return ["timeout", "--kill-after=5", str(int(timeout_s)), "bash", "-c"]
 
 
-SECRET_NAME = re.compile(r"(?i)(api[_-]?key|_key$|^key$|token|secret|passw|credential|auth)")
+# The host variables an agent's command sees: the basics of a shell (LC_* too) and the
+# markers of the interpreter's virtualenv or conda environment. Everything else stays out,
+# whatever its name: credentials live under names no pattern guesses (DATABASE_URL,
+# GITHUB_PAT). Config adds names with agents.env_passthrough.
+HOST_PASSTHROUGH = frozenset({
+    "PATH", "HOME", "LANG", "TERM", "TMPDIR", "TZ",
+    "VIRTUAL_ENV", "CONDA_PREFIX", "CONDA_DEFAULT_ENV", "CONDA_EXE", "CONDA_PYTHON_EXE", "CONDA_SHLVL",
+})
 
 
-def command_environ(secret_env_names=(), environ=None) -> dict[str, str]:
-    """The host environment minus the secrets: what a local agent command may see.
+class PassthroughRefused(SwevisError):
+    """agents.env_passthrough names the model's API key variable."""
 
-    An agent that runs `env` would otherwise put the API key into its observation: into the
-    next request, the response cache, the journal and traj.json."""
+
+def checked_passthrough(passthrough=(), secret_env_names=()) -> tuple[str, ...]:
+    """The configured pass-through names; naming the API key variable is a config error."""
+    names = tuple(dict.fromkeys(n for n in passthrough if n))
+    secret = sorted(set(names) & {n for n in secret_env_names if n})
+    if secret:
+        raise PassthroughRefused(f"agents.env_passthrough names {secret[0]}, the model's API key variable: remove it")
+    return names
+
+
+def command_environ(passthrough=(), environ=None) -> dict[str, str]:
+    """What a local agent command sees of the host environment (an allowlist).
+
+    An agent that runs `env` puts what it sees into its observation: into the next request,
+    the response cache, the journal and traj.json. `python` is the interpreter running
+    swevis, first on PATH, as the local harness runs the tests (swevis.harness.local)."""
     environ = os.environ if environ is None else environ
-    drop = {n for n in secret_env_names if n}
-    return {k: v for k, v in environ.items() if k not in drop and not SECRET_NAME.search(k)}
+    keep = HOST_PASSTHROUGH | set(passthrough)
+    env = {k: v for k, v in environ.items() if k in keep or k.startswith("LC_")}
+    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), environ.get("PATH", os.defpath)])
+    return env
 
 
-def _scrubbed_local_environment(*, secret_env_names, **kwargs):
+def _scrubbed_local_environment(*, passthrough, **kwargs):
     from minisweagent.environments import local as mini_local
 
     class ScrubbedLocalEnvironment(mini_local.LocalEnvironment):
@@ -69,7 +92,7 @@ def _scrubbed_local_environment(*, secret_env_names, **kwargs):
             cwd = cwd or self.config.cwd or os.getcwd()
             try:
                 result = mini_local._run(
-                    command, cwd, command_environ(secret_env_names) | self.config.env, timeout or self.config.timeout
+                    command, cwd, command_environ(passthrough) | self.config.env, timeout or self.config.timeout
                 )
                 output = {"output": result.stdout, "returncode": result.returncode, "exception_info": ""}
             except Exception as e:  # as mini-swe-agent reports a failed or timed-out command
@@ -85,8 +108,9 @@ def _scrubbed_local_environment(*, secret_env_names, **kwargs):
             return output
 
         def get_template_vars(self, **kwargs) -> dict[str, Any]:
-            vars_ = super().get_template_vars(**kwargs)  # mini merges os.environ in: drop secrets
-            return {k: v for k, v in vars_.items() if k in kwargs or k not in os.environ or k in command_environ(secret_env_names)}
+            vars_ = super().get_template_vars(**kwargs)  # mini merges os.environ in: only what commands see
+            seen = command_environ(passthrough)
+            return {k: v for k, v in vars_.items() if k in kwargs or k not in os.environ or k in seen}
 
     return ScrubbedLocalEnvironment(**kwargs)
 
@@ -173,12 +197,16 @@ def make_environment(
     docker_memory: str | None = None,
     workspace: str | None = None,
     secret_env_names: tuple[str, ...] | list[str] = (),
+    env_passthrough: tuple[str, ...] | list[str] = (),
 ) -> tuple[Any, str, LocalWorkspace | None]:
     """(mini-swe-agent environment, repository root inside it, workspace to close).
 
-    ``secret_env_names``: variables never passed to the agent's commands (the model profile's
-    api_key_env); names that look like credentials are withheld as well (local environment;
-    a container gets only COMMAND_ENV)."""
+    The agent's commands see only an allowlist of the host's variables (``command_environ``;
+    a container: its image's environment) plus the names of ``env_passthrough``
+    (agents.env_passthrough), which must not include ``secret_env_names`` (the model
+    profile's api_key_env). The environment's ``base_commit`` is what the patch is taken
+    against (tools.working_tree_diff), whatever the agent commits."""
+    passthrough = checked_passthrough(env_passthrough, secret_env_names)
     if kind == "local":
         if live_model and not allow_live_on_host:
             raise EnvironmentRefused(
@@ -192,12 +220,12 @@ def make_environment(
         ws = LocalWorkspace(mirror, row["base_commit"], workspace)
         try:
             env = _scrubbed_local_environment(
-                cwd=ws.repo, timeout=timeout_s, env={**COMMAND_ENV, **HOST_ENV},
-                secret_env_names=secret_env_names,
+                cwd=ws.repo, timeout=timeout_s, env={**COMMAND_ENV, **HOST_ENV}, passthrough=passthrough,
             )
         except BaseException:
             ws.close()  # the checkout and its lock, not left to the garbage collector
             raise
+        env.base_commit = row["base_commit"]
         return env, ws.repo, ws
     if kind == "docker":
         from minisweagent.environments.docker import DockerEnvironment
@@ -208,8 +236,10 @@ def make_environment(
             # itself (killing only the `docker exec` client would leave it running in there)
             timeout=timeout_s + DOCKER_TIMEOUT_GRACE_S,
             env={**COMMAND_ENV, "BASH_ENV": "/root/.bashrc"},  # the image activates its conda env there
+            forward_env=list(passthrough),
             run_args=docker_run_args(network=docker_network, cpus=docker_cpus, memory=docker_memory),
             interpreter=docker_interpreter(timeout_s),
         )
+        env.base_commit = row["base_commit"]
         return env, "/testbed", None
     raise SwevisError(f"unknown agents.environment {kind!r} (local or docker)")

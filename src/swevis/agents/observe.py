@@ -9,6 +9,9 @@ whatever the command printed.
 
 Outputs longer than `max_window_chars` take the text path with mini-swe-agent's elision in
 both modalities, so a visual condition never shows more code than its text twin.
+
+Every other command output passes through swevis.agents.volatile first (test timings and
+the like), so a rerun's requests match the response cache.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from typing import Any, Callable
 from jinja2 import StrictUndefined, Template
 
 from swevis.agents.actions import CodeRead, detect_code_read
+from swevis.agents.volatile import normalize as normalize_volatile
 from swevis.conditions import Condition
 
 log = logging.getLogger(__name__)
@@ -149,6 +153,8 @@ class ObservationPipeline:
         if read is not None:
             margin = self.config.wide_margin if self.config.scope == "wide" else 0
             window = resolve_window(read, self.read_file, margin)
+        if window is None:  # command output, not code: test timings and the like made stable
+            output = {**output, "output": normalize_volatile(output.get("output", ""))}
         if window is not None and len(window.text) <= self.config.max_window_chars:
             if self.config.scope == "wide":
                 output = {**output, "output": format_window_text(window)}

@@ -60,6 +60,7 @@ AGENT_DEFAULTS: dict[str, Any] = {
     "docker_network": False,
     "docker_cpus": None,
     "docker_memory": None,
+    "env_passthrough": [],
     "top_k": 10,
     "resume": True,
     # spend caps (swevis.models.spend); None = no cap
@@ -209,6 +210,7 @@ def _start_environment(spec: RunSpec, live: bool) -> tuple[Any, str, Any]:
             docker_memory=spec.opt("docker_memory"),
             workspace=spec.workspace,
             secret_env_names=[spec.profile.get("api_key_env") or "SWEVIS_API_KEY"],
+            env_passthrough=spec.opt("env_passthrough"),
         )
     except (OSError, subprocess.SubprocessError, RepoError) as exc:
         detail = str(exc)

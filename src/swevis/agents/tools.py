@@ -7,7 +7,7 @@ phase runs the tool; anything else runs in bash when the phase allows bash:
     pack_context [QUERY]            D_loc then D_pkg: file summaries, code windows, hints, tests
     view_code PATH [START [END]]    a source window with line numbers
     commit_plan <<'PLAN' ... PLAN   LET locator: end the phase with the plan Π(x) as JSON
-    submit                          end the task; the patch is `git diff` of the working tree
+    submit                          end the task; the patch is everything changed since base_commit
 
 Bad arguments (unknown tool, non-numeric lines, invalid plan JSON) raise mini-swe-agent's
 FormatError, so the message goes back to the model and counts toward its format-error limit.
@@ -16,6 +16,7 @@ FormatError, so the message goes back to the model and counts toward its format-
 from __future__ import annotations
 
 import json
+import logging
 import re
 import shlex
 from pathlib import Path
@@ -24,6 +25,8 @@ from typing import Any
 from minisweagent.exceptions import FormatError, Submitted
 
 from swevis.agents.observe import number_lines
+
+log = logging.getLogger(__name__)
 
 PLAN_LIST_FIELDS = ("target_files", "target_symbols", "relevant_snippets", "propagation_targets", "evidence_refs")
 PLAN_TEXT_FIELDS = ("reproduction_command", "notes")
@@ -295,11 +298,28 @@ def read_file_via(env: Any, path: str) -> str | None:
     return out.get("output") if out.get("returncode") == 0 else None
 
 
-def working_tree_diff(env: Any) -> str:
-    """`git diff` of the tracked files in the environment's working tree (the submitted patch).
+# Everything the agent changed, in a throwaway index (the agent's own index is left as it
+# was): staged, unstaged, committed and new files that .gitignore does not ignore. Compiled
+# bytecode is never part of a fix. The diff options pin what a user's git config could
+# change (prefixes, renames, textconv), so the patch applies with `git apply` (or GNU
+# patch -p1) to a fresh checkout at the base commit. Runs at the repository root.
+PATCH_COMMAND = (
+    'tmp=$(mktemp -d) || exit 1; trap \'rm -rf "$tmp"\' EXIT; '
+    'cp "$(git rev-parse --git-path index)" "$tmp/index" 2>/dev/null; '
+    'GIT_INDEX_FILE="$tmp/index" git add -A --ignore-errors -- . \':(exclude)*.py[co]\' >/dev/null 2>&1; '
+    'GIT_INDEX_FILE="$tmp/index" git -c core.fileMode=false diff --cached --binary --no-color --no-ext-diff '
+    "--no-textconv --no-renames --src-prefix=a/ --dst-prefix=b/ {base}"
+)
 
-    New untracked files (reproduction scripts, patch.txt) are left out on purpose."""
-    out = env.execute({"command": "git -c core.fileMode=false diff --no-color --no-ext-diff"})
+
+def working_tree_diff(env: Any) -> str:
+    """The submitted patch: the repository's working tree against the commit the run started
+    from (``env.base_commit``, set by make_environment; HEAD for an environment without it).
+
+    Files outside the repository (the agent's scratch in /tmp) are not in it."""
+    base = getattr(env, "base_commit", None) or "HEAD"
+    out = env.execute({"command": PATCH_COMMAND.format(base=shlex.quote(base))})
     if out.get("returncode") != 0:
+        log.warning("no patch: git diff against %s failed: %s", base, (out.get("output") or "").strip()[-300:])
         return ""
     return out.get("output", "")

@@ -38,6 +38,7 @@ from minisweagent.exceptions import Submitted
 
 from swevis.agents.memory import MemoryToolEnvironment, WorkingMemory
 from swevis.agents.tools import _format_error, working_tree_diff
+from swevis.agents.volatile import normalize as normalize_volatile
 
 log = logging.getLogger(__name__)
 
@@ -202,7 +203,7 @@ class VariantToolEnvironment(MemoryToolEnvironment):
         if not cmd:
             raise _format_error("usage: commit_reproduction COMMAND (e.g. commit_reproduction python reproduce_issue.py)")
         out = self._run(cmd)
-        text = out.get("output", "")
+        text = normalize_volatile(out.get("output", ""))  # it reaches the editor's prompt: stable for the cache
         rc = out.get("returncode")
         files = {}
         for word in shlex.split(cmd) if cmd else []:
