@@ -304,19 +304,80 @@ def test_identical_patches_share_one_evaluation(tmp_path, fake):
 def test_crashes_are_not_cached(tmp_path):
     cache = EvalCache(tmp_path / "c")
     calls = []
+    row = _row("i")
 
     def compute():
         calls.append(1)
         return {"instance_id": "i", "resolved": False, "infra_failure": True}
 
-    cached_evaluation(cache, "i", "p", "local", compute)
-    cached_evaluation(cache, "i", "p", "local", compute)
+    cached_evaluation(cache, row, "p", "local", "env", compute)
+    cached_evaluation(cache, row, "p", "local", "env", compute)
     assert len(calls) == 2
-    ok = cached_evaluation(cache, "i", "q", "local", lambda: {"instance_id": "i", "resolved": True, "infra_failure": False})
-    again = cached_evaluation(cache, "i", "q", "local", compute)
+    ok = cached_evaluation(cache, row, "q", "local", "env", lambda: {"instance_id": "i", "resolved": True, "infra_failure": False})
+    again = cached_evaluation(cache, row, "q", "local", "env", compute)
     assert not ok["cached"] and again["cached"] and again["resolved"]
-    assert evaluation_cache_key("i", "q", "local") != evaluation_cache_key("i", "q", "docker")
-    assert evaluation_cache_key("i", "x\r\n") == evaluation_cache_key("i", "x\n\n")
+    assert evaluation_cache_key(row, "x\r\n", "docker", "env") == evaluation_cache_key(row, "x\n\n", "docker", "env")
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"test_patch": "diff --git a/tests/test_x.py b/tests/test_x.py\n@@ -1 +1 @@\n-a\n+c\n"},
+        {"FAIL_TO_PASS": json.dumps([F2P, "tests/test_x.py::test_more"])},
+        {"PASS_TO_PASS": json.dumps([])},
+        {"test_cmd": "pytest -x tests/test_x.py"},
+        {"log_parser": "pytest"},
+        {"base_commit": "c" * 40},
+        {"version": "2.1"},
+    ],
+    ids=lambda c: next(iter(c)),
+)
+def test_every_verdict_input_changes_the_cache_key(change):
+    row = _row("psf__requests-1001")
+    key = evaluation_cache_key(row, _patch("GOLD"), "docker", "docker:swebench:latest")
+    assert evaluation_cache_key({**row, **change}, _patch("GOLD"), "docker", "docker:swebench:latest") != key
+
+
+def test_patch_harness_environment_and_version_change_the_cache_key(monkeypatch):
+    from swevis.harness import cache as cache_mod
+
+    row = _row("psf__requests-1001")
+    key = evaluation_cache_key(row, _patch("GOLD"), "docker", "docker:a")
+    assert evaluation_cache_key(row, _patch("WRONG"), "docker", "docker:a") != key
+    assert evaluation_cache_key(row, _patch("GOLD"), "local", "docker:a") != key
+    assert evaluation_cache_key(row, _patch("GOLD"), "docker", "docker:b") != key
+    monkeypatch.setattr(cache_mod, "swebench_version", "9.9.9")
+    assert evaluation_cache_key(row, _patch("GOLD"), "docker", "docker:a") != key
+    monkeypatch.undo()
+    monkeypatch.setattr(cache_mod, "HARNESS_SCHEMA", "swevis-harness-next")
+    assert evaluation_cache_key(row, _patch("GOLD"), "docker", "docker:a") != key
+
+
+def test_a_changed_task_row_is_graded_again(tmp_path, fake):
+    """The stale-verdict bug: a task row whose FAIL_TO_PASS changed reused the old verdict."""
+    cdir = _condition(tmp_path / "a", {"psf__requests-1001": _patch("GOLD")})
+    first = evaluate_condition(cdir, [_row("psf__requests-1001")], model="m", agent="plb", scope="normal", condition="text", settings=_settings(tmp_path))
+    assert first["evaluated"] == 1 and _eval(cdir, "psf__requests-1001")["resolved"]
+    changed = {**_row("psf__requests-1001"), "FAIL_TO_PASS": json.dumps([F2P, "tests/test_x.py::test_missing"])}
+    cdir2 = _condition(tmp_path / "b", {"psf__requests-1001": _patch("GOLD")})
+    second = evaluate_condition(cdir2, [changed], model="m", agent="plb", scope="normal", condition="text", settings=_settings(tmp_path))
+    assert second["cached"] == 0 and second["evaluated"] == 1
+    assert not _eval(cdir2, "psf__requests-1001")["resolved"]
+
+
+def test_a_crashed_harness_run_fails_the_job_without_output(tmp_path, fake, monkeypatch):
+    from swevis.errors import InfrastructureError
+    from swevis.harness import docker as docker_mod
+
+    def crash(*a, **k):
+        raise RuntimeError("docker daemon went away")
+
+    monkeypatch.setattr(docker_mod, "_run_swebench", crash)
+    cdir = _condition(tmp_path, {"psf__requests-1001": _patch("GOLD")})
+    with pytest.raises(InfrastructureError, match="crashed 2 time"):
+        evaluate_condition(cdir, [_row("psf__requests-1001")], model="m", agent="plb", scope="normal", condition="text", settings=_settings(tmp_path))
+    assert not (cdir / "psf__requests-1001" / "eval.json").exists()
+    assert not (cdir / "harness" / "harness_summary.json").exists()
 
 
 def test_no_engine_is_a_clear_error(tmp_path, monkeypatch):
