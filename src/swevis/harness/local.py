@@ -221,10 +221,14 @@ def evaluate_patch(
     return record
 
 
-def _grade_with_retries(row: dict[str, Any], patch: str, mirror: str, run: Path, cfg: dict[str, Any]) -> dict[str, Any]:
+def grade_with_retries(
+    row: dict[str, Any], patch: str, mirror: str, log_path: Path, settings: dict[str, Any], *, patch_optional: bool = False
+) -> dict[str, Any]:
     """evaluate_patch, again up to `retries` times while it is an infrastructure failure."""
-    for attempt in range(1, int(cfg["retries"]) + 2):
-        record = evaluate_patch(row, patch, mirror, log_path=run / "test_output.txt", timeout_s=float(cfg["timeout_s"]))
+    for attempt in range(1, int(settings["retries"]) + 2):
+        record = evaluate_patch(
+            row, patch, mirror, log_path=log_path, timeout_s=float(settings["timeout_s"]), patch_optional=patch_optional
+        )
         record["attempts"] = attempt
         if not record["infra_failure"]:
             break
@@ -262,7 +266,7 @@ def evaluate_condition_local(
         mirror = mirrors[row["repo"]]
         record = cached_evaluation(
             cache, row, patch, "local", environment,
-            lambda row=row, patch=patch, mirror=mirror, run=run: _grade_with_retries(row, patch, mirror, run, settings),
+            lambda row=row, patch=patch, mirror=mirror, run=run: grade_with_retries(row, patch, mirror, run / "test_output.txt", settings),
         )
         records[run_subdir(row["instance_id"], repeat)] = record
         write_json_atomic(record, run / "eval.json")
