@@ -2,7 +2,10 @@
 
 Units: accuracy in percent (1 decimal in the wide tables), prompt tokens in millions
 (2 decimals in the wide tables; the long tables keep full precision). Infrastructure
-failures count as unresolved in accuracy and are reported in their own column.
+failures count as unresolved in accuracy and are reported in their own column. Runs of
+instances whose environment failed validation are left out of accuracy (n counts the valid
+instances, n_invalid the others); the long tables add each cell's spend over all its runs
+(cost_total / cost_mean, empty without prices; prompt and completion token totals).
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from typing import Any, Iterable
 
 import polars as pl
 
-from swevis.analysis.load import rows_frame
+from swevis.analysis.load import rows_frame, spend_stats
 from swevis.analysis.stats import bootstrap_ci, mcnemar_exact, spread
 
 DEFAULT_SETTINGS: dict[str, Any] = {
@@ -63,9 +66,13 @@ def _cell(df: pl.DataFrame, model: str, agent: str, scope: str, condition: str) 
 
 def cell_stats(cell: pl.DataFrame, metric: str, settings: dict[str, Any]) -> dict[str, Any]:
     """Mean, bootstrap CI over instances (repeats averaged within an instance first), n and
-    the spread of the per-repeat means. metric: "accuracy" (%) or "prompt_tokens" (M)."""
+    the spread of the per-repeat means. metric: "accuracy" (%) or "prompt_tokens" (M).
+    Accuracy counts only instances with a valid environment; spend counts every run."""
+    extra = {"n_invalid": cell.filter(~pl.col("valid"))["instance_id"].n_unique(), **spend_stats(cell.to_dicts())}
+    if metric == "accuracy":
+        cell = cell.filter(pl.col("valid"))
     if cell.height == 0:
-        return {"n": 0, "n_runs": 0, "repeats": 0, "mean": None, "ci_low": None, "ci_high": None, "sd_repeats": None, "min_repeat": None, "max_repeat": None, "infra_failures": 0}
+        return {"n": 0, "n_runs": 0, "repeats": 0, "mean": None, "ci_low": None, "ci_high": None, "sd_repeats": None, "min_repeat": None, "max_repeat": None, "infra_failures": 0, **extra}
     if metric == "accuracy":
         value = pl.col("resolved").cast(pl.Float64) * 100.0
     elif metric == "prompt_tokens":
@@ -88,6 +95,7 @@ def cell_stats(cell: pl.DataFrame, metric: str, settings: dict[str, Any]) -> dic
         "min_repeat": sp["min"] if len(per_repeat) > 1 else None,
         "max_repeat": sp["max"] if len(per_repeat) > 1 else None,
         "infra_failures": int(cell["infra_failure"].sum()),
+        **extra,
     }
 
 
@@ -142,6 +150,7 @@ def main_table(df: pl.DataFrame, model: str, settings: dict[str, Any]) -> tuple[
             cells = [stats[c]["accuracy"] for c in conds]
             row["n_min"] = min(s["n"] for s in cells)
             row["n_max"] = max(s["n"] for s in cells)
+            row["n_invalid"] = max(s["n_invalid"] for s in cells)
             row["infra_failures"] = sum(s["infra_failures"] for s in cells)
             row["repeats"] = max([s["repeats"] for s in cells] + [stats["mini"]["accuracy"]["repeats"]])
             max_repeats = max(max_repeats, row["repeats"])

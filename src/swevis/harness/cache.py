@@ -6,10 +6,9 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+from importlib.metadata import version
 from pathlib import Path
 from typing import Any, Callable
-
-from swebench import __version__ as swebench_version
 
 from swevis.errors import SwevisError
 from swevis.provenance import write_json_atomic
@@ -19,6 +18,7 @@ log = logging.getLogger(__name__)
 # Bump when swevis's grading changes in a way that can change a verdict: every cached
 # evaluation and validation made before is then graded again.
 HARNESS_SCHEMA = "swevis-harness-2"
+swebench_version = version("swebench")  # its grading decides verdicts (read without importing it)
 
 
 def new_eval_record(instance_id: str, harness: str) -> dict[str, Any]:
