@@ -336,3 +336,16 @@ def test_a_bad_recorded_cost_is_named(tmp_path):
     (run / "traj.json").write_text(json.dumps(traj))
     with pytest.raises(AnalysisInputError, match="totals.cost"):
         load_condition(run.parent)
+
+
+def test_statistics_pair_and_bucket_only_valid_environments(invalid_tree):
+    _, t = invalid_tree
+    mc = t["stats_mcnemar"].filter((pl.col("model") == "qwen3.5") & (pl.col("agent") == "plb") & (pl.col("scope") == "normal"))
+    assert (mc["n_pairs"] == 5).all()
+    r1 = mc.filter(pl.col("condition") == "r1").to_dicts()[0]
+    assert (r1["both_resolved"], r1["text_only"], r1["visual_only"]) == (2, 0, 3)
+    t3 = t["table3"].filter(pl.col("model") == "qwen3.5")
+    phase = {r["group"]: r["n"] for r in t3.filter(pl.col("block") == "phase_split").to_dicts()}
+    # 2 scopes x 5 conditions x 5 valid instances, LET resolves instances 3 and 5 of them
+    assert phase == {"all": 60, "resolved": 20, "unresolved": 30}
+    assert t3.filter(pl.col("block") == "editor_buckets")["n"].sum() == 50

@@ -169,8 +169,10 @@ def main_table(df: pl.DataFrame, model: str, settings: dict[str, Any]) -> tuple[
 
 def mcnemar_table(df: pl.DataFrame, settings: dict[str, Any]) -> pl.DataFrame:
     """Paired exact McNemar of every visual condition against the text condition of the same
-    model, agent and scope, on the (instance, repeat) pairs present in both."""
+    model, agent and scope, on the (instance, repeat) pairs present in both (instances with
+    a valid environment only)."""
     visual = [c for c in settings["conditions"] if c != "text"]
+    df = df.filter(pl.col("valid"))
     out = []
     combos = df.select("model", "agent", "scope").unique().sort("model", "agent", "scope").iter_rows()
     for model, agent, scope in combos:
@@ -292,7 +294,8 @@ def table3(df: pl.DataFrame, model: str, settings: dict[str, Any]) -> pl.DataFra
     let = df.filter((pl.col("model") == model) & (pl.col("agent") == agent))
     backend = _backend(let)
     out = []
-    groups = {"all": let, "resolved": let.filter(pl.col("resolved")), "unresolved": let.filter(~pl.col("resolved"))}
+    scored = let.filter(pl.col("valid"))  # an outcome needs a valid environment
+    groups = {"all": let, "resolved": scored.filter(pl.col("resolved")), "unresolved": scored.filter(~pl.col("resolved"))}
     for name, g in groups.items():
         loc = g["locator_prompt_tokens"].cast(pl.Float64)
         ed = g["editor_prompt_tokens"].cast(pl.Float64)
@@ -308,11 +311,11 @@ def table3(df: pl.DataFrame, model: str, settings: dict[str, Any]) -> pl.DataFra
                 "editor_share_pct": None if loc_share is None else 100.0 - loc_share,
             }
         )
-    total = let.height
+    total = scored.height
     bucket_col = pl.col("coverage_bucket").fill_null("low")
     for bucket in ("high", "mid", "low"):
         for outcome, flag in (("resolved", True), ("unresolved", False)):
-            g = let.filter((bucket_col == bucket) & (pl.col("resolved") == flag))
+            g = scored.filter((bucket_col == bucket) & (pl.col("resolved") == flag))
             out.append(
                 {
                     "model": model, "backend": backend, "block": "editor_buckets",
