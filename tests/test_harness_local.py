@@ -68,3 +68,20 @@ def test_a_patch_that_edits_the_test_files_does_not_block_test_patch(toy_task):
     rec = evaluate_patch(row, touching, toy_task["repo_dir"])
     assert rec["patch_applied"] and not rec["infra_failure"], rec
     assert rec["resolved"], rec
+
+
+def test_a_changed_task_row_is_graded_again_by_the_condition_runner(tmp_path: Path, toy_task):
+    """The stale-verdict bug: after FAIL_TO_PASS changed, the cached verdict was reused."""
+    from swevis.harness.local import evaluate_condition_local
+
+    row, mirrors = toy_task["row"], {"toyorg/toy": str(toy_task["repo_dir"])}
+    settings = {"timeout_s": 60, "retries": 0, "cache_dir": str(tmp_path / "cache")}
+    cdir = tmp_path / "cond"
+    (cdir / row["instance_id"]).mkdir(parents=True)
+    (cdir / row["instance_id"] / "patch.diff").write_text(row["patch"])
+    first = evaluate_condition_local(cdir, [row], mirrors, settings=settings)
+    assert first["resolved"] == 1 and first["cached"] == 0
+    assert evaluate_condition_local(cdir, [row], mirrors, settings=settings)["cached"] == 1
+    changed = {**row, "FAIL_TO_PASS": [*row["FAIL_TO_PASS"], "tests/test_calc.py::test_median"]}
+    again = evaluate_condition_local(cdir, [changed], mirrors, settings=settings)
+    assert again["cached"] == 0 and again["resolved"] == 0
