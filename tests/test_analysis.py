@@ -349,3 +349,12 @@ def test_statistics_pair_and_bucket_only_valid_environments(invalid_tree):
     # 2 scopes x 5 conditions x 5 valid instances, LET resolves instances 3 and 5 of them
     assert phase == {"all": 60, "resolved": 20, "unresolved": 30}
     assert t3.filter(pl.col("block") == "editor_buckets")["n"].sum() == 50
+
+
+def test_a_validation_of_another_harness_is_refused(tree, tmp_path):
+    root, _ = tree
+    report = {**_validation({}), "harness": "docker"}
+    path = tmp_path / "docker.json"
+    path.write_text(json.dumps(report))
+    with pytest.raises(AnalysisInputError, match="validates harness docker, but runs were graded by local"):
+        condition_summary(root / "runs" / "qwen3.5" / "plb-normal" / "r1", root / "instances.jsonl", validation=path)

@@ -323,6 +323,9 @@ def mark_valid(rows: list[dict[str, Any]], validation: Mapping[str, Any] | None,
     instance the report does not cover is an error naming it (it was never validated)."""
     if validation is None:
         return {}
+    graded_by = sorted({r["harness"] for r in rows if r.get("harness")} - {validation.get("harness")})
+    if graded_by:
+        raise AnalysisInputError([f"{source}: validates harness {validation.get('harness')}, but runs were graded by {', '.join(graded_by)}"])
     covered = validation.get("instances") or {}
     missing = sorted({r["instance_id"] for r in rows} - set(covered))
     if missing:
