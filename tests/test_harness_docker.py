@@ -198,7 +198,6 @@ CASES = {
     "psf__requests-1002": "",
     "psf__requests-1003": _patch("BAD"),
     "psf__requests-1004": _patch("WRONG"),
-    "psf__requests-1005": _patch("CRASH"),
 }
 
 
@@ -216,7 +215,7 @@ def _images(ids):
 
 @pytest.fixture
 def fake(monkeypatch):
-    client = FakeClient(_images(list(CASES) + ["psf__requests-1006"]), _script)
+    client = FakeClient(_images(list(CASES) + ["psf__requests-1005", "psf__requests-1006"]), _script)
     monkeypatch.setattr(docker, "from_env", lambda *a, **k: client)
     return client
 
@@ -229,14 +228,14 @@ def _eval(cdir, iid):
     return json.loads((cdir / iid / "eval.json").read_text())
 
 
-def test_gold_empty_bad_wrong_crash(tmp_path, fake):
+def test_gold_empty_bad_wrong(tmp_path, fake):
     cdir = _condition(tmp_path, CASES)
     rows = [_row(i) for i in CASES]
     summary = evaluate_condition(cdir, rows, model="qwen3.5", agent="plb", scope="normal", condition="r3", settings=_settings(tmp_path))
 
     run_id = "swevis-qwen3.5-plb-normal-r3"
     assert run_id_for("qwen3.5", "plb", "normal", "r3") == run_id
-    assert summary["run_id"] == run_id and summary["n"] == 5 and summary["resolved"] == 1
+    assert summary["run_id"] == run_id and summary["n"] == 4 and summary["resolved"] == 1
 
     gold = _eval(cdir, "psf__requests-1001")
     assert gold["harness"] == "docker" and gold["resolved"] and gold["patch_applied"]
@@ -256,19 +255,15 @@ def test_gold_empty_bad_wrong_crash(tmp_path, fake):
     assert wrong["patch_applied"] and not wrong["resolved"] and not wrong["infra_failure"]
     assert wrong["tests"]["FAIL_TO_PASS"]["failure"] == [F2P]
 
-    crash = _eval(cdir, "psf__requests-1005")
-    assert crash["infra_failure"] and not crash["resolved"] and "crashed" in crash["error"]
-    assert crash["attempts"] == 2 and summary["infra_failures"] == ["psf__requests-1005"] and summary["attempts"] == 2
+    assert summary["infra_failures"] == [] and summary["attempts"] == 1
 
     # reports under the condition's folder, one run_id per condition
     report = instance_log_dir(cdir, run_id, "qwen3.5", "psf__requests-1001") / "report.json"
     assert report.exists() and report.is_relative_to(cdir / "harness")
     assert (cdir / "harness" / f"qwen3.5.{run_id}.json").exists()
-    assert (cdir / "harness" / "predictions.jsonl").read_text().count("\n") == 5
+    assert (cdir / "harness" / "predictions.jsonl").read_text().count("\n") == 4
     pred = json.loads((cdir / "harness" / "predictions.jsonl").read_text().splitlines()[0])
     assert set(pred) == {"instance_id", "model_name_or_path", "model_patch"}
-    # the crashed instance's first attempt is kept beside the retry
-    assert instance_log_dir(cdir, run_id, "qwen3.5", "psf__requests-1005.attempt-1").exists()
     # containers named after the run id; no pulls; the empty patch never reached Docker
     assert fake.pulls == []
     assert all(run_id in name for name in fake.created)
@@ -276,16 +271,46 @@ def test_gold_empty_bad_wrong_crash(tmp_path, fake):
     assert not (tmp_path / "logs").exists() and not Path("logs/run_evaluation", run_id).exists()
 
 
-def test_timeout_is_infra_failure_and_retried(tmp_path, fake):
+def test_a_crashed_instance_is_retried_then_fails_the_job_keeping_the_verdicts(tmp_path, fake):
+    from swevis.errors import InfrastructureError
+
+    cases = {"psf__requests-1001": _patch("GOLD"), "psf__requests-1005": _patch("CRASH")}
+    cdir = _condition(tmp_path, cases)
+    rows = [_row(i) for i in cases]
+    with pytest.raises(InfrastructureError, match="harness failure on psf__requests-1005: evaluation crashed"):
+        evaluate_condition(cdir, rows, model="qwen3.5", agent="plb", scope="normal", condition="r3", settings=_settings(tmp_path))
+    run_id = "swevis-qwen3.5-plb-normal-r3"
+    # retried once (the first attempt's logs kept beside the retry); no eval.json, no summary
+    assert instance_log_dir(cdir, run_id, "qwen3.5", "psf__requests-1005.attempt-1").exists()
+    assert not (cdir / "psf__requests-1005" / "eval.json").exists() and not (cdir / "psf__requests-1001" / "eval.json").exists()
+    assert not (cdir / "harness" / "harness_summary.json").exists()
+    # the next run, with the engine healthy again, grades only the failed instance
+    (cdir / "psf__requests-1005" / "patch.diff").write_text(_patch("WRONG"))
+    again = evaluate_condition(cdir, rows, model="qwen3.5", agent="plb", scope="normal", condition="r3", settings=_settings(tmp_path))
+    assert again["cached"] == 1 and again["evaluated"] == 1 and again["resolved"] == 1
+
+
+def test_a_missing_image_is_an_infrastructure_error(tmp_path, fake):
+    from swevis.errors import InfrastructureError
+
+    cdir = _condition(tmp_path, {"psf__requests-1007": _patch("GOLD")})
+    with pytest.raises(InfrastructureError, match="harness failure on psf__requests-1007: evaluation crashed: .*ImageNotFound"):
+        evaluate_condition(cdir, [_row("psf__requests-1007")], model="m", agent="plb", scope="normal", condition="text",
+                           settings=_settings(tmp_path, retries=0))
+    assert fake.pulls and not (cdir / "psf__requests-1007" / "eval.json").exists()
+
+
+def test_timeout_is_retried_then_an_infrastructure_error(tmp_path, fake):
+    from swevis.errors import InfrastructureError
+
     cases = {"psf__requests-1006": _patch("HANG")}
     cdir = _condition(tmp_path, cases)
-    summary = evaluate_condition(
-        cdir, [_row(i) for i in cases], model="qwen3.5", agent="plb", scope="normal", condition="r3",
-        settings=_settings(tmp_path, retries=0),
-    )
-    rec = _eval(cdir, "psf__requests-1006")
-    assert rec["infra_failure"] and "timed out" in rec["error"] and not rec["resolved"]
-    assert summary["attempts"] == 1 and rec["attempts"] == 1
+    with pytest.raises(InfrastructureError, match="psf__requests-1006: test run timed out after 1 s"):
+        evaluate_condition(
+            cdir, [_row(i) for i in cases], model="qwen3.5", agent="plb", scope="normal", condition="r3",
+            settings=_settings(tmp_path, retries=0),
+        )
+    assert not (cdir / "psf__requests-1006" / "eval.json").exists()
 
 
 def test_identical_patches_share_one_evaluation(tmp_path, fake):

@@ -132,5 +132,5 @@ def test_docker_validation_without_an_engine_or_image_is_an_infrastructure_error
     with pytest.raises(InfrastructureError, match="no Docker engine"):
         validate_docker([hd._row("psf__requests-1001")], hd._settings(tmp_path), tmp_path / "v")
     _fake(monkeypatch, _docker_script(noop_passes=False))
-    with pytest.raises(InfrastructureError, match="psf__requests-1006: validation could not run"):
+    with pytest.raises(InfrastructureError, match="harness failure on psf__requests-1006: evaluation crashed: .*ImageNotFound"):
         validate_docker([hd._row("psf__requests-1006")], hd._settings(tmp_path, retries=0), tmp_path / "w")

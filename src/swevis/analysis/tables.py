@@ -2,7 +2,9 @@
 
 Units: accuracy in percent (1 decimal in the wide tables), prompt tokens in millions
 (2 decimals in the wide tables; the long tables keep full precision). Infrastructure
-failures count as unresolved in accuracy and are reported in their own column. Runs of
+failures that reach the tables (the tests ran but yielded no results for the patch) count
+as unresolved and are reported in their own column; a harness that could not run fails
+its job instead (swevis.harness.cache.raise_harness_errors). Runs of
 instances whose environment failed validation are left out of accuracy (n counts the valid
 instances, n_invalid the others); the long tables add each cell's spend over all its runs
 (cost_total / cost_mean, empty without prices; prompt and completion token totals).

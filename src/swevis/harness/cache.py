@@ -10,7 +10,7 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Any, Callable
 
-from swevis.errors import SwevisError
+from swevis.errors import InfrastructureError, SwevisError
 from swevis.provenance import write_json_atomic
 
 log = logging.getLogger(__name__)
@@ -139,6 +139,15 @@ def cached_evaluation(
     record = {**record, "cache_key": key, "cached": False}
     cache.put(key, record)
     return record
+
+
+def raise_harness_errors(what: str, records: dict[str, dict[str, Any]]) -> None:
+    """No verdict where the harness itself failed (after its retries): the job fails with one
+    line naming the instances, writes no output, and the next run grades them again."""
+    failed = sorted(iid for iid, r in records.items() if r.get("harness_error"))
+    if failed:
+        more = f" (and {len(failed) - 1} more: {', '.join(failed[1:6])})" if len(failed) > 1 else ""
+        raise InfrastructureError(f"{what}: harness failure on {failed[0]}: {records[failed[0]]['error']}{more}")
 
 
 class MissingPatchError(SwevisError):

@@ -45,6 +45,7 @@ from swevis.harness.cache import (  # noqa: F401 (re-exported)
     cached_evaluation,
     evaluation_cache_key,
     new_eval_record,
+    raise_harness_errors,
     read_patch,
 )
 from swevis.provenance import write_json_atomic
@@ -425,15 +426,15 @@ def _evaluate_repeat(
                     attempt_of[iid] = attempt + 1
                 pending = [iid for iid in pending if records[iid]["infra_failure"]]
 
+    for iid in attempt_of:  # verdicts are cached first, so a failed job keeps them for its rerun
+        key = evaluation_cache_key(row_of[iid], patches[iid], "docker", environment)
+        records[iid].update(cache_key=key, cached=False, attempts=attempt_of[iid])
+        cache.put(key, {k: v for k, v in records[iid].items() if k not in ("cache_key", "cached", "attempts")})
+        counts["evaluated"] += 1
+    raise_harness_errors(run_id, records)
     for iid in ids:
-        rec = records[iid]
-        if iid in attempt_of:
-            key = evaluation_cache_key(row_of[iid], patches[iid], "docker", environment)
-            rec.update(cache_key=key, cached=False, attempts=attempt_of[iid])
-            cache.put(key, {k: v for k, v in rec.items() if k not in ("cache_key", "cached", "attempts")})
-            counts["evaluated"] += 1
-        rec["run_id"] = run_id
-        write_json_atomic(rec, condition_dir / run_subdir(iid, repeat) / "eval.json")
+        records[iid]["run_id"] = run_id
+        write_json_atomic(records[iid], condition_dir / run_subdir(iid, repeat) / "eval.json")
 
     summary = {
         "run_id": run_id,

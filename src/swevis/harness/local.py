@@ -249,10 +249,11 @@ def evaluate_condition_local(
     Writes `<instance>/eval.json` (and the test log beside it) for every row, and
     `harness/harness_summary.json` like the Docker harness. Identical patches of one
     instance share one evaluation through the evaluation cache; an infrastructure failure
-    is retried `retries` times and never cached. `mirrors` maps repo -> bare mirror;
+    is retried `retries` times and never cached; a harness failure left after the retries
+    (a timed-out test command) raises InfrastructureError. `mirrors` maps repo -> bare mirror;
     `settings` is the config's harness section.
     """
-    from swevis.harness.cache import EvalCache, cached_evaluation, read_patch
+    from swevis.harness.cache import EvalCache, cached_evaluation, raise_harness_errors, read_patch
     from swevis.paths import run_subdir
     from swevis.provenance import write_json_atomic
 
@@ -269,7 +270,9 @@ def evaluate_condition_local(
             lambda row=row, patch=patch, mirror=mirror, run=run: grade_with_retries(row, patch, mirror, run / "test_output.txt", settings),
         )
         records[run_subdir(row["instance_id"], repeat)] = record
-        write_json_atomic(record, run / "eval.json")
+    raise_harness_errors(str(condition_dir), records)
+    for subdir, record in records.items():
+        write_json_atomic(record, condition_dir / subdir / "eval.json")
     summary = {
         "harness": "local",
         "environment": environment,
