@@ -3,12 +3,40 @@
 # condition keeps per-job start-up off the critical path; identical patches of an instance
 # share one evaluation through the evaluation cache. With the Docker harness the job runs
 # where Snakemake runs (cluster pods and most SLURM nodes have no Docker engine).
+#
+# Before a condition's accuracy counts an instance, its environment is validated once per
+# harness (swevis.harness.validate: the gold patch resolves, the empty patch does not);
+# the verdicts are cached per instance x harness x environment and shared by every
+# condition, and the summaries leave invalid instances out of accuracy, by id.
+
+VALIDATION = os.path.join(
+    config["results_dir"], "validation", f"{config['harness']['kind']}.json"
+)
 
 
 if config["harness"]["kind"] == "docker":
 
     localrules:
         evaluate_condition,
+        validate_environments,
+
+
+rule validate_environments:
+    input:
+        instances=LAYOUT.instances(),
+        mirrors=lambda wc: sorted({instance_mirror(i) for i in sampled_instance_ids()}),
+    output:
+        validation=VALIDATION,
+    log:
+        LAYOUT.log("harness", f"validation-{config['harness']['kind']}.log"),
+    conda:
+        "../envs/swevis.yaml"
+    resources:
+        docker=1 if config["harness"]["kind"] == "docker" else 0,
+    params:
+        harness=section(config, "harness"),
+    script:
+        "../scripts/validate_environments.py"
 
 
 rule evaluate_condition:
@@ -38,6 +66,7 @@ rule summarize_condition:
         instances=LAYOUT.instances(),
         trajs=lambda wc: condition_runs(wc, "traj.json"),
         evaluated=LAYOUT.harness_summary("{model}", "{agent}", "{scope}", "{condition}"),
+        validation=VALIDATION,
     output:
         summary=LAYOUT.condition_summary("{model}", "{agent}", "{scope}", "{condition}"),
     log:

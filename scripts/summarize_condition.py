@@ -1,4 +1,4 @@
-"""Snakemake adapter: summary.json of one condition (accuracy, tokens, per-run rows)."""
+"""Snakemake adapter: summary.json of one condition (accuracy over valid environments, tokens, cost, per-run rows)."""
 
 from pathlib import Path
 
@@ -9,5 +9,6 @@ with script_logging(snakemake.log[0]) as log:
     p = snakemake.params
     config = {"analysis": p.analysis, "index": p.index, "models": {m: {} for m in p.models}}
     out = snakemake.output.summary
-    summary = summarize_condition(Path(out).parent, snakemake.input.instances, config, out)
-    log.info("%s: %s/%s resolved", Path(out).parent, summary["resolved"], summary["n"])
+    summary = summarize_condition(Path(out).parent, snakemake.input.instances, config, out, snakemake.input.validation)
+    log.info("%s: %s/%s resolved (valid runs); invalid environments: %s", Path(out).parent, summary["resolved"],
+             summary["n"], summary["invalid_instances"] or "none")

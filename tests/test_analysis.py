@@ -249,3 +249,112 @@ def test_summarize_condition_uses_config_thresholds(tree, tmp_path):
     s = summarize_condition(cdir, root / "instances.jsonl", {**CONFIG, "index": {"coverage_high": 0.5, "coverage_mid": 0.1}}, tmp_path / "summary.json")
     assert [r["coverage_bucket"] for r in sorted(s["rows"], key=lambda r: r["instance_id"])] == ["high", "high", "high", "high", "low", "low"]
     assert "config_hash" in json.loads((tmp_path / "summary.json").read_text())["provenance"]
+
+
+def _validation(invalid: dict[str, str]) -> dict:
+    from swevis.harness.validate import validation_report
+
+    records = [{"instance_id": iid, "valid": iid not in invalid, "reason": invalid.get(iid)} for iid in syn.INSTANCES]
+    return validation_report("local", "local:cpython-3.11.9", records)
+
+
+@pytest.fixture(scope="module")
+def invalid_tree(tmp_path_factory):
+    """The synthetic tree with acme__widgets-1's environment invalid (its gold patch does
+    not resolve there), and prices recorded for qwen3.5's plb-normal/r1 runs."""
+    root = syn.make_runs_tree(tmp_path_factory.mktemp("invalid"))
+    for traj_path in (root / "runs" / "qwen3.5" / "plb-normal" / "r1").rglob("traj.json"):
+        traj = json.loads(traj_path.read_text())
+        traj["totals"]["cost"] = round(traj["totals"]["prompt_tokens"] / 1000 * 0.002 + 400 / 1000 * 0.01, 6)
+        traj_path.write_text(json.dumps(traj))
+    path = root / "validation" / "local.json"
+    path.parent.mkdir()
+    path.write_text(json.dumps(_validation({"acme__widgets-1": "gold patch not resolved (RESOLVED_NO)"})))
+    summaries = [write_condition_summary(c, root / "instances.jsonl", validation=path) and c / "summary.json" for c in syn.condition_dirs(root)]
+    out = default_out_paths(root)
+    build_tables(summaries, CONFIG, out)
+    return root, {k: pl.read_csv(v) for k, v in out.items()}
+
+
+def test_invalid_environments_leave_accuracy_and_are_named(invalid_tree):
+    root, _ = invalid_tree
+    s = json.loads((root / "runs" / "qwen3.5" / "plb-normal" / "text" / "summary.json").read_text())
+    # plb-normal/text resolves instances 1-3; instance 1 is invalid: 2 of the 5 valid runs
+    assert s["n"] == 5 and s["n_runs"] == 6 and s["resolved"] == 2 and s["accuracy"] == pytest.approx(0.4)
+    assert s["n_valid"] == 5 and s["n_invalid"] == 1 and s["invalid_instances"] == ["acme__widgets-1"]
+    assert s["invalid_reasons"] == {"acme__widgets-1": "gold patch not resolved (RESOLVED_NO)"}
+    assert s["validation"] == {"harness": "local", "environment": "local:cpython-3.11.9"}
+    assert [r["valid"] for r in s["rows"] if r["instance_id"] == "acme__widgets-1"] == [False]
+
+
+def test_tables_show_invalid_environments_and_exclude_them(invalid_tree):
+    _, t = invalid_tree
+    r = _row(t["table1"], "plb", "normal")
+    # acc of instances 2-6 only: mini [1,1,1,0,0] text [1,1,0,0,0] r1 all, r3 [0,0,1,1,1], r5 none, r7 none
+    assert [r[f"acc_{c}"] for c in ["mini", "text", "r1", "r3", "r5", "r7"]] == [60.0, 40.0, 100.0, 60.0, 0.0, 0.0]
+    assert r["n_min"] == r["n_max"] == 5 and r["n_invalid"] == 1
+    long = t["table1_long"]
+    acc = long.filter(pl.col("metric") == "accuracy")
+    assert (acc["n"] == 5).all() and (long["n_invalid"] == 1).all()
+
+
+def test_cost_and_tokens_in_summary_and_long_tables(invalid_tree):
+    root, t = invalid_tree
+    s = json.loads((root / "runs" / "qwen3.5" / "plb-normal" / "r1" / "summary.json").read_text())
+    # 6 runs of mean 1.6M prompt tokens at 0.002 / 1k, plus 400 completion tokens at 0.01 / 1k
+    assert s["cost_total"] == pytest.approx(6 * (1600 * 0.002 + 0.004))
+    assert s["cost_mean"] == pytest.approx(1600 * 0.002 + 0.004)
+    assert s["prompt_tokens_total"] == 6 * 1_600_000 and s["completion_tokens_total"] == 6 * 400
+    assert s["calls_total"] == 60
+    unpriced = json.loads((root / "runs" / "qwen3.5" / "plb-normal" / "r3" / "summary.json").read_text())
+    assert unpriced["cost_total"] is None and unpriced["cost_mean"] is None  # no prices: not "free"
+    long = t["table1_long"]
+    cell = long.filter((pl.col("agent") == "plb") & (pl.col("scope") == "normal") & (pl.col("condition") == "r1"))
+    assert cell["cost_total"].to_list() == pytest.approx([s["cost_total"]] * 2)
+    assert cell["cost_mean"].to_list() == pytest.approx([s["cost_mean"]] * 2)
+    assert cell["prompt_tokens_total"].to_list() == [6 * 1_600_000] * 2
+    assert cell["completion_tokens_total"].to_list() == [2400] * 2
+    other = long.filter((pl.col("agent") == "plb") & (pl.col("condition") == "r3"))
+    assert other["cost_total"].null_count() == other.height
+
+
+def test_an_instance_the_validation_does_not_cover_is_named(tree, tmp_path):
+    root, _ = tree
+    report = _validation({})
+    del report["instances"]["acme__widgets-3"]
+    path = tmp_path / "local.json"
+    path.write_text(json.dumps(report))
+    with pytest.raises(AnalysisInputError, match=r"local.json: instance acme__widgets-3 was not validated"):
+        condition_summary(root / "runs" / "qwen3.5" / "plb-normal" / "r1", root / "instances.jsonl", validation=path)
+
+
+def test_a_bad_recorded_cost_is_named(tmp_path):
+    root = tmp_path / "r"
+    run = syn.write_run(root, "qwen3.5", "mini", "normal", "text", 0)
+    traj = json.loads((run / "traj.json").read_text())
+    traj["totals"]["cost"] = "cheap"
+    (run / "traj.json").write_text(json.dumps(traj))
+    with pytest.raises(AnalysisInputError, match="totals.cost"):
+        load_condition(run.parent)
+
+
+def test_statistics_pair_and_bucket_only_valid_environments(invalid_tree):
+    _, t = invalid_tree
+    mc = t["stats_mcnemar"].filter((pl.col("model") == "qwen3.5") & (pl.col("agent") == "plb") & (pl.col("scope") == "normal"))
+    assert (mc["n_pairs"] == 5).all()
+    r1 = mc.filter(pl.col("condition") == "r1").to_dicts()[0]
+    assert (r1["both_resolved"], r1["text_only"], r1["visual_only"]) == (2, 0, 3)
+    t3 = t["table3"].filter(pl.col("model") == "qwen3.5")
+    phase = {r["group"]: r["n"] for r in t3.filter(pl.col("block") == "phase_split").to_dicts()}
+    # 2 scopes x 5 conditions x 5 valid instances, LET resolves instances 3 and 5 of them
+    assert phase == {"all": 60, "resolved": 20, "unresolved": 30}
+    assert t3.filter(pl.col("block") == "editor_buckets")["n"].sum() == 50
+
+
+def test_a_validation_of_another_harness_is_refused(tree, tmp_path):
+    root, _ = tree
+    report = {**_validation({}), "harness": "docker"}
+    path = tmp_path / "docker.json"
+    path.write_text(json.dumps(report))
+    with pytest.raises(AnalysisInputError, match="validates harness docker, but runs were graded by local"):
+        condition_summary(root / "runs" / "qwen3.5" / "plb-normal" / "r1", root / "instances.jsonl", validation=path)

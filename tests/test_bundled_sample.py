@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from swevis.harness import evaluate_patch
+from swevis.harness.validate import validate_local
 from swevis.tasks.bundled import SAMPLE_DIR, bundled_commit, load_bundled_instances, repo_tree
 from swevis.tasks.repos import ensure_mirror
 
@@ -68,12 +68,15 @@ def mirrors(tmp_path_factory):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("row", ROWS, ids=[r["instance_id"] for r in ROWS])
-def test_gold_patch_flips_fail_to_pass(row, mirrors):
-    before = evaluate_patch(row, "", mirrors[row["repo"]], patch_optional=True)
+def test_gold_patch_flips_fail_to_pass(row, mirrors, tmp_path):
+    """The environment validation every study run makes: gold resolves, empty does not."""
+    settings = {"timeout_s": 600, "retries": 0, "cache_dir": None}
+    report = validate_local([row], mirrors, settings, tmp_path)
+    assert report["n_valid"] == 1 and report["invalid"] == {}, report["invalid"]
+    before, after = report["instances"][row["instance_id"]]["empty"], report["instances"][row["instance_id"]]["gold"]
     assert not before["infra_failure"], before
     assert before["tests"]["FAIL_TO_PASS"]["success"] == [], "FAIL_TO_PASS must fail before the fix"
     assert sorted(before["tests"]["PASS_TO_PASS"]["success"]) == sorted(row["PASS_TO_PASS"])
-    after = evaluate_patch(row, row["patch"], mirrors[row["repo"]])
     assert after["resolved"], after
     assert sorted(after["tests"]["FAIL_TO_PASS"]["success"]) == sorted(row["FAIL_TO_PASS"])
     assert sorted(after["tests"]["PASS_TO_PASS"]["success"]) == sorted(row["PASS_TO_PASS"])

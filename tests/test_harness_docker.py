@@ -198,7 +198,6 @@ CASES = {
     "psf__requests-1002": "",
     "psf__requests-1003": _patch("BAD"),
     "psf__requests-1004": _patch("WRONG"),
-    "psf__requests-1005": _patch("CRASH"),
 }
 
 
@@ -216,7 +215,7 @@ def _images(ids):
 
 @pytest.fixture
 def fake(monkeypatch):
-    client = FakeClient(_images(list(CASES) + ["psf__requests-1006"]), _script)
+    client = FakeClient(_images(list(CASES) + ["psf__requests-1005", "psf__requests-1006"]), _script)
     monkeypatch.setattr(docker, "from_env", lambda *a, **k: client)
     return client
 
@@ -229,14 +228,14 @@ def _eval(cdir, iid):
     return json.loads((cdir / iid / "eval.json").read_text())
 
 
-def test_gold_empty_bad_wrong_crash(tmp_path, fake):
+def test_gold_empty_bad_wrong(tmp_path, fake):
     cdir = _condition(tmp_path, CASES)
     rows = [_row(i) for i in CASES]
     summary = evaluate_condition(cdir, rows, model="qwen3.5", agent="plb", scope="normal", condition="r3", settings=_settings(tmp_path))
 
     run_id = "swevis-qwen3.5-plb-normal-r3"
     assert run_id_for("qwen3.5", "plb", "normal", "r3") == run_id
-    assert summary["run_id"] == run_id and summary["n"] == 5 and summary["resolved"] == 1
+    assert summary["run_id"] == run_id and summary["n"] == 4 and summary["resolved"] == 1
 
     gold = _eval(cdir, "psf__requests-1001")
     assert gold["harness"] == "docker" and gold["resolved"] and gold["patch_applied"]
@@ -256,19 +255,15 @@ def test_gold_empty_bad_wrong_crash(tmp_path, fake):
     assert wrong["patch_applied"] and not wrong["resolved"] and not wrong["infra_failure"]
     assert wrong["tests"]["FAIL_TO_PASS"]["failure"] == [F2P]
 
-    crash = _eval(cdir, "psf__requests-1005")
-    assert crash["infra_failure"] and not crash["resolved"] and "crashed" in crash["error"]
-    assert crash["attempts"] == 2 and summary["infra_failures"] == ["psf__requests-1005"] and summary["attempts"] == 2
+    assert summary["infra_failures"] == [] and summary["attempts"] == 1
 
     # reports under the condition's folder, one run_id per condition
     report = instance_log_dir(cdir, run_id, "qwen3.5", "psf__requests-1001") / "report.json"
     assert report.exists() and report.is_relative_to(cdir / "harness")
     assert (cdir / "harness" / f"qwen3.5.{run_id}.json").exists()
-    assert (cdir / "harness" / "predictions.jsonl").read_text().count("\n") == 5
+    assert (cdir / "harness" / "predictions.jsonl").read_text().count("\n") == 4
     pred = json.loads((cdir / "harness" / "predictions.jsonl").read_text().splitlines()[0])
     assert set(pred) == {"instance_id", "model_name_or_path", "model_patch"}
-    # the crashed instance's first attempt is kept beside the retry
-    assert instance_log_dir(cdir, run_id, "qwen3.5", "psf__requests-1005.attempt-1").exists()
     # containers named after the run id; no pulls; the empty patch never reached Docker
     assert fake.pulls == []
     assert all(run_id in name for name in fake.created)
@@ -276,16 +271,46 @@ def test_gold_empty_bad_wrong_crash(tmp_path, fake):
     assert not (tmp_path / "logs").exists() and not Path("logs/run_evaluation", run_id).exists()
 
 
-def test_timeout_is_infra_failure_and_retried(tmp_path, fake):
+def test_a_crashed_instance_is_retried_then_fails_the_job_keeping_the_verdicts(tmp_path, fake):
+    from swevis.errors import InfrastructureError
+
+    cases = {"psf__requests-1001": _patch("GOLD"), "psf__requests-1005": _patch("CRASH")}
+    cdir = _condition(tmp_path, cases)
+    rows = [_row(i) for i in cases]
+    with pytest.raises(InfrastructureError, match="harness failure on psf__requests-1005: evaluation crashed"):
+        evaluate_condition(cdir, rows, model="qwen3.5", agent="plb", scope="normal", condition="r3", settings=_settings(tmp_path))
+    run_id = "swevis-qwen3.5-plb-normal-r3"
+    # retried once (the first attempt's logs kept beside the retry); no eval.json, no summary
+    assert instance_log_dir(cdir, run_id, "qwen3.5", "psf__requests-1005.attempt-1").exists()
+    assert not (cdir / "psf__requests-1005" / "eval.json").exists() and not (cdir / "psf__requests-1001" / "eval.json").exists()
+    assert not (cdir / "harness" / "harness_summary.json").exists()
+    # the next run, with the engine healthy again, grades only the failed instance
+    (cdir / "psf__requests-1005" / "patch.diff").write_text(_patch("WRONG"))
+    again = evaluate_condition(cdir, rows, model="qwen3.5", agent="plb", scope="normal", condition="r3", settings=_settings(tmp_path))
+    assert again["cached"] == 1 and again["evaluated"] == 1 and again["resolved"] == 1
+
+
+def test_a_missing_image_is_an_infrastructure_error(tmp_path, fake):
+    from swevis.errors import InfrastructureError
+
+    cdir = _condition(tmp_path, {"psf__requests-1007": _patch("GOLD")})
+    with pytest.raises(InfrastructureError, match="harness failure on psf__requests-1007: evaluation crashed: .*ImageNotFound"):
+        evaluate_condition(cdir, [_row("psf__requests-1007")], model="m", agent="plb", scope="normal", condition="text",
+                           settings=_settings(tmp_path, retries=0))
+    assert fake.pulls and not (cdir / "psf__requests-1007" / "eval.json").exists()
+
+
+def test_timeout_is_retried_then_an_infrastructure_error(tmp_path, fake):
+    from swevis.errors import InfrastructureError
+
     cases = {"psf__requests-1006": _patch("HANG")}
     cdir = _condition(tmp_path, cases)
-    summary = evaluate_condition(
-        cdir, [_row(i) for i in cases], model="qwen3.5", agent="plb", scope="normal", condition="r3",
-        settings=_settings(tmp_path, retries=0),
-    )
-    rec = _eval(cdir, "psf__requests-1006")
-    assert rec["infra_failure"] and "timed out" in rec["error"] and not rec["resolved"]
-    assert summary["attempts"] == 1 and rec["attempts"] == 1
+    with pytest.raises(InfrastructureError, match="psf__requests-1006: test run timed out after 1 s"):
+        evaluate_condition(
+            cdir, [_row(i) for i in cases], model="qwen3.5", agent="plb", scope="normal", condition="r3",
+            settings=_settings(tmp_path, retries=0),
+        )
+    assert not (cdir / "psf__requests-1006" / "eval.json").exists()
 
 
 def test_identical_patches_share_one_evaluation(tmp_path, fake):
@@ -304,19 +329,80 @@ def test_identical_patches_share_one_evaluation(tmp_path, fake):
 def test_crashes_are_not_cached(tmp_path):
     cache = EvalCache(tmp_path / "c")
     calls = []
+    row = _row("i")
 
     def compute():
         calls.append(1)
         return {"instance_id": "i", "resolved": False, "infra_failure": True}
 
-    cached_evaluation(cache, "i", "p", "local", compute)
-    cached_evaluation(cache, "i", "p", "local", compute)
+    cached_evaluation(cache, row, "p", "local", "env", compute)
+    cached_evaluation(cache, row, "p", "local", "env", compute)
     assert len(calls) == 2
-    ok = cached_evaluation(cache, "i", "q", "local", lambda: {"instance_id": "i", "resolved": True, "infra_failure": False})
-    again = cached_evaluation(cache, "i", "q", "local", compute)
+    ok = cached_evaluation(cache, row, "q", "local", "env", lambda: {"instance_id": "i", "resolved": True, "infra_failure": False})
+    again = cached_evaluation(cache, row, "q", "local", "env", compute)
     assert not ok["cached"] and again["cached"] and again["resolved"]
-    assert evaluation_cache_key("i", "q", "local") != evaluation_cache_key("i", "q", "docker")
-    assert evaluation_cache_key("i", "x\r\n") == evaluation_cache_key("i", "x\n\n")
+    assert evaluation_cache_key(row, "x\r\n", "docker", "env") == evaluation_cache_key(row, "x\n\n", "docker", "env")
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"test_patch": "diff --git a/tests/test_x.py b/tests/test_x.py\n@@ -1 +1 @@\n-a\n+c\n"},
+        {"FAIL_TO_PASS": json.dumps([F2P, "tests/test_x.py::test_more"])},
+        {"PASS_TO_PASS": json.dumps([])},
+        {"test_cmd": "pytest -x tests/test_x.py"},
+        {"log_parser": "pytest"},
+        {"base_commit": "c" * 40},
+        {"version": "2.1"},
+    ],
+    ids=lambda c: next(iter(c)),
+)
+def test_every_verdict_input_changes_the_cache_key(change):
+    row = _row("psf__requests-1001")
+    key = evaluation_cache_key(row, _patch("GOLD"), "docker", "docker:swebench:latest")
+    assert evaluation_cache_key({**row, **change}, _patch("GOLD"), "docker", "docker:swebench:latest") != key
+
+
+def test_patch_harness_environment_and_version_change_the_cache_key(monkeypatch):
+    from swevis.harness import cache as cache_mod
+
+    row = _row("psf__requests-1001")
+    key = evaluation_cache_key(row, _patch("GOLD"), "docker", "docker:a")
+    assert evaluation_cache_key(row, _patch("WRONG"), "docker", "docker:a") != key
+    assert evaluation_cache_key(row, _patch("GOLD"), "local", "docker:a") != key
+    assert evaluation_cache_key(row, _patch("GOLD"), "docker", "docker:b") != key
+    monkeypatch.setattr(cache_mod, "swebench_version", "9.9.9")
+    assert evaluation_cache_key(row, _patch("GOLD"), "docker", "docker:a") != key
+    monkeypatch.undo()
+    monkeypatch.setattr(cache_mod, "HARNESS_SCHEMA", "swevis-harness-next")
+    assert evaluation_cache_key(row, _patch("GOLD"), "docker", "docker:a") != key
+
+
+def test_a_changed_task_row_is_graded_again(tmp_path, fake):
+    """The stale-verdict bug: a task row whose FAIL_TO_PASS changed reused the old verdict."""
+    cdir = _condition(tmp_path / "a", {"psf__requests-1001": _patch("GOLD")})
+    first = evaluate_condition(cdir, [_row("psf__requests-1001")], model="m", agent="plb", scope="normal", condition="text", settings=_settings(tmp_path))
+    assert first["evaluated"] == 1 and _eval(cdir, "psf__requests-1001")["resolved"]
+    changed = {**_row("psf__requests-1001"), "FAIL_TO_PASS": json.dumps([F2P, "tests/test_x.py::test_missing"])}
+    cdir2 = _condition(tmp_path / "b", {"psf__requests-1001": _patch("GOLD")})
+    second = evaluate_condition(cdir2, [changed], model="m", agent="plb", scope="normal", condition="text", settings=_settings(tmp_path))
+    assert second["cached"] == 0 and second["evaluated"] == 1
+    assert not _eval(cdir2, "psf__requests-1001")["resolved"]
+
+
+def test_a_crashed_harness_run_fails_the_job_without_output(tmp_path, fake, monkeypatch):
+    from swevis.errors import InfrastructureError
+    from swevis.harness import docker as docker_mod
+
+    def crash(*a, **k):
+        raise RuntimeError("docker daemon went away")
+
+    monkeypatch.setattr(docker_mod, "_run_swebench", crash)
+    cdir = _condition(tmp_path, {"psf__requests-1001": _patch("GOLD")})
+    with pytest.raises(InfrastructureError, match="crashed 2 time"):
+        evaluate_condition(cdir, [_row("psf__requests-1001")], model="m", agent="plb", scope="normal", condition="text", settings=_settings(tmp_path))
+    assert not (cdir / "psf__requests-1001" / "eval.json").exists()
+    assert not (cdir / "harness" / "harness_summary.json").exists()
 
 
 def test_no_engine_is_a_clear_error(tmp_path, monkeypatch):

@@ -68,3 +68,37 @@ def test_a_patch_that_edits_the_test_files_does_not_block_test_patch(toy_task):
     rec = evaluate_patch(row, touching, toy_task["repo_dir"])
     assert rec["patch_applied"] and not rec["infra_failure"], rec
     assert rec["resolved"], rec
+
+
+def test_a_changed_task_row_is_graded_again_by_the_condition_runner(tmp_path: Path, toy_task):
+    """The stale-verdict bug: after FAIL_TO_PASS changed, the cached verdict was reused."""
+    from swevis.harness.local import evaluate_condition_local
+
+    row, mirrors = toy_task["row"], {"toyorg/toy": str(toy_task["repo_dir"])}
+    settings = {"timeout_s": 60, "retries": 0, "cache_dir": str(tmp_path / "cache")}
+    cdir = tmp_path / "cond"
+    (cdir / row["instance_id"]).mkdir(parents=True)
+    (cdir / row["instance_id"] / "patch.diff").write_text(row["patch"])
+    first = evaluate_condition_local(cdir, [row], mirrors, settings=settings)
+    assert first["resolved"] == 1 and first["cached"] == 0
+    assert evaluate_condition_local(cdir, [row], mirrors, settings=settings)["cached"] == 1
+    changed = {**row, "FAIL_TO_PASS": [*row["FAIL_TO_PASS"], "tests/test_calc.py::test_median"]}
+    again = evaluate_condition_local(cdir, [changed], mirrors, settings=settings)
+    assert again["cached"] == 0 and again["resolved"] == 0
+
+
+def test_a_timed_out_condition_run_is_an_infrastructure_error_not_a_verdict(tmp_path: Path, toy_task):
+    import pytest
+
+    from swevis.errors import InfrastructureError
+    from swevis.harness.local import evaluate_condition_local
+
+    row = {**toy_task["row"], "test_cmd": "sleep 5"}
+    cdir = tmp_path / "cond"
+    (cdir / row["instance_id"]).mkdir(parents=True)
+    (cdir / row["instance_id"] / "patch.diff").write_text(row["patch"])
+    settings = {"timeout_s": 1, "retries": 1, "cache_dir": str(tmp_path / "cache")}
+    with pytest.raises(InfrastructureError, match="harness failure on toyorg__toy-1: test command timed out"):
+        evaluate_condition_local(cdir, [row], {"toyorg/toy": str(toy_task["repo_dir"])}, settings=settings)
+    assert not (cdir / row["instance_id"] / "eval.json").exists()
+    assert not (cdir / "harness" / "harness_summary.json").exists()

@@ -82,9 +82,16 @@ def build_figures(summary_paths: Iterable[str | Path], config: dict[str, Any], o
     return paths
 
 
-def summarize_condition(condition_dir: str | Path, instances_path: str | Path, config: dict[str, Any], out_path: str | Path | None = None) -> dict[str, Any]:
+def summarize_condition(
+    condition_dir: str | Path,
+    instances_path: str | Path,
+    config: dict[str, Any],
+    out_path: str | Path | None = None,
+    validation: str | Path | None = None,
+) -> dict[str, Any]:
     """The per-condition rule: summary.json from the condition's run folders, with the
-    Table 3 coverage thresholds of `index` and the provenance of the analysis section."""
+    Table 3 coverage thresholds of `index`, the provenance of the analysis section and the
+    environment validation report (invalid instances leave accuracy)."""
     from swevis.analysis.load import write_condition_summary
     from swevis.provenance import provenance
 
@@ -96,4 +103,5 @@ def summarize_condition(condition_dir: str | Path, instances_path: str | Path, c
         coverage_high=float(s["coverage_high"]),
         coverage_mid=float(s["coverage_mid"]),
         provenance=provenance({"analysis": config.get("analysis"), "index": {k: s[k] for k in ("coverage_high", "coverage_mid")}}),
+        validation=validation,
     )

@@ -6,9 +6,12 @@ folder, e.g. `<instance>/repeat-1/`; every traj.json under the condition is one 
 `repeat` field says which). A missing or corrupt traj.json / eval.json is an
 `AnalysisInputError` that names every offending file.
 
-`condition_summary` condenses one condition into summary.json: counts, accuracy, mean
-tokens and the per-run rows (scalars plus the action-class sequence and the
+`condition_summary` condenses one condition into summary.json: counts, accuracy, tokens,
+cost and the per-run rows (scalars plus the action-class sequence and the
 estimated/server usage pairs), so tables and figures read summaries, not trajectories.
+With an environment validation report (swevis.harness.validate), runs of instances whose
+environment failed validation are kept (they cost money) but marked `valid: false` and
+left out of accuracy: n counts the valid runs, n_invalid and invalid_instances name the rest.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from swevis.errors import SwevisError
+from swevis.harness.validate import read_validation
 
 TRAJ_FORMAT = "swevis-traj-1"
 ACTION_CLASSES = ("read", "search", "edit", "test", "other")
@@ -106,6 +110,33 @@ def _coverage(traj: dict[str, Any], gold_patch: str | None, high: float, mid: fl
     return float(value), coverage_bucket(value, high, mid)
 
 
+def _cost(value: Any, path: Path, problems: list[str]) -> float | None:
+    """A run's recorded cost (traj.json totals.cost, from the profile's prices), or None."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0 or value != value:
+        problems.append(f"{path}: 'totals.cost' must be a non-negative number, got {value!r}")
+        return None
+    return float(value)
+
+
+def spend_stats(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Money and tokens of a set of runs (every run, valid or not: all of them were paid).
+
+    Cost is None when no run recorded a price: traj.json records cost 0 when the model
+    profile has no cost_per_1k_prompt / cost_per_1k_completion, and 0 is not "free"."""
+    costs = [r.get("cost") for r in rows]
+    priced = any(c for c in costs)
+    total = round(sum(c or 0.0 for c in costs), 6) if priced else None
+    return {
+        "cost_total": total,
+        "cost_mean": round(total / len(rows), 6) if priced and rows else None,
+        "prompt_tokens_total": sum(r["prompt_tokens"] for r in rows),
+        "completion_tokens_total": sum(r["completion_tokens"] for r in rows),
+        "calls_total": sum(r.get("calls") or 0 for r in rows),
+    }
+
+
 def _is_count(value: Any) -> bool:
     return value is None or (isinstance(value, int) and not isinstance(value, bool) and value >= 0)
 
@@ -184,6 +215,7 @@ def run_row(
             raise AnalysisInputError(problems)
         return None
 
+    n_before = len(problems)
     shape = _traj_shape_problem(traj)
     if shape:
         problems.append(f"{traj_path}: malformed trajectory: {shape}")
@@ -199,6 +231,11 @@ def run_row(
         if u.get("source") == "server" and u.get("server_prompt_tokens"):
             usage_pairs.append([int(u.get("estimated_prompt_tokens") or 0), int(u["server_prompt_tokens"])])
     cov, bucket = _coverage(traj, gold_patch, coverage_high, coverage_mid)
+    cost = _cost(traj["totals"].get("cost"), traj_path, problems)
+    if len(problems) > n_before:
+        if own:
+            raise AnalysisInputError(problems)
+        return None
     row = {
         "model": traj.get("model"),
         "model_id": traj.get("model_id"),
@@ -216,6 +253,8 @@ def run_row(
         "prompt_tokens": int(traj["totals"]["prompt_tokens"]),
         "completion_tokens": int(traj["totals"]["completion_tokens"]),
         "calls": int(traj["totals"].get("calls") or 0),
+        "cost": cost,
+        "valid": True,
         "format_errors": int(traj["totals"].get("format_errors") or 0),
         "image_pages": int(traj["totals"].get("image_pages") or 0),
         "n_steps": len(steps),
@@ -279,24 +318,49 @@ def _mean(values: list[float]) -> float | None:
     return sum(values) / len(values) if values else None
 
 
+def mark_valid(rows: list[dict[str, Any]], validation: Mapping[str, Any] | None, source: str) -> dict[str, str]:
+    """Set each row's `valid` from a validation report; returns {invalid id: reason}. An
+    instance the report does not cover is an error naming it (it was never validated)."""
+    if validation is None:
+        return {}
+    graded_by = sorted({r["harness"] for r in rows if r.get("harness")} - {validation.get("harness")})
+    if graded_by:
+        raise AnalysisInputError([f"{source}: validates harness {validation.get('harness')}, but runs were graded by {', '.join(graded_by)}"])
+    covered = validation.get("instances") or {}
+    missing = sorted({r["instance_id"] for r in rows} - set(covered))
+    if missing:
+        raise AnalysisInputError([f"{source}: instance {iid} was not validated" for iid in missing])
+    invalid = dict(validation.get("invalid") or {})
+    for r in rows:
+        r["valid"] = r["instance_id"] not in invalid
+    return {iid: invalid[iid] for iid in sorted({r["instance_id"] for r in rows} & set(invalid))}
+
+
 def condition_summary(
     condition_dir: str | Path,
     instances: Iterable[Mapping[str, Any]] | str | Path | None = None,
     *,
     coverage_high: float = 0.8,
     coverage_mid: float = 0.3,
+    validation: Mapping[str, Any] | str | Path | None = None,
 ) -> dict[str, Any]:
-    """summary.json of one condition: n, resolved, accuracy, mean tokens, infra failures,
-    backend and the per-run rows."""
+    """summary.json of one condition: n, resolved and accuracy over the valid runs, the
+    invalid instances, tokens and cost, infra failures, backend and the per-run rows.
+    `validation`: the environment validation report (or its path); None counts every run."""
     cdir = Path(condition_dir)
     rows = load_condition(cdir, instances, coverage_high=coverage_high, coverage_mid=coverage_mid)
+    source = str(validation) if isinstance(validation, (str, Path)) else "the validation report"
+    if isinstance(validation, (str, Path)):
+        validation = read_validation(validation)
+    invalid = mark_valid(rows, validation, source)
+    scored = [r for r in rows if r["valid"]]
     parts = cdir.parts
     model, agent_scope, condition = (parts[-3], parts[-2], parts[-1]) if len(parts) >= 3 else (None, None, None)
     agent, _, scope = (agent_scope or "").rpartition("-")
     if rows:
         model, agent, scope, condition = rows[0]["model"], rows[0]["agent"], rows[0]["scope"], rows[0]["condition"]
-    n = len(rows)
-    resolved = sum(r["resolved"] for r in rows)
+    n = len(scored)
+    resolved = sum(r["resolved"] for r in scored)
     return {
         "format": SUMMARY_FORMAT,
         "condition_dir": str(cdir),
@@ -311,8 +375,15 @@ def condition_summary(
         "repeats": sorted({r["repeat"] for r in rows}),
         "resolved": resolved,
         "accuracy": resolved / n if n else None,
+        "n_runs": len(rows),
+        "n_valid": len({r["instance_id"] for r in scored}),
+        "n_invalid": len(invalid),
+        "invalid_instances": sorted(invalid),
+        "invalid_reasons": invalid,
+        "validation": {k: validation.get(k) for k in ("harness", "environment")} if validation else None,
         "mean_prompt_tokens": _mean([r["prompt_tokens"] for r in rows]),
         "mean_completion_tokens": _mean([r["completion_tokens"] for r in rows]),
+        **spend_stats(rows),
         "infra_failures": sorted(f"{r['instance_id']}#{r['repeat']}" for r in rows if r["infra_failure"]),
         "exit_status": dict(Counter(r["exit_status"] for r in rows)),
         "rows": rows,
@@ -327,10 +398,13 @@ def write_condition_summary(
     coverage_high: float = 0.8,
     coverage_mid: float = 0.3,
     provenance: dict[str, Any] | None = None,
+    validation: Mapping[str, Any] | str | Path | None = None,
 ) -> dict[str, Any]:
     from swevis.provenance import write_json_atomic
 
-    summary = condition_summary(condition_dir, instances, coverage_high=coverage_high, coverage_mid=coverage_mid)
+    summary = condition_summary(
+        condition_dir, instances, coverage_high=coverage_high, coverage_mid=coverage_mid, validation=validation
+    )
     if provenance:
         summary["provenance"] = provenance
     write_json_atomic(summary, out_path or Path(condition_dir) / "summary.json")
@@ -389,6 +463,8 @@ def rows_frame(rows: list[dict[str, Any]]):
         "prompt_tokens": pl.Int64,
         "completion_tokens": pl.Int64,
         "calls": pl.Int64,
+        "cost": pl.Float64,
+        "valid": pl.Boolean,
         "format_errors": pl.Int64,
         "image_pages": pl.Int64,
         "n_steps": pl.Int64,
@@ -397,6 +473,7 @@ def rows_frame(rows: list[dict[str, Any]]):
         **{f"{ph}_{kind}_tokens": pl.Int64 for ph in PHASES for kind in ("prompt", "completion")},
     }
     data = {k: [r.get(k) for r in rows] for k in schema}
+    data["valid"] = [r.get("valid", True) for r in rows]  # summaries written before validation
     return pl.DataFrame(data, schema=schema)
 
 

@@ -2,7 +2,12 @@
 
 Units: accuracy in percent (1 decimal in the wide tables), prompt tokens in millions
 (2 decimals in the wide tables; the long tables keep full precision). Infrastructure
-failures count as unresolved in accuracy and are reported in their own column.
+failures that reach the tables (the tests ran but yielded no results for the patch) count
+as unresolved and are reported in their own column; a harness that could not run fails
+its job instead (swevis.harness.cache.raise_harness_errors). Runs of
+instances whose environment failed validation are left out of accuracy (n counts the valid
+instances, n_invalid the others); the long tables add each cell's spend over all its runs
+(cost_total / cost_mean, empty without prices; prompt and completion token totals).
 """
 
 from __future__ import annotations
@@ -12,7 +17,7 @@ from typing import Any, Iterable
 
 import polars as pl
 
-from swevis.analysis.load import rows_frame
+from swevis.analysis.load import rows_frame, spend_stats
 from swevis.analysis.stats import bootstrap_ci, mcnemar_exact, spread
 
 DEFAULT_SETTINGS: dict[str, Any] = {
@@ -63,9 +68,13 @@ def _cell(df: pl.DataFrame, model: str, agent: str, scope: str, condition: str) 
 
 def cell_stats(cell: pl.DataFrame, metric: str, settings: dict[str, Any]) -> dict[str, Any]:
     """Mean, bootstrap CI over instances (repeats averaged within an instance first), n and
-    the spread of the per-repeat means. metric: "accuracy" (%) or "prompt_tokens" (M)."""
+    the spread of the per-repeat means. metric: "accuracy" (%) or "prompt_tokens" (M).
+    Accuracy counts only instances with a valid environment; spend counts every run."""
+    extra = {"n_invalid": cell.filter(~pl.col("valid"))["instance_id"].n_unique(), **spend_stats(cell.to_dicts())}
+    if metric == "accuracy":
+        cell = cell.filter(pl.col("valid"))
     if cell.height == 0:
-        return {"n": 0, "n_runs": 0, "repeats": 0, "mean": None, "ci_low": None, "ci_high": None, "sd_repeats": None, "min_repeat": None, "max_repeat": None, "infra_failures": 0}
+        return {"n": 0, "n_runs": 0, "repeats": 0, "mean": None, "ci_low": None, "ci_high": None, "sd_repeats": None, "min_repeat": None, "max_repeat": None, "infra_failures": 0, **extra}
     if metric == "accuracy":
         value = pl.col("resolved").cast(pl.Float64) * 100.0
     elif metric == "prompt_tokens":
@@ -88,6 +97,7 @@ def cell_stats(cell: pl.DataFrame, metric: str, settings: dict[str, Any]) -> dic
         "min_repeat": sp["min"] if len(per_repeat) > 1 else None,
         "max_repeat": sp["max"] if len(per_repeat) > 1 else None,
         "infra_failures": int(cell["infra_failure"].sum()),
+        **extra,
     }
 
 
@@ -142,6 +152,7 @@ def main_table(df: pl.DataFrame, model: str, settings: dict[str, Any]) -> tuple[
             cells = [stats[c]["accuracy"] for c in conds]
             row["n_min"] = min(s["n"] for s in cells)
             row["n_max"] = max(s["n"] for s in cells)
+            row["n_invalid"] = max(s["n_invalid"] for s in cells)
             row["infra_failures"] = sum(s["infra_failures"] for s in cells)
             row["repeats"] = max([s["repeats"] for s in cells] + [stats["mini"]["accuracy"]["repeats"]])
             max_repeats = max(max_repeats, row["repeats"])
@@ -160,8 +171,10 @@ def main_table(df: pl.DataFrame, model: str, settings: dict[str, Any]) -> tuple[
 
 def mcnemar_table(df: pl.DataFrame, settings: dict[str, Any]) -> pl.DataFrame:
     """Paired exact McNemar of every visual condition against the text condition of the same
-    model, agent and scope, on the (instance, repeat) pairs present in both."""
+    model, agent and scope, on the (instance, repeat) pairs present in both (instances with
+    a valid environment only)."""
     visual = [c for c in settings["conditions"] if c != "text"]
+    df = df.filter(pl.col("valid"))
     out = []
     combos = df.select("model", "agent", "scope").unique().sort("model", "agent", "scope").iter_rows()
     for model, agent, scope in combos:
@@ -283,7 +296,8 @@ def table3(df: pl.DataFrame, model: str, settings: dict[str, Any]) -> pl.DataFra
     let = df.filter((pl.col("model") == model) & (pl.col("agent") == agent))
     backend = _backend(let)
     out = []
-    groups = {"all": let, "resolved": let.filter(pl.col("resolved")), "unresolved": let.filter(~pl.col("resolved"))}
+    scored = let.filter(pl.col("valid"))  # an outcome needs a valid environment
+    groups = {"all": let, "resolved": scored.filter(pl.col("resolved")), "unresolved": scored.filter(~pl.col("resolved"))}
     for name, g in groups.items():
         loc = g["locator_prompt_tokens"].cast(pl.Float64)
         ed = g["editor_prompt_tokens"].cast(pl.Float64)
@@ -299,11 +313,11 @@ def table3(df: pl.DataFrame, model: str, settings: dict[str, Any]) -> pl.DataFra
                 "editor_share_pct": None if loc_share is None else 100.0 - loc_share,
             }
         )
-    total = let.height
+    total = scored.height
     bucket_col = pl.col("coverage_bucket").fill_null("low")
     for bucket in ("high", "mid", "low"):
         for outcome, flag in (("resolved", True), ("unresolved", False)):
-            g = let.filter((bucket_col == bucket) & (pl.col("resolved") == flag))
+            g = scored.filter((bucket_col == bucket) & (pl.col("resolved") == flag))
             out.append(
                 {
                     "model": model, "backend": backend, "block": "editor_buckets",

@@ -6,17 +6,28 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+from importlib.metadata import version
 from pathlib import Path
 from typing import Any, Callable
 
-from swevis.errors import SwevisError
+from swevis.errors import InfrastructureError, SwevisError
 from swevis.provenance import write_json_atomic
 
 log = logging.getLogger(__name__)
 
+# Bump when swevis's grading changes in a way that can change a verdict: every cached
+# evaluation and validation made before is then graded again.
+HARNESS_SCHEMA = "swevis-harness-2"
+swebench_version = version("swebench")  # its grading decides verdicts (read without importing it)
+
 
 def new_eval_record(instance_id: str, harness: str) -> dict[str, Any]:
-    """An eval.json record before any verdict: unresolved, nothing applied, no error."""
+    """An eval.json record before any verdict: unresolved, nothing applied, no error.
+
+    `infra_failure`: no verdict (retried, never cached). `harness_error` marks the subset
+    where the harness itself could not run (timeout, crash, no engine or image), as opposed
+    to an environment that runs but cannot grade (test_patch does not apply, no test results).
+    """
     return {
         "instance_id": instance_id,
         "harness": harness,
@@ -24,6 +35,7 @@ def new_eval_record(instance_id: str, harness: str) -> dict[str, Any]:
         "patch_applied": False,
         "patch_apply": None,
         "infra_failure": False,
+        "harness_error": False,
         "error": None,
         "tests": None,
         "resolution": None,
@@ -35,11 +47,44 @@ def _normalize_patch(patch: str) -> str:
     return text.rstrip("\n") + "\n" if text.strip() else ""
 
 
-def evaluation_cache_key(instance_id: str, patch: str, harness: str = "docker") -> str:
-    """Key of one evaluation: harness kind, instance and the patch (line endings and the
-    trailing newline normalized). Identical patches of one instance share it."""
-    blob = json.dumps([harness, instance_id, _normalize_patch(patch)]).encode()
+def _test_list(value: Any) -> list[str]:
+    """FAIL_TO_PASS / PASS_TO_PASS as a list (rows hold them as lists or JSON strings)."""
+    return json.loads(value) if isinstance(value, str) else list(value or [])
+
+
+def verdict_inputs(row: dict[str, Any], patch: str, harness: str, environment: str) -> dict[str, Any]:
+    """Everything that decides a verdict: the candidate patch, the task row's tests and test
+    command, the base commit, the environment (image or host interpreter) and the harness
+    version. A change to any of them must grade the patch again."""
+    return {
+        "schema": HARNESS_SCHEMA,
+        "swebench": swebench_version,
+        "harness": harness,
+        "environment": environment,
+        "instance_id": row["instance_id"],
+        "repo": row.get("repo"),
+        "version": row.get("version"),
+        "base_commit": row.get("base_commit"),
+        "test_patch": _normalize_patch(row.get("test_patch") or ""),
+        "FAIL_TO_PASS": _test_list(row.get("FAIL_TO_PASS")),
+        "PASS_TO_PASS": _test_list(row.get("PASS_TO_PASS")),
+        "test_cmd": row.get("test_cmd"),
+        "log_parser": row.get("log_parser"),
+        "patch": _normalize_patch(patch),
+    }
+
+
+def evaluation_cache_key(row: dict[str, Any], patch: str, harness: str, environment: str) -> str:
+    """Key of one evaluation (sha256 of verdict_inputs). Identical patches of one instance
+    share it; line endings and the trailing newline of patches do not matter."""
+    blob = json.dumps(verdict_inputs(row, patch, harness, environment), sort_keys=True).encode()
     return hashlib.sha256(blob).hexdigest()
+
+
+def validation_cache_key(row: dict[str, Any], harness: str, environment: str) -> str:
+    """Key of one environment validation: the verdict inputs of the gold patch, tagged."""
+    blob = json.dumps(["validation", verdict_inputs(row, row.get("patch") or "", harness, environment)], sort_keys=True)
+    return hashlib.sha256(blob.encode()).hexdigest()
 
 
 class EvalCache:
@@ -76,17 +121,17 @@ class EvalCache:
 
 def cached_evaluation(
     cache: EvalCache,
-    instance_id: str,
+    row: dict[str, Any],
     patch: str,
     harness: str,
+    environment: str,
     compute: Callable[[], dict[str, Any]],
 ) -> dict[str, Any]:
-    """Return the cached record of (instance, patch, harness) or compute and store it.
+    """Return the cached record of (row, patch, harness, environment) or compute and store it.
 
-    The local runner path uses it as
-    `cached_evaluation(cache, iid, patch, "local", lambda: evaluate_patch(row, patch, mirror))`.
+    The local runner uses it as `cached_evaluation(cache, row, patch, "local", env, grade)`.
     """
-    key = evaluation_cache_key(instance_id, patch, harness)
+    key = evaluation_cache_key(row, patch, harness, environment)
     hit = cache.get(key)
     if hit is not None:
         return {**hit, "cache_key": key, "cached": True}
@@ -94,6 +139,15 @@ def cached_evaluation(
     record = {**record, "cache_key": key, "cached": False}
     cache.put(key, record)
     return record
+
+
+def raise_harness_errors(what: str, records: dict[str, dict[str, Any]]) -> None:
+    """No verdict where the harness itself failed (after its retries): the job fails with one
+    line naming the instances, writes no output, and the next run grades them again."""
+    failed = sorted(iid for iid, r in records.items() if r.get("harness_error"))
+    if failed:
+        more = f" (and {len(failed) - 1} more: {', '.join(failed[1:6])})" if len(failed) > 1 else ""
+        raise InfrastructureError(f"{what}: harness failure on {failed[0]}: {records[failed[0]]['error']}{more}")
 
 
 class MissingPatchError(SwevisError):

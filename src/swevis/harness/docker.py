@@ -38,13 +38,14 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from swevis.errors import SwevisError
+from swevis.errors import InfrastructureError, SwevisError
 from swevis.paths import run_subdir
 from swevis.harness.cache import (  # noqa: F401 (re-exported)
     EvalCache,
     cached_evaluation,
     evaluation_cache_key,
     new_eval_record,
+    raise_harness_errors,
     read_patch,
 )
 from swevis.provenance import write_json_atomic
@@ -71,8 +72,14 @@ DEFAULTS: dict[str, Any] = {
 }
 
 
-class DockerHarnessError(SwevisError):
-    """The Docker harness could not run at all (no engine, bad input); not a verdict."""
+class DockerHarnessError(InfrastructureError):
+    """The Docker harness could not run at all (no engine, a crashed run); not a verdict."""
+
+
+def docker_environment_id(settings: dict[str, Any]) -> str:
+    """The images an instance is graded in: namespace and tags (swebench names the instance
+    image after the instance id, which every cache key holds as well)."""
+    return f"docker:{settings['namespace']}:instance-{settings['instance_image_tag']}:env-{settings['env_image_tag']}"
 
 
 # ---------------------------------------------------------------- names and inputs
@@ -174,7 +181,7 @@ def report_to_eval(instance_id: str, log_dir: str | Path, *, timeout_s: float | 
         try:
             report = json.loads(report_path.read_text())[instance_id]
         except (json.JSONDecodeError, KeyError, TypeError) as exc:
-            record.update(infra_failure=True, error=f"{report_path}: unreadable swebench report ({exc})")
+            record.update(infra_failure=True, harness_error=True, error=f"{report_path}: unreadable swebench report ({exc})")
             return record
         record["report_path"] = str(report_path)
         record["patch_applied"] = True
@@ -198,14 +205,16 @@ def report_to_eval(instance_id: str, log_dir: str | Path, *, timeout_s: float | 
         return record
 
     if "timed out after" in instance_log or "Timeout error" in instance_log:
-        record.update(infra_failure=True, error=f"test run timed out after {timeout_s} s" if timeout_s else "test run timed out")
+        record.update(infra_failure=True, harness_error=True,
+                      error=f"test run timed out after {timeout_s} s" if timeout_s else "test run timed out")
         return record
     if not instance_log:
-        record.update(infra_failure=True, error=f"evaluation did not run: no {instance_log_path}")
+        record.update(infra_failure=True, harness_error=True, error=f"evaluation did not run: no {instance_log_path}")
         return record
     error_lines = [ln for ln in instance_log.splitlines() if "Error" in ln or "error" in ln]
     record.update(
         infra_failure=True,
+        harness_error=True,
         error="evaluation crashed: " + _tail("\n".join(error_lines[-5:]) or instance_log, 500) + f" (see {instance_log_path})",
     )
     return record
@@ -354,9 +363,11 @@ def _evaluate_repeat(
     hdir = harness_dir(condition_dir) / (f"repeat-{repeat}" if repeat else "")
     hdir.mkdir(parents=True, exist_ok=True)
     cache = EvalCache(Path(cfg["cache_dir"]).resolve() if cfg.get("cache_dir") else None)
+    environment = docker_environment_id(cfg)
+    row_of = {r["instance_id"]: r for r in rows}
     ids = [r["instance_id"] for r in rows]
     if len(set(ids)) != len(ids):
-        raise DockerHarnessError(f"{condition_dir}: duplicate instance ids in the rows")
+        raise SwevisError(f"{condition_dir}: duplicate instance ids in the rows")
 
     predictions = condition_predictions(condition_dir, ids, model, repeat)
     predictions_path = write_predictions(predictions, hdir / PREDICTIONS_NAME)
@@ -368,7 +379,7 @@ def _evaluate_repeat(
     pending: list[str] = []
     for iid in ids:
         patch = patches[iid]
-        key = evaluation_cache_key(iid, patch, "docker")
+        key = evaluation_cache_key(row_of[iid], patch, "docker", environment)
         if not patch.strip():
             records[iid] = {**empty_patch_record(iid), "cache_key": key, "cached": False}
             counts["empty"] += 1
@@ -397,11 +408,15 @@ def _evaluate_repeat(
                 start = time.monotonic()
                 try:
                     _run_swebench(hdir, dataset_path, predictions_path, pending, run_id, cfg)
-                except Exception as exc:  # the whole run crashed: every pending instance failed
+                except Exception as exc:  # the whole run crashed: no verdict for anyone
                     log.error("swebench run %s crashed: %s", run_id, exc)
+                    if attempt == int(cfg["retries"]):
+                        raise DockerHarnessError(
+                            f"swebench run {run_id} crashed {attempt + 1} time(s): {exc.__class__.__name__}: {exc}"
+                        ) from None
                     for iid in pending:
                         rec = _base_record(iid)
-                        rec.update(infra_failure=True, error=f"harness run crashed: {exc.__class__.__name__}: {exc}")
+                        rec.update(infra_failure=True, harness_error=True, error=f"harness run crashed: {exc}")
                         records[iid] = rec
                 else:
                     for iid in pending:
@@ -411,15 +426,15 @@ def _evaluate_repeat(
                     attempt_of[iid] = attempt + 1
                 pending = [iid for iid in pending if records[iid]["infra_failure"]]
 
+    for iid in attempt_of:  # verdicts are cached first, so a failed job keeps them for its rerun
+        key = evaluation_cache_key(row_of[iid], patches[iid], "docker", environment)
+        records[iid].update(cache_key=key, cached=False, attempts=attempt_of[iid])
+        cache.put(key, {k: v for k, v in records[iid].items() if k not in ("cache_key", "cached", "attempts")})
+        counts["evaluated"] += 1
+    raise_harness_errors(run_id, records)
     for iid in ids:
-        rec = records[iid]
-        if iid in attempt_of:
-            key = evaluation_cache_key(iid, patches[iid], "docker")
-            rec.update(cache_key=key, cached=False, attempts=attempt_of[iid])
-            cache.put(key, {k: v for k, v in rec.items() if k not in ("cache_key", "cached", "attempts")})
-            counts["evaluated"] += 1
-        rec["run_id"] = run_id
-        write_json_atomic(rec, condition_dir / run_subdir(iid, repeat) / "eval.json")
+        records[iid]["run_id"] = run_id
+        write_json_atomic(records[iid], condition_dir / run_subdir(iid, repeat) / "eval.json")
 
     summary = {
         "run_id": run_id,
@@ -428,6 +443,7 @@ def _evaluate_repeat(
         "resolved": sum(1 for r in records.values() if r["resolved"]),
         "infra_failures": sorted(iid for iid, r in records.items() if r["infra_failure"]),
         "attempts": attempts_used,
+        "environment": environment,
         **counts,
     }
     return copy.deepcopy(summary)

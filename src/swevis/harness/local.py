@@ -36,6 +36,13 @@ class HarnessError(SwevisError):
     """The evaluation itself could not run (not a verdict on the patch)."""
 
 
+def local_environment_id() -> str:
+    """The local runner's environment: the host interpreter that runs the tests (a 2014
+    repository can pass under Python 3.8 and fail to import under 3.11)."""
+    v = sys.version_info
+    return f"local:{sys.implementation.name}-{v.major}.{v.minor}.{v.micro}"
+
+
 def resolve_test_cmd(row: dict[str, Any]) -> str:
     """The instance's own test_cmd, else swebench's spec for its repo and version plus the
     test files named by test_patch (as swebench's eval script builds it)."""
@@ -191,7 +198,7 @@ def evaluate_patch(
             output, returncode = proc.stdout + proc.stderr, proc.returncode
         except subprocess.TimeoutExpired as exc:
             output = (exc.stdout or b"").decode(errors="replace") if isinstance(exc.stdout, bytes) else (exc.stdout or "")
-            record.update(infra_failure=True, error=f"test command timed out after {timeout_s:.0f} s")
+            record.update(infra_failure=True, harness_error=True, error=f"test command timed out after {timeout_s:.0f} s")
             returncode = None
         record["returncode"] = returncode
         if log_path:
@@ -214,12 +221,27 @@ def evaluate_patch(
     return record
 
 
+def grade_with_retries(
+    row: dict[str, Any], patch: str, mirror: str, log_path: Path, settings: dict[str, Any], *, patch_optional: bool = False
+) -> dict[str, Any]:
+    """evaluate_patch, again up to `retries` times while it is an infrastructure failure."""
+    for attempt in range(1, int(settings["retries"]) + 2):
+        record = evaluate_patch(
+            row, patch, mirror, log_path=log_path, timeout_s=float(settings["timeout_s"]), patch_optional=patch_optional
+        )
+        record["attempts"] = attempt
+        if not record["infra_failure"]:
+            break
+        log.warning("%s attempt %d: infrastructure failure: %s", row["instance_id"], attempt, record["error"])
+    return record
+
+
 def evaluate_condition_local(
     condition_dir: str | Path,
     rows: list[dict[str, Any]],
     mirrors: dict[str, str],
     *,
-    settings: dict[str, Any] | None = None,
+    settings: dict[str, Any],
     repeats: int = 1,
 ) -> dict[str, Any]:
     """Grade every run (instances x repeats) of one condition with the local runner, in one process.
@@ -227,38 +249,33 @@ def evaluate_condition_local(
     Writes `<instance>/eval.json` (and the test log beside it) for every row, and
     `harness/harness_summary.json` like the Docker harness. Identical patches of one
     instance share one evaluation through the evaluation cache; an infrastructure failure
-    is retried `retries` times and never cached. `mirrors` maps repo -> bare mirror.
+    is retried `retries` times and never cached; a harness failure left after the retries
+    (a timed-out test command) raises InfrastructureError. `mirrors` maps repo -> bare mirror;
+    `settings` is the config's harness section.
     """
-    from swevis.harness.cache import EvalCache, cached_evaluation, read_patch
+    from swevis.harness.cache import EvalCache, cached_evaluation, raise_harness_errors, read_patch
+    from swevis.paths import run_subdir
     from swevis.provenance import write_json_atomic
 
-    cfg = {"timeout_s": 1800, "retries": 1, "cache_dir": None, **(settings or {})}
     condition_dir = Path(condition_dir)
-    cache = EvalCache(cfg.get("cache_dir"))
-    from swevis.paths import run_subdir
-
+    cache = EvalCache(settings.get("cache_dir"))
+    environment = local_environment_id()
     records = {}
     for row, repeat in ((row, r) for row in rows for r in range(int(repeats))):
-        iid = row["instance_id"]
-        run = condition_dir / run_subdir(iid, repeat)
+        run = condition_dir / run_subdir(row["instance_id"], repeat)
         patch = read_patch(run)
-
-        def grade(row=row, patch=patch, iid=iid, run=run):
-            for attempt in range(1, int(cfg["retries"]) + 2):
-                record = evaluate_patch(
-                    row, patch, mirrors[row["repo"]], log_path=run / "test_output.txt",
-                    timeout_s=float(cfg["timeout_s"]),
-                )
-                record["attempts"] = attempt
-                if not record["infra_failure"]:
-                    break
-                log.warning("%s attempt %d: infrastructure failure: %s", iid, attempt, record["error"])
-            return record
-
-        records[run_subdir(iid, repeat)] = record = cached_evaluation(cache, iid, patch, "local", grade)
-        write_json_atomic(record, run / "eval.json")
+        mirror = mirrors[row["repo"]]
+        record = cached_evaluation(
+            cache, row, patch, "local", environment,
+            lambda row=row, patch=patch, mirror=mirror, run=run: grade_with_retries(row, patch, mirror, run / "test_output.txt", settings),
+        )
+        records[run_subdir(row["instance_id"], repeat)] = record
+    raise_harness_errors(str(condition_dir), records)
+    for subdir, record in records.items():
+        write_json_atomic(record, condition_dir / subdir / "eval.json")
     summary = {
         "harness": "local",
+        "environment": environment,
         "n": len(records),
         "resolved": sum(1 for r in records.values() if r["resolved"]),
         "infra_failures": sorted(i for i, r in records.items() if r["infra_failure"]),

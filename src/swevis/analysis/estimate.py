@@ -1,0 +1,157 @@
+"""Estimate the calls, tokens and spend of a planned run before paying for it.
+
+The plan is the config's matrix (models x agents.matrix cells x conditions) over the
+instances the workflow would sample, times agents.repeats. Each cell's expectation per run
+is the mean of its past runs under the results dir (their traj.json totals); a cell
+without history falls back to the replay demonstrations' recorded turns (calls only: a
+demonstration records no prompt sizes), else it is reported as having no basis. Cost is
+the mean recorded cost, or the tokens at the model profile's current prices; without
+prices it is unknown, never 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from swevis.agents.demos import DEMOS_DIR, load_demo
+from swevis.analysis.load import condition_traj_paths
+from swevis.config import load_config
+from swevis.errors import SwevisError
+from swevis.models.spend import call_cost
+from swevis.paths import ResultsLayout
+from swevis.tasks import load_instances
+from swevis.tasks.sources import select_instances
+
+PER_RUN = ("calls", "prompt_tokens", "completion_tokens", "cost")
+
+
+def planned_cells(config: dict[str, Any]) -> list[tuple[str, str, str, str]]:
+    """(model, agent, scope, condition) of every cell of the matrix, as the workflow runs them."""
+    return [
+        (model, cell["agent"], cell["scope"], condition)
+        for model in config["models"]
+        for cell in config["agents"]["matrix"]
+        for condition in cell["conditions"]
+    ]
+
+
+def history(results_dir: str | Path, cell: tuple[str, str, str, str]) -> list[dict[str, Any]]:
+    """traj.json totals of every past run of one cell (unreadable files are skipped: this is
+    an estimate, not an analysis)."""
+    cdir = Path(ResultsLayout(str(results_dir)).condition_dir(*cell))
+    out = []
+    for path in condition_traj_paths(cdir) if cdir.is_dir() else []:
+        try:
+            totals = json.loads(path.read_text())["totals"]
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+        out.append({k: totals.get(k) for k in PER_RUN})
+    return out
+
+
+def _mean(values: list[Any]) -> float | None:
+    values = [float(v) for v in values if v is not None]
+    return sum(values) / len(values) if values else None
+
+
+def demo_calls(agent: str, instance_ids: list[str], demos_dir: str | Path | None) -> float | None:
+    """Mean recorded turns (one model call each) of the agent's demonstrations of the instances."""
+    counts = []
+    for iid in instance_ids:
+        path = Path(demos_dir or DEMOS_DIR) / agent / f"{iid}.yaml"
+        if path.exists():
+            counts.append(sum(len(turns) for turns in load_demo(path)["turns"].values()))
+    return _mean(counts)
+
+
+def cell_estimate(
+    cell: tuple[str, str, str, str], profile: dict[str, Any], past: list[dict[str, Any]], demo_turns: float | None, runs: int
+) -> dict[str, Any]:
+    """Expected per-run and total spend of one cell from its history (or demonstrations)."""
+    model, agent, scope, condition = cell
+    if past:
+        basis = f"history ({len(past)} runs)"
+        per_run = {k: _mean([p[k] for p in past]) for k in ("calls", "prompt_tokens", "completion_tokens")}
+        recorded = [p["cost"] for p in past if p.get("cost")]
+        per_run["cost"] = _mean(recorded) if recorded else None
+    elif demo_turns is not None:
+        basis = "demonstrations (calls only)"
+        per_run = {"calls": demo_turns, "prompt_tokens": None, "completion_tokens": None, "cost": None}
+    else:
+        basis = "no history"
+        per_run = dict.fromkeys(PER_RUN)
+    priced = profile.get("cost_per_1k_prompt") or profile.get("cost_per_1k_completion")
+    if per_run["cost"] is None and priced and per_run["prompt_tokens"] is not None:
+        per_run["cost"] = call_cost(profile, per_run["prompt_tokens"], per_run["completion_tokens"] or 0)
+    row = {"model": model, "agent": agent, "scope": scope, "condition": condition, "runs": runs, "basis": basis}
+    for k in PER_RUN:
+        row[f"{k}_per_run"] = per_run[k]
+        row[f"expected_{k}"] = None if per_run[k] is None else per_run[k] * runs
+    return row
+
+
+def estimate(config: dict[str, Any], instance_ids: list[str], results_dir: str | Path) -> dict[str, Any]:
+    """{cells: [per-cell rows], totals, no_history: [cells without a basis for tokens]}."""
+    runs = len(instance_ids) * int(config["agents"]["repeats"])
+    demos_dir = config["agents"].get("demos_dir")
+    rows = []
+    for cell in planned_cells(config):
+        profile = config["models"][cell[0]]
+        turns = demo_calls(cell[1], instance_ids, demos_dir) if profile.get("backend") == "replay" else None
+        rows.append(cell_estimate(cell, profile, history(results_dir, cell), turns, runs))
+    totals = {}
+    for k in PER_RUN:
+        known = [r[f"expected_{k}"] for r in rows if r[f"expected_{k}"] is not None]
+        values = [r[f"expected_{k}"] for r in rows]
+        totals[f"expected_{k}"] = sum(known) if known else None  # unknown, not 0
+        totals[f"cells_without_{k}"] = sum(v is None for v in values)
+    no_history = [_cell_name(r) for r in rows if not r["basis"].startswith("history")]
+    return {"instances": len(instance_ids), "runs_per_cell": runs, "cells": rows, "totals": totals, "no_history": no_history}
+
+
+def _cell_name(row: dict[str, Any]) -> str:
+    return f"{row['model']}/{row['agent']}-{row['scope']}/{row['condition']}"
+
+
+def _fmt(x: float | None, nd: int = 0) -> str:
+    return "?" if x is None else f"{x:,.{nd}f}"
+
+
+def render(report: dict[str, Any]) -> str:
+    """The estimate as a plain-text table with a totals line."""
+    head = f"{'cell':<34} {'runs':>5} {'calls':>9} {'prompt tokens':>15} {'spend':>10}  basis"
+    lines = [f"{report['instances']} instances, {report['runs_per_cell']} runs per cell", head]
+    for r in report["cells"]:
+        lines.append(
+            f"{_cell_name(r):<34} {r['runs']:>5} {_fmt(r['expected_calls']):>9} {_fmt(r['expected_prompt_tokens']):>15} "
+            f"{_fmt(r['expected_cost'], 2):>10}  {r['basis']}"
+        )
+    t = report["totals"]
+    lines.append(
+        f"{'total':<34} {'':>5} {_fmt(t['expected_calls']):>9} {_fmt(t['expected_prompt_tokens']):>15} "
+        f"{_fmt(t['expected_cost'], 2):>10}  ({t['cells_without_prompt_tokens']} cell(s) without tokens, "
+        f"{t['cells_without_cost']} without spend: totals leave them out)"
+    )
+    if report["no_history"]:
+        lines.append("no history (no past runs under the results dir): " + ", ".join(report["no_history"]))
+    return "\n".join(lines)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--config", default="config.yaml", help="the planned run's config file")
+    parser.add_argument("--results", default=None, help="where past runs live (default: the config's results_dir)")
+    parser.add_argument("--instances", default=None, help="instances.jsonl of the plan (default: what the config samples)")
+    parser.add_argument("--json", action="store_true", help="print the estimate as JSON")
+
+
+def run(args: argparse.Namespace) -> int:
+    config = load_config(args.config)
+    rows = load_instances(args.instances) if args.instances else select_instances(config["tasks"])
+    if not rows:
+        raise SwevisError(f"{args.instances or args.config}: the plan has no instances")
+    report = estimate(config, [r["instance_id"] for r in rows], args.results or config["results_dir"])
+    print(json.dumps(report, indent=1) if args.json else render(report))
+    return 0
