@@ -48,6 +48,13 @@ CASES: list[tuple[str, str, list[str], str]] = [
     ("evaluate", "log", ["evaluate", IID, "--log", "{folder}", "--config", CONFIG], "is a folder, not a file"),
     ("evaluate", "timeout", ["evaluate", IID, "--timeout", "0"], "argument --timeout"),
     ("evaluate", "timeout", ["evaluate", IID, "--timeout", "soon"], "argument --timeout"),
+    # estimate
+    ("estimate", "config", ["estimate", "--config", "{missing}"], "missing does not exist"),
+    ("estimate", "config", ["estimate", "--config", "{bad_yaml}"], "not valid YAML"),
+    ("estimate", "results", ["estimate", "--config", CONFIG, "--results", "{missing}"], "is not a folder"),
+    ("estimate", "results", ["estimate", "--config", CONFIG, "--results", "{file}"], "is not a folder"),
+    ("estimate", "instances", ["estimate", "--config", CONFIG, "--instances", "{missing}"], "instances file"),
+    ("estimate", "instances", ["estimate", "--config", CONFIG, "--instances", "{not_json}"], "invalid JSON"),
     # index
     ("index", "repo_dir", ["index", "{missing}"], "repository folder"),
     ("index", "repo_dir", ["index", "{file}"], "is not a folder"),

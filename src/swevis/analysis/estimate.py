@@ -148,6 +148,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.results is not None and not Path(args.results).is_dir():
+        raise SwevisError(f"results folder {args.results} is not a folder (past runs are read from it)")
     config = load_config(args.config)
     rows = load_instances(args.instances) if args.instances else select_instances(config["tasks"])
     if not rows:
