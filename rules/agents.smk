@@ -24,7 +24,7 @@ rule prelocalize:
     params:
         profile=lambda wc: config["models"][wc.model],
         agents=agents_params,
-        index=section(config, "index"),
+        localize=section(config, "localize"),
     script:
         "../scripts/prelocalize.py"
 
@@ -65,7 +65,7 @@ rule run_agent:
     params:
         profile=lambda wc: config["models"][wc.model],
         agents=agents_params,
-        index=section(config, "index"),
+        localize=section(config, "localize"),
         render=lambda wc: config["single_read"].get("render", {}),
     script:
         "../scripts/run_agent.py"

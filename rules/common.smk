@@ -8,6 +8,7 @@ import os
 
 from swevis.config import section
 from swevis.paths import ResultsLayout, repo_slug
+from swevis.workflow import table_models
 
 LAYOUT = ResultsLayout(config["results_dir"])
 
@@ -89,7 +90,7 @@ def ranker_weights(wc=None):
     localization table. Paid runs do not take them as input (trigger policy); each run
     records which weights it saw (provenance.localizer_ranker).
     """
-    if (config.get("index") or {}).get("ranker", "learned") != "learned":
+    if config["localize"]["ranker"] != "learned":
         return []
     from swevis.localize.rerank import weights_path
 
@@ -117,11 +118,15 @@ def condition_summaries():
     return [LAYOUT.condition_summary(*cell) for cell in agent_conditions()]
 
 
-def table_models():
-    models = (config.get("analysis") or {}).get("table_models") or list(
-        config["models"]
-    )
-    return models[:2]
+def analysis_params():
+    """The analysis settings the tables, figures and ablation read: without the coverage
+    thresholds (condition summaries) and the localization cut-offs (localization.csv).
+    """
+    return {
+        k: v
+        for k, v in section(config, "analysis").items()
+        if k not in ("coverage", "localization_top_k")
+    }
 
 
 def condition_runs(wc, name):

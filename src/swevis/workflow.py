@@ -7,6 +7,8 @@ import os
 from pathlib import Path
 from typing import Iterable
 
+from swevis.config import ConfigError, check_profile, validate_config
+
 
 def missing_inputs_token(ledger: str | Path, outputs: Iterable[str], inputs: Iterable[str]) -> int:
     """A rule param that changes exactly when expected inputs go missing behind existing outputs.
@@ -37,3 +39,52 @@ def missing_inputs_token(ledger: str | Path, outputs: Iterable[str], inputs: Ite
             tmp.write_text(json.dumps(state))
             os.replace(tmp, ledger)
     return int(state["token"])
+
+
+def matrix_cells(config: dict) -> set[tuple[str, str, str]]:
+    """(agent, scope, condition) of every cell of agents.matrix."""
+    return {
+        (cell["agent"], cell["scope"], condition)
+        for cell in config["agents"]["matrix"]
+        for condition in cell["conditions"]
+    }
+
+
+def table_models(config: dict) -> list[str]:
+    """Models of Table 1 and Table 2: analysis.table_models, or the first two profiles."""
+    return list((config.get("analysis") or {}).get("table_models") or list(config["models"]))[:2]
+
+
+def check_config(config: dict, schema_path: str | Path) -> dict:
+    """Validate the workflow's config in place (defaults filled in), then check_study."""
+    validate_config(config, Path(schema_path))
+    check_study(config)
+    return config
+
+
+def check_study(config: dict) -> None:
+    """Cross-references the schema cannot express, checked while the DAG is built: every
+    model a table or the ablation names is a profile of `models`, and every ablation scope
+    and condition is a LET cell of agents.matrix (the plain-LET reference the variants are
+    compared with). A miss raises ConfigError naming the key, before anything runs."""
+    models = list(config["models"])
+    for model in (config.get("analysis") or {}).get("table_models") or []:
+        check_profile(model, models, "analysis/table_models")
+    agents = config["agents"]
+    if not agents.get("variants"):
+        return
+    ablation = agents.get("ablation") or {}
+    for model in ablation.get("models") or []:
+        check_profile(model, models, "agents/ablation/models")
+    cells = matrix_cells(config)
+    for scope in ablation["scopes"]:
+        if not any(a == "let" and s == scope for a, s, _ in cells):
+            raise ConfigError(
+                f"config key 'agents/ablation/scopes': {scope!r} has no let cell in agents.matrix"
+            )
+        for condition in ablation["conditions"]:
+            if ("let", scope, condition) not in cells:
+                raise ConfigError(
+                    f"config key 'agents/ablation/conditions': {condition!r} is not a condition of the "
+                    f"let {scope} cell in agents.matrix"
+                )
