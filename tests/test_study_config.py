@@ -101,6 +101,7 @@ def test_table_rows_and_columns_come_from_the_matrix():
         {"agent": "plb", "scope": "normal", "conditions": ["text", "r2"]},
     ]
     assert table_layout(matrix, BASELINE) == ([("let", "wide"), ("plb", "normal")], ["text", "r3", "r2"])
+    assert table_layout(matrix[:1], BASELINE) == ([("mini", "normal")], ["text"])
     s = settings_from_config({"models": {"m": {}}, "agents": {"matrix": matrix}})
     assert s["conditions"] == ["text", "r3", "r2"] and s["table_models"] == ["m"]
 

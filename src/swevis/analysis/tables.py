@@ -23,12 +23,13 @@ def table_layout(matrix: list[dict[str, Any]], baseline: dict[str, str]) -> tupl
     """Rows ((agent, scope), matrix order) and columns (conditions, text first, then in the
     order the matrix names them) of Tables 1/2, from agents.matrix: the one source of the
     study's cells. The baseline cell is the "mini" column, not a row, when it runs only the
-    baseline condition."""
+    baseline condition and other cells exist (a matrix of the baseline alone is its row)."""
     rows: list[tuple[str, str]] = []
     conditions: list[str] = []
     for cell in matrix:
         pair = (cell["agent"], cell["scope"])
-        if pair == (baseline["agent"], baseline["scope"]) and list(cell["conditions"]) == [baseline["condition"]]:
+        only_baseline = list(cell["conditions"]) == [baseline["condition"]]
+        if len(matrix) > 1 and only_baseline and pair == (baseline["agent"], baseline["scope"]):
             continue
         if pair not in rows:
             rows.append(pair)
