@@ -10,7 +10,7 @@
 
 from swevis.workflow import missing_inputs_token
 
-ABLATION_VARIANTS = dict(config["agents"]["variants"])
+ABLATION_VARIANTS = section(config, "agents")["variants"]
 _ablation = config["agents"]["ablation"]
 ABLATION_MODELS = _ablation["models"] or list(config["models"])[:1]
 ABLATION_CELLS = [
@@ -51,10 +51,11 @@ if ABLATION_VARIANTS:
             variants=ABLATION_VARIANTS,
             analysis=analysis_params(),
             models=list(config["models"]),
-            rebuild=missing_inputs_token(
+            rebuild=lambda wc: missing_inputs_token(
                 LAYOUT.log("analysis", "ablation-rebuild-ledger.json"),
                 ABLATION_TARGETS,
                 [LAYOUT.condition_summary(*cell) for cell in ABLATION_CELLS],
+                record=not workflow.dryrun,
             ),
         script:
             "../scripts/ablation_table.py"

@@ -56,6 +56,11 @@ def instance_index(instance_id):
     return LAYOUT.index_db(repo_slug(row["repo"]), row["base_commit"])
 
 
+def keys_of(name, *keys):
+    """Some keys of one config section, for params narrower than the section."""
+    return {k: v for k, v in section(config, name).items() if k in keys}
+
+
 def agent_conditions():
     """(model, agent, scope, condition) of every cell of the configured matrix."""
     return [
@@ -67,14 +72,14 @@ def agent_conditions():
 
 
 def agents_params(wc):
-    """The agents section without the matrix and the ablation set-up, so that adding a
-    condition or a variant re-runs nothing else. A LET variant also gets its own entry and
-    the memory options (variant runs only)."""
+    """The agents section without the matrix, the repeat count and the ablation set-up, so
+    that adding a condition, a repeat or a variant re-runs nothing else. A LET variant also
+    gets its own entry and the memory options (variant runs only)."""
     agents = section(config, "agents")
     params = {
         k: v
         for k, v in agents.items()
-        if k not in ("matrix", "variants", "memory", "ablation")
+        if k not in ("matrix", "repeats", "variants", "memory", "ablation")
     }
     variant = (agents.get("variants") or {}).get(getattr(wc, "agent", None))
     if variant is not None:

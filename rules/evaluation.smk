@@ -45,6 +45,6 @@ rule summarize_condition:
     conda:
         "../envs/swevis.yaml"
     params:
-        coverage=config["analysis"]["coverage"],
+        coverage=section(config, "analysis")["coverage"],
     script:
         "../scripts/summarize_condition.py"

@@ -71,8 +71,19 @@ def config_hash(config: dict[str, Any]) -> str:
 
 
 def section(config: dict[str, Any], name: str) -> dict[str, Any]:
-    """A deep copy of one config section, for narrow rule params (see the trigger policy)."""
-    return copy.deepcopy(config.get(name, {}))
+    """A deep copy of one config section, for narrow rule params (see the trigger policy),
+    its mappings in key order: Snakemake compares params as written, so the order of keys
+    in a config file must not rerun anything."""
+    return key_ordered(config.get(name, {}))
+
+
+def key_ordered(value: Any) -> Any:
+    """A deep copy of `value` with every mapping's keys sorted."""
+    if isinstance(value, dict):
+        return {k: key_ordered(value[k]) for k in sorted(value)}
+    if isinstance(value, list):
+        return [key_ordered(v) for v in value]
+    return copy.deepcopy(value)
 
 
 @functools.lru_cache(maxsize=1)

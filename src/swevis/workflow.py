@@ -10,7 +10,9 @@ from typing import Iterable
 from swevis.config import ConfigError, check_profile, validate_config
 
 
-def missing_inputs_token(ledger: str | Path, outputs: Iterable[str], inputs: Iterable[str]) -> int:
+def missing_inputs_token(
+    ledger: str | Path, outputs: Iterable[str], inputs: Iterable[str], record: bool = True
+) -> int:
     """A rule param that changes exactly when expected inputs go missing behind existing outputs.
 
     Snakemake does not rebuild a deleted intermediate (a condition's summary) while the
@@ -20,7 +22,9 @@ def missing_inputs_token(ledger: str | Path, outputs: Iterable[str], inputs: Ite
     deleted summary). This token avoids that: each time inputs are found missing behind
     the current outputs, the ledger records the event once (keyed by the missing paths and
     the outputs' newest mtime) and the token grows by one; it stays put otherwise, so the
-    run after the rebuild sees the same token and does nothing.
+    run after the rebuild sees the same token and does nothing. With `record` false (a dry
+    run) the token is what the real run will record, and the ledger is left as it was: a
+    preview of a change must not rerun the tables after the change is undone.
     """
     ledger = Path(ledger)
     try:
@@ -34,6 +38,8 @@ def missing_inputs_token(ledger: str | Path, outputs: Iterable[str], inputs: Ite
         if event not in state["events"]:
             state["events"] = (state["events"] + [event])[-100:]
             state["token"] += 1
+            if not record:
+                return int(state["token"])
             ledger.parent.mkdir(parents=True, exist_ok=True)
             tmp = ledger.with_name(ledger.name + ".tmp")
             tmp.write_text(json.dumps(state))
