@@ -8,7 +8,6 @@
 # token's ledger is written while the DAG of a real run is built; a dry run only reads it.
 
 from swevis.analysis.figures import CAPTIONS
-from swevis.workflow import missing_inputs_token
 
 TABLE_NAMES = (
     ["table1", "table1_long"]
@@ -17,18 +16,6 @@ TABLE_NAMES = (
 )
 RETIRED_TABLES = [n for n in ("table2", "table2_long") if n not in TABLE_NAMES]
 FIGURE_NAMES = ["figure2.png", "figure4.png", "figure5.png", "figure6.png"]
-
-
-def rebuild_token(wc):
-    """A param function: evaluated while the DAG is built, when Snakemake knows whether
-    this is a dry run (which must not write the ledger)."""
-    return missing_inputs_token(
-        LAYOUT.log("analysis", "rebuild-ledger.json"),
-        [LAYOUT.table(f"{n}.csv") for n in TABLE_NAMES]
-        + [LAYOUT.figure(n) for n in FIGURE_NAMES],
-        condition_summaries(),
-        record=not workflow.dryrun,
-    )
 
 
 rule tables:

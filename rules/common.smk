@@ -8,7 +8,7 @@ import os
 
 from swevis.config import section
 from swevis.paths import ResultsLayout, repo_slug
-from swevis.workflow import table_models
+from swevis.workflow import missing_inputs_token, table_models
 
 LAYOUT = ResultsLayout(config["results_dir"])
 
@@ -132,6 +132,19 @@ def analysis_params():
         for k, v in section(config, "analysis").items()
         if k not in ("coverage", "localization_top_k")
     }
+
+
+def rebuild_token(wc):
+    """The tables' and figures' `rebuild` param (rules/analysis.smk). A param function: it
+    runs while the DAG is built, when Snakemake knows whether this is a dry run (which must
+    not write the ledger)."""
+    return missing_inputs_token(
+        LAYOUT.log("analysis", "rebuild-ledger.json"),
+        [LAYOUT.table(f"{n}.csv") for n in TABLE_NAMES]
+        + [LAYOUT.figure(n) for n in FIGURE_NAMES],
+        condition_summaries(),
+        record=not workflow.dryrun,
+    )
 
 
 def condition_runs(wc, name):
