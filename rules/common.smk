@@ -149,7 +149,7 @@ def rebuild_token(wc):
 
 def condition_runs(wc, name):
     """One file of every run (instances x repeats) of the condition in the wildcards."""
-    repeats = int(config["agents"].get("repeats", 1))
+    repeats = int(config["agents"]["repeats"])
     return [
         LAYOUT.run_file(wc.model, wc.agent, wc.scope, wc.condition, i, name, r)
         for i in sampled_instance_ids()

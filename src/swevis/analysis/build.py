@@ -88,7 +88,7 @@ def build_figures(summary_paths: Iterable[str | Path], config: dict[str, Any], o
     paths = []
     for name, (agent, title) in ACTION_FIGURES.items():
         paths.append(action_figure(rows, agent, title, models, out_dir / name, bins=int(s["trajectory_bins"]), dpi=int(s["figure_dpi"])))
-    paths.append(coverage_figure(rows, models, out_dir / "figure6.png", agent=s.get("table3_agent", "let"), dpi=int(s["figure_dpi"]), seed=int(s["bootstrap"]["seed"])))
+    paths.append(coverage_figure(rows, models, out_dir / "figure6.png", agent=s["table3_agent"], dpi=int(s["figure_dpi"]), seed=int(s["bootstrap"]["seed"])))
     return paths
 
 

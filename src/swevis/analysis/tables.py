@@ -290,7 +290,7 @@ def table3(df: pl.DataFrame, model: str, settings: dict[str, Any]) -> pl.DataFra
     coverage_high / coverage_mid) x outcome: share of tasks (sums to 100%) and mean
     editor prompt tokens (M). A task without coverage (no gold patch hunk) is "low".
     """
-    agent = settings.get("table3_agent", "let")
+    agent = settings["table3_agent"]
     let = df.filter((pl.col("model") == model) & (pl.col("agent") == agent))
     backend = _backend(let)
     out = []
