@@ -38,6 +38,9 @@ def test_users_endpoint_config_alone_makes_table1(tmp_path: Path):
         (tmp_path / "my.yaml").write_text(text.replace("http://localhost:8000/v1", server.base_url))
         # as in a checkout of the project: the embedded default sits in the working directory
         shutil.copy(PROJECT_ROOT / "config.yaml", tmp_path / "config.yaml")
+        # and a Table 2 of an earlier two-model study, which must not survive as current
+        (tmp_path / "results").mkdir()
+        (tmp_path / "results" / "table2.csv").write_text("model,backend\nkimi-k2.5,replay\n")
         proc = subprocess.run(
             [SNAKEMAKE, "--snakefile", str(PROJECT_ROOT / "Snakefile"), "--directory", str(tmp_path), "--cores", "2",
              "--configfile", str(tmp_path / "my.yaml"), "--", "results/table1.csv"],
