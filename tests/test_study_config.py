@@ -13,7 +13,8 @@ import pytest
 from swevis.analysis.build import build_tables
 from swevis.analysis.load import SUMMARY_FORMAT
 from swevis.analysis.tables import settings_from_config, table_layout
-from swevis.config import ConfigError, validate_config
+from swevis.config import validate_config
+from swevis.errors import SwevisError
 from swevis.workflow import check_study
 
 from conftest import PROJECT_ROOT
@@ -76,6 +77,7 @@ def test_embedded_ablation_model_is_checked_against_the_users_models(tmp_path: P
     "extra, message",
     [
         ("analysis: {table_models: [nomodel]}", "config key 'analysis/table_models': 'nomodel' is not a profile"),
+        ("single_read: {backbones: [m, other]}", "single_read.backbones: 'other' is not a profile in models"),
         ("agents: {variants: {let-mem: {}}, ablation: {models: [x]}, matrix: [{agent: let, scope: normal, conditions: [text, r3]}]}",
          "config key 'agents/ablation/models': 'x' is not a profile"),
         ("agents: {variants: {let-mem: {}}, ablation: {conditions: [r5]}, matrix: [{agent: let, scope: normal, conditions: [text]}]}",
@@ -86,7 +88,7 @@ def test_embedded_ablation_model_is_checked_against_the_users_models(tmp_path: P
 )
 def test_names_without_a_profile_or_cell_are_config_errors(extra, message):
     cfg = study("models: {m: {}}\n" + extra)
-    with pytest.raises(ConfigError, match=message.replace("(", r"\(")):
+    with pytest.raises(SwevisError, match=message.replace("(", r"\(")):
         check_study(cfg)
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Iterable
 
 from swevis.config import ConfigError, check_profile, validate_config
+from swevis.render.study_io import study_backbones
 
 
 def missing_inputs_token(
@@ -70,12 +71,14 @@ def check_config(config: dict, schema_path: str | Path) -> dict:
 
 def check_study(config: dict) -> None:
     """Cross-references the schema cannot express, checked while the DAG is built: every
-    model a table or the ablation names is a profile of `models`, and every ablation scope
+    model a table, the single-read study or the ablation names is a profile of `models`,
+    and every ablation scope
     and condition is a LET cell of agents.matrix (the plain-LET reference the variants are
     compared with). A miss raises ConfigError naming the key, before anything runs."""
     models = list(config["models"])
     for model in (config.get("analysis") or {}).get("table_models") or []:
         check_profile(model, models, "analysis/table_models")
+    study_backbones(config)  # single_read.backbones: profiles of `models`
     agents = config["agents"]
     if not agents.get("variants"):
         return
