@@ -67,7 +67,7 @@ rule run_agent:
         profile=lambda wc: section(config, "models")[wc.model],
         agents=agents_params,
         localize=section(config, "localize"),
-        render=lambda wc: section(config, "single_read")["render"],
+        render=render_params,
     script:
         "../scripts/run_agent.py"
 

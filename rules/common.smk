@@ -61,6 +61,14 @@ def keys_of(name, *keys):
     return {k: v for k, v in section(config, name).items() if k in keys}
 
 
+def render_params(wc):
+    """The renderer settings, for runs under a visual condition only: a text run renders
+    nothing, so editing the renderer reruns no text run."""
+    if wc.condition == "text":
+        return {}
+    return section(config, "single_read")["render"]
+
+
 def agent_conditions():
     """(model, agent, scope, condition) of every cell of the configured matrix."""
     return [
