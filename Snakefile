@@ -1,17 +1,30 @@
 # swevis workflow: the study of rendered code as agent context, end to end.
 # Rules only wire files to package functions (src/swevis); see docs/DESIGN.md and README.md.
 
-from snakemake.utils import min_version, validate
+from snakemake.exceptions import WorkflowError
+from snakemake.utils import min_version
 
+from swevis.errors import SwevisError
 from swevis.paths import WILDCARD_CONSTRAINTS
+from swevis.workflow import check_config
 
 min_version("9.0")
 
 
-configfile: "config.yaml"
+# The embedded default is the study only when no --configfile is given: a user's file
+# defines the whole study (models, matrix, ablation); nothing of config.yaml merges into it.
+# --config overrides apply on top either way.
+if not workflow.overwrite_configfiles:
+
+    configfile: "config.yaml"
 
 
-validate(config, "schemas/config.schema.yaml")
+# the schema (defaults filled in) and the cross-references it cannot express; a user error
+# is one line naming the key
+try:
+    check_config(config, f"{workflow.basedir}/schemas/config.schema.yaml")
+except SwevisError as exc:
+    raise WorkflowError(str(exc)) from None
 
 
 include: "rules/common.smk"

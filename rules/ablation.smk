@@ -10,15 +10,15 @@
 
 from swevis.workflow import missing_inputs_token
 
-ABLATION_VARIANTS = dict((config.get("agents") or {}).get("variants") or {})
-_ablation = (config.get("agents") or {}).get("ablation") or {}
-ABLATION_MODELS = _ablation.get("models") or list(config["models"])[:1]
+ABLATION_VARIANTS = section(config, "agents")["variants"]
+_ablation = config["agents"]["ablation"]
+ABLATION_MODELS = _ablation["models"] or list(config["models"])[:1]
 ABLATION_CELLS = [
     (model, agent, scope, condition)
     for model in ABLATION_MODELS
     for agent in ["let", *ABLATION_VARIANTS]
-    for scope in _ablation.get("scopes") or ["normal"]
-    for condition in _ablation.get("conditions") or ["text", "r3"]
+    for scope in _ablation["scopes"]
+    for condition in _ablation["conditions"]
 ]
 ABLATION_TARGETS = (
     [LAYOUT.table("table_ablation.csv"), LAYOUT.figure("figure_ablation.png")]
@@ -49,13 +49,13 @@ if ABLATION_VARIANTS:
             "../envs/swevis.yaml"
         params:
             variants=ABLATION_VARIANTS,
-            analysis=section(config, "analysis"),
-            index=section(config, "index"),
+            analysis=analysis_params(),
             models=list(config["models"]),
-            rebuild=missing_inputs_token(
+            rebuild=lambda wc: missing_inputs_token(
                 LAYOUT.log("analysis", "ablation-rebuild-ledger.json"),
                 ABLATION_TARGETS,
                 [LAYOUT.condition_summary(*cell) for cell in ABLATION_CELLS],
+                record=not workflow.dryrun,
             ),
         script:
             "../scripts/ablation_table.py"

@@ -22,9 +22,10 @@ rule prelocalize:
     resources:
         llm=1,
     params:
-        profile=lambda wc: config["models"][wc.model],
-        agents=agents_params,
-        index=section(config, "index"),
+        profile=lambda wc: section(config, "models")[wc.model],
+        # the agents keys pre-localization reads: the agents' limits rerun no paid call here
+        agents=keys_of("agents", "top_k", "cache_dir", "demos_dir"),
+        localize=section(config, "localize"),
     script:
         "../scripts/prelocalize.py"
 
@@ -63,10 +64,10 @@ rule run_agent:
     resources:
         llm=1,
     params:
-        profile=lambda wc: config["models"][wc.model],
+        profile=lambda wc: section(config, "models")[wc.model],
         agents=agents_params,
-        index=section(config, "index"),
-        render=lambda wc: config["single_read"].get("render", {}),
+        localize=section(config, "localize"),
+        render=render_params,
     script:
         "../scripts/run_agent.py"
 

@@ -8,6 +8,7 @@ import os
 
 from swevis.config import section
 from swevis.paths import ResultsLayout, repo_slug
+from swevis.workflow import missing_inputs_token, table_models
 
 LAYOUT = ResultsLayout(config["results_dir"])
 
@@ -55,6 +56,19 @@ def instance_index(instance_id):
     return LAYOUT.index_db(repo_slug(row["repo"]), row["base_commit"])
 
 
+def keys_of(name, *keys):
+    """Some keys of one config section, for params narrower than the section."""
+    return {k: v for k, v in section(config, name).items() if k in keys}
+
+
+def render_params(wc):
+    """The renderer settings, for runs under a visual condition only: a text run renders
+    nothing, so editing the renderer reruns no text run."""
+    if wc.condition == "text":
+        return {}
+    return section(config, "single_read")["render"]
+
+
 def agent_conditions():
     """(model, agent, scope, condition) of every cell of the configured matrix."""
     return [
@@ -66,14 +80,14 @@ def agent_conditions():
 
 
 def agents_params(wc):
-    """The agents section without the matrix and the ablation set-up, so that adding a
-    condition or a variant re-runs nothing else. A LET variant also gets its own entry and
-    the memory options (variant runs only)."""
+    """The agents section without the matrix, the repeat count and the ablation set-up, so
+    that adding a condition, a repeat or a variant re-runs nothing else. A LET variant also
+    gets its own entry and the memory options (variant runs only)."""
     agents = section(config, "agents")
     params = {
         k: v
         for k, v in agents.items()
-        if k not in ("matrix", "variants", "memory", "ablation")
+        if k not in ("matrix", "repeats", "variants", "memory", "ablation")
     }
     variant = (agents.get("variants") or {}).get(getattr(wc, "agent", None))
     if variant is not None:
@@ -89,7 +103,7 @@ def ranker_weights(wc=None):
     localization table. Paid runs do not take them as input (trigger policy); each run
     records which weights it saw (provenance.localizer_ranker).
     """
-    if (config.get("index") or {}).get("ranker", "learned") != "learned":
+    if config["localize"]["ranker"] != "learned":
         return []
     from swevis.localize.rerank import weights_path
 
@@ -117,16 +131,33 @@ def condition_summaries():
     return [LAYOUT.condition_summary(*cell) for cell in agent_conditions()]
 
 
-def table_models():
-    models = (config.get("analysis") or {}).get("table_models") or list(
-        config["models"]
+def analysis_params():
+    """The analysis settings the tables, figures and ablation read: without the coverage
+    thresholds (condition summaries) and the localization cut-offs (localization.csv).
+    """
+    return {
+        k: v
+        for k, v in section(config, "analysis").items()
+        if k not in ("coverage", "localization_top_k")
+    }
+
+
+def rebuild_token(wc):
+    """The tables' and figures' `rebuild` param (rules/analysis.smk). A param function: it
+    runs while the DAG is built, when Snakemake knows whether this is a dry run (which must
+    not write the ledger)."""
+    return missing_inputs_token(
+        LAYOUT.log("analysis", "rebuild-ledger.json"),
+        [LAYOUT.table(f"{n}.csv") for n in TABLE_NAMES]
+        + [LAYOUT.figure(n) for n in FIGURE_NAMES],
+        condition_summaries(),
+        record=not workflow.dryrun,
     )
-    return models[:2]
 
 
 def condition_runs(wc, name):
     """One file of every run (instances x repeats) of the condition in the wildcards."""
-    repeats = int(config["agents"].get("repeats", 1))
+    repeats = int(config["agents"]["repeats"])
     return [
         LAYOUT.run_file(wc.model, wc.agent, wc.scope, wc.condition, i, name, r)
         for i in sampled_instance_ids()

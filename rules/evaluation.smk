@@ -74,8 +74,6 @@ rule summarize_condition:
     conda:
         "../envs/swevis.yaml"
     params:
-        analysis=section(config, "analysis"),
-        index=section(config, "index"),
-        models=list(config["models"]),
+        coverage=section(config, "analysis")["coverage"],
     script:
         "../scripts/summarize_condition.py"

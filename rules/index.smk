@@ -48,6 +48,7 @@ rule localization_table:
     conda:
         "../envs/swevis.yaml"
     params:
-        index=section(config, "index"),
+        localize=section(config, "localize"),
+        top_k=config["analysis"]["localization_top_k"],
     script:
         "../scripts/localize_table.py"

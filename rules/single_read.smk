@@ -18,7 +18,14 @@ rule single_read_windows:
     conda:
         "../envs/swevis.yaml"
     params:
-        single_read=section(config, "single_read"),
+        single_read=keys_of(
+            "single_read",
+            "window_lines",
+            "windows_per_size",
+            "seed",
+            "include_matplotlib",
+            "extra_source_roots",
+        ),
     script:
         "../scripts/single_read_windows.py"
 
@@ -36,7 +43,9 @@ rule single_read_costs:
     conda:
         "../envs/swevis.yaml"
     params:
-        single_read=section(config, "single_read"),
+        single_read=keys_of(
+            "single_read", "ratios", "seed", "render", "ocr", "rasterize_all"
+        ),
         backbones=SR_BACKBONES,
     script:
         "../scripts/single_read_costs.py"
@@ -79,7 +88,7 @@ rule single_read_frontier:
     conda:
         "../envs/swevis.yaml"
     params:
-        single_read=section(config, "single_read"),
+        single_read=keys_of("single_read", "seed", "render", "ocr"),
         backbones=SR_BACKBONES,
     script:
         "../scripts/single_read_frontier.py"

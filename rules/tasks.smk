@@ -10,7 +10,10 @@ checkpoint sample_instances:
     conda:
         "../envs/swevis.yaml"
     params:
-        tasks=section(config, "tasks"),
+        # only what the sample is made of: mirror and checkout settings rerun nothing here
+        tasks=keys_of(
+            "tasks", "source", "dataset", "split", "path", "n", "seed", "instance_ids"
+        ),
     script:
         "../scripts/sample_instances.py"
 
@@ -26,7 +29,9 @@ rule mirror_repo:
     conda:
         "../envs/swevis.yaml"
     params:
-        tasks=section(config, "tasks"),
+        # the clone and stall timeouts are read from the config in the script: how long a
+        # transfer may take changes no mirror, so it reruns nothing
+        tasks=keys_of("tasks", "repo_cache", "remote_url"),
     script:
         "../scripts/mirror_repo.py"
 

@@ -5,7 +5,7 @@ from swevis.logutil import script_logging
 
 with script_logging(snakemake.log[0]) as log:
     p = snakemake.params
-    config = {"analysis": p.analysis, "index": p.index, "models": {m: {} for m in p.models}}
+    config = {"analysis": p.analysis, "agents": {"matrix": p.matrix}, "models": {m: {} for m in p.models}}
     outputs = {name: path for name, path in snakemake.output.items()}
-    tables = build_tables(snakemake.input.summaries, config, outputs)
+    tables = build_tables(snakemake.input.summaries, config, outputs, retired=p.retired)
     log.info("wrote %s", ", ".join(sorted(outputs)))

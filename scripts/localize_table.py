@@ -25,13 +25,13 @@ with open(snakemake.input.instances) as fh:  # noqa: F821
 summary, per = localization_table(
     rows,
     db_for,
-    ks=tuple(params.index["top_k"]),
-    options=params.index,
+    ks=tuple(params.top_k),
+    options=params.localize,
 )
 extra = {
     "swevis_version": __version__,
-    "index_config": config_hash(params.index),
-    "ranker": describe(params.index.get("ranker", "learned")),
+    "localize_config": config_hash(params.localize),
+    "ranker": describe(params.localize["ranker"]),
 }
 write_csv(per, snakemake.output.instances, extra)  # noqa: F821
 write_csv(summary, snakemake.output.table, extra)  # noqa: F821

@@ -16,8 +16,8 @@ with script_logging(snakemake.log[0]) as log:
         tasks_cfg["repo_cache"],
         commits=[r["base_commit"] for r in rows],
         remote_url=tasks_cfg["remote_url"],
-        clone_timeout_s=tasks_cfg["clone_timeout_s"],
-        stall_timeout_s=tasks_cfg["stall_timeout_s"],
+        clone_timeout_s=snakemake.config["tasks"]["clone_timeout_s"],
+        stall_timeout_s=snakemake.config["tasks"]["stall_timeout_s"],
     )
     log.info("mirror ready: %s", manifest["mirror"])
     write_json_atomic({**manifest, **provenance()}, snakemake.output.manifest)

@@ -19,7 +19,7 @@ with script_logging(snakemake.log[0]) as log:
         replay = str(demo_path("plb", wc.instance, params.agents.get("demos_dir")))
     chat = make_model(wc.model, params.profile, cache_dir=params.agents["cache_dir"], replay_source=replay)
     result = prelocalize(
-        row, chat, index_db=snakemake.input.index, pristine_dir=pristine, index_cfg=params.index,
+        row, chat, index_db=snakemake.input.index, pristine_dir=pristine, index_cfg=params.localize,
         top_k=params.agents["top_k"],
     )
     log.info("pre-localized %s: %s prompt tokens", wc.instance, result["usage"]["usage"]["prompt_tokens"])

@@ -34,7 +34,7 @@ with script_logging(snakemake.log[0]) as log:
     spec = RunSpec(
         model_name=wc.model, profile=params.profile, agent=wc.agent, scope=wc.scope, condition=wc.condition,
         row=row, mirror=mirror, out_dir=str(Path(snakemake.output.traj).parent), index_db=snakemake.input.index,
-        pristine_dir=pristine, preloc=preloc, agents_cfg=params.agents, index_cfg=params.index,
+        pristine_dir=pristine, preloc=preloc, agents_cfg=params.agents, index_cfg=params.localize,
         render_cfg=params.render, cache_dir=cache_dir, replay_source=replay, repeat=repeat,
         journal_path=str(journal), ledger_path=str(ledger),
         # one flat folder per run, named by digits rather than by agent and condition (see workspace_path)

@@ -7,7 +7,7 @@ from swevis.logutil import script_logging
 
 with script_logging(snakemake.log[0]) as log:
     p = snakemake.params
-    config = {"analysis": p.analysis, "index": p.index, "models": {m: {} for m in p.models}}
+    config = {"analysis": {"coverage": p.coverage}}
     out = snakemake.output.summary
     summary = summarize_condition(Path(out).parent, snakemake.input.instances, config, out, snakemake.input.validation)
     log.info("%s: %s/%s resolved (valid runs); invalid environments: %s", Path(out).parent, summary["resolved"],

@@ -32,8 +32,7 @@ _spec.loader.exec_module(syn)
 
 CONFIG = {
     "models": {"qwen3.5": {"backend": "replay"}, "kimi-k2.5": {"backend": "replay"}},
-    "index": {"coverage_high": 0.8, "coverage_mid": 0.3},
-    "analysis": {"bootstrap": {"resamples": 500, "seed": 7}},
+    "analysis": {"bootstrap": {"resamples": 500, "seed": 7}, "coverage": {"high": 0.8, "mid": 0.3}},
 }
 
 
@@ -161,7 +160,7 @@ def test_table3_shares_and_buckets(tables):
 def test_bucket_thresholds_from_config(tree, tmp_path):
     root, summaries = tree
     # coverage 0.5 sits exactly at a high threshold of 0.5 -> "high"
-    cfg = {**CONFIG, "index": {"coverage_high": 0.5, "coverage_mid": 0.0}}
+    cfg = {**CONFIG, "analysis": {**CONFIG["analysis"], "coverage": {"high": 0.5, "mid": 0.0}}}
     for c in syn.condition_dirs(root):
         if "let-" in str(c):
             write_condition_summary(c, root / "instances.jsonl", tmp_path / c.relative_to(root) / "summary.json", coverage_high=0.5, coverage_mid=0.0)
@@ -246,7 +245,7 @@ def test_summarize_condition_uses_config_thresholds(tree, tmp_path):
 
     root, _ = tree
     cdir = root / "runs" / "qwen3.5" / "let-normal" / "text"
-    s = summarize_condition(cdir, root / "instances.jsonl", {**CONFIG, "index": {"coverage_high": 0.5, "coverage_mid": 0.1}}, tmp_path / "summary.json")
+    s = summarize_condition(cdir, root / "instances.jsonl", {**CONFIG, "analysis": {**CONFIG["analysis"], "coverage": {"high": 0.5, "mid": 0.1}}}, tmp_path / "summary.json")
     assert [r["coverage_bucket"] for r in sorted(s["rows"], key=lambda r: r["instance_id"])] == ["high", "high", "high", "high", "low", "low"]
     assert "config_hash" in json.loads((tmp_path / "summary.json").read_text())["provenance"]
 

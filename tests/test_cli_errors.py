@@ -147,7 +147,7 @@ def paths(tmp_path: Path) -> dict[str, str]:
     (tmp_path / "list.json").write_text("[1, 2]\n")
     (tmp_path / "bad.yaml").write_text("tasks: [\n")
     config = (ROOT / "config.yaml").read_text()
-    (tmp_path / "r0.yaml").write_text(config + "\nanalysis:\n  conditions: [text, r0]\n")
+    (tmp_path / "r0.yaml").write_text(config.replace("conditions: [text, r1, r3, r5, r7]}", "conditions: [text, r0]}", 1))
     (tmp_path / "traj.json").write_text(json.dumps({"instance_id": "nope__x-1", "messages": []}))
     (tmp_path / "scope.json").write_text(json.dumps({"instance_id": IID, "scope": "huge"}))
     (tmp_path / "repo").mkdir()

@@ -29,3 +29,12 @@ def test_corrupt_ledger_starts_over(tmp_path: Path):
     ledger = tmp_path / "ledger.json"
     ledger.write_text("{oops")
     assert missing_inputs_token(ledger, [], []) == 0
+
+
+def test_a_dry_run_sees_the_token_the_real_run_records_and_writes_nothing(tmp_path: Path):
+    ledger, out, a = (tmp_path / n for n in ("ledger.json", "table.csv", "a.json"))
+    out.write_text("t")
+    assert missing_inputs_token(ledger, [str(out)], [str(a)], record=False) == 1
+    assert not ledger.exists()  # undoing the change previewed leaves nothing to rerun
+    assert missing_inputs_token(ledger, [str(out)], [str(a)]) == 1
+    assert missing_inputs_token(ledger, [str(out)], [str(a)], record=False) == 1

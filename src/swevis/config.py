@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import functools
 import hashlib
 import json
 import re
@@ -76,5 +77,46 @@ def config_hash(config: dict[str, Any]) -> str:
 
 
 def section(config: dict[str, Any], name: str) -> dict[str, Any]:
-    """A deep copy of one config section, for narrow rule params (see the trigger policy)."""
-    return copy.deepcopy(config.get(name, {}))
+    """A deep copy of one config section, for narrow rule params (see the trigger policy),
+    its mappings in key order: Snakemake compares params as written, so the order of keys
+    in a config file must not rerun anything."""
+    return key_ordered(config.get(name, {}))
+
+
+def key_ordered(value: Any) -> Any:
+    """A deep copy of `value` with every mapping's keys sorted."""
+    if isinstance(value, dict):
+        return {k: key_ordered(value[k]) for k in sorted(value)}
+    if isinstance(value, list):
+        return [key_ordered(v) for v in value]
+    return copy.deepcopy(value)
+
+
+@functools.lru_cache(maxsize=1)
+def _schema_defaults_json() -> str:
+    return json.dumps(validate_config({}))
+
+
+def schema_defaults(name: str | None = None) -> Any:
+    """The schema's defaults (of one section), a fresh copy: the one place defaults live.
+    Library readers called outside Snakemake (tests, CLI, benchmarks) fill partial options
+    from here instead of restating defaults in Python."""
+    defaults = json.loads(_schema_defaults_json())
+    return defaults if name is None else defaults[name]
+
+
+def with_defaults(defaults: dict[str, Any], options: dict[str, Any] | None) -> dict[str, Any]:
+    """`options` over `defaults`, merged key by key into nested mappings."""
+    out = copy.deepcopy(defaults)
+    for key, value in (options or {}).items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = with_defaults(out[key], value)
+        else:
+            out[key] = copy.deepcopy(value)
+    return out
+
+
+def check_profile(model: str, models: list[str], key: str) -> None:
+    """A model named under `key` must be a profile of `models` (a one-line ConfigError)."""
+    if model not in models:
+        raise ConfigError(f"config key '{key}': {model!r} is not a profile in models ({', '.join(models)})")

@@ -7,8 +7,13 @@ import os
 from pathlib import Path
 from typing import Iterable
 
+from swevis.config import ConfigError, check_profile, validate_config
+from swevis.render.study_io import study_backbones
 
-def missing_inputs_token(ledger: str | Path, outputs: Iterable[str], inputs: Iterable[str]) -> int:
+
+def missing_inputs_token(
+    ledger: str | Path, outputs: Iterable[str], inputs: Iterable[str], record: bool = True
+) -> int:
     """A rule param that changes exactly when expected inputs go missing behind existing outputs.
 
     Snakemake does not rebuild a deleted intermediate (a condition's summary) while the
@@ -18,7 +23,9 @@ def missing_inputs_token(ledger: str | Path, outputs: Iterable[str], inputs: Ite
     deleted summary). This token avoids that: each time inputs are found missing behind
     the current outputs, the ledger records the event once (keyed by the missing paths and
     the outputs' newest mtime) and the token grows by one; it stays put otherwise, so the
-    run after the rebuild sees the same token and does nothing.
+    run after the rebuild sees the same token and does nothing. With `record` false (a dry
+    run) the token is what the real run will record, and the ledger is left as it was: a
+    preview of a change must not rerun the tables after the change is undone.
     """
     ledger = Path(ledger)
     try:
@@ -32,8 +39,61 @@ def missing_inputs_token(ledger: str | Path, outputs: Iterable[str], inputs: Ite
         if event not in state["events"]:
             state["events"] = (state["events"] + [event])[-100:]
             state["token"] += 1
+            if not record:
+                return int(state["token"])
             ledger.parent.mkdir(parents=True, exist_ok=True)
             tmp = ledger.with_name(ledger.name + ".tmp")
             tmp.write_text(json.dumps(state))
             os.replace(tmp, ledger)
     return int(state["token"])
+
+
+def matrix_cells(config: dict) -> set[tuple[str, str, str]]:
+    """(agent, scope, condition) of every cell of agents.matrix."""
+    return {
+        (cell["agent"], cell["scope"], condition)
+        for cell in config["agents"]["matrix"]
+        for condition in cell["conditions"]
+    }
+
+
+def table_models(config: dict) -> list[str]:
+    """Models of Table 1 and Table 2: analysis.table_models, or the first two profiles."""
+    return list((config.get("analysis") or {}).get("table_models") or list(config["models"]))[:2]
+
+
+def check_config(config: dict, schema_path: str | Path) -> dict:
+    """Validate the workflow's config in place (defaults filled in), then check_study."""
+    validate_config(config, Path(schema_path))
+    check_study(config)
+    return config
+
+
+def check_study(config: dict) -> None:
+    """Cross-references the schema cannot express, checked while the DAG is built: every
+    model a table, the single-read study or the ablation names is a profile of `models`,
+    and every ablation scope
+    and condition is a LET cell of agents.matrix (the plain-LET reference the variants are
+    compared with). A miss raises ConfigError naming the key, before anything runs."""
+    models = list(config["models"])
+    for model in (config.get("analysis") or {}).get("table_models") or []:
+        check_profile(model, models, "analysis/table_models")
+    study_backbones(config)  # single_read.backbones: profiles of `models`
+    agents = config["agents"]
+    if not agents.get("variants"):
+        return
+    ablation = agents.get("ablation") or {}
+    for model in ablation.get("models") or []:
+        check_profile(model, models, "agents/ablation/models")
+    cells = matrix_cells(config)
+    for scope in ablation["scopes"]:
+        if not any(a == "let" and s == scope for a, s, _ in cells):
+            raise ConfigError(
+                f"config key 'agents/ablation/scopes': {scope!r} has no let cell in agents.matrix"
+            )
+        for condition in ablation["conditions"]:
+            if ("let", scope, condition) not in cells:
+                raise ConfigError(
+                    f"config key 'agents/ablation/conditions': {condition!r} is not a condition of the "
+                    f"let {scope} cell in agents.matrix"
+                )

@@ -77,11 +77,11 @@ def run(args: argparse.Namespace) -> int:
     clear_outputs(args.out)  # before pre-localization, which may fail first
     if args.agent == "plb":
         chat = make_model(model, profile, cache_dir=cfg["agents"]["cache_dir"], replay_source=replay)
-        preloc = prelocalize(row, chat, index_db=str(db), pristine_dir=co["path"], index_cfg=cfg["index"])
+        preloc = prelocalize(row, chat, index_db=str(db), pristine_dir=co["path"], index_cfg=cfg["localize"])
     traj = run_instance(
         RunSpec(
             model, profile, args.agent, args.scope, str(args.condition), row, mirror["mirror"], args.out,
-            index_db=str(db), pristine_dir=co["path"], preloc=preloc, agents_cfg=cfg["agents"], index_cfg=cfg["index"],
+            index_db=str(db), pristine_dir=co["path"], preloc=preloc, agents_cfg=cfg["agents"], index_cfg=cfg["localize"],
             render_cfg=cfg["single_read"].get("render", {}), cache_dir=cfg["agents"]["cache_dir"], replay_source=replay,
         )
     )

@@ -53,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
     rows = counterfactual_costs(
         args.traj, [str(c) for c in args.conditions], model_name=model, profile=profile, row=row, mirror=mirror["mirror"],
         index_db=str(db), pristine_dir=co["path"], scope=scope,
-        agents_cfg=cfg["agents"], index_cfg=cfg["index"], render_cfg=cfg["single_read"].get("render", {}),
+        agents_cfg=cfg["agents"], index_cfg=cfg["localize"], render_cfg=cfg["single_read"].get("render", {}),
     )
     if args.json:
         print(json.dumps(rows, indent=2))

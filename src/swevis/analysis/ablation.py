@@ -178,5 +178,5 @@ def build_ablation(summary_paths: list[str], variants: dict[str, dict[str, Any]]
     table.write_csv(tmp)
     tmp.replace(table_path)
     if figure_path:
-        ablation_figure(table, figure_path, int((config.get("analysis") or {}).get("figure_dpi", 150)))
+        ablation_figure(table, figure_path, int(settings_from_config(config)["figure_dpi"]))
     return table

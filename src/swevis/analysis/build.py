@@ -43,12 +43,20 @@ def default_out_paths(results_dir: str | Path = "results") -> dict[str, str]:
     return {name: str(r / f"{name}.csv") for name in TABLE_OUTPUTS}
 
 
-def build_tables(summary_paths: Iterable[str | Path], config: dict[str, Any], out_paths: dict[str, str | Path]) -> dict[str, pl.DataFrame]:
+def build_tables(
+    summary_paths: Iterable[str | Path],
+    config: dict[str, Any],
+    out_paths: dict[str, str | Path],
+    retired: Iterable[str | Path] = (),
+) -> dict[str, pl.DataFrame]:
     """Tables 1-3, McNemar and calibration from condition summaries.
 
     `out_paths` maps any of TABLE_OUTPUTS to a CSV path (missing keys are not written).
     Table 1 is the first model of `analysis.table_models` (default: the first two
     profiles of `models`), Table 2 the second; Table 3 and the statistics cover all models.
+    Rows and columns of Tables 1/2 come from agents.matrix. `retired` lists tables this
+    config no longer makes (Table 2 with one model): they are deleted, so no table of an
+    earlier config sits next to the new ones as if current.
     """
     s = settings_from_config(config)
     rows = rows_from_summaries(summary_paths)
@@ -65,6 +73,8 @@ def build_tables(summary_paths: Iterable[str | Path], config: dict[str, Any], ou
     for name, df_out in tables.items():
         if name in out_paths:
             write_csv_atomic(df_out, out_paths[name])
+    for path in retired:
+        Path(path).unlink(missing_ok=True)
     return tables
 
 
@@ -78,7 +88,7 @@ def build_figures(summary_paths: Iterable[str | Path], config: dict[str, Any], o
     paths = []
     for name, (agent, title) in ACTION_FIGURES.items():
         paths.append(action_figure(rows, agent, title, models, out_dir / name, bins=int(s["trajectory_bins"]), dpi=int(s["figure_dpi"])))
-    paths.append(coverage_figure(rows, models, out_dir / "figure6.png", agent=s.get("table3_agent", "let"), dpi=int(s["figure_dpi"]), seed=int(s["bootstrap"]["seed"])))
+    paths.append(coverage_figure(rows, models, out_dir / "figure6.png", agent=s["table3_agent"], dpi=int(s["figure_dpi"]), seed=int(s["bootstrap"]["seed"])))
     return paths
 
 
@@ -90,18 +100,18 @@ def summarize_condition(
     validation: str | Path | None = None,
 ) -> dict[str, Any]:
     """The per-condition rule: summary.json from the condition's run folders, with the
-    Table 3 coverage thresholds of `index`, the provenance of the analysis section and the
+    Table 3 coverage thresholds of `analysis.coverage` (recorded as the provenance) and the
     environment validation report (invalid instances leave accuracy)."""
     from swevis.analysis.load import write_condition_summary
     from swevis.provenance import provenance
 
-    s = settings_from_config(config)
+    coverage = settings_from_config(config)["coverage"]
     return write_condition_summary(
         condition_dir,
         instances_path,
         out_path,
-        coverage_high=float(s["coverage_high"]),
-        coverage_mid=float(s["coverage_mid"]),
-        provenance=provenance({"analysis": config.get("analysis"), "index": {k: s[k] for k in ("coverage_high", "coverage_mid")}}),
+        coverage_high=float(coverage["high"]),
+        coverage_mid=float(coverage["mid"]),
+        provenance=provenance({"analysis": {"coverage": coverage}}),
         validation=validation,
     )

@@ -19,35 +19,44 @@ import polars as pl
 
 from swevis.analysis.load import rows_frame, spend_stats
 from swevis.analysis.stats import bootstrap_ci, mcnemar_exact, spread
-
-DEFAULT_SETTINGS: dict[str, Any] = {
-    "conditions": ["text", "r1", "r3", "r5", "r7"],
-    "agents": ["plb", "let"],
-    "scopes": ["normal", "wide"],
-    "baseline": {"agent": "mini", "scope": "normal", "condition": "text"},
-    "bootstrap": {"resamples": 2000, "level": 0.95, "seed": 20260519},
-    "repeats": 1,
-    "trajectory_bins": 10,
-    "table3_agent": "let",
-    "table_models": None,
-    "figure_dpi": 150,
-}
+from swevis.config import check_profile, schema_defaults, with_defaults
 
 KEYS = ["model", "agent", "scope", "condition"]
 
 
+def table_layout(matrix: list[dict[str, Any]], baseline: dict[str, str]) -> tuple[list[tuple[str, str]], list[str]]:
+    """Rows ((agent, scope), matrix order) and columns (conditions, text first, then in the
+    order the matrix names them) of Tables 1/2, from agents.matrix: the one source of the
+    study's cells. The baseline cell is the "mini" column, not a row, when it runs only the
+    baseline condition and other cells exist (a matrix of the baseline alone is its row)."""
+    rows: list[tuple[str, str]] = []
+    conditions: list[str] = []
+    for cell in matrix:
+        pair = (cell["agent"], cell["scope"])
+        only_baseline = list(cell["conditions"]) == [baseline["condition"]]
+        if len(matrix) > 1 and only_baseline and pair == (baseline["agent"], baseline["scope"]):
+            continue
+        if pair not in rows:
+            rows.append(pair)
+        conditions += [c for c in cell["conditions"] if c not in conditions]
+    return rows, sorted(conditions, key=lambda c: c != "text")
+
+
 def settings_from_config(config: dict[str, Any]) -> dict[str, Any]:
-    """The `analysis` section with defaults, plus coverage thresholds from `index`."""
-    s = {**DEFAULT_SETTINGS, **(config.get("analysis") or {})}
-    s["bootstrap"] = {**DEFAULT_SETTINGS["bootstrap"], **(s.get("bootstrap") or {})}
-    s["baseline"] = {**DEFAULT_SETTINGS["baseline"], **(s.get("baseline") or {})}
-    idx = config.get("index") or {}
-    s.setdefault("coverage_high", idx.get("coverage_high", 0.8))
-    s.setdefault("coverage_mid", idx.get("coverage_mid", 0.3))
+    """The `analysis` section over the schema's defaults, the table layout from
+    agents.matrix (the schema's default matrix when the config has none) and the table
+    models from `models`; a table model that is no profile is a ConfigError."""
+    defaults = schema_defaults()
+    s = with_defaults(defaults["analysis"], config.get("analysis"))
+    matrix = (config.get("agents") or {}).get("matrix") or defaults["agents"]["matrix"]
+    s["rows"], s["conditions"] = table_layout(matrix, s["baseline"])
+    s["agents"] = list(dict.fromkeys(agent for agent, _ in s["rows"]))
+    s["scopes"] = list(dict.fromkeys(scope for _, scope in s["rows"]))
     models = list((config.get("models") or {}).keys())
     s["model_order"] = models
-    if not s.get("table_models"):
-        s["table_models"] = models[:2]
+    for model in s["table_models"] or []:
+        check_profile(model, models, "analysis/table_models")
+    s["table_models"] = list(s["table_models"] or models)[:2]
     return s
 
 
@@ -130,6 +139,8 @@ def main_table(df: pl.DataFrame, model: str, settings: dict[str, Any]) -> tuple[
     max_repeats = 1
     for agent in settings["agents"]:
         for scope in settings["scopes"]:
+            if (agent, scope) not in settings["rows"]:
+                continue
             row: dict[str, Any] = {"model": model, "backend": backend, "agent": agent, "scope": scope}
             stats = {"mini": mini}
             for c in conds:
@@ -292,7 +303,7 @@ def table3(df: pl.DataFrame, model: str, settings: dict[str, Any]) -> pl.DataFra
     coverage_high / coverage_mid) x outcome: share of tasks (sums to 100%) and mean
     editor prompt tokens (M). A task without coverage (no gold patch hunk) is "low".
     """
-    agent = settings.get("table3_agent", "let")
+    agent = settings["table3_agent"]
     let = df.filter((pl.col("model") == model) & (pl.col("agent") == agent))
     backend = _backend(let)
     out = []

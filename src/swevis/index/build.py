@@ -26,22 +26,13 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from swevis.config import schema_defaults, with_defaults
 from swevis.index import store
 from swevis.index.resolve import resolve_edges
 from swevis.index.languages import FileExtract, language_for
 from swevis.index.lexical import Lexical, tokenize
 
 log = logging.getLogger(__name__)
-
-DEFAULTS: dict = {
-    "max_file_bytes": 2_000_000,
-    "max_line_chars": 20_000,
-    "chunk_chars": 1200,
-    "exclude_dirs": [".git", ".hg", ".svn", "__pycache__", ".tox", ".nox", ".venv", "venv", "node_modules",
-                     ".mypy_cache", ".pytest_cache", ".eggs", "build", "dist", ".swevis-cache"],
-    "bm25": {"k1": 1.5, "b": 0.75, "method": "lucene"},
-    "max_name_targets": 6,
-}
 
 
 @dataclass
@@ -76,13 +67,9 @@ class IndexStats:
 
 
 def _options(options: dict | None) -> dict:
-    opts = json.loads(json.dumps(DEFAULTS))
-    for k, v in (options or {}).items():
-        if k == "bm25" and isinstance(v, dict):
-            opts["bm25"].update(v)
-        else:
-            opts[k] = v
-    return opts
+    """The `index` build options over the schema's defaults (keys of other sections ignored)."""
+    defaults = schema_defaults("index")
+    return with_defaults(defaults, {k: v for k, v in (options or {}).items() if k in defaults})
 
 
 def is_test_path(path: str) -> bool:

@@ -26,12 +26,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print the build statistics as JSON")
 
 
-def load_index_options(config_path: str | None) -> dict:
+def load_index_options(config_path: str | None, section: str = "index") -> dict:
+    """One section of a config file (`index` for the build, `localize` for D_loc / D_pkg)."""
     if not config_path:
         return {}
     from swevis.config import load_config
 
-    return dict(load_config(config_path).get("index", {}))
+    return dict(load_config(config_path).get(section, {}))
 
 
 def run(args: argparse.Namespace) -> int:

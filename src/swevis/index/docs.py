@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from swevis.index.languages import ChunkRec, FileExtract
 
-DEFAULT_CHUNK_CHARS = 1200
-
 
 def _pieces(text: str, limit: int, seps: tuple[str, ...]) -> list[str]:
     """Split text into pieces no longer than limit, trying separators coarse to fine."""
@@ -39,7 +37,7 @@ def _pieces(text: str, limit: int, seps: tuple[str, ...]) -> list[str]:
     return out
 
 
-def chunk_text(text: str, chunk_chars: int = DEFAULT_CHUNK_CHARS) -> list[ChunkRec]:
+def chunk_text(text: str, chunk_chars: int) -> list[ChunkRec]:
     chunks: list[ChunkRec] = []
     line = 1
     for piece in _pieces(text, max(1, chunk_chars), ("\n\n", "\n", " ")):
@@ -58,5 +56,5 @@ def extract(path: str, data: bytes, module: str, options: dict | None = None) ->
     options = options or {}
     fx = FileExtract(language="text")
     text = data.decode("utf-8", "replace")
-    fx.chunks = chunk_text(text, int(options.get("chunk_chars", DEFAULT_CHUNK_CHARS)))
+    fx.chunks = chunk_text(text, int(options["chunk_chars"]))
     return fx

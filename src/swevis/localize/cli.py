@@ -19,7 +19,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-windows", type=positive_int, default=None)
     parser.add_argument("--wide", action="store_true", help="wide scope: larger code windows")
     parser.add_argument("--baseline", action="store_true", help="rank with BM25 alone instead of D_loc")
-    parser.add_argument("--config", help="config.yaml whose `index` section gives operator weights")
+    parser.add_argument("--config", help="config.yaml whose `index` section gives build options and `localize` section operator weights")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
 
 
@@ -34,9 +34,9 @@ def run(args: argparse.Namespace) -> int:
         issue = sys.stdin.read()
     else:
         issue = require_file(args.issue, "issue file").read_bytes().decode("utf-8", "replace")
-    opts = load_index_options(args.config)
+    opts = load_index_options(args.config, "localize")
     if not Path(db).exists():
-        build_index(args.repo_dir, db, options=opts)
+        build_index(args.repo_dir, db, options=load_index_options(args.config))
     with open_index(db) as index:
         if args.baseline:
             cands = bm25_baseline(index, issue, args.top_k)

@@ -22,55 +22,10 @@ import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from swevis.config import schema_defaults, with_defaults
 from swevis.index.store import RepoIndex, Symbol
 from swevis.localize.hints import extract_hints
 from swevis.localize.rerank import chain_scores, check_model, default_model, probability
-
-DEFAULTS: dict = {
-    "w_traceback": 3.0,
-    "w_file_line": 3.0,
-    "w_path": 2.0,
-    "w_dotted": 2.5,
-    "w_identifier": 2.0,
-    "w_bm25": 1.0,
-    "bm25_depth": 50,
-    "max_name_matches": 30,
-    "expand_seeds": 8,
-    "w_parent": 0.3,
-    "w_callee": 0.35,
-    "w_neighbour": 0.15,
-    "class_factor": 1.0,
-    "w_import": 0.1,
-    "test_penalty": 0.3,
-    "stub_penalty": 0.5,
-    "doc_penalty": 0.5,
-    "walk": True,
-    "walk_seeds": 12,
-    "walk_depth": 3,
-    "walk_restart": 0.25,  # 0.4 on the name-only call graph; the typed graph is deeper
-    "walk_iterations": 12,
-    "walk_fanout": 40,
-    "walk_max_nodes": 3000,
-    "walk_eps": 0.05,
-    "w_walk": 1.0,
-    "walk_edge_weights": {"calls": 1.0, "child": 0.8, "called_by": 0.3, "parent": 0.2, "base": 0.3, "subclass": 0.3},
-    # confidence of a call edge by how the index resolved it (scope/import/MRO/type = 1.0)
-    "call_confidence": {"direct": 1.0, "init": 0.5, "module": 1.0, "self": 1.0, "typed": 1.0,
-                        "dispatch": 0.5, "name": 0.3},
-    "walk_seed_factor": 0.5,
-    "w_reach": 1.0,
-    "reach_decay": 0.85,  # 0.7 on the name-only call graph
-    "w_private_twin": 0.0,
-    "final_class_factor": 0.4,
-    "title_repeat": 1,
-    # "learned": symbols ranked by the re-ranker fitted on gold patches (swevis.localize.rerank,
-    # benchmarks/fit_ranker.py); "heuristic": by the hand-weighted score alone
-    "ranker": "learned",
-    "span_context": 5,
-    "window_max_lines": 80,
-    "wide_context": 20,
-    "max_windows": 6,
-}
 
 
 @dataclass
@@ -88,12 +43,9 @@ class Candidate:
 
 
 def _opts(options: dict | None) -> dict:
-    o = dict(DEFAULTS)
-    for k, v in (options or {}).items():
-        if k not in DEFAULTS:
-            continue
-        o[k] = {**DEFAULTS[k], **v} if isinstance(DEFAULTS[k], dict) and isinstance(v, dict) else v
-    return o
+    """The `localize` options over the schema's defaults (keys of other sections ignored)."""
+    defaults = schema_defaults("localize")
+    return with_defaults(defaults, {k: v for k, v in (options or {}).items() if k in defaults})
 
 
 def resolve_path(index: RepoIndex, path: str) -> str | None:
