@@ -316,7 +316,7 @@ def script_inputs(instance, tmp_path, monkeypatch):
         url=url,
         input=SimpleNamespace(instances="instances.jsonl", checkout="checkout.json", mirror="mirror.json",
                               index="index.sqlite", preloc=[]),
-        params=SimpleNamespace(profile=cfg["models"]["live"], agents=agents, index=cfg["index"],
+        params=SimpleNamespace(profile=cfg["models"]["live"], agents=agents, localize=cfg["localize"],
                                render=cfg["single_read"].get("render", {})),
         wildcards=SimpleNamespace(model="live", agent="mini", scope="normal", condition="text", instance=IID),
     )

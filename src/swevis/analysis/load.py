@@ -131,8 +131,8 @@ def spend_stats(rows: list[dict[str, Any]]) -> dict[str, Any]:
     return {
         "cost_total": total,
         "cost_mean": round(total / len(rows), 6) if priced and rows else None,
-        "prompt_tokens_total": sum(r["prompt_tokens"] for r in rows),
-        "completion_tokens_total": sum(r["completion_tokens"] for r in rows),
+        "prompt_tokens_total": sum(r.get("prompt_tokens") or 0 for r in rows),
+        "completion_tokens_total": sum(r.get("completion_tokens") or 0 for r in rows),
         "calls_total": sum(r.get("calls") or 0 for r in rows),
     }
 
