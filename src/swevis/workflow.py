@@ -7,6 +7,8 @@ import os
 from pathlib import Path
 from typing import Iterable
 
+from swevis.fsutil import write_atomic
+
 
 def missing_inputs_token(ledger: str | Path, outputs: Iterable[str], inputs: Iterable[str]) -> int:
     """A rule param that changes exactly when expected inputs go missing behind existing outputs.
@@ -32,8 +34,5 @@ def missing_inputs_token(ledger: str | Path, outputs: Iterable[str], inputs: Ite
         if event not in state["events"]:
             state["events"] = (state["events"] + [event])[-100:]
             state["token"] += 1
-            ledger.parent.mkdir(parents=True, exist_ok=True)
-            tmp = ledger.with_name(ledger.name + ".tmp")
-            tmp.write_text(json.dumps(state))
-            os.replace(tmp, ledger)
+            write_atomic(ledger, json.dumps(state))
     return int(state["token"])

@@ -20,6 +20,7 @@ import polars as pl
 from swevis.analysis.load import read_summaries, rows_frame
 from swevis.analysis.stats import mcnemar_exact
 from swevis.analysis.tables import cell_stats, settings_from_config
+from swevis.fsutil import atomic_path
 
 COLUMNS = [
     "model", "backend", "scope", "condition", "variant", "memory", "reproduction", "verification", "n",
@@ -173,10 +174,8 @@ def ablation_figure(table: pl.DataFrame, out_path: str | Path, dpi: int = 150) -
 def build_ablation(summary_paths: list[str], variants: dict[str, dict[str, Any]], config: dict[str, Any],
                    table_path: str, figure_path: str | None = None) -> pl.DataFrame:
     table = ablation_table(read_summaries(summary_paths), variants, config)
-    Path(table_path).parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(str(table_path) + ".tmp")
-    table.write_csv(tmp)
-    tmp.replace(table_path)
+    with atomic_path(table_path) as tmp:
+        table.write_csv(tmp)
     if figure_path:
         ablation_figure(table, figure_path, int((config.get("analysis") or {}).get("figure_dpi", 150)))
     return table

@@ -400,14 +400,14 @@ def write_condition_summary(
     provenance: dict[str, Any] | None = None,
     validation: Mapping[str, Any] | str | Path | None = None,
 ) -> dict[str, Any]:
-    from swevis.provenance import write_json_atomic
+    from swevis.fsutil import write_json_atomic
 
     summary = condition_summary(
         condition_dir, instances, coverage_high=coverage_high, coverage_mid=coverage_mid, validation=validation
     )
     if provenance:
         summary["provenance"] = provenance
-    write_json_atomic(summary, out_path or Path(condition_dir) / "summary.json")
+    write_json_atomic(out_path or Path(condition_dir) / "summary.json", summary)
     return summary
 
 

@@ -31,7 +31,6 @@ import contextlib
 import copy
 import json
 import logging
-import os
 import re
 import shutil
 import time
@@ -48,7 +47,7 @@ from swevis.harness.cache import (  # noqa: F401 (re-exported)
     raise_harness_errors,
     read_patch,
 )
-from swevis.provenance import write_json_atomic
+from swevis.fsutil import write_atomic, write_json_atomic
 
 log = logging.getLogger(__name__)
 
@@ -115,22 +114,12 @@ def condition_predictions(
 
 
 def write_predictions(predictions: list[dict[str, str]], path: str | Path) -> Path:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text("".join(json.dumps(p, sort_keys=True) + "\n" for p in predictions))
-    os.replace(tmp, path)
-    return path
+    return write_atomic(path, "".join(json.dumps(p, sort_keys=True) + "\n" for p in predictions))
 
 
 def write_dataset(rows: list[dict[str, Any]], path: str | Path) -> Path:
     """Our instance rows as the local JSON dataset swebench's load_swebench_dataset reads."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(json.dumps(rows, indent=1, default=str))
-    os.replace(tmp, path)
-    return path
+    return write_atomic(path, json.dumps(rows, indent=1, default=str))
 
 
 # ---------------------------------------------------------------- evaluation cache
@@ -332,7 +321,7 @@ def evaluate_condition(
             "attempts": max(s["attempts"] for s in summaries),
             **{k: sum(s[k] for s in summaries) for k in ("evaluated", "cached", "empty")},
         }
-    write_json_atomic(summary, harness_dir(Path(condition_dir).resolve()) / "harness_summary.json")
+    write_json_atomic(harness_dir(Path(condition_dir).resolve()) / "harness_summary.json", summary)
     return summary
 
 
@@ -434,7 +423,7 @@ def _evaluate_repeat(
     raise_harness_errors(run_id, records)
     for iid in ids:
         records[iid]["run_id"] = run_id
-        write_json_atomic(records[iid], condition_dir / run_subdir(iid, repeat) / "eval.json")
+        write_json_atomic(condition_dir / run_subdir(iid, repeat) / "eval.json", records[iid])
 
     summary = {
         "run_id": run_id,

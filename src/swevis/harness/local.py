@@ -255,7 +255,7 @@ def evaluate_condition_local(
     """
     from swevis.harness.cache import EvalCache, cached_evaluation, raise_harness_errors, read_patch
     from swevis.paths import run_subdir
-    from swevis.provenance import write_json_atomic
+    from swevis.fsutil import write_json_atomic
 
     condition_dir = Path(condition_dir)
     cache = EvalCache(settings.get("cache_dir"))
@@ -272,7 +272,7 @@ def evaluate_condition_local(
         records[run_subdir(row["instance_id"], repeat)] = record
     raise_harness_errors(str(condition_dir), records)
     for subdir, record in records.items():
-        write_json_atomic(record, condition_dir / subdir / "eval.json")
+        write_json_atomic(condition_dir / subdir / "eval.json", record)
     summary = {
         "harness": "local",
         "environment": environment,
@@ -281,5 +281,5 @@ def evaluate_condition_local(
         "infra_failures": sorted(i for i, r in records.items() if r["infra_failure"]),
         "cached": sum(1 for r in records.values() if r.get("cached")),
     }
-    write_json_atomic(summary, condition_dir / "harness" / "harness_summary.json")
+    write_json_atomic(condition_dir / "harness" / "harness_summary.json", summary)
     return summary

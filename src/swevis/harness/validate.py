@@ -26,7 +26,7 @@ from swevis.errors import InfrastructureError, SwevisError
 from swevis.harness.cache import EvalCache, validation_cache_key
 from swevis.harness.docker import docker_environment_id, evaluate_condition, harness_settings
 from swevis.harness.local import grade_with_retries, local_environment_id
-from swevis.provenance import write_json_atomic
+from swevis.fsutil import write_json_atomic
 
 log = logging.getLogger(__name__)
 
@@ -190,7 +190,7 @@ def validate_docker(
 
 
 def write_validation(report: dict[str, Any], path: str | Path) -> Path:
-    write_json_atomic(report, path)
+    write_json_atomic(path, report)
     return Path(path)
 
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from swevis.errors import SwevisError
+from swevis.fsutil import write_atomic
 from swevis.render.layout import Layout, LayoutSearch
 from swevis.render.settings import RenderSettings
 from swevis.tokens import message_overhead, text_tokens, tokenizer_info
@@ -189,9 +190,7 @@ def save_pages(result: RenderResult, out_dir: str | Path, stem: str = "page") ->
     paths = []
     for i, data in enumerate(result.png_bytes(), start=1):
         p = out / f"{stem}-{i:02d}.png"
-        tmp = p.with_suffix(".png.tmp")
-        tmp.write_bytes(data)
-        tmp.replace(p)
+        write_atomic(p, data)
         paths.append(str(p))
     record = dict(result.layout, swevis_version=__version__, files=[Path(p).name for p in paths])
     (out / f"{stem}-layout.json").write_text(json.dumps(record, indent=2) + "\n")

@@ -4,34 +4,26 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 from pathlib import Path
 
+from swevis.fsutil import atomic_path, write_json_atomic
 from swevis.render.settings import RenderSettings
 
 log = logging.getLogger(__name__)
 
 
-def _atomic(path: str | Path):
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    return path, path.with_name(f".{path.name}.tmp")
-
-
 def _write_parquet(rows: list[dict], path: str | Path) -> None:
     import polars as pl
 
-    path, tmp = _atomic(path)
-    pl.DataFrame(rows, infer_schema_length=None).write_parquet(tmp)
-    os.replace(tmp, path)
+    with atomic_path(path) as tmp:
+        pl.DataFrame(rows, infer_schema_length=None).write_parquet(tmp)
 
 
 def _write_csv(rows: list[dict], path: str | Path) -> None:
     import polars as pl
 
-    path, tmp = _atomic(path)
-    pl.DataFrame(rows, infer_schema_length=None).write_csv(tmp)
-    os.replace(tmp, path)
+    with atomic_path(path) as tmp:
+        pl.DataFrame(rows, infer_schema_length=None).write_csv(tmp)
 
 
 def _read_rows(path: str | Path) -> list[dict]:
@@ -91,7 +83,7 @@ def sample_study_windows(checkouts_json, cfg: dict, out_path) -> int:
 
 
 def study_costs(windows_path, cfg: dict, backbones: dict, out_path, stats_path) -> dict:
-    from swevis.provenance import provenance, write_json_atomic
+    from swevis.provenance import provenance
     from swevis.render.study import run_costs
 
     wins = _read_rows(windows_path)
@@ -107,7 +99,7 @@ def study_costs(windows_path, cfg: dict, backbones: dict, out_path, stats_path) 
     )
     _write_parquet(rows, out_path)
     stats.update(provenance(cfg, backbones=backbones, render_settings=settings.to_dict()))
-    write_json_atomic(stats, stats_path)
+    write_json_atomic(stats_path, stats)
     return stats
 
 
@@ -131,13 +123,12 @@ def study_tables(costs_path, ratios, backbones: list[str], table4_path, per_back
         _write_csv([dict(o, **prov) for o in ocr], ocr_paths[i])
         if i == 0:
             _write_csv(table, table4_path)
-    path, tmp = _atomic(figure_path)
-    figure3(rows, backbones, ratios, str(tmp) + ".png")
-    os.replace(str(tmp) + ".png", path)
+    with atomic_path(figure_path) as tmp:
+        figure3(rows, backbones, ratios, str(tmp))
 
 
 def study_frontier(windows_path, cfg: dict, backbones: dict, out_path, summary_path) -> dict:
-    from swevis.provenance import provenance, write_json_atomic
+    from swevis.provenance import provenance
     from swevis.render.study import frontier, frontier_summary
 
     ocr = cfg.get("ocr") or {}
@@ -155,5 +146,5 @@ def study_frontier(windows_path, cfg: dict, backbones: dict, out_path, summary_p
         "configured_guard_px": settings.min_font_px,
         **provenance(cfg, backbones=backbones),
     }
-    write_json_atomic(summary, summary_path)
+    write_json_atomic(summary_path, summary)
     return summary
