@@ -13,6 +13,7 @@ from pathlib import Path
 import docker
 import pytest
 
+from swevis.config import validate_config
 from swevis.harness.cache import MissingPatchError
 from swevis.harness.docker import (
     DockerHarnessError,
@@ -221,7 +222,8 @@ def fake(monkeypatch):
 
 
 def _settings(tmp_path, **kw):
-    return {"max_workers": 2, "timeout_s": 1, "retries": 1, "cache_dir": str(tmp_path / "evcache"), **kw}
+    """A validated harness section (the schema fills in what the test does not set)."""
+    return validate_config({"harness": {"max_workers": 2, "timeout_s": 1, "retries": 1, "cache_dir": str(tmp_path / "evcache"), **kw}})["harness"]
 
 
 def _eval(cdir, iid):
