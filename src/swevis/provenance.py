@@ -7,11 +7,10 @@ from pathlib import Path
 from typing import Any
 
 from swevis import __version__, fsutil
+from swevis.config import config_hash
 
 
 def provenance(config_section: dict[str, Any] | None = None, **extra: Any) -> dict[str, Any]:
-    from swevis.config import config_hash
-
     record = {
         "swevis_version": __version__,
         "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),

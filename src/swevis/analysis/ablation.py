@@ -15,8 +15,10 @@ import json
 from pathlib import Path
 from typing import Any, Iterable
 
+import matplotlib.pyplot as plt
 import polars as pl
 
+from swevis.analysis.figures import save_figure
 from swevis.analysis.load import read_summaries, rows_frame
 from swevis.analysis.stats import mcnemar_exact
 from swevis.analysis.tables import cell_stats, settings_from_config
@@ -131,13 +133,6 @@ def _r(x: float | None, nd: int) -> float | None:
 def ablation_figure(table: pl.DataFrame, out_path: str | Path, dpi: int = 150) -> None:
     """Prompt tokens (bars, with CIs) and accuracy (markers) per variant, one panel per
     model x scope, conditions side by side."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from swevis.analysis.figures import save_figure
-
     panels = sorted({(m, s) for m, s in zip(table["model"].to_list(), table["scope"].to_list())}) or [("", "")]
     fig, axes = plt.subplots(len(panels), 1, figsize=(10, 3.6 * len(panels)), squeeze=False)
     for ax, (model, scope) in zip(axes[:, 0], panels):

@@ -12,9 +12,10 @@ from typing import Any, Iterable
 import polars as pl
 
 from swevis.analysis.figures import ACTION_FIGURES, coverage_figure, action_figure
-from swevis.analysis.load import read_summaries
-from swevis.fsutil import atomic_path
+from swevis.analysis.load import read_summaries, write_condition_summary
 from swevis.analysis.tables import calibration_table, frame, main_table, mcnemar_table, settings_from_config, table3
+from swevis.fsutil import atomic_path
+from swevis.provenance import provenance
 
 TABLE_OUTPUTS = ("table1", "table1_long", "table2", "table2_long", "table3", "stats_mcnemar", "calibration")
 
@@ -83,9 +84,6 @@ def summarize_condition(
     """The per-condition rule: summary.json from the condition's run folders, with the
     Table 3 coverage thresholds of `index`, the provenance of the analysis section and the
     environment validation report (invalid instances leave accuracy)."""
-    from swevis.analysis.load import write_condition_summary
-    from swevis.provenance import provenance
-
     s = settings_from_config(config)
     return write_condition_summary(
         condition_dir,

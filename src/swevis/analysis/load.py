@@ -22,8 +22,12 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
+import polars as pl
+
 from swevis.errors import SwevisError
+from swevis.fsutil import write_json_atomic
 from swevis.harness.validate import read_validation
+from swevis.localize import coverage_bucket, evidence_coverage
 
 TRAJ_FORMAT = "swevis-traj-1"
 ACTION_CLASSES = ("read", "search", "edit", "test", "other")
@@ -98,8 +102,6 @@ def _coverage(traj: dict[str, Any], gold_patch: str | None, high: float, mid: fl
     """Evidence coverage of the LET locator (viewed windows plus committed snippets)."""
     if traj.get("agent", "").split("-")[0] != "let":
         return None, None
-    from swevis.localize import coverage_bucket, evidence_coverage
-
     ev = traj.get("evidence") or {}
     windows = [tuple(w) for w in (ev.get("viewed_windows") or [])] + [tuple(w) for w in (ev.get("committed_snippets") or [])]
     if not gold_patch:
@@ -400,8 +402,6 @@ def write_condition_summary(
     provenance: dict[str, Any] | None = None,
     validation: Mapping[str, Any] | str | Path | None = None,
 ) -> dict[str, Any]:
-    from swevis.fsutil import write_json_atomic
-
     summary = condition_summary(
         condition_dir, instances, coverage_high=coverage_high, coverage_mid=coverage_mid, validation=validation
     )
@@ -444,8 +444,6 @@ def discover_condition_dirs(runs_root: str | Path, model: str | None = None) -> 
 
 def rows_frame(rows: list[dict[str, Any]]):
     """Rows -> polars DataFrame of the scalar columns (actions and usage pairs stay out)."""
-    import polars as pl
-
     schema = {
         "model": pl.String,
         "model_id": pl.String,

@@ -32,11 +32,14 @@ import copy
 import json
 import logging
 import re
+import resource
 import shutil
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable
+
+import docker
 
 from swevis.errors import InfrastructureError, SwevisError
 from swevis.paths import run_subdir
@@ -124,6 +127,8 @@ def _tail(text: str, n: int = 800) -> str:
 
 def _apply_command(instance_log: str) -> str | None:
     """The GIT_APPLY_CMDS entry that worked: the first one not reported as failed."""
+    # Lazy (here and below): swebench's harness takes ~2.0 s to import (python -X importtime),
+    # and the analysis imports this module (through harness.validate) without grading.
     from swebench.harness.run_evaluation import GIT_APPLY_CMDS
 
     failed = {cmd for cmd in GIT_APPLY_CMDS if f"Failed to apply patch to container: {cmd}\n" in instance_log + "\n"}
@@ -209,8 +214,6 @@ def _docker_client_factory(factory: Callable[[], Any] | None):
     if factory is None:
         yield
         return
-    import docker
-
     original = docker.from_env
     docker.from_env = lambda *a, **k: factory()
     try:
@@ -221,8 +224,6 @@ def _docker_client_factory(factory: Callable[[], Any] | None):
 
 def check_engine() -> None:
     """Fail early, clearly, when no Docker engine answers."""
-    import docker
-
     try:
         docker.from_env().ping()
     except Exception as exc:  # docker.errors.DockerException and transport errors
@@ -240,8 +241,6 @@ def _run_swebench(
     settings: dict[str, Any],
 ) -> None:
     """swebench's own entry point, run with `workdir` as its working folder."""
-    import resource
-
     from swebench.harness import run_evaluation
 
     open_files = settings.get("open_file_limit")

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import io
+import json
 import time
 import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from swevis import __version__
 from swevis.errors import SwevisError
 from swevis.fsutil import write_atomic
+from swevis.render import raster
 from swevis.render.layout import Layout, LayoutSearch
 from swevis.render.settings import RenderSettings
 from swevis.tokens import message_overhead, text_tokens, tokenizer_info
@@ -139,9 +142,7 @@ def render_window(
     t2 = time.perf_counter()
     pages = []
     if rasterize:
-        from swevis.render.raster import rasterize as _raster
-
-        pages = _raster(lines, int(start_line), path, plan)
+        pages = raster.rasterize(lines, int(start_line), path, plan)
     t3 = time.perf_counter()
     realized = t_text / plan.tokens if plan.tokens else float("inf")
     layout = {
@@ -181,10 +182,6 @@ def render_window(
 
 def save_pages(result: RenderResult, out_dir: str | Path, stem: str = "page") -> list[str]:
     """Write the pages as PNG files (and layout.json) into out_dir; returns the PNG paths."""
-    import json
-
-    from swevis import __version__
-
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     paths = []
