@@ -1,4 +1,5 @@
-"""The ablation of LET's variants (issue 8): results/table_ablation.csv and figure_ablation.png.
+"""The ablation of LET's variants (working memory, bug reproduction, patch verification):
+results/table_ablation.csv and figure_ablation.png.
 
 One row per (model, scope, condition, variant): accuracy and mean prompt tokens with the
 same bootstrap CIs as Tables 1/2 (``tables.cell_stats``), the difference to plain LET in
