@@ -287,6 +287,7 @@ def evaluate_condition(
 
     Repeat k > 0 (folders <instance>/repeat-k/) is a separate harness run with run_id
     suffix `-repeat-k` and its own `harness/repeat-k/` folder; the summary adds them up.
+    `settings` is the config's `harness` section as the schema validated it (defaults filled in).
     """
     summaries = [
         _evaluate_repeat(condition_dir, rows, model=model, agent=agent, scope=scope, condition=condition,
