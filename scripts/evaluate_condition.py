@@ -3,6 +3,8 @@
 import json
 from pathlib import Path
 
+from swevis.harness.docker import evaluate_condition
+from swevis.harness.local import evaluate_condition_local
 from swevis.logutil import script_logging
 from swevis.tasks import load_instances
 
@@ -11,15 +13,11 @@ with script_logging(snakemake.log[0]) as log:
     rows = load_instances(snakemake.input.instances)
     condition_dir = Path(snakemake.output.done).parent.parent
     if cfg["kind"] == "docker":
-        from swevis.harness.docker import evaluate_condition
-
         summary = evaluate_condition(
             condition_dir, rows, model=wc.model, agent=wc.agent, scope=wc.scope, condition=wc.condition, settings=cfg,
             repeats=snakemake.params.repeats,
         )
     else:
-        from swevis.harness.local import evaluate_condition_local
-
         mirrors = {}
         for path in snakemake.input.mirrors:
             with open(path) as fh:

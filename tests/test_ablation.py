@@ -1,5 +1,5 @@
-"""The LET-variant ablation table (issue 8) from condition summaries: CIs and paired McNemar
-against plain LET in the same cell, memory hit rate and tokens saved from the runs."""
+"""The LET-variant ablation table (working memory, reproduction, verification) from condition
+summaries: CIs and paired McNemar against plain LET in the same cell, memory hit rate and tokens saved from the runs."""
 
 from __future__ import annotations
 

@@ -13,6 +13,7 @@ from pathlib import Path
 import docker
 import pytest
 
+from swevis.config import validate_config
 from swevis.harness.cache import MissingPatchError
 from swevis.harness.docker import (
     DockerHarnessError,
@@ -221,7 +222,8 @@ def fake(monkeypatch):
 
 
 def _settings(tmp_path, **kw):
-    return {"max_workers": 2, "timeout_s": 1, "retries": 1, "cache_dir": str(tmp_path / "evcache"), **kw}
+    """A validated harness section (the schema fills in what the test does not set)."""
+    return validate_config({"harness": {"max_workers": 2, "timeout_s": 1, "retries": 1, "cache_dir": str(tmp_path / "evcache"), **kw}})["harness"]
 
 
 def _eval(cdir, iid):
@@ -439,3 +441,26 @@ def test_repeats_are_separate_harness_runs(tmp_path, fake):
     assert _eval(cdir, "psf__requests-1004/repeat-1")["run_id"].endswith("-repeat-1")
     assert (cdir / "harness" / "repeat-1" / "predictions.jsonl").exists()
     assert json.loads((cdir / "harness" / "harness_summary.json").read_text())["n"] == 4
+
+
+def test_the_validated_harness_section_reaches_swebench(tmp_path, fake, monkeypatch):
+    """Every option swebench's main takes comes from the harness section as the schema
+    validated it (no second set of defaults in the harness)."""
+    from swebench.harness import run_evaluation
+
+    seen = {}
+
+    def record(**kwargs):
+        seen.update(kwargs)
+        raise RuntimeError("stop after recording the arguments")
+
+    monkeypatch.setattr(run_evaluation, "main", record)
+    settings = _settings(tmp_path, retries=0, namespace="myorg", instance_image_tag="v2", open_file_limit=4096)
+    cdir = _condition(tmp_path, {"psf__requests-1001": _patch("GOLD")})
+    with pytest.raises(DockerHarnessError, match="crashed 1 time"):
+        evaluate_condition(cdir, [_row("psf__requests-1001")], model="m", agent="plb", scope="normal", condition="text", settings=settings)
+    schema_defaults = validate_config({})["harness"]
+    assert seen["namespace"] == "myorg" and seen["instance_image_tag"] == "v2" and seen["open_file_limit"] == 4096
+    assert seen["timeout"] == 1 and seen["max_workers"] == 2
+    for key in ("cache_level", "clean", "force_rebuild", "env_image_tag"):
+        assert seen[key] == schema_defaults[key], key

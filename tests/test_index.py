@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import shutil
 import sqlite3
 import time
@@ -178,3 +179,35 @@ def test_two_builds_of_a_repository_are_identical(tmp_path):
         con.close()
     for table in dumps[0]:
         assert dumps[0][table] == dumps[1][table], table
+
+
+def _index_import_graph() -> dict[str, set[str]]:
+    """swevis.index module -> the swevis.index modules it imports (anywhere in the file)."""
+    folder = Path(__file__).resolve().parents[1] / "src" / "swevis" / "index"
+    names = {p.stem for p in folder.glob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for path in folder.glob("*.py"):
+        deps = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module == "swevis.index":
+                deps |= {a.name for a in node.names if a.name in names}
+            elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("swevis.index."):
+                deps.add(node.module.split(".")[2])
+            elif isinstance(node, ast.Import):
+                deps |= {a.name.split(".")[2] for a in node.names if a.name.startswith("swevis.index.")}
+        graph[path.stem] = deps - {path.stem}
+    return graph
+
+
+def test_languages_and_their_extractors_import_no_cycle():
+    """The extractors (docs, python_lang) share their records with the registry through
+    swevis.index.records, so none of the three imports back the one that imports it."""
+    graph = _index_import_graph()
+    trio = {"languages", "docs", "python_lang"}
+
+    def reaches(start: str, goal: str, seen: set[str]) -> bool:
+        return any(d == goal or (d not in seen and reaches(d, goal, seen | {d})) for d in graph.get(start, ()))
+
+    cycles = sorted(m for m in trio if reaches(m, m, {m}))
+    assert cycles == [], f"import cycle through {cycles}"
+    assert "records" in graph["docs"] and "records" in graph["python_lang"]

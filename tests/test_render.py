@@ -1,13 +1,16 @@
 """Renderer: layout record, line numbers, pagination, budgets, the guard and bad input."""
 
+import json
 import random
 from pathlib import Path
 
+import polars as pl
 import pytest
 
 from swevis.render import RenderError, RenderSettings, prepare_lines, read_window, render_window, save_pages
 from swevis.render.ocr import char_accuracy, levenshtein
 from swevis.render.raster import visible_rows
+from swevis.render.study_io import study_costs, study_tables
 from swevis.render.windows import matplotlib_source_root, sample_windows
 from swevis.tokens import image_tokens
 
@@ -182,3 +185,33 @@ def test_ocr_reads_a_small_page():
     res = render_window(str(AXES), 3000, text, 1, "qwen3", "qwen3.5", fonts=[10.0])
     acc = ocr_strip_accuracy(res, text, 0, random.Random(0), OcrSettings(strip_rows=12))
     assert acc >= 0.85
+
+
+def test_single_read_study_costs_tables_and_figure(tmp_path):
+    """The cost study end to end on two windows: costs.parquet rows carry the layout, Table 4
+    has one row per window size, and every output is written whole (no temporary files)."""
+    code = "".join(f"def f{i}(x):\n    return x + {i}\n" for i in range(30))
+    windows = [
+        {"window_id": f"w{n}", "source": "synthetic", "path": "mod.py", "start_line": 1, "text": "".join(code.splitlines(True)[:n]), "n_lines": n}
+        for n in (10, 40)
+    ]
+    pl.DataFrame(windows).write_parquet(tmp_path / "windows.parquet")
+    backbones = {"qwen3.5": {"tokenizer": "qwen3", "image_family": "qwen3.5"}}
+    cfg = {"ratios": [1, 3], "seed": 0, "ocr": {"enabled": False}}
+    stats = study_costs(tmp_path / "windows.parquet", cfg, backbones, tmp_path / "costs.parquet", tmp_path / "stats.json")
+    assert stats["renders"] == 4 and stats["windows"] == 2 and stats["ocr_protocol"] is None
+
+    rows = pl.read_parquet(tmp_path / "costs.parquet").to_dicts()
+    assert sorted((r["lines"], r["ratio"]) for r in rows) == [(10, 1.0), (10, 3.0), (40, 1.0), (40, 3.0)]
+    for r in rows:
+        assert r["backbone"] == "qwen3.5" and r["visual_tokens"] > 0 and r["pages"] >= 1 and r["ocr_accuracy"] is None
+        assert r["budget"] == pytest.approx(r["text_tokens"] / r["ratio"])
+    assert json.loads((tmp_path / "stats.json").read_text())["renders"] == 4
+
+    out = tmp_path / "tables"
+    study_tables(tmp_path / "costs.parquet", [1, 3], ["qwen3.5"], out / "table4.csv", [out / "table4-qwen.csv"],
+                 [out / "ocr-qwen.csv"], out / "figure3.png")
+    table = pl.read_csv(out / "table4.csv")
+    assert table["Lines"].to_list() == [10, 40] and table["backbone"].to_list() == ["qwen3.5", "qwen3.5"]
+    assert (out / "figure3.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert sorted(p.name for p in out.iterdir()) == ["figure3.png", "ocr-qwen.csv", "table4-qwen.csv", "table4.csv"]

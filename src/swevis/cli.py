@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any, NoReturn
 
+from swevis import __version__
 from swevis.errors import InfrastructureError, SwevisError
 
 # name -> (module with add_arguments(parser) and run(args) -> int, one-line help)
@@ -116,8 +117,6 @@ def positive_float(value: str) -> float:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = OneLineParser(prog="swevis", description=__doc__)
-    from swevis import __version__
-
     parser.add_argument("--version", action="version", version=f"swevis {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     for name, (module_name, help_text) in SUBCOMMANDS.items():

@@ -3,18 +3,14 @@
 from __future__ import annotations
 
 import datetime as _dt
-import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
-from swevis import __version__
+from swevis import __version__, fsutil
+from swevis.config import config_hash
 
 
 def provenance(config_section: dict[str, Any] | None = None, **extra: Any) -> dict[str, Any]:
-    from swevis.config import config_hash
-
     record = {
         "swevis_version": __version__,
         "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
@@ -26,15 +22,5 @@ def provenance(config_section: dict[str, Any] | None = None, **extra: Any) -> di
 
 
 def write_json_atomic(data: Any, path: str | Path) -> None:
-    """Write JSON so that a crash never leaves a half-written file that looks complete."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w") as fh:
-            json.dump(data, fh, indent=2, sort_keys=True, default=str)
-            fh.write("\n")
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    """Kept for callers that pass (data, path); new code calls swevis.fsutil.write_json_atomic."""
+    fsutil.write_json_atomic(path, data)

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Iterable
 
 from swevis.config import ConfigError, check_profile, validate_config
+from swevis.fsutil import write_atomic
 from swevis.render.study_io import study_backbones
 
 
@@ -41,10 +42,7 @@ def missing_inputs_token(
             state["token"] += 1
             if not record:
                 return int(state["token"])
-            ledger.parent.mkdir(parents=True, exist_ok=True)
-            tmp = ledger.with_name(ledger.name + ".tmp")
-            tmp.write_text(json.dumps(state))
-            os.replace(tmp, ledger)
+            write_atomic(ledger, json.dumps(state))
     return int(state["token"])
 
 

@@ -1,4 +1,5 @@
-"""The ablation of LET's variants (issue 8): results/table_ablation.csv and figure_ablation.png.
+"""The ablation of LET's variants (working memory, bug reproduction, patch verification):
+results/table_ablation.csv and figure_ablation.png.
 
 One row per (model, scope, condition, variant): accuracy and mean prompt tokens with the
 same bootstrap CIs as Tables 1/2 (``tables.cell_stats``), the difference to plain LET in
@@ -15,11 +16,14 @@ import json
 from pathlib import Path
 from typing import Any, Iterable
 
+import matplotlib.pyplot as plt
 import polars as pl
 
+from swevis.analysis.figures import save_figure
 from swevis.analysis.load import read_summaries, rows_frame
 from swevis.analysis.stats import mcnemar_exact
 from swevis.analysis.tables import cell_stats, settings_from_config
+from swevis.fsutil import atomic_path
 
 COLUMNS = [
     "model", "backend", "scope", "condition", "variant", "memory", "reproduction", "verification", "n",
@@ -130,13 +134,6 @@ def _r(x: float | None, nd: int) -> float | None:
 def ablation_figure(table: pl.DataFrame, out_path: str | Path, dpi: int = 150) -> None:
     """Prompt tokens (bars, with CIs) and accuracy (markers) per variant, one panel per
     model x scope, conditions side by side."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from swevis.analysis.figures import save_figure
-
     panels = sorted({(m, s) for m, s in zip(table["model"].to_list(), table["scope"].to_list())}) or [("", "")]
     fig, axes = plt.subplots(len(panels), 1, figsize=(10, 3.6 * len(panels)), squeeze=False)
     for ax, (model, scope) in zip(axes[:, 0], panels):
@@ -173,10 +170,8 @@ def ablation_figure(table: pl.DataFrame, out_path: str | Path, dpi: int = 150) -
 def build_ablation(summary_paths: list[str], variants: dict[str, dict[str, Any]], config: dict[str, Any],
                    table_path: str, figure_path: str | None = None) -> pl.DataFrame:
     table = ablation_table(read_summaries(summary_paths), variants, config)
-    Path(table_path).parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(str(table_path) + ".tmp")
-    table.write_csv(tmp)
-    tmp.replace(table_path)
+    with atomic_path(table_path) as tmp:
+        table.write_csv(tmp)
     if figure_path:
         ablation_figure(table, figure_path, int(settings_from_config(config)["figure_dpi"]))
     return table

@@ -6,32 +6,24 @@ replay results are token accounting over demonstrations, not model accuracy.
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 from typing import Any, Iterable
 
 import polars as pl
 
 from swevis.analysis.figures import ACTION_FIGURES, coverage_figure, action_figure
-from swevis.analysis.load import read_summaries
+from swevis.analysis.load import read_summaries, write_condition_summary
 from swevis.analysis.tables import calibration_table, frame, main_table, mcnemar_table, settings_from_config, table3
+from swevis.fsutil import atomic_path
+from swevis.provenance import provenance
 
 TABLE_OUTPUTS = ("table1", "table1_long", "table2", "table2_long", "table3", "stats_mcnemar", "calibration")
 
 
 def write_csv_atomic(df: pl.DataFrame, path: str | Path) -> Path:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    os.close(fd)
-    try:
+    with atomic_path(path) as tmp:
         df.write_csv(tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
+    return Path(path)
 
 
 def rows_from_summaries(summary_paths: Iterable[str | Path]) -> list[dict[str, Any]]:
@@ -102,9 +94,6 @@ def summarize_condition(
     """The per-condition rule: summary.json from the condition's run folders, with the
     Table 3 coverage thresholds of `analysis.coverage` (recorded as the provenance) and the
     environment validation report (invalid instances leave accuracy)."""
-    from swevis.analysis.load import write_condition_summary
-    from swevis.provenance import provenance
-
     coverage = settings_from_config(config)["coverage"]
     return write_condition_summary(
         condition_dir,

@@ -22,8 +22,12 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
+import polars as pl
+
 from swevis.errors import SwevisError
+from swevis.fsutil import write_json_atomic
 from swevis.harness.validate import read_validation
+from swevis.localize import coverage_bucket, evidence_coverage
 
 TRAJ_FORMAT = "swevis-traj-1"
 ACTION_CLASSES = ("read", "search", "edit", "test", "other")
@@ -98,8 +102,6 @@ def _coverage(traj: dict[str, Any], gold_patch: str | None, high: float, mid: fl
     """Evidence coverage of the LET locator (viewed windows plus committed snippets)."""
     if traj.get("agent", "").split("-")[0] != "let":
         return None, None
-    from swevis.localize import coverage_bucket, evidence_coverage
-
     ev = traj.get("evidence") or {}
     windows = [tuple(w) for w in (ev.get("viewed_windows") or [])] + [tuple(w) for w in (ev.get("committed_snippets") or [])]
     if not gold_patch:
@@ -196,6 +198,31 @@ def run_row(
     own = problems is None
     problems = [] if own else problems
     traj_path = Path(traj_path)
+    pair = _read_run(traj_path, problems)
+    if pair is None:
+        if own:
+            raise AnalysisInputError(problems)
+        return None
+    traj, ev = pair
+
+    n_before = len(problems)
+    shape = _traj_shape_problem(traj)
+    if shape:
+        problems.append(f"{traj_path}: malformed trajectory: {shape}")
+        if own:
+            raise AnalysisInputError(problems)
+        return None
+    cov, bucket = _coverage(traj, gold_patch, coverage_high, coverage_mid)
+    cost = _cost(traj["totals"].get("cost"), traj_path, problems)
+    if len(problems) > n_before:
+        if own:
+            raise AnalysisInputError(problems)
+        return None
+    return _flat_row(traj, ev, traj_path, cov, bucket, cost)
+
+
+def _read_run(traj_path: Path, problems: list[str]) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    """traj.json and its sibling eval.json with their required keys, or None (problems named)."""
     eval_path = traj_path.with_name("eval.json")
     n_before = len(problems)
     traj = _read_json(traj_path, problems)
@@ -211,17 +238,14 @@ def run_row(
     if ev is not None:
         ok &= _require(ev, ("instance_id", "resolved"), eval_path, problems)
     if len(problems) > n_before or not ok or traj is None or ev is None:
-        if own:
-            raise AnalysisInputError(problems)
         return None
+    return traj, ev
 
-    n_before = len(problems)
-    shape = _traj_shape_problem(traj)
-    if shape:
-        problems.append(f"{traj_path}: malformed trajectory: {shape}")
-        if own:
-            raise AnalysisInputError(problems)
-        return None
+
+def _flat_row(
+    traj: dict[str, Any], ev: dict[str, Any], traj_path: Path, cov: float | None, bucket: str | None, cost: float | None
+) -> dict[str, Any]:
+    """The analysis row of one checked run: identity, verdict, tokens, actions, phase split."""
     phases = traj.get("phases") or {}
     steps = traj.get("steps") or []
     actions = [s.get("action_class") for s in steps if s.get("action_class")]
@@ -230,12 +254,6 @@ def run_row(
         u = s.get("usage") or {}
         if u.get("source") == "server" and u.get("server_prompt_tokens"):
             usage_pairs.append([int(u.get("estimated_prompt_tokens") or 0), int(u["server_prompt_tokens"])])
-    cov, bucket = _coverage(traj, gold_patch, coverage_high, coverage_mid)
-    cost = _cost(traj["totals"].get("cost"), traj_path, problems)
-    if len(problems) > n_before:
-        if own:
-            raise AnalysisInputError(problems)
-        return None
     row = {
         "model": traj.get("model"),
         "model_id": traj.get("model_id"),
@@ -400,14 +418,12 @@ def write_condition_summary(
     provenance: dict[str, Any] | None = None,
     validation: Mapping[str, Any] | str | Path | None = None,
 ) -> dict[str, Any]:
-    from swevis.provenance import write_json_atomic
-
     summary = condition_summary(
         condition_dir, instances, coverage_high=coverage_high, coverage_mid=coverage_mid, validation=validation
     )
     if provenance:
         summary["provenance"] = provenance
-    write_json_atomic(summary, out_path or Path(condition_dir) / "summary.json")
+    write_json_atomic(out_path or Path(condition_dir) / "summary.json", summary)
     return summary
 
 
@@ -444,8 +460,6 @@ def discover_condition_dirs(runs_root: str | Path, model: str | None = None) -> 
 
 def rows_frame(rows: list[dict[str, Any]]):
     """Rows -> polars DataFrame of the scalar columns (actions and usage pairs stay out)."""
-    import polars as pl
-
     schema = {
         "model": pl.String,
         "model_id": pl.String,

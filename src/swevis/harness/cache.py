@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from swevis.errors import InfrastructureError, SwevisError
-from swevis.provenance import write_json_atomic
+from swevis.fsutil import write_json_atomic
 
 log = logging.getLogger(__name__)
 
@@ -116,7 +116,7 @@ class EvalCache:
     def put(self, key: str, record: dict[str, Any]) -> None:
         if self.root is None or record.get("infra_failure"):
             return
-        write_json_atomic(record, self._path(key))
+        write_json_atomic(self._path(key), record)
 
 
 def cached_evaluation(

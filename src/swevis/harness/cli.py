@@ -8,6 +8,10 @@ import json
 from swevis.cli import output_file, positive_float, read_text, require_file
 from swevis.config import load_config
 from swevis.errors import SwevisError
+from swevis.harness.local import evaluate_patch
+from swevis.tasks import load_instances
+from swevis.tasks.repos import ensure_mirror
+from swevis.tasks.sources import open_source
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -20,11 +24,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from swevis.harness.local import evaluate_patch
-    from swevis.tasks import load_instances
-    from swevis.tasks.repos import ensure_mirror
-    from swevis.tasks.sources import open_source
-
     patch = None if args.patch == "gold" else read_text(args.patch, "patch file")
     if args.instances:
         require_file(args.instances, "instances file")

@@ -31,12 +31,15 @@ import contextlib
 import copy
 import json
 import logging
-import os
 import re
+import resource
 import shutil
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable
+
+import docker
 
 from swevis.errors import InfrastructureError, SwevisError
 from swevis.paths import run_subdir
@@ -48,29 +51,13 @@ from swevis.harness.cache import (  # noqa: F401 (re-exported)
     raise_harness_errors,
     read_patch,
 )
-from swevis.provenance import write_json_atomic
+from swevis.fsutil import write_atomic, write_json_atomic
 
 log = logging.getLogger(__name__)
 
 HARNESS_DIRNAME = "harness"
 PREDICTIONS_NAME = "predictions.jsonl"
 DATASET_NAME = "dataset.json"
-
-DEFAULTS: dict[str, Any] = {
-    "kind": "local",
-    "max_workers": 2,
-    "timeout_s": 1800,
-    "retries": 1,
-    "namespace": "swebench",
-    "cache_level": "env",
-    "clean": False,
-    "force_rebuild": False,
-    "instance_image_tag": "latest",
-    "env_image_tag": "latest",
-    "open_file_limit": None,
-    "cache_dir": ".swevis-cache/evals",
-}
-
 
 class DockerHarnessError(InfrastructureError):
     """The Docker harness could not run at all (no engine, a crashed run); not a verdict."""
@@ -115,22 +102,12 @@ def condition_predictions(
 
 
 def write_predictions(predictions: list[dict[str, str]], path: str | Path) -> Path:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text("".join(json.dumps(p, sort_keys=True) + "\n" for p in predictions))
-    os.replace(tmp, path)
-    return path
+    return write_atomic(path, "".join(json.dumps(p, sort_keys=True) + "\n" for p in predictions))
 
 
 def write_dataset(rows: list[dict[str, Any]], path: str | Path) -> Path:
     """Our instance rows as the local JSON dataset swebench's load_swebench_dataset reads."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(json.dumps(rows, indent=1, default=str))
-    os.replace(tmp, path)
-    return path
+    return write_atomic(path, json.dumps(rows, indent=1, default=str))
 
 
 # ---------------------------------------------------------------- evaluation cache
@@ -150,6 +127,8 @@ def _tail(text: str, n: int = 800) -> str:
 
 def _apply_command(instance_log: str) -> str | None:
     """The GIT_APPLY_CMDS entry that worked: the first one not reported as failed."""
+    # Lazy (here and below): swebench's harness takes ~2.0 s to import (python -X importtime),
+    # and the analysis imports this module (through harness.validate) without grading.
     from swebench.harness.run_evaluation import GIT_APPLY_CMDS
 
     failed = {cmd for cmd in GIT_APPLY_CMDS if f"Failed to apply patch to container: {cmd}\n" in instance_log + "\n"}
@@ -235,8 +214,6 @@ def _docker_client_factory(factory: Callable[[], Any] | None):
     if factory is None:
         yield
         return
-    import docker
-
     original = docker.from_env
     docker.from_env = lambda *a, **k: factory()
     try:
@@ -247,8 +224,6 @@ def _docker_client_factory(factory: Callable[[], Any] | None):
 
 def check_engine() -> None:
     """Fail early, clearly, when no Docker engine answers."""
-    import docker
-
     try:
         docker.from_env().ping()
     except Exception as exc:  # docker.errors.DockerException and transport errors
@@ -266,8 +241,6 @@ def _run_swebench(
     settings: dict[str, Any],
 ) -> None:
     """swebench's own entry point, run with `workdir` as its working folder."""
-    import resource
-
     from swebench.harness import run_evaluation
 
     open_files = settings.get("open_file_limit")
@@ -306,7 +279,7 @@ def evaluate_condition(
     agent: str,
     scope: str,
     condition: str,
-    settings: dict[str, Any] | None = None,
+    settings: dict[str, Any],
     client_factory: Callable[[], Any] | None = None,
     repeats: int = 1,
 ) -> dict[str, Any]:
@@ -314,6 +287,7 @@ def evaluate_condition(
 
     Repeat k > 0 (folders <instance>/repeat-k/) is a separate harness run with run_id
     suffix `-repeat-k` and its own `harness/repeat-k/` folder; the summary adds them up.
+    `settings` is the config's `harness` section as the schema validated it (defaults filled in).
     """
     summaries = [
         _evaluate_repeat(condition_dir, rows, model=model, agent=agent, scope=scope, condition=condition,
@@ -332,7 +306,7 @@ def evaluate_condition(
             "attempts": max(s["attempts"] for s in summaries),
             **{k: sum(s[k] for s in summaries) for k in ("evaluated", "cached", "empty")},
         }
-    write_json_atomic(summary, harness_dir(Path(condition_dir).resolve()) / "harness_summary.json")
+    write_json_atomic(harness_dir(Path(condition_dir).resolve()) / "harness_summary.json", summary)
     return summary
 
 
@@ -344,7 +318,7 @@ def _evaluate_repeat(
     agent: str,
     scope: str,
     condition: str,
-    settings: dict[str, Any] | None,
+    settings: dict[str, Any],
     client_factory: Callable[[], Any] | None,
     repeat: int,
 ) -> dict[str, Any]:
@@ -354,91 +328,52 @@ def _evaluate_repeat(
     each must have a run folder `<condition_dir>/<instance_id>/` with patch.diff. Writes
     `<instance>/eval.json` for every row and returns a summary
     {run_id, n, resolved, infra_failures, evaluated, cached, empty, attempts, harness_dir}.
-    `settings` is the config's `harness` section; `client_factory` replaces
+    `settings` is the config's validated `harness` section; `client_factory` replaces
     docker.from_env (tests).
     """
-    cfg = {**DEFAULTS, **(settings or {})}
     condition_dir = Path(condition_dir).resolve()
-    run_id = run_id_for(model, agent, scope, condition) + (f"-repeat-{repeat}" if repeat else "")
-    hdir = harness_dir(condition_dir) / (f"repeat-{repeat}" if repeat else "")
-    hdir.mkdir(parents=True, exist_ok=True)
-    cache = EvalCache(Path(cfg["cache_dir"]).resolve() if cfg.get("cache_dir") else None)
-    environment = docker_environment_id(cfg)
+    run = _HarnessRun(
+        condition_dir=condition_dir,
+        hdir=harness_dir(condition_dir) / (f"repeat-{repeat}" if repeat else ""),
+        run_id=run_id_for(model, agent, scope, condition) + (f"-repeat-{repeat}" if repeat else ""),
+        model=model,
+        repeat=repeat,
+        settings=settings,
+    )
+    run.hdir.mkdir(parents=True, exist_ok=True)
+    cache_dir = settings["cache_dir"]
+    cache = EvalCache(Path(cache_dir).resolve() if cache_dir else None)
+    environment = docker_environment_id(settings)
     row_of = {r["instance_id"]: r for r in rows}
     ids = [r["instance_id"] for r in rows]
     if len(set(ids)) != len(ids):
         raise SwevisError(f"{condition_dir}: duplicate instance ids in the rows")
 
     predictions = condition_predictions(condition_dir, ids, model, repeat)
-    predictions_path = write_predictions(predictions, hdir / PREDICTIONS_NAME)
-    dataset_path = write_dataset(rows, hdir / DATASET_NAME)
+    write_predictions(predictions, run.predictions_path)
+    write_dataset(rows, run.dataset_path)
     patches = {p["instance_id"]: p["model_patch"] for p in predictions}
 
-    records: dict[str, dict[str, Any]] = {}
-    counts = {"evaluated": 0, "cached": 0, "empty": 0}
-    pending: list[str] = []
-    for iid in ids:
-        patch = patches[iid]
-        key = evaluation_cache_key(row_of[iid], patch, "docker", environment)
-        if not patch.strip():
-            records[iid] = {**empty_patch_record(iid), "cache_key": key, "cached": False}
-            counts["empty"] += 1
-            continue
-        hit = cache.get(key)
-        if hit is not None:
-            records[iid] = {**hit, "instance_id": iid, "cache_key": key, "cached": True}
-            counts["cached"] += 1
-            continue
-        pending.append(iid)
-
-    attempts_used = 0
-    attempt_of: dict[str, int] = {}
+    keys = {iid: evaluation_cache_key(row_of[iid], patches[iid], "docker", environment) for iid in ids}
+    records, counts, pending = _verdicts_without_docker(ids, patches, keys, cache)
+    attempts_used, attempt_of = 0, {}
     if pending:
         with _docker_client_factory(client_factory):
             check_engine()
-            for attempt in range(1 + int(cfg["retries"])):
-                if not pending:
-                    break
-                attempts_used = attempt + 1
-                for iid in pending:
-                    # A failed earlier attempt keeps its logs beside the new one.
-                    ldir = instance_log_dir(condition_dir, run_id, model, iid, repeat)
-                    if attempt > 0 and ldir.exists():
-                        shutil.move(str(ldir), str(ldir.with_name(f"{iid}.attempt-{attempt}")))
-                start = time.monotonic()
-                try:
-                    _run_swebench(hdir, dataset_path, predictions_path, pending, run_id, cfg)
-                except Exception as exc:  # the whole run crashed: no verdict for anyone
-                    log.error("swebench run %s crashed: %s", run_id, exc)
-                    if attempt == int(cfg["retries"]):
-                        raise DockerHarnessError(
-                            f"swebench run {run_id} crashed {attempt + 1} time(s): {exc.__class__.__name__}: {exc}"
-                        ) from None
-                    for iid in pending:
-                        rec = _base_record(iid)
-                        rec.update(infra_failure=True, harness_error=True, error=f"harness run crashed: {exc}")
-                        records[iid] = rec
-                else:
-                    for iid in pending:
-                        records[iid] = report_to_eval(iid, instance_log_dir(condition_dir, run_id, model, iid, repeat), timeout_s=cfg["timeout_s"])
-                log.info("run %s attempt %d: %d instances in %.1f s", run_id, attempt + 1, len(pending), time.monotonic() - start)
-                for iid in pending:
-                    attempt_of[iid] = attempt + 1
-                pending = [iid for iid in pending if records[iid]["infra_failure"]]
+            attempts_used, attempt_of = _run_with_retries(run, pending, records)
 
     for iid in attempt_of:  # verdicts are cached first, so a failed job keeps them for its rerun
-        key = evaluation_cache_key(row_of[iid], patches[iid], "docker", environment)
-        records[iid].update(cache_key=key, cached=False, attempts=attempt_of[iid])
-        cache.put(key, {k: v for k, v in records[iid].items() if k not in ("cache_key", "cached", "attempts")})
+        records[iid].update(cache_key=keys[iid], cached=False, attempts=attempt_of[iid])
+        cache.put(keys[iid], {k: v for k, v in records[iid].items() if k not in ("cache_key", "cached", "attempts")})
         counts["evaluated"] += 1
-    raise_harness_errors(run_id, records)
+    raise_harness_errors(run.run_id, records)
     for iid in ids:
-        records[iid]["run_id"] = run_id
-        write_json_atomic(records[iid], condition_dir / run_subdir(iid, repeat) / "eval.json")
+        records[iid]["run_id"] = run.run_id
+        write_json_atomic(condition_dir / run_subdir(iid, repeat) / "eval.json", records[iid])
 
     summary = {
-        "run_id": run_id,
-        "harness_dir": str(hdir),
+        "run_id": run.run_id,
+        "harness_dir": str(run.hdir),
         "n": len(ids),
         "resolved": sum(1 for r in records.values() if r["resolved"]),
         "infra_failures": sorted(iid for iid, r in records.items() if r["infra_failure"]),
@@ -449,6 +384,90 @@ def _evaluate_repeat(
     return copy.deepcopy(summary)
 
 
-def harness_settings(config: dict[str, Any]) -> dict[str, Any]:
-    """The config's `harness` section with defaults filled in."""
-    return {**DEFAULTS, **(config.get("harness") or {})}
+@dataclass(frozen=True)
+class _HarnessRun:
+    """Where one swebench run of one repeat reads its inputs and writes its logs."""
+
+    condition_dir: Path
+    hdir: Path
+    run_id: str
+    model: str
+    repeat: int
+    settings: dict[str, Any]
+
+    @property
+    def predictions_path(self) -> Path:
+        return self.hdir / PREDICTIONS_NAME
+
+    @property
+    def dataset_path(self) -> Path:
+        return self.hdir / DATASET_NAME
+
+    def log_dir(self, instance_id: str) -> Path:
+        return instance_log_dir(self.condition_dir, self.run_id, self.model, instance_id, self.repeat)
+
+
+def _verdicts_without_docker(
+    ids: list[str], patches: dict[str, str], keys: dict[str, str], cache: EvalCache
+) -> tuple[dict[str, dict[str, Any]], dict[str, int], list[str]]:
+    """Records of empty patches and cache hits, the counts, and the instances left to run."""
+    records: dict[str, dict[str, Any]] = {}
+    counts = {"evaluated": 0, "cached": 0, "empty": 0}
+    pending: list[str] = []
+    for iid in ids:
+        if not patches[iid].strip():
+            records[iid] = {**empty_patch_record(iid), "cache_key": keys[iid], "cached": False}
+            counts["empty"] += 1
+            continue
+        hit = cache.get(keys[iid])
+        if hit is not None:
+            records[iid] = {**hit, "instance_id": iid, "cache_key": keys[iid], "cached": True}
+            counts["cached"] += 1
+            continue
+        pending.append(iid)
+    return records, counts, pending
+
+
+def _run_with_retries(
+    run: _HarnessRun, pending: list[str], records: dict[str, dict[str, Any]]
+) -> tuple[int, dict[str, int]]:
+    """Run swebench on `pending`, then again on its infrastructure failures, `retries` times;
+    fills `records` and returns the attempts used and the attempt that gave each verdict."""
+    retries = int(run.settings["retries"])
+    attempts_used = 0
+    attempt_of: dict[str, int] = {}
+    for attempt in range(1 + retries):
+        if not pending:
+            break
+        attempts_used = attempt + 1
+        if attempt > 0:
+            _keep_failed_attempt_logs(run, pending, attempt)
+        start = time.monotonic()
+        try:
+            _run_swebench(run.hdir, run.dataset_path, run.predictions_path, pending, run.run_id, run.settings)
+        except Exception as exc:  # the whole run crashed: no verdict for anyone
+            log.error("swebench run %s crashed: %s", run.run_id, exc)
+            if attempt == retries:
+                raise DockerHarnessError(
+                    f"swebench run {run.run_id} crashed {attempt + 1} time(s): {exc.__class__.__name__}: {exc}"
+                ) from None
+            for iid in pending:
+                rec = _base_record(iid)
+                rec.update(infra_failure=True, harness_error=True, error=f"harness run crashed: {exc}")
+                records[iid] = rec
+        else:
+            for iid in pending:
+                records[iid] = report_to_eval(iid, run.log_dir(iid), timeout_s=run.settings["timeout_s"])
+        log.info("run %s attempt %d: %d instances in %.1f s", run.run_id, attempt + 1, len(pending), time.monotonic() - start)
+        for iid in pending:
+            attempt_of[iid] = attempt + 1
+        pending = [iid for iid in pending if records[iid]["infra_failure"]]
+    return attempts_used, attempt_of
+
+
+def _keep_failed_attempt_logs(run: _HarnessRun, pending: list[str], attempt: int) -> None:
+    """A failed earlier attempt keeps its logs beside the new one."""
+    for iid in pending:
+        ldir = run.log_dir(iid)
+        if ldir.exists():
+            shutil.move(str(ldir), str(ldir.with_name(f"{iid}.attempt-{attempt}")))

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -21,6 +22,9 @@ from pathlib import Path
 from typing import Any, Callable
 
 from swevis.errors import SwevisError
+from swevis.fsutil import write_json_atomic
+from swevis.harness.cache import EvalCache, cached_evaluation, new_eval_record, raise_harness_errors, read_patch
+from swevis.paths import run_subdir
 from swevis.tasks.repos import checkout
 
 log = logging.getLogger(__name__)
@@ -48,6 +52,7 @@ def resolve_test_cmd(row: dict[str, Any]) -> str:
     test files named by test_patch (as swebench's eval script builds it)."""
     if row.get("test_cmd"):
         return row["test_cmd"]
+    # Lazy (here and below): swebench's harness takes ~2.0 s to import (python -X importtime).
     from swebench.harness.constants import MAP_REPO_VERSION_TO_SPECS
     from swebench.harness.test_spec.python import get_test_directives
 
@@ -117,8 +122,6 @@ def apply_patch(patch: str, repo_dir: Path) -> tuple[bool, str]:
 def reset_test_files(row: dict[str, Any], repo_dir: Path) -> None:
     """`git checkout base_commit -- <files test_patch touches>`; files new in test_patch are
     removed if a candidate patch created them."""
-    import re
-
     for path in dict.fromkeys(re.findall(r"^diff --git a/(\S+) b/", row["test_patch"], re.M)):
         proc = subprocess.run(
             ["git", "checkout", "--quiet", row["base_commit"], "--", path], cwd=repo_dir, capture_output=True
@@ -156,11 +159,6 @@ def evaluate_patch(
     tests run on the base commit plus test_patch (how the bundled tasks prove that
     FAIL_TO_PASS really fails before the fix).
     """
-    from swebench.harness.constants import FAIL_TO_PASS, PASS_TO_PASS, ResolvedStatus
-    from swebench.harness.grading import get_eval_tests_report, get_resolution_status
-
-    from swevis.harness.cache import new_eval_record
-
     record = new_eval_record(row["instance_id"], "local")
     start = time.monotonic()
     if not patch.strip() and not patch_optional:
@@ -186,39 +184,54 @@ def evaluate_patch(
             return record
         test_cmd = resolve_test_cmd(row)
         record["test_cmd"] = test_cmd
-        try:
-            proc = subprocess.run(
-                ["bash", "-c", test_cmd],
-                cwd=repo_dir,
-                env=_host_env(),
-                capture_output=True,
-                text=True,
-                timeout=timeout_s,
-            )
-            output, returncode = proc.stdout + proc.stderr, proc.returncode
-        except subprocess.TimeoutExpired as exc:
-            output = (exc.stdout or b"").decode(errors="replace") if isinstance(exc.stdout, bytes) else (exc.stdout or "")
-            record.update(infra_failure=True, harness_error=True, error=f"test command timed out after {timeout_s:.0f} s")
-            returncode = None
-        record["returncode"] = returncode
+        output = _run_test_command(test_cmd, repo_dir, timeout_s, record)
         if log_path:
             Path(log_path).parent.mkdir(parents=True, exist_ok=True)
             Path(log_path).write_text(f"$ {test_cmd}\n{output}")
-        if record["infra_failure"]:
-            record["duration_s"] = round(time.monotonic() - start, 3)
-            return record
-        status_map = resolve_log_parser(row)(output, _test_spec_or_none(row))
-        report = get_eval_tests_report(status_map, {FAIL_TO_PASS: row["FAIL_TO_PASS"], PASS_TO_PASS: row["PASS_TO_PASS"]})
-        resolution = get_resolution_status(report)
-        record.update(
-            tests={FAIL_TO_PASS: report[FAIL_TO_PASS], PASS_TO_PASS: report[PASS_TO_PASS]},
-            resolution=resolution,
-            resolved=resolution == ResolvedStatus.FULL.value,
-        )
-        if not status_map:
-            record.update(infra_failure=True, error="the log parser found no test results (did the test command run?)")
+        if not record["infra_failure"]:
+            _grade_test_output(row, output, record)
     record["duration_s"] = round(time.monotonic() - start, 3)
     return record
+
+
+def _run_test_command(test_cmd: str, repo_dir: Path, timeout_s: float, record: dict[str, Any]) -> str:
+    """Run the test command in the checkout; records its return code (a timeout is an
+    infrastructure failure) and returns its output."""
+    try:
+        proc = subprocess.run(
+            ["bash", "-c", test_cmd],
+            cwd=repo_dir,
+            env=_host_env(),
+            capture_output=True,
+            text=True,
+            timeout=timeout_s,
+        )
+        output, returncode = proc.stdout + proc.stderr, proc.returncode
+    except subprocess.TimeoutExpired as exc:
+        output = (exc.stdout or b"").decode(errors="replace") if isinstance(exc.stdout, bytes) else (exc.stdout or "")
+        record.update(infra_failure=True, harness_error=True, error=f"test command timed out after {timeout_s:.0f} s")
+        returncode = None
+    record["returncode"] = returncode
+    return output
+
+
+def _grade_test_output(row: dict[str, Any], output: str, record: dict[str, Any]) -> None:
+    """swebench's grading of the test output: the FAIL_TO_PASS/PASS_TO_PASS report and the verdict."""
+    # Lazy: importing swebench's harness takes ~2.0 s (python -X importtime); agents import
+    # this module for evaluate_patch without grading anything.
+    from swebench.harness.constants import FAIL_TO_PASS, PASS_TO_PASS, ResolvedStatus
+    from swebench.harness.grading import get_eval_tests_report, get_resolution_status
+
+    status_map = resolve_log_parser(row)(output, _test_spec_or_none(row))
+    report = get_eval_tests_report(status_map, {FAIL_TO_PASS: row["FAIL_TO_PASS"], PASS_TO_PASS: row["PASS_TO_PASS"]})
+    resolution = get_resolution_status(report)
+    record.update(
+        tests={FAIL_TO_PASS: report[FAIL_TO_PASS], PASS_TO_PASS: report[PASS_TO_PASS]},
+        resolution=resolution,
+        resolved=resolution == ResolvedStatus.FULL.value,
+    )
+    if not status_map:
+        record.update(infra_failure=True, error="the log parser found no test results (did the test command run?)")
 
 
 def grade_with_retries(
@@ -253,10 +266,6 @@ def evaluate_condition_local(
     (a timed-out test command) raises InfrastructureError. `mirrors` maps repo -> bare mirror;
     `settings` is the config's harness section.
     """
-    from swevis.harness.cache import EvalCache, cached_evaluation, raise_harness_errors, read_patch
-    from swevis.paths import run_subdir
-    from swevis.provenance import write_json_atomic
-
     condition_dir = Path(condition_dir)
     cache = EvalCache(settings.get("cache_dir"))
     environment = local_environment_id()
@@ -272,7 +281,7 @@ def evaluate_condition_local(
         records[run_subdir(row["instance_id"], repeat)] = record
     raise_harness_errors(str(condition_dir), records)
     for subdir, record in records.items():
-        write_json_atomic(record, condition_dir / subdir / "eval.json")
+        write_json_atomic(condition_dir / subdir / "eval.json", record)
     summary = {
         "harness": "local",
         "environment": environment,
@@ -281,5 +290,5 @@ def evaluate_condition_local(
         "infra_failures": sorted(i for i, r in records.items() if r["infra_failure"]),
         "cached": sum(1 for r in records.values() if r.get("cached")),
     }
-    write_json_atomic(summary, condition_dir / "harness" / "harness_summary.json")
+    write_json_atomic(condition_dir / "harness" / "harness_summary.json", summary)
     return summary

@@ -24,9 +24,9 @@ from typing import Any, Callable
 
 from swevis.errors import InfrastructureError, SwevisError
 from swevis.harness.cache import EvalCache, validation_cache_key
-from swevis.harness.docker import docker_environment_id, evaluate_condition, harness_settings
+from swevis.harness.docker import docker_environment_id, evaluate_condition
 from swevis.harness.local import grade_with_retries, local_environment_id
-from swevis.provenance import write_json_atomic
+from swevis.fsutil import write_json_atomic
 
 log = logging.getLogger(__name__)
 
@@ -169,9 +169,9 @@ def validate_docker(
     client_factory: Callable[[], Any] | None = None,
 ) -> dict[str, Any]:
     """Validate with the official harness: two harness runs under `work_dir` (gold/ and
-    empty/, each laid out like a condition folder), the empty patch being NOOP_PATCH."""
+    empty/, each laid out like a condition folder), the empty patch being NOOP_PATCH;
+    `settings` is the validated harness section."""
     work_dir = Path(work_dir).resolve()
-    settings = harness_settings({"harness": settings})
 
     def grade(pending):
         evals = {}
@@ -185,12 +185,12 @@ def validate_docker(
             evals[name] = {r["instance_id"]: json.loads((cdir / r["instance_id"] / "eval.json").read_text()) for r in pending}
         return {iid: (evals["gold"][iid], evals["empty"][iid]) for iid in evals["gold"]}
 
-    cache_dir = settings.get("cache_dir")
+    cache_dir = settings["cache_dir"]
     return _validate_rows(rows, "docker", docker_environment_id(settings), EvalCache(Path(cache_dir).resolve() if cache_dir else None), grade)
 
 
 def write_validation(report: dict[str, Any], path: str | Path) -> Path:
-    write_json_atomic(report, path)
+    write_json_atomic(path, report)
     return Path(path)
 
 

@@ -7,7 +7,7 @@ its 1-based line span; the build links consecutive chunks with `next_id`.
 
 from __future__ import annotations
 
-from swevis.index.languages import ChunkRec, FileExtract
+from swevis.index.records import ChunkRec, FileExtract
 
 
 def _pieces(text: str, limit: int, seps: tuple[str, ...]) -> list[str]:

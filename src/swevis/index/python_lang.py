@@ -14,7 +14,7 @@ import re
 import tree_sitter as ts
 import tree_sitter_python as tsp
 
-from swevis.index.languages import EdgeRec, FileExtract, SymbolRec
+from swevis.index.records import EdgeRec, FileExtract, SymbolRec
 
 LANGUAGE = ts.Language(tsp.language())
 

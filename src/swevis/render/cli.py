@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import random
 import re
 from pathlib import Path
 
@@ -17,6 +18,10 @@ from swevis.cli import output_folder, positive_float
 from swevis.conditions import ratio_arg
 from swevis.config import load_config
 from swevis.errors import SwevisError
+from swevis.render import RenderSettings, read_window, render_window, save_pages
+from swevis.render.ocr import OcrSettings
+from swevis.render.study import ocr_strip_accuracy
+from swevis.tokens import FAMILIES
 
 DEFAULT_CONFIG = "config.yaml"
 _DEFAULT_TOKENIZER = {"openai-tile": "cl100k_base", "openai-patch": "cl100k_base", "claude": "cl100k_base"}
@@ -59,9 +64,6 @@ def _parse_lines(spec: str | None) -> tuple[int, int | None]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from swevis.render import RenderSettings, read_window, render_window, save_pages
-    from swevis.tokens import FAMILIES
-
     if args.out:
         output_folder(args.out, "-o/--out")
     cfg = _load_config(args.config)
@@ -87,11 +89,6 @@ def run(args: argparse.Namespace) -> int:
     L = res.layout
     files = save_pages(res, args.out) if args.out else []
     if args.ocr:
-        import random
-
-        from swevis.render.ocr import OcrSettings
-        from swevis.render.study import ocr_strip_accuracy
-
         rng = random.Random(0)
         L["ocr_accuracy_per_page"] = [
             round(ocr_strip_accuracy(res, text, i, rng, OcrSettings()), 4) for i in range(len(res.pages))

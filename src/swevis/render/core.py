@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import io
+import json
 import time
 import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from swevis import __version__
 from swevis.errors import SwevisError
+from swevis.fsutil import write_atomic
+from swevis.render import raster
 from swevis.render.layout import Layout, LayoutSearch
 from swevis.render.settings import RenderSettings
 from swevis.tokens import message_overhead, text_tokens, tokenizer_info
@@ -112,19 +116,7 @@ def render_window(
     """
     if isinstance(settings, dict) or settings is None:
         settings = RenderSettings.from_config(settings)
-    if isinstance(text, bytes):
-        try:
-            text = text.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise RenderError(f"{path}: window is not UTF-8 text ({exc.reason})") from exc
-    if not isinstance(text, str):
-        raise RenderError(f"{path}: window text must be str, got {type(text).__name__}")
-    if not (isinstance(ratio, (int, float)) and ratio > 0 and ratio == ratio and ratio != float("inf")):
-        raise RenderError(f"ratio must be a positive number, got {ratio!r}")
-    if int(start_line) != start_line or start_line < 1:
-        raise RenderError(f"start_line must be a positive integer, got {start_line!r}")
-    if not text.strip("\n") and not text.strip():
-        raise RenderError(f"{path}:{start_line}: empty window, nothing to render")
+    text = _checked_window(path, start_line, text, ratio)
     t0 = time.perf_counter()
     lines = prepare_lines(text, settings.tab_size)
     t_text = text_tokens(text, tokenizer)
@@ -138,17 +130,44 @@ def render_window(
     t2 = time.perf_counter()
     pages = []
     if rasterize:
-        from swevis.render.raster import rasterize as _raster
-
-        pages = _raster(lines, int(start_line), path, plan)
+        pages = raster.rasterize(lines, int(start_line), path, plan)
     t3 = time.perf_counter()
+    layout = _layout_record(path, int(start_line), len(lines), float(ratio), tokenizer, image_family, t_text, budget,
+                            plan, info, settings.min_font_px if guard is None else guard)
+    timings = {"tokenize_s": t1 - t0, "search_s": t2 - t1, "raster_s": t3 - t2}
+    return RenderResult(path, int(start_line), pages, layout, plan.tokens, t_text, timings, plan)
+
+
+def _checked_window(path: str, start_line: int, text: str | bytes, ratio: float) -> str:
+    """The window text as str, or a RenderError naming the file for bad text, ratio or line."""
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise RenderError(f"{path}: window is not UTF-8 text ({exc.reason})") from exc
+    if not isinstance(text, str):
+        raise RenderError(f"{path}: window text must be str, got {type(text).__name__}")
+    if not (isinstance(ratio, (int, float)) and ratio > 0 and ratio == ratio and ratio != float("inf")):
+        raise RenderError(f"ratio must be a positive number, got {ratio!r}")
+    if int(start_line) != start_line or start_line < 1:
+        raise RenderError(f"start_line must be a positive integer, got {start_line!r}")
+    if not text.strip("\n") and not text.strip():
+        raise RenderError(f"{path}:{start_line}: empty window, nothing to render")
+    return text
+
+
+def _layout_record(
+    path: str, start_line: int, n_lines: int, ratio: float, tokenizer: str, image_family: str,
+    t_text: int, budget: float, plan: Layout, info: dict, guard_px: float,
+) -> dict:
+    """The layout record of a render: what was asked, what the search chose and why."""
     realized = t_text / plan.tokens if plan.tokens else float("inf")
-    layout = {
+    return {
         "path": path,
-        "start_line": int(start_line),
-        "end_line": int(start_line) + len(lines) - 1,
-        "lines": len(lines),
-        "ratio": float(ratio),
+        "start_line": start_line,
+        "end_line": start_line + n_lines - 1,
+        "lines": n_lines,
+        "ratio": ratio,
         "tokenizer": tokenizer,
         "counted_by": tokenizer_info(tokenizer)["counted_by"],
         "image_family": image_family,
@@ -168,30 +187,22 @@ def render_window(
         "page_cap": plan.page_cap,
         "fill": plan.fill,
         "loss": plan.loss,
-        "guard_px": settings.min_font_px if guard is None else guard,
+        "guard_px": guard_px,
         "guard_bound": info["guard_bound"],
         "floor_bound": info["floor_bound"],
         "search_mode": info["mode"],
         "candidates": info["candidates"],
     }
-    timings = {"tokenize_s": t1 - t0, "search_s": t2 - t1, "raster_s": t3 - t2}
-    return RenderResult(path, int(start_line), pages, layout, plan.tokens, t_text, timings, plan)
 
 
 def save_pages(result: RenderResult, out_dir: str | Path, stem: str = "page") -> list[str]:
     """Write the pages as PNG files (and layout.json) into out_dir; returns the PNG paths."""
-    import json
-
-    from swevis import __version__
-
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     paths = []
     for i, data in enumerate(result.png_bytes(), start=1):
         p = out / f"{stem}-{i:02d}.png"
-        tmp = p.with_suffix(".png.tmp")
-        tmp.write_bytes(data)
-        tmp.replace(p)
+        write_atomic(p, data)
         paths.append(str(p))
     record = dict(result.layout, swevis_version=__version__, files=[Path(p).name for p in paths])
     (out / f"{stem}-layout.json").write_text(json.dumps(record, indent=2) + "\n")

@@ -6,6 +6,8 @@ import functools
 import importlib.util
 from pathlib import Path
 
+from PIL import ImageFont
+
 from swevis.errors import SwevisError
 
 FONT_FILE = "DejaVuSansMono.ttf"
@@ -24,8 +26,6 @@ def font_path() -> str:
 
 @functools.lru_cache(maxsize=256)
 def font(size: float):
-    from PIL import ImageFont
-
     return ImageFont.truetype(font_path(), size)
 
 

@@ -21,6 +21,11 @@ import functools
 import logging
 import threading
 from dataclasses import dataclass
+from importlib.metadata import version
+
+import numpy as np
+
+from swevis.errors import SwevisError
 
 log = logging.getLogger(__name__)
 
@@ -85,8 +90,6 @@ class OcrSettings:
 
 def rapidocr_version() -> str:
     try:
-        from importlib.metadata import version
-
         return version("rapidocr")
     except Exception:  # pragma: no cover
         return "unknown"
@@ -98,10 +101,10 @@ _lock = threading.Lock()
 @functools.lru_cache(maxsize=1)
 def _engine():
     try:
+        # Lazy: `from rapidocr import RapidOCR` takes ~1.0 s (python -X importtime, onnxruntime),
+        # and the OCR check is opt-in.
         from rapidocr import RapidOCR
     except ImportError as exc:  # pragma: no cover - depends on the environment
-        from swevis.errors import SwevisError
-
         raise SwevisError(
             "the OCR check needs the rapidocr and onnxruntime packages (pip install rapidocr onnxruntime)"
         ) from exc
@@ -116,8 +119,6 @@ def _engine():
 
 def ocr_lines(image) -> list[tuple[float, float, str]]:
     """rapidocr boxes of one image as (y_center, x_left, text)."""
-    import numpy as np
-
     with _lock:
         result = _engine()(np.asarray(image.convert("RGB")))
     if result is None or result.txts is None or result.boxes is None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import functools
 
 from PIL import Image, ImageDraw
+from pygments.lexers import TextLexer, get_lexer_for_filename
+from pygments.util import ClassNotFound
 
 from swevis.render.fonts import font
 from swevis.render.layout import Layout
@@ -40,9 +42,6 @@ def _colour(ttype) -> tuple[int, int, int]:
 
 def highlight(lines: list[str], path: str) -> list[list[tuple[int, str, tuple[int, int, int]]]]:
     """Per line: (column, text, colour) runs; the lexer is inferred from the filename."""
-    from pygments.lexers import TextLexer, get_lexer_for_filename
-    from pygments.util import ClassNotFound
-
     try:
         lexer = get_lexer_for_filename(path or "x.txt", stripnl=False, stripall=False, ensurenl=False)
     except ClassNotFound:

@@ -8,10 +8,15 @@ import random
 import statistics
 import time
 
+from PIL import Image
+
+from swevis import __version__
 from swevis.conditions import Condition
 from swevis.render.core import RenderResult, prepare_lines, render_window
+from swevis.render.ocr import OcrSettings, char_accuracy, read_in_order
 from swevis.render.raster import visible_rows
 from swevis.render.settings import RenderSettings
+from swevis.tokens import tokenizer_info
 
 log = logging.getLogger(__name__)
 
@@ -21,10 +26,6 @@ log = logging.getLogger(__name__)
 
 def ocr_strip_accuracy(result: RenderResult, text: str, page: int, rng: random.Random, ocr_settings) -> float:
     """OCR accuracy of one seeded strip (<= strip_rows rows of one column) of a rendered page."""
-    from PIL import Image
-
-    from swevis.render.ocr import char_accuracy, read_in_order
-
     plan = result.plan
     lines = prepare_lines(text)
     img = result.pages[page]
@@ -53,9 +54,7 @@ def ocr_strip_accuracy(result: RenderResult, text: str, page: int, rng: random.R
     return char_accuracy("\n".join(ref_rows), hyp)
 
 
-def _ocr_settings(cfg: dict):
-    from swevis.render.ocr import OcrSettings
-
+def _ocr_settings(cfg: dict) -> OcrSettings:
     return OcrSettings(
         strip_rows=int(cfg.get("strip_rows", 24)), pad=int(cfg.get("pad", 8)), upscale=int(cfg.get("upscale", 2))
     )
@@ -78,9 +77,6 @@ def run_costs(
     ocr: {"enabled": bool, "pages_per_cell": int, "strips_per_page": int, strip_rows, pad, upscale}.
     Returns (rows, stats) with stats = wall time, windows/s, search and raster time.
     """
-    from swevis import __version__
-    from swevis.tokens import tokenizer_info
-
     ocr = dict(ocr or {})
     ocr_on = bool(ocr.get("enabled", False))
     ocr_cfg = _ocr_settings(ocr)
@@ -110,48 +106,9 @@ def run_costs(
                     acc = None
                     if i in ocr_pick:
                         t1 = time.perf_counter()
-                        accs = []
-                        for _ in range(strips):
-                            page = rng.randrange(len(res.pages))
-                            accs.append(ocr_strip_accuracy(res, w["text"], page, rng, ocr_cfg))
-                        acc = statistics.fmean(accs)
+                        acc = _sampled_ocr_accuracy(res, w["text"], rng, strips, ocr_cfg)
                         t_ocr += time.perf_counter() - t1
-                    L = res.layout
-                    rows.append(
-                        {
-                            "window_id": w["window_id"],
-                            "source": w.get("source", ""),
-                            "path": w["path"],
-                            "start_line": w["start_line"],
-                            "lines": n,
-                            "ratio": float(r),
-                            "backbone": bname,
-                            "tokenizer": tok,
-                            "counted_by": counted_by,
-                            "image_family": fam,
-                            "text_tokens": L["text_tokens"],
-                            "budget": L["budget"],
-                            "visual_tokens": L["image_tokens"],
-                            "pages": L["pages"],
-                            "font_px": L["font_px"],
-                            "font_px_seen": L["font_px_seen"],
-                            "resolution": L["resolution"],
-                            "page_sizes": ";".join(f"{a}x{b}" for a, b in L["page_sizes"]),
-                            "columns": L["columns"],
-                            "wrap": L["wrap"],
-                            "fill": L["fill"],
-                            "realized_ratio": L["realized_ratio"],
-                            "guard_px": L["guard_px"],
-                            "guard_bound": L["guard_bound"],
-                            "floor_bound": L["floor_bound"],
-                            "search_mode": L["search_mode"],
-                            "message_overhead_c0": L["message_overhead_c0"],
-                            "ocr_accuracy": acc,
-                            "search_s": res.timings["search_s"],
-                            "raster_s": res.timings["raster_s"],
-                            "swevis_version": __version__,
-                        }
-                    )
+                    rows.append(_cost_row(w, n, float(r), bname, b, counted_by, res, acc))
     wall = time.perf_counter() - t0
     renders = len(rows)
     stats = {
@@ -166,6 +123,55 @@ def run_costs(
         "ocr_protocol": ocr_cfg.protocol() if ocr_on else None,
     }
     return rows, stats
+
+
+def _sampled_ocr_accuracy(res: RenderResult, text: str, rng: random.Random, strips: int, ocr_cfg) -> float:
+    """Mean OCR accuracy over `strips` seeded strips, each on a seeded page of the render."""
+    accs = []
+    for _ in range(strips):
+        page = rng.randrange(len(res.pages))
+        accs.append(ocr_strip_accuracy(res, text, page, rng, ocr_cfg))
+    return statistics.fmean(accs)
+
+
+def _cost_row(
+    w: dict, n: int, ratio: float, bname: str, backbone: dict, counted_by: str, res: RenderResult, acc: float | None
+) -> dict:
+    """One costs.parquet row: the window, the backbone, the layout chosen and its timings."""
+    L = res.layout
+    return {
+        "window_id": w["window_id"],
+        "source": w.get("source", ""),
+        "path": w["path"],
+        "start_line": w["start_line"],
+        "lines": n,
+        "ratio": ratio,
+        "backbone": bname,
+        "tokenizer": backbone["tokenizer"],
+        "counted_by": counted_by,
+        "image_family": backbone["image_family"],
+        "text_tokens": L["text_tokens"],
+        "budget": L["budget"],
+        "visual_tokens": L["image_tokens"],
+        "pages": L["pages"],
+        "font_px": L["font_px"],
+        "font_px_seen": L["font_px_seen"],
+        "resolution": L["resolution"],
+        "page_sizes": ";".join(f"{a}x{b}" for a, b in L["page_sizes"]),
+        "columns": L["columns"],
+        "wrap": L["wrap"],
+        "fill": L["fill"],
+        "realized_ratio": L["realized_ratio"],
+        "guard_px": L["guard_px"],
+        "guard_bound": L["guard_bound"],
+        "floor_bound": L["floor_bound"],
+        "search_mode": L["search_mode"],
+        "message_overhead_c0": L["message_overhead_c0"],
+        "ocr_accuracy": acc,
+        "search_s": res.timings["search_s"],
+        "raster_s": res.timings["raster_s"],
+        "swevis_version": __version__,
+    }
 
 
 # ---- Table 4 ------------------------------------------------------------------------------
@@ -215,6 +221,8 @@ def table4(rows: list[dict], backbone: str, ratios: list[float]) -> tuple[list[d
 
 def figure3(rows: list[dict], backbones: list[str], ratios: list[float], out_path: str) -> None:
     """Cost surface: mean prompt tokens against window lines, one line per r, plus raw text."""
+    # Lazy: matplotlib.pyplot takes ~0.6 s to import (python -X importtime), and only the
+    # figure needs it, not the render CLI's OCR check that imports this module.
     import matplotlib
 
     matplotlib.use("Agg")
@@ -257,9 +265,6 @@ def frontier(
     OCR: `ocr["frontier_strips"]` seeded strips, one per sampled window, of the pages as the
     model sees them (one protocol, see swevis.render.ocr).
     """
-    from swevis import __version__
-    from swevis.tokens import tokenizer_info
-
     ocr_cfg = _ocr_settings(ocr)
     n_ocr = int(ocr.get("frontier_strips", 4))
     out = []

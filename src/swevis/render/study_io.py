@@ -4,47 +4,38 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 from pathlib import Path
 
+import polars as pl
+
+from swevis import __version__
+from swevis.errors import SwevisError
+from swevis.fsutil import atomic_path, write_json_atomic
+from swevis.provenance import provenance
 from swevis.render.settings import RenderSettings
+from swevis.render.study import figure3, frontier, frontier_summary, run_costs, table4
+from swevis.render.windows import matplotlib_source_root, sample_windows
 
 log = logging.getLogger(__name__)
 
 
-def _atomic(path: str | Path):
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    return path, path.with_name(f".{path.name}.tmp")
-
-
 def _write_parquet(rows: list[dict], path: str | Path) -> None:
-    import polars as pl
-
-    path, tmp = _atomic(path)
-    pl.DataFrame(rows, infer_schema_length=None).write_parquet(tmp)
-    os.replace(tmp, path)
+    with atomic_path(path) as tmp:
+        pl.DataFrame(rows, infer_schema_length=None).write_parquet(tmp)
 
 
 def _write_csv(rows: list[dict], path: str | Path) -> None:
-    import polars as pl
-
-    path, tmp = _atomic(path)
-    pl.DataFrame(rows, infer_schema_length=None).write_csv(tmp)
-    os.replace(tmp, path)
+    with atomic_path(path) as tmp:
+        pl.DataFrame(rows, infer_schema_length=None).write_csv(tmp)
 
 
 def _read_rows(path: str | Path) -> list[dict]:
-    import polars as pl
-
     return pl.read_parquet(path).to_dicts()
 
 
 def study_backbones(config: dict) -> dict[str, dict]:
     """{profile: {tokenizer, image_family}} of the backbones the study accounts, in order:
     single_read.backbones, or every model profile when that list is empty."""
-    from swevis.errors import SwevisError
-
     models = config.get("models") or {}
     names = (config.get("single_read") or {}).get("backbones") or list(models)
     out = {}
@@ -58,8 +49,6 @@ def study_backbones(config: dict) -> dict[str, dict]:
 
 def source_roots(checkouts_json: str | Path | None, cfg: dict) -> list[str]:
     """Checkouts of the sampled instances (deduplicated by repo@commit) + matplotlib + extras."""
-    from swevis.render.windows import matplotlib_source_root
-
     roots: list[str] = []
     if checkouts_json:
         manifests = json.loads(Path(checkouts_json).read_text())
@@ -77,9 +66,6 @@ def source_roots(checkouts_json: str | Path | None, cfg: dict) -> list[str]:
 
 
 def sample_study_windows(checkouts_json, cfg: dict, out_path) -> int:
-    from swevis import __version__
-    from swevis.render.windows import sample_windows
-
     roots = source_roots(checkouts_json, cfg)
     log.info("window sources: %s", roots)
     wins = sample_windows(roots, list(cfg["window_lines"]), int(cfg.get("windows_per_size", 30)), int(cfg["seed"]))
@@ -91,9 +77,6 @@ def sample_study_windows(checkouts_json, cfg: dict, out_path) -> int:
 
 
 def study_costs(windows_path, cfg: dict, backbones: dict, out_path, stats_path) -> dict:
-    from swevis.provenance import provenance, write_json_atomic
-    from swevis.render.study import run_costs
-
     wins = _read_rows(windows_path)
     settings = RenderSettings.from_config(cfg.get("render"))
     rows, stats = run_costs(
@@ -107,14 +90,11 @@ def study_costs(windows_path, cfg: dict, backbones: dict, out_path, stats_path) 
     )
     _write_parquet(rows, out_path)
     stats.update(provenance(cfg, backbones=backbones, render_settings=settings.to_dict()))
-    write_json_atomic(stats, stats_path)
+    write_json_atomic(stats_path, stats)
     return stats
 
 
 def study_tables(costs_path, ratios, backbones: list[str], table4_path, per_backbone, ocr_paths, figure_path) -> None:
-    from swevis import __version__
-    from swevis.render.study import figure3, table4
-
     rows = _read_rows(costs_path)
     ratios = [float(r) for r in ratios]
     for i, b in enumerate(backbones):
@@ -131,15 +111,11 @@ def study_tables(costs_path, ratios, backbones: list[str], table4_path, per_back
         _write_csv([dict(o, **prov) for o in ocr], ocr_paths[i])
         if i == 0:
             _write_csv(table, table4_path)
-    path, tmp = _atomic(figure_path)
-    figure3(rows, backbones, ratios, str(tmp) + ".png")
-    os.replace(str(tmp) + ".png", path)
+    with atomic_path(figure_path) as tmp:
+        figure3(rows, backbones, ratios, str(tmp))
 
 
 def study_frontier(windows_path, cfg: dict, backbones: dict, out_path, summary_path) -> dict:
-    from swevis.provenance import provenance, write_json_atomic
-    from swevis.render.study import frontier, frontier_summary
-
     ocr = cfg.get("ocr") or {}
     wins = [w for w in _read_rows(windows_path) if w["n_lines"] == 100]
     if not wins:
@@ -155,5 +131,5 @@ def study_frontier(windows_path, cfg: dict, backbones: dict, out_path, summary_p
         "configured_guard_px": settings.min_font_px,
         **provenance(cfg, backbones=backbones),
     }
-    write_json_atomic(summary, summary_path)
+    write_json_atomic(summary_path, summary)
     return summary

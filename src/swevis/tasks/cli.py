@@ -8,6 +8,9 @@ from collections import Counter
 
 from swevis.config import load_config
 from swevis.errors import SwevisError
+from swevis.tasks import write_instances
+from swevis.tasks.repos import checkout_instance, ensure_mirror
+from swevis.tasks.sources import select_instances
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -18,10 +21,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from swevis.tasks import write_instances
-    from swevis.tasks.repos import checkout_instance, ensure_mirror
-    from swevis.tasks.sources import select_instances
-
     if args.action == "sample" and args.instance_ids:
         raise SwevisError(f"instance ids ({' '.join(args.instance_ids)}) are for `swevis tasks checkout`; sample takes none")
     if args.output and args.action != "sample":

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any, Iterable
 
 from swevis.errors import TaskSourceError
+from swevis.fsutil import write_atomic
 from swevis.tasks.schema import validate_row
 
 
@@ -32,14 +31,4 @@ def load_instances(path: str | Path) -> list[dict[str, Any]]:
 
 def write_instances(rows: Iterable[dict[str, Any]], path: str | Path) -> None:
     """Write atomically: a crash never leaves a half-written instances file behind."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w") as fh:
-            for row in rows:
-                fh.write(json.dumps(row, sort_keys=True) + "\n")
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_atomic(path, "".join(json.dumps(row, sort_keys=True) + "\n" for row in rows))

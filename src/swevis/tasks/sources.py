@@ -7,10 +7,16 @@ came from so errors can point at it.
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 from typing import Any, Protocol
 
+import polars as pl
+
 from swevis.errors import TaskSourceError
+from swevis.provenance import provenance
+from swevis.tasks import bundled
+from swevis.tasks.sampling import stratified_sample
 from swevis.tasks.schema import validate_row
 
 
@@ -24,14 +30,10 @@ class BundledSource:
     """The sample tasks shipped in the package (src/swevis/data/sample)."""
 
     def __init__(self, sample_dir: Path | None = None):
-        from swevis.tasks import bundled
-
         self.sample_dir = Path(sample_dir) if sample_dir else bundled.SAMPLE_DIR
         self.origin = f"bundled sample ({self.sample_dir})"
 
     def load(self) -> list[dict[str, Any]]:
-        from swevis.tasks import bundled
-
         return bundled.load_bundled_instances(self.sample_dir)
 
 
@@ -48,6 +50,7 @@ class HuggingFaceSource:
 
     def load(self) -> list[dict[str, Any]]:
         try:
+            # Lazy: `import datasets` takes ~0.9 s (python -X importtime); only this source needs it.
             import datasets
         except ImportError as exc:  # pragma: no cover - datasets is a dependency
             raise TaskSourceError("the huggingface source needs the `datasets` package") from exc
@@ -113,8 +116,6 @@ class FileSource:
         return rows
 
     def _read_parquet(self) -> list[Any]:
-        import polars as pl
-
         try:
             return pl.read_parquet(self.path).to_dicts()
         except Exception as exc:
@@ -137,8 +138,6 @@ def open_source(tasks_cfg: dict[str, Any]) -> TaskSource:
 
 def select_instances(tasks_cfg: dict[str, Any]) -> list[dict[str, Any]]:
     """Load the configured source and take the configured sample (or the listed ids)."""
-    from swevis.tasks.sampling import stratified_sample
-
     source = open_source(tasks_cfg)
     rows = source.load()
     if not rows:
@@ -155,10 +154,6 @@ def select_instances(tasks_cfg: dict[str, Any]) -> list[dict[str, Any]]:
 
 def sample_summary(tasks_cfg: dict[str, Any], rows: list[dict[str, Any]]) -> dict[str, Any]:
     """What the sample is and where it came from, written beside instances.jsonl."""
-    from collections import Counter
-
-    from swevis.provenance import provenance
-
     return {
         "source": open_source(tasks_cfg).origin,
         "n": len(rows),

@@ -7,6 +7,8 @@ import binascii
 import io
 import struct
 
+from PIL import Image
+
 from swevis.errors import SwevisError
 from swevis.tokens.image import image_tokens, message_overhead, reply_priming
 from swevis.tokens.text import text_tokens
@@ -39,8 +41,6 @@ def data_url_size(url: str) -> tuple[int, int]:
     if head.startswith(PNG_SIGNATURE):
         return png_size(head)
     try:
-        from PIL import Image
-
         with Image.open(io.BytesIO(base64.b64decode(payload))) as im:
             return im.size
     except Exception as exc:

