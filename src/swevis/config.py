@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import functools
 import hashlib
 import json
 import re
@@ -78,3 +79,18 @@ def config_hash(config: dict[str, Any]) -> str:
 def section(config: dict[str, Any], name: str) -> dict[str, Any]:
     """A deep copy of one config section, for narrow rule params (see the trigger policy)."""
     return copy.deepcopy(config.get(name, {}))
+
+
+def filled_section(name: str, value: dict[str, Any]) -> dict[str, Any]:
+    """`value` as config section `name` after validation, every schema default filled in.
+
+    A validated config carries its defaults already; this is for code that starts from a
+    partial dict (tests, the CLI, a profile passed by hand), so the schema stays the one
+    source of defaults. Raises ConfigError naming the key."""
+    return copy.deepcopy(_filled(name, json.dumps(value, sort_keys=True, default=str)))
+
+
+@functools.lru_cache(maxsize=512)
+def _filled(name: str, blob: str) -> dict[str, Any]:
+    # one validation costs ~0.17 s (snakemake reloads the schema): cached per distinct input
+    return validate_config({name: json.loads(blob)})[name]
