@@ -48,18 +48,39 @@ from typing import Any
 import numpy as np
 
 from swevis.agents.actions import detect_code_read
+from swevis.agents.embedding import load_embedder
 from swevis.agents.observe import ObservationPipeline, Window, format_window_text, resolve_window
 from swevis.agents.tools import ToolEnvironment
+from swevis.config import filled_section
 
 log = logging.getLogger(__name__)
 
-MEMORY_DEFAULTS: dict[str, Any] = {
-    "weights": {"essential": 0.6, "extra": 0.2, "purpose": 0.2},
-    "threshold": 0.80,
-    "embedding": "minilm",  # minilm | lexical
-    "embedding_model_dir": None,
-    "semantic": True,
-}
+
+
+@dataclass(frozen=True)
+class MemorySettings:
+    """Config ``agents.memory`` (with a variant's ``memory_options`` over it), typed."""
+
+    weights: dict[str, float]
+    threshold: float
+    embedding: str  # minilm | lexical
+    embedding_model_dir: str | None
+    semantic: bool
+
+    @classmethod
+    def from_config(cls, options: dict[str, Any] | None) -> MemorySettings:
+        """Filled through the schema; partial weights keep the schema's other weights."""
+        given = dict(options or {})
+        filled = filled_section("agents", {"memory": given})["memory"]
+        weights = {**filled_section("agents", {"memory": {}})["memory"]["weights"], **(given.get("weights") or {})}
+        return cls(
+            weights=weights,
+            threshold=float(filled["threshold"]),
+            embedding=str(filled["embedding"]),
+            embedding_model_dir=filled["embedding_model_dir"],
+            semantic=bool(filled["semantic"]),
+        )
+
 
 PURPOSES = {
     "locator": "locate the files, symbols and code spans that must change to resolve the issue",
@@ -108,12 +129,12 @@ class _Seen:
 
 class WorkingMemory:
     def __init__(self, config: dict[str, Any] | None = None, issue_text: str = ""):
-        cfg = {**MEMORY_DEFAULTS, **(config or {})}
-        self.weights = {**MEMORY_DEFAULTS["weights"], **(cfg.get("weights") or {})}
-        self.threshold = float(cfg["threshold"])
-        self.semantic = bool(cfg["semantic"])
-        self.embedding_kind = str(cfg["embedding"])
-        self.embedding_model_dir = cfg.get("embedding_model_dir")
+        settings = MemorySettings.from_config(config)
+        self.weights = dict(settings.weights)
+        self.threshold = settings.threshold
+        self.semantic = settings.semantic
+        self.embedding_kind = settings.embedding
+        self.embedding_model_dir = settings.embedding_model_dir
         self.issue_text = issue_text
         self.units: list[ContextUnit] = []
         self.records: list[QueryRecord] = []
@@ -127,8 +148,6 @@ class WorkingMemory:
     # ------------------------------------------------------------ embeddings
     def embedder(self):
         if self._embedder is None:
-            from swevis.agents.embedding import load_embedder
-
             self._embedder = load_embedder(self.embedding_kind, self.embedding_model_dir)
             self.embedder_name = self._embedder.name
         return self._embedder

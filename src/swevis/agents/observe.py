@@ -25,6 +25,9 @@ from jinja2 import StrictUndefined, Template
 from swevis.agents.actions import CodeRead, detect_code_read
 from swevis.agents.volatile import normalize as normalize_volatile
 from swevis.conditions import Condition
+from swevis.models import image_part
+from swevis.render import RenderError, render_window
+from swevis.tokens import text_tokens
 
 log = logging.getLogger(__name__)
 
@@ -108,14 +111,9 @@ class ObservationPipeline:
         return self.template.render(output=output, **(template_vars or {}))
 
     def _text_tokens(self, text: str) -> int:
-        from swevis.tokens import text_tokens
-
         return text_tokens(text, self.config.tokenizer)
 
     def _render_parts(self, window: Window) -> tuple[list[dict], dict[str, Any]] | None:
-        from swevis.models import image_part
-        from swevis.render import RenderError, render_window
-
         try:
             result = render_window(
                 window.path,

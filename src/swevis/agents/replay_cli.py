@@ -7,6 +7,8 @@ import argparse
 import json
 from pathlib import Path
 
+from swevis.agents.cli import model_profile, prepare_instance
+from swevis.agents.counterfactual import counterfactual_costs
 from swevis.cli import output_folder, read_json_object
 from swevis.conditions import conditions_arg
 from swevis.config import load_config
@@ -39,9 +41,6 @@ def _instance_id(args: argparse.Namespace, data: dict) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from swevis.agents.cli import model_profile, prepare_instance
-    from swevis.agents.counterfactual import counterfactual_costs
-
     data = read_json_object(args.traj, "trajectory")
     output_folder(args.cache, "--cache")
     cfg = load_config(args.config)

@@ -24,6 +24,7 @@ from swevis.config import ConfigError, filled_section
 from swevis.errors import InfrastructureError, SwevisError
 from swevis.models.messages import apply_image_cap, prepare_messages
 from swevis.paths import MODEL
+from swevis.tokens import count_message_tokens, text_tokens
 
 # ---------------------------------------------------------------- errors
 
@@ -165,38 +166,15 @@ def _as_int(value: Any) -> int:
 
 
 def default_estimator() -> Estimator:
-    """``swevis.tokens.count_message_tokens(messages, tokenizer, image_family)``, imported lazily."""
-    try:
-        from swevis.tokens import count_message_tokens
-    except ImportError as exc:  # pragma: no cover - depends on the tokens package being present
-        raise ModelConfigError(
-            f"token estimates need swevis.tokens.count_message_tokens, which cannot be imported: {exc}"
-        ) from exc
+    """``swevis.tokens.count_message_tokens(messages, tokenizer, image_family)``."""
     return count_message_tokens
 
 
 def default_text_counter(estimator: Estimator, image_family: str) -> TextCounter:
-    """``swevis.tokens.text_tokens(text, tokenizer)`` if importable, else derived from the estimator.
+    """``swevis.tokens.text_tokens(text, tokenizer)``: the text's own tokens, without the
+    per-message overhead an estimate of a whole message carries."""
+    return text_tokens
 
-    The fallback counts an assistant message with the text minus the same message empty,
-    which leaves the text's own tokens without the per-message overhead.
-    """
-    try:
-        from swevis.tokens import text_tokens
-
-        return text_tokens
-    except ImportError:
-        pass
-
-    def via_estimator(text: str, tokenizer: str) -> int:
-        full = _as_int(estimator([{"role": "assistant", "content": text}], tokenizer, image_family))
-        empty = _as_int(estimator([{"role": "assistant", "content": ""}], tokenizer, image_family))
-        return max(0, full - empty)
-
-    return via_estimator
-
-
-# ---------------------------------------------------------------- the interface
 
 def resolve_profile(profile_name: str, profile: dict[str, Any]) -> dict[str, Any]:
     """The profile as config section ``models.<name>`` after validation: every schema default
