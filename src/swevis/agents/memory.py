@@ -300,34 +300,8 @@ class MemoryObservationPipeline(ObservationPipeline):
         record["memory"] = {**info["memory"], "tokens_saved": saved}
         return text, record
 
-    # -- plain commands (view_code, cat, sed, localize_issue, bash)
-    def observe(self, command, output, template_vars=None):
-        info = self.memory.take_pending()
-        if info and info.get("short"):
-            return self._query_short(info, output, template_vars)
-        full_content, full_record = super().observe(command, output, template_vars)
-        step = self._step()
-        read = detect_code_read(command) if output.get("returncode") == 0 else None
-        window = None
-        if read is not None:
-            margin = self.config.wide_margin if self.config.scope == "wide" else 0
-            window = resolve_window(read, self.read_file, margin)
-        if window is None or len(window.text) > self.config.max_window_chars:
-            if info:
-                full_record["memory"] = info["memory"]
-                _note_tokens(info, full_record)
-            return full_content, full_record
-        tool = "view_code" if (command or "").strip().startswith("view_code") else "read"
-        self.memory.add_window_unit(tool, self.context, step, window)
-        lines = window.text.splitlines(keepends=True)
-        runs = self.memory.split(self.context, window.path, window.start, lines)
-        if all(r[2] is None for r in runs):
-            self._remember_windows([window], step, self._modality() if full_record["kind"] == "image" else "text")
-            full_record["memory"] = {"hit": False, "kind": "miss", "tokens_saved": 0}
-            return full_content, full_record
-        exact = self.memory.sent_before(self.context, window.path, window.start, window.end)
-        seen_runs = [r for r in runs if r[2] is not None]
-        note = _ref_note(window.path, seen_runs)  # type: ignore[arg-type]
+    def _deliver_new(self, window: Window, lines: list[str], runs: list) -> tuple[list[dict], int, int, list[Window]]:
+        """The lines of a partly seen window that are new: (parts, tokens, pages, the sub-windows sent)."""
         parts: list[dict] = []
         tokens = pages = 0
         delivered: list[Window] = []
@@ -357,6 +331,37 @@ class MemoryObservationPipeline(ObservationPipeline):
             p, t, g = self._deliver(window.path, lo, merged)
             if t < tokens:
                 parts, tokens, pages = p, t, g
+        return parts, tokens, pages, delivered
+
+    # -- plain commands (view_code, cat, sed, localize_issue, bash)
+    def observe(self, command, output, template_vars=None):
+        info = self.memory.take_pending()
+        if info and info.get("short"):
+            return self._query_short(info, output, template_vars)
+        full_content, full_record = super().observe(command, output, template_vars)
+        step = self._step()
+        read = detect_code_read(command) if output.get("returncode") == 0 else None
+        window = None
+        if read is not None:
+            margin = self.config.wide_margin if self.config.scope == "wide" else 0
+            window = resolve_window(read, self.read_file, margin)
+        if window is None or len(window.text) > self.config.max_window_chars:
+            if info:
+                full_record["memory"] = info["memory"]
+                _note_tokens(info, full_record)
+            return full_content, full_record
+        tool = "view_code" if (command or "").strip().startswith("view_code") else "read"
+        self.memory.add_window_unit(tool, self.context, step, window)
+        lines = window.text.splitlines(keepends=True)
+        runs = self.memory.split(self.context, window.path, window.start, lines)
+        if all(r[2] is None for r in runs):
+            self._remember_windows([window], step, self._modality() if full_record["kind"] == "image" else "text")
+            full_record["memory"] = {"hit": False, "kind": "miss", "tokens_saved": 0}
+            return full_content, full_record
+        exact = self.memory.sent_before(self.context, window.path, window.start, window.end)
+        seen_runs = [r for r in runs if r[2] is not None]
+        note = _ref_note(window.path, seen_runs)  # type: ignore[arg-type]
+        parts, tokens, pages, delivered = self._deliver_new(window, lines, runs)
         header = self._text({**output, "output": note + "\n"}, template_vars)
         tokens += self._text_tokens(header)
         if delivered and tokens >= full_record["tokens"]:
