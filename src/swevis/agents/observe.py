@@ -24,8 +24,9 @@ from jinja2 import StrictUndefined, Template
 
 from swevis.agents.actions import CodeRead, detect_code_read
 from swevis.agents.volatile import normalize as normalize_volatile
+from swevis.agents.settings import AgentSettings
 from swevis.conditions import Condition
-from swevis.models import image_part
+from swevis.models import image_part, resolve_profile
 from swevis.render import RenderError, render_window
 from swevis.tokens import text_tokens
 
@@ -36,17 +37,28 @@ ReadFile = Callable[[str], "str | None"]
 
 @dataclass
 class ObservationConfig:
+    """How observations are built; a setting left None takes the schema's default (the
+    runner passes every one of them from the run's settings and resolved profile)."""
+
     condition: str = "text"  # text | r1 | r3 | ...
     scope: str = "normal"  # normal | wide
-    wide_margin: int = 20
-    max_window_chars: int = 10000
-    tokenizer: str = "qwen3"
-    image_family: str = "qwen3.5"
+    wide_margin: int | None = None  # agents.wide_margin
+    max_window_chars: int | None = None  # agents.max_window_chars
+    tokenizer: str | None = None  # models.<name>.tokenizer
+    image_family: str | None = None  # models.<name>.image_family
     render: dict = field(default_factory=dict)  # RenderSettings overrides (config single_read.render)
     visual_enabled: bool = True  # LET's editor reads text unless config turns rendering on
 
     def __post_init__(self) -> None:
         Condition.parse(self.condition)  # a bad name fails here, before any step runs
+        if self.wide_margin is None or self.max_window_chars is None:
+            agents = AgentSettings.from_config({})
+            self.wide_margin = agents.wide_margin if self.wide_margin is None else self.wide_margin
+            self.max_window_chars = agents.max_window_chars if self.max_window_chars is None else self.max_window_chars
+        if self.tokenizer is None or self.image_family is None:
+            profile = resolve_profile("profile", {})
+            self.tokenizer = self.tokenizer or profile["tokenizer"]
+            self.image_family = self.image_family or profile["image_family"]
 
     @property
     def ratio(self) -> float | None:
