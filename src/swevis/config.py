@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import copy
-import functools
 import hashlib
 import json
 import re
@@ -87,10 +86,10 @@ def filled_section(name: str, value: dict[str, Any]) -> dict[str, Any]:
     A validated config carries its defaults already; this is for code that starts from a
     partial dict (tests, the CLI, a profile passed by hand), so the schema stays the one
     source of defaults. Raises ConfigError naming the key."""
-    return copy.deepcopy(_filled(name, json.dumps(value, sort_keys=True, default=str)))
+    key = (name, json.dumps(value, sort_keys=True, default=str))
+    if key not in _FILLED:  # one validation costs ~0.17 s (snakemake reloads the schema)
+        _FILLED[key] = validate_config({name: json.loads(key[1])})[name]
+    return copy.deepcopy(_FILLED[key])
 
 
-@functools.lru_cache(maxsize=512)
-def _filled(name: str, blob: str) -> dict[str, Any]:
-    # one validation costs ~0.17 s (snakemake reloads the schema): cached per distinct input
-    return validate_config({name: json.loads(blob)})[name]
+_FILLED: dict[tuple[str, str], dict[str, Any]] = {}
