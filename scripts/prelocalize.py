@@ -1,11 +1,10 @@
 """Snakemake adapter: PLB's offline pre-localization of one instance for one model."""
 
 import json
+from pathlib import Path
 
-from swevis.agents.demos import demo_path
-from swevis.agents.runner import prelocalize
+from swevis.agents.runner import make_run_spec, prelocalize_run
 from swevis.logutil import script_logging
-from swevis.models import make_model
 from swevis.provenance import provenance, write_json_atomic
 from swevis.tasks import load_instances
 
@@ -14,13 +13,13 @@ with script_logging(snakemake.log[0]) as log:
     row = next(r for r in load_instances(snakemake.input.instances) if r["instance_id"] == wc.instance)
     with open(snakemake.input.checkout) as fh:
         pristine = json.load(fh)["path"]
-    replay = None
-    if params.profile["backend"] == "replay":
-        replay = str(demo_path("plb", wc.instance, params.agents.get("demos_dir")))
-    chat = make_model(wc.model, params.profile, cache_dir=params.agents["cache_dir"], replay_source=replay)
-    result = prelocalize(
-        row, chat, index_db=snakemake.input.index, pristine_dir=pristine, index_cfg=params.localize,
-        top_k=params.agents["top_k"],
+    # the PLB run's spec: its replay source and response cache; the package depends on no
+    # scope or condition, and pre-localization reads the pristine checkout, not the mirror
+    spec = make_run_spec(
+        model=wc.model, profile=params.profile, agent="plb", scope="normal", condition="text", row=row, mirror="",
+        out_dir=str(Path(snakemake.output.preloc).parent), agents_cfg=params.agents, localize_cfg=params.localize,
+        render_cfg={}, index_db=snakemake.input.index, pristine_dir=pristine,
     )
+    result = prelocalize_run(spec)
     log.info("pre-localized %s: %s prompt tokens", wc.instance, result["usage"]["usage"]["prompt_tokens"])
     write_json_atomic({**result, "provenance": provenance(params.profile, model=wc.model)}, snakemake.output.preloc)

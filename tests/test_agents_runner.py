@@ -32,7 +32,7 @@ def setup(tmp_path_factory):
     db = root / "index.sqlite"
     build_index(co["path"], db)
     chat = make_model("qwen3.5", PROFILE, replay_source=str(DEMO))
-    preloc = prelocalize(row, chat, index_db=str(db), pristine_dir=co["path"], index_cfg={})
+    preloc = prelocalize(row, chat, index_db=str(db), pristine_dir=co["path"], localize_cfg={})
     return {"root": root, "row": row, "mirror": mirror, "pristine": co["path"], "db": str(db), "preloc": preloc}
 
 

@@ -20,7 +20,6 @@ import pytest
 import yaml
 
 from swevis.agents.environments import (
-    WORKSPACE_ID_DIGITS,
     EnvironmentRefused,
     LocalWorkspace,
     make_environment,
@@ -28,6 +27,7 @@ from swevis.agents.environments import (
 )
 from swevis.agents.runner import RunSpec, run_instance
 from swevis.models.testing import ScriptedServer
+from swevis.paths import WORKSPACE_ID_DIGITS
 from swevis.tasks.bundled import load_bundled_instances
 from swevis.tasks.repos import checkout, ensure_mirror
 

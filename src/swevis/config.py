@@ -120,3 +120,18 @@ def check_profile(model: str, models: list[str], key: str) -> None:
     """A model named under `key` must be a profile of `models` (a one-line ConfigError)."""
     if model not in models:
         raise ConfigError(f"config key '{key}': {model!r} is not a profile in models ({', '.join(models)})")
+
+
+def filled_section(name: str, value: dict[str, Any]) -> dict[str, Any]:
+    """`value` as config section `name` after validation, every schema default filled in.
+
+    A validated config carries its defaults already; this is for code that starts from a
+    partial dict (tests, the CLI, a profile passed by hand), so the schema stays the one
+    source of defaults. Raises ConfigError naming the key."""
+    key = (name, json.dumps(value, sort_keys=True, default=str))
+    if key not in _FILLED:  # one validation costs ~0.17 s (snakemake reloads the schema)
+        _FILLED[key] = validate_config({name: json.loads(key[1])})[name]
+    return copy.deepcopy(_FILLED[key])
+
+
+_FILLED: dict[tuple[str, str], dict[str, Any]] = {}

@@ -6,6 +6,7 @@ Every function returns a path relative to the working directory, rooted at `resu
 
 from __future__ import annotations
 
+import hashlib
 import re
 from pathlib import PurePosixPath
 
@@ -35,6 +36,25 @@ WILDCARD_CONSTRAINTS = {
 def run_subdir(instance: str, repeat: int = 0) -> str:
     """A run's folder below its condition folder: the instance, or <instance>/repeat-k."""
     return instance if repeat == 0 else f"{instance}/repeat-{repeat}"
+
+
+WORKSPACE_ID_DIGITS = 8
+
+
+def workspace_id(*run_key: object) -> str:
+    """Eight digits derived from run_key, naming a run's checkout folder.
+
+    Fixed per run, so a rerun prints byte-identical paths (pytest and tracebacks print
+    absolute paths) and its model requests hit the response cache. Not *named* after the
+    run: a path containing the agent or condition ("let-mem-normal/r3") would cost every
+    prompt a different number of tokens, and paired comparisons (LET vs LET with memory,
+    text vs r3) would measure the folder name. Eight digits tokenize to the same count
+    whatever their value (digit-wise in Qwen, in fixed groups in BPE tokenizers). Two runs
+    that hash to the same id share the folder one after the other (LocalWorkspace locks it).
+    """
+    key = "\x1f".join(str(k) for k in run_key).encode()
+    digits = int(hashlib.sha256(key).hexdigest(), 16) % 10**WORKSPACE_ID_DIGITS
+    return f"{digits:0{WORKSPACE_ID_DIGITS}d}"
 
 
 def repo_slug(repo: str) -> str:
@@ -92,6 +112,25 @@ class ResultsLayout:
         if repeat not in (0, "0"):
             run = run / f"repeat-{repeat}"
         return str(run / name)
+
+    # a run's working files outside results/ (the rules' outputs): they survive a killed job
+    def run_journal(
+        self, journal_dir: str, model: str, agent: str, scope: str, condition: str, instance: str, repeat: int = 0
+    ) -> str:
+        """The step journal a killed run resumes from (swevis.agents.resume)."""
+        name = instance if repeat == 0 else f"{instance}.repeat-{repeat}"
+        return str(PurePosixPath(journal_dir, model, f"{agent}-{scope}", condition, f"{name}.jsonl"))
+
+    def spend_ledger(self, ledger_dir: str, model: str, agent: str, scope: str, condition: str) -> str:
+        """The condition's spend ledger, shared by all its jobs (swevis.models.spend)."""
+        return str(PurePosixPath(ledger_dir, model, f"{agent}-{scope}", f"{condition}.json"))
+
+    def run_workspace(
+        self, workspace_dir: str, model: str, agent: str, scope: str, condition: str, instance: str, repeat: int = 0
+    ) -> str:
+        """The fixed checkout folder of one run: <workspace_dir>/<8 digits> (see workspace_id)."""
+        name = instance if repeat == 0 else f"{instance}.repeat-{repeat}"
+        return str(PurePosixPath(workspace_dir, workspace_id(model, agent, scope, condition, name)))
 
     def harness_summary(self, model: str, agent: str, scope: str, condition: str) -> str:
         """Written by the Docker harness when it has graded a whole condition."""

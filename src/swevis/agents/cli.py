@@ -11,10 +11,15 @@ import argparse
 import json
 from pathlib import Path
 
+from swevis.agents.runner import clear_outputs, make_run_spec, prelocalize_run, run_instance
 from swevis.cli import output_folder, require_file
 from swevis.conditions import condition_arg
 from swevis.config import load_config
 from swevis.errors import SwevisError
+from swevis.index import build_index
+from swevis.paths import repo_slug
+from swevis.tasks.repos import checkout_instance, ensure_mirror
+from swevis.tasks.sources import open_source
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -39,11 +44,6 @@ def model_profile(cfg: dict, name: str | None, config_path: str) -> tuple[str, d
 
 def prepare_instance(cfg: dict, instance_id: str, cache_dir: str):
     """(row, mirror manifest, checkout manifest, index path) of one instance, in a cache folder."""
-    from swevis.index import build_index
-    from swevis.paths import repo_slug
-    from swevis.tasks.repos import checkout_instance, ensure_mirror
-    from swevis.tasks.sources import open_source
-
     row = next((r for r in open_source(cfg["tasks"]).load() if r["instance_id"] == instance_id), None)
     if row is None:
         raise SwevisError(f"unknown instance id {instance_id}: not in the configured task source")
@@ -56,10 +56,6 @@ def prepare_instance(cfg: dict, instance_id: str, cache_dir: str):
 
 
 def run(args: argparse.Namespace) -> int:
-    from swevis.agents.demos import demo_path
-    from swevis.agents.runner import RunSpec, clear_outputs, prelocalize, run_instance
-    from swevis.models import make_model
-
     cfg = load_config(args.config)
     agents = ["mini", "plb", "let", *(cfg["agents"].get("variants") or {})]
     if args.agent not in agents:
@@ -70,20 +66,15 @@ def run(args: argparse.Namespace) -> int:
     output_folder(args.out, "-o/--out")
     output_folder(args.cache, "--cache")
     row, mirror, co, db = prepare_instance(cfg, args.instance, args.cache)
-    replay = None
-    if profile["backend"] == "replay":
-        replay = args.demo or str(demo_path(args.agent, row["instance_id"], cfg["agents"].get("demos_dir")))
-    preloc = None
+    # the workflow's own spec: replay source, response cache, journal, ledger, workspace, top_k
+    spec = make_run_spec(
+        model=model, profile=profile, agent=args.agent, scope=args.scope, condition=str(args.condition), row=row,
+        mirror=mirror["mirror"], out_dir=args.out, agents_cfg=cfg["agents"], localize_cfg=cfg["localize"],
+        render_cfg=cfg["single_read"].get("render", {}), index_db=str(db), pristine_dir=co["path"], demo=args.demo,
+    )
     clear_outputs(args.out)  # before pre-localization, which may fail first
     if args.agent == "plb":
-        chat = make_model(model, profile, cache_dir=cfg["agents"]["cache_dir"], replay_source=replay)
-        preloc = prelocalize(row, chat, index_db=str(db), pristine_dir=co["path"], index_cfg=cfg["localize"])
-    traj = run_instance(
-        RunSpec(
-            model, profile, args.agent, args.scope, str(args.condition), row, mirror["mirror"], args.out,
-            index_db=str(db), pristine_dir=co["path"], preloc=preloc, agents_cfg=cfg["agents"], index_cfg=cfg["localize"],
-            render_cfg=cfg["single_read"].get("render", {}), cache_dir=cfg["agents"]["cache_dir"], replay_source=replay,
-        )
-    )
+        spec.preloc = prelocalize_run(spec)
+    traj = run_instance(spec)
     print(json.dumps({k: traj[k] for k in ("instance_id", "agent", "condition", "exit_status", "totals", "phases")}, indent=2))
     return 0 if traj["exit_status"] == "submitted" else 1

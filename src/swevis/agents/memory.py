@@ -48,18 +48,39 @@ from typing import Any
 import numpy as np
 
 from swevis.agents.actions import detect_code_read
+from swevis.agents.embedding import load_embedder
 from swevis.agents.observe import ObservationPipeline, Window, format_window_text, resolve_window
 from swevis.agents.tools import ToolEnvironment
+from swevis.config import filled_section
 
 log = logging.getLogger(__name__)
 
-MEMORY_DEFAULTS: dict[str, Any] = {
-    "weights": {"essential": 0.6, "extra": 0.2, "purpose": 0.2},
-    "threshold": 0.80,
-    "embedding": "minilm",  # minilm | lexical
-    "embedding_model_dir": None,
-    "semantic": True,
-}
+
+
+@dataclass(frozen=True)
+class MemorySettings:
+    """Config ``agents.memory`` (with a variant's ``memory_options`` over it), typed."""
+
+    weights: dict[str, float]
+    threshold: float
+    embedding: str  # minilm | lexical
+    embedding_model_dir: str | None
+    semantic: bool
+
+    @classmethod
+    def from_config(cls, options: dict[str, Any] | None) -> MemorySettings:
+        """Filled through the schema; partial weights keep the schema's other weights."""
+        given = dict(options or {})
+        filled = filled_section("agents", {"memory": given})["memory"]
+        weights = {**filled_section("agents", {"memory": {}})["memory"]["weights"], **(given.get("weights") or {})}
+        return cls(
+            weights=weights,
+            threshold=float(filled["threshold"]),
+            embedding=str(filled["embedding"]),
+            embedding_model_dir=filled["embedding_model_dir"],
+            semantic=bool(filled["semantic"]),
+        )
+
 
 PURPOSES = {
     "locator": "locate the files, symbols and code spans that must change to resolve the issue",
@@ -108,12 +129,12 @@ class _Seen:
 
 class WorkingMemory:
     def __init__(self, config: dict[str, Any] | None = None, issue_text: str = ""):
-        cfg = {**MEMORY_DEFAULTS, **(config or {})}
-        self.weights = {**MEMORY_DEFAULTS["weights"], **(cfg.get("weights") or {})}
-        self.threshold = float(cfg["threshold"])
-        self.semantic = bool(cfg["semantic"])
-        self.embedding_kind = str(cfg["embedding"])
-        self.embedding_model_dir = cfg.get("embedding_model_dir")
+        settings = MemorySettings.from_config(config)
+        self.weights = dict(settings.weights)
+        self.threshold = settings.threshold
+        self.semantic = settings.semantic
+        self.embedding_kind = settings.embedding
+        self.embedding_model_dir = settings.embedding_model_dir
         self.issue_text = issue_text
         self.units: list[ContextUnit] = []
         self.records: list[QueryRecord] = []
@@ -127,8 +148,6 @@ class WorkingMemory:
     # ------------------------------------------------------------ embeddings
     def embedder(self):
         if self._embedder is None:
-            from swevis.agents.embedding import load_embedder
-
             self._embedder = load_embedder(self.embedding_kind, self.embedding_model_dir)
             self.embedder_name = self._embedder.name
         return self._embedder
@@ -281,34 +300,8 @@ class MemoryObservationPipeline(ObservationPipeline):
         record["memory"] = {**info["memory"], "tokens_saved": saved}
         return text, record
 
-    # -- plain commands (view_code, cat, sed, localize_issue, bash)
-    def observe(self, command, output, template_vars=None):
-        info = self.memory.take_pending()
-        if info and info.get("short"):
-            return self._query_short(info, output, template_vars)
-        full_content, full_record = super().observe(command, output, template_vars)
-        step = self._step()
-        read = detect_code_read(command) if output.get("returncode") == 0 else None
-        window = None
-        if read is not None:
-            margin = self.config.wide_margin if self.config.scope == "wide" else 0
-            window = resolve_window(read, self.read_file, margin)
-        if window is None or len(window.text) > self.config.max_window_chars:
-            if info:
-                full_record["memory"] = info["memory"]
-                _note_tokens(info, full_record)
-            return full_content, full_record
-        tool = "view_code" if (command or "").strip().startswith("view_code") else "read"
-        self.memory.add_window_unit(tool, self.context, step, window)
-        lines = window.text.splitlines(keepends=True)
-        runs = self.memory.split(self.context, window.path, window.start, lines)
-        if all(r[2] is None for r in runs):
-            self._remember_windows([window], step, self._modality() if full_record["kind"] == "image" else "text")
-            full_record["memory"] = {"hit": False, "kind": "miss", "tokens_saved": 0}
-            return full_content, full_record
-        exact = self.memory.sent_before(self.context, window.path, window.start, window.end)
-        seen_runs = [r for r in runs if r[2] is not None]
-        note = _ref_note(window.path, seen_runs)  # type: ignore[arg-type]
+    def _deliver_new(self, window: Window, lines: list[str], runs: list) -> tuple[list[dict], int, int, list[Window]]:
+        """The lines of a partly seen window that are new: (parts, tokens, pages, the sub-windows sent)."""
         parts: list[dict] = []
         tokens = pages = 0
         delivered: list[Window] = []
@@ -338,6 +331,37 @@ class MemoryObservationPipeline(ObservationPipeline):
             p, t, g = self._deliver(window.path, lo, merged)
             if t < tokens:
                 parts, tokens, pages = p, t, g
+        return parts, tokens, pages, delivered
+
+    # -- plain commands (view_code, cat, sed, localize_issue, bash)
+    def observe(self, command, output, template_vars=None):
+        info = self.memory.take_pending()
+        if info and info.get("short"):
+            return self._query_short(info, output, template_vars)
+        full_content, full_record = super().observe(command, output, template_vars)
+        step = self._step()
+        read = detect_code_read(command) if output.get("returncode") == 0 else None
+        window = None
+        if read is not None:
+            margin = self.config.wide_margin if self.config.scope == "wide" else 0
+            window = resolve_window(read, self.read_file, margin)
+        if window is None or len(window.text) > self.config.max_window_chars:
+            if info:
+                full_record["memory"] = info["memory"]
+                _note_tokens(info, full_record)
+            return full_content, full_record
+        tool = "view_code" if (command or "").strip().startswith("view_code") else "read"
+        self.memory.add_window_unit(tool, self.context, step, window)
+        lines = window.text.splitlines(keepends=True)
+        runs = self.memory.split(self.context, window.path, window.start, lines)
+        if all(r[2] is None for r in runs):
+            self._remember_windows([window], step, self._modality() if full_record["kind"] == "image" else "text")
+            full_record["memory"] = {"hit": False, "kind": "miss", "tokens_saved": 0}
+            return full_content, full_record
+        exact = self.memory.sent_before(self.context, window.path, window.start, window.end)
+        seen_runs = [r for r in runs if r[2] is not None]
+        note = _ref_note(window.path, seen_runs)  # type: ignore[arg-type]
+        parts, tokens, pages, delivered = self._deliver_new(window, lines, runs)
         header = self._text({**output, "output": note + "\n"}, template_vars)
         tokens += self._text_tokens(header)
         if delivered and tokens >= full_record["tokens"]:

@@ -24,7 +24,11 @@ from jinja2 import StrictUndefined, Template
 
 from swevis.agents.actions import CodeRead, detect_code_read
 from swevis.agents.volatile import normalize as normalize_volatile
+from swevis.agents.settings import AgentSettings
 from swevis.conditions import Condition
+from swevis.models import image_part, resolve_profile
+from swevis.render import RenderError, render_window
+from swevis.tokens import text_tokens
 
 log = logging.getLogger(__name__)
 
@@ -33,17 +37,28 @@ ReadFile = Callable[[str], "str | None"]
 
 @dataclass
 class ObservationConfig:
+    """How observations are built; a setting left None takes the schema's default (the
+    runner passes every one of them from the run's settings and resolved profile)."""
+
     condition: str = "text"  # text | r1 | r3 | ...
     scope: str = "normal"  # normal | wide
-    wide_margin: int = 20
-    max_window_chars: int = 10000
-    tokenizer: str = "qwen3"
-    image_family: str = "qwen3.5"
+    wide_margin: int | None = None  # agents.wide_margin
+    max_window_chars: int | None = None  # agents.max_window_chars
+    tokenizer: str | None = None  # models.<name>.tokenizer
+    image_family: str | None = None  # models.<name>.image_family
     render: dict = field(default_factory=dict)  # RenderSettings overrides (config single_read.render)
     visual_enabled: bool = True  # LET's editor reads text unless config turns rendering on
 
     def __post_init__(self) -> None:
         Condition.parse(self.condition)  # a bad name fails here, before any step runs
+        if self.wide_margin is None or self.max_window_chars is None:
+            agents = AgentSettings.from_config({})
+            self.wide_margin = agents.wide_margin if self.wide_margin is None else self.wide_margin
+            self.max_window_chars = agents.max_window_chars if self.max_window_chars is None else self.max_window_chars
+        if self.tokenizer is None or self.image_family is None:
+            profile = resolve_profile("profile", {})
+            self.tokenizer = self.tokenizer or profile["tokenizer"]
+            self.image_family = self.image_family or profile["image_family"]
 
     @property
     def ratio(self) -> float | None:
@@ -108,14 +123,9 @@ class ObservationPipeline:
         return self.template.render(output=output, **(template_vars or {}))
 
     def _text_tokens(self, text: str) -> int:
-        from swevis.tokens import text_tokens
-
         return text_tokens(text, self.config.tokenizer)
 
     def _render_parts(self, window: Window) -> tuple[list[dict], dict[str, Any]] | None:
-        from swevis.models import image_part
-        from swevis.render import RenderError, render_window
-
         try:
             result = render_window(
                 window.path,

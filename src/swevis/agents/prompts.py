@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+import minisweagent
 import yaml
 
 PROMPT_DIR = Path(__file__).resolve().parents[1] / "prompts"
@@ -29,7 +30,5 @@ def render_prompt(name: str, **values: Any) -> str:
 def mini_swebench_config() -> dict[str, Any]:
     """mini-swe-agent's own SWE-bench config in its text (backticks) action format: the
     templates, step limit and observation/format-error templates of the mini baseline."""
-    import minisweagent
-
     path = Path(minisweagent.__file__).parent / "config" / "benchmarks" / "swebench_backticks.yaml"
     return yaml.safe_load(path.read_text())

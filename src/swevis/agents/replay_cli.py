@@ -7,6 +7,8 @@ import argparse
 import json
 from pathlib import Path
 
+from swevis.agents.cli import model_profile, prepare_instance
+from swevis.agents.counterfactual import counterfactual_costs
 from swevis.cli import output_folder, read_json_object
 from swevis.conditions import conditions_arg
 from swevis.config import load_config
@@ -39,9 +41,6 @@ def _instance_id(args: argparse.Namespace, data: dict) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from swevis.agents.cli import model_profile, prepare_instance
-    from swevis.agents.counterfactual import counterfactual_costs
-
     data = read_json_object(args.traj, "trajectory")
     output_folder(args.cache, "--cache")
     cfg = load_config(args.config)
@@ -53,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
     rows = counterfactual_costs(
         args.traj, [str(c) for c in args.conditions], model_name=model, profile=profile, row=row, mirror=mirror["mirror"],
         index_db=str(db), pristine_dir=co["path"], scope=scope,
-        agents_cfg=cfg["agents"], index_cfg=cfg["localize"], render_cfg=cfg["single_read"].get("render", {}),
+        agents_cfg=cfg["agents"], localize_cfg=cfg["localize"], render_cfg=cfg["single_read"].get("render", {}),
     )
     if args.json:
         print(json.dumps(rows, indent=2))

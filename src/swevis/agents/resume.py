@@ -20,7 +20,8 @@ Resuming (a rerun finds a journal whose identity matches):
 3. :class:`ResumingRecorder` keeps the journal's own step records for those steps (usage as
    billed, not re-estimated), checks that each replayed step is the recorded one, and does
    not journal them twice.
-4. When the recorded turns run out the ReplayModel's ``fallback`` -- the live model,
+4. When the recorded turns run out the ReplayModel's ``fallback`` (composed by
+   :func:`swevis.agents.chat.open_chat_stack`) -- the live model,
    behind the spend guard seeded with the journal's spend -- takes over, and new steps are
    journaled as before.
 
@@ -46,7 +47,7 @@ from typing import Any
 
 from swevis.agents.trajectory import StepRecorder
 from swevis.errors import SwevisError
-from swevis.models.replay import ReplayModel, ReplaySource, ReplayTurn
+from swevis.models.replay import ReplaySource, ReplayTurn
 from swevis.models.spend import Spend, spend_of_usage
 
 log = logging.getLogger(__name__)
@@ -76,11 +77,12 @@ def _digest(data: Any) -> str:
 def journal_identity(spec: Any) -> dict[str, Any]:
     """The key of a trajectory's journal: who runs what, where, and a hash of the settings."""
     profile = spec.profile or {}
+    agents = spec.settings.to_dict()
     settings = {
         "profile": {k: profile.get(k) for k in PROFILE_IDENTITY_KEYS},
-        "agents": {k: spec.opt(k) for k in AGENT_IDENTITY_KEYS},
+        "agents": {k: agents[k] for k in AGENT_IDENTITY_KEYS},
         "render": spec.render_cfg,
-        "index": spec.index_cfg,
+        "index": spec.localize_cfg,
         "preloc": (spec.preloc or {}).get("package"),
     }
     return {
@@ -210,16 +212,10 @@ class TrajectoryJournal:
     def recorder(self) -> StepRecorder:
         return ResumingRecorder(self.path, self.prior_steps) if self.resumed else StepRecorder(self.path)
 
-    def wrap(self, chat: Any) -> Any:
-        """The chat model for the run: the recorded turns first, then ``chat``."""
+    def replay_source(self) -> ReplaySource | None:
+        """The recorded assistant turns as a replay source, or None when there are none."""
         turns = self.turns()
-        if not turns:
-            return chat
-        source = ReplaySource("swevis-journal", str(self.path), turns)
-        return ReplayModel(
-            chat.profile_name, chat.profile, source=source, fallback=chat,
-            estimator=chat._estimator, text_counter=chat._text_counter,
-        )
+        return ReplaySource("swevis-journal", str(self.path), turns) if turns else None
 
     def prior_spend(self, profile: dict[str, Any]) -> Spend:
         """What the recorded turns cost (one call each, usage as recorded)."""

@@ -25,6 +25,8 @@ from typing import Any
 from minisweagent.exceptions import FormatError, Submitted
 
 from swevis.agents.observe import number_lines
+from swevis.index import open_index
+from swevis.localize import by_kind, localize_issue, pack_context
 
 log = logging.getLogger(__name__)
 
@@ -47,7 +49,7 @@ class PlanError(ValueError):
     """A committed plan that does not have the shape of Π(x)."""
 
 
-def _format_error(message: str) -> FormatError:
+def format_error(message: str) -> FormatError:
     return FormatError({"role": "user", "content": f"Format error: {message}", "extra": {"interrupt_type": "FormatError"}})
 
 
@@ -113,8 +115,6 @@ def parse_heredoc(command: str, name: str) -> str:
 
 
 def format_candidates(candidates: list) -> str:
-    from swevis.localize import by_kind
-
     out = []
     for kind, title in (("file", "files"), ("symbol", "symbols"), ("span", "spans")):
         items = by_kind(candidates, kind)
@@ -162,7 +162,7 @@ class ToolEnvironment:
         pristine_dir: str | None = None,
         wide: bool = False,
         index_options: dict | None = None,
-        top_k: int = 10,
+        top_k: int | None = None,  # agents.top_k; only the query tools (LET) use it
     ):
         self.base = base
         self.config = base.config
@@ -189,9 +189,9 @@ class ToolEnvironment:
         if name in self.tools:
             return getattr(self, f"_tool_{name}")(command)
         if name in TOOL_NAMES:
-            raise _format_error(f"the tool {name} is not available here; available: {', '.join(sorted(self.tools))}")
+            raise format_error(f"the tool {name} is not available here; available: {', '.join(sorted(self.tools))}")
         if not self.allow_bash:
-            raise _format_error(
+            raise format_error(
                 f"unknown tool {name!r}; this phase has only these tools: {', '.join(sorted(self.tools))}"
             )
         return self.base.execute(action, cwd, timeout=timeout) if timeout else self.base.execute(action, cwd)
@@ -204,8 +204,6 @@ class ToolEnvironment:
         if self._index is None:
             if not self.index_db:
                 raise RuntimeError("this environment has no repository index")
-            from swevis.index import open_index
-
             self._index = open_index(self.index_db)
         return self._index
 
@@ -218,15 +216,11 @@ class ToolEnvironment:
 
     # -- tools
     def _tool_localize_issue(self, command: str) -> dict[str, Any]:
-        from swevis.localize import localize_issue
-
         query = self._query(command, "localize_issue") or None
         cands = localize_issue(self._open_index(), self.issue_text, query=query, top_k=self.top_k, options=self.index_options)
         return {"output": format_candidates(cands) + "\n", "returncode": 0, "exception_info": ""}
 
     def _tool_pack_context(self, command: str) -> dict[str, Any]:
-        from swevis.localize import localize_issue, pack_context
-
         query = self._query(command, "pack_context") or None
         index = self._open_index()
         cands = localize_issue(index, self.issue_text, query=query, top_k=self.top_k, options=self.index_options)
@@ -244,16 +238,16 @@ class ToolEnvironment:
         try:
             words = shlex.split(command)
         except ValueError as exc:
-            raise _format_error(f"view_code: {exc}") from None
+            raise format_error(f"view_code: {exc}") from None
         if len(words) < 2 or len(words) > 4:
-            raise _format_error("usage: view_code PATH [START [END]]")
+            raise format_error("usage: view_code PATH [START [END]]")
         if not all(re.fullmatch(r"\d+", w) for w in words[2:]):
-            raise _format_error("view_code: START and END must be line numbers")
+            raise format_error("view_code: START and END must be line numbers")
         path = words[1]
         start = int(words[2]) if len(words) > 2 else 1
         end = int(words[3]) if len(words) > 3 else None
         if start < 1 or (end is not None and end < start):
-            raise _format_error(f"view_code: bad line span {start}-{end}")
+            raise format_error(f"view_code: bad line span {start}-{end}")
         text = self.read_file(path)
         if text is None:
             return {"output": f"view_code: {path}: no such file\n", "returncode": 1, "exception_info": ""}
@@ -269,9 +263,9 @@ class ToolEnvironment:
         try:
             plan = validate_plan(json.loads(body))
         except json.JSONDecodeError as exc:
-            raise _format_error(f"commit_plan: the plan is not valid JSON ({exc.msg} at line {exc.lineno})") from None
+            raise format_error(f"commit_plan: the plan is not valid JSON ({exc.msg} at line {exc.lineno})") from None
         except PlanError as exc:
-            raise _format_error(f"commit_plan: {exc}") from None
+            raise format_error(f"commit_plan: {exc}") from None
         text = json.dumps(plan, indent=2)
         raise Submitted({"role": "exit", "content": text, "extra": {"exit_status": "Submitted", "submission": text, "plan": plan}})
 

@@ -11,6 +11,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from swevis import provenance
 from swevis.agents.actions import classify_action
 
 TRAJ_FORMAT = "swevis-traj-1"
@@ -120,6 +121,4 @@ class StepRecorder:
 
 
 def write_json_atomic(data: Any, path: str | Path) -> None:
-    from swevis.provenance import write_json_atomic as _write
-
-    _write(data, path)
+    provenance.write_json_atomic(data, path)

@@ -29,29 +29,29 @@ Everything not switched on is plain LET, so a variant differs from LET only in i
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 import shlex
+from collections.abc import Callable
+from dataclasses import dataclass, fields
 from typing import Any
 
 from minisweagent.exceptions import Submitted
 
-from swevis.agents.memory import MemoryToolEnvironment, WorkingMemory
-from swevis.agents.tools import _format_error, working_tree_diff
+from swevis.agents.memory import MemoryObservationPipeline, MemoryToolEnvironment, WorkingMemory, memory_summary
+from swevis.agents.observe import ObservationPipeline
+from swevis.agents.prompts import render_prompt
+from swevis.agents.tools import format_error, working_tree_diff
 from swevis.agents.volatile import normalize as normalize_volatile
+from swevis.config import filled_section
 
 log = logging.getLogger(__name__)
 
 FLAGS = ("memory", "reproduction", "verification")
-VARIANT_DEFAULTS: dict[str, Any] = {
-    "memory": False,
-    "reproduction": False,
-    "verification": False,
-    "reproduction_step_limit": 20,
-    "verify_rounds": 2,
-    "regression_limit": 20,
-    "output_chars": 3000,
-}
+# the name a variant's entry is validated under when the agent is plain LET (no entry)
+_PLAIN = "let-plain"
+# example variants (config.yaml's), for tests and demonstrations; the schema's default is none
 DEFAULT_VARIANTS: dict[str, dict[str, Any]] = {
     "let-mem": {"memory": True},
     "let-repro": {"reproduction": True},
@@ -69,27 +69,43 @@ def broken_reproduction(output: str) -> bool:
     return bool(raised and raised[-1] in _BROKEN_ERRORS) or bool(_BROKEN_TEXT.search(output))
 
 
-def is_let(agent: str) -> bool:
-    return agent == "let" or agent.startswith("let-")
+@dataclass(frozen=True)
+class VariantSettings:
+    """One LET variant's entry of ``agents.variants`` (all flags off for plain LET), typed."""
+
+    memory: bool
+    reproduction: bool
+    verification: bool
+    reproduction_step_limit: int
+    verify_rounds: int
+    regression_limit: int
+    output_chars: int
+    memory_options: dict[str, Any]
+
+    def __getitem__(self, key: str) -> Any:
+        """Read like the config entry it comes from (flags["memory"])."""
+        return getattr(self, key)
 
 
-def variant_flags(agent: str, agents_cfg: dict[str, Any]) -> dict[str, Any]:
-    """The flags of a LET variant (all off for plain LET).
+def variant_flags(agent: str, agents_cfg: dict[str, Any]) -> VariantSettings:
+    """The flags of a LET variant, filled through the schema (all off for plain LET).
 
     Looked up in ``agents_cfg['variant']`` (the workflow may pass just this agent's entry)
     or ``agents_cfg['variants'][agent]``."""
-    if agent == "let":
-        return dict(VARIANT_DEFAULTS)
-    entry = agents_cfg.get("variant")
-    if entry is None:
-        entry = (agents_cfg.get("variants") or {}).get(agent)
+    entry: dict[str, Any] | None = {}
+    if agent != "let":
+        entry = agents_cfg.get("variant")
+        if entry is None:
+            entry = (agents_cfg.get("variants") or {}).get(agent)
     if entry is None:
         configured = ", ".join(sorted(agents_cfg.get("variants") or {})) or "none"
         raise ValueError(f"agent {agent!r} is not a configured LET variant (agents.variants: {configured})")
-    unknown = sorted(set(entry) - set(VARIANT_DEFAULTS) - {"memory_options"})
+    names = [f.name for f in fields(VariantSettings)]
+    unknown = sorted(set(entry) - set(names))
     if unknown:
         raise ValueError(f"agents.variants.{agent}: unknown key(s) {', '.join(unknown)}")
-    return {**VARIANT_DEFAULTS, **entry}
+    filled = filled_section("agents", {"variants": {_PLAIN: dict(entry)}})["variants"][_PLAIN]
+    return VariantSettings(**{name: filled[name] for name in names})
 
 
 def _tail(text: str, n: int) -> str:
@@ -181,7 +197,7 @@ class VariantToolEnvironment(MemoryToolEnvironment):
         self,
         base: Any,
         *,
-        flags: dict[str, Any],
+        flags: VariantSettings,
         memory: WorkingMemory | None,
         context: str,
         recorder: Any,
@@ -201,7 +217,7 @@ class VariantToolEnvironment(MemoryToolEnvironment):
     def _tool_commit_reproduction(self, command: str) -> dict[str, Any]:
         cmd = command.strip()[len("commit_reproduction"):].strip()
         if not cmd:
-            raise _format_error("usage: commit_reproduction COMMAND (e.g. commit_reproduction python reproduce_issue.py)")
+            raise format_error("usage: commit_reproduction COMMAND (e.g. commit_reproduction python reproduce_issue.py)")
         out = self._run(cmd)
         text = normalize_volatile(out.get("output", ""))  # it reaches the editor's prompt: stable for the cache
         rc = out.get("returncode")
@@ -211,7 +227,7 @@ class VariantToolEnvironment(MemoryToolEnvironment):
                 content = self.read_file(word)
                 if content is not None:
                     files[word] = content
-        attempt = {"command": cmd, "returncode": rc, "output": _tail(text, int(self.flags["output_chars"])), "files": files}
+        attempt = {"command": cmd, "returncode": rc, "output": _tail(text, self.flags.output_chars), "files": files}
         self.attempts.append(attempt)
         if rc == 0:
             attempt["verdict"] = "passes"
@@ -235,7 +251,7 @@ class VariantToolEnvironment(MemoryToolEnvironment):
 
     # -- verification
     def verify(self) -> dict[str, Any]:
-        limit = int(self.flags["output_chars"])
+        limit = self.flags.output_chars
         result: dict[str, Any] = {"round": len(self.verifications) + 1, "passed": True}
         if self.reproduction:
             out = self._run(self.reproduction["command"])
@@ -248,7 +264,7 @@ class VariantToolEnvironment(MemoryToolEnvironment):
         diff = working_tree_diff(self.base)
         try:
             selection = select_regression_tests(
-                self._open_index(), diff, self.read_file, int(self.flags["regression_limit"])
+                self._open_index(), diff, self.read_file, self.flags.regression_limit
             )
         except Exception as exc:  # no index: verify with the reproduction only
             log.warning("verification: no regression selection (%s: %s)", type(exc).__name__, exc)
@@ -283,11 +299,11 @@ class VariantToolEnvironment(MemoryToolEnvironment):
         return "\n".join(out) + "\n"
 
     def _tool_submit(self, command: str) -> dict[str, Any]:
-        if self.flags.get("verification"):
+        if self.flags.verification:
             res = self.verify()
             failed_before = sum(1 for v in self.verifications if not v["passed"])
             self.verifications.append(res)
-            rounds = int(self.flags["verify_rounds"])
+            rounds = self.flags.verify_rounds
             if not res["passed"] and failed_before < rounds:
                 res["outcome"] = "returned_to_editor"
                 return {"output": self._report(res, rounds - failed_before - 1), "returncode": 1, "exception_info": ""}
@@ -295,27 +311,25 @@ class VariantToolEnvironment(MemoryToolEnvironment):
         return super()._tool_submit(command)
 
 
-def make_memory(flags: dict[str, Any], issue_text: str, agents_cfg: dict[str, Any]) -> WorkingMemory | None:
-    if not flags.get("memory"):
+def make_memory(flags: VariantSettings, issue_text: str, agents_cfg: dict[str, Any]) -> WorkingMemory | None:
+    """The trajectory's working memory (variants with memory on): agents.memory, the
+    variant's memory_options over it."""
+    if not flags.memory:
         return None
-    options = {**(agents_cfg.get("memory") or {}), **(flags.get("memory_options") or {})}
+    options = {**(agents_cfg.get("memory") or {}), **flags.memory_options}
     return WorkingMemory(options, issue_text=issue_text)
 
 
 def reproduction_objective(repro: dict[str, Any] | None, attempts: list[dict[str, Any]]) -> str:
     """The editor's repair objective (appended to its task message)."""
-    from swevis.agents.prompts import render_prompt
-
     return render_prompt("let_repro_objective", reproduction=repro, attempts=len(attempts))
 
 
-def variant_record(flags: dict[str, Any], memory: WorkingMemory | None, steps: list[dict[str, Any]],
+def variant_record(flags: VariantSettings, memory: WorkingMemory | None, steps: list[dict[str, Any]],
                    reproduction: dict[str, Any] | None, repro_attempts: list[dict[str, Any]] | None,
                    verifications: list[dict[str, Any]] | None) -> dict[str, Any]:
     """traj.json's ``variant`` block: the flags and what each mechanism did."""
-    from swevis.agents.memory import memory_summary
-
-    rec: dict[str, Any] = {"flags": {k: bool(flags.get(k)) for k in FLAGS}}
+    rec: dict[str, Any] = {"flags": {k: bool(flags[k]) for k in FLAGS}}
     if memory is not None:
         rec["memory"] = {
             **memory_summary(steps),
@@ -326,12 +340,69 @@ def variant_record(flags: dict[str, Any], memory: WorkingMemory | None, steps: l
             "weights": memory.weights,
             "threshold": memory.threshold,
         }
-    if flags.get("reproduction"):
+    if flags.reproduction:
         rec["reproduction"] = {
             "reproduced": reproduction is not None,
             "accepted": reproduction,
             "attempts": repro_attempts or [],
         }
-    if flags.get("verification"):
+    if flags.verification:
         rec["verification"] = verifications or []
     return rec
+
+
+class LetVariant:
+    """What a variant adds to LET's run (swevis.agents.runner): the working memory in every
+    phase, the reproduction stage before the editor, verification at submit, traj.json's
+    ``variant`` block. Plain LET runs without one, so the baseline never loads this module."""
+
+    def __init__(self, agent: str, agents_cfg: dict[str, Any], issue_text: str, recorder: Any):
+        self.flags = variant_flags(agent, agents_cfg)
+        self.memory = make_memory(self.flags, issue_text, agents_cfg)
+        self.recorder = recorder
+        self.reproduction: dict[str, Any] | None = None  # the accepted one, the editor's objective
+        self.repro_env: VariantToolEnvironment | None = None
+        self.editor_env: VariantToolEnvironment | None = None
+
+    def pipeline(self, phase: str) -> Callable[..., ObservationPipeline]:
+        """The observation pipeline of a phase: the memory in front of it when memory is on."""
+        if self.memory is None:
+            return ObservationPipeline
+        return functools.partial(MemoryObservationPipeline, memory=self.memory, context=phase, recorder=self.recorder)
+
+    def tool_env(self, base: Any, *, tools: set[str], allow_bash: bool, context: str, **kwargs: Any) -> VariantToolEnvironment:
+        env = VariantToolEnvironment(
+            base, tools=tools, allow_bash=allow_bash, flags=self.flags, memory=self.memory, context=context,
+            recorder=self.recorder, reproduction=self.reproduction if context == "editor" else None, **kwargs,
+        )
+        if context == "reproduction":
+            self.repro_env = env
+        elif context == "editor":
+            self.editor_env = env
+        return env
+
+    def editor_addendum(self, run_phase: Callable[..., dict], base: Any, *, issue: str, plan_text: str,
+                        values: dict[str, Any], visual: bool, tool_kwargs: dict[str, Any]) -> str:
+        """Run the reproduction stage (when on) through `run_phase`; return what the editor's
+        task message gets appended (the repair objective, the verification note)."""
+        addendum = ""
+        if self.flags.reproduction:
+            env = self.tool_env(base, tools={"view_code", "commit_reproduction"}, allow_bash=True,
+                                context="reproduction", **tool_kwargs)
+            limit = self.flags.reproduction_step_limit
+            result = run_phase(
+                env=env, phase="reproduction", purpose="reproduction", system=render_prompt("let_repro_system", **values),
+                instance=render_prompt("let_repro_instance", issue=issue, plan=plan_text, step_limit=limit, **values),
+                step_limit=limit, visual=visual,
+            )
+            self.reproduction = result.get("reproduction")
+            addendum += reproduction_objective(self.reproduction, env.attempts)
+        if self.flags.verification:
+            addendum += render_prompt("let_verify_note", reproduction=self.reproduction)
+        return addendum
+
+    def record(self, steps: list[dict[str, Any]]) -> dict[str, Any]:
+        return variant_record(
+            self.flags, self.memory, steps, self.reproduction, self.repro_env.attempts if self.repro_env else None,
+            self.editor_env.verifications if self.editor_env else None,
+        )

@@ -5,7 +5,7 @@
   token models' estimate.
 - ``ReplayModel``: recorded assistant turns from a demonstration or a trajectory (ours or
   mini-swe-agent's), with estimated usage.
-- ``make_model``: the backend a config profile names.
+- ``make_model``: the backend a config profile names; ``is_live``: whether it calls an endpoint.
 """
 
 from swevis.models.base import (
@@ -20,6 +20,7 @@ from swevis.models.base import (
     ReplayExhausted,
     ReplaySourceError,
     Usage,
+    is_live,
     resolve_profile,
 )
 from swevis.models.cache import ResponseCache, request_key
@@ -56,6 +57,7 @@ __all__ = [
     "Usage",
     "apply_image_cap",
     "image_part",
+    "is_live",
     "load_replay_source",
     "load_replay_turns",
     "make_model",

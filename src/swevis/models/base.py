@@ -13,14 +13,18 @@ same request (``swevis.tokens``), so the analysis can calibrate one against the 
 
 from __future__ import annotations
 
+import re
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
+from swevis.config import ConfigError, filled_section
 from swevis.errors import InfrastructureError, SwevisError
 from swevis.models.messages import apply_image_cap, prepare_messages
+from swevis.paths import MODEL
+from swevis.tokens import count_message_tokens, text_tokens
 
 # ---------------------------------------------------------------- errors
 
@@ -162,81 +166,34 @@ def _as_int(value: Any) -> int:
 
 
 def default_estimator() -> Estimator:
-    """``swevis.tokens.count_message_tokens(messages, tokenizer, image_family)``, imported lazily."""
-    try:
-        from swevis.tokens import count_message_tokens
-    except ImportError as exc:  # pragma: no cover - depends on the tokens package being present
-        raise ModelConfigError(
-            f"token estimates need swevis.tokens.count_message_tokens, which cannot be imported: {exc}"
-        ) from exc
+    """``swevis.tokens.count_message_tokens(messages, tokenizer, image_family)``."""
     return count_message_tokens
 
 
 def default_text_counter(estimator: Estimator, image_family: str) -> TextCounter:
-    """``swevis.tokens.text_tokens(text, tokenizer)`` if importable, else derived from the estimator.
-
-    The fallback counts an assistant message with the text minus the same message empty,
-    which leaves the text's own tokens without the per-message overhead.
-    """
-    try:
-        from swevis.tokens import text_tokens
-
-        return text_tokens
-    except ImportError:
-        pass
-
-    def via_estimator(text: str, tokenizer: str) -> int:
-        full = _as_int(estimator([{"role": "assistant", "content": text}], tokenizer, image_family))
-        empty = _as_int(estimator([{"role": "assistant", "content": ""}], tokenizer, image_family))
-        return max(0, full - empty)
-
-    return via_estimator
-
-
-# ---------------------------------------------------------------- the interface
-
-PROFILE_DEFAULTS: dict[str, Any] = {
-    "backend": "replay",
-    "model_id": "",
-    "base_url": None,
-    "api_key_env": "SWEVIS_API_KEY",
-    "tokenizer": "qwen3",
-    "image_family": "qwen3.5",
-    "temperature": 0.0,
-    "max_tokens": 4096,
-    "preloc_max_tokens": 1600,
-    "max_tokens_field": "max_tokens",
-    "top_p": None,
-    "seed": None,
-    "extra_body": {},
-    "request_timeout_s": 600.0,
-    "max_retries": 4,
-    "retry_backoff_s": None,
-    "retry_backoff_max_s": None,
-    "invalid_response_retries": 2,
-    "max_images_per_request": None,
-    "image_policy": "drop_oldest",
-    "cache": True,
-    "cost_per_1k_prompt": 0.0,
-    "cost_per_1k_completion": 0.0,
-}
+    """``swevis.tokens.text_tokens(text, tokenizer)``: the text's own tokens, without the
+    per-message overhead an estimate of a whole message carries."""
+    return text_tokens
 
 
 def resolve_profile(profile_name: str, profile: dict[str, Any]) -> dict[str, Any]:
-    """The profile with defaults filled in (the schema does this too; tests pass bare dicts)."""
-    unknown = set(profile) - set(PROFILE_DEFAULTS)
+    """The profile as config section ``models.<name>`` after validation: every schema default
+    filled in (a validated config carries them already; tests and hand runs pass bare dicts)."""
+    key = profile_name if re.fullmatch(MODEL, profile_name) else "profile"
+    known = filled_section("models", {key: {}})[key]
+    unknown = set(profile) - set(known)
     if unknown:
         raise ModelConfigError(f"config key 'models/{profile_name}': unknown key(s) {sorted(unknown)}")
-    resolved = {**PROFILE_DEFAULTS, **profile}
-    if resolved["image_policy"] not in ("drop_oldest", "reject"):
-        raise ModelConfigError(
-            f"config key 'models/{profile_name}/image_policy': must be drop_oldest or reject, "
-            f"not {resolved['image_policy']!r}"
-        )
-    cap = resolved["max_images_per_request"]
-    if cap is not None and (not isinstance(cap, int) or cap < 0):
-        raise ModelConfigError(f"config key 'models/{profile_name}/max_images_per_request': must be an integer >= 0")
-    return resolved
+    try:
+        return filled_section("models", {key: dict(profile)})[key]
+    except ConfigError as exc:
+        raise ModelConfigError(str(exc)) from None
+
+
+def is_live(profile: dict[str, Any]) -> bool:
+    """Whether a profile calls an endpoint (paid, resumable, guarded by the spend caps) rather
+    than replaying recorded turns: the one place that decides replay or live."""
+    return resolve_profile("profile", profile)["backend"] != "replay"
 
 
 class ChatModel(ABC):
@@ -266,6 +223,11 @@ class ChatModel(ABC):
         self._text_counter = text_counter
         self.n_calls = 0
         self.n_cache_hits = 0
+
+    @property
+    def estimators(self) -> tuple[Estimator | None, TextCounter | None]:
+        """The token estimators this model was given, for a model that wraps it."""
+        return self._estimator, self._text_counter
 
     # -- estimates ---------------------------------------------------------------
 

@@ -7,6 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from swevis.models.base import ChatModel, Estimator, ModelConfigError, TextCounter, resolve_profile
+from swevis.models.openai_backend import OpenAIChatModel
+from swevis.models.replay import ReplayModel
 
 
 def make_model(
@@ -29,8 +31,6 @@ def make_model(
     resolved = resolve_profile(profile_name, profile)
     backend = resolved["backend"]
     if backend == "openai":
-        from swevis.models.openai_backend import OpenAIChatModel
-
         return OpenAIChatModel(
             profile_name,
             profile,
@@ -40,8 +40,6 @@ def make_model(
             environ=environ,
         )
     if backend == "replay":
-        from swevis.models.replay import ReplayModel
-
         if replay_source is None:
             raise ModelConfigError(
                 f"model profile '{profile_name}' uses backend replay, which needs a replay source "

@@ -16,6 +16,7 @@ request over the cap raises instead.
 
 from __future__ import annotations
 
+import base64
 import copy
 from typing import Any
 
@@ -101,8 +102,6 @@ def content_text(content: Any) -> str:
 
 def image_part(png: bytes, label: str | None = None) -> dict[str, Any]:
     """An image content part carrying ``png`` as a base64 data URL (label: for the image cap)."""
-    import base64
-
     if not png.startswith(b"\x89PNG\r\n\x1a\n"):
         raise ValueError("image_part expects PNG bytes")
     part: dict[str, Any] = {

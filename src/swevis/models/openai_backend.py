@@ -43,6 +43,7 @@ from swevis.models.base import (
     Estimator,
     MissingAPIKey,
     ModelConfigError,
+    ModelError,
     TextCounter,
     Usage,
 )
@@ -67,6 +68,12 @@ def is_context_length_error(exc: Exception) -> bool:
     return bool(_CONTEXT_RE.search(text))
 
 
+# request fields the openai client takes as arguments; the rest go in its extra_body
+REQUEST_FIELDS = frozenset(
+    {"model", "messages", "temperature", "max_tokens", "max_completion_tokens", "top_p", "seed", "stop", "tools", "tool_choice"}
+)
+
+
 def one_line(error: Exception | str, limit: int = 500) -> str:
     """An error message on one line, cut to ``limit`` characters: it becomes a job's last log
     line and the CLI's one-line error, and a server may put a whole traceback into it."""
@@ -76,6 +83,8 @@ def one_line(error: Exception | str, limit: int = 500) -> str:
 
 def _client_class(initial: float | None, maximum: float | None):
     """The openai client, with our backoff when the profile sets one."""
+    # imported on first use: `import openai` takes ~0.57 s (measured, -X importtime), and
+    # replay runs, the workflow's planning and the CLI's --help never call an endpoint
     from openai import OpenAI
 
     if initial is None and maximum is None:
@@ -225,25 +234,33 @@ class OpenAIChatModel(ChatModel):
         cap = 8.0 if cap is None else float(cap)
         return min(first * 2.0**attempt, cap) * (1 - 0.25 * random.random())
 
+    def _status_error(self, exc: Any, where: str, requests: int) -> ModelError:
+        """The error for an HTTP error status past the client's retries (counted in n_requests)."""
+        status = exc.status_code
+        if status in (413, 422) and is_context_length_error(exc):
+            self.n_requests += requests + 1
+            return ContextLengthExceeded(f"{where}: the request exceeds the context window: {one_line(exc)}")
+        retryable = status in _RETRYABLE_STATUS or status >= 500
+        tries = (int(self.profile["max_retries"]) + 1) if retryable else 1
+        self.n_requests += requests + tries
+        if retryable:
+            return EndpointFailed(
+                f"{where}: HTTP {status} after {tries} attempt(s): {one_line(exc)}",
+                reason="retries_exhausted",
+                status_code=status,
+                attempts=requests + tries,
+            )
+        return EndpointFailed(
+            f"{where}: request rejected: {one_line(exc)}", reason="rejected", status_code=status, attempts=requests + 1
+        )
+
     def _post(self, body: dict[str, Any]) -> tuple[dict[str, Any], int]:
         """POST with the client's retries and ours; returns (parsed body, HTTP requests made)."""
-        import openai
+        import openai  # on first use, as in _client_class (~0.57 s)
 
         client = self._get_client()
-        known = {
-            "model",
-            "messages",
-            "temperature",
-            "max_tokens",
-            "max_completion_tokens",
-            "top_p",
-            "seed",
-            "stop",
-            "tools",
-            "tool_choice",
-        }
-        kwargs = {k: v for k, v in body.items() if k in known}
-        extra = {k: v for k, v in body.items() if k not in known}
+        kwargs = {k: v for k, v in body.items() if k in REQUEST_FIELDS}
+        extra = {k: v for k, v in body.items() if k not in REQUEST_FIELDS}
         where = f"model '{self.profile_name}' ({self.profile['model_id']} at {self.base_url})"
         requests = 0
         limit = int(self.profile["invalid_response_retries"])
@@ -257,23 +274,7 @@ class OpenAIChatModel(ChatModel):
                     raise ContextLengthExceeded(f"{where}: the request exceeds the context window: {one_line(exc)}") from None
                 raise EndpointFailed(f"{where}: request rejected: {one_line(exc)}", reason="rejected", status_code=400) from None
             except openai.APIStatusError as exc:
-                status = exc.status_code
-                if status in (413, 422) and is_context_length_error(exc):
-                    self.n_requests += requests + 1
-                    raise ContextLengthExceeded(f"{where}: the request exceeds the context window: {one_line(exc)}") from None
-                retryable = status in _RETRYABLE_STATUS or status >= 500
-                tries = (int(self.profile["max_retries"]) + 1) if retryable else 1
-                self.n_requests += requests + tries
-                if retryable:
-                    raise EndpointFailed(
-                        f"{where}: HTTP {status} after {tries} attempt(s): {one_line(exc)}",
-                        reason="retries_exhausted",
-                        status_code=status,
-                        attempts=requests + tries,
-                    ) from None
-                raise EndpointFailed(
-                    f"{where}: request rejected: {one_line(exc)}", reason="rejected", status_code=status, attempts=requests + 1
-                ) from None
+                raise self._status_error(exc, where, requests) from None
             except openai.APITimeoutError as exc:
                 tries = int(self.profile["max_retries"]) + 1
                 self.n_requests += requests + tries

@@ -212,9 +212,8 @@ class SpendGuard(ChatModel):
         prior: Spend | None = None,
         instance: str = "",
     ):
-        super().__init__(
-            inner.profile_name, inner.profile, estimator=inner._estimator, text_counter=inner._text_counter
-        )
+        estimator, text_counter = inner.estimators
+        super().__init__(inner.profile_name, inner.profile, estimator=estimator, text_counter=text_counter)
         self.inner = inner
         self.backend = inner.backend
         self.model_id = inner.model_id

@@ -1,0 +1,90 @@
+"""RunSpec: everything one trajectory needs, and the one way the workflow, the pre-localization
+and `swevis agent run` build it (replay source, response cache, journal, ledger, workspace)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from swevis.agents.demos import demo_path
+from swevis.agents.settings import AgentSettings, RunFolders
+from swevis.models import is_live
+from swevis.paths import ResultsLayout
+
+
+@dataclass
+class RunSpec:
+    """Everything one trajectory needs; `make_run_spec` builds it from config and file inputs."""
+
+    model_name: str
+    profile: dict[str, Any]
+    agent: str  # mini | plb | let | let-<variant>
+    scope: str  # normal | wide
+    condition: str  # text | rN
+    row: dict[str, Any]
+    mirror: str
+    out_dir: str
+    index_db: str | None = None
+    pristine_dir: str | None = None
+    preloc: dict[str, Any] | None = None
+    agents_cfg: dict[str, Any] = field(default_factory=dict)
+    localize_cfg: dict[str, Any] = field(default_factory=dict)
+    render_cfg: dict[str, Any] = field(default_factory=dict)
+    cache_dir: str | None = None
+    replay_source: Any = None
+    journal_path: str | None = None
+    workspace: str | None = None  # fixed checkout folder (local env); None: a temporary one
+    ledger_path: str | None = None  # the condition's spend ledger (live models); see swevis.models.spend
+    repeat: int = 0
+    settings: AgentSettings = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.settings = AgentSettings.from_config(self.agents_cfg)
+
+    @property
+    def live(self) -> bool:
+        return is_live(self.profile)
+
+
+def make_run_spec(
+    *,
+    model: str,
+    profile: dict[str, Any],
+    agent: str,
+    scope: str,
+    condition: str,
+    row: dict[str, Any],
+    mirror: str,
+    out_dir: str,
+    agents_cfg: dict[str, Any],
+    localize_cfg: dict[str, Any],
+    render_cfg: dict[str, Any],
+    index_db: str | None = None,
+    pristine_dir: str | None = None,
+    preloc: dict[str, Any] | None = None,
+    repeat: int = 0,
+    demo: str | None = None,
+) -> RunSpec:
+    """The RunSpec of one run. A replay profile replays `demo`, else the agent's bundled
+    demonstration; a repeat asks a live model again, so it gets its own response cache; the
+    journal, ledger and workspace sit where ResultsLayout puts them (below agents.*_dir)."""
+    folders = RunFolders.from_config(agents_cfg)
+    instance = row["instance_id"]
+    replay = None
+    if not is_live(profile):
+        replay = demo or str(demo_path(agent, instance, folders.demos_dir))
+    cache_dir = folders.cache_dir if repeat == 0 else str(Path(folders.cache_dir) / f"repeat-{repeat}")
+    layout = ResultsLayout()
+    run = (model, agent, scope, condition, instance)
+    return RunSpec(
+        model_name=model, profile=profile, agent=agent, scope=scope, condition=condition, row=row, mirror=mirror,
+        out_dir=out_dir, index_db=index_db, pristine_dir=pristine_dir, preloc=preloc, agents_cfg=agents_cfg,
+        localize_cfg=localize_cfg, render_cfg=render_cfg, cache_dir=cache_dir, replay_source=replay, repeat=repeat,
+        # The journal survives a killed job (it is no rule output): run_instance resumes from it
+        # (live models) and deletes it once traj.json is written. See swevis.agents.resume.
+        journal_path=layout.run_journal(folders.journal_dir, *run, repeat=repeat),
+        ledger_path=layout.spend_ledger(folders.ledger_dir, *run[:4]),
+        # one flat folder per run, named by digits rather than by agent and condition
+        workspace=layout.run_workspace(folders.workspace_dir, *run, repeat=repeat),
+    )
