@@ -7,6 +7,7 @@ import json
 import os
 
 from swevis.config import section
+from swevis.models import is_live
 from swevis.paths import ResultsLayout, repo_slug
 from swevis.workflow import missing_inputs_token, table_models
 
@@ -114,7 +115,7 @@ def replay_demos(wc, agent=None):
     """Under the replay backend, the demonstration a run replays and the files it is based
     on: editing a demonstration reruns its runs (and those of the variants based on it).
     """
-    if config["models"][wc.model].get("backend") != "replay":
+    if is_live(config["models"][wc.model]):
         return []
     from swevis.agents.demos import demo_files
 

@@ -20,6 +20,7 @@ from swevis.agents.demos import DEMOS_DIR, load_demo
 from swevis.analysis.load import condition_traj_paths
 from swevis.config import load_config
 from swevis.errors import SwevisError
+from swevis.models import is_live
 from swevis.models.spend import call_cost
 from swevis.paths import ResultsLayout
 from swevis.tasks import load_instances
@@ -100,7 +101,7 @@ def estimate(config: dict[str, Any], instance_ids: list[str], results_dir: str |
     rows = []
     for cell in planned_cells(config):
         profile = config["models"][cell[0]]
-        turns = demo_calls(cell[1], instance_ids, demos_dir) if profile.get("backend") == "replay" else None
+        turns = demo_calls(cell[1], instance_ids, demos_dir) if not is_live(profile) else None
         rows.append(cell_estimate(cell, profile, history(results_dir, cell), turns, runs))
     totals = {}
     for k in PER_RUN:
