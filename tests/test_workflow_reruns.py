@@ -75,6 +75,24 @@ def test_the_table_covers_every_key_of_the_schema():
     assert len(listed) == len(set(listed)), "a key listed twice"
 
 
+def rerun_table_markdown() -> str:
+    """The README's rerun table, rendered from the fixture (so the two cannot drift apart)."""
+    def reruns(r: dict | None) -> str:
+        return ", ".join(f"{k}×{v}" if v != 1 else k for k, v in sorted((r or {}).items())) or "nothing"
+
+    rows = ["| change (and the keys passed with it) | reruns |", "|---|---|"]
+    for e in TABLE["changes"]:
+        more = f" (+{len(e['group'])} keys)" if e.get("group") else ""
+        rows.append(f"| `{e['key']}`{more} | {reruns(e['reruns'])} |")
+    return "\n".join(rows)
+
+
+def test_the_readme_shows_the_rerun_table():
+    assert rerun_table_markdown() in (PROJECT_ROOT / "README.md").read_text(), (
+        "README.md's rerun table differs from tests/fixtures/rerun_table.yaml; paste:\n" + rerun_table_markdown()
+    )
+
+
 @pytest.fixture(scope="module")
 def completed(tmp_path_factory) -> Path:
     work = tmp_path_factory.mktemp("reruns")
