@@ -174,7 +174,7 @@ def ranker_provenance(localize_cfg: dict | None) -> str:
     not an input of paid runs (the trigger policy): an upgrade that refits them does not rerun
     them, and this says which weights a run saw."""
     given = {"ranker": localize_cfg["ranker"]} if localize_cfg and "ranker" in localize_cfg else {}
-    return describe_ranker(filled_section("index", given)["ranker"])
+    return describe_ranker(filled_section("localize", given)["ranker"])
 
 
 def prelocalize(
