@@ -6,11 +6,13 @@ gold patch); `summarize` averages per (k, level) into the rows of results/locali
 
 from __future__ import annotations
 
+import csv
 import json
 import math
 from pathlib import Path
 
-from swevis.index.store import RepoIndex
+from swevis.fsutil import atomic_path
+from swevis.index.store import RepoIndex, open_index
 from swevis.localize.coverage import gold_hunks, hit_rates
 from swevis.localize.operators import bm25_baseline, localize_issue
 
