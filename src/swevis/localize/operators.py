@@ -24,7 +24,7 @@ from pathlib import Path
 
 from swevis.config import schema_defaults, with_defaults
 from swevis.index.store import RepoIndex, Symbol
-from swevis.localize.hints import extract_hints
+from swevis.localize.hints import IssueHints, extract_hints
 from swevis.localize.rerank import chain_scores, check_model, default_model, probability
 
 
@@ -417,7 +417,7 @@ def issue_evidence(
     return sc, _symbol_features(index, sc, relevance, walked, o)
 
 
-def _frame_evidence(index: RepoIndex, sc: "_Scores", hints, o: dict) -> None:
+def _frame_evidence(index: RepoIndex, sc: "_Scores", hints: IssueHints, o: dict) -> None:
     """1. Traceback frames and file:line hints -> their files, enclosing symbols and spans."""
     n_frames = max(1, len(hints.frames))
     for f in hints.frames:
@@ -442,7 +442,7 @@ def _frame_evidence(index: RepoIndex, sc: "_Scores", hints, o: dict) -> None:
         )
 
 
-def _mention_evidence(index: RepoIndex, sc: "_Scores", hints, o: dict) -> None:
+def _mention_evidence(index: RepoIndex, sc: "_Scores", hints: IssueHints, o: dict) -> None:
     """2. File paths, modules and dotted names mentioned in the issue."""
     for p in hints.paths:
         path = resolve_path(index, p)
@@ -457,7 +457,7 @@ def _mention_evidence(index: RepoIndex, sc: "_Scores", hints, o: dict) -> None:
                 sc.add_sym(s, o["w_dotted"] / len(matches), f"dotted name `{d}` matches {s.full_name}")
 
 
-def _identifier_evidence(index: RepoIndex, sc: "_Scores", hints, o: dict) -> None:
+def _identifier_evidence(index: RepoIndex, sc: "_Scores", hints: IssueHints, o: dict) -> None:
     """3. Identifiers matched against Σ by name (rarer names weigh more), and their private twins."""
     for name, strength in hints.identifiers.items():
         matches = index.symbols_by_name(name, limit=o["max_name_matches"] + 1)
