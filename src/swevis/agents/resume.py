@@ -44,9 +44,9 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from swevis.fsutil import write_atomic
 from swevis.agents.trajectory import StepRecorder
 from swevis.errors import SwevisError
+from swevis.fsutil import write_atomic
 from swevis.models.replay import ReplaySource, ReplayTurn
 from swevis.models.spend import Spend, spend_of_usage
 
