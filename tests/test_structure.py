@@ -161,7 +161,9 @@ def test_atomic_writes_go_through_fsutil():
 
 def test_no_tracker_numbers_in_code_rules_schema_or_config():
     sample = PACKAGE / "data" / "sample"  # task data: an issue text may cite an issue number
-    package_files = sorted(p for p in SRC.rglob("*") if p.is_file() and p.suffix != ".pyc" and sample not in p.parents)
+    package_files = sorted(
+        p for p in SRC.rglob("*") if p.is_file() and p.suffix != ".pyc" and sample not in p.parents
+    )
     texts = [*package_files, *sorted((ROOT / "rules").glob("*.smk")), ROOT / "Snakefile",
              *sorted((ROOT / "schemas").glob("*")), ROOT / "config.yaml"]
     found = [
