@@ -25,7 +25,9 @@ import tempfile
 from importlib import metadata
 from pathlib import Path
 
-from swevis.localize.evaluate import load_sample_instances
+from swevis.index import build_index, open_index
+from swevis.localize.evaluate import evaluate_instance, load_sample_instances, summarize
+from swevis.localize.rerank import default_model
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "src" / "swevis" / "data" / "sample"
@@ -91,8 +93,6 @@ def injected_root(row: dict, dest: Path) -> Path:
 
 def case_index(row: dict, dbs: Path, opened: dict):
     """The opened index of a case's repository (built once per repository, or per injected case)."""
-    from swevis.index import build_index, open_index
-
     if "source" in row:
         key, repo_dir = row["instance_id"], None
     else:
@@ -108,8 +108,6 @@ def case_index(row: dict, dbs: Path, opened: dict):
 
 def measure(rows: list[dict], dbs: Path, options: dict | None = None,
             model: dict | None = None) -> tuple[list[dict], list[dict]]:
-    from swevis.localize.evaluate import evaluate_instance, summarize
-
     opened: dict = {}
     try:
         per = [r for row in rows
@@ -146,8 +144,6 @@ def main(argv: list[str] | None = None) -> int:
             sets[folder.name] = heldout_rows(folder)
         else:
             print(f"no held-out set at {folder}", file=sys.stderr)
-    from swevis.localize.rerank import default_model
-
     fitted_on = set(default_model().get("fitted_on", []))
     out = {}
     with tempfile.TemporaryDirectory(prefix="bench-localize-") as tmp:

@@ -1,4 +1,4 @@
-# Issue 8: LET's variants (working memory, bug reproduction, patch verification) against
+# The ablation: LET's variants (working memory, bug reproduction, patch verification) against
 # plain LET: results/table_ablation.csv and results/figures/figure_ablation.png.
 #
 # The variants are named in config `agents.variants` and run, like every condition, as one

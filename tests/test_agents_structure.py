@@ -1,9 +1,10 @@
-"""The agents and models packages read in one sitting: settings from the schema only, short
-functions, honest imports, one RunSpec constructor and one replay-or-live decision."""
+"""The agents and models packages read in one sitting: settings from the schema only, one
+RunSpec constructor and one replay-or-live decision, and the baseline never loads ablation
+code. The source rules for the whole package (short functions, no defaults dicts, no private
+names across modules) are in tests/test_structure.py."""
 
 from __future__ import annotations
 
-import ast
 import dataclasses
 import subprocess
 import sys
@@ -19,14 +20,8 @@ from swevis.models import is_live
 from swevis.paths import ResultsLayout
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = [ROOT / "src" / "swevis" / "agents", ROOT / "src" / "swevis" / "models"]
-SOURCES = sorted(p for d in PACKAGES for p in d.glob("*.py"))
 AGENTS_SCHEMA = yaml.safe_load((ROOT / "schemas" / "config.schema.yaml").read_text())["properties"]["agents"]["properties"]
 ROW = {"instance_id": "o__r-1", "repo": "o/r", "base_commit": "0" * 40, "problem_statement": "p"}
-
-
-def _tree(path: Path) -> ast.Module:
-    return ast.parse(path.read_text(), str(path))
 
 
 def test_agent_settings_are_the_schema_defaults():
@@ -52,40 +47,6 @@ def test_variant_and_memory_settings_are_the_schema_defaults():
     assert (settings.threshold, settings.embedding, settings.semantic) == (
         memory["threshold"]["default"], memory["embedding"]["default"], memory["semantic"]["default"]
     )
-
-
-def test_no_defaults_dict_restates_the_schema():
-    restated = [
-        f"{path.name}:{target.id}"
-        for path in SOURCES
-        for node in _tree(path).body
-        if isinstance(node, ast.Assign | ast.AnnAssign)
-        for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
-        if isinstance(target, ast.Name) and target.id.endswith("_DEFAULTS")
-    ]
-    assert restated == []
-
-
-def test_no_function_over_80_lines():
-    long = [
-        f"{path.name}:{node.name} ({node.end_lineno - node.lineno + 1} lines)"
-        for path in SOURCES
-        for node in ast.walk(_tree(path))
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.end_lineno - node.lineno + 1 > 80
-    ]
-    assert long == []
-
-
-def test_no_private_name_is_imported_across_modules():
-    private = [
-        f"{path.name}: {node.module}.{alias.name}"
-        for path in SOURCES
-        for node in ast.walk(_tree(path))
-        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("swevis")
-        for alias in node.names
-        if alias.name.startswith("_") and not alias.name.endswith("__")
-    ]
-    assert private == []
 
 
 def test_the_baseline_runner_never_imports_ablation_code():

@@ -146,6 +146,22 @@ def test_warm_load_is_fast_and_db_is_plain_sqlite(built):
     assert {"symbols_name", "symbols_qualname", "edges_dst_symbol", "files_module"} <= names
 
 
+def test_a_failed_cold_build_leaves_the_old_database_and_no_temporary_file(built, monkeypatch):
+    """A forced rebuild that fails half-way keeps the database it would have replaced, byte for
+    byte, and removes its temporary database."""
+    repo, db, _ = built
+    before = db.read_bytes()
+
+    def fail(*args, **kwargs):
+        raise RuntimeError("bm25 failed")
+
+    monkeypatch.setattr("swevis.index.build._rebuild_bm25", fail)
+    with pytest.raises(RuntimeError, match="bm25 failed"):
+        build_index(repo, db, force=True)
+    assert db.read_bytes() == before
+    assert sorted(p.name for p in db.parent.iterdir()) == sorted(["minirepo", db.name])
+
+
 def test_errors_name_the_file(tmp_path):
     with pytest.raises(IndexError_, match="does not exist"):
         open_index(tmp_path / "missing.sqlite")

@@ -1,4 +1,4 @@
-"""The working memory (issue 8): window references, partial resends, query hits, the
+"""LET's working memory: window references, partial resends, query hits, the
 semantic match and its embedding model (numpy all-MiniLM-L6-v2, with a lexical fallback)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""LET variants (issue 8): demonstrations for every bundled instance, the variant flags, and
+"""LET variants (working memory, reproduction, verification): demonstrations for every bundled instance, the variant flags, and
 end to end on replay: the reproduction stage and the verification that catches a patch
 breaking a PASS_TO_PASS test (the let-verify demonstration of ledgerkit-101 does so on
 purpose) and sends the editor back to fix it."""
@@ -158,9 +158,10 @@ def test_not_reproduced_within_budget_editor_proceeds(setup, tmp_path):
 
 @pytest.mark.slow
 def test_memory_sends_fewer_prompt_tokens_than_let_under_every_condition(setup, tmp_path):
-    """Issue 8's target on one bundled instance (the workflow's ablation measures all nine):
-    the same demonstration replayed by LET and by LET with memory; the memory variant costs
-    less under every condition, no observation costs more, and no window is sent twice."""
+    """The working memory's target, fewer prompt tokens, on one bundled instance (the workflow's
+    ablation measures all nine): the same demonstration replayed by LET and by LET with memory;
+    the memory variant costs less under every condition, no observation costs more, and no
+    window is sent twice."""
     demo = DEMOS_DIR / "let-mem" / f"{BROKEN_ON_PURPOSE}.yaml"
     for condition in ("text", "r1", "r3", "r5", "r7"):
         let = _run(setup, tmp_path / f"let-{condition}", "let", DEMOS_DIR / "let" / f"{BROKEN_ON_PURPOSE}.yaml", condition)

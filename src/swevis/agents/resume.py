@@ -41,12 +41,12 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import os
 from pathlib import Path
 from typing import Any
 
 from swevis.agents.trajectory import StepRecorder
 from swevis.errors import SwevisError
+from swevis.fsutil import write_atomic
 from swevis.models.replay import ReplaySource, ReplayTurn
 from swevis.models.spend import Spend, spend_of_usage
 
@@ -183,15 +183,9 @@ class TrajectoryJournal:
     def _rewrite(self) -> None:
         """Header + the readable records, atomically (drops a half-written line)."""
         assert self.path is not None
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
-        with tmp.open("w", encoding="utf-8") as fh:
-            fh.write(json.dumps({"journal": JOURNAL_FORMAT, "identity": self.identity}) + "\n")
-            for rec in self.records:
-                fh.write(json.dumps(rec, default=str) + "\n")
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, self.path)
+        lines = [json.dumps({"journal": JOURNAL_FORMAT, "identity": self.identity})]
+        lines += [json.dumps(rec, default=str) for rec in self.records]
+        write_atomic(self.path, "".join(line + "\n" for line in lines), fsync=True)
 
     @property
     def resumed(self) -> bool:

@@ -1,4 +1,4 @@
-"""LET variants (issue 8): working memory, bug reproduction and patch verification.
+"""LET variants: working memory, bug reproduction and patch verification.
 
 A variant is a named set of flags in config (``agents.variants``)::
 

@@ -1,6 +1,6 @@
 """Build (or incrementally update) the index of one repository checkout into SQLite.
 
-Cold build: written to `<db>.tmp` and renamed into place, so a crash never leaves a
+Cold build: written to a temporary file next to `<db>` and renamed into place, so a crash never leaves a
 half-written database behind as if complete. Incremental build (the database exists and
 has this schema): every file's content hash is compared; only new or changed files are
 re-parsed, removed files are dropped, inside one transaction. Cross-file edges are then
@@ -26,10 +26,12 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from swevis import __version__
 from swevis.config import schema_defaults, with_defaults
+from swevis.fsutil import atomic_path
 from swevis.index import store
-from swevis.index.resolve import resolve_edges
 from swevis.index.languages import FileExtract, language_for
+from swevis.index.resolve import resolve_edges
 from swevis.index.lexical import Lexical, tokenize
 
 log = logging.getLogger(__name__)
@@ -326,8 +328,6 @@ def build_index(
     force: bool = False,
 ) -> IndexStats:
     """Index `repo_dir` into `db_path`; incremental when a database of this schema exists."""
-    from swevis import __version__
-
     t0 = time.perf_counter()
     repo_dir = Path(repo_dir).resolve()
     if not repo_dir.is_dir():
@@ -337,12 +337,25 @@ def build_index(
     opts = _options(options)
     commit = commit or _git_head(repo_dir)
     incremental = not force and _existing_ok(db_path)
-    target = db_path if incremental else db_path.with_name(db_path.name + ".tmp")
-    if not incremental and target.exists():
-        target.unlink()
     stats = IndexStats(db_path=str(db_path), mode="incremental" if incremental else "cold", repo=repo, commit=commit)
-    timings: dict[str, float] = {}
+    if incremental:
+        _index_into(db_path, repo_dir, opts, stats, t0)
+    else:
+        with atomic_path(db_path) as target:
+            _index_into(target, repo_dir, opts, stats, t0)
+    log.info(
+        "indexed %s (%s): %d files (%d parsed, %d unchanged, %d removed), %d symbols, %d edges, %.2fs",
+        repo_dir, stats.mode, stats.n_files, stats.files_parsed, stats.files_unchanged, stats.files_removed,
+        stats.n_symbols, stats.n_edges, stats.seconds,
+    )
+    return stats
 
+
+def _index_into(target: Path, repo_dir: Path, opts: dict, stats: IndexStats, t0: float) -> None:
+    """One transaction over `target`: sync the files, re-resolve edges and rebuild BM25 when
+    anything changed, record statistics and provenance; rolled back on any error."""
+    incremental = stats.mode == "incremental"
+    timings: dict[str, float] = {}
     con = sqlite3.connect(str(target), isolation_level=None)
     try:
         if incremental:
@@ -352,49 +365,7 @@ def build_index(
             con.execute("PRAGMA synchronous = OFF")
         con.executescript(store.SCHEMA if incremental else store.TABLES)
         con.execute("BEGIN")
-        next_sym = [(con.execute("SELECT coalesce(max(id), 0) FROM symbols").fetchone()[0] or 0) + 1]
-        t = time.perf_counter()
-        paths = scan(repo_dir, opts["exclude_dirs"])
-        modules = module_names(paths, repo_dir.name if repo_dir.name.isidentifier() else "")
-        timings["scan"] = time.perf_counter() - t
-        old = {p: (i, h, m) for i, p, h, m in con.execute("SELECT id, path, sha256, module FROM files")}
-        changed = False
-        aff_names: set[str] = set()
-        aff_mods: set[str] = set()
-        t = time.perf_counter()
-        for p in paths:
-            try:
-                data = (repo_dir / p).read_bytes()
-            except OSError as exc:
-                log.warning("cannot read %s: %s", p, exc)
-                data = b""
-            digest = hashlib.sha256(data).hexdigest()
-            prev = old.pop(p, None)
-            if prev is not None:
-                if prev[1] == digest and prev[2] == modules[p]:
-                    stats.files_unchanged += 1
-                    continue
-                n, m = _affected(con, prev[0])
-                aff_names |= n
-                aff_mods |= m
-                _delete_file_rows(con, prev[0])
-                con.execute("DELETE FROM files WHERE id = ?", (prev[0],))
-            fid, _, _ = _insert_file(con, p, data, digest, modules[p], opts, next_sym)
-            if incremental:
-                n, m = _affected(con, fid)
-                aff_names |= n
-                aff_mods |= m
-            stats.files_parsed += 1
-            changed = True
-        for p, (fid, _, _) in old.items():  # files that are gone
-            n, m = _affected(con, fid)
-            aff_names |= n
-            aff_mods |= m
-            _delete_file_rows(con, fid)
-            con.execute("DELETE FROM files WHERE id = ?", (fid,))
-            stats.files_removed += 1
-            changed = True
-        timings["parse"] = time.perf_counter() - t
+        changed, aff_names, aff_mods = _sync_files(con, repo_dir, opts, stats, timings, incremental)
         if changed or not incremental:
             t = time.perf_counter()
             if incremental:
@@ -410,48 +381,102 @@ def build_index(
             timings["bm25"] = time.perf_counter() - t
         else:
             stats.mode = "noop"
-        # statistics and provenance
-        q = lambda sql: con.execute(sql).fetchone()[0]  # noqa: E731
-        stats.n_files = q("SELECT count(*) FROM files")
-        stats.n_code_files = q("SELECT count(*) FROM files WHERE kind = 'code'")
-        stats.n_doc_files = q("SELECT count(*) FROM files WHERE kind = 'doc'")
-        stats.n_symbols = q("SELECT count(*) FROM symbols")
-        stats.n_edges = q("SELECT count(*) FROM edges")
-        stats.n_edges_resolved = q("SELECT count(*) FROM edges WHERE dst_symbol IS NOT NULL OR dst_file IS NOT NULL")
-        stats.n_chunks = q("SELECT count(*) FROM chunks")
-        stats.n_bm25_docs = q("SELECT count(*) FROM bm25_docs")
-        stats.n_non_utf8 = q("SELECT count(*) FROM files WHERE encoding != 'utf-8'")
-        stats.status_counts = dict(con.execute("SELECT status, count(*) FROM files GROUP BY status").fetchall())
+        _count_rows(con, stats)
         stats.timings = {k: round(v, 4) for k, v in timings.items()}
         stats.seconds = round(time.perf_counter() - t0, 4)
-        meta = {
-            "schema_version": store.SCHEMA_VERSION,
-            "swevis_version": __version__,
-            "repo": repo or "",
-            "commit": commit or "",
-            "repo_dir": str(repo_dir),
-            "built_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-            "options": json.dumps(opts, sort_keys=True),
-            # rows in source order since the extractor sorted tree-sitter's captures (builds
-            # before that are valid but not reproducible row for row)
-            "row_order": "source",
-            "stats": json.dumps(stats.to_dict(), sort_keys=True),
-        }
-        con.executemany("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", list(meta.items()))
+        _write_meta(con, stats, opts, repo_dir)
         con.execute("COMMIT")
     except BaseException:
         if con.in_transaction:
             con.execute("ROLLBACK")
         con.close()
-        if not incremental and target.exists():
-            target.unlink()
         raise
     con.close()
-    if not incremental:
-        os.replace(target, db_path)
-    log.info(
-        "indexed %s (%s): %d files (%d parsed, %d unchanged, %d removed), %d symbols, %d edges, %.2fs",
-        repo_dir, stats.mode, stats.n_files, stats.files_parsed, stats.files_unchanged, stats.files_removed,
-        stats.n_symbols, stats.n_edges, stats.seconds,
-    )
-    return stats
+
+
+def _sync_files(
+    con: sqlite3.Connection, repo_dir: Path, opts: dict, stats: IndexStats, timings: dict[str, float],
+    incremental: bool,
+) -> tuple[bool, set[str], set[str]]:
+    """Parse new and changed files and drop removed ones: (anything changed, names and modules
+    whose edges must be re-resolved)."""
+    next_sym = [(con.execute("SELECT coalesce(max(id), 0) FROM symbols").fetchone()[0] or 0) + 1]
+    t = time.perf_counter()
+    paths = scan(repo_dir, opts["exclude_dirs"])
+    modules = module_names(paths, repo_dir.name if repo_dir.name.isidentifier() else "")
+    timings["scan"] = time.perf_counter() - t
+    old = {p: (i, h, m) for i, p, h, m in con.execute("SELECT id, path, sha256, module FROM files")}
+    changed = False
+    aff_names: set[str] = set()
+    aff_mods: set[str] = set()
+    t = time.perf_counter()
+    for p in paths:
+        try:
+            data = (repo_dir / p).read_bytes()
+        except OSError as exc:
+            log.warning("cannot read %s: %s", p, exc)
+            data = b""
+        digest = hashlib.sha256(data).hexdigest()
+        prev = old.pop(p, None)
+        if prev is not None:
+            if prev[1] == digest and prev[2] == modules[p]:
+                stats.files_unchanged += 1
+                continue
+            _drop_file(con, prev[0], aff_names, aff_mods)
+        fid, _, _ = _insert_file(con, p, data, digest, modules[p], opts, next_sym)
+        if incremental:
+            n, m = _affected(con, fid)
+            aff_names |= n
+            aff_mods |= m
+        stats.files_parsed += 1
+        changed = True
+    for fid, _, _ in old.values():  # files that are gone
+        _drop_file(con, fid, aff_names, aff_mods)
+        stats.files_removed += 1
+        changed = True
+    timings["parse"] = time.perf_counter() - t
+    return changed, aff_names, aff_mods
+
+
+def _drop_file(con: sqlite3.Connection, file_id: int, aff_names: set[str], aff_mods: set[str]) -> None:
+    """Delete a file's rows, first adding what it defined to the affected names and modules."""
+    n, m = _affected(con, file_id)
+    aff_names |= n
+    aff_mods |= m
+    _delete_file_rows(con, file_id)
+    con.execute("DELETE FROM files WHERE id = ?", (file_id,))
+
+
+def _count_rows(con: sqlite3.Connection, stats: IndexStats) -> None:
+    """The index's size, per table and file status, into `stats`."""
+    def q(sql: str) -> int:
+        return con.execute(sql).fetchone()[0]
+
+    stats.n_files = q("SELECT count(*) FROM files")
+    stats.n_code_files = q("SELECT count(*) FROM files WHERE kind = 'code'")
+    stats.n_doc_files = q("SELECT count(*) FROM files WHERE kind = 'doc'")
+    stats.n_symbols = q("SELECT count(*) FROM symbols")
+    stats.n_edges = q("SELECT count(*) FROM edges")
+    stats.n_edges_resolved = q("SELECT count(*) FROM edges WHERE dst_symbol IS NOT NULL OR dst_file IS NOT NULL")
+    stats.n_chunks = q("SELECT count(*) FROM chunks")
+    stats.n_bm25_docs = q("SELECT count(*) FROM bm25_docs")
+    stats.n_non_utf8 = q("SELECT count(*) FROM files WHERE encoding != 'utf-8'")
+    stats.status_counts = dict(con.execute("SELECT status, count(*) FROM files GROUP BY status").fetchall())
+
+
+def _write_meta(con: sqlite3.Connection, stats: IndexStats, opts: dict, repo_dir: Path) -> None:
+    """Provenance: schema and package version, repository, commit, options and statistics."""
+    meta = {
+        "schema_version": store.SCHEMA_VERSION,
+        "swevis_version": __version__,
+        "repo": stats.repo or "",
+        "commit": stats.commit or "",
+        "repo_dir": str(repo_dir),
+        "built_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "options": json.dumps(opts, sort_keys=True),
+        # rows in source order since the extractor sorted tree-sitter's captures (builds
+        # before that are valid but not reproducible row for row)
+        "row_order": "source",
+        "stats": json.dumps(stats.to_dict(), sort_keys=True),
+    }
+    con.executemany("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", list(meta.items()))

@@ -8,7 +8,9 @@ import sys
 from pathlib import Path
 
 from swevis.cli import input_folder, output_file
+from swevis.config import load_config
 from swevis.errors import SwevisError
+from swevis.index.build import build_index
 from swevis.paths import repo_slug
 
 
@@ -30,14 +32,10 @@ def load_index_options(config_path: str | None, section: str = "index") -> dict:
     """One section of a config file (`index` for the build, `localize` for D_loc / D_pkg)."""
     if not config_path:
         return {}
-    from swevis.config import load_config
-
     return dict(load_config(config_path).get(section, {}))
 
 
 def run(args: argparse.Namespace) -> int:
-    from swevis.index import build_index
-
     input_folder(args.repo_dir, "repository folder")
     db = str(output_file(args.db, "--db")) if args.db else default_db(args.repo_dir)
     if args.repo:

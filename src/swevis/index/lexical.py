@@ -113,6 +113,7 @@ class Lexical:
 
     @classmethod
     def build(cls, corpus_tokens: list[list[str]], *, k1: float = 1.5, b: float = 0.75, method: str = "lucene"):
+        # lazy: bm25s adds 48-340 ms (python -X importtime, best of 6: 48) to importing swevis.index
         import bm25s
 
         if not corpus_tokens:
@@ -171,6 +172,7 @@ class Lexical:
 
     @classmethod
     def load(cls, con: sqlite3.Connection) -> "Lexical":
+        # lazy, as in build: bm25s adds 48 ms or more to importing swevis.index
         import bm25s
 
         blobs = dict(con.execute("SELECT key, value FROM bm25_model").fetchall())

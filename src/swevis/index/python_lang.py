@@ -284,30 +284,74 @@ def _receiver(obj: ts.Node | None, scope, lookup) -> str:
     return "?"
 
 
-def extract(path: str, data: bytes, module: str, options: dict | None = None) -> FileExtract:
-    options = options or {}
-    tree = _PARSER.parse(data)
-    root = tree.root_node
-    fx = FileExtract(language="python")
-    if root.has_error:
-        fx.status = "partial"
-        fx.n_errors = len(_captures(_ERRORS, root, "err")) or 1
+class _Nesting:
+    """The file's definitions as a tree by byte range: which one encloses a byte, and the
+    function scope (class bodies skipped) a name bound there belongs to."""
 
-    is_package = path.endswith("__init__.py") or path.endswith("__init__.pyi")
-    is_test = bool(options.get("is_test"))
+    def __init__(self, symbols: list[SymbolRec]):
+        self.symbols = symbols
+        self.starts: list[int] = []  # start byte of each symbol, in the order of `symbols`
+        self.ends: list[int] = []
 
-    # ---- definitions, nested by byte position
+    def enclosing(self, byte: int) -> int | None:
+        i = bisect.bisect_right(self.starts, byte) - 1
+        while i >= 0:
+            if self.ends[i] > byte:
+                return i
+            i = self.symbols[i].parent if self.symbols[i].parent is not None else -1
+        return None
+
+    def scope_of(self, byte: int) -> int | None:
+        """Innermost function/method around `byte` (None = module level, class bodies skipped)."""
+        i = self.enclosing(byte)
+        while i is not None and self.symbols[i].kind == "class":
+            i = self.symbols[i].parent
+        return i
+
+    def class_of(self, i: int | None) -> int | None:
+        while i is not None and self.symbols[i].kind != "class":
+            i = self.symbols[i].parent
+        return i
+
+
+class _Bindings:
+    """Type expressions of local names per scope ("" = untyped), flow-insensitive: the first
+    typed binding of a name wins; a lookup falls back to the enclosing function scopes."""
+
+    def __init__(self, symbols: list[SymbolRec]):
+        self.symbols = symbols
+        self.local: dict[tuple[int | None, str], str] = {}
+
+    def bind(self, scope: int | None, name: str, te: str) -> None:
+        if not self.local.get((scope, name)):
+            self.local[(scope, name)] = te
+
+    def lookup(self, scope: int | None, name: str) -> str | None:
+        syms = self.symbols
+        while True:
+            te = self.local.get((scope, name))
+            if te is not None:
+                return te
+            if scope is None:
+                return None
+            scope = syms[scope].parent
+            while scope is not None and syms[scope].kind == "class":
+                scope = syms[scope].parent
+
+
+def _definitions(root: ts.Node, fx: FileExtract) -> _Nesting:
+    """Classes, functions and methods into fx.symbols, nested by byte position, with the
+    `inherits` edges of each class."""
     defs: list[tuple[ts.Node, str]] = []
     for _, caps in _matches(_DEFS, root):
         node = caps["def"][0]
         defs.append((node, _text(caps["name"][0])))
     defs.sort(key=lambda d: (d[0].start_byte, -d[0].end_byte))
+    nesting = _Nesting(fx.symbols)
     stack: list[int] = []  # indexes into fx.symbols of open definitions
-    ends: list[int] = []
-    starts_b: list[int] = []
     for node, name in defs:
         outer = node.parent if node.parent is not None and node.parent.type == "decorated_definition" else node
-        while stack and ends[stack[-1]] <= node.start_byte:
+        while stack and nesting.ends[stack[-1]] <= node.start_byte:
             stack.pop()
         parent = stack[-1] if stack else None
         pkind = fx.symbols[parent].kind if parent is not None else None
@@ -328,28 +372,26 @@ def extract(path: str, data: bytes, module: str, options: dict | None = None) ->
                 parent=parent,
             )
         )
-        ends.append(node.end_byte)
-        starts_b.append(node.start_byte)
+        nesting.ends.append(node.end_byte)
+        nesting.starts.append(node.start_byte)
         stack.append(len(fx.symbols) - 1)
         if kind == "class":
-            sup = node.child_by_field_name("superclasses")
-            if sup is not None:
-                for base in sup.named_children:
-                    if base.type in ("identifier", "attribute"):
-                        fx.edges.append(
-                            EdgeRec("inherits", _text(base), len(fx.symbols) - 1, base.start_point[0] + 1)
-                        )
+            _base_edges(node, fx)
+    return nesting
 
-    def enclosing(byte: int) -> int | None:
-        i = bisect.bisect_right(starts_b, byte) - 1
-        while i >= 0:
-            if ends[i] > byte:
-                return i
-            i = fx.symbols[i].parent if fx.symbols[i].parent is not None else -1
-        return None
 
-    # ---- imports (and the names they bind)
-    fx.imports = _imports(root, module, is_package, fx.names)
+def _base_edges(node: ts.Node, fx: FileExtract) -> None:
+    """`inherits` edges of the class just appended to fx.symbols."""
+    sup = node.child_by_field_name("superclasses")
+    if sup is None:
+        return
+    for base in sup.named_children:
+        if base.type in ("identifier", "attribute"):
+            fx.edges.append(EdgeRec("inherits", _text(base), len(fx.symbols) - 1, base.start_point[0] + 1))
+
+
+def _import_edges(fx: FileExtract) -> None:
+    """One `imports` edge per imported name (`from m import a` -> m.a), else per module."""
     for imp in fx.imports:
         if imp["names"] and imp["names"] != ["*"]:
             for n in imp["names"]:
@@ -358,93 +400,73 @@ def extract(path: str, data: bytes, module: str, options: dict | None = None) ->
         else:
             fx.edges.append(EdgeRec("imports", imp["module"], None, imp["line"]))
 
-    # ---- bindings: typed parameters, local assignments, self attributes (flow-insensitive)
+
+def _bindings(root: ts.Node, fx: FileExtract, nesting: _Nesting) -> _Bindings:
+    """Typed parameters, local assignments and self attributes (flow-insensitive); class and
+    self attributes with a type go to fx.attrs."""
     syms = fx.symbols
-
-    def scope_of(byte: int) -> int | None:
-        """Innermost function/method around `byte` (None = module level, class bodies skipped)."""
-        i = enclosing(byte)
-        while i is not None and syms[i].kind == "class":
-            i = syms[i].parent
-        return i
-
-    def class_of(i: int | None) -> int | None:
-        while i is not None and syms[i].kind != "class":
-            i = syms[i].parent
-        return i
-
-    local: dict[tuple[int | None, str], str] = {}  # (scope, name) -> type expression ("" = untyped)
-
-    def bind(scope: int | None, name: str, te: str) -> None:
-        if not local.get((scope, name)):
-            local[(scope, name)] = te
-
-    def lookup(scope: int | None, name: str) -> str | None:
-        while True:
-            te = local.get((scope, name))
-            if te is not None:
-                return te
-            if scope is None:
-                return None
-            scope = syms[scope].parent
-            while scope is not None and syms[scope].kind == "class":
-                scope = syms[scope].parent
-
+    bindings = _Bindings(syms)
     matches = _matches(_BINDINGS, root)
     params = [m for m in matches if "param" in m[1] or "uparam" in m[1] or "loopvar" in m[1]]
     assigns = [m for m in matches if "asg" in m[1] or "sasg" in m[1]]
     for _, caps in params:
         if "param" in caps:
             node = caps["param"][0]
-            bind(scope_of(node.start_byte), _text(node), _annotation(caps["ptype"][0]))
+            bindings.bind(nesting.scope_of(node.start_byte), _text(node), _annotation(caps["ptype"][0]))
         else:
             node = (caps.get("uparam") or caps["loopvar"])[0]
-            bind(scope_of(node.start_byte), _text(node), "")
+            bindings.bind(nesting.scope_of(node.start_byte), _text(node), "")
     assigns.sort(key=lambda m: (m[1].get("asg") or m[1]["sasg"])[0].start_byte)
     for _, caps in assigns:
         asg = (caps.get("asg") or caps["sasg"])[0]
-        scope = scope_of(asg.start_byte)
+        scope = nesting.scope_of(asg.start_byte)
         ann = asg.child_by_field_name("type")
         te = _annotation(ann) if ann is not None else ""
         if not te:
-            te = _value_type(asg.child_by_field_name("right"), scope, lookup)
+            te = _value_type(asg.child_by_field_name("right"), scope, bindings.lookup)
         if "asg" in caps:
             name = _text(caps["var"][0])
-            owner = enclosing(asg.start_byte)
+            owner = nesting.enclosing(asg.start_byte)
             if owner is not None and syms[owner].kind == "class":  # class body: a class attribute
                 if te:
                     fx.attrs.append((owner, name, te))
             else:
-                bind(scope, name, te)
+                bindings.bind(scope, name, te)
         elif _text(caps["obj"][0]) == "self" and te:
-            cls = class_of(scope)
+            cls = nesting.class_of(scope)
             if cls is not None:
                 fx.attrs.append((cls, _text(caps["attr"][0]), te))
+    return bindings
 
-    # ---- calls with their receivers (deduplicated per caller)
+
+def _call_edges(root: ts.Node, fx: FileExtract, nesting: _Nesting, bindings: _Bindings) -> None:
+    """`calls` edges with their receivers, deduplicated per caller."""
     seen: set[tuple[int | None, str, str]] = set()
     for node in _captures(_CALLS, root, "callee"):
         name = _text(node)
-        src = enclosing(node.start_byte)
+        src = nesting.enclosing(node.start_byte)
         recv = ""
         fn = node.parent
         if fn is not None and fn.type == "attribute":
-            recv = _receiver(fn.child_by_field_name("object"), scope_of(node.start_byte), lookup)
+            recv = _receiver(fn.child_by_field_name("object"), nesting.scope_of(node.start_byte), bindings.lookup)
         if (src, recv, name) in seen:
             continue
         seen.add((src, recv, name))
         fx.edges.append(EdgeRec("calls", name, src, node.start_point[0] + 1, recv))
 
-    # ---- references from test files (for test pointers)
-    if is_test:
-        names = set(_WORD.findall(data.decode("utf-8", "replace")))
-        for imp in fx.imports:
-            names.update(n for n in imp["names"] if n != "*")
-        for n in sorted(names):
-            if len(n) > 2 and not n.startswith("test") and n not in _KEYWORDS:
-                fx.edges.append(EdgeRec("references", n, None, 0))
 
-    # ---- own text per definition and module text (each line in exactly one BM25 doc)
+def _test_references(data: bytes, fx: FileExtract) -> None:
+    """`references` edges from a test file to every word it uses (for test pointers)."""
+    names = set(_WORD.findall(data.decode("utf-8", "replace")))
+    for imp in fx.imports:
+        names.update(n for n in imp["names"] if n != "*")
+    for n in sorted(names):
+        if len(n) > 2 and not n.startswith("test") and n not in _KEYWORDS:
+            fx.edges.append(EdgeRec("references", n, None, 0))
+
+
+def _own_texts(data: bytes, fx: FileExtract) -> None:
+    """Own text per definition and the module text: each line in exactly one BM25 document."""
     lines = data.split(b"\n")
     owner = [-1] * (len(lines) + 2)
     for i, s in enumerate(fx.symbols):
@@ -457,5 +479,24 @@ def extract(path: str, data: bytes, module: str, options: dict | None = None) ->
     for s, b in zip(fx.symbols, buckets):
         s.own_text = b"\n".join(b).decode("utf-8", "replace")
     fx.module_text = b"\n".join(mod_lines).decode("utf-8", "replace")
+
+
+def extract(path: str, data: bytes, module: str, options: dict | None = None) -> FileExtract:
+    """Definitions, imports, bases, typed bindings, calls and (in tests) references of one file."""
+    options = options or {}
+    root = _PARSER.parse(data).root_node
+    fx = FileExtract(language="python")
+    if root.has_error:
+        fx.status = "partial"
+        fx.n_errors = len(_captures(_ERRORS, root, "err")) or 1
+    is_package = path.endswith("__init__.py") or path.endswith("__init__.pyi")
+    nesting = _definitions(root, fx)
+    fx.imports = _imports(root, module, is_package, fx.names)
+    _import_edges(fx)
+    bindings = _bindings(root, fx, nesting)
+    _call_edges(root, fx, nesting, bindings)
+    if options.get("is_test"):
+        _test_references(data, fx)
+    _own_texts(data, fx)
     fx.module_doc = _docstring(root)
     return fx

@@ -25,7 +25,10 @@ import sqlite3
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+import numpy as np
+
 from swevis.errors import SwevisError
+from swevis.index.lexical import Lexical, tokenize
 
 # 2: stemmed BM25 tokens; 3: type-aware call targets, namespaces, attrs; 4: collection
 # element types (withdrawn: its mutation facts hid attribute types); 5: the graph of 3 again
@@ -415,16 +418,12 @@ class RepoIndex:
 
     def symbol_relevance(self, query: str | list[str]) -> dict[int, float]:
         """BM25 score of every symbol's own document for `query` (symbols scoring 0 left out)."""
-        from swevis.index.lexical import tokenize
-
         tokens = tokenize(query) if isinstance(query, str) else list(query)
         if not tokens:
             return {}
         scores = self.lexical.scores(tokens)
         if scores.size == 0:
             return {}
-        import numpy as np
-
         docs, sids = self.symbol_doc_index()
         if not docs:
             return {}
@@ -504,8 +503,6 @@ class RepoIndex:
     @property
     def lexical(self):
         if self._lex is None:
-            from swevis.index.lexical import Lexical
-
             self._lex = Lexical.load(self.con)
         return self._lex
 
@@ -518,8 +515,6 @@ class RepoIndex:
         return self._doc_rows
 
     def bm25_search(self, query: str | list[str], k: int = 50) -> list[LexHit]:
-        from swevis.index.lexical import tokenize
-
         tokens = tokenize(query) if isinstance(query, str) else list(query)
         if not tokens:
             return []

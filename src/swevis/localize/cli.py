@@ -8,6 +8,10 @@ import sys
 from pathlib import Path
 
 from swevis.cli import input_folder, output_file, positive_int, require_file
+from swevis.index.build import build_index
+from swevis.index.cli import default_db, load_index_options
+from swevis.index.store import open_index
+from swevis.localize.operators import bm25_baseline, by_kind, localize_issue, pack_context
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -24,10 +28,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from swevis.index import build_index, open_index
-    from swevis.index.cli import default_db, load_index_options
-    from swevis.localize import bm25_baseline, by_kind, localize_issue, pack_context
-
     input_folder(args.repo_dir, "repository folder")
     db = str(output_file(args.db, "--db")) if args.db else default_db(args.repo_dir)
     if args.issue == "-":

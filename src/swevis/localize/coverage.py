@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import re
 
+from swevis.localize.operators import by_kind
+
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 
 
@@ -113,8 +115,6 @@ def gold_symbols(index, patch_text: str) -> list[tuple[str, list[str]]]:
 
 def hit_rates(candidates, patch_text: str, k: int, index=None) -> dict[str, float]:
     """file / symbol / span hit at k (shares in [0, 1]; NaN when the patch has no old-side hunk)."""
-    from swevis.localize.operators import by_kind
-
     hunks = gold_hunks(patch_text)
     if not hunks:
         nan = float("nan")

@@ -6,11 +6,13 @@ gold patch); `summarize` averages per (k, level) into the rows of results/locali
 
 from __future__ import annotations
 
+import csv
 import json
 import math
 from pathlib import Path
 
-from swevis.index.store import RepoIndex
+from swevis.fsutil import atomic_path
+from swevis.index.store import RepoIndex, open_index
 from swevis.localize.coverage import gold_hunks, hit_rates
 from swevis.localize.operators import bm25_baseline, localize_issue
 
@@ -91,8 +93,6 @@ def load_sample_instances(sample_dir: str | Path) -> list[dict]:
 
 def localization_table(rows: list[dict], db_for, ks=(1, 3, 5, 10), options: dict | None = None):
     """(summary rows, per-instance rows) over instances; db_for(row) gives its index database."""
-    from swevis.index import open_index
-
     per: list[dict] = []
     opened: dict[str, object] = {}
     try:
@@ -109,16 +109,9 @@ def localization_table(rows: list[dict], db_for, ks=(1, 3, 5, 10), options: dict
 
 def write_csv(rows: list[dict], path: str | Path, extra: dict | None = None) -> None:
     """Write rows (plus constant provenance columns) to CSV atomically."""
-    import csv
-    import os
-
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     rows = [{**r, **(extra or {})} for r in rows]
-    tmp = path.with_name(path.name + ".tmp")
-    with tmp.open("w", newline="") as fh:
+    with atomic_path(path) as tmp, tmp.open("w", newline="") as fh:
         if rows:
             w = csv.DictWriter(fh, fieldnames=list(rows[0].keys()))
             w.writeheader()
             w.writerows(rows)
-    os.replace(tmp, path)

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from swevis.config import schema_defaults, with_defaults
 from swevis.index.store import RepoIndex, Symbol
-from swevis.localize.hints import extract_hints
+from swevis.localize.hints import IssueHints, extract_hints
 from swevis.localize.rerank import chain_scores, check_model, default_model, probability
 
 
@@ -166,18 +166,41 @@ def _walk(index: RepoIndex, sc: "_Scores", relevance: dict[int, float], o: dict,
     seeds = [(sid, v) for sid, v in seeds if v > 0]
     if not seeds:
         return None
-    top = seeds[0][1]
     total = sum(v for _, v in seeds)
     p0 = {sid: v / total for sid, v in seeds}
-    ew = o["walk_edge_weights"]
-    cc = o["call_confidence"]
+    hood = _neighbourhood(index, seeds, p0, o)
+    if len(hood.nodes) <= len(p0) and not hood.adj:
+        return _WalkResult(seeds, {}, {})
+    syms = index.symbols_by_ids(hood.nodes)
+    for sid, s in sc.syms.items():
+        syms.setdefault(sid, s)
     rel_max = max(relevance.values()) if relevance else 1.0
 
-    # the neighbourhood: breadth-first to walk_depth hops, with the first path to each node
-    nodes: set[int] = set(p0)
-    via: dict[int, tuple[int, str]] = {}
-    adj: dict[int, list[tuple[str, int]]] = {}
-    reach: dict[int, float] = {sid: v for sid, v in seeds}  # best seed score x decay^hops x edge weights
+    def focus(v: int) -> float:
+        s = syms.get(v)
+        p = _penalty(index, s.path, o, pen) if s is not None else 1.0
+        return (o["walk_eps"] + relevance.get(v, 0.0) / rel_max) * p
+
+    gained = _pagerank(hood, p0, focus, o)
+    _walk_evidence(index, sc, hood, seeds, p0, syms, gained, relevance, o, pen)
+    gmax = max(gained.values(), default=0.0) or 1.0
+    return _WalkResult(seeds, hood.adj, {v: max(g, 0.0) / gmax for v, g in gained.items() if v in syms})
+
+
+@dataclass
+class _Neighbourhood:
+    nodes: set[int]  # the seeds and every symbol reached within walk_depth hops
+    via: dict[int, tuple[int, str]]  # the first path to each node: (previous node, relation)
+    adj: dict[int, list[tuple[str, int, float]]]  # (relation, neighbour, edge weight)
+    reach: dict[int, float]  # best seed score x decay^hops x edge weights
+
+
+def _neighbourhood(index: RepoIndex, seeds: list[tuple[int, float]], p0: dict[int, float], o: dict) -> _Neighbourhood:
+    """Breadth-first to walk_depth hops from the seeds, with the first path to each node."""
+    ew = o["walk_edge_weights"]
+    cc = o["call_confidence"]
+    hood = _Neighbourhood(nodes=set(p0), via={}, adj={}, reach={sid: v for sid, v in seeds})
+    nodes, via, adj, reach = hood.nodes, hood.via, hood.adj, hood.reach
     frontier = list(p0)
     for _depth in range(o["walk_depth"]):
         if not frontier or len(nodes) >= o["walk_max_nodes"]:
@@ -198,20 +221,15 @@ def _walk(index: RepoIndex, sc: "_Scores", relevance: dict[int, float], o: dict,
                 reach[b] = val
                 via[b] = (a, rel)
         frontier = nxt
-    if len(nodes) <= len(p0) and not adj:
-        return _WalkResult(seeds, {}, {})
-    syms = index.symbols_by_ids(nodes)
-    for sid, s in sc.syms.items():
-        syms.setdefault(sid, s)
+    return hood
 
-    def focus(v: int) -> float:
-        s = syms.get(v)
-        p = _penalty(index, s.path, o, pen) if s is not None else 1.0
-        return (o["walk_eps"] + relevance.get(v, 0.0) / rel_max) * p
 
+def _pagerank(hood: _Neighbourhood, p0: dict[int, float], focus, o: dict) -> dict[int, float]:
+    """Personalized PageRank over the neighbourhood (steps weighted by edge weight times the
+    target's focus): the mass each node receives beyond its own restart mass."""
     trans: dict[int, list[tuple[int, float]]] = {}
-    for a, outs in adj.items():
-        ws = [(b, w_edge * focus(b)) for rel, b, w_edge in outs if b in nodes]
+    for a, outs in hood.adj.items():
+        ws = [(b, w_edge * focus(b)) for rel, b, w_edge in outs if b in hood.nodes]
         z = sum(w for _, w in ws)
         if z > 0:
             trans[a] = [(b, w / z) for b, w in ws]
@@ -223,21 +241,31 @@ def _walk(index: RepoIndex, sc: "_Scores", relevance: dict[int, float], o: dict,
             for b, w in trans.get(a, ()):
                 nr[b] = nr.get(b, 0.0) + alpha * mass * w
         r = nr
-    gained = {v: m - (1 - alpha) * p0.get(v, 0.0) for v, m in r.items()}
+    return {v: m - (1 - alpha) * p0.get(v, 0.0) for v, m in r.items()}
+
+
+def _walk_evidence(
+    index: RepoIndex, sc: "_Scores", hood: _Neighbourhood, seeds: list[tuple[int, float]], p0: dict[int, float],
+    syms: dict[int, Symbol], gained: dict[int, float], relevance: dict[int, float], o: dict, pen: dict,
+) -> None:
+    """Add what each node gained through the walk, and how strongly a seed reaches it times
+    its relevance, to its score, with the path that reached it as evidence."""
+    top = seeds[0][1]
+    rel_max = max(relevance.values()) if relevance else 1.0
     gmax = max(gained.values(), default=0.0) or 1.0
-    for v in nodes:
+    for v in hood.nodes:
         if v not in syms:
             continue
         g = max(gained.get(v, 0.0), 0.0)
         # callee scoring: how strongly v is reached from a seed, times how much it reads like the issue
-        hit = 0.0 if v in p0 else reach.get(v, 0.0) * relevance.get(v, 0.0) / rel_max
+        hit = 0.0 if v in p0 else hood.reach.get(v, 0.0) * relevance.get(v, 0.0) / rel_max
         hit *= _penalty(index, syms[v].path, o, pen)
         if g <= 1e-9 and hit <= 1e-9:
             continue
         path = []
         cur = v
-        while cur in via and len(path) < o["walk_depth"]:
-            prev, rel = via[cur]
+        while cur in hood.via and len(path) < o["walk_depth"]:
+            prev, rel = hood.via[cur]
             path.append(f"{syms[prev].qualname if prev in syms else prev} {_REL_LABEL.get(rel, rel)} "
                         f"{syms[cur].qualname if cur in syms else cur}")
             cur = prev
@@ -247,7 +275,6 @@ def _walk(index: RepoIndex, sc: "_Scores", relevance: dict[int, float], o: dict,
         own = sc.sym.get(v, 0.0) / top
         damp = max(0.0, 1.0 - own) * (o["walk_seed_factor"] if v in p0 else 1.0)
         sc.add_sym(syms[v], o["w_walk"] * top * g / gmax * damp + o["w_reach"] * hit, ev)
-    return _WalkResult(seeds, adj, {v: max(g, 0.0) / gmax for v, g in gained.items() if v in syms})
 
 
 def is_test_module(path: str) -> bool:
@@ -367,8 +394,31 @@ def issue_evidence(
         text = f"{query}\n{text}"
     hints = extract_hints(text)
     sc = _Scores(index, o)
+    _frame_evidence(index, sc, hints, o)
+    _mention_evidence(index, sc, hints, o)
+    _identifier_evidence(index, sc, hints, o)
+    _bm25_evidence(index, sc, text, o)
+    pen = _apply_penalties(index, sc, o)
 
-    # 1. tracebacks and file:line hints -> enclosing symbols
+    # 5. graph expansion around the strongest seeds: a focused walk down call chains ...
+    relevance = index.symbol_relevance(_symptom_text(text, o))
+    rel_max = max(relevance.values(), default=0.0) or 1.0
+    relevance = {v: r / rel_max for v, r in relevance.items()}
+    walked = _walk(index, sc, relevance, o, pen) if o["walk"] else None
+    # ... and the direct neighbours of the top seeds
+    _neighbour_evidence(index, sc, o, pen)
+    _lift_files(sc)
+
+    # the edit site is an innermost definition: a class ranks as a symbol candidate below its
+    # members (it has already seeded the walk and lifted its file)
+    for sid in sc.sym:
+        if sc.syms[sid].kind == "class":
+            sc.sym[sid] *= o["final_class_factor"]
+    return sc, _symbol_features(index, sc, relevance, walked, o)
+
+
+def _frame_evidence(index: RepoIndex, sc: "_Scores", hints: IssueHints, o: dict) -> None:
+    """1. Traceback frames and file:line hints -> their files, enclosing symbols and spans."""
     n_frames = max(1, len(hints.frames))
     for f in hints.frames:
         path = resolve_path(index, f.path)
@@ -391,7 +441,9 @@ def issue_evidence(
                       [f"traceback/file-line hint {where}"])
         )
 
-    # 2. file paths and modules mentioned
+
+def _mention_evidence(index: RepoIndex, sc: "_Scores", hints: IssueHints, o: dict) -> None:
+    """2. File paths, modules and dotted names mentioned in the issue."""
     for p in hints.paths:
         path = resolve_path(index, p)
         if path is not None:
@@ -404,7 +456,9 @@ def issue_evidence(
             for s in matches:
                 sc.add_sym(s, o["w_dotted"] / len(matches), f"dotted name `{d}` matches {s.full_name}")
 
-    # 3. identifiers matched against Σ by name (rarer names weigh more)
+
+def _identifier_evidence(index: RepoIndex, sc: "_Scores", hints: IssueHints, o: dict) -> None:
+    """3. Identifiers matched against Σ by name (rarer names weigh more), and their private twins."""
     for name, strength in hints.identifiers.items():
         matches = index.symbols_by_name(name, limit=o["max_name_matches"] + 1)
         if not matches or len(matches) > o["max_name_matches"]:
@@ -427,34 +481,37 @@ def issue_evidence(
             for s in twins:
                 sc.add_sym(s, w, f"identifier `{name}` has a private twin {s.kind} {s.qualname}")
 
-    # 4. BM25 as a fallback signal (also breaks ties among name matches)
-    hits = index.bm25_search(text, k=o["bm25_depth"])
-    if hits:
-        top = hits[0].score or 1.0
-        seen_files: set[str] = set()
-        for rank, h in enumerate(hits, start=1):
-            rel = h.score / top
-            if h.symbol_id is not None:
-                s = sc.syms.get(h.symbol_id) or index.symbol(h.symbol_id)
-                if s is not None:
-                    sc.add_sym(s, o["w_bm25"] * rel, f"bm25 rank {rank} (score {h.score:.2f})")
-            if h.path not in seen_files:
-                seen_files.add(h.path)
-                sc.add_file(h.path, o["w_bm25"] * rel, f"bm25 rank {rank} (score {h.score:.2f})")
 
-    # penalties before expansion, so tests and stubs do not seed it
+def _bm25_evidence(index: RepoIndex, sc: "_Scores", text: str, o: dict) -> None:
+    """4. BM25 as a fallback signal (also breaks ties among name matches)."""
+    hits = index.bm25_search(text, k=o["bm25_depth"])
+    if not hits:
+        return
+    top = hits[0].score or 1.0
+    seen_files: set[str] = set()
+    for rank, h in enumerate(hits, start=1):
+        rel = h.score / top
+        if h.symbol_id is not None:
+            s = sc.syms.get(h.symbol_id) or index.symbol(h.symbol_id)
+            if s is not None:
+                sc.add_sym(s, o["w_bm25"] * rel, f"bm25 rank {rank} (score {h.score:.2f})")
+        if h.path not in seen_files:
+            seen_files.add(h.path)
+            sc.add_file(h.path, o["w_bm25"] * rel, f"bm25 rank {rank} (score {h.score:.2f})")
+
+
+def _apply_penalties(index: RepoIndex, sc: "_Scores", o: dict) -> dict[str, float]:
+    """Test, doc and stub penalties before expansion, so they do not seed it; the per-path cache."""
     pen: dict[str, float] = {}
     for sid, s in sc.syms.items():
         sc.sym[sid] *= _penalty(index, s.path, o, pen)
     for p in list(sc.file):
         sc.file[p] *= _penalty(index, p, o, pen)
+    return pen
 
-    # 5. graph expansion around the strongest seeds: a focused walk down call chains ...
-    relevance = index.symbol_relevance(_symptom_text(text, o))
-    rel_max = max(relevance.values(), default=0.0) or 1.0
-    relevance = {v: r / rel_max for v, r in relevance.items()}
-    walked = _walk(index, sc, relevance, o, pen) if o["walk"] else None
-    # ... and the direct neighbours of the top seeds
+
+def _neighbour_evidence(index: RepoIndex, sc: "_Scores", o: dict, pen: dict) -> None:
+    """The direct graph neighbours of the top symbol seeds, and the imports of the top files."""
     seeds = sorted(sc.sym.items(), key=lambda kv: -kv[1])[: o["expand_seeds"]]
     for sid, score in seeds:
         seed = sc.syms[sid]
@@ -471,7 +528,9 @@ def issue_evidence(
         for other in index.imports_of(f.id)[:20]:
             sc.add_file(other, score * o["w_import"] * _penalty(index, other, o, pen), f"graph: imported by {path}")
 
-    # symbols lift their files
+
+def _lift_files(sc: "_Scores") -> None:
+    """Symbols lift their files by the best symbol score in each."""
     best_in_file: dict[str, float] = {}
     for sid, v in sc.sym.items():
         p = sc.syms[sid].path
@@ -480,12 +539,12 @@ def issue_evidence(
         sc.file[p] = sc.file.get(p, 0.0) + v
         sc.file_ev.setdefault(p, []).append(f"contains candidate symbols (best {v:.2f})")
 
-    # the edit site is an innermost definition: a class ranks as a symbol candidate below its
-    # members (it has already seeded the walk and lifted its file)
-    for sid in sc.sym:
-        if sc.syms[sid].kind == "class":
-            sc.sym[sid] *= o["final_class_factor"]
-    # the re-ranker's features (swevis.localize.rerank)
+
+def _symbol_features(
+    index: RepoIndex, sc: "_Scores", relevance: dict[int, float], walked: "_WalkResult | None", o: dict
+) -> dict[int, dict[str, float]]:
+    """The re-ranker's features (swevis.localize.rerank) of every symbol candidate; local
+    functions are folded into their definition and test code is dropped from `sc` here."""
     chain = {}
     if walked is not None:
         chain = chain_scores(walked.seeds, walked.adj, relevance, depth=o["walk_depth"], decay=o["reach_decay"],
@@ -510,7 +569,7 @@ def issue_evidence(
     ranked = sorted(sc.sym.items(), key=lambda kv: (-kv[1], sc.syms[kv[0]].path, sc.syms[kv[0]].start_line))
     for rank, (sid, v) in enumerate(ranked, start=1):
         feats[sid].update(heuristic=v / top, heuristic_rank=1.0 / rank)
-    return sc, feats
+    return feats
 
 
 def bm25_baseline(index: RepoIndex, issue_text: str, top_k: int = 10) -> list[Candidate]:
@@ -578,8 +637,27 @@ def pack_context(
     for c in by_kind(candidates, "file") + ranked:
         if c.path not in file_order:
             file_order.append(c.path)
+    raw = _raw_windows(ranked, repo_dir, cache, max_windows, max_lines, extra)
+    windows = _merged_windows(raw, max_windows)
+    for w in windows:
+        lines = _read_lines(repo_dir, w["path"], cache) or []
+        if w["end"] - w["start"] + 1 > max_lines * 2:
+            w["end"] = w["start"] + max_lines * 2 - 1
+        w["text"] = "\n".join(lines[w["start"] - 1 : w["end"]])
+    return {
+        "files": _file_summaries(index, file_order[: max(max_windows, 5)]),
+        "windows": windows,
+        "search_hints": _search_hints(index, ranked, issue_text),
+        "test_pointers": _test_pointers(index, ranked),
+        "wide": wide,
+    }
 
-    # refined windows around focus symbols and spans
+
+def _raw_windows(
+    ranked: list[Candidate], repo_dir: Path, cache: dict, max_windows: int, max_lines: int, extra: int
+) -> list[tuple[str, int, int, str, str]]:
+    """(path, start, end, symbol, reason) around each symbol and span candidate, in rank order:
+    `extra` lines of context, at most `max_lines` (centred on a span), blank edges trimmed."""
     raw: list[tuple[str, int, int, str, str]] = []
     for c in ranked:
         if c.kind == "file" or c.start_line is None:
@@ -601,6 +679,11 @@ def pack_context(
         raw.append((c.path, start, end, c.qualified_name or "", "; ".join(c.evidence[:2])))
         if len(raw) >= max_windows * 3:
             break
+    return raw
+
+
+def _merged_windows(raw: list[tuple[str, int, int, str, str]], max_windows: int) -> list[dict]:
+    """Overlapping or adjacent windows of one file merged, up to `max_windows` windows."""
     windows: list[dict] = []
     for path, start, end, sym, why in raw:
         merged = False
@@ -613,15 +696,13 @@ def pack_context(
                 break
         if not merged and len(windows) < max_windows:
             windows.append({"path": path, "start": start, "end": end, "symbols": [sym] if sym else [], "reason": why})
-    for w in windows:
-        lines = _read_lines(repo_dir, w["path"], cache) or []
-        if w["end"] - w["start"] + 1 > max_lines * 2:
-            w["end"] = w["start"] + max_lines * 2 - 1
-        w["text"] = "\n".join(lines[w["start"] - 1 : w["end"]])
+    return windows
 
-    # file summaries: location and import neighbourhood
+
+def _file_summaries(index: RepoIndex, paths: list[str]) -> list[dict]:
+    """Location and import neighbourhood of each indexed file."""
     files = []
-    for path in file_order[: max(max_windows, 5)]:
+    for path in paths:
         f = index.file(path)
         if f is None:
             continue
@@ -639,8 +720,11 @@ def pack_context(
                 "top_level_symbols": top_syms,
             }
         )
+    return files
 
-    # search hints: identifiers and traceback anchors worth grepping for
+
+def _search_hints(index: RepoIndex, ranked: list[Candidate], issue_text: str | None) -> list[str]:
+    """Identifiers and traceback anchors worth grepping for, deduplicated, at most 25."""
     hints_out: list[str] = []
     if issue_text:
         h = extract_hints(issue_text)
@@ -655,9 +739,11 @@ def pack_context(
         if c.kind == "symbol" and c.qualified_name:
             hints_out.append(c.qualified_name.split(".")[-1])
     seen: set[str] = set()
-    search_hints = [x for x in hints_out if not (x in seen or seen.add(x))][:25]
+    return [x for x in hints_out if not (x in seen or seen.add(x))][:25]
 
-    # test pointers: tests that import or reference the selected symbols
+
+def _test_pointers(index: RepoIndex, ranked: list[Candidate]) -> list[dict]:
+    """Tests that import or reference the selected symbols, those naming most of them first."""
     tests: dict[str, dict] = {}
     for c in ranked:
         if c.kind != "symbol" or not c.qualified_name:
@@ -672,12 +758,4 @@ def pack_context(
                 entry["imports_module"] |= t["imports_module"]
         if len(tests) >= 10:
             break
-    test_pointers = sorted(tests.values(), key=lambda d: (-len(d["symbols"]), d["path"]))[:8]
-
-    return {
-        "files": files,
-        "windows": windows,
-        "search_hints": search_hints,
-        "test_pointers": test_pointers,
-        "wide": wide,
-    }
+    return sorted(tests.values(), key=lambda d: (-len(d["symbols"]), d["path"]))[:8]

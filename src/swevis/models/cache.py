@@ -23,11 +23,11 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import os
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+from swevis.fsutil import write_atomic
 
 log = logging.getLogger(__name__)
 
@@ -67,7 +67,6 @@ class ResponseCache:
 
     def put(self, key: str, response: dict[str, Any], *, summary: dict[str, Any]) -> Path:
         path = self.path(key)
-        path.parent.mkdir(parents=True, exist_ok=True)
         entry = {
             "format": CACHE_FORMAT,
             "key": key,
@@ -75,20 +74,8 @@ class ResponseCache:
             "request": summary,
             "response": response,
         }
-        fd, tmp = tempfile.mkstemp(prefix=f".{key[:16]}.", suffix=".tmp", dir=path.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump(entry, fh, ensure_ascii=False)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, path)
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise
-        return path
+        return write_atomic(path, json.dumps(entry, ensure_ascii=False).encode("utf-8"), fsync=True)
 
     def __len__(self) -> int:
-        return sum(1 for _ in self.dir.glob("*/*.json")) if self.dir.exists() else 0
+        """Stored entries; a write in progress (a hidden temporary file) is not one."""
+        return sum(1 for p in self.dir.glob("*/*.json") if not p.name.startswith(".")) if self.dir.exists() else 0

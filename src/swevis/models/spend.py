@@ -31,6 +31,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from swevis.fsutil import write_atomic
 from swevis.models.base import ChatModel, ChatResponse, ModelError
 
 CAP_KEYS = {
@@ -187,9 +188,7 @@ class SpendLedger:
                 data["by_instance"][instance] = (
                     Spend.from_dict(data["by_instance"].get(instance, {})) + spend
                 ).to_dict()
-            tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
-            tmp.write_text(json.dumps(data, indent=1, sort_keys=True))
-            os.replace(tmp, self.path)
+            write_atomic(self.path, json.dumps(data, indent=1, sort_keys=True))
             return total
 
 

@@ -1,0 +1,190 @@
+"""The package's house rules, checked on its source (AST and text only, nothing imported):
+short functions, settings defaults only in the schema, no private names across modules, no
+import cycles, atomic writes only through swevis.fsutil, and no tracker numbers.
+
+Each check names its offenders. ALLOWED_* sets name the offenders that remain on purpose (or
+until they are fixed), so a new one fails the test; remove an entry when its offender goes.
+src/swevis/data/ is left out: it holds the sample repositories, which are data, not code.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from functools import lru_cache
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SRC = ROOT / "src"
+PACKAGE = SRC / "swevis"
+SOURCES = sorted(p for p in PACKAGE.rglob("*.py") if (PACKAGE / "data") not in p.parents)
+MAX_FUNCTION_LINES = 80
+DEFAULTS_NAMES = re.compile(r"^(\w+_DEFAULTS|DEFAULTS|DEFAULT_SETTINGS)$")
+TRACKER_NUMBER = re.compile(r"\bissue\s+(#|8\b)", re.IGNORECASE)
+
+# offenders that remain, "<path under src/swevis>:<name>"; empty when none does
+ALLOWED_LONG_FUNCTIONS: set[str] = set()
+ALLOWED_DEFAULTS_DICTS: set[str] = set()
+ALLOWED_PRIVATE_IMPORTS: set[str] = set()
+ALLOWED_CYCLES: set[frozenset[str]] = set()
+
+
+@lru_cache(maxsize=None)
+def _tree(path: Path) -> ast.Module:
+    return ast.parse(path.read_text(), str(path))
+
+
+def _where(path: Path) -> str:
+    return path.relative_to(PACKAGE).as_posix()
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(SRC).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES = {_module_name(p): p for p in SOURCES}
+
+
+def long_functions() -> set[str]:
+    return {
+        f"{_where(path)}:{node.name} ({node.end_lineno - node.lineno + 1} lines)"
+        for path in SOURCES
+        for node in ast.walk(_tree(path))
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+        and node.end_lineno - node.lineno + 1 > MAX_FUNCTION_LINES
+    }
+
+
+def defaults_dicts() -> set[str]:
+    return {
+        f"{_where(path)}:{target.id}"
+        for path in SOURCES
+        for node in _tree(path).body
+        if isinstance(node, ast.Assign | ast.AnnAssign)
+        for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
+        if isinstance(target, ast.Name) and DEFAULTS_NAMES.match(target.id)
+    }
+
+
+def private_imports() -> set[str]:
+    return {
+        f"{_where(path)}:{node.module}.{alias.name}"
+        for path in SOURCES
+        for node in ast.walk(_tree(path))
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").split(".")[0] == "swevis"
+        for alias in node.names
+        if alias.name.startswith("_") and not alias.name.endswith("__")
+    }
+
+
+def import_graph() -> dict[str, set[str]]:
+    """swevis module -> the swevis modules its top-level imports name (`from pkg import mod`
+    names pkg.mod when that is a module, else pkg)."""
+    graph: dict[str, set[str]] = {}
+    for name, path in MODULES.items():
+        targets: set[str] = set()
+        for node in _tree(path).body:
+            if isinstance(node, ast.Import):
+                targets |= {a.name for a in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                targets |= {f"{node.module}.{a.name}" if f"{node.module}.{a.name}" in MODULES else node.module
+                            for a in node.names}
+        graph[name] = {t for t in targets if t in MODULES and t != name}
+    return graph
+
+
+def import_cycles(graph: dict[str, set[str]]) -> set[frozenset[str]]:
+    """The strongly connected components with more than one module (Tarjan's algorithm)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    cycles: set[frozenset[str]] = set()
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = set()
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.add(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                cycles.add(frozenset(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return cycles
+
+
+def test_no_function_over_80_lines():
+    assert sorted(f for f in long_functions() if f.split(" ")[0] not in ALLOWED_LONG_FUNCTIONS) == []
+
+
+def test_no_defaults_dict_restates_the_schema():
+    assert sorted(defaults_dicts() - ALLOWED_DEFAULTS_DICTS) == []
+
+
+def test_no_private_name_is_imported_across_modules():
+    assert sorted(private_imports() - ALLOWED_PRIVATE_IMPORTS) == []
+
+
+def test_no_import_cycle_between_swevis_modules():
+    cycles = import_cycles(import_graph()) - ALLOWED_CYCLES
+    assert sorted(sorted(c) for c in cycles) == []
+
+
+def test_atomic_writes_go_through_fsutil():
+    renames = [
+        f"{_where(path)}:{node.lineno}"
+        for path in SOURCES
+        if path != PACKAGE / "fsutil.py"
+        for node in ast.walk(_tree(path))
+        if (isinstance(node, ast.Attribute) and node.attr == "replace"
+            and isinstance(node.value, ast.Name) and node.value.id == "os")
+        or (isinstance(node, ast.ImportFrom) and node.module == "os" and any(a.name == "replace" for a in node.names))
+    ]
+    assert renames == []
+
+
+def test_no_tracker_numbers_in_code_rules_schema_or_config():
+    sample = PACKAGE / "data" / "sample"  # task data: an issue text may cite an issue number
+    package_files = sorted(
+        p for p in SRC.rglob("*") if p.is_file() and p.suffix != ".pyc" and sample not in p.parents
+    )
+    texts = [*package_files, *sorted((ROOT / "rules").glob("*.smk")), ROOT / "Snakefile",
+             *sorted((ROOT / "schemas").glob("*")), ROOT / "config.yaml"]
+    found = [
+        f"{path.relative_to(ROOT)}:{n}"
+        for path in texts
+        if path.is_file()
+        for n, line in enumerate(path.read_text(errors="replace").splitlines(), start=1)
+        if TRACKER_NUMBER.search(line)
+    ]
+    assert found == []
+
+
+def test_the_checks_find_what_they_look_for(tmp_path):
+    """Each check flags a planted offender (a check that can find nothing would pass forever)."""
+    cyclic = {"swevis.a": {"swevis.b"}, "swevis.b": {"swevis.c"}, "swevis.c": {"swevis.a"}, "swevis.d": {"swevis.a"}}
+    assert import_cycles(cyclic) == {frozenset({"swevis.a", "swevis.b", "swevis.c"})}
+    assert import_cycles({"swevis.a": {"swevis.b"}, "swevis.b": set()}) == set()
+    assert TRACKER_NUMBER.search("LET variants (issue 8): memory") and TRACKER_NUMBER.search("see Issue #12")
+    assert not TRACKER_NUMBER.search("the issue text; 8 instances")
+    assert DEFAULTS_NAMES.match("LOCALIZE_DEFAULTS") and DEFAULTS_NAMES.match("DEFAULT_SETTINGS")
+    assert not DEFAULTS_NAMES.match("DEFAULT_CONFIG")
+    graph = import_graph()
+    assert "swevis.index.store" in graph["swevis.index.build"]  # from swevis.index import store
+    assert "swevis.fsutil" in graph["swevis.localize.evaluate"]
