@@ -24,6 +24,8 @@ MY = """
 tasks: {source: bundled, instance_ids: [swevis-samples__tabulon-305]}
 models:
   mine: {backend: replay, model_id: m, tokenizer: qwen3, image_family: qwen3.5}
+analysis:
+  baseline: {agent: plb, scope: normal, condition: text}   # no mini cell: PLB text is the reference
 agents:
   matrix:
     - {agent: plb, scope: normal, conditions: [text, r2]}
@@ -84,10 +86,19 @@ def test_embedded_ablation_model_is_checked_against_the_users_models(tmp_path: P
          "config key 'agents/ablation/conditions': 'r5' is not a condition of the let normal cell"),
         ("agents: {variants: {let-mem: {}}, ablation: {scopes: [wide]}, matrix: [{agent: let, scope: normal, conditions: [text, r3]}]}",
          "config key 'agents/ablation/scopes': 'wide' has no let cell"),
+        ("agents: {matrix: [{agent: plb, scope: normal, conditions: [text]}]}",
+         "config key 'analysis/baseline': mini/normal/text is not a cell of agents.matrix"),
+        ("models: {}", "config key 'models': no model profile"),
+        ("models: {live: {backend: openai, base_url: 'http://127.0.0.1:9/v1'}}",
+         "config key 'models/live/model_id': a live profile"),
+        ("models: {live: {backend: openai, model_id: x}}", "config key 'agents/allow_live_on_host': profile 'live' is live"),
+        ("models: {live: {backend: openai, model_id: x, api_key_env: K}}\n"
+         "agents: {environment: docker, env_passthrough: [K]}",
+         "config key 'agents/env_passthrough': K is profile 'live'"),
     ],
 )
 def test_names_without_a_profile_or_cell_are_config_errors(extra, message):
-    cfg = study("models: {m: {}}\n" + extra)
+    cfg = study(extra if extra.startswith("models:") else "models: {m: {}}\n" + extra)
     with pytest.raises(SwevisError, match=message.replace("(", r"\(")):
         check_study(cfg)
 

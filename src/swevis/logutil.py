@@ -7,7 +7,7 @@ import sys
 from contextlib import contextmanager
 from pathlib import Path
 
-from swevis.errors import InfrastructureError
+from swevis.errors import InfrastructureError, SwevisError
 
 
 def setup_logging(log_path: str | Path | None = None, level: int = logging.INFO) -> None:
@@ -37,6 +37,9 @@ def script_logging(log_path: str | Path | None):
         reason = " ".join(str(exc).split())
         logging.getLogger("swevis.script").error("infrastructure failure (no output written; the next run retries): %s", reason)
         raise SystemExit(1) from None
+    except SwevisError as exc:  # a user error: one line, not a traceback
+        logging.getLogger("swevis.script").error("error: %s", " ".join(str(exc).split()))
+        raise SystemExit(2) from None
     except Exception as exc:
         logging.getLogger("swevis.script").error("failed: %s", exc, exc_info=True)
         raise

@@ -9,6 +9,7 @@ from typing import Iterable
 
 from swevis.config import ConfigError, check_profile, validate_config
 from swevis.fsutil import write_atomic
+from swevis.models import is_live
 from swevis.render.study_io import study_backbones
 
 
@@ -68,21 +69,62 @@ def check_config(config: dict, schema_path: str | Path) -> dict:
 
 
 def check_study(config: dict) -> None:
-    """Cross-references the schema cannot express, checked while the DAG is built: every
-    model a table, the single-read study or the ablation names is a profile of `models`,
-    and every ablation scope
-    and condition is a LET cell of agents.matrix (the plain-LET reference the variants are
-    compared with). A miss raises ConfigError naming the key, before anything runs."""
+    """Cross-references the schema cannot express, checked while the DAG is built, so that
+    a study that would fail in every paid job, or build tables with an empty column, stops
+    before anything runs with a ConfigError naming the key."""
+    check_models(config)
+    check_ablation(config)
+    check_tables(config)
+
+
+def check_models(config: dict) -> None:
+    """At least one profile; a live profile names its model and may run where the config
+    puts its commands; the API key's variable is never passed through to commands."""
+    profiles = config.get("models") or {}
+    if not profiles:
+        raise ConfigError("config key 'models': no model profile; name at least one (see examples/my-endpoint.yaml)")
+    agents = config["agents"]
+    for name, profile in profiles.items():
+        if not is_live(profile):
+            continue
+        if not profile.get("model_id"):
+            raise ConfigError(f"config key 'models/{name}/model_id': a live profile (backend openai) must name its model")
+        if agents["environment"] == "local" and not agents["allow_live_on_host"]:
+            raise ConfigError(
+                f"config key 'agents/allow_live_on_host': profile {name!r} is live and agents.environment is local, "
+                "so its commands would run on this host: set it to true to acknowledge, or use environment: docker"
+            )
+        key_env = profile.get("api_key_env")
+        if key_env in (agents.get("env_passthrough") or []):
+            raise ConfigError(f"config key 'agents/env_passthrough': {key_env} is profile {name!r}'s API key variable")
+
+
+def check_tables(config: dict) -> None:
+    """Table models are profiles, the single-read backbones too, and the baseline (Table 1's
+    mini column, every reduction's denominator) is a cell of the matrix."""
     models = list(config["models"])
-    for model in (config.get("analysis") or {}).get("table_models") or []:
+    analysis = config.get("analysis") or {}
+    for model in analysis.get("table_models") or []:
         check_profile(model, models, "analysis/table_models")
     study_backbones(config)  # single_read.backbones: profiles of `models`
+    baseline = analysis["baseline"]
+    cell = (baseline["agent"], baseline["scope"], baseline["condition"])
+    if cell not in matrix_cells(config):
+        raise ConfigError(
+            f"config key 'analysis/baseline': {'/'.join(cell)} is not a cell of agents.matrix; add it "
+            "(it is the tables' mini column and every reduction's reference) or name another baseline"
+        )
+
+
+def check_ablation(config: dict) -> None:
+    """Ablation models are profiles, and every ablation scope and condition is a LET cell of
+    agents.matrix (the plain-LET reference the variants are compared with)."""
     agents = config["agents"]
     if not agents.get("variants"):
         return
     ablation = agents.get("ablation") or {}
     for model in ablation.get("models") or []:
-        check_profile(model, models, "agents/ablation/models")
+        check_profile(model, list(config["models"]), "agents/ablation/models")
     cells = matrix_cells(config)
     for scope in ablation["scopes"]:
         if not any(a == "let" and s == scope for a, s, _ in cells):
