@@ -14,7 +14,9 @@ from swevis.analysis.load import SUMMARY_FORMAT
 VARIANTS = {"let-mem": {"memory": True}, "let-verify": {"verification": True}}
 
 
-def _summary(tmp: Path, agent: str, condition: str, resolved: list[bool], tokens: int, variant: dict | None) -> str:
+def _summary(
+    tmp: Path, agent: str, condition: str, resolved: list[bool], tokens: int, variant: dict | None, invalid: tuple[int, ...] = ()
+) -> str:
     rows = []
     for i, ok in enumerate(resolved):
         run = tmp / "runs" / f"{agent}-normal" / condition / f"o__r-{i}"
@@ -25,7 +27,7 @@ def _summary(tmp: Path, agent: str, condition: str, resolved: list[bool], tokens
             "instance_id": f"o__r-{i}", "repeat": 0, "exit_status": "submitted", "resolved": ok, "patch_applied": True,
             "infra_failure": False, "harness": "local", "prompt_tokens": tokens + 100 * i, "completion_tokens": 10,
             "calls": 5, "format_errors": 0, "image_pages": 0, "n_steps": 5, "evidence_coverage": None,
-            "coverage_bucket": None, "path": str(run),
+            "coverage_bucket": None, "path": str(run), "valid": i not in invalid,
         })
     path = tmp / f"{agent}-{condition}.json"
     path.write_text(json.dumps({"format": SUMMARY_FORMAT, "rows": rows}))
@@ -67,3 +69,17 @@ def test_no_variant_rows_gives_an_empty_table(tmp_path):
     out = tmp_path / "t.csv"
     table = build_ablation([p], VARIANTS, {"analysis": {}, "index": {}, "models": {"m": {}}}, str(out))
     assert table.height == 0 and pl.read_csv(out).columns == COLUMNS
+
+
+def test_invalid_environments_leave_the_mcnemar_pairs_and_are_counted(tmp_path):
+    # instance 0's environment is invalid: its variant-only "win" must not count
+    paths = [
+        _summary(tmp_path, "let", "text", [False, False, True, True], 30000, None, invalid=(0,)),
+        _summary(tmp_path, "let-verify", "text", [True, True, True, True], 31000, {}, invalid=(0,)),
+    ]
+    config = {"analysis": {"bootstrap": {"resamples": 200, "level": 0.95, "seed": 1}}, "models": {"m": {}}}
+    df = build_ablation(paths, {"let-verify": {"verification": True}}, config, str(tmp_path / "t.csv"))
+    v = df.filter(pl.col("variant") == "let-verify").row(0, named=True)
+    assert (v["n"], v["n_invalid"]) == (3, 1)
+    assert (v["mcnemar_variant_only"], v["mcnemar_let_only"]) == (1, 0) and v["mcnemar_p"] == 1.0
+    assert v["accuracy"] == 100.0 and v["let_accuracy"] == round(200 / 3, 1)
