@@ -373,3 +373,22 @@ def test_figure6_resolve_rates_count_valid_environments_only(monkeypatch, tmp_pa
     ax = drawn["fig"].axes[0]
     assert ax.get_title() == "LET on m (2 runs)"
     assert list(ax.lines[0].get_ydata()) == [0.5]
+
+
+def test_table_rows_follow_the_matrix_order():
+    from swevis.analysis.tables import frame, main_table, settings_from_config
+
+    matrix = [
+        {"agent": "mini", "scope": "normal", "conditions": ["text"]},
+        {"agent": "let", "scope": "normal", "conditions": ["text"]},
+        {"agent": "plb", "scope": "wide", "conditions": ["text"]},
+        {"agent": "let", "scope": "wide", "conditions": ["text"]},
+    ]
+    settings = settings_from_config({"agents": {"matrix": matrix}, "models": {"m": {}}})
+    rows = [
+        {"model": "m", "agent": c["agent"], "scope": c["scope"], "condition": "text", "instance_id": "o__r-1", "repeat": 0,
+         "resolved": True, "infra_failure": False, "prompt_tokens": 1000, "completion_tokens": 10}
+        for c in matrix
+    ]
+    wide, _ = main_table(frame(rows), "m", settings)
+    assert list(zip(wide["agent"], wide["scope"])) == [("let", "normal"), ("plb", "wide"), ("let", "wide")]
