@@ -50,6 +50,7 @@ if ABLATION_VARIANTS:
         params:
             variants=ABLATION_VARIANTS,
             analysis=analysis_params(),
+            matrix=section(config, "agents")["matrix"],
             models=list(config["models"]),
             rebuild=lambda wc: missing_inputs_token(
                 LAYOUT.log("analysis", "ablation-rebuild-ledger.json"),

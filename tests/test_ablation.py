@@ -4,12 +4,16 @@ summaries: CIs and paired McNemar against plain LET in the same cell, memory hit
 from __future__ import annotations
 
 import json
+import runpy
 from pathlib import Path
+from types import SimpleNamespace
 
 import polars as pl
 
 from swevis.analysis.ablation import COLUMNS, build_ablation
 from swevis.analysis.load import SUMMARY_FORMAT
+
+SCRIPTS = Path(__file__).resolve().parents[1] / "scripts"
 
 VARIANTS = {"let-mem": {"memory": True}, "let-verify": {"verification": True}}
 
@@ -83,3 +87,14 @@ def test_invalid_environments_leave_the_mcnemar_pairs_and_are_counted(tmp_path):
     assert (v["n"], v["n_invalid"]) == (3, 1)
     assert (v["mcnemar_variant_only"], v["mcnemar_let_only"]) == (1, 0) and v["mcnemar_p"] == 1.0
     assert v["accuracy"] == 100.0 and v["let_accuracy"] == round(200 / 3, 1)
+
+
+def test_the_script_orders_conditions_by_the_configs_matrix(tmp_path):
+    # r2 and r10 are no conditions of the schema's default matrix: only the config's matrix orders them
+    paths = [_summary(tmp_path, agent, c, [True], 1000, {}) for c in ("r10", "r2") for agent in ("let", "let-mem")]
+    matrix = [{"agent": "let", "scope": "normal", "conditions": ["text", "r2", "r10"]}]
+    params = SimpleNamespace(variants={"let-mem": {"memory": True}}, analysis={}, matrix=matrix, models=["m"])
+    out = SimpleNamespace(table=str(tmp_path / "t.csv"), figure=str(tmp_path / "f.png"))
+    fake = SimpleNamespace(input=SimpleNamespace(summaries=paths), params=params, output=out, log=[str(tmp_path / "a.log")])
+    runpy.run_path(str(SCRIPTS / "ablation_table.py"), init_globals={"snakemake": fake})
+    assert pl.read_csv(out.table)["condition"].to_list() == ["r2", "r2", "r10", "r10"]
