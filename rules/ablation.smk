@@ -42,7 +42,7 @@ if ABLATION_VARIANTS:
         params:
             variants=ABLATION_VARIANTS,
             analysis=analysis_params(),
-            matrix=section(config, "agents")["matrix"],
+            conditions=section(config, "agents")["ablation"]["conditions"],
             models=list(config["models"]),
             rebuild=lambda wc: missing_inputs_token(
                 LAYOUT.log("analysis", "ablation-rebuild-ledger.json"),

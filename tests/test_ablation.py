@@ -16,6 +16,7 @@ from swevis.analysis.load import SUMMARY_FORMAT
 SCRIPTS = Path(__file__).resolve().parents[1] / "scripts"
 
 VARIANTS = {"let-mem": {"memory": True}, "let-verify": {"verification": True}}
+ABLATION = {"ablation": {"conditions": ["r3", "text"]}}
 
 
 def _summary(
@@ -48,7 +49,7 @@ def test_ablation_table_and_figure(tmp_path):
         paths.append(_summary(tmp_path, "let-verify", cond, [True, True, True, True], 31000, ver))
     out = tmp_path / "table_ablation.csv"
     fig = tmp_path / "figures" / "figure_ablation.png"
-    config = {"analysis": {"bootstrap": {"resamples": 200, "level": 0.95, "seed": 1}}, "index": {}, "models": {"m": {}}}
+    config = {"analysis": {"bootstrap": {"resamples": 200, "level": 0.95, "seed": 1}}, "agents": ABLATION, "models": {"m": {}}}
     table = build_ablation(paths, VARIANTS, config, str(out), str(fig))
     assert out.exists() and fig.stat().st_size > 1000
     df = pl.read_csv(out)
@@ -71,7 +72,7 @@ def test_ablation_table_and_figure(tmp_path):
 def test_no_variant_rows_gives_an_empty_table(tmp_path):
     p = _summary(tmp_path, "let", "text", [True], 1000, None)
     out = tmp_path / "t.csv"
-    table = build_ablation([p], VARIANTS, {"analysis": {}, "index": {}, "models": {"m": {}}}, str(out))
+    table = build_ablation([p], VARIANTS, {"analysis": {}, "agents": ABLATION, "models": {"m": {}}}, str(out))
     assert table.height == 0 and pl.read_csv(out).columns == COLUMNS
 
 
@@ -81,7 +82,7 @@ def test_invalid_environments_leave_the_mcnemar_pairs_and_are_counted(tmp_path):
         _summary(tmp_path, "let", "text", [False, False, True, True], 30000, None, invalid=(0,)),
         _summary(tmp_path, "let-verify", "text", [True, True, True, True], 31000, {}, invalid=(0,)),
     ]
-    config = {"analysis": {"bootstrap": {"resamples": 200, "level": 0.95, "seed": 1}}, "models": {"m": {}}}
+    config = {"analysis": {"bootstrap": {"resamples": 200, "level": 0.95, "seed": 1}}, "agents": ABLATION, "models": {"m": {}}}
     df = build_ablation(paths, {"let-verify": {"verification": True}}, config, str(tmp_path / "t.csv"))
     v = df.filter(pl.col("variant") == "let-verify").row(0, named=True)
     assert (v["n"], v["n_invalid"]) == (3, 1)
@@ -89,12 +90,11 @@ def test_invalid_environments_leave_the_mcnemar_pairs_and_are_counted(tmp_path):
     assert v["accuracy"] == 100.0 and v["let_accuracy"] == round(200 / 3, 1)
 
 
-def test_the_script_orders_conditions_by_the_configs_matrix(tmp_path):
-    # r2 and r10 are no conditions of the schema's default matrix: only the config's matrix orders them
-    paths = [_summary(tmp_path, agent, c, [True], 1000, {}) for c in ("r10", "r2") for agent in ("let", "let-mem")]
-    matrix = [{"agent": "let", "scope": "normal", "conditions": ["text", "r2", "r10"]}]
-    params = SimpleNamespace(variants={"let-mem": {"memory": True}}, analysis={}, matrix=matrix, models=["m"])
+def test_the_script_orders_conditions_as_the_config_lists_them(tmp_path):
+    # r2 and r10 are no conditions of the schema's default matrix: only the config orders them
+    paths = [_summary(tmp_path, agent, c, [True], 1000, {}) for c in ("r10", "r2", "text") for agent in ("let", "let-mem")]
+    params = SimpleNamespace(variants={"let-mem": {"memory": True}}, analysis={}, conditions=["r2", "r10", "text"], models=["m"])
     out = SimpleNamespace(table=str(tmp_path / "t.csv"), figure=str(tmp_path / "f.png"))
     fake = SimpleNamespace(input=SimpleNamespace(summaries=paths), params=params, output=out, log=[str(tmp_path / "a.log")])
     runpy.run_path(str(SCRIPTS / "ablation_table.py"), init_globals={"snakemake": fake})
-    assert pl.read_csv(out.table)["condition"].to_list() == ["r2", "r2", "r10", "r10"]
+    assert pl.read_csv(out.table)["condition"].to_list() == ["text", "text", "r2", "r2", "r10", "r10"]

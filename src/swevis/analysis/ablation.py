@@ -81,8 +81,10 @@ def ablation_table(
         paths[(r["model"], r["agent"], r["scope"], r["condition"])].append(r["path"])
     out = []
     cells = sorted({(r["model"], r["scope"], r["condition"]) for r in rows if r["agent"] in variants})
-    order = {c: i for i, c in enumerate(settings["conditions"])}
-    cells.sort(key=lambda c: (c[0], c[1], order.get(c[2], 99), c[2]))
+    # conditions as agents.ablation lists them (text first, as in Tables 1/2): the cells it runs
+    ordered = sorted(config["agents"]["ablation"]["conditions"], key=lambda c: c != "text")
+    order = {c: i for i, c in enumerate(ordered)}
+    cells.sort(key=lambda c: (c[0], c[1], order.get(c[2], len(order)), c[2]))
     for model, scope, condition in cells:
         base = df.filter((pl.col("model") == model) & (pl.col("agent") == base_agent) & (pl.col("scope") == scope) & (pl.col("condition") == condition))
         b_acc = cell_stats(base, "accuracy", settings)
