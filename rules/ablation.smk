@@ -8,18 +8,10 @@
 # Table 1/2 cells, so nothing runs twice). With no variants configured, this file defines
 # no rule and ABLATION_TARGETS is empty, so `rule all` asks for nothing.
 
-from swevis.workflow import missing_inputs_token
+from swevis.workflow import ablation_cells, missing_inputs_token
 
 ABLATION_VARIANTS = section(config, "agents")["variants"]
-_ablation = config["agents"]["ablation"]
-ABLATION_MODELS = _ablation["models"] or list(config["models"])[:1]
-ABLATION_CELLS = [
-    (model, agent, scope, condition)
-    for model in ABLATION_MODELS
-    for agent in ["let", *ABLATION_VARIANTS]
-    for scope in _ablation["scopes"]
-    for condition in _ablation["conditions"]
-]
+ABLATION_CELLS = ablation_cells(config)
 ABLATION_TARGETS = (
     [LAYOUT.table("table_ablation.csv"), LAYOUT.figure("figure_ablation.png")]
     if ABLATION_VARIANTS
@@ -50,6 +42,7 @@ if ABLATION_VARIANTS:
         params:
             variants=ABLATION_VARIANTS,
             analysis=analysis_params(),
+            conditions=section(config, "agents")["ablation"]["conditions"],
             models=list(config["models"]),
             rebuild=lambda wc: missing_inputs_token(
                 LAYOUT.log("analysis", "ablation-rebuild-ledger.json"),

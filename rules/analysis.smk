@@ -61,6 +61,7 @@ rule figures:
         "../envs/swevis.yaml"
     params:
         analysis=analysis_params(),
+        matrix=section(config, "agents")["matrix"],
         models=list(config["models"]),
         rebuild=rebuild_token,
     script:

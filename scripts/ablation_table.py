@@ -5,7 +5,7 @@ from swevis.logutil import script_logging
 
 with script_logging(snakemake.log[0]) as log:
     p = snakemake.params
-    config = {"analysis": p.analysis, "models": {m: {} for m in p.models}}
+    config = {"analysis": p.analysis, "agents": {"ablation": {"conditions": p.conditions}}, "models": {m: {} for m in p.models}}
     table = build_ablation(
         list(snakemake.input.summaries), dict(p.variants), config, snakemake.output.table, snakemake.output.figure
     )

@@ -357,3 +357,38 @@ def test_a_validation_of_another_harness_is_refused(tree, tmp_path):
     path.write_text(json.dumps(report))
     with pytest.raises(AnalysisInputError, match="validates harness docker, but runs were graded by local"):
         condition_summary(root / "runs" / "qwen3.5" / "plb-normal" / "r1", root / "instances.jsonl", validation=path)
+
+
+def test_figure6_resolve_rates_count_valid_environments_only(monkeypatch, tmp_path):
+    from swevis.analysis import figures
+
+    drawn = {}
+    monkeypatch.setattr(figures, "save_figure", lambda fig, out, dpi: drawn.setdefault("fig", fig))
+    rows = [
+        {"model": "m", "agent": "let", "evidence_coverage": 0.9, "resolved": True, "valid": True},
+        {"model": "m", "agent": "let", "evidence_coverage": 0.9, "resolved": False, "valid": True},
+        {"model": "m", "agent": "let", "evidence_coverage": 0.9, "resolved": True, "valid": False},
+    ]
+    figures.coverage_figure(rows, ["m"], tmp_path / "figure6.png")
+    ax = drawn["fig"].axes[0]
+    assert ax.get_title() == "LET on m (2 runs)"
+    assert list(ax.lines[0].get_ydata()) == [0.5]
+
+
+def test_table_rows_follow_the_matrix_order():
+    from swevis.analysis.tables import frame, main_table, settings_from_config
+
+    matrix = [
+        {"agent": "mini", "scope": "normal", "conditions": ["text"]},
+        {"agent": "let", "scope": "normal", "conditions": ["text"]},
+        {"agent": "plb", "scope": "wide", "conditions": ["text"]},
+        {"agent": "let", "scope": "wide", "conditions": ["text"]},
+    ]
+    settings = settings_from_config({"agents": {"matrix": matrix}, "models": {"m": {}}})
+    rows = [
+        {"model": "m", "agent": c["agent"], "scope": c["scope"], "condition": "text", "instance_id": "o__r-1", "repeat": 0,
+         "resolved": True, "infra_failure": False, "prompt_tokens": 1000, "completion_tokens": 10}
+        for c in matrix
+    ]
+    wide, _ = main_table(frame(rows), "m", settings)
+    assert list(zip(wide["agent"], wide["scope"])) == [("let", "normal"), ("plb", "wide"), ("let", "wide")]

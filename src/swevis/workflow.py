@@ -56,6 +56,24 @@ def matrix_cells(config: dict) -> set[tuple[str, str, str]]:
     }
 
 
+def ablation_cells(config: dict) -> list[tuple[str, str, str, str]]:
+    """(model, agent, scope, condition) of the ablation: plain LET and every variant of
+    agents.variants under agents.ablation's models (none = the first profile), scopes and
+    conditions; none without variants (rules/ablation.smk runs these; `swevis estimate`
+    prices them)."""
+    agents = config["agents"]
+    if not agents.get("variants"):
+        return []
+    ablation = agents["ablation"]
+    return [
+        (model, agent, scope, condition)
+        for model in ablation["models"] or list(config["models"])[:1]
+        for agent in ["let", *agents["variants"]]
+        for scope in ablation["scopes"]
+        for condition in ablation["conditions"]
+    ]
+
+
 def table_models(config: dict) -> list[str]:
     """Models of Table 1 and Table 2: analysis.table_models, or the first two profiles."""
     return list((config.get("analysis") or {}).get("table_models") or list(config["models"]))[:2]

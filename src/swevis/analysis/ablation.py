@@ -4,7 +4,8 @@ results/table_ablation.csv and figure_ablation.png.
 One row per (model, scope, condition, variant): accuracy and mean prompt tokens with the
 same bootstrap CIs as Tables 1/2 (``tables.cell_stats``), the difference to plain LET in
 the same model/scope/condition, a paired exact McNemar test on the instances both ran
-(``stats.mcnemar_exact``), and what the mechanisms did: the memory's hit rate and tokens
+(``stats.mcnemar_exact``; like accuracy, only instances whose environment is valid: n counts
+them, n_invalid the others), and what the mechanisms did: the memory's hit rate and tokens
 saved, how often the reproduction stage reproduced the issue, and how often verification
 sent a patch back. Plain LET's own rows are included (variant ``let``) as the reference.
 Memory and stage statistics are read from each run's traj.json (the ``variant`` block).
@@ -27,7 +28,7 @@ from swevis.fsutil import atomic_path
 
 COLUMNS = [
     "model", "backend", "scope", "condition", "variant", "memory", "reproduction", "verification", "n",
-    "accuracy", "accuracy_ci_low", "accuracy_ci_high", "let_accuracy", "delta_accuracy",
+    "n_invalid", "accuracy", "accuracy_ci_low", "accuracy_ci_high", "let_accuracy", "delta_accuracy",
     "mcnemar_variant_only", "mcnemar_let_only", "mcnemar_p",
     "prompt_tokens_M", "prompt_tokens_ci_low", "prompt_tokens_ci_high", "let_prompt_tokens_M", "delta_prompt_tokens_pct",
     "memory_lookups", "memory_hit_rate", "memory_tokens_saved_mean", "memory_resent_lines",
@@ -80,20 +81,22 @@ def ablation_table(
         paths[(r["model"], r["agent"], r["scope"], r["condition"])].append(r["path"])
     out = []
     cells = sorted({(r["model"], r["scope"], r["condition"]) for r in rows if r["agent"] in variants})
-    order = {c: i for i, c in enumerate(settings["conditions"])}
-    cells.sort(key=lambda c: (c[0], c[1], order.get(c[2], 99), c[2]))
+    # conditions as agents.ablation lists them (text first, as in Tables 1/2): the cells it runs
+    ordered = sorted(config["agents"]["ablation"]["conditions"], key=lambda c: c != "text")
+    order = {c: i for i, c in enumerate(ordered)}
+    cells.sort(key=lambda c: (c[0], c[1], order.get(c[2], len(order)), c[2]))
     for model, scope, condition in cells:
         base = df.filter((pl.col("model") == model) & (pl.col("agent") == base_agent) & (pl.col("scope") == scope) & (pl.col("condition") == condition))
         b_acc = cell_stats(base, "accuracy", settings)
         b_tok = cell_stats(base, "prompt_tokens", settings)
-        base_resolved = {i: v for i, v in base.group_by("instance_id").agg(pl.col("resolved").mean()).iter_rows()}
+        base_resolved = _resolved_by_instance(base)
         for variant in [base_agent, *variants]:
             cell = df.filter((pl.col("model") == model) & (pl.col("agent") == variant) & (pl.col("scope") == scope) & (pl.col("condition") == condition))
             if cell.height == 0:
                 continue
             acc = cell_stats(cell, "accuracy", settings)
             tok = cell_stats(cell, "prompt_tokens", settings)
-            mine = {i: v for i, v in cell.group_by("instance_id").agg(pl.col("resolved").mean()).iter_rows()}
+            mine = _resolved_by_instance(cell)
             shared = sorted(set(mine) & set(base_resolved))
             only_v = sum(1 for i in shared if mine[i] >= 0.5 > base_resolved[i])
             only_b = sum(1 for i in shared if base_resolved[i] >= 0.5 > mine[i])
@@ -102,7 +105,7 @@ def ablation_table(
             out.append({
                 "model": model, "backend": backend, "scope": scope, "condition": condition, "variant": variant,
                 "memory": bool(flags.get("memory")), "reproduction": bool(flags.get("reproduction")),
-                "verification": bool(flags.get("verification")), "n": acc["n"],
+                "verification": bool(flags.get("verification")), "n": acc["n"], "n_invalid": acc["n_invalid"],
                 "accuracy": _r(acc["mean"], 1), "accuracy_ci_low": _r(acc["ci_low"], 1), "accuracy_ci_high": _r(acc["ci_high"], 1),
                 "let_accuracy": _r(b_acc["mean"], 1),
                 "delta_accuracy": _r(acc["mean"] - b_acc["mean"], 1) if acc["mean"] is not None and b_acc["mean"] is not None else None,
@@ -117,12 +120,19 @@ def ablation_table(
     return pl.DataFrame(out, schema={c: _dtype(c) for c in COLUMNS}, orient="row") if out else pl.DataFrame(schema={c: _dtype(c) for c in COLUMNS})
 
 
+def _resolved_by_instance(cell: pl.DataFrame) -> dict[str, float]:
+    """Resolve rate per instance over its repeats, valid environments only (an invalid one
+    says nothing about the agent, so it must not enter a McNemar pair)."""
+    valid = cell.filter(pl.col("valid"))
+    return dict(valid.group_by("instance_id").agg(pl.col("resolved").mean()).iter_rows())
+
+
 def _dtype(col: str):
     if col in ("model", "backend", "scope", "condition", "variant"):
         return pl.String
     if col in ("memory", "reproduction", "verification"):
         return pl.Boolean
-    if col in ("n", "mcnemar_variant_only", "mcnemar_let_only", "memory_lookups", "memory_resent_lines"):
+    if col in ("n", "n_invalid", "mcnemar_variant_only", "mcnemar_let_only", "memory_lookups", "memory_resent_lines"):
         return pl.Int64
     return pl.Float64
 

@@ -1,17 +1,20 @@
 """Estimate the calls, tokens and spend of a planned run before paying for it.
 
-The plan is the config's matrix (models x agents.matrix cells x conditions) over the
-instances the workflow would sample, times agents.repeats. Each cell's expectation per run
-is the mean of its past runs under the results dir (their traj.json totals); a cell
-without history falls back to the replay demonstrations' recorded turns (calls only: a
-demonstration records no prompt sizes), else it is reported as having no basis. Cost is
-the mean recorded cost, or the tokens at the model profile's current prices; without
-prices it is unknown, never 0.
+The plan is every cell the workflow runs: the matrix (models x agents.matrix cells x
+conditions) and the ablation (swevis.workflow.ablation_cells), over the instances the
+workflow would sample, times agents.repeats. Each cell's expectation per run is the mean of
+its past runs under the results dir (their traj.json totals); a cell without history of its
+own borrows the same (agent, scope, condition) from another profile's runs (named in the
+basis: that profile's tokenizer counted those tokens), then the demonstrations' recorded
+turns (calls only: a demonstration records no prompt sizes), else it is reported as having
+no basis. Spend is the tokens at the profile's configured prices; without prices, the mean
+cost its own runs recorded; else unknown, never 0.
 """
 
 from __future__ import annotations
 
 import argparse
+import glob
 import json
 from pathlib import Path
 from typing import Any
@@ -20,23 +23,25 @@ from swevis.agents.demos import DEMOS_DIR, load_demo
 from swevis.analysis.load import condition_traj_paths
 from swevis.config import load_config
 from swevis.errors import SwevisError
-from swevis.models import is_live
 from swevis.models.spend import call_cost
 from swevis.paths import ResultsLayout
 from swevis.tasks import load_instances
 from swevis.tasks.sources import select_instances
+from swevis.workflow import ablation_cells
 
 PER_RUN = ("calls", "prompt_tokens", "completion_tokens", "cost")
 
 
 def planned_cells(config: dict[str, Any]) -> list[tuple[str, str, str, str]]:
-    """(model, agent, scope, condition) of every cell of the matrix, as the workflow runs them."""
-    return [
+    """(model, agent, scope, condition) of every cell the workflow runs and pays for: the
+    matrix under every profile, then the ablation's cells it does not already hold."""
+    matrix = [
         (model, cell["agent"], cell["scope"], condition)
         for model in config["models"]
         for cell in config["agents"]["matrix"]
         for condition in cell["conditions"]
     ]
+    return list(dict.fromkeys(matrix + ablation_cells(config)))
 
 
 def history(results_dir: str | Path, cell: tuple[str, str, str, str]) -> list[dict[str, Any]]:
@@ -58,6 +63,21 @@ def _mean(values: list[Any]) -> float | None:
     return sum(values) / len(values) if values else None
 
 
+def borrowed_history(
+    results_dir: str | Path, cell: tuple[str, str, str, str], profiles: list[str]
+) -> tuple[str | None, list[dict[str, Any]]]:
+    """(profile, its runs) of the same (agent, scope, condition) under another profile: the
+    config's profiles first, then any other that ran under the results dir; (None, [])
+    when none did."""
+    layout = ResultsLayout(str(results_dir))
+    ran = sorted(Path(d).parts[-3] for d in glob.glob(layout.condition_dir("*", *cell[1:])))  # runs/<model>/...
+    for other in [p for p in profiles if p in ran] + [p for p in ran if p not in profiles]:
+        past = history(results_dir, (other, *cell[1:])) if other != cell[0] else []
+        if past:
+            return other, past
+    return None, []
+
+
 def demo_calls(agent: str, instance_ids: list[str], demos_dir: str | Path | None) -> float | None:
     """Mean recorded turns (one model call each) of the agent's demonstrations of the instances."""
     counts = []
@@ -69,24 +89,28 @@ def demo_calls(agent: str, instance_ids: list[str], demos_dir: str | Path | None
 
 
 def cell_estimate(
-    cell: tuple[str, str, str, str], profile: dict[str, Any], past: list[dict[str, Any]], demo_turns: float | None, runs: int
+    cell: tuple[str, str, str, str],
+    profile: dict[str, Any],
+    past: list[dict[str, Any]],
+    demo_turns: float | None,
+    runs: int,
+    lender: str | None = None,
 ) -> dict[str, Any]:
-    """Expected per-run and total spend of one cell from its history (or demonstrations)."""
+    """Expected per-run and total spend of one cell from its history (`lender`: the other
+    profile whose runs `past` are), or else the demonstrations."""
     model, agent, scope, condition = cell
     if past:
-        basis = f"history ({len(past)} runs)"
+        basis = f"history ({len(past)} runs)" if lender is None else (
+            f"history of {lender} ({len(past)} runs; tokens as {lender}'s tokenizer counts them)"
+        )
         per_run = {k: _mean([p[k] for p in past]) for k in ("calls", "prompt_tokens", "completion_tokens")}
-        recorded = [p["cost"] for p in past if p.get("cost")]
-        per_run["cost"] = _mean(recorded) if recorded else None
     elif demo_turns is not None:
         basis = "demonstrations (calls only)"
-        per_run = {"calls": demo_turns, "prompt_tokens": None, "completion_tokens": None, "cost": None}
+        per_run = {"calls": demo_turns, "prompt_tokens": None, "completion_tokens": None}
     else:
         basis = "no history"
-        per_run = dict.fromkeys(PER_RUN)
-    priced = profile.get("cost_per_1k_prompt") or profile.get("cost_per_1k_completion")
-    if per_run["cost"] is None and priced and per_run["prompt_tokens"] is not None:
-        per_run["cost"] = call_cost(profile, per_run["prompt_tokens"], per_run["completion_tokens"] or 0)
+        per_run = dict.fromkeys(("calls", "prompt_tokens", "completion_tokens"))
+    per_run["cost"] = _cost(profile, per_run, past if lender is None else [])
     row = {"model": model, "agent": agent, "scope": scope, "condition": condition, "runs": runs, "basis": basis}
     for k in PER_RUN:
         row[f"{k}_per_run"] = per_run[k]
@@ -94,22 +118,35 @@ def cell_estimate(
     return row
 
 
+def _cost(profile: dict[str, Any], per_run: dict[str, Any], own_past: list[dict[str, Any]]) -> float | None:
+    """Tokens at the profile's prices; unpriced, the cost the cell's own runs recorded (a
+    borrowed run's cost is another profile's price)."""
+    priced = profile.get("cost_per_1k_prompt") or profile.get("cost_per_1k_completion")
+    if priced and per_run["prompt_tokens"] is not None:
+        return call_cost(profile, per_run["prompt_tokens"], per_run["completion_tokens"] or 0)
+    recorded = [p["cost"] for p in own_past if p.get("cost")]
+    return _mean(recorded) if recorded else None
+
+
 def estimate(config: dict[str, Any], instance_ids: list[str], results_dir: str | Path) -> dict[str, Any]:
-    """{cells: [per-cell rows], totals, no_history: [cells without a basis for tokens]}."""
+    """{cells: [per-cell rows], totals, no_history: [cells without history of their own]}."""
     runs = len(instance_ids) * int(config["agents"]["repeats"])
     demos_dir = config["agents"].get("demos_dir")
+    profiles = list(config["models"])
     rows = []
     for cell in planned_cells(config):
-        profile = config["models"][cell[0]]
-        turns = demo_calls(cell[1], instance_ids, demos_dir) if not is_live(profile) else None
-        rows.append(cell_estimate(cell, profile, history(results_dir, cell), turns, runs))
+        past, lender = history(results_dir, cell), None
+        if not past:
+            lender, past = borrowed_history(results_dir, cell, profiles)
+        turns = None if past else demo_calls(cell[1], instance_ids, demos_dir)
+        rows.append(cell_estimate(cell, config["models"][cell[0]], past, turns, runs, lender))
     totals = {}
     for k in PER_RUN:
         known = [r[f"expected_{k}"] for r in rows if r[f"expected_{k}"] is not None]
         values = [r[f"expected_{k}"] for r in rows]
         totals[f"expected_{k}"] = sum(known) if known else None  # unknown, not 0
         totals[f"cells_without_{k}"] = sum(v is None for v in values)
-    no_history = [_cell_name(r) for r in rows if not r["basis"].startswith("history")]
+    no_history = [_cell_name(r) for r in rows if not r["basis"].startswith("history (")]
     return {"instances": len(instance_ids), "runs_per_cell": runs, "cells": rows, "totals": totals, "no_history": no_history}
 
 
@@ -137,7 +174,7 @@ def render(report: dict[str, Any]) -> str:
         f"{t['cells_without_cost']} without spend: totals leave them out)"
     )
     if report["no_history"]:
-        lines.append("no history (no past runs under the results dir): " + ", ".join(report["no_history"]))
+        lines.append("no history of their own (no past runs of their profile under the results dir): " + ", ".join(report["no_history"]))
     return "\n".join(lines)
 
 

@@ -37,7 +37,8 @@ CAPTIONS = {
     "figure6.png": (
         "Figure 6: locator evidence coverage of the gold patch (share of gold hunks overlapped by "
         "viewed windows and committed snippets) against resolution, LET runs of every scope and "
-        "condition. Points: runs (jittered); line: resolve rate per coverage bin with its run count."
+        "condition, instances with a valid environment only. Points: runs (jittered); line: resolve "
+        "rate per coverage bin with its run count."
     ),
     "table1.csv": "Table 1: accuracy (%) and mean prompt tokens (M) for the first model profile; long form with n and 95% bootstrap CIs in table1_long.csv.",
     "table2.csv": "Table 2: the same for the second model profile.",
@@ -118,7 +119,8 @@ def coverage_figure(rows: list[dict[str, Any]], models: list[str], out: str | Pa
     fig, axes = _panels(len(models))
     rng = np.random.default_rng(seed)
     for ax, model in zip(axes, models):
-        sel = [r for r in rows if r["model"] == model and r["agent"].split("-")[0] == agent and r.get("evidence_coverage") is not None]
+        sel = [r for r in rows if r["model"] == model and r["agent"].split("-")[0] == agent and r.get("evidence_coverage") is not None
+               and r.get("valid", True)]  # a resolve rate counts valid environments only, as the tables do
         if sel:
             cov = np.array([r["evidence_coverage"] for r in sel])
             res = np.array([1.0 if r["resolved"] else 0.0 for r in sel])

@@ -137,39 +137,36 @@ def main_table(df: pl.DataFrame, model: str, settings: dict[str, Any]) -> tuple[
         long_rows.append({"model": model, "backend": backend, "agent": base["agent"], "scope": base["scope"], "condition": base["condition"], "column": "mini", "metric": metric, **mini[metric]})
     wide_rows = []
     max_repeats = 1
-    for agent in settings["agents"]:
-        for scope in settings["scopes"]:
-            if (agent, scope) not in settings["rows"]:
-                continue
-            row: dict[str, Any] = {"model": model, "backend": backend, "agent": agent, "scope": scope}
-            stats = {"mini": mini}
-            for c in conds:
-                stats[c] = {m: cell_stats(_cell(mdf, model, agent, scope, c), m, settings) for m in ("accuracy", "prompt_tokens")}
-                for metric in ("accuracy", "prompt_tokens"):
-                    long_rows.append({"model": model, "backend": backend, "agent": agent, "scope": scope, "condition": c, "column": c, "metric": metric, **stats[c][metric]})
-            for col in ["mini", *conds]:
-                row[f"acc_{col}"] = _round(stats[col]["accuracy"]["mean"], 1)
-            for col in ["mini", *conds]:
-                row[f"tok_{col}"] = _round(stats[col]["prompt_tokens"]["mean"], 2)
-            mini_tok = stats["mini"]["prompt_tokens"]["mean"]
-            text_tok = stats.get("text", {}).get("prompt_tokens", {}).get("mean") if "text" in stats else None
-            red_text = mini_tok / text_tok if mini_tok and text_tok else None
-            reds = [mini_tok / stats[c]["prompt_tokens"]["mean"] for c in visual if mini_tok and stats[c]["prompt_tokens"]["mean"]]
-            row["reduction_text"] = _fmt_x(red_text)
-            row["reduction_visual"] = f"{min(reds):.2f}-{max(reds):.2f}x" if reds else None
-            row["reduction_text_x"] = _round(red_text, 4)
-            row["reduction_visual_min_x"] = _round(min(reds), 4) if reds else None
-            row["reduction_visual_max_x"] = _round(max(reds), 4) if reds else None
-            cells = [stats[c]["accuracy"] for c in conds]
-            row["n_min"] = min(s["n"] for s in cells)
-            row["n_max"] = max(s["n"] for s in cells)
-            row["n_invalid"] = max(s["n_invalid"] for s in cells)
-            row["infra_failures"] = sum(s["infra_failures"] for s in cells)
-            row["repeats"] = max([s["repeats"] for s in cells] + [stats["mini"]["accuracy"]["repeats"]])
-            max_repeats = max(max_repeats, row["repeats"])
-            for col in ["mini", *conds]:
-                row[f"_sd_{col}"] = _round(stats[col]["accuracy"]["sd_repeats"], 2)
-            wide_rows.append(row)
+    for agent, scope in settings["rows"]:  # matrix order, as documented
+        row: dict[str, Any] = {"model": model, "backend": backend, "agent": agent, "scope": scope}
+        stats = {"mini": mini}
+        for c in conds:
+            stats[c] = {m: cell_stats(_cell(mdf, model, agent, scope, c), m, settings) for m in ("accuracy", "prompt_tokens")}
+            for metric in ("accuracy", "prompt_tokens"):
+                long_rows.append({"model": model, "backend": backend, "agent": agent, "scope": scope, "condition": c, "column": c, "metric": metric, **stats[c][metric]})
+        for col in ["mini", *conds]:
+            row[f"acc_{col}"] = _round(stats[col]["accuracy"]["mean"], 1)
+        for col in ["mini", *conds]:
+            row[f"tok_{col}"] = _round(stats[col]["prompt_tokens"]["mean"], 2)
+        mini_tok = stats["mini"]["prompt_tokens"]["mean"]
+        text_tok = stats.get("text", {}).get("prompt_tokens", {}).get("mean") if "text" in stats else None
+        red_text = mini_tok / text_tok if mini_tok and text_tok else None
+        reds = [mini_tok / stats[c]["prompt_tokens"]["mean"] for c in visual if mini_tok and stats[c]["prompt_tokens"]["mean"]]
+        row["reduction_text"] = _fmt_x(red_text)
+        row["reduction_visual"] = f"{min(reds):.2f}-{max(reds):.2f}x" if reds else None
+        row["reduction_text_x"] = _round(red_text, 4)
+        row["reduction_visual_min_x"] = _round(min(reds), 4) if reds else None
+        row["reduction_visual_max_x"] = _round(max(reds), 4) if reds else None
+        cells = [stats[c]["accuracy"] for c in conds]
+        row["n_min"] = min(s["n"] for s in cells)
+        row["n_max"] = max(s["n"] for s in cells)
+        row["n_invalid"] = max(s["n_invalid"] for s in cells)
+        row["infra_failures"] = sum(s["infra_failures"] for s in cells)
+        row["repeats"] = max([s["repeats"] for s in cells] + [stats["mini"]["accuracy"]["repeats"]])
+        max_repeats = max(max_repeats, row["repeats"])
+        for col in ["mini", *conds]:
+            row[f"_sd_{col}"] = _round(stats[col]["accuracy"]["sd_repeats"], 2)
+        wide_rows.append(row)
     wide = pl.DataFrame(wide_rows)
     sd_cols = [c for c in wide.columns if c.startswith("_sd_")]
     if max_repeats > 1 or max(1, int(settings.get("repeats") or 1)) > 1:
