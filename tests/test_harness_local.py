@@ -102,3 +102,26 @@ def test_a_timed_out_condition_run_is_an_infrastructure_error_not_a_verdict(tmp_
         evaluate_condition_local(cdir, [row], {"toyorg/toy": str(toy_task["repo_dir"])}, settings=settings)
     assert not (cdir / row["instance_id"] / "eval.json").exists()
     assert not (cdir / "harness" / "harness_summary.json").exists()
+
+
+def test_the_tests_run_without_the_hosts_credentials(tmp_path: Path, toy_task, monkeypatch):
+    """The code under test is the model's: whatever it prints lands in test_output.txt."""
+    from swevis.harness.local import evaluate_condition_local
+
+    secrets = {"XYZZY": "hunter2", "DATABASE_URL": "postgres://u:pw-db-4711@h/db",
+               "GITHUB_PAT": "ghp_pat-0815", "OPENAI_API_KEY": "sk-model-key-2342"}
+    for name, value in secrets.items():
+        monkeypatch.setenv(name, value)
+    printenv = "python -c 'import os; print(sorted(os.environ.items()))'"
+    row = {**toy_task["row"], "test_cmd": f"{printenv} && {toy_task['row']['test_cmd']}"}
+    cdir = tmp_path / "cond"
+    (cdir / row["instance_id"]).mkdir(parents=True)
+    (cdir / row["instance_id"] / "patch.diff").write_text(row["patch"])
+    settings = {"timeout_s": 60, "retries": 0, "cache_dir": str(tmp_path / "cache")}
+    summary = evaluate_condition_local(cdir, [row], {"toyorg/toy": str(toy_task["repo_dir"])}, settings=settings)
+    assert summary["resolved"] == 1  # the venv's python and pytest still run the tests
+    output = (cdir / row["instance_id"] / "test_output.txt").read_text()
+    assert "('PATH'," in output  # the environment was printed
+    written = "".join(p.read_text() for p in tmp_path.rglob("*") if p.is_file() and "toy" not in p.parts)
+    for name, value in secrets.items():
+        assert value not in written and f"'{name}'" not in output, name

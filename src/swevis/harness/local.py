@@ -11,7 +11,6 @@ special environment; real SWE-bench images need the Docker harness.
 from __future__ import annotations
 
 import logging
-import os
 import re
 import shutil
 import subprocess
@@ -21,6 +20,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
+from swevis.agents.environments import HOST_ENV, command_environ
 from swevis.errors import SwevisError
 from swevis.fsutil import write_json_atomic
 from swevis.harness.cache import EvalCache, cached_evaluation, new_eval_record, raise_harness_errors, read_patch
@@ -131,14 +131,9 @@ def reset_test_files(row: dict[str, Any], repo_dir: Path) -> None:
 
 
 def _host_env() -> dict[str, str]:
-    """The tests' environment: `python` is the interpreter running swevis."""
-    env = dict(os.environ)
-    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
-    env["PYTHONDONTWRITEBYTECODE"] = "1"
-    # the task's tests, not swevis's own pytest plugins from this environment
-    env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
-    env.pop("PYTHONPATH", None)
-    return env
+    """The tests' environment: the agents' allowlist, since the code under test is the model's
+    and whatever it prints lands in test_output.txt; `python` is the interpreter running swevis."""
+    return command_environ() | HOST_ENV
 
 
 def evaluate_patch(
