@@ -1,9 +1,10 @@
+import os
 import time
 from pathlib import Path
 
 import pytest
 
-from swevis.errors import RepoError
+from swevis.errors import InfrastructureError, RemoteUnreachable, RepoError
 from swevis.tasks.repos import checkout, checkout_instance, ensure_mirror, has_commit
 
 from conftest import git
@@ -46,7 +47,7 @@ def test_missing_commit_is_a_clear_error(tmp_path: Path, toy_task):
 
 def test_unreachable_remote_fails_fast_and_cleans_up(tmp_path: Path):
     start = time.monotonic()
-    with pytest.raises(RepoError, match="cannot mirror nobody/nothing"):
+    with pytest.raises(RemoteUnreachable, match="cannot mirror nobody/nothing"):
         # port 9 (discard) on loopback: nothing listens, the connection is refused at once
         ensure_mirror("nobody/nothing", tmp_path / "cache", remote_url="http://127.0.0.1:9/{repo}.git")
     assert time.monotonic() - start < 20
@@ -66,7 +67,7 @@ def test_clone_timeout_is_enforced(tmp_path: Path):
     threading.Thread(target=lambda: conns.append(server.accept()), daemon=True).start()
     start = time.monotonic()
     try:
-        with pytest.raises(RepoError, match="did not finish within 3 s|cannot mirror"):
+        with pytest.raises(RemoteUnreachable, match="did not finish within 3 s|cannot mirror"):
             ensure_mirror(
                 "slow/repo", tmp_path / "cache", remote_url=f"http://127.0.0.1:{port}/{{repo}}.git",
                 clone_timeout_s=3, stall_timeout_s=2,
@@ -74,3 +75,21 @@ def test_clone_timeout_is_enforced(tmp_path: Path):
     finally:
         server.close()
     assert time.monotonic() - start < 15
+
+
+def test_a_remote_without_the_repository_is_a_user_error_not_infrastructure(tmp_path: Path):
+    with pytest.raises(RepoError, match="cannot mirror nobody/nothing") as caught:
+        ensure_mirror("nobody/nothing", tmp_path / "cache", remote_url=f"file://{tmp_path}/missing/{{repo}}.git")
+    assert not isinstance(caught.value, InfrastructureError)
+
+
+def test_a_clone_past_its_wall_clock_limit_is_infrastructure(tmp_path: Path, monkeypatch):
+    fake = tmp_path / "bin" / "git"
+    fake.parent.mkdir()
+    fake.write_text("#!/bin/sh\nexec sleep 30\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake.parent}:{os.environ['PATH']}")
+    start = time.monotonic()
+    with pytest.raises(InfrastructureError, match="cannot mirror some/repo .*did not finish within 1 s"):
+        ensure_mirror("some/repo", tmp_path / "cache", remote_url="https://example.invalid/{repo}.git", clone_timeout_s=1)
+    assert time.monotonic() - start < 10
