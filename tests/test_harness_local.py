@@ -125,3 +125,23 @@ def test_the_tests_run_without_the_hosts_credentials(tmp_path: Path, toy_task, m
     written = "".join(p.read_text() for p in tmp_path.rglob("*") if p.is_file() and "toy" not in p.parts)
     for name, value in secrets.items():
         assert value not in written and f"'{name}'" not in output, name
+
+
+def test_another_set_of_installed_distributions_changes_the_cache_key(monkeypatch, toy_task):
+    """The venv's pytest and packages run the tests: another pytest, another key."""
+    from importlib import metadata
+
+    from swevis.harness.cache import evaluation_cache_key
+    from swevis.harness.local import local_environment_id
+
+    class Dist:
+        def __init__(self, name, version):
+            self.name, self.version = name, version
+
+    row = toy_task["row"]
+    listing = [Dist("pytest", "8.3.0"), Dist("attrs", "24.2.0")]
+    monkeypatch.setattr(metadata, "distributions", lambda: iter(listing))
+    before = evaluation_cache_key(row, row["patch"], "local", local_environment_id())
+    assert evaluation_cache_key(row, row["patch"], "local", local_environment_id()) == before
+    listing[0] = Dist("pytest", "7.4.4")
+    assert evaluation_cache_key(row, row["patch"], "local", local_environment_id()) != before

@@ -10,6 +10,7 @@ special environment; real SWE-bench images need the Docker harness.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import re
 import shutil
@@ -17,6 +18,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from importlib import metadata
 from pathlib import Path
 from typing import Any, Callable
 
@@ -40,11 +42,19 @@ class HarnessError(SwevisError):
     """The evaluation itself could not run (not a verdict on the patch)."""
 
 
+def installed_distributions() -> list[str]:
+    """`name==version` of every distribution the test-running interpreter has, sorted: its
+    pytest and packages run the tests as much as the interpreter does."""
+    return sorted({f"{d.name.lower()}=={d.version}" for d in metadata.distributions() if d.name})
+
+
 def local_environment_id() -> str:
     """The local runner's environment: the host interpreter that runs the tests (a 2014
-    repository can pass under Python 3.8 and fail to import under 3.11)."""
+    repository can pass under Python 3.8 and fail to import under 3.11) and a hash of the
+    distributions installed for it (another pytest can give another verdict)."""
     v = sys.version_info
-    return f"local:{sys.implementation.name}-{v.major}.{v.minor}.{v.micro}"
+    dists = hashlib.sha256("\n".join(installed_distributions()).encode()).hexdigest()[:16]
+    return f"local:{sys.implementation.name}-{v.major}.{v.minor}.{v.micro}:dists-{dists}"
 
 
 def resolve_test_cmd(row: dict[str, Any]) -> str:
