@@ -91,6 +91,8 @@ class FakeAPI:
                 time.sleep(2.5)
                 yield b"too late\n"
             return slow()
+        if behaviour == "killed":  # the eval script dies before its test output section (OOM)
+            return iter([b"+ git apply -v - <<'EOF'\nKilled\n"])
         return iter([_test_log(behaviour == "pass")])
 
     def exec_inspect(self, exec_id):
@@ -188,7 +190,7 @@ class FakeClient:
 
 
 def _script(patch: str) -> str:
-    for word, behaviour in (("CRASH", "crash"), ("HANG", "hang"), ("WRONG", "fail")):
+    for word, behaviour in (("CRASH", "crash"), ("HANG", "hang"), ("WRONG", "fail"), ("KILLED", "killed")):
         if word in patch:
             return behaviour
     return "pass"
@@ -313,6 +315,20 @@ def test_timeout_is_retried_then_an_infrastructure_error(tmp_path, fake):
             settings=_settings(tmp_path, retries=0),
         )
     assert not (cdir / "psf__requests-1006" / "eval.json").exists()
+
+
+def test_an_eval_script_that_died_is_retried_then_an_infrastructure_error(tmp_path, fake):
+    """Not an unresolved verdict: an OOM-killed eval script says nothing about the patch."""
+    from swevis.errors import InfrastructureError
+
+    cases = {"psf__requests-1001": _patch("GOLD"), "psf__requests-1003": _patch("KILLED")}
+    cdir = _condition(tmp_path, cases)
+    with pytest.raises(InfrastructureError, match="harness failure on psf__requests-1003: .*eval script failed"):
+        evaluate_condition(cdir, [_row(i) for i in cases], model="m", agent="plb", scope="normal", condition="text",
+                           settings=_settings(tmp_path, retries=1))
+    assert instance_log_dir(cdir, "swevis-m-plb-normal-text", "m", "psf__requests-1003.attempt-1").exists()
+    assert not (cdir / "psf__requests-1003" / "eval.json").exists()
+    assert not (cdir / "harness" / "harness_summary.json").exists()
 
 
 def test_identical_patches_share_one_evaluation(tmp_path, fake):

@@ -13,7 +13,8 @@ For one condition folder `results/runs/<model>/<agent>-<scope>/<condition>/`:
 3. convert each instance's outcome into our eval.json (harness "docker"):
    report.json -> resolved / tests / resolution; "Patch Apply Failed" in run_instance.log ->
    unresolved with the reason; anything else (crash, timeout, no test output) ->
-   `infra_failure` true, retried `retries` times;
+   `infra_failure` and `harness_error` true, retried `retries` times, then the job fails
+   with InfrastructureError naming the instance;
 4. empty patches are unresolved without Docker ("empty patch", as the local runner says).
 
 Identical patches of one instance share one evaluation (swevis.harness.cache, which the
@@ -167,9 +168,11 @@ def report_to_eval(instance_id: str, log_dir: str | Path, *, timeout_s: float | 
         record["patch_apply"] = _apply_command(instance_log) or "applied"
         status = report.get("tests_status")
         if not report.get("patch_successfully_applied") or not status:
-            # run_instance applied the patch, but the test log had no test output section
-            # (eval script failed, tests errored or timed out inside the container).
-            record.update(infra_failure=True, error="the test log has no test results (eval script failed); see test_output.txt")
+            # run_instance applied the patch, but swebench found no test output section (the
+            # eval script died, or the log holds its reset/error/timeout markers): the machinery,
+            # since a patch that breaks collection still gives a section swebench grades unresolved.
+            record.update(infra_failure=True, harness_error=True,
+                          error="the test log has no test results (eval script failed); see test_output.txt")
             return record
         record["tests"] = {FAIL_TO_PASS: status.get(FAIL_TO_PASS), PASS_TO_PASS: status.get(PASS_TO_PASS)}
         record["resolution"] = get_resolution_status(status)

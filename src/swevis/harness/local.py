@@ -38,6 +38,12 @@ APPLY_COMMANDS: tuple[tuple[str, ...], ...] = (
 )
 
 
+# An evaluation whose test output held no result: an environment that cannot run the tests,
+# or a patch that broke their collection (see grade_run, which asks the gold patch).
+NO_TEST_RESULTS = "the log parser found no test results (did the test command run?)"
+COLLECTION_FAILED = "no test results (collection failed)"
+
+
 class HarnessError(SwevisError):
     """The evaluation itself could not run (not a verdict on the patch)."""
 
@@ -159,7 +165,7 @@ def evaluate_patch(
     """Grade `patch` on instance `row`; returns the eval record (see module docstring).
 
     `infra_failure` is true when the evaluation could not produce a verdict (test_patch does
-    not apply, the test command timed out or could not start); `resolved` is then false.
+    not apply, the test command timed out or gave no test results); `resolved` is then false.
     An empty patch is unresolved without running tests, unless `patch_optional`: then the
     tests run on the base commit plus test_patch (how the bundled tasks prove that
     FAIL_TO_PASS really fails before the fix).
@@ -184,7 +190,9 @@ def evaluate_patch(
         reset_test_files(row, repo_dir)
         ok, why = apply_patch(row["test_patch"], repo_dir)
         if not ok:
-            record.update(infra_failure=True, error=f"test_patch does not apply: {why}",
+            # test_patch goes onto the base versions of its files: the task data or the
+            # checkout is broken, whatever the candidate patch did
+            record.update(infra_failure=True, harness_error=True, error=f"test_patch does not apply: {why}",
                           duration_s=round(time.monotonic() - start, 3))
             return record
         test_cmd = resolve_test_cmd(row)
@@ -236,7 +244,7 @@ def _grade_test_output(row: dict[str, Any], output: str, record: dict[str, Any])
         resolved=resolution == ResolvedStatus.FULL.value,
     )
     if not status_map:
-        record.update(infra_failure=True, error="the log parser found no test results (did the test command run?)")
+        record.update(infra_failure=True, error=NO_TEST_RESULTS)
 
 
 def grade_with_retries(
@@ -254,6 +262,26 @@ def grade_with_retries(
     return record
 
 
+def grade_run(
+    row: dict[str, Any], patch: str, mirror: str, run: Path, settings: dict[str, Any], cache: EvalCache, environment: str
+) -> dict[str, Any]:
+    """grade_with_retries for one agent run. No test results after the patch applied is the
+    patch's outcome (it broke their collection) when the gold patch gets results from the
+    same command: unresolved, with `reason` saying so. Else it stays an infrastructure failure."""
+    record = grade_with_retries(row, patch, mirror, run / "test_output.txt", settings)
+    if record["error"] != NO_TEST_RESULTS:
+        return record
+    gold = cached_evaluation(
+        cache, row, row["patch"], "local", environment,
+        lambda: grade_with_retries(row, row["patch"], mirror, run / "gold_test_output.txt", settings),
+    )
+    if gold["harness_error"]:
+        return {**record, "harness_error": True, "error": f"{NO_TEST_RESULTS}; the gold patch: {gold['error']}"}
+    if gold["infra_failure"]:  # the environment gives no results at all: no verdict, not scored
+        return record
+    return {**record, "infra_failure": False, "error": None, "reason": COLLECTION_FAILED}
+
+
 def evaluate_condition_local(
     condition_dir: str | Path,
     rows: list[dict[str, Any]],
@@ -268,7 +296,7 @@ def evaluate_condition_local(
     `harness/harness_summary.json` like the Docker harness. Identical patches of one
     instance share one evaluation through the evaluation cache; an infrastructure failure
     is retried `retries` times and never cached; a harness failure left after the retries
-    (a timed-out test command) raises InfrastructureError. `mirrors` maps repo -> bare mirror;
+    (a timed-out test command, a test_patch that does not apply) raises InfrastructureError. `mirrors` maps repo -> bare mirror;
     `settings` is the config's harness section.
     """
     condition_dir = Path(condition_dir)
@@ -281,7 +309,7 @@ def evaluate_condition_local(
         mirror = mirrors[row["repo"]]
         record = cached_evaluation(
             cache, row, patch, "local", environment,
-            lambda row=row, patch=patch, mirror=mirror, run=run: grade_with_retries(row, patch, mirror, run / "test_output.txt", settings),
+            lambda row=row, patch=patch, mirror=mirror, run=run: grade_run(row, patch, mirror, run, settings, cache, environment),
         )
         records[run_subdir(row["instance_id"], repeat)] = record
     raise_harness_errors(str(condition_dir), records)
