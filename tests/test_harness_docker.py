@@ -480,3 +480,29 @@ def test_the_validated_harness_section_reaches_swebench(tmp_path, fake, monkeypa
     assert seen["timeout"] == 1 and seen["max_workers"] == 2
     for key in ("cache_level", "clean", "force_rebuild", "env_image_tag"):
         assert seen[key] == schema_defaults[key], key
+
+
+def test_the_cache_key_holds_the_inspected_image_id_not_only_its_tag(tmp_path, fake, monkeypatch):
+    """A re-pushed `latest` is another image: its verdicts are graded again."""
+    iid, image = "psf__requests-1001", "swebench/sweb.eval.x86_64.psf_1776_requests-1001:latest"
+    run = dict(model="m", agent="plb", scope="normal", condition="text", settings=_settings(tmp_path))
+    first = evaluate_condition(_condition(tmp_path / "a", {iid: _patch("GOLD")}), [_row(iid)], **run)
+    assert first["evaluated"] == 1
+    assert evaluate_condition(_condition(tmp_path / "b", {iid: _patch("GOLD")}), [_row(iid)], **run)["cached"] == 1
+    inspect = fake.images.get
+
+    def rebuilt(name):
+        found = inspect(name)
+        found.id = "sha256:rebuilt"
+        return found
+
+    monkeypatch.setattr(fake.images, "get", rebuilt)
+    third = evaluate_condition(_condition(tmp_path / "c", {iid: _patch("GOLD")}), [_row(iid)], **run)
+    assert third["cached"] == 0 and third["evaluated"] == 1
+    assert first["images"] == {iid: f"docker:{image}@sha256:{image}"}
+    assert third["images"] == {iid: f"docker:{image}@sha256:rebuilt"}
+    from swevis.harness.docker import instance_environment_ids
+
+    # an image not pulled yet is keyed by its tag, and the id says so
+    missing = instance_environment_ids([_row("psf__requests-1007")], _settings(tmp_path))
+    assert missing == {"psf__requests-1007": "docker:swebench/sweb.eval.x86_64.psf_1776_requests-1007:latest@tag-only"}

@@ -65,9 +65,41 @@ class DockerHarnessError(InfrastructureError):
 
 
 def docker_environment_id(settings: dict[str, Any]) -> str:
-    """The images an instance is graded in: namespace and tags (swebench names the instance
-    image after the instance id, which every cache key holds as well)."""
+    """The images of a run as configured: namespace and tags (what a report names; an
+    evaluation is keyed by the image itself, instance_environment_ids)."""
     return f"docker:{settings['namespace']}:instance-{settings['instance_image_tag']}:env-{settings['env_image_tag']}"
+
+
+def instance_image_name(row: dict[str, Any], settings: dict[str, Any]) -> str:
+    """The instance image swebench grades `row` in, named as its run_evaluation names it."""
+    from swebench.harness.test_spec.test_spec import make_test_spec
+
+    return make_test_spec(
+        row, namespace=settings["namespace"], instance_image_tag=settings["instance_image_tag"],
+        env_image_tag=settings["env_image_tag"],
+    ).instance_image_key
+
+
+def instance_environment_ids(
+    rows: list[dict[str, Any]], settings: dict[str, Any], client_factory: Callable[[], Any] | None = None
+) -> dict[str, str]:
+    """{instance id: environment id}: the local image's id (a re-pushed `latest` is another
+    image), else the image's tag, said so in the id and the log (not pulled yet, no engine)."""
+    try:
+        with _docker_client_factory(client_factory):
+            images = docker.from_env().images
+    except Exception as exc:  # docker.errors.DockerException and transport errors
+        log.warning("no Docker engine to inspect images (%s): evaluations keyed by image tags", exc)
+        images = None
+    ids = {}
+    for row in rows:
+        name = instance_image_name(row, settings)
+        try:
+            ids[row["instance_id"]] = f"docker:{name}@{images.get(name).id}" if images else f"docker:{name}@tag-only"
+        except docker.errors.ImageNotFound:
+            log.info("image %s is not local: its evaluation is keyed by the tag", name)
+            ids[row["instance_id"]] = f"docker:{name}@tag-only"
+    return ids
 
 
 # ---------------------------------------------------------------- names and inputs
@@ -346,7 +378,7 @@ def _evaluate_repeat(
     run.hdir.mkdir(parents=True, exist_ok=True)
     cache_dir = settings["cache_dir"]
     cache = EvalCache(Path(cache_dir).resolve() if cache_dir else None)
-    environment = docker_environment_id(settings)
+    environments = instance_environment_ids(rows, settings, client_factory)
     row_of = {r["instance_id"]: r for r in rows}
     ids = [r["instance_id"] for r in rows]
     if len(set(ids)) != len(ids):
@@ -357,7 +389,7 @@ def _evaluate_repeat(
     write_dataset(rows, run.dataset_path)
     patches = {p["instance_id"]: p["model_patch"] for p in predictions}
 
-    keys = {iid: evaluation_cache_key(row_of[iid], patches[iid], "docker", environment) for iid in ids}
+    keys = {iid: evaluation_cache_key(row_of[iid], patches[iid], "docker", environments[iid]) for iid in ids}
     records, counts, pending = _verdicts_without_docker(ids, patches, keys, cache)
     attempts_used, attempt_of = 0, {}
     if pending:
@@ -381,7 +413,8 @@ def _evaluate_repeat(
         "resolved": sum(1 for r in records.values() if r["resolved"]),
         "infra_failures": sorted(iid for iid, r in records.items() if r["infra_failure"]),
         "attempts": attempts_used,
-        "environment": environment,
+        "environment": docker_environment_id(settings),
+        "images": environments,
         **counts,
     }
     return copy.deepcopy(summary)
