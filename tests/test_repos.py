@@ -93,3 +93,24 @@ def test_a_clone_past_its_wall_clock_limit_is_infrastructure(tmp_path: Path, mon
     with pytest.raises(InfrastructureError, match="cannot mirror some/repo .*did not finish within 1 s"):
         ensure_mirror("some/repo", tmp_path / "cache", remote_url="https://example.invalid/{repo}.git", clone_timeout_s=1)
     assert time.monotonic() - start < 10
+
+
+@pytest.mark.parametrize(
+    ("remote", "code", "says"),
+    [("http://127.0.0.1:9/{repo}.git", 1, "swevis: infrastructure failure: cannot mirror toyorg/toy"),
+     ("file:///nonexistent-swevis/{repo}.git", 2, "swevis: error: cannot mirror toyorg/toy")],
+    ids=["unreachable", "no-such-repository"],
+)
+def test_swevis_tasks_checkout_tells_an_unreachable_remote_from_a_missing_repository(tmp_path, toy_task, capsys, remote, code, says):
+    import json
+
+    from swevis.cli import main
+
+    (tmp_path / "tasks.jsonl").write_text(json.dumps(toy_task["row"]) + "\n")
+    (tmp_path / "config.yaml").write_text(
+        f"tasks: {{source: file, path: {tmp_path / 'tasks.jsonl'}, remote_url: '{remote}',"
+        f" repo_cache: {tmp_path / 'cache'}, checkout_root: {tmp_path / 'co'}}}\n"
+    )
+    assert main(["tasks", "checkout", "--config", str(tmp_path / "config.yaml")]) == code
+    err = capsys.readouterr().err
+    assert err.startswith(says) and "Traceback" not in err
