@@ -506,3 +506,12 @@ def test_the_cache_key_holds_the_inspected_image_id_not_only_its_tag(tmp_path, f
     # an image not pulled yet is keyed by its tag, and the id says so
     missing = instance_environment_ids([_row("psf__requests-1007")], _settings(tmp_path))
     assert missing == {"psf__requests-1007": "docker:swebench/sweb.eval.x86_64.psf_1776_requests-1007:latest@tag-only"}
+
+
+def test_a_row_swebench_has_no_image_for_is_one_clear_error(tmp_path):
+    from swevis.errors import SwevisError
+    from swevis.harness.docker import instance_environment_ids
+
+    row = {**_row("psf__requests-1001"), "repo": "acme/unknown"}
+    with pytest.raises(SwevisError, match="psf__requests-1001: swebench has no image spec for acme/unknown version 2.0"):
+        instance_environment_ids([row], _settings(tmp_path), lambda: FakeClient([], _script))

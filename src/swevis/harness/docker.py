@@ -74,10 +74,16 @@ def instance_image_name(row: dict[str, Any], settings: dict[str, Any]) -> str:
     """The instance image swebench grades `row` in, named as its run_evaluation names it."""
     from swebench.harness.test_spec.test_spec import make_test_spec
 
-    return make_test_spec(
-        row, namespace=settings["namespace"], instance_image_tag=settings["instance_image_tag"],
-        env_image_tag=settings["env_image_tag"],
-    ).instance_image_key
+    try:
+        spec = make_test_spec(
+            row, namespace=settings["namespace"], instance_image_tag=settings["instance_image_tag"],
+            env_image_tag=settings["env_image_tag"],
+        )
+    except KeyError:
+        raise SwevisError(
+            f"{row['instance_id']}: swebench has no image spec for {row['repo']} version {row.get('version')}"
+        ) from None
+    return spec.instance_image_key
 
 
 def instance_environment_ids(
@@ -96,8 +102,8 @@ def instance_environment_ids(
         name = instance_image_name(row, settings)
         try:
             ids[row["instance_id"]] = f"docker:{name}@{images.get(name).id}" if images else f"docker:{name}@tag-only"
-        except docker.errors.ImageNotFound:
-            log.info("image %s is not local: its evaluation is keyed by the tag", name)
+        except docker.errors.APIError as exc:  # ImageNotFound: not pulled or built yet
+            log.info("image %s not inspected (%s): its evaluation is keyed by the tag", name, exc.__class__.__name__)
             ids[row["instance_id"]] = f"docker:{name}@tag-only"
     return ids
 
