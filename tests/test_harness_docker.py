@@ -91,6 +91,8 @@ class FakeAPI:
                 time.sleep(2.5)
                 yield b"too late\n"
             return slow()
+        if behaviour == "killed":  # the eval script dies before its test output section (OOM)
+            return iter([b"+ git apply -v - <<'EOF'\nKilled\n"])
         return iter([_test_log(behaviour == "pass")])
 
     def exec_inspect(self, exec_id):
@@ -188,7 +190,7 @@ class FakeClient:
 
 
 def _script(patch: str) -> str:
-    for word, behaviour in (("CRASH", "crash"), ("HANG", "hang"), ("WRONG", "fail")):
+    for word, behaviour in (("CRASH", "crash"), ("HANG", "hang"), ("WRONG", "fail"), ("KILLED", "killed")):
         if word in patch:
             return behaviour
     return "pass"
@@ -313,6 +315,20 @@ def test_timeout_is_retried_then_an_infrastructure_error(tmp_path, fake):
             settings=_settings(tmp_path, retries=0),
         )
     assert not (cdir / "psf__requests-1006" / "eval.json").exists()
+
+
+def test_an_eval_script_that_died_is_retried_then_an_infrastructure_error(tmp_path, fake):
+    """Not an unresolved verdict: an OOM-killed eval script says nothing about the patch."""
+    from swevis.errors import InfrastructureError
+
+    cases = {"psf__requests-1001": _patch("GOLD"), "psf__requests-1003": _patch("KILLED")}
+    cdir = _condition(tmp_path, cases)
+    with pytest.raises(InfrastructureError, match="harness failure on psf__requests-1003: .*eval script failed"):
+        evaluate_condition(cdir, [_row(i) for i in cases], model="m", agent="plb", scope="normal", condition="text",
+                           settings=_settings(tmp_path, retries=1))
+    assert instance_log_dir(cdir, "swevis-m-plb-normal-text", "m", "psf__requests-1003.attempt-1").exists()
+    assert not (cdir / "psf__requests-1003" / "eval.json").exists()
+    assert not (cdir / "harness" / "harness_summary.json").exists()
 
 
 def test_identical_patches_share_one_evaluation(tmp_path, fake):
@@ -464,3 +480,38 @@ def test_the_validated_harness_section_reaches_swebench(tmp_path, fake, monkeypa
     assert seen["timeout"] == 1 and seen["max_workers"] == 2
     for key in ("cache_level", "clean", "force_rebuild", "env_image_tag"):
         assert seen[key] == schema_defaults[key], key
+
+
+def test_the_cache_key_holds_the_inspected_image_id_not_only_its_tag(tmp_path, fake, monkeypatch):
+    """A re-pushed `latest` is another image: its verdicts are graded again."""
+    iid, image = "psf__requests-1001", "swebench/sweb.eval.x86_64.psf_1776_requests-1001:latest"
+    run = dict(model="m", agent="plb", scope="normal", condition="text", settings=_settings(tmp_path))
+    first = evaluate_condition(_condition(tmp_path / "a", {iid: _patch("GOLD")}), [_row(iid)], **run)
+    assert first["evaluated"] == 1
+    assert evaluate_condition(_condition(tmp_path / "b", {iid: _patch("GOLD")}), [_row(iid)], **run)["cached"] == 1
+    inspect = fake.images.get
+
+    def rebuilt(name):
+        found = inspect(name)
+        found.id = "sha256:rebuilt"
+        return found
+
+    monkeypatch.setattr(fake.images, "get", rebuilt)
+    third = evaluate_condition(_condition(tmp_path / "c", {iid: _patch("GOLD")}), [_row(iid)], **run)
+    assert third["cached"] == 0 and third["evaluated"] == 1
+    assert first["images"] == {iid: f"docker:{image}@sha256:{image}"}
+    assert third["images"] == {iid: f"docker:{image}@sha256:rebuilt"}
+    from swevis.harness.docker import instance_environment_ids
+
+    # an image not pulled yet is keyed by its tag, and the id says so
+    missing = instance_environment_ids([_row("psf__requests-1007")], _settings(tmp_path))
+    assert missing == {"psf__requests-1007": "docker:swebench/sweb.eval.x86_64.psf_1776_requests-1007:latest@tag-only"}
+
+
+def test_a_row_swebench_has_no_image_for_is_one_clear_error(tmp_path):
+    from swevis.errors import SwevisError
+    from swevis.harness.docker import instance_environment_ids
+
+    row = {**_row("psf__requests-1001"), "repo": "acme/unknown"}
+    with pytest.raises(SwevisError, match="psf__requests-1001: swebench has no image spec for acme/unknown version 2.0"):
+        instance_environment_ids([row], _settings(tmp_path), lambda: FakeClient([], _script))

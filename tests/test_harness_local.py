@@ -102,3 +102,104 @@ def test_a_timed_out_condition_run_is_an_infrastructure_error_not_a_verdict(tmp_
         evaluate_condition_local(cdir, [row], {"toyorg/toy": str(toy_task["repo_dir"])}, settings=settings)
     assert not (cdir / row["instance_id"] / "eval.json").exists()
     assert not (cdir / "harness" / "harness_summary.json").exists()
+
+
+def test_the_tests_run_without_the_hosts_credentials(tmp_path: Path, toy_task, monkeypatch):
+    """The code under test is the model's: whatever it prints lands in test_output.txt."""
+    from swevis.harness.local import evaluate_condition_local
+
+    secrets = {"XYZZY": "hunter2", "DATABASE_URL": "postgres://u:pw-db-4711@h/db",
+               "GITHUB_PAT": "ghp_pat-0815", "OPENAI_API_KEY": "sk-model-key-2342"}
+    for name, value in secrets.items():
+        monkeypatch.setenv(name, value)
+    printenv = "python -c 'import os; print(sorted(os.environ.items()))'"
+    row = {**toy_task["row"], "test_cmd": f"{printenv} && {toy_task['row']['test_cmd']}"}
+    cdir = tmp_path / "cond"
+    (cdir / row["instance_id"]).mkdir(parents=True)
+    (cdir / row["instance_id"] / "patch.diff").write_text(row["patch"])
+    settings = {"timeout_s": 60, "retries": 0, "cache_dir": str(tmp_path / "cache")}
+    summary = evaluate_condition_local(cdir, [row], {"toyorg/toy": str(toy_task["repo_dir"])}, settings=settings)
+    assert summary["resolved"] == 1  # the venv's python and pytest still run the tests
+    output = (cdir / row["instance_id"] / "test_output.txt").read_text()
+    assert "('PATH'," in output  # the environment was printed
+    written = "".join(p.read_text() for p in tmp_path.rglob("*") if p.is_file() and "toy" not in p.parts)
+    for name, value in secrets.items():
+        assert value not in written and f"'{name}'" not in output, name
+
+
+def test_another_set_of_installed_distributions_changes_the_cache_key(monkeypatch, toy_task):
+    """The venv's pytest and packages run the tests: another pytest, another key."""
+    from importlib import metadata
+
+    from swevis.harness.cache import evaluation_cache_key
+    from swevis.harness.local import local_environment_id
+
+    class Dist:
+        def __init__(self, name, version):
+            self.name, self.version = name, version
+
+    row = toy_task["row"]
+    listing = [Dist("pytest", "8.3.0"), Dist("attrs", "24.2.0")]
+    monkeypatch.setattr(metadata, "distributions", lambda: iter(listing))
+    before = evaluation_cache_key(row, row["patch"], "local", local_environment_id())
+    assert evaluation_cache_key(row, row["patch"], "local", local_environment_id()) == before
+    listing[0] = Dist("pytest", "7.4.4")
+    assert evaluation_cache_key(row, row["patch"], "local", local_environment_id()) != before
+
+
+def _condition_with(tmp_path: Path, row: dict, patch: str) -> Path:
+    cdir = tmp_path / "cond"
+    (cdir / row["instance_id"]).mkdir(parents=True)
+    (cdir / row["instance_id"] / "patch.diff").write_text(patch)
+    return cdir
+
+
+def test_a_test_patch_that_does_not_apply_fails_the_condition_after_its_retries(tmp_path: Path, toy_task):
+    import pytest
+
+    from swevis.errors import InfrastructureError
+    from swevis.harness.local import evaluate_condition_local
+
+    row = toy_task["row"]
+    row = {**row, "test_patch": row["test_patch"].replace("-from toy.calc import total", "-from toy.calc import other")}
+    cdir = _condition_with(tmp_path, row, row["patch"])
+    settings = {"timeout_s": 60, "retries": 1, "cache_dir": str(tmp_path / "cache")}
+    with pytest.raises(InfrastructureError, match="harness failure on toyorg__toy-1: test_patch does not apply"):
+        evaluate_condition_local(cdir, [row], {"toyorg/toy": str(toy_task["repo_dir"])}, settings=settings)
+    assert not (cdir / row["instance_id"] / "eval.json").exists()
+
+
+# the patch's conftest ends pytest before it reports anything: no test results
+BREAKS_COLLECTION = (
+    "diff --git a/tests/conftest.py b/tests/conftest.py\nnew file mode 100644\n--- /dev/null\n"
+    "+++ b/tests/conftest.py\n@@ -0,0 +1,2 @@\n+import os\n+os._exit(3)\n"
+)
+
+
+def test_no_test_results_after_a_patch_the_gold_patch_survives_is_unresolved(tmp_path: Path, toy_task):
+    import json
+
+    from swevis.harness.local import evaluate_condition_local
+
+    row = toy_task["row"]
+    cdir = _condition_with(tmp_path, row, row["patch"] + BREAKS_COLLECTION)
+    settings = {"timeout_s": 60, "retries": 0, "cache_dir": str(tmp_path / "cache")}
+    summary = evaluate_condition_local(cdir, [row], {"toyorg/toy": str(toy_task["repo_dir"])}, settings=settings)
+    record = json.loads((cdir / row["instance_id"] / "eval.json").read_text())
+    assert summary["infra_failures"] == [] and summary["resolved"] == 0
+    assert record["patch_applied"] and not record["infra_failure"] and not record["resolved"]
+    assert record["reason"] == "no test results (collection failed)" and record["error"] is None
+
+
+def test_no_test_results_even_for_the_gold_patch_stays_an_infrastructure_failure(tmp_path: Path, toy_task):
+    import json
+
+    from swevis.harness.local import evaluate_condition_local
+
+    row = {**toy_task["row"], "test_cmd": "echo no tests here"}
+    cdir = _condition_with(tmp_path, row, row["patch"] + BREAKS_COLLECTION)
+    settings = {"timeout_s": 60, "retries": 0, "cache_dir": str(tmp_path / "cache")}
+    summary = evaluate_condition_local(cdir, [row], {"toyorg/toy": str(toy_task["repo_dir"])}, settings=settings)
+    record = json.loads((cdir / row["instance_id"] / "eval.json").read_text())
+    assert summary["infra_failures"] == [row["instance_id"]]
+    assert record["infra_failure"] and record["reason"] is None and "no test results" in record["error"]

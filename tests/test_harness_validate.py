@@ -118,6 +118,23 @@ def test_docker_validation_grades_gold_and_noop_patches(tmp_path, monkeypatch):
     assert len(client.created) == n and all(r["cached"] for r in again["instances"].values())
 
 
+def test_docker_validation_is_graded_again_for_a_rebuilt_image_under_the_same_tag(tmp_path, monkeypatch):
+    client = _fake(monkeypatch, _docker_script(noop_passes=False))
+    rows = [hd._row("psf__requests-1001")]
+    validate_docker(rows, hd._settings(tmp_path), tmp_path / "validation")
+    inspect = client.images.get
+
+    def rebuilt(name):
+        found = inspect(name)
+        found.id = "sha256:rebuilt"
+        return found
+
+    monkeypatch.setattr(client.images, "get", rebuilt)
+    again = validate_docker(rows, hd._settings(tmp_path), tmp_path / "validation")
+    record = again["instances"]["psf__requests-1001"]
+    assert not record["cached"] and record["environment"].endswith("@sha256:rebuilt")
+
+
 def test_docker_validation_flags_an_instance_whose_tests_pass_without_a_fix(tmp_path, monkeypatch):
     _fake(monkeypatch, _docker_script(noop_passes=True))
     report = validate_docker([hd._row("psf__requests-1001")], hd._settings(tmp_path), tmp_path / "v")

@@ -22,3 +22,8 @@ class InfrastructureError(SwevisError):
     unreachable after retries, a harness that could not build or run its environment, no
     Docker engine. A job that meets one fails with this one-line reason and writes no final
     output, so the next run retries it; it is never recorded as an agent or patch outcome."""
+
+
+class RemoteUnreachable(RepoError, InfrastructureError):
+    """A remote that git could not reach or that did not answer in time (network, DNS, a
+    stalled transfer, the clone timeout): the machinery, not a bad repository name."""

@@ -25,8 +25,10 @@ def new_eval_record(instance_id: str, harness: str) -> dict[str, Any]:
     """An eval.json record before any verdict: unresolved, nothing applied, no error.
 
     `infra_failure`: no verdict (retried, never cached). `harness_error` marks the subset
-    where the harness itself could not run (timeout, crash, no engine or image), as opposed
-    to an environment that runs but cannot grade (test_patch does not apply, no test results).
+    where the harness itself could not run (timeout, crash, no engine or image, a test_patch
+    that does not apply, an eval script that died), as opposed
+    to an environment that runs but cannot grade (no test results even for the gold patch).
+    `reason`: why a verdict is unresolved when the record's other fields do not say it.
     """
     return {
         "instance_id": instance_id,
@@ -37,6 +39,7 @@ def new_eval_record(instance_id: str, harness: str) -> dict[str, Any]:
         "infra_failure": False,
         "harness_error": False,
         "error": None,
+        "reason": None,
         "tests": None,
         "resolution": None,
     }

@@ -13,7 +13,8 @@ For one condition folder `results/runs/<model>/<agent>-<scope>/<condition>/`:
 3. convert each instance's outcome into our eval.json (harness "docker"):
    report.json -> resolved / tests / resolution; "Patch Apply Failed" in run_instance.log ->
    unresolved with the reason; anything else (crash, timeout, no test output) ->
-   `infra_failure` true, retried `retries` times;
+   `infra_failure` and `harness_error` true, retried `retries` times, then the job fails
+   with InfrastructureError naming the instance;
 4. empty patches are unresolved without Docker ("empty patch", as the local runner says).
 
 Identical patches of one instance share one evaluation (swevis.harness.cache, which the
@@ -64,9 +65,47 @@ class DockerHarnessError(InfrastructureError):
 
 
 def docker_environment_id(settings: dict[str, Any]) -> str:
-    """The images an instance is graded in: namespace and tags (swebench names the instance
-    image after the instance id, which every cache key holds as well)."""
+    """The images of a run as configured: namespace and tags (what a report names; an
+    evaluation is keyed by the image itself, instance_environment_ids)."""
     return f"docker:{settings['namespace']}:instance-{settings['instance_image_tag']}:env-{settings['env_image_tag']}"
+
+
+def instance_image_name(row: dict[str, Any], settings: dict[str, Any]) -> str:
+    """The instance image swebench grades `row` in, named as its run_evaluation names it."""
+    from swebench.harness.test_spec.test_spec import make_test_spec
+
+    try:
+        spec = make_test_spec(
+            row, namespace=settings["namespace"], instance_image_tag=settings["instance_image_tag"],
+            env_image_tag=settings["env_image_tag"],
+        )
+    except KeyError:
+        raise SwevisError(
+            f"{row['instance_id']}: swebench has no image spec for {row['repo']} version {row.get('version')}"
+        ) from None
+    return spec.instance_image_key
+
+
+def instance_environment_ids(
+    rows: list[dict[str, Any]], settings: dict[str, Any], client_factory: Callable[[], Any] | None = None
+) -> dict[str, str]:
+    """{instance id: environment id}: the local image's id (a re-pushed `latest` is another
+    image), else the image's tag, said so in the id and the log (not pulled yet, no engine)."""
+    try:
+        with _docker_client_factory(client_factory):
+            images = docker.from_env().images
+    except Exception as exc:  # docker.errors.DockerException and transport errors
+        log.warning("no Docker engine to inspect images (%s): evaluations keyed by image tags", exc)
+        images = None
+    ids = {}
+    for row in rows:
+        name = instance_image_name(row, settings)
+        try:
+            ids[row["instance_id"]] = f"docker:{name}@{images.get(name).id}" if images else f"docker:{name}@tag-only"
+        except docker.errors.APIError as exc:  # ImageNotFound: not pulled or built yet
+            log.info("image %s not inspected (%s): its evaluation is keyed by the tag", name, exc.__class__.__name__)
+            ids[row["instance_id"]] = f"docker:{name}@tag-only"
+    return ids
 
 
 # ---------------------------------------------------------------- names and inputs
@@ -167,9 +206,11 @@ def report_to_eval(instance_id: str, log_dir: str | Path, *, timeout_s: float | 
         record["patch_apply"] = _apply_command(instance_log) or "applied"
         status = report.get("tests_status")
         if not report.get("patch_successfully_applied") or not status:
-            # run_instance applied the patch, but the test log had no test output section
-            # (eval script failed, tests errored or timed out inside the container).
-            record.update(infra_failure=True, error="the test log has no test results (eval script failed); see test_output.txt")
+            # run_instance applied the patch, but swebench found no test output section (the
+            # eval script died, or the log holds its reset/error/timeout markers): the machinery,
+            # since a patch that breaks collection still gives a section swebench grades unresolved.
+            record.update(infra_failure=True, harness_error=True,
+                          error="the test log has no test results (eval script failed); see test_output.txt")
             return record
         record["tests"] = {FAIL_TO_PASS: status.get(FAIL_TO_PASS), PASS_TO_PASS: status.get(PASS_TO_PASS)}
         record["resolution"] = get_resolution_status(status)
@@ -343,7 +384,7 @@ def _evaluate_repeat(
     run.hdir.mkdir(parents=True, exist_ok=True)
     cache_dir = settings["cache_dir"]
     cache = EvalCache(Path(cache_dir).resolve() if cache_dir else None)
-    environment = docker_environment_id(settings)
+    environments = instance_environment_ids(rows, settings, client_factory)
     row_of = {r["instance_id"]: r for r in rows}
     ids = [r["instance_id"] for r in rows]
     if len(set(ids)) != len(ids):
@@ -354,7 +395,7 @@ def _evaluate_repeat(
     write_dataset(rows, run.dataset_path)
     patches = {p["instance_id"]: p["model_patch"] for p in predictions}
 
-    keys = {iid: evaluation_cache_key(row_of[iid], patches[iid], "docker", environment) for iid in ids}
+    keys = {iid: evaluation_cache_key(row_of[iid], patches[iid], "docker", environments[iid]) for iid in ids}
     records, counts, pending = _verdicts_without_docker(ids, patches, keys, cache)
     attempts_used, attempt_of = 0, {}
     if pending:
@@ -378,7 +419,8 @@ def _evaluate_repeat(
         "resolved": sum(1 for r in records.values() if r["resolved"]),
         "infra_failures": sorted(iid for iid, r in records.items() if r["infra_failure"]),
         "attempts": attempts_used,
-        "environment": environment,
+        "environment": docker_environment_id(settings),
+        "images": environments,
         **counts,
     }
     return copy.deepcopy(summary)

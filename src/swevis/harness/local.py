@@ -10,17 +10,19 @@ special environment; real SWE-bench images need the Docker harness.
 
 from __future__ import annotations
 
+import hashlib
 import logging
-import os
 import re
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
+from importlib import metadata
 from pathlib import Path
 from typing import Any, Callable
 
+from swevis.agents.environments import HOST_ENV, command_environ
 from swevis.errors import SwevisError
 from swevis.fsutil import write_json_atomic
 from swevis.harness.cache import EvalCache, cached_evaluation, new_eval_record, raise_harness_errors, read_patch
@@ -36,15 +38,29 @@ APPLY_COMMANDS: tuple[tuple[str, ...], ...] = (
 )
 
 
+# An evaluation whose test output held no result: an environment that cannot run the tests,
+# or a patch that broke their collection (see grade_run, which asks the gold patch).
+NO_TEST_RESULTS = "the log parser found no test results (did the test command run?)"
+COLLECTION_FAILED = "no test results (collection failed)"
+
+
 class HarnessError(SwevisError):
     """The evaluation itself could not run (not a verdict on the patch)."""
 
 
+def installed_distributions() -> list[str]:
+    """`name==version` of every distribution the test-running interpreter has, sorted: its
+    pytest and packages run the tests as much as the interpreter does."""
+    return sorted({f"{d.name.lower()}=={d.version}" for d in metadata.distributions() if d.name})
+
+
 def local_environment_id() -> str:
     """The local runner's environment: the host interpreter that runs the tests (a 2014
-    repository can pass under Python 3.8 and fail to import under 3.11)."""
+    repository can pass under Python 3.8 and fail to import under 3.11) and a hash of the
+    distributions installed for it (another pytest can give another verdict)."""
     v = sys.version_info
-    return f"local:{sys.implementation.name}-{v.major}.{v.minor}.{v.micro}"
+    dists = hashlib.sha256("\n".join(installed_distributions()).encode()).hexdigest()[:16]
+    return f"local:{sys.implementation.name}-{v.major}.{v.minor}.{v.micro}:dists-{dists}"
 
 
 def resolve_test_cmd(row: dict[str, Any]) -> str:
@@ -131,14 +147,9 @@ def reset_test_files(row: dict[str, Any], repo_dir: Path) -> None:
 
 
 def _host_env() -> dict[str, str]:
-    """The tests' environment: `python` is the interpreter running swevis."""
-    env = dict(os.environ)
-    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
-    env["PYTHONDONTWRITEBYTECODE"] = "1"
-    # the task's tests, not swevis's own pytest plugins from this environment
-    env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
-    env.pop("PYTHONPATH", None)
-    return env
+    """The tests' environment: the agents' allowlist, since the code under test is the model's
+    and whatever it prints lands in test_output.txt; `python` is the interpreter running swevis."""
+    return command_environ() | HOST_ENV
 
 
 def evaluate_patch(
@@ -154,7 +165,7 @@ def evaluate_patch(
     """Grade `patch` on instance `row`; returns the eval record (see module docstring).
 
     `infra_failure` is true when the evaluation could not produce a verdict (test_patch does
-    not apply, the test command timed out or could not start); `resolved` is then false.
+    not apply, the test command timed out or gave no test results); `resolved` is then false.
     An empty patch is unresolved without running tests, unless `patch_optional`: then the
     tests run on the base commit plus test_patch (how the bundled tasks prove that
     FAIL_TO_PASS really fails before the fix).
@@ -179,7 +190,9 @@ def evaluate_patch(
         reset_test_files(row, repo_dir)
         ok, why = apply_patch(row["test_patch"], repo_dir)
         if not ok:
-            record.update(infra_failure=True, error=f"test_patch does not apply: {why}",
+            # test_patch goes onto the base versions of its files: the task data or the
+            # checkout is broken, whatever the candidate patch did
+            record.update(infra_failure=True, harness_error=True, error=f"test_patch does not apply: {why}",
                           duration_s=round(time.monotonic() - start, 3))
             return record
         test_cmd = resolve_test_cmd(row)
@@ -231,7 +244,7 @@ def _grade_test_output(row: dict[str, Any], output: str, record: dict[str, Any])
         resolved=resolution == ResolvedStatus.FULL.value,
     )
     if not status_map:
-        record.update(infra_failure=True, error="the log parser found no test results (did the test command run?)")
+        record.update(infra_failure=True, error=NO_TEST_RESULTS)
 
 
 def grade_with_retries(
@@ -249,6 +262,26 @@ def grade_with_retries(
     return record
 
 
+def grade_run(
+    row: dict[str, Any], patch: str, mirror: str, run: Path, settings: dict[str, Any], cache: EvalCache, environment: str
+) -> dict[str, Any]:
+    """grade_with_retries for one agent run. No test results after the patch applied is the
+    patch's outcome (it broke their collection) when the gold patch gets results from the
+    same command: unresolved, with `reason` saying so. Else it stays an infrastructure failure."""
+    record = grade_with_retries(row, patch, mirror, run / "test_output.txt", settings)
+    if record["error"] != NO_TEST_RESULTS:
+        return record
+    gold = cached_evaluation(
+        cache, row, row["patch"], "local", environment,
+        lambda: grade_with_retries(row, row["patch"], mirror, run / "gold_test_output.txt", settings),
+    )
+    if gold["harness_error"]:
+        return {**record, "harness_error": True, "error": f"{NO_TEST_RESULTS}; the gold patch: {gold['error']}"}
+    if gold["infra_failure"]:  # the environment gives no results at all: no verdict, not scored
+        return record
+    return {**record, "infra_failure": False, "error": None, "reason": COLLECTION_FAILED}
+
+
 def evaluate_condition_local(
     condition_dir: str | Path,
     rows: list[dict[str, Any]],
@@ -263,7 +296,7 @@ def evaluate_condition_local(
     `harness/harness_summary.json` like the Docker harness. Identical patches of one
     instance share one evaluation through the evaluation cache; an infrastructure failure
     is retried `retries` times and never cached; a harness failure left after the retries
-    (a timed-out test command) raises InfrastructureError. `mirrors` maps repo -> bare mirror;
+    (a timed-out test command, a test_patch that does not apply) raises InfrastructureError. `mirrors` maps repo -> bare mirror;
     `settings` is the config's harness section.
     """
     condition_dir = Path(condition_dir)
@@ -276,7 +309,7 @@ def evaluate_condition_local(
         mirror = mirrors[row["repo"]]
         record = cached_evaluation(
             cache, row, patch, "local", environment,
-            lambda row=row, patch=patch, mirror=mirror, run=run: grade_with_retries(row, patch, mirror, run / "test_output.txt", settings),
+            lambda row=row, patch=patch, mirror=mirror, run=run: grade_run(row, patch, mirror, run, settings, cache, environment),
         )
         records[run_subdir(row["instance_id"], repeat)] = record
     raise_harness_errors(str(condition_dir), records)

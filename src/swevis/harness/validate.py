@@ -24,7 +24,7 @@ from typing import Any, Callable
 
 from swevis.errors import InfrastructureError, SwevisError
 from swevis.harness.cache import EvalCache, validation_cache_key
-from swevis.harness.docker import docker_environment_id, evaluate_condition
+from swevis.harness.docker import docker_environment_id, evaluate_condition, instance_environment_ids
 from swevis.harness.local import grade_with_retries, local_environment_id
 from swevis.fsutil import write_json_atomic
 
@@ -96,17 +96,20 @@ def _validate_rows(
     rows: list[dict[str, Any]],
     harness: str,
     environment: str,
+    environments: dict[str, str],
     cache: EvalCache,
     grade_pending: Callable[[list[dict[str, Any]]], dict[str, tuple[dict, dict]]],
 ) -> dict[str, Any]:
     """Cached verdicts, and grade_pending(rows) -> {id: (gold, empty)} for the others.
+    `environment` names the harness's environment in the report; `environments` holds each
+    instance's own (its image), which keys its verdict.
 
     Verdicts are cached as they come; harness failures are collected and raised together
     after the others are stored, so a rerun grades only what failed."""
     records: dict[str, dict[str, Any]] = {}
     pending = []
     for row in rows:
-        hit = cache.get(validation_cache_key(row, harness, environment))
+        hit = cache.get(validation_cache_key(row, harness, environments[row["instance_id"]]))
         if hit is not None:
             records[row["instance_id"]] = {**hit, "cached": True}
         else:
@@ -116,11 +119,11 @@ def _validate_rows(
     for row in pending:
         gold, empty = graded[row["instance_id"]]
         try:
-            record = instance_validation(row, harness, environment, gold, empty)
+            record = instance_validation(row, harness, environments[row["instance_id"]], gold, empty)
         except InfrastructureError as exc:
             failures.append(str(exc))
             continue
-        cache.put(validation_cache_key(row, harness, environment), record)
+        cache.put(validation_cache_key(row, harness, environments[row["instance_id"]]), record)
         records[row["instance_id"]] = {**record, "cached": False}
     if failures:
         more = f" (and {len(failures) - 1} more)" if len(failures) > 1 else ""
@@ -158,7 +161,9 @@ def validate_local(
             out[iid] = (gold, empty)
         return out
 
-    return _validate_rows(rows, "local", local_environment_id(), EvalCache(settings.get("cache_dir")), grade)
+    environment = local_environment_id()
+    environments = {r["instance_id"]: environment for r in rows}
+    return _validate_rows(rows, "local", environment, environments, EvalCache(settings.get("cache_dir")), grade)
 
 
 def validate_docker(
@@ -186,7 +191,9 @@ def validate_docker(
         return {iid: (evals["gold"][iid], evals["empty"][iid]) for iid in evals["gold"]}
 
     cache_dir = settings["cache_dir"]
-    return _validate_rows(rows, "docker", docker_environment_id(settings), EvalCache(Path(cache_dir).resolve() if cache_dir else None), grade)
+    environments = instance_environment_ids(rows, settings, client_factory)
+    cache = EvalCache(Path(cache_dir).resolve() if cache_dir else None)
+    return _validate_rows(rows, "docker", docker_environment_id(settings), environments, cache, grade)
 
 
 def write_validation(report: dict[str, Any], path: str | Path) -> Path:

@@ -9,16 +9,26 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
 
-from swevis.errors import RepoError
+from swevis.errors import RemoteUnreachable, RepoError
 from swevis.paths import repo_slug
 from swevis.tasks import bundled
 
 log = logging.getLogger(__name__)
+
+# git's messages (and libcurl's, ssh's) for a remote it could not reach or that stopped
+# answering. A remote that answers "not found" or refuses the credentials is the user's to fix.
+NETWORK_FAILURE = re.compile(
+    r"could not resolve|failed to connect|connection (refused|reset|timed out|closed)|timed out|"
+    r"operation too slow|network is unreachable|no route to host|early eof|rpc failed|"
+    r"unexpected disconnect|the remote end hung up|ssl|gnutls|temporary failure",
+    re.I,
+)
 
 
 def _git_env(stall_timeout_s: int) -> dict[str, str]:
@@ -33,16 +43,18 @@ def _git_env(stall_timeout_s: int) -> dict[str, str]:
 
 
 def run_git(args: list[str], cwd: Path | None = None, timeout: float = 600, stall_timeout_s: int = 60) -> str:
-    """Run git; a failure or timeout becomes a RepoError that quotes git's own message."""
+    """Run git; a failure becomes a RepoError that quotes git's own message, a timeout or a
+    network failure a RemoteUnreachable (an InfrastructureError: the next run retries it)."""
     try:
         proc = subprocess.run(
             ["git", *args], cwd=cwd, env=_git_env(stall_timeout_s), capture_output=True, text=True, timeout=timeout
         )
     except subprocess.TimeoutExpired:
-        raise RepoError(f"git {' '.join(args[:2])} did not finish within {timeout:.0f} s") from None
+        raise RemoteUnreachable(f"git {' '.join(args[:2])} did not finish within {timeout:.0f} s") from None
     if proc.returncode != 0:
         tail = "\n".join(proc.stderr.strip().splitlines()[-4:])
-        raise RepoError(f"git {' '.join(args[:3])} failed: {tail}")
+        error = RemoteUnreachable if NETWORK_FAILURE.search(tail) else RepoError
+        raise error(f"git {' '.join(args[:3])} failed: {tail}")
     return proc.stdout.strip()
 
 
@@ -85,14 +97,14 @@ def ensure_mirror(
                 run_git(["clone", "--mirror", "--quiet", url, str(partial)], **timeout_args)
             except RepoError as exc:
                 shutil.rmtree(partial, ignore_errors=True)
-                raise RepoError(f"cannot mirror {repo} from {url}: {exc}") from None
+                raise type(exc)(f"cannot mirror {repo} from {url}: {exc}") from None
             partial.rename(mirror)
         elif not all(has_commit(mirror, c) for c in commits):
             log.info("fetching %s into %s", url, mirror)
             try:
                 run_git(["--git-dir", str(mirror), "remote", "update", "--prune"], **timeout_args)
             except RepoError as exc:
-                raise RepoError(f"cannot update the mirror of {repo} from {url}: {exc}") from None
+                raise type(exc)(f"cannot update the mirror of {repo} from {url}: {exc}") from None
     missing = [c for c in commits if not has_commit(mirror, c)]
     if missing:
         raise RepoError(f"mirror {mirror} of {repo} lacks commit(s) {', '.join(missing)}")
