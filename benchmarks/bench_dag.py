@@ -1,0 +1,140 @@
+"""DAG benchmark: the workflow's dry run at study scale (target: under 10 s).
+
+Builds a study-scale config in a scratch folder: 100 synthetic SWE-bench-format instances
+(the bundled sample's rows under distinct instance ids, over the bundled repositories and
+a few base commits each; no network), two live-endpoint model profiles and the embedded
+matrix (2 models x 21 cells + 4 LET variants x 2 ablation conditions = 50 cells). It runs
+the sampling checkpoint for real, then times `snakemake -n` (the DAG build only) and its
+peak RSS, and prints jobs, seconds, MB and the ratio to the target.
+
+    .venv/bin/python benchmarks/bench_dag.py [--workdir DIR] [--repeat 1] [--profile OUT.prof]
+
+--profile runs the dry run once more under cProfile and writes the profile to OUT.prof
+(`python -m pstats OUT.prof`, then `sort cumtime`, `stats 40`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import re
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import yaml
+
+from swevis.config import PROJECT_ROOT
+
+TARGET_S = 10.0
+N_INSTANCES = 100
+SAMPLE_DIR = PROJECT_ROOT / "src" / "swevis" / "data" / "sample" / "instances"
+FILES = {"patch": "patch.diff", "test_patch": "test_patch.diff", "problem_statement": "problem_statement.md"}
+SNAKEMAKE = PROJECT_ROOT / ".venv" / "bin" / "snakemake"
+
+
+def synthetic_instances(n: int) -> list[dict]:
+    """`n` rows in the SWE-bench schema: the bundled ones under new ids, four commits a repo
+    (so the index and mirror rules see a study's repo@commit fan-out)."""
+    base = [json.loads((d / "meta.json").read_text()) for d in sorted(SAMPLE_DIR.iterdir())]
+    rows = []
+    for i in range(n):
+        row = dict(base[i % len(base)])
+        for name, file in FILES.items():
+            row[name] = (SAMPLE_DIR / row["instance_id"] / file).read_text()
+        owner, repo = row["repo"].split("/")
+        row["instance_id"] = f"{owner}__{repo}-{1000 + i}"
+        row["base_commit"] = hashlib.sha1(f"{row['repo']}@{i % 4}".encode()).hexdigest()
+        rows.append(row)
+    return rows
+
+
+def study_config(task_file: Path) -> dict:
+    """The embedded config.yaml with the study's task file and two live profiles."""
+    config = yaml.safe_load((PROJECT_ROOT / "config.yaml").read_text())
+    config["tasks"] = {"source": "file", "path": str(task_file), "n": N_INSTANCES}
+    for name, profile in config["models"].items():
+        config["models"][name] = {
+            "backend": "openai",
+            "base_url": "http://localhost:8000/v1",
+            "model_id": profile["model_id"],
+            "api_key_env": "BENCH_DAG_KEY",
+            "tokenizer": profile["tokenizer"],
+            "image_family": profile["image_family"],
+        }
+    config["agents"]["environment"] = "docker"
+    config["harness"]["kind"] = "docker"
+    return config
+
+
+def snakemake_cmd(workdir: Path, *args: str) -> list[str]:
+    return [
+        str(SNAKEMAKE),
+        *args,
+        "-s", str(PROJECT_ROOT / "Snakefile"),
+        "-d", str(workdir),
+        "--workflow-profile", str(PROJECT_ROOT / "profiles" / "default"),
+        "--configfile", str(workdir / "study.yaml"),
+    ]
+
+
+def prepare(workdir: Path) -> None:
+    """Task file, config and the sampling checkpoint's output (run for real)."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    task_file = workdir / "tasks.jsonl"
+    task_file.write_text("".join(json.dumps(r) + "\n" for r in synthetic_instances(N_INSTANCES)))
+    (workdir / "study.yaml").write_text(yaml.safe_dump(study_config(task_file), sort_keys=False))
+    subprocess.run(snakemake_cmd(workdir, "sample_instances", "--forcerun", "sample_instances", "--cores", "1", "--quiet", "all"), check=True, env=_env())
+
+
+def _env() -> dict:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(PROJECT_ROOT / "src") + os.pathsep + env.get("PYTHONPATH", "")
+    return env
+
+
+def dry_run(workdir: Path, prefix: list[str] | None = None) -> dict:
+    """One `snakemake -n` in a child process: seconds, peak RSS of the child, job count."""
+    cmd = (prefix or []) + snakemake_cmd(workdir, "-n", "--quiet", "rules")
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    t0 = time.perf_counter()
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=_env())
+    seconds = time.perf_counter() - t0
+    if proc.returncode:
+        sys.exit(f"dry run failed:\n{(proc.stdout + proc.stderr)[-3000:]}")
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    total = re.search(r"^total\s+(\d+)", proc.stdout + proc.stderr, re.MULTILINE)
+    return {
+        "jobs": int(total.group(1)) if total else None,
+        "seconds": seconds,
+        # ru_maxrss is the largest child so far: exact for the first run, an upper bound after
+        "peak_mb": max(peak, before) / 1024,
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--workdir", type=Path, default=None)
+    ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument("--profile", type=Path, default=None)
+    args = ap.parse_args()
+    workdir = args.workdir or Path(tempfile.mkdtemp(prefix="swevis-bench-dag-"))
+    prepare(workdir)
+    runs = [dry_run(workdir) for _ in range(args.repeat)]
+    best = min(runs, key=lambda r: r["seconds"])
+    print(f"{'jobs':>6} {'seconds':>8} {'peak MB':>8} {'/ target':>9}")
+    for r in runs:
+        print(f"{r['jobs']:>6} {r['seconds']:>8.2f} {r['peak_mb']:>8.0f} {r['seconds'] / TARGET_S:>9.2f}")
+    print(f"best {best['seconds']:.2f} s = {best['seconds'] / TARGET_S:.2f} x the {TARGET_S:g} s target ({workdir})")
+    if args.profile:
+        dry_run(workdir, [sys.executable, "-m", "cProfile", "-o", str(args.profile)])
+        print(f"profile written to {args.profile}")
+
+
+if __name__ == "__main__":
+    main()
