@@ -20,7 +20,6 @@ import hashlib
 import json
 import os
 import re
-import resource
 import subprocess
 import sys
 import tempfile
@@ -72,13 +71,14 @@ def study_config(task_file: Path) -> dict:
     return config
 
 
-def snakemake_cmd(workdir: Path, *args: str) -> list[str]:
+def snakemake_cmd(workdir: Path, *args: str, root: Path = PROJECT_ROOT) -> list[str]:
+    """The workflow of checkout `root` (its Snakefile and profile) run in `workdir`."""
     return [
         str(SNAKEMAKE),
         *args,
-        "-s", str(PROJECT_ROOT / "Snakefile"),
+        "-s", str(root / "Snakefile"),
         "-d", str(workdir),
-        "--workflow-profile", str(PROJECT_ROOT / "profiles" / "default"),
+        "--workflow-profile", str(root / "profiles" / "default"),
         "--configfile", str(workdir / "study.yaml"),
     ]
 
@@ -92,28 +92,29 @@ def prepare(workdir: Path) -> None:
     subprocess.run(snakemake_cmd(workdir, "sample_instances", "--forcerun", "sample_instances", "--cores", "1", "--quiet", "all"), check=True, env=_env())
 
 
-def _env() -> dict:
+def _env(root: Path = PROJECT_ROOT) -> dict:
     env = dict(os.environ)
-    env["PYTHONPATH"] = str(PROJECT_ROOT / "src") + os.pathsep + env.get("PYTHONPATH", "")
+    env["PYTHONPATH"] = str(root / "src")
     return env
 
 
-def dry_run(workdir: Path, prefix: list[str] | None = None) -> dict:
-    """One `snakemake -n` in a child process: seconds, peak RSS of the child, job count."""
-    cmd = (prefix or []) + snakemake_cmd(workdir, "-n", "--quiet", "rules")
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+def dry_run(workdir: Path, root: Path = PROJECT_ROOT, prefix: list[str] | None = None) -> dict:
+    """One `snakemake -n` in a child process, under /usr/bin/time: wall seconds, CPU seconds
+    (user + system: what a shared, loaded machine distorts least), peak MB, job count."""
+    cmd = (prefix or []) + snakemake_cmd(workdir, "-n", "--quiet", "rules", root=root)
+    rss_file = workdir / "rss.txt"
     t0 = time.perf_counter()
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=_env())
+    proc = subprocess.run(["/usr/bin/time", "-f", "%U %S %M", "-o", str(rss_file), *cmd], capture_output=True, text=True, env=_env(root))
     seconds = time.perf_counter() - t0
     if proc.returncode:
         sys.exit(f"dry run failed:\n{(proc.stdout + proc.stderr)[-3000:]}")
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     total = re.search(r"^total\s+(\d+)", proc.stdout + proc.stderr, re.MULTILINE)
+    user, system, rss_kb = rss_file.read_text().split()[-3:]
     return {
         "jobs": int(total.group(1)) if total else None,
         "seconds": seconds,
-        # ru_maxrss is the largest child so far: exact for the first run, an upper bound after
-        "peak_mb": max(peak, before) / 1024,
+        "cpu_s": float(user) + float(system),
+        "peak_mb": int(rss_kb) / 1024,
     }
 
 
@@ -122,17 +123,29 @@ def main() -> None:
     ap.add_argument("--workdir", type=Path, default=None)
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--profile", type=Path, default=None)
+    ap.add_argument("--baseline", type=Path, default=None, help="another checkout (e.g. /work/main), timed in turn with this one on the same DAG")
     args = ap.parse_args()
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="swevis-bench-dag-"))
     prepare(workdir)
-    runs = [dry_run(workdir) for _ in range(args.repeat)]
-    best = min(runs, key=lambda r: r["seconds"])
-    print(f"{'jobs':>6} {'seconds':>8} {'peak MB':>8} {'/ target':>9}")
-    for r in runs:
-        print(f"{r['jobs']:>6} {r['seconds']:>8.2f} {r['peak_mb']:>8.0f} {r['seconds'] / TARGET_S:>9.2f}")
-    print(f"best {best['seconds']:.2f} s = {best['seconds'] / TARGET_S:.2f} x the {TARGET_S:g} s target ({workdir})")
+    roots = {"this": PROJECT_ROOT} | ({"baseline": args.baseline.resolve()} if args.baseline else {})
+    runs = {name: [] for name in roots}
+    for _ in range(args.repeat):  # interleaved, so a shared machine's load hits both alike
+        for name, root in roots.items():
+            runs[name].append(dry_run(workdir, root))
+    print(f"{'checkout':<9} {'jobs':>6} {'wall s':>8} {'CPU s':>8} {'peak MB':>8} {'CPU / 10 s':>10}")
+    best = {}
+    for name, rs in runs.items():
+        for r in rs:
+            print(
+                f"{name:<9} {r['jobs']:>6} {r['seconds']:>8.2f} {r['cpu_s']:>8.2f} {r['peak_mb']:>8.0f}"
+                f" {r['cpu_s'] / TARGET_S:>10.2f}"
+            )
+        best[name] = min(r["cpu_s"] for r in rs)
+        print(f"{name:<9} best {best[name]:.2f} CPU s = {best[name] / TARGET_S:.2f} x the {TARGET_S:g} s target")
+    if args.baseline:
+        print(f"speed-up (CPU) baseline / this: {best['baseline'] / best['this']:.2f}x ({workdir})")
     if args.profile:
-        dry_run(workdir, [sys.executable, "-m", "cProfile", "-o", str(args.profile)])
+        dry_run(workdir, prefix=[sys.executable, "-m", "cProfile", "-o", str(args.profile)])
         print(f"profile written to {args.profile}")
 
 
