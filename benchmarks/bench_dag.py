@@ -7,7 +7,12 @@ matrix (2 models x 21 cells + 4 LET variants x 2 ablation conditions = 50 cells)
 the sampling checkpoint for real, then times `snakemake -n` (the DAG build only) and its
 peak RSS, and prints jobs, seconds, MB and the ratio to the target.
 
-    .venv/bin/python benchmarks/bench_dag.py [--workdir DIR] [--repeat 1] [--profile OUT.prof]
+    .venv/bin/python benchmarks/bench_dag.py [--workdir DIR] [--repeat 1] [--baseline CHECKOUT]
+        [--profile OUT.prof]
+
+--baseline times another checkout (its Snakefile, profile and src; e.g. an unpacked
+`git archive` of an earlier commit) in turn with this one on the same DAG, and prints the
+ratio of their best CPU times.
 
 --profile runs the dry run once more under cProfile and writes the profile to OUT.prof
 (`python -m pstats OUT.prof`, then `sort cumtime`, `stats 40`).
