@@ -68,12 +68,15 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     cfg = load_config(args.config)
     sr = cfg["single_read"]
-    settings = RenderSettings.from_config(sr.get("render"))
+    settings = RenderSettings.from_config(sr["render"])
     wins = sample_windows([matplotlib_source_root()], [100], args.windows, seed=int(sr["seed"]))
     render_window("warm.py", 1, "x = 1\n", 1, "qwen3", "qwen3.5", settings)  # load tokenizer + font
     result = {"search_vs_raster_100_lines_qwen3.5": bench_search_vs_raster(wins, sr["ratios"], "qwen3.5", settings)}
     study_wins = sample_windows([matplotlib_source_root()], list(sr["window_lines"]), args.study_per_size, seed=int(sr["seed"]))
-    rows, stats = run_costs(study_wins, [float(r) for r in sr["ratios"]], study_backbones(cfg), settings, ocr={"enabled": False})
+    rows, stats = run_costs(
+        study_wins, [float(r) for r in sr["ratios"]], study_backbones(cfg), settings,
+        ocr={**sr["ocr"], "enabled": False}, seed=int(sr["seed"]), rasterize_all=True,
+    )
     result["study_throughput"] = {
         k: stats[k] for k in ("windows", "renders", "wall_s", "windows_per_s", "renders_per_s", "search_s", "raster_s")
     }

@@ -9,8 +9,8 @@ rule prelocalize:
     input:
         instances=LAYOUT.instances(),
         checkout=LAYOUT.checkout_manifest("{instance}"),
-        index=lambda wc: instance_index(wc.instance),
-        demos=lambda wc: replay_demos(wc, "plb"),
+        index=run_index,
+        demos=plb_demos,
     output:
         preloc=LAYOUT.preloc("{model}", "{instance}"),
     log:
@@ -22,7 +22,7 @@ rule prelocalize:
     resources:
         llm=1,
     params:
-        profile=lambda wc: section(config, "models")[wc.model],
+        profile=model_profile,
         # the agents keys pre-localization reads: the agents' limits rerun no paid call here
         agents=keys_of("agents", "top_k", "cache_dir", "demos_dir"),
         localize=section(config, "localize"),
@@ -34,11 +34,9 @@ rule run_agent:
     input:
         instances=LAYOUT.instances(),
         checkout=LAYOUT.checkout_manifest("{instance}"),
-        mirror=lambda wc: instance_mirror(wc.instance),
-        index=lambda wc: instance_index(wc.instance),
-        preloc=lambda wc: (
-            LAYOUT.preloc(wc.model, wc.instance) if wc.agent == "plb" else []
-        ),
+        mirror=run_mirror,
+        index=run_index,
+        preloc=run_preloc,
         demos=replay_demos,
     output:
         traj=LAYOUT.run_file(
@@ -64,7 +62,7 @@ rule run_agent:
     resources:
         llm=1,
     params:
-        profile=lambda wc: section(config, "models")[wc.model],
+        profile=model_profile,
         agents=agents_params,
         localize=section(config, "localize"),
         render=render_params,

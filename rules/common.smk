@@ -8,53 +8,77 @@ import os
 
 from swevis.config import section
 from swevis.models import is_live
-from swevis.paths import ResultsLayout, repo_slug
-from swevis.workflow import missing_inputs_token, table_models
+from swevis.paths import ResultsLayout
+from swevis.workflow import (
+    SampleIndex,
+    agent_param_sets,
+    missing_inputs_token,
+    signature_once,
+    table_models,
+)
 
 LAYOUT = ResultsLayout(config["results_dir"])
 
 
 _SAMPLE_CACHE = {}
+_SAMPLE_PATH = []
 
 
-def _sample_by_id():
-    """{instance_id: row} of the sampled instances, read once per version of the file
+def sample_index():
+    """The sampled instances (swevis.workflow.SampleIndex), read once per version of the file
     (input functions call this for every job; re-reading it made DAG building quadratic).
-    Resolving it waits for the sampling checkpoint."""
-    path = checkpoints.sample_instances.get().output.instances
+    Resolving it waits for the sampling checkpoint; once the checkpoint is complete it stays
+    so in this process, and asking Snakemake again per job cost a tenth of the build."""
+    if not _SAMPLE_PATH:
+        _SAMPLE_PATH.append(checkpoints.sample_instances.get().output.instances)
+    path = _SAMPLE_PATH[0]
     key = (path, os.stat(path).st_mtime_ns)
     if key not in _SAMPLE_CACHE:
         with open(path) as fh:
             rows = [json.loads(line) for line in fh if line.strip()]
         _SAMPLE_CACHE.clear()
-        _SAMPLE_CACHE[key] = {row["instance_id"]: row for row in rows}
+        _SAMPLE_CACHE[key] = SampleIndex(rows, LAYOUT, LAYOUT.instances())
     return _SAMPLE_CACHE[key]
 
 
-def sampled_instances():
-    return list(_sample_by_id().values())
-
-
 def sampled_instance_ids():
-    return list(_sample_by_id())
+    return list(sample_index().rows)
 
 
 def instance_row(instance_id):
-    try:
-        return _sample_by_id()[instance_id]
-    except KeyError:
-        raise ValueError(
-            f"instance {instance_id} is not in {LAYOUT.instances()}"
-        ) from None
+    return sample_index().row(instance_id)
 
 
 def instance_mirror(instance_id):
-    return LAYOUT.mirror_manifest(repo_slug(instance_row(instance_id)["repo"]))
+    sample = sample_index()
+    sample.row(instance_id)  # an unknown id is named
+    return sample.mirror[instance_id]
 
 
 def instance_index(instance_id):
-    row = instance_row(instance_id)
-    return LAYOUT.index_db(repo_slug(row["repo"]), row["base_commit"])
+    sample = sample_index()
+    sample.row(instance_id)
+    return sample.index[instance_id]
+
+
+# Input and param functions of the per-run rules (thousands of jobs): named, so that their
+# signature is inspected once (swevis.workflow.signature_once).
+
+
+@signature_once
+def run_mirror(wc):
+    return instance_mirror(wc.instance)
+
+
+@signature_once
+def run_index(wc):
+    return instance_index(wc.instance)
+
+
+@signature_once
+def run_preloc(wc):
+    """PLB's pre-localization of the instance, for PLB runs only."""
+    return LAYOUT.preloc(wc.model, wc.instance) if wc.agent == "plb" else []
 
 
 def keys_of(name, *keys):
@@ -62,12 +86,26 @@ def keys_of(name, *keys):
     return {k: v for k, v in section(config, name).items() if k in keys}
 
 
+# Params computed once per DAG build, not once per job: a study has thousands of run jobs,
+# and each section() is a deep copy.
+MODEL_PROFILES = section(config, "models")
+LIVE_MODELS = {name: is_live(profile) for name, profile in MODEL_PROFILES.items()}
+RENDER_PARAMS = section(config, "single_read")["render"]
+AGENT_PARAMS, VARIANT_PARAMS = agent_param_sets(config)
+
+
+@signature_once
+def model_profile(wc):
+    return MODEL_PROFILES[wc.model]
+
+
+@signature_once
 def render_params(wc):
     """The renderer settings, for runs under a visual condition only: a text run renders
     nothing, so editing the renderer reruns no text run."""
     if wc.condition == "text":
         return {}
-    return section(config, "single_read")["render"]
+    return RENDER_PARAMS
 
 
 def agent_conditions():
@@ -80,23 +118,19 @@ def agent_conditions():
     ]
 
 
+@signature_once
 def agents_params(wc):
-    """The agents section without the matrix, the repeat count and the ablation set-up, so
-    that adding a condition, a repeat or a variant re-runs nothing else. A LET variant also
-    gets its own entry and the memory options (variant runs only)."""
-    agents = section(config, "agents")
-    params = {
-        k: v
-        for k, v in agents.items()
-        if k not in ("matrix", "repeats", "variants", "memory", "ablation")
-    }
-    variant = (agents.get("variants") or {}).get(getattr(wc, "agent", None))
-    if variant is not None:
-        params.update(variant=variant, memory=agents.get("memory") or {})
-    return params
+    """The agents section without the matrix, the repeat count and the ablation set-up; a
+    LET variant's also has its own entry and the memory options (swevis.workflow)."""
+    return VARIANT_PARAMS.get(wc.agent, AGENT_PARAMS)
 
 
 _DEMO_FILES = {}
+
+
+@signature_once
+def plb_demos(wc):
+    return replay_demos(wc, "plb")
 
 
 def ranker_weights(wc=None):
@@ -111,11 +145,12 @@ def ranker_weights(wc=None):
     return [local(str(weights_path()))]
 
 
+@signature_once
 def replay_demos(wc, agent=None):
     """Under the replay backend, the demonstration a run replays and the files it is based
     on: editing a demonstration reruns its runs (and those of the variants based on it).
     """
-    if is_live(config["models"][wc.model]):
+    if LIVE_MODELS[wc.model]:
         return []
     from swevis.agents.demos import demo_files
 

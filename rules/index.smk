@@ -7,11 +7,7 @@ from swevis.index.store import SCHEMA_VERSION as INDEX_SCHEMA_VERSION
 
 rule index_repo:
     input:
-        manifest=lambda wc: next(
-            LAYOUT.checkout_manifest(r["instance_id"])
-            for r in sampled_instances()
-            if repo_slug(r["repo"]) == wc.repo_slug and r["base_commit"] == wc.sha
-        ),
+        manifest=lambda wc: sample_index().index_checkout[(wc.repo_slug, wc.sha)],
     output:
         db=LAYOUT.index_db("{repo_slug}", "{sha}"),
     log:
@@ -32,12 +28,7 @@ rule localization_table:
     input:
         instances=LAYOUT.instances(),
         ranker=ranker_weights,
-        dbs=lambda wc: sorted(
-            {
-                LAYOUT.index_db(repo_slug(r["repo"]), r["base_commit"])
-                for r in sampled_instances()
-            }
-        ),
+        dbs=lambda wc: list(sample_index().index_dbs),
     output:
         table=LAYOUT.table("localization.csv"),
         instances=LAYOUT.table("localization_instances.csv"),

@@ -39,9 +39,7 @@ rule mirror_repo:
 rule checkout_instance:
     input:
         instances=LAYOUT.instances(),
-        mirror=lambda wc: LAYOUT.mirror_manifest(
-            repo_slug(instance_row(wc.instance)["repo"])
-        ),
+        mirror=run_mirror,
     output:
         manifest=LAYOUT.checkout_manifest("{instance}"),
     log:

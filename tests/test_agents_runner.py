@@ -12,11 +12,15 @@ import yaml
 from swevis.agents.environments import EnvironmentRefused, make_environment
 from swevis.agents.runner import RunSpec, prelocalize, run_instance
 from swevis.agents.tools import PlanError, validate_plan
+from swevis.config import schema_defaults
 from swevis.harness import evaluate_patch
 from swevis.index import build_index
 from swevis.models import make_model
 from swevis.tasks.bundled import load_bundled_instances
 from swevis.tasks.repos import checkout_instance, ensure_mirror
+
+# the environment options as the runner passes them (the validated agents settings): the schema's defaults
+ENV_OPTIONS = {k: schema_defaults("agents")[k] for k in ("docker_network", "docker_cpus", "docker_memory", "env_passthrough")}
 
 IID = "swevis-samples__ledgerkit-117"
 PROFILE = {"backend": "replay", "model_id": "test", "tokenizer": "qwen3", "image_family": "qwen3.5"}
@@ -175,4 +179,4 @@ def test_plan_validation():
 
 def test_local_environment_refuses_live_model_without_acknowledgement(setup):
     with pytest.raises(EnvironmentRefused, match="allow_live_on_host"):
-        make_environment("local", setup["row"], mirror=setup["mirror"], timeout_s=5, live_model=True, allow_live_on_host=False)
+        make_environment("local", setup["row"], mirror=setup["mirror"], timeout_s=5, live_model=True, allow_live_on_host=False, **ENV_OPTIONS)

@@ -10,6 +10,8 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from swevis.config import schema_defaults
+
 from swevis.analysis import (
     AnalysisInputError,
     CAPTIONS,
@@ -30,6 +32,8 @@ _spec = importlib.util.spec_from_file_location("synthetic", Path(__file__).paren
 syn = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(syn)
 
+# the schema's Table 3 thresholds, as the workflow passes them
+COVERAGE = {f"coverage_{k}": v for k, v in schema_defaults("analysis")["coverage"].items()}
 CONFIG = {
     "models": {"qwen3.5": {"backend": "replay"}, "kimi-k2.5": {"backend": "replay"}},
     "analysis": {"bootstrap": {"resamples": 500, "seed": 7}, "coverage": {"high": 0.8, "mid": 0.3}},
@@ -39,7 +43,7 @@ CONFIG = {
 @pytest.fixture(scope="module")
 def tree(tmp_path_factory):
     root = syn.make_runs_tree(tmp_path_factory.mktemp("results"))
-    summaries = [write_condition_summary(c, root / "instances.jsonl") and c / "summary.json" for c in syn.condition_dirs(root)]
+    summaries = [write_condition_summary(c, root / "instances.jsonl", **COVERAGE) and c / "summary.json" for c in syn.condition_dirs(root)]
     return root, summaries
 
 
@@ -59,19 +63,19 @@ def _row(df, agent, scope):
 
 def test_condition_summary(tree):
     root, _ = tree
-    s = condition_summary(root / "runs" / "qwen3.5" / "plb-normal" / "r1", root / "instances.jsonl")
+    s = condition_summary(root / "runs" / "qwen3.5" / "plb-normal" / "r1", root / "instances.jsonl", **COVERAGE)
     assert s["n"] == 6 and s["resolved"] == 6 and s["accuracy"] == 1.0
     assert s["mean_prompt_tokens"] == pytest.approx(1.6e6)
     assert s["backend"] == ["replay"] and s["model"] == "qwen3.5" and s["agent"] == "plb" and s["condition"] == "r1"
     assert len(s["rows"]) == 6 and s["infra_failures"] == []
-    s = condition_summary(root / "runs" / "qwen3.5" / "let-wide" / "r7", root / "instances.jsonl")
+    s = condition_summary(root / "runs" / "qwen3.5" / "let-wide" / "r7", root / "instances.jsonl", **COVERAGE)
     assert s["infra_failures"] == ["acme__widgets-6#0"]
     assert json.loads((root / "runs" / "qwen3.5" / "let-wide" / "r7" / "summary.json").read_text())["n"] == 6
 
 
 def test_load_runs_frame(tree):
     root, _ = tree
-    df = load_runs(root / "runs", "qwen3.5", root / "instances.jsonl")
+    df = load_runs(root / "runs", "qwen3.5", root / "instances.jsonl", **COVERAGE)
     assert df.height == 21 * 6
     let = df.filter(pl.col("agent") == "let")
     assert sorted(set(let["evidence_coverage"].to_list())) == [0.0, 0.5, 1.0]
@@ -188,7 +192,7 @@ def test_repeats_report_spread(tmp_path):
     paths = []
     for c in syn.condition_dirs(root):
         if "qwen3.5" in str(c):
-            write_condition_summary(c, root / "instances.jsonl")
+            write_condition_summary(c, root / "instances.jsonl", **COVERAGE)
             paths.append(c / "summary.json")
     t = build_tables(paths, {**CONFIG, "models": {"qwen3.5": {}}}, {})
     r = _row(t["table1"], "plb", "normal")
@@ -207,7 +211,7 @@ def test_bad_inputs_are_named(tmp_path):
 
     shutil.rmtree(cdir / "acme__widgets-4")
     with pytest.raises(AnalysisInputError) as exc:
-        load_condition(cdir, root / "instances.jsonl")
+        load_condition(cdir, root / "instances.jsonl", **COVERAGE)
     msg = str(exc.value)
     assert str(cdir / "acme__widgets-2" / "traj.json") + ": corrupt JSON" in msg
     assert str(cdir / "acme__widgets-3" / "eval.json") + ": missing" in msg
@@ -215,7 +219,7 @@ def test_bad_inputs_are_named(tmp_path):
     assert len(exc.value.problems) == 3
     (cdir / "acme__widgets-5" / "eval.json").write_text('{"instance_id": "acme__widgets-5"}')
     with pytest.raises(AnalysisInputError, match=r"widgets-5/eval.json: missing key\(s\) resolved"):
-        load_runs(root / "runs", "qwen3.5")
+        load_runs(root / "runs", "qwen3.5", **COVERAGE)
     with pytest.raises(AnalysisInputError, match="summary.json: missing"):
         build_tables([cdir / "summary.json"], CONFIG, {})
 
@@ -269,7 +273,7 @@ def invalid_tree(tmp_path_factory):
     path = root / "validation" / "local.json"
     path.parent.mkdir()
     path.write_text(json.dumps(_validation({"acme__widgets-1": "gold patch not resolved (RESOLVED_NO)"})))
-    summaries = [write_condition_summary(c, root / "instances.jsonl", validation=path) and c / "summary.json" for c in syn.condition_dirs(root)]
+    summaries = [write_condition_summary(c, root / "instances.jsonl", validation=path, **COVERAGE) and c / "summary.json" for c in syn.condition_dirs(root)]
     out = default_out_paths(root)
     build_tables(summaries, CONFIG, out)
     return root, {k: pl.read_csv(v) for k, v in out.items()}
@@ -324,7 +328,7 @@ def test_an_instance_the_validation_does_not_cover_is_named(tree, tmp_path):
     path = tmp_path / "local.json"
     path.write_text(json.dumps(report))
     with pytest.raises(AnalysisInputError, match=r"local.json: instance acme__widgets-3 was not validated"):
-        condition_summary(root / "runs" / "qwen3.5" / "plb-normal" / "r1", root / "instances.jsonl", validation=path)
+        condition_summary(root / "runs" / "qwen3.5" / "plb-normal" / "r1", root / "instances.jsonl", validation=path, **COVERAGE)
 
 
 def test_a_bad_recorded_cost_is_named(tmp_path):
@@ -334,7 +338,7 @@ def test_a_bad_recorded_cost_is_named(tmp_path):
     traj["totals"]["cost"] = "cheap"
     (run / "traj.json").write_text(json.dumps(traj))
     with pytest.raises(AnalysisInputError, match="totals.cost"):
-        load_condition(run.parent)
+        load_condition(run.parent, **COVERAGE)
 
 
 def test_statistics_pair_and_bucket_only_valid_environments(invalid_tree):
@@ -356,7 +360,7 @@ def test_a_validation_of_another_harness_is_refused(tree, tmp_path):
     path = tmp_path / "docker.json"
     path.write_text(json.dumps(report))
     with pytest.raises(AnalysisInputError, match="validates harness docker, but runs were graded by local"):
-        condition_summary(root / "runs" / "qwen3.5" / "plb-normal" / "r1", root / "instances.jsonl", validation=path)
+        condition_summary(root / "runs" / "qwen3.5" / "plb-normal" / "r1", root / "instances.jsonl", validation=path, **COVERAGE)
 
 
 def test_figure6_resolve_rates_count_valid_environments_only(monkeypatch, tmp_path):

@@ -10,13 +10,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from swevis.analysis.load import AnalysisInputError, run_row
-from swevis.config import ConfigError, validate_config
+from swevis.config import ConfigError, schema_defaults, validate_config
 from swevis.errors import SwevisError
 from swevis.models import ReplaySourceError, load_replay_source
 from swevis.tasks.instances import write_instances
 from swevis.tasks.schema import REQUIRED_FIELDS, validate_row
 from swevis.tasks.sources import FileSource
 
+COVERAGE = {f"coverage_{k}": v for k, v in schema_defaults("analysis")["coverage"].items()}
 FUZZ = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 json_scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=12)
@@ -82,7 +83,7 @@ def test_trajectory_fuzz_is_reported_by_name(tmp_path_factory, blob):
     (run / "traj.json").write_bytes(blob)
     (run / "eval.json").write_text(json.dumps({"instance_id": "acme__widgets-1", "resolved": True, "patch_applied": True, "infra_failure": False, "error": None}))
     try:
-        run_row(run / "traj.json")
+        run_row(run / "traj.json", **COVERAGE)
     except AnalysisInputError as exc:
         assert "traj.json" in str(exc)
 
@@ -135,7 +136,7 @@ def test_trajectory_shaped_fuzz_is_reported_by_name(tmp_path_factory, traj):
     (run / "traj.json").write_text(json.dumps(traj))
     (run / "eval.json").write_text(json.dumps({"instance_id": "acme__widgets-1", "resolved": True, "patch_applied": True, "infra_failure": False, "error": None}))
     try:
-        run_row(run / "traj.json", "diff --git a/x.py b/x.py\n--- a/x.py\n+++ b/x.py\n@@ -1,2 +1,2 @@\n-a\n+b\n c\n")
+        run_row(run / "traj.json", "diff --git a/x.py b/x.py\n--- a/x.py\n+++ b/x.py\n@@ -1,2 +1,2 @@\n-a\n+b\n c\n", **COVERAGE)
     except AnalysisInputError as exc:
         assert "traj.json" in str(exc)
 

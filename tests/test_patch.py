@@ -14,8 +14,12 @@ import yaml
 from swevis.agents.environments import make_environment
 from swevis.agents.runner import RunSpec, run_instance
 from swevis.agents.tools import working_tree_diff
+from swevis.config import schema_defaults
 from swevis.tasks.bundled import load_bundled_instances
 from swevis.tasks.repos import checkout, ensure_mirror
+
+# the environment options as the runner passes them (the validated agents settings): the schema's defaults
+ENV_OPTIONS = {k: schema_defaults("agents")[k] for k in ("docker_network", "docker_cpus", "docker_memory", "env_passthrough")}
 
 IID = "swevis-samples__ledgerkit-117"
 PROFILE = {"backend": "replay", "model_id": "test", "tokenizer": "qwen3", "image_family": "qwen3.5"}
@@ -34,7 +38,7 @@ def instance(tmp_path_factory):
 def local_env(instance, tmp_path):
     row, mirror = instance
     env, repo, ws = make_environment("local", row, mirror=mirror, timeout_s=60, live_model=False,
-                                     allow_live_on_host=False, workspace=str(tmp_path / "ws"))
+                                     allow_live_on_host=False, workspace=str(tmp_path / "ws"), **ENV_OPTIONS)
     yield env, Path(repo)
     ws.close()
 

@@ -7,6 +7,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from swevis.config import filled_section, schema_defaults
 from swevis.render import RenderError, RenderSettings, prepare_lines, read_window, render_window, save_pages
 from swevis.render.ocr import char_accuracy, levenshtein
 from swevis.render.raster import visible_rows
@@ -197,7 +198,7 @@ def test_single_read_study_costs_tables_and_figure(tmp_path):
     ]
     pl.DataFrame(windows).write_parquet(tmp_path / "windows.parquet")
     backbones = {"qwen3.5": {"tokenizer": "qwen3", "image_family": "qwen3.5"}}
-    cfg = {"ratios": [1, 3], "seed": 0, "ocr": {"enabled": False}}
+    cfg = filled_section("single_read", {"ratios": [1, 3], "seed": 0, "ocr": {"enabled": False}})
     stats = study_costs(tmp_path / "windows.parquet", cfg, backbones, tmp_path / "costs.parquet", tmp_path / "stats.json")
     assert stats["renders"] == 4 and stats["windows"] == 2 and stats["ocr_protocol"] is None
 
@@ -215,3 +216,20 @@ def test_single_read_study_costs_tables_and_figure(tmp_path):
     assert table["Lines"].to_list() == [10, 40] and table["backbone"].to_list() == ["qwen3.5", "qwen3.5"]
     assert (out / "figure3.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert sorted(p.name for p in out.iterdir()) == ["figure3.png", "ocr-qwen.csv", "table4-qwen.csv", "table4.csv"]
+
+
+def test_single_read_study_takes_its_settings_from_the_validated_section(tmp_path):
+    """No setting of the study has a default of its own: a section missing a key is an
+    error naming it (the old reader rasterized every page for a missing rasterize_all,
+    the schema says false), and a filled one runs with the schema's values."""
+    code = "".join(f"def f{i}(x):\n    return x + {i}\n" for i in range(10))
+    windows = [{"window_id": "w", "source": "synthetic", "path": "mod.py", "start_line": 1, "text": code, "n_lines": 20}]
+    pl.DataFrame(windows).write_parquet(tmp_path / "windows.parquet")
+    backbones = {"qwen3.5": {"tokenizer": "qwen3", "image_family": "qwen3.5"}}
+    partial = {"ratios": [1], "seed": 0, "render": {}, "ocr": {"enabled": False}}
+    with pytest.raises(KeyError, match="rasterize_all"):
+        study_costs(tmp_path / "windows.parquet", partial, backbones, tmp_path / "c.parquet", tmp_path / "s.json")
+    filled = filled_section("single_read", {"ratios": [1], "seed": 0, "ocr": {"enabled": False}})
+    assert filled["rasterize_all"] is schema_defaults("single_read")["rasterize_all"] is False
+    stats = study_costs(tmp_path / "windows.parquet", filled, backbones, tmp_path / "c.parquet", tmp_path / "s.json")
+    assert stats["renders"] == 1 and stats["raster_s"] < 1e-3  # the layout alone, no page drawn

@@ -26,10 +26,14 @@ from swevis.agents.environments import (
     workspace_path,
 )
 from swevis.agents.runner import RunSpec, run_instance
+from swevis.config import schema_defaults
 from swevis.models.testing import ScriptedServer
 from swevis.paths import WORKSPACE_ID_DIGITS
 from swevis.tasks.bundled import load_bundled_instances
 from swevis.tasks.repos import checkout, ensure_mirror
+
+# the environment options as the runner passes them (the validated agents settings): the schema's defaults
+ENV_OPTIONS = {k: schema_defaults("agents")[k] for k in ("docker_network", "docker_cpus", "docker_memory", "env_passthrough")}
 
 IID = "swevis-samples__ledgerkit-117"
 PROFILE = {"backend": "replay", "model_id": "test", "tokenizer": "qwen3", "image_family": "qwen3.5"}
@@ -125,7 +129,7 @@ def test_docker_trajectory_runs_sandboxed(instance, fake_docker, tmp_path):
 def test_docker_network_only_when_config_allows(instance, fake_docker):
     row, mirror = instance
     env, root, ws = make_environment("docker", row, mirror=mirror, timeout_s=5, live_model=True,
-                                     allow_live_on_host=False, docker_network=True)
+                                     allow_live_on_host=False, **{**ENV_OPTIONS, "docker_network": True})
     assert root == "/testbed" and ws is None  # a live model needs no host acknowledgement in Docker
     (run,) = fake_docker["calls"]("run")
     assert not any(a.startswith("--network") for a in run)
@@ -134,7 +138,7 @@ def test_docker_network_only_when_config_allows(instance, fake_docker):
 
 def test_docker_command_timeout_kills_the_command(instance, fake_docker):
     row, mirror = instance
-    env, _, _ = make_environment("docker", row, mirror=mirror, timeout_s=1, live_model=False, allow_live_on_host=False)
+    env, _, _ = make_environment("docker", row, mirror=mirror, timeout_s=1, live_model=False, allow_live_on_host=False, **ENV_OPTIONS)
     started = time.monotonic()
     out = env.execute({"command": "sleep 20; echo never"})
     assert time.monotonic() - started < 10
@@ -193,7 +197,7 @@ def test_a_shared_workspace_folder_is_used_one_run_after_the_other(instance, tmp
 
 def test_local_command_timeout(instance):
     row, mirror = instance
-    env, _, ws = make_environment("local", row, mirror=mirror, timeout_s=1, live_model=False, allow_live_on_host=False)
+    env, _, ws = make_environment("local", row, mirror=mirror, timeout_s=1, live_model=False, allow_live_on_host=False, **ENV_OPTIONS)
     try:
         started = time.monotonic()
         out = env.execute({"command": "sleep 20; echo never"})
@@ -219,7 +223,7 @@ def test_docker_patch_is_taken_against_base_commit(instance, fake_docker):
     from swevis.agents.tools import working_tree_diff
 
     row, mirror = instance
-    env, _, _ = make_environment("docker", row, mirror=mirror, timeout_s=30, live_model=False, allow_live_on_host=False)
+    env, _, _ = make_environment("docker", row, mirror=mirror, timeout_s=30, live_model=False, allow_live_on_host=False, **ENV_OPTIONS)
     assert env.base_commit == row["base_commit"]
     out = env.execute({"command": "echo 'IN_CONTAINER = 1' >> ledgerkit/money.py && echo new > NOTES.txt && "
                                   "git add -A && git -c user.name=a -c user.email=a@example.invalid commit -qm fix"})
@@ -232,8 +236,7 @@ def test_docker_commands_get_only_the_image_environment_and_passthrough(instance
     row, mirror = instance
     monkeypatch.setenv("XYZZY", "hunter2")
     monkeypatch.setenv("SWEVIS_PASSED", "visible-value")
-    env, _, _ = make_environment("docker", row, mirror=mirror, timeout_s=30, live_model=False, allow_live_on_host=False,
-                                 env_passthrough=["SWEVIS_PASSED"])
+    env, _, _ = make_environment("docker", row, mirror=mirror, timeout_s=30, live_model=False, allow_live_on_host=False, **{**ENV_OPTIONS, "env_passthrough": ["SWEVIS_PASSED"]})
     env.execute({"command": "true"})
     (exec_args,) = fake_docker["calls"]("exec")
     forwarded = [exec_args[i + 1] for i, a in enumerate(exec_args) if a == "-e"]
@@ -249,4 +252,4 @@ def test_passthrough_may_not_name_the_api_key(instance):
     row, mirror = instance
     with pytest.raises(PassthroughRefused, match="agents.env_passthrough names MY_KEY"):
         make_environment("local", row, mirror=mirror, timeout_s=5, live_model=False, allow_live_on_host=False,
-                         secret_env_names=["MY_KEY"], env_passthrough=["LANG", "MY_KEY"])
+                         secret_env_names=["MY_KEY"], **{**ENV_OPTIONS, "env_passthrough": ["LANG", "MY_KEY"]})

@@ -13,11 +13,15 @@ import pytest
 
 from conftest import PROJECT_ROOT
 from swevis.agents.runner import RunSpec, run_instance
+from swevis.config import schema_defaults
 from swevis.errors import InfrastructureError
 from swevis.models import ModelConfigError
 from swevis.models.testing import Reply, ScriptedServer
 from swevis.tasks.bundled import load_bundled_instances
 from swevis.tasks.repos import ensure_mirror
+
+# the environment options as the runner passes them (the validated agents settings): the schema's defaults
+ENV_OPTIONS = {k: schema_defaults("agents")[k] for k in ("docker_network", "docker_cpus", "docker_memory", "env_passthrough")}
 
 IID = "swevis-samples__ledgerkit-117"
 KEY_ENV = "SWEVIS_SECRET_TEST_KEY"
@@ -177,7 +181,7 @@ def test_local_template_vars_hold_no_host_variable(tmp_path, monkeypatch):
     mirror = ensure_mirror(row["repo"], tmp_path / "mirrors", commits=[row["base_commit"]])["mirror"]
     for name, value in HOST_SECRETS.items():
         monkeypatch.setenv(name, value)
-    env, repo, ws = make_environment("local", row, mirror=mirror, timeout_s=5, live_model=False, allow_live_on_host=False)
+    env, repo, ws = make_environment("local", row, mirror=mirror, timeout_s=5, live_model=False, allow_live_on_host=False, **ENV_OPTIONS)
     try:
         template_vars = env.get_template_vars(task="t")
         assert template_vars["cwd"] == repo and template_vars["task"] == "t" and "HOME" in template_vars

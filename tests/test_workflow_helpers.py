@@ -1,6 +1,12 @@
+import inspect
 from pathlib import Path
 
-from swevis.workflow import missing_inputs_token
+import pytest
+from snakemake.common import get_function_params
+
+from swevis.config import section, validate_config
+from swevis.paths import ResultsLayout
+from swevis.workflow import SampleIndex, agent_param_sets, missing_inputs_token, signature_once
 
 
 def test_token_changes_once_per_deletion(tmp_path: Path):
@@ -38,3 +44,45 @@ def test_a_dry_run_sees_the_token_the_real_run_records_and_writes_nothing(tmp_pa
     assert not ledger.exists()  # undoing the change previewed leaves nothing to rerun
     assert missing_inputs_token(ledger, [str(out)], [str(a)]) == 1
     assert missing_inputs_token(ledger, [str(out)], [str(a)], record=False) == 1
+
+
+def _row(iid: str, repo: str, sha: str) -> dict:
+    return {"instance_id": iid, "repo": repo, "base_commit": sha}
+
+
+def test_sample_index_derives_each_instance_path_once():
+    layout = ResultsLayout("results")
+    rows = [_row("a__x-1", "a/x", "1" * 40), _row("a__x-2", "a/x", "1" * 40), _row("b__y-3", "b/y", "2" * 40)]
+    sample = SampleIndex(rows, layout, "results/instances.jsonl")
+    assert list(sample.rows) == ["a__x-1", "a__x-2", "b__y-3"]
+    assert sample.mirror["a__x-2"] == layout.mirror_manifest("a__x")
+    assert sample.index["b__y-3"] == layout.index_db("b__y", "2" * 40)
+    assert sample.mirrors == sorted({layout.mirror_manifest("a__x"), layout.mirror_manifest("b__y")})
+    assert sample.index_dbs == sorted({layout.index_db("a__x", "1" * 40), layout.index_db("b__y", "2" * 40)})
+    # an index is built from the checkout of the first instance at its repo@commit
+    assert sample.index_checkout[("a__x", "1" * 40)] == layout.checkout_manifest("a__x-1")
+    with pytest.raises(ValueError, match="instance c__z-9 is not in results/instances.jsonl"):
+        sample.row("c__z-9")
+
+
+def test_agent_param_sets_are_the_narrow_agents_params():
+    config = validate_config({"agents": {"variants": {"let-mem": {"memory": True}}}})
+    plain, variants = agent_param_sets(config)
+    agents = section(config, "agents")
+    assert plain == {k: v for k, v in agents.items() if k not in ("matrix", "repeats", "variants", "memory", "ablation")}
+    assert list(plain) == sorted(plain)  # key order never reruns anything
+    assert variants == {"let-mem": {**plain, "variant": agents["variants"]["let-mem"], "memory": agents["memory"]}}
+    assert variants["let-mem"]["variant"]["memory"] is True
+    # each is computed once per DAG build: a job's later edit must not leak into the config
+    plain["step_limit"] = -1
+    assert config["agents"]["step_limit"] != -1
+
+
+def test_signature_once_spares_snakemake_the_inspection(monkeypatch):
+    def run_index(wc):
+        return wc
+
+    decorated = signature_once(run_index)
+    assert decorated is run_index
+    monkeypatch.setattr(inspect, "signature", lambda f: pytest.fail("signature inspected again"))
+    assert list(get_function_params(run_index)) == ["wc"]

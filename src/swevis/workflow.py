@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 from pathlib import Path
-from typing import Iterable
+from typing import Any, Callable, Iterable
 
-from swevis.config import ConfigError, check_profile, validate_config
+from snakemake.common import overwrite_function_params
+
+from swevis.config import ConfigError, check_profile, section, validate_config
 from swevis.fsutil import write_atomic
 from swevis.models import is_live
+from swevis.paths import ResultsLayout, repo_slug
 from swevis.render.study_io import study_backbones
 
 
@@ -45,6 +49,55 @@ def missing_inputs_token(
                 return int(state["token"])
             write_atomic(ledger, json.dumps(state))
     return int(state["token"])
+
+
+def signature_once(func: Callable) -> Callable:
+    """`func`, with its signature recorded for Snakemake: Snakemake inspects the signature of
+    an input or param function on every call (inspect.signature, about a tenth of a study's
+    DAG build when every run job calls a few); recorded, it reads the attribute instead."""
+    overwrite_function_params(func, inspect.signature(func).parameters)
+    return func
+
+
+class SampleIndex:
+    """The sampled instances and the paths derived from them, built once per version of
+    instances.jsonl: input functions run for every job of a study (thousands), so what
+    they look up per job must be a dict read, not a scan of the sample or a path build."""
+
+    def __init__(self, rows: Iterable[dict[str, Any]], layout: ResultsLayout, source: str):
+        self.source = source
+        self.rows = {row["instance_id"]: row for row in rows}
+        self.mirror, self.index, self.index_checkout = {}, {}, {}
+        for iid, row in self.rows.items():
+            slug = repo_slug(row["repo"])
+            self.mirror[iid] = layout.mirror_manifest(slug)
+            self.index[iid] = layout.index_db(slug, row["base_commit"])
+            # the index of a repo@commit is built from the checkout of its first instance
+            self.index_checkout.setdefault((slug, row["base_commit"]), layout.checkout_manifest(iid))
+        self.mirrors = sorted(set(self.mirror.values()))
+        self.index_dbs = sorted(set(self.index.values()))
+
+    def row(self, instance_id: str) -> dict[str, Any]:
+        try:
+            return self.rows[instance_id]
+        except KeyError:
+            raise ValueError(f"instance {instance_id} is not in {self.source}") from None
+
+
+def agent_param_sets(config: dict) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+    """run_agent's `agents` param, computed once per DAG build rather than once per job: the
+    agents section without the matrix, the repeat count and the ablation set-up (so adding a
+    condition, a repeat or a variant re-runs nothing else), and for each LET variant the
+    same plus its own entry and the memory options. Returns (plain, {variant: params})."""
+    agents = section(config, "agents")
+    plain = {
+        k: v for k, v in agents.items() if k not in ("matrix", "repeats", "variants", "memory", "ablation")
+    }
+    variants = {
+        name: {**plain, "variant": variant, "memory": agents.get("memory") or {}}
+        for name, variant in (agents.get("variants") or {}).items()
+    }
+    return plain, variants
 
 
 def matrix_cells(config: dict) -> set[tuple[str, str, str]]:

@@ -175,12 +175,12 @@ def make_environment(
     timeout_s: int,
     live_model: bool,
     allow_live_on_host: bool,
-    docker_network: bool = False,
-    docker_cpus: float | None = None,
-    docker_memory: str | None = None,
+    docker_network: bool,
+    docker_cpus: float | None,
+    docker_memory: str | None,
+    env_passthrough: tuple[str, ...] | list[str],
     workspace: str | None = None,
     secret_env_names: tuple[str, ...] | list[str] = (),
-    env_passthrough: tuple[str, ...] | list[str] = (),
 ) -> tuple[Any, str, LocalWorkspace | None]:
     """(mini-swe-agent environment, repository root inside it, workspace to close).
 

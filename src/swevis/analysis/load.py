@@ -189,8 +189,8 @@ def run_row(
     traj_path: str | Path,
     gold_patch: str | None = None,
     *,
-    coverage_high: float = 0.8,
-    coverage_mid: float = 0.3,
+    coverage_high: float,
+    coverage_mid: float,
     problems: list[str] | None = None,
 ) -> dict[str, Any] | None:
     """One run (traj.json + sibling eval.json) as a flat row; problems are appended by name
@@ -305,8 +305,8 @@ def load_condition(
     condition_dir: str | Path,
     instances: Iterable[Mapping[str, Any]] | str | Path | None = None,
     *,
-    coverage_high: float = 0.8,
-    coverage_mid: float = 0.3,
+    coverage_high: float,
+    coverage_mid: float,
 ) -> list[dict[str, Any]]:
     """Rows of one condition. With `instances`, each listed instance must have a run
     folder with traj.json; every problem is collected and raised together, by name."""
@@ -358,8 +358,8 @@ def condition_summary(
     condition_dir: str | Path,
     instances: Iterable[Mapping[str, Any]] | str | Path | None = None,
     *,
-    coverage_high: float = 0.8,
-    coverage_mid: float = 0.3,
+    coverage_high: float,
+    coverage_mid: float,
     validation: Mapping[str, Any] | str | Path | None = None,
 ) -> dict[str, Any]:
     """summary.json of one condition: n, resolved and accuracy over the valid runs, the
@@ -413,8 +413,8 @@ def write_condition_summary(
     instances: Iterable[Mapping[str, Any]] | str | Path | None,
     out_path: str | Path | None = None,
     *,
-    coverage_high: float = 0.8,
-    coverage_mid: float = 0.3,
+    coverage_high: float,
+    coverage_mid: float,
     provenance: dict[str, Any] | None = None,
     validation: Mapping[str, Any] | str | Path | None = None,
 ) -> dict[str, Any]:
@@ -496,8 +496,8 @@ def load_runs(
     model: str | None = None,
     instances: Iterable[Mapping[str, Any]] | str | Path | None = None,
     *,
-    coverage_high: float = 0.8,
-    coverage_mid: float = 0.3,
+    coverage_high: float,
+    coverage_mid: float,
 ):
     """All condition folders of a model (or all models) as one DataFrame, one row per
     instance x condition x repeat. Problems of every folder are raised together."""

@@ -55,9 +55,8 @@ def ocr_strip_accuracy(result: RenderResult, text: str, page: int, rng: random.R
 
 
 def _ocr_settings(cfg: dict) -> OcrSettings:
-    return OcrSettings(
-        strip_rows=int(cfg.get("strip_rows", 24)), pad=int(cfg.get("pad", 8)), upscale=int(cfg.get("upscale", 2))
-    )
+    """The strip protocol of a validated single_read.ocr section (defaults live in the schema)."""
+    return OcrSettings(strip_rows=int(cfg["strip_rows"]), pad=int(cfg["pad"]), upscale=int(cfg["upscale"]))
 
 
 # ---- costs --------------------------------------------------------------------------------
@@ -68,20 +67,20 @@ def run_costs(
     ratios: list[float],
     backbones: dict[str, dict],
     settings: RenderSettings,
-    ocr: dict | None = None,
-    seed: int = 0,
-    rasterize_all: bool = True,
+    ocr: dict,
+    seed: int,
+    rasterize_all: bool,
 ) -> tuple[list[dict], dict]:
     """One row per window x ratio x backbone; OCR accuracy on a seeded sample of pages per cell.
 
-    ocr: {"enabled": bool, "pages_per_cell": int, "strips_per_page": int, strip_rows, pad, upscale}.
+    ocr: a validated single_read.ocr section (enabled, pages_per_cell, strips_per_page and
+    the strip protocol); a partial one is filled through swevis.config.filled_section.
     Returns (rows, stats) with stats = wall time, windows/s, search and raster time.
     """
-    ocr = dict(ocr or {})
-    ocr_on = bool(ocr.get("enabled", False))
+    ocr_on = bool(ocr["enabled"])
     ocr_cfg = _ocr_settings(ocr)
-    per_cell = int(ocr.get("pages_per_cell", 2))
-    strips = int(ocr.get("strips_per_page", 1))
+    per_cell = int(ocr["pages_per_cell"])
+    strips = int(ocr["strips_per_page"])
     by_size: dict[int, list[int]] = {}
     for i, w in enumerate(windows):
         by_size.setdefault(w["n_lines"], []).append(i)
@@ -257,7 +256,7 @@ def frontier(
     backbones: dict[str, dict],
     settings: RenderSettings,
     ocr: dict,
-    seed: int = 0,
+    seed: int,
 ) -> list[dict]:
     """For each backbone and font size: the realized ratio the windows reach at that size (the
     cheapest layout with that font, the guard lifted) and the OCR accuracy at that size.
@@ -266,7 +265,7 @@ def frontier(
     model sees them (one protocol, see swevis.render.ocr).
     """
     ocr_cfg = _ocr_settings(ocr)
-    n_ocr = int(ocr.get("frontier_strips", 4))
+    n_ocr = int(ocr["frontier_strips"])
     out = []
     for bname, b in backbones.items():
         tok, fam = b["tokenizer"], b["image_family"]
@@ -312,7 +311,7 @@ def frontier(
     return out
 
 
-def frontier_summary(rows: list[dict], thresholds=(0.93, 0.90), guard_threshold: float = 0.90) -> dict:
+def frontier_summary(rows: list[dict], thresholds=(0.93, 0.90), *, guard_threshold: float) -> dict:
     """Per backbone: the largest median realized ratio at median OCR >= each threshold, and the
     guard the frontier justifies (smallest font whose median OCR, and every larger font's, is
     >= guard_threshold)."""

@@ -36,14 +36,13 @@ def _read_rows(path: str | Path) -> list[dict]:
 def study_backbones(config: dict) -> dict[str, dict]:
     """{profile: {tokenizer, image_family}} of the backbones the study accounts, in order:
     single_read.backbones, or every model profile when that list is empty."""
-    models = config.get("models") or {}
-    names = (config.get("single_read") or {}).get("backbones") or list(models)
+    models = config["models"]
+    names = config["single_read"]["backbones"] or list(models)
     out = {}
     for name in names:
         if name not in models:
             raise SwevisError(f"single_read.backbones: {name!r} is not a profile in models")
-        prof = models[name] or {}
-        out[name] = {"tokenizer": prof.get("tokenizer", "qwen3"), "image_family": prof.get("image_family", "qwen3.5")}
+        out[name] = {"tokenizer": models[name]["tokenizer"], "image_family": models[name]["image_family"]}
     return out
 
 
@@ -59,16 +58,16 @@ def source_roots(checkouts_json: str | Path | None, cfg: dict) -> list[str]:
                 continue
             seen.add(key)
             roots.append(m["path"])
-    if cfg.get("include_matplotlib", True):
+    if cfg["include_matplotlib"]:
         roots.append(matplotlib_source_root())
-    roots.extend(cfg.get("extra_source_roots") or [])
+    roots.extend(cfg["extra_source_roots"])
     return roots
 
 
 def sample_study_windows(checkouts_json, cfg: dict, out_path) -> int:
     roots = source_roots(checkouts_json, cfg)
     log.info("window sources: %s", roots)
-    wins = sample_windows(roots, list(cfg["window_lines"]), int(cfg.get("windows_per_size", 30)), int(cfg["seed"]))
+    wins = sample_windows(roots, list(cfg["window_lines"]), int(cfg["windows_per_size"]), int(cfg["seed"]))
     for w in wins:
         w["seed"] = int(cfg["seed"])
         w["swevis_version"] = __version__
@@ -78,15 +77,15 @@ def sample_study_windows(checkouts_json, cfg: dict, out_path) -> int:
 
 def study_costs(windows_path, cfg: dict, backbones: dict, out_path, stats_path) -> dict:
     wins = _read_rows(windows_path)
-    settings = RenderSettings.from_config(cfg.get("render"))
+    settings = RenderSettings.from_config(cfg["render"])
     rows, stats = run_costs(
         wins,
         [float(r) for r in cfg["ratios"]],
         backbones,
         settings,
-        ocr=cfg.get("ocr") or {},
+        ocr=cfg["ocr"],
         seed=int(cfg["seed"]),
-        rasterize_all=bool(cfg.get("rasterize_all", True)),
+        rasterize_all=bool(cfg["rasterize_all"]),
     )
     _write_parquet(rows, out_path)
     stats.update(provenance(cfg, backbones=backbones, render_settings=settings.to_dict()))
@@ -116,16 +115,16 @@ def study_tables(costs_path, ratios, backbones: list[str], table4_path, per_back
 
 
 def study_frontier(windows_path, cfg: dict, backbones: dict, out_path, summary_path) -> dict:
-    ocr = cfg.get("ocr") or {}
+    ocr = cfg["ocr"]
     wins = [w for w in _read_rows(windows_path) if w["n_lines"] == 100]
     if not wins:
         raise ValueError("the frontier needs 100-line windows; add 100 to single_read.window_lines")
-    wins = wins[: int(ocr.get("frontier_windows", 12))]
-    settings = RenderSettings.from_config(cfg.get("render"))
-    fonts = [float(f) for f in ocr.get("frontier_fonts", [5, 6, 7, 8, 9, 10, 12])]
+    wins = wins[: int(ocr["frontier_windows"])]
+    settings = RenderSettings.from_config(cfg["render"])
+    fonts = [float(f) for f in ocr["frontier_fonts"]]
     rows = frontier(wins, fonts, backbones, settings, ocr, seed=int(cfg["seed"]))
     _write_csv(rows, out_path)
-    summary = frontier_summary(rows, guard_threshold=float(ocr.get("guard_threshold", 0.9)))
+    summary = frontier_summary(rows, guard_threshold=float(ocr["guard_threshold"]))
     summary = {
         "per_backbone": summary,
         "configured_guard_px": settings.min_font_px,
