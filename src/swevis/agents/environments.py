@@ -5,6 +5,7 @@ from __future__ import annotations
 import fcntl
 import logging
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -15,7 +16,7 @@ from minisweagent.environments import local as mini_local
 from minisweagent.environments.docker import DockerEnvironment
 from minisweagent.run.benchmarks.swebench import get_swebench_docker_image_name
 
-from swevis.errors import SwevisError
+from swevis.errors import InfrastructureError, SwevisError
 from swevis.paths import workspace_id
 from swevis.tasks.repos import checkout
 
@@ -116,6 +117,37 @@ def _scrubbed_local_environment(*, passthrough, **kwargs):
     return ScrubbedLocalEnvironment(**kwargs)
 
 
+# What docker itself prints when an exec cannot run at all (the container died or is gone,
+# the engine stopped, the runtime refused): its own failure, not the command's exit status.
+DOCKER_OWN_ERROR = re.compile(
+    r"^(Error response from daemon: |Error: No such container|OCI runtime exec failed|Cannot connect to the Docker daemon)"
+)
+
+
+class CheckedDockerEnvironment(DockerEnvironment):
+    """mini-swe-agent's DockerEnvironment, with an exec that docker could not run raised as
+    InfrastructureError: as an observation the agent would keep going against a dead container."""
+
+    def execute(self, action: dict, cwd: str = "", *, timeout: int | None = None) -> dict[str, Any]:
+        output = super().execute(action, cwd, timeout=timeout)  # a submission raises before any check
+        docker_failure(output, self.container_id)
+        return output
+
+
+def docker_failure(output: dict[str, Any], container: str | None) -> None:
+    """Raise InfrastructureError (one line, docker's own words) for an exec docker could not run."""
+    if output.get("returncode") == 0:
+        return
+    # docker's own error is all an exec that never ran prints: its first line (a command's
+    # output is the command's, whatever it contains further down)
+    first = (output.get("output") or "").strip().partition("\n")[0].strip()
+    said = first if DOCKER_OWN_ERROR.match(first) else None
+    if said is None and output.get("extra", {}).get("exception_type") in ("FileNotFoundError", "PermissionError"):
+        said = output["extra"]["exception"]  # the docker executable itself is gone
+    if said is not None:
+        raise InfrastructureError(f"docker exec in container {container} failed: {said[:300]}")
+
+
 class EnvironmentRefused(SwevisError):
     """A run that must not start (e.g. a live model on the host without acknowledgement)."""
 
@@ -211,7 +243,7 @@ def make_environment(
         env.base_commit = row["base_commit"]
         return env, ws.repo, ws
     if kind == "docker":
-        env = DockerEnvironment(
+        env = CheckedDockerEnvironment(
             image=swebench_image(row), cwd="/testbed",
             # the host-side limit is a backstop: `timeout` inside the container kills the command
             # itself (killing only the `docker exec` client would leave it running in there)
