@@ -52,9 +52,10 @@ def docker_interpreter(timeout_s: int) -> list[str]:
 # The host variables an agent's command sees: the basics of a shell (LC_* too) and the
 # markers of the interpreter's virtualenv or conda environment. Everything else stays out,
 # whatever its name: credentials live under names no pattern guesses (DATABASE_URL,
-# GITHUB_PAT). Config adds names with agents.env_passthrough.
+# GITHUB_PAT). Config adds names with agents.env_passthrough. HOME is never the host's
+# (its ~/.git-credentials, ~/.netrc): a local run gets an empty one (LocalWorkspace.home).
 HOST_PASSTHROUGH = frozenset({
-    "PATH", "HOME", "LANG", "TERM", "TMPDIR", "TZ",
+    "PATH", "LANG", "TERM", "TMPDIR", "TZ",
     "VIRTUAL_ENV", "CONDA_PREFIX", "CONDA_DEFAULT_ENV", "CONDA_EXE", "CONDA_PYTHON_EXE", "CONDA_SHLVL",
 })
 
@@ -111,8 +112,11 @@ def _scrubbed_local_environment(*, passthrough, **kwargs):
 
         def get_template_vars(self, **kwargs) -> dict[str, Any]:
             vars_ = super().get_template_vars(**kwargs)  # mini merges os.environ in: only what commands see
-            seen = command_environ(passthrough)
-            return {k: v for k, v in vars_.items() if k in kwargs or k not in os.environ or k in seen}
+            seen = command_environ(passthrough) | self.config.env
+            return {
+                k: v if k in kwargs or k not in seen else seen[k]
+                for k, v in vars_.items() if k in kwargs or k not in os.environ or k in seen
+            }
 
     return ScrubbedLocalEnvironment(**kwargs)
 
@@ -163,7 +167,8 @@ def workspace_path(root: str | Path, *run_key: object) -> Path:
 
 
 class LocalWorkspace:
-    """A throwaway checkout of the instance at base_commit, removed on close.
+    """A throwaway checkout of the instance at base_commit, removed on close, and next to it
+    the empty folder the agent's commands get as HOME (`home`): the host's holds credentials.
 
     `path` fixes where it lives (see `workspace_path`); without it a fresh temporary folder
     is used. A fixed folder is locked (``<path>.lock``) while the run uses it: a second run
@@ -187,6 +192,8 @@ class LocalWorkspace:
         else:
             self.tmp = tempfile.mkdtemp(prefix="swevis-run-")
         try:
+            self.home = str(Path(self.tmp) / "home")
+            Path(self.home).mkdir()
             self.repo = str(checkout(mirror, base_commit, Path(self.tmp) / "repo"))
         except BaseException:
             self.close()
@@ -235,7 +242,7 @@ def make_environment(
         ws = LocalWorkspace(mirror, row["base_commit"], workspace)
         try:
             env = _scrubbed_local_environment(
-                cwd=ws.repo, timeout=timeout_s, env={**COMMAND_ENV, **HOST_ENV}, passthrough=passthrough,
+                cwd=ws.repo, timeout=timeout_s, env={**COMMAND_ENV, **HOST_ENV, "HOME": ws.home}, passthrough=passthrough,
             )
         except BaseException:
             ws.close()  # the checkout and its lock, not left to the garbage collector
