@@ -18,7 +18,7 @@ from minisweagent.run.benchmarks.swebench import get_swebench_docker_image_name
 
 from swevis.errors import InfrastructureError, SwevisError
 from swevis.paths import workspace_id
-from swevis.tasks.repos import checkout
+from swevis.tasks.repos import checkout, run_git
 
 log = logging.getLogger(__name__)
 
@@ -166,6 +166,25 @@ def workspace_path(root: str | Path, *run_key: object) -> Path:
     return Path(root) / workspace_id(*run_key)
 
 
+def pin_mtimes(repo: str | Path, base_commit: str) -> None:
+    """Set the checkout's file and folder times to the base commit's committer time.
+
+    A fresh checkout's files carry the time it was made, so `ls -la` (mini's usual first
+    command) differed between runs and a rerun paid again for every call after it. The
+    index is refreshed against the new times (git would otherwise re-read every file), and
+    then the `.git` folder's own entry, the checkout and the workspace folder are pinned."""
+    repo = Path(repo)
+    when = int(run_git(["show", "-s", "--format=%ct", base_commit], cwd=repo))
+    for folder, dirs, files in os.walk(repo):  # a child's new time leaves its folder's as it is
+        if folder == str(repo) and ".git" in dirs:
+            dirs.remove(".git")  # git's own files keep their times (the index's stat cache)
+        for name in [*files, *dirs]:
+            os.utime(Path(folder) / name, (when, when), follow_symlinks=False)
+    run_git(["update-index", "-q", "--refresh"], cwd=repo)
+    for path in (repo / ".git", repo, repo.parent):
+        os.utime(path, (when, when))
+
+
 class LocalWorkspace:
     """A throwaway checkout of the instance at base_commit, removed on close, and next to it
     the empty folder the agent's commands get as HOME (`home`): the host's holds credentials.
@@ -195,6 +214,7 @@ class LocalWorkspace:
             self.home = str(Path(self.tmp) / "home")
             Path(self.home).mkdir()
             self.repo = str(checkout(mirror, base_commit, Path(self.tmp) / "repo"))
+            pin_mtimes(self.repo, base_commit)  # also the workspace folder (`ls -la`'s `..`)
         except BaseException:
             self.close()
             raise
