@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+import yaml
 
 from swevis.cli import main
 
@@ -19,6 +20,22 @@ def test_unknown_agent_is_a_clear_error(tmp_path, capsys):
     assert code == 2
     err = capsys.readouterr().err
     assert "unknown agent 'let-nope'" in err and "let-mem" in err
+
+
+def test_a_finished_trajectory_that_did_not_submit_exits_0_with_its_status(tmp_path, capsys):
+    """Exit 1 is an infrastructure failure's: a trajectory that ended without submitting is a result."""
+    demo = tmp_path / "demo.yaml"
+    demo.write_text(yaml.safe_dump({"format": "swevis-demo-1", "turns": {"agent": [
+        "THOUGHT: look.\n\n```mswea_bash_command\nls\n```\n",  # then the demonstration runs out
+    ]}}))
+    out = tmp_path / "out"
+    code = main(["agent", "run", "--agent", "mini", "--instance", "swevis-samples__ledgerkit-117", "--demo", str(demo),
+                 "--config", str(ROOT / "config.yaml"), "--cache", str(tmp_path / "cache"), "-o", str(out)])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    traj = json.loads((out / "traj.json").read_text())
+    assert traj["exit_status"] != "submitted"
+    assert json.loads(captured.out)["exit_status"] == traj["exit_status"]
 
 
 @pytest.mark.slow
@@ -35,8 +52,6 @@ def test_a_variant_runs_by_hand_on_replay(tmp_path, capsys):
 
 @pytest.mark.slow
 def test_a_hand_run_gets_the_workflows_journal_ledger_workspace_and_top_k(tmp_path, capsys, monkeypatch):
-    import yaml
-
     import swevis.agents.runner as runner
     from swevis.localize import localize_issue as localize
     from swevis.paths import ResultsLayout

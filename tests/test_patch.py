@@ -15,6 +15,7 @@ from swevis.agents.environments import make_environment
 from swevis.agents.runner import RunSpec, run_instance
 from swevis.agents.tools import working_tree_diff
 from swevis.config import schema_defaults
+from swevis.errors import InfrastructureError
 from swevis.tasks.bundled import load_bundled_instances
 from swevis.tasks.repos import checkout, ensure_mirror
 
@@ -125,3 +126,19 @@ def test_user_git_config_does_not_change_the_patch(instance, local_env, tmp_path
     patch = working_tree_diff(env)
     assert "diff --git a/ledgerkit/cash.py b/ledgerkit/cash.py" in patch and "\x1b[" not in patch
     assert applied_at_base(instance, patch, tmp_path / "fresh" / "repo") == tree(repo)
+
+
+def test_a_patch_that_cannot_be_taken_fails_the_run_and_writes_nothing(instance, tmp_path):
+    """A broken git (here: the agent removed .git) is no empty patch to grade: the job fails."""
+    row, mirror = instance
+    demo = tmp_path / "demo.yaml"
+    demo.write_text(yaml.safe_dump({"format": "swevis-demo-1", "turns": {"agent": [
+        "THOUGHT: fix.\n\n```mswea_bash_command\necho 'FIXED = 1' >> ledgerkit/money.py && rm -rf .git\n```\n",
+        "THOUGHT: submit.\n\n```mswea_bash_command\necho COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT\n```\n",
+    ]}}))
+    out = tmp_path / "out"
+    with pytest.raises(InfrastructureError, match="the patch could not be taken: git diff against") as err:
+        run_instance(RunSpec("qwen3.5", PROFILE, "mini", "normal", "text", row, mirror, str(out),
+                             replay_source=str(demo), workspace=str(tmp_path / "ws")))
+    assert "\n" not in str(err.value) and "not a git repository" in str(err.value).lower()
+    assert not (out / "traj.json").exists() and not (out / "patch.diff").exists()

@@ -27,6 +27,7 @@ from swevis.agents.environments import (
 )
 from swevis.agents.runner import RunSpec, run_instance
 from swevis.config import schema_defaults
+from swevis.errors import InfrastructureError
 from swevis.models.testing import ScriptedServer
 from swevis.paths import WORKSPACE_ID_DIGITS
 from swevis.tasks.bundled import load_bundled_instances
@@ -44,6 +45,10 @@ import json, os, subprocess, sys
 args = sys.argv[1:]
 with open(os.environ["FAKE_DOCKER_LOG"], "a") as fh:
     fh.write(json.dumps(args) + "\n")
+dead = os.environ.get("FAKE_DOCKER_DEAD", "")
+if args[0] == "exec" and dead and os.path.exists(dead):  # the container died mid-run
+    sys.stderr.write("Error response from daemon: container fakecontainer0123 is not running\n")
+    sys.exit(1)
 if args[0] == "run":
     print("fakecontainer0123")
 elif args[0] == "exec":
@@ -86,6 +91,7 @@ def fake_docker(instance, tmp_path, monkeypatch):
     monkeypatch.setenv("PATH", f"{bindir}{os.pathsep}{os.environ['PATH']}")
     monkeypatch.setenv("FAKE_DOCKER_LOG", str(log))
     monkeypatch.setenv("FAKE_TESTBED", str(testbed))
+    monkeypatch.setenv("FAKE_DOCKER_DEAD", str(tmp_path / "container-died"))
 
     def calls(sub: str | None = None) -> list[list[str]]:
         if not log.exists():
@@ -93,7 +99,7 @@ def fake_docker(instance, tmp_path, monkeypatch):
         rows = [json.loads(line) for line in log.read_text().splitlines()]
         return [r for r in rows if sub is None or r[0] == sub]
 
-    return {"calls": calls, "testbed": Path(testbed)}
+    return {"calls": calls, "testbed": Path(testbed), "dead": tmp_path / "container-died"}
 
 
 def block(cmd: str) -> str:
@@ -143,6 +149,32 @@ def test_docker_command_timeout_kills_the_command(instance, fake_docker):
     out = env.execute({"command": "sleep 20; echo never"})
     assert time.monotonic() - started < 10
     assert out["returncode"] == 124 and "never" not in out["output"]  # coreutils timeout's status
+
+
+def test_a_container_that_dies_mid_run_fails_the_run_and_writes_nothing(instance, fake_docker, tmp_path):
+    row, mirror = instance
+    demo = tmp_path / "demo.yaml"
+    demo.write_text(yaml.safe_dump({"format": "swevis-demo-1", "turns": {"agent": [
+        block(f"touch {fake_docker['dead']}"),  # from here on docker answers every exec with its own error
+        block("grep -n 'def round' ledgerkit/money.py"),
+        block("echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"),
+    ]}}))
+    out = tmp_path / "out"
+    with pytest.raises(InfrastructureError, match="container fakecontainer0123 is not running") as err:
+        run_instance(RunSpec("qwen3.5", PROFILE, "mini", "normal", "text", row, mirror, str(out),
+                             replay_source=str(demo), agents_cfg={"environment": "docker"}))
+    assert "\n" not in str(err.value)
+    assert not (out / "traj.json").exists() and not (out / "patch.diff").exists()
+    assert len(fake_docker["calls"]("exec")) == 2  # the agent did not go on against the dead container
+
+
+def test_a_commands_own_failure_in_docker_stays_an_observation(instance, fake_docker):
+    row, mirror = instance
+    env, _, _ = make_environment("docker", row, mirror=mirror, timeout_s=5, live_model=False, allow_live_on_host=False, **ENV_OPTIONS)
+    out = env.execute({"command": "no_such_program_here"})
+    assert out["returncode"] == 127 and "not found" in out["output"]
+    out = env.execute({"command": "echo tail of a log:; echo 'Error response from daemon: (quoted)'; exit 125"})
+    assert out["returncode"] == 125  # the command's words and status, not docker's own failure
 
 
 def test_local_runs_in_a_throwaway_copy(instance, tmp_path):

@@ -11,11 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from swevis.agents.runner import RunSpec, run_instance
+from swevis.agents.runner import RunSpec, prelocalize_run, run_instance
+from swevis.index import build_index
 from swevis.models.spend import CostLimitExceeded, Spend, SpendCaps, SpendLedger
 from swevis.models.testing import Fail, Reply, ScriptedServer, Truncate, auto_usage
 from swevis.tasks.bundled import load_bundled_instances
-from swevis.tasks.repos import ensure_mirror
+from swevis.tasks.repos import checkout_instance, ensure_mirror
 
 IID = "swevis-samples__ledgerkit-117"
 KEY_ENV = "SWEVIS_FAULTS_TEST_KEY"
@@ -181,3 +182,35 @@ def test_caps_check_before_the_request():
         caps.check(Spend(3, 1, 1), next_prompt_tokens=1, profile={})
     with pytest.raises(Exception, match="agents/max_trajectory_cost"):
         SpendCaps.from_config("trajectory", {"max_trajectory_cost": "lots"})
+
+
+@pytest.fixture(scope="module")
+def preloc_inputs(instance, tmp_path_factory):
+    """(pristine checkout, index) that PLB's pre-localization reads."""
+    row, mirror = instance
+    root = tmp_path_factory.mktemp("preloc")
+    co = checkout_instance(row, mirror, root / "checkouts")
+    build_index(co["path"], root / "index.sqlite")
+    return co["path"], str(root / "index.sqlite")
+
+
+def test_prelocalization_is_counted_in_the_condition_ledger_and_stopped_by_the_caps(instance, preloc_inputs, tmp_path,
+                                                                                     monkeypatch):
+    row, mirror = instance
+    pristine, db = preloc_inputs
+    monkeypatch.setenv(KEY_ENV, "sk-faults")
+
+    def plb_spec(server, **cfg) -> RunSpec:
+        return RunSpec("live", profile(server), "plb", "normal", "text", row, mirror, str(tmp_path / "out"),
+                       agents_cfg={"allow_live_on_host": True, **cfg}, ledger_path=str(tmp_path / "ledger.json"),
+                       index_db=db, pristine_dir=pristine)
+
+    with ScriptedServer(responder=lambda i, r: Reply("Likely root cause: ledgerkit/money.py round.")) as server:
+        pre = prelocalize_run(plb_spec(server))
+        ledger = json.loads((tmp_path / "ledger.json").read_text())
+        assert ledger["total"]["calls"] == 1 and ledger["by_instance"][IID]["calls"] == 1
+        assert ledger["total"]["prompt_tokens"] == pre["usage"]["usage"]["prompt_tokens"] > 0
+        for cap in ("max_trajectory_calls", "max_trajectory_tokens", "max_condition_calls", "max_condition_tokens"):
+            with pytest.raises(CostLimitExceeded, match=f"agents.{cap}=0"):
+                prelocalize_run(plb_spec(server, **{cap: 0}))
+        assert len(server.chat_requests) == 1  # a cap stops the call before its request

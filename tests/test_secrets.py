@@ -169,8 +169,31 @@ def test_command_environ_is_an_allowlist():
     host = {"PATH": "/usr/bin", "HOME": "/home/u", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "TERM": "dumb",
             "VIRTUAL_ENV": "/opt/venv", "PYTHONPATH": "/elsewhere", "EXTRA": "x", **HOST_SECRETS}
     env = command_environ(["EXTRA", "NOT_SET"], environ=host)
-    assert set(env) == {"PATH", "HOME", "LANG", "LC_ALL", "TERM", "VIRTUAL_ENV", "EXTRA"}
+    assert set(env) == {"PATH", "LANG", "LC_ALL", "TERM", "VIRTUAL_ENV", "EXTRA"}  # never the host's HOME
     assert env["PATH"] == f"{Path(sys.executable).parent}:/usr/bin"  # `python` is the harness's interpreter
+
+
+def test_local_commands_get_an_empty_home_of_their_own_never_the_hosts(tmp_path, monkeypatch):
+    """File-based credentials (~/.netrc, ~/.git-credentials) must not reach an observation."""
+    from swevis.agents.environments import make_environment
+
+    row = next(r for r in load_bundled_instances() if r["instance_id"] == IID)
+    mirror = ensure_mirror(row["repo"], tmp_path / "mirrors", commits=[row["base_commit"]])["mirror"]
+    host_home = tmp_path / "host-home"
+    host_home.mkdir()
+    (host_home / ".netrc").write_text(f"machine example.invalid login u password {SENTINEL}\n")
+    (host_home / ".git-credentials").write_text(f"https://u:{SENTINEL}@example.invalid\n")
+    monkeypatch.setenv("HOME", str(host_home))
+    env, repo, ws = make_environment("local", row, mirror=mirror, timeout_s=5, live_model=False, allow_live_on_host=False,
+                                     workspace=str(tmp_path / "ws"), env_passthrough=["HOME"])
+    home = Path(repo).parent / "home"  # next to the checkout, inside the workspace
+    try:
+        out = env.execute({"command": "echo home=$HOME; ls -A ~; cat ~/.netrc ~/.git-credentials; echo done"})
+        assert out["output"].splitlines()[0] == f"home={home}" and out["output"].rstrip().endswith("done")
+        assert SENTINEL not in out["output"] and str(host_home) not in out["output"]
+    finally:
+        ws.close()
+    assert not home.exists()
 
 
 def test_local_template_vars_hold_no_host_variable(tmp_path, monkeypatch):
@@ -184,7 +207,8 @@ def test_local_template_vars_hold_no_host_variable(tmp_path, monkeypatch):
     env, repo, ws = make_environment("local", row, mirror=mirror, timeout_s=5, live_model=False, allow_live_on_host=False, **ENV_OPTIONS)
     try:
         template_vars = env.get_template_vars(task="t")
-        assert template_vars["cwd"] == repo and template_vars["task"] == "t" and "HOME" in template_vars
+        assert template_vars["cwd"] == repo and template_vars["task"] == "t"
+        assert template_vars["HOME"] == ws.home  # what the commands see
         assert not set(HOST_SECRETS) & set(template_vars)
         assert not any(v in str(template_vars) for v in HOST_SECRETS.values())
     finally:

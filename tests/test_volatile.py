@@ -5,9 +5,12 @@ so a rerun of a finished live trajectory that ran pytest makes no model request.
 from __future__ import annotations
 
 import shutil
+import subprocess
+from datetime import datetime, timezone
 
 import pytest
 
+from swevis.agents.environments import LocalWorkspace
 from swevis.agents.observe import ObservationConfig, ObservationPipeline
 from swevis.agents.runner import RunSpec, run_instance
 from swevis.agents.volatile import normalize
@@ -36,7 +39,14 @@ CASES = [
     ("E   assert <Money object at 0x7f3a2c1b5d90> == <Money object at 0x7f3a2c1b5e10>",
      "E   assert <Money object at <addr1>> == <Money object at <addr2>>"),
     ("<function f at 0x7F00AA001234> is <function f at 0x7f00aa001234>", "<function f at <addr1>> is <function f at <addr1>>"),
+    # ls -l dates: when the checkout or the image was made
+    ("-rw-r--r--  1 root root  1234 Dec  1 10:05 money.py", "-rw-r--r--  1 root root  1234 <date> money.py"),
+    ("drwxr-xr-x. 12 1000 1000 4.0K Jan 12  2024 src", "drwxr-xr-x. 12 1000 1000 4.0K <date> src"),
+    ("lrwxrwxrwx 1 root root 16 2026-12-01 10:06 link -> x", "lrwxrwxrwx 1 root root 16 <date> link -> x"),
+    ("crw-rw-rw- 1 root root 1, 3 Dec  1 10:05 null", "crw-rw-rw- 1 root root 1, 3 <date> null"),
     # not a test runner's timing, or not a timing at all: left alone
+    ("total 48", "total 48"),
+    ("ledgerkit/money.py:3: Dec  1 10:05 is a date", "ledgerkit/money.py:3: Dec  1 10:05 is a date"),
     ("processed 1000 rows in 2.35s", "processed 1000 rows in 2.35s"),
     ("real\t0m0.123s", "real\t0m0.123s"),
     ("mov rax, 0x7f3a2c1b5d90", "mov rax, 0x7f3a2c1b5d90"),
@@ -91,6 +101,7 @@ def test_observations_are_normalized_alike_in_every_condition_but_code_windows_a
 
 
 TURNS = [
+    "THOUGHT: look around.\n\n```mswea_bash_command\nls -la && ls -la --time-style=full-iso ledgerkit\n```",
     "THOUGHT: run the tests.\n\n```mswea_bash_command\npython -m pytest -q tests/test_money.py\n```",
     "THOUGHT: slowest.\n\n```mswea_bash_command\npython -m pytest tests/test_money.py --durations=3\n```",
     "THOUGHT: per file.\n\n```mswea_bash_command\npython -m pytest -o console_output_style=times tests\n```",
@@ -131,3 +142,24 @@ def test_rerun_of_a_deleted_live_run_that_ran_pytest_makes_no_request(tmp_path, 
     assert again["exit_status"] == "submitted"
     assert [m["content"] for m in again["messages"]] == [m["content"] for m in first["messages"]]
     assert all(m["extra"]["cached"] for m in again["messages"] if m["role"] == "assistant")
+
+
+def test_two_checkouts_made_at_different_times_list_identically(tmp_path):
+    """Every file and folder of a local checkout (and the workspace folder, `..`) carries the
+    base commit's time, to the nanosecond, so `ls -la` is the same in every run."""
+    row = next(r for r in load_bundled_instances() if r["instance_id"] == IID)
+    mirror = ensure_mirror(row["repo"], tmp_path / "m", commits=[row["base_commit"]])["mirror"]
+    listing = "ls -la --time-style=full-iso . ledgerkit tests && echo status: && git status --porcelain"
+    outputs = []
+    for name in ("first", "second"):
+        ws = LocalWorkspace(mirror, row["base_commit"], str(tmp_path / name))
+        try:
+            proc = subprocess.run(listing, shell=True, cwd=ws.repo, capture_output=True, text=True, check=True)
+            outputs.append(proc.stdout.replace(name, "<ws>"))
+        finally:
+            ws.close()
+    committed = int(subprocess.run(["git", "show", "-s", "--format=%ct", row["base_commit"]], cwd=mirror,
+                                   capture_output=True, text=True, check=True).stdout)
+    stamp = datetime.fromtimestamp(committed, timezone.utc).astimezone().strftime("%Y-%m-%d %H:%M:%S.000000000")
+    assert outputs[0] == outputs[1] and stamp in outputs[0]
+    assert "money.py" in outputs[0] and outputs[0].endswith("status:\n")  # and git sees no change

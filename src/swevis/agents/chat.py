@@ -38,21 +38,27 @@ class ChatStack:
         )
 
 
-def open_chat_stack(spec: RunSpec) -> ChatStack:
-    """Backend -> spend guard -> journal for `spec`. Live models resume from the journal and
-    enter the condition's ledger; replay models never resume and only the trajectory caps apply."""
+def guarded_backend(spec: RunSpec, journal: TrajectoryJournal | None = None) -> SpendGuard:
+    """The backend `spec` names under its spend guard: the trajectory caps, and for a live
+    model the condition caps and ledger. What `journal`'s recorded turns cost counts first."""
     backend = make_model(spec.model_name, spec.profile, cache_dir=spec.cache_dir, replay_source=spec.replay_source)
     live = spec.live
     caps = spec.settings.to_dict()
-    journal = TrajectoryJournal(spec.journal_path, journal_identity(spec), resume=live and spec.settings.resume)
-    guard = SpendGuard(
+    return SpendGuard(
         backend,
         trajectory_caps=SpendCaps.from_config("trajectory", caps),
         condition_caps=SpendCaps.from_config("condition", caps) if live else None,
         ledger=SpendLedger(spec.ledger_path) if live and spec.ledger_path else None,
-        prior=journal.prior_spend(backend.profile),
+        prior=journal.prior_spend(backend.profile) if journal is not None else None,
         instance=spec.row["instance_id"],
     )
+
+
+def open_chat_stack(spec: RunSpec) -> ChatStack:
+    """Backend -> spend guard -> journal for `spec`. Live models resume from the journal and
+    enter the condition's ledger; replay models never resume and only the trajectory caps apply."""
+    journal = TrajectoryJournal(spec.journal_path, journal_identity(spec), resume=spec.live and spec.settings.resume)
+    guard = guarded_backend(spec, journal)
     chat: ChatModel = guard
     recorded = journal.replay_source()
     if recorded is not None:
@@ -60,4 +66,4 @@ def open_chat_stack(spec: RunSpec) -> ChatStack:
         chat = ReplayModel(
             guard.profile_name, guard.profile, source=recorded, fallback=guard, estimator=estimator, text_counter=text_counter
         )
-    return ChatStack(chat=chat, guard=guard, journal=journal, profile=backend.profile)
+    return ChatStack(chat=chat, guard=guard, journal=journal, profile=guard.profile)

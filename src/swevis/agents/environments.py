@@ -5,6 +5,7 @@ from __future__ import annotations
 import fcntl
 import logging
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -15,9 +16,9 @@ from minisweagent.environments import local as mini_local
 from minisweagent.environments.docker import DockerEnvironment
 from minisweagent.run.benchmarks.swebench import get_swebench_docker_image_name
 
-from swevis.errors import SwevisError
+from swevis.errors import InfrastructureError, SwevisError
 from swevis.paths import workspace_id
-from swevis.tasks.repos import checkout
+from swevis.tasks.repos import checkout, run_git
 
 log = logging.getLogger(__name__)
 
@@ -51,9 +52,10 @@ def docker_interpreter(timeout_s: int) -> list[str]:
 # The host variables an agent's command sees: the basics of a shell (LC_* too) and the
 # markers of the interpreter's virtualenv or conda environment. Everything else stays out,
 # whatever its name: credentials live under names no pattern guesses (DATABASE_URL,
-# GITHUB_PAT). Config adds names with agents.env_passthrough.
+# GITHUB_PAT). Config adds names with agents.env_passthrough. HOME is never the host's
+# (its ~/.git-credentials, ~/.netrc): a local run gets an empty one (LocalWorkspace.home).
 HOST_PASSTHROUGH = frozenset({
-    "PATH", "HOME", "LANG", "TERM", "TMPDIR", "TZ",
+    "PATH", "LANG", "TERM", "TMPDIR", "TZ",
     "VIRTUAL_ENV", "CONDA_PREFIX", "CONDA_DEFAULT_ENV", "CONDA_EXE", "CONDA_PYTHON_EXE", "CONDA_SHLVL",
 })
 
@@ -110,10 +112,44 @@ def _scrubbed_local_environment(*, passthrough, **kwargs):
 
         def get_template_vars(self, **kwargs) -> dict[str, Any]:
             vars_ = super().get_template_vars(**kwargs)  # mini merges os.environ in: only what commands see
-            seen = command_environ(passthrough)
-            return {k: v for k, v in vars_.items() if k in kwargs or k not in os.environ or k in seen}
+            seen = command_environ(passthrough) | self.config.env
+            return {
+                k: v if k in kwargs or k not in seen else seen[k]
+                for k, v in vars_.items() if k in kwargs or k not in os.environ or k in seen
+            }
 
     return ScrubbedLocalEnvironment(**kwargs)
+
+
+# What docker itself prints when an exec cannot run at all (the container died or is gone,
+# the engine stopped, the runtime refused): its own failure, not the command's exit status.
+DOCKER_OWN_ERROR = re.compile(
+    r"^(Error response from daemon: |Error: No such container|OCI runtime exec failed|Cannot connect to the Docker daemon)"
+)
+
+
+class CheckedDockerEnvironment(DockerEnvironment):
+    """mini-swe-agent's DockerEnvironment, with an exec that docker could not run raised as
+    InfrastructureError: as an observation the agent would keep going against a dead container."""
+
+    def execute(self, action: dict, cwd: str = "", *, timeout: int | None = None) -> dict[str, Any]:
+        output = super().execute(action, cwd, timeout=timeout)  # a submission raises before any check
+        docker_failure(output, self.container_id)
+        return output
+
+
+def docker_failure(output: dict[str, Any], container: str | None) -> None:
+    """Raise InfrastructureError (one line, docker's own words) for an exec docker could not run."""
+    if output.get("returncode") == 0:
+        return
+    # docker's own error is all an exec that never ran prints: its first line (a command's
+    # output is the command's, whatever it contains further down)
+    first = (output.get("output") or "").strip().partition("\n")[0].strip()
+    said = first if DOCKER_OWN_ERROR.match(first) else None
+    if said is None and output.get("extra", {}).get("exception_type") in ("FileNotFoundError", "PermissionError"):
+        said = output["extra"]["exception"]  # the docker executable itself is gone
+    if said is not None:
+        raise InfrastructureError(f"docker exec in container {container} failed: {said[:300]}")
 
 
 class EnvironmentRefused(SwevisError):
@@ -130,8 +166,28 @@ def workspace_path(root: str | Path, *run_key: object) -> Path:
     return Path(root) / workspace_id(*run_key)
 
 
+def pin_mtimes(repo: str | Path, base_commit: str) -> None:
+    """Set the checkout's file and folder times to the base commit's committer time.
+
+    A fresh checkout's files carry the time it was made, so `ls -la` (mini's usual first
+    command) differed between runs and a rerun paid again for every call after it. The
+    index is refreshed against the new times (git would otherwise re-read every file), and
+    then the `.git` folder's own entry, the checkout and the workspace folder are pinned."""
+    repo = Path(repo)
+    when = int(run_git(["show", "-s", "--format=%ct", base_commit], cwd=repo))
+    for folder, dirs, files in os.walk(repo):  # a child's new time leaves its folder's as it is
+        if folder == str(repo) and ".git" in dirs:
+            dirs.remove(".git")  # git's own files keep their times (the index's stat cache)
+        for name in [*files, *dirs]:
+            os.utime(Path(folder) / name, (when, when), follow_symlinks=False)
+    run_git(["update-index", "-q", "--refresh"], cwd=repo)
+    for path in (repo / ".git", repo, repo.parent):
+        os.utime(path, (when, when))
+
+
 class LocalWorkspace:
-    """A throwaway checkout of the instance at base_commit, removed on close.
+    """A throwaway checkout of the instance at base_commit, removed on close, and next to it
+    the empty folder the agent's commands get as HOME (`home`): the host's holds credentials.
 
     `path` fixes where it lives (see `workspace_path`); without it a fresh temporary folder
     is used. A fixed folder is locked (``<path>.lock``) while the run uses it: a second run
@@ -155,7 +211,10 @@ class LocalWorkspace:
         else:
             self.tmp = tempfile.mkdtemp(prefix="swevis-run-")
         try:
+            self.home = str(Path(self.tmp) / "home")
+            Path(self.home).mkdir()
             self.repo = str(checkout(mirror, base_commit, Path(self.tmp) / "repo"))
+            pin_mtimes(self.repo, base_commit)  # also the workspace folder (`ls -la`'s `..`)
         except BaseException:
             self.close()
             raise
@@ -203,7 +262,7 @@ def make_environment(
         ws = LocalWorkspace(mirror, row["base_commit"], workspace)
         try:
             env = _scrubbed_local_environment(
-                cwd=ws.repo, timeout=timeout_s, env={**COMMAND_ENV, **HOST_ENV}, passthrough=passthrough,
+                cwd=ws.repo, timeout=timeout_s, env={**COMMAND_ENV, **HOST_ENV, "HOME": ws.home}, passthrough=passthrough,
             )
         except BaseException:
             ws.close()  # the checkout and its lock, not left to the garbage collector
@@ -211,7 +270,7 @@ def make_environment(
         env.base_commit = row["base_commit"]
         return env, ws.repo, ws
     if kind == "docker":
-        env = DockerEnvironment(
+        env = CheckedDockerEnvironment(
             image=swebench_image(row), cwd="/testbed",
             # the host-side limit is a backstop: `timeout` inside the container kills the command
             # itself (killing only the `docker exec` client would leave it running in there)

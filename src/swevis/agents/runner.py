@@ -21,7 +21,7 @@ from minisweagent.agents.default import DefaultAgent
 from minisweagent.exceptions import FormatError, Submitted
 
 from swevis import __version__
-from swevis.agents.chat import ChatStack, open_chat_stack
+from swevis.agents.chat import ChatStack, guarded_backend, open_chat_stack
 from swevis.agents.environments import make_environment
 from swevis.agents.observe import ObservationConfig, ObservationPipeline, number_lines
 from swevis.agents.prompts import mini_swebench_config, render_prompt
@@ -40,7 +40,7 @@ from swevis.errors import InfrastructureError, RepoError
 from swevis.index import open_index
 from swevis.localize import localize_issue, pack_context
 from swevis.localize.rerank import describe as describe_ranker
-from swevis.models import ContextLengthExceeded, ModelCallFailed, ReplayExhausted, make_model
+from swevis.models import ContextLengthExceeded, ModelCallFailed, ReplayExhausted
 from swevis.models.spend import CostLimitExceeded, spend_of_usage
 from swevis.provenance import write_json_atomic
 
@@ -221,8 +221,10 @@ def prelocalize(
 
 def prelocalize_run(spec: RunSpec) -> dict[str, Any]:
     """PLB's pre-localization for the run `spec` describes: its model (the run's replay
-    source or response cache), index, checkout and top_k."""
-    chat = make_model(spec.model_name, spec.profile, cache_dir=spec.cache_dir, replay_source=spec.replay_source)
+    source or response cache), index, checkout and top_k. The call goes through the run's
+    spend guard (its caps, the condition's ledger) as every trajectory call does; no journal:
+    it is one call, and a rerun after a failure has nothing recorded to resume."""
+    chat = guarded_backend(spec)
     return prelocalize(
         spec.row, chat, index_db=spec.index_db, pristine_dir=spec.pristine_dir, localize_cfg=spec.localize_cfg,
         top_k=spec.settings.top_k,

@@ -16,7 +16,6 @@ FormatError, so the message goes back to the model and counts toward its format-
 from __future__ import annotations
 
 import json
-import logging
 import re
 import shlex
 from pathlib import Path
@@ -25,10 +24,10 @@ from typing import Any
 from minisweagent.exceptions import FormatError, Submitted
 
 from swevis.agents.observe import number_lines
+from swevis.errors import InfrastructureError
 from swevis.index import open_index
 from swevis.localize import by_kind, localize_issue, pack_context
 
-log = logging.getLogger(__name__)
 
 PLAN_LIST_FIELDS = ("target_files", "target_symbols", "relevant_snippets", "propagation_targets", "evidence_refs")
 PLAN_TEXT_FIELDS = ("reproduction_command", "notes")
@@ -310,10 +309,14 @@ def working_tree_diff(env: Any) -> str:
     """The submitted patch: the repository's working tree against the commit the run started
     from (``env.base_commit``, set by make_environment; HEAD for an environment without it).
 
-    Files outside the repository (the agent's scratch in /tmp) are not in it."""
+    Files outside the repository (the agent's scratch in /tmp) are not in it. A patch that
+    cannot be taken (a timeout, a broken git, a container that died) raises
+    InfrastructureError: recorded as an empty patch it would be graded unresolved."""
     base = getattr(env, "base_commit", None) or "HEAD"
     out = env.execute({"command": PATCH_COMMAND.format(base=shlex.quote(base))})
     if out.get("returncode") != 0:
-        log.warning("no patch: git diff against %s failed: %s", base, (out.get("output") or "").strip()[-300:])
-        return ""
+        said = (out.get("output") or "").strip().splitlines() or [out.get("exception_info") or "no output"]  # git: the reason first
+        raise InfrastructureError(
+            f"the patch could not be taken: git diff against {base} exited {out.get('returncode')}: {said[0].strip()[:300]}"
+        )
     return out.get("output", "")

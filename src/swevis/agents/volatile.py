@@ -17,6 +17,9 @@ The list is small and explicit; each rule names the runner and what varies:
 - unittest and Django (``Ran 3 tests in 0.004s``): the time.
 - sympy's bin/test (``tests finished: 5 passed, in 0.49 seconds``): the time, and the random
   seed and PYTHONHASHSEED it draws afresh for every run.
+- ``ls -l`` / ``ls -la`` long listings (``-rw-r--r-- 1 root root 1234 Dec  1 10:05 x.py``,
+  ``--time-style=long-iso`` too): the date column, which is when a checkout or an image was
+  made, not anything of the code (a file the agent changed shows its size and content).
 - Python's default reprs (``<Foo object at 0x7f3a2c1b5d90>``): the address, which moves with
   every process. Within one output each address keeps its own label (``<addr1>``,
   ``<addr2>``, ...), so the model still sees which objects are the same.
@@ -33,6 +36,7 @@ from collections.abc import Callable
 TIME = "<time>"
 COUNT = "<n>"
 SEED = "<seed>"
+DATE = "<date>"
 DURATIONS_ELIDED = "(durations elided: they vary from run to run)"
 
 _OUTCOME = r"(?:passed|failed|errors?|skipped|deselected|xfailed|xpassed|warnings?|rerun|subtests? (?:passed|failed|skipped))"
@@ -40,6 +44,14 @@ _SESSION_TIME = r"\d+(?:\.\d+)?s(?: \((?:\d+ days?, )?\d+:\d\d:\d\d\))?"
 _DURATION_LINE = r"\d+\.\d+s (?:setup|call|teardown) [^\n]*"
 _HIDDEN_LINE = r"\(\d+ durations? < [^\n]*hidden\.[^\n]*\)"
 _NODE_TIME = r"(?:\d+(?:\.\d+)?(?:us|ms|s)|\d+m \d+s|\d+h \d+m)"
+
+# ls -l: mode (with an ACL/SELinux marker), links, owner, group, size (or a device's
+# major, minor; -h sizes), then the date -- "Dec  1 10:05", "Jan 12  2024" or ISO
+_LS_HEAD = r"[-bcdlps][-rwxsStT]{9}[.+@]?[^\S\n]+\d+[^\S\n]+\S+[^\S\n]+\S+[^\S\n]+(?:\d+,[^\S\n]*)?[\d.,]+[KMGTPE]?[^\S\n]+"
+_LS_DATE = (
+    r"(?:[A-Z][a-z]{2}[^\S\n]+\d{1,2}[^\S\n]+(?:\d{1,2}:\d\d|\d{4})"
+    r"|\d{4}-\d\d-\d\d(?:[^\S\n]\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:[^\S\n][+-]\d{4})?)?)"
+)
 
 _SUMMARY = re.compile(rf"(?P<counts>(?:\d+ {_OUTCOME}, )*\d+ {_OUTCOME}|no tests ran) in {_SESSION_TIME}")
 
@@ -75,6 +87,8 @@ RULES: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], ...] 
     (re.compile(r"(?P<head>tests finished: .*?) in \d+\.\d+ seconds"), rf"\g<head> in {TIME}"),
     (re.compile(r"^(?P<head>random seed:[^\S\n]+)\d+$", re.M), rf"\g<head>{SEED}"),
     (re.compile(r"(?P<head>hash randomization: on \(PYTHONHASHSEED=)\d+\)"), rf"\g<head>{SEED})"),
+    # ls -l: "-rw-r--r-- 1 root root 1234 Dec  1 10:05 money.py"
+    (re.compile(rf"^(?P<head>{_LS_HEAD}){_LS_DATE}(?=[^\S\n])", re.M), rf"\g<head>{DATE}"),
 )
 
 _ADDRESS = re.compile(r"(?<= at )0x[0-9a-fA-F]{6,16}\b")
