@@ -10,8 +10,10 @@ next action of the script; when the script is used up, ``default`` answers (a ca
 ``(index, request) -> action``, or one action; by default ``Reply("ok")``).
 ``responder`` replaces the script altogether, e.g. ``every_nth(3, Fail(500))``.
 ``port`` (default: any free one) lets a test bring an endpoint up where a run found none.
+``conversation(turns)`` answers turn n of an agent's conversation with ``turns[n]``.
 
-Actions: :class:`Reply` (a completion, usage optional, optional delay), :class:`Fail`
+Actions: :class:`Reply` (a completion, usage optional, optional delay, or ``held`` until a
+later request arrives: a reply the client certainly gave up on), :class:`Fail`
 (an HTTP error with an OpenAI-style error body), :class:`Truncate` (a body cut short:
 ``mode="json"`` sends a consistent Content-Length so the client gets invalid JSON,
 ``mode="connection"`` closes the socket mid-body), :class:`Raw` (any status/body).
@@ -30,6 +32,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 
+HOLD_LIMIT_S = 60.0  # a held reply is sent anyway after this long, so a test cannot hang on it
+
+
 @dataclass
 class Reply:
     content: str = "ok"
@@ -38,6 +43,9 @@ class Reply:
     tool_calls: list[dict[str, Any]] | None = None
     delay: float = 0.0
     headers: dict[str, str] = field(default_factory=dict)
+    # sent only once a later request has arrived, i.e. after the client gave up on this one:
+    # a reply that is certainly too late, whatever the machine's load (a delay is a guess)
+    held: bool = False
 
 
 @dataclass
@@ -76,6 +84,21 @@ def context_length_error(limit: int = 32768, requested: int = 40000) -> Fail:
         f"in the messages, Please reduce the length of the messages.",
         code="context_length_exceeded",
     )
+
+
+def assistant_turns(request: Any) -> int:
+    """How many assistant messages the request's conversation holds: the turn it asks for."""
+    return sum(1 for m in (request.body or {}).get("messages", []) if m.get("role") == "assistant")
+
+
+def conversation(turns: list[str]) -> Callable[[int, Any], Action]:
+    """A responder answering turn n of the conversation with turns[n] (the last one past the end),
+    so a retried or resumed request gets the same reply as the first."""
+
+    def respond(index: int, request: Any) -> Action:
+        return Reply(turns[min(assistant_turns(request), len(turns) - 1)])
+
+    return respond
 
 
 def every_nth(n: int, fault: Action, normal: Action | None = None) -> Callable[[int, Any], Action]:
@@ -137,6 +160,7 @@ class ScriptedServer:
         self.responder = responder
         self.requests: list[RecordedRequest] = []
         self._lock = threading.Lock()
+        self._arrived = threading.Condition(self._lock)  # notified on every recorded request
         self._httpd = ThreadingHTTPServer((host, port), self._handler_class())
         self._httpd.daemon_threads = True
         self._thread: threading.Thread | None = None
@@ -204,7 +228,13 @@ class ScriptedServer:
                 time=time.time(),
             )
             self.requests.append(rec)
+            self._arrived.notify_all()
         return rec
+
+    def _hold(self, rec: RecordedRequest) -> None:
+        """Wait until a request after `rec` has arrived (or HOLD_LIMIT_S has passed)."""
+        with self._arrived:
+            self._arrived.wait_for(lambda: len(self.requests) > rec.index + 1, timeout=HOLD_LIMIT_S)
 
     def _handler_class(self):
         server = self
@@ -241,6 +271,8 @@ class ScriptedServer:
                 action = server._next_action(rec)
                 if getattr(action, "delay", 0):
                     time.sleep(action.delay)
+                if getattr(action, "held", False):
+                    server._hold(rec)
                 body = rec.body if isinstance(rec.body, dict) else {}
                 if isinstance(action, Reply):
                     self._send(

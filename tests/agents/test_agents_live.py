@@ -7,9 +7,7 @@ from pathlib import Path
 import pytest
 
 from swevis.agents.runner import RunSpec, run_instance
-from scripted_server import Reply, ScriptedServer
-from swevis.tasks.bundled import load_bundled_instances
-from swevis.tasks.repos import ensure_mirror
+from scripted_server import ScriptedServer, conversation
 
 IID = "swevis-samples__ledgerkit-117"
 TURNS = [
@@ -20,22 +18,14 @@ TURNS = [
 
 
 @pytest.fixture(scope="module")
-def instance(tmp_path_factory):
-    row = next(r for r in load_bundled_instances() if r["instance_id"] == IID)
-    mirror = ensure_mirror(row["repo"], tmp_path_factory.mktemp("m"), commits=[row["base_commit"]])["mirror"]
-    return row, mirror
-
-
-def _respond(index, request):
-    """The reply depends on how many assistant turns the conversation already has."""
-    n = sum(1 for m in request.body["messages"] if m["role"] == "assistant")
-    return Reply(TURNS[min(n, len(TURNS) - 1)])
+def instance(bundled_mirror):
+    return bundled_mirror(IID)
 
 
 def test_live_run_sends_images_uses_server_usage_and_reruns_from_cache(instance, tmp_path, monkeypatch):
     row, mirror = instance
     monkeypatch.setenv("SWEVIS_TEST_KEY", "sk-test-sentinel")
-    with ScriptedServer(responder=_respond) as server:
+    with ScriptedServer(responder=conversation(TURNS)) as server:
         profile = {
             "backend": "openai", "base_url": server.base_url, "model_id": "vl-model", "api_key_env": "SWEVIS_TEST_KEY",
             "tokenizer": "qwen3", "image_family": "qwen3.5", "max_retries": 0,

@@ -13,10 +13,7 @@ from swevis.agents.environments import EnvironmentRefused, make_environment
 from swevis.agents.runner import RunSpec, prelocalize, run_instance
 from swevis.agents.tools import PlanError, validate_plan
 from swevis.harness import evaluate_patch
-from swevis.index import build_index
 from swevis.models import make_model
-from swevis.tasks.bundled import load_bundled_instances
-from swevis.tasks.repos import checkout_instance, ensure_mirror
 
 IID = "swevis-samples__ledgerkit-117"
 PROFILE = {"backend": "replay", "model_id": "test", "tokenizer": "qwen3", "image_family": "qwen3.5"}
@@ -24,16 +21,11 @@ DEMO = Path(__file__).resolve().parents[2] / "src" / "swevis" / "data" / "demos"
 
 
 @pytest.fixture(scope="module")
-def setup(tmp_path_factory):
-    root = tmp_path_factory.mktemp("agents")
-    row = next(r for r in load_bundled_instances() if r["instance_id"] == IID)
-    mirror = ensure_mirror(row["repo"], root / "mirrors", commits=[row["base_commit"]])["mirror"]
-    co = checkout_instance(row, mirror, root / "checkouts")
-    db = root / "index.sqlite"
-    build_index(co["path"], db)
+def setup(tmp_path_factory, bundled_checkout):
+    task = bundled_checkout(IID, tmp_path_factory.mktemp("agents"), index=True)
     chat = make_model("qwen3.5", PROFILE, replay_source=str(DEMO))
-    preloc = prelocalize(row, chat, index_db=str(db), pristine_dir=co["path"], localize_cfg={})
-    return {"root": root, "row": row, "mirror": mirror, "pristine": co["path"], "db": str(db), "preloc": preloc}
+    preloc = prelocalize(task["row"], chat, index_db=task["db"], pristine_dir=task["pristine"], localize_cfg={})
+    return {**task, "preloc": preloc}
 
 
 def _spec(setup, out, *, agent="plb", condition="text", scope="normal", demo=DEMO, **kw) -> RunSpec:

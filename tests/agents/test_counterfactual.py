@@ -10,20 +10,15 @@ import pytest
 os.environ.setdefault("MSWEA_SILENT_STARTUP", "1")
 
 from swevis.agents.counterfactual import counterfactual_costs, replay_turns  # noqa: E402
-from swevis.tasks.bundled import load_bundled_instances  # noqa: E402
-from swevis.tasks.repos import checkout_instance, ensure_mirror  # noqa: E402
 
 IID = "swevis-samples__ledgerkit-117"
 PROFILE = {"backend": "replay", "model_id": "m", "tokenizer": "qwen3", "image_family": "qwen3.5"}
 
 
 @pytest.fixture(scope="module")
-def instance(tmp_path_factory):
-    root = tmp_path_factory.mktemp("cf")
-    row = next(r for r in load_bundled_instances() if r["instance_id"] == IID)
-    mirror = ensure_mirror(row["repo"], root / "mirrors", commits=[row["base_commit"]])["mirror"]
-    co = checkout_instance(row, mirror, root / "checkouts")
-    return {"row": row, "mirror": mirror, "checkout": co["path"], "root": root}
+def instance(tmp_path_factory, bundled_checkout):
+    task = bundled_checkout(IID, tmp_path_factory.mktemp("cf"))
+    return {**task, "checkout": task["pristine"]}
 
 
 @pytest.fixture(scope="module")

@@ -12,26 +12,21 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import runpy
 import socket
 import subprocess
-import sys
 from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 
-from helpers import PROJECT_ROOT
+from helpers import PROJECT_ROOT, run_snakemake
 from swevis.agents.demos import demo_path, load_demo
 from swevis.agents.runner import RunSpec, run_instance
 from swevis.cli import main as swevis_main
 from swevis.config import load_config
 from swevis.errors import InfrastructureError
-from swevis.index import build_index
-from scripted_server import Fail, Raw, Reply, ScriptedServer, context_length_error
-from swevis.tasks.bundled import load_bundled_instances
-from swevis.tasks.repos import checkout_instance, ensure_mirror
+from scripted_server import Fail, Raw, Reply, ScriptedServer, assistant_turns, context_length_error, conversation
 
 IID = "swevis-samples__ledgerkit-117"
 KEY_ENV = "SWEVIS_INFRA_TEST_KEY"
@@ -51,12 +46,7 @@ TURNS = [
 ]
 
 
-def turn_of(request) -> int:
-    return sum(1 for m in request.body["messages"] if m["role"] == "assistant")
-
-
-def reply(index, request):
-    return Reply(TURNS[min(turn_of(request), len(TURNS) - 1)])
+reply = conversation(TURNS)
 
 
 def closed_port() -> int:
@@ -75,10 +65,8 @@ def live_profile(base_url: str, **over) -> dict:
 
 
 @pytest.fixture(scope="module")
-def instance(tmp_path_factory):
-    row = next(r for r in load_bundled_instances() if r["instance_id"] == IID)
-    mirror = ensure_mirror(row["repo"], tmp_path_factory.mktemp("m"), commits=[row["base_commit"]])["mirror"]
-    return row, mirror
+def instance(bundled_mirror):
+    return bundled_mirror(IID)
 
 
 def spec(row, mirror, d: Path, profile: dict, **cfg) -> RunSpec:
@@ -154,7 +142,7 @@ def test_retry_after_the_endpoint_returns_makes_exactly_the_missing_requests(ins
     down = {"now": True}
 
     def respond(index, request):
-        if down["now"] and turn_of(request) >= fail_at:
+        if down["now"] and assistant_turns(request) >= fail_at:
             return Fail(503, "upstream down")
         return reply(index, request)
 
@@ -183,7 +171,9 @@ def test_retry_after_the_endpoint_returns_makes_exactly_the_missing_requests(ins
     print(f"\nRETRY: failed at call {fail_at}: {first} requests, then {retried} on the rerun ({len(TURNS)} steps)")
 
 
-def test_let_retry_after_a_failed_editor_call_replays_the_locator_and_pays_only_the_rest(instance, tmp_path, monkeypatch):
+def test_let_retry_after_a_failed_editor_call_replays_the_locator_and_pays_only_the_rest(
+    instance, tmp_path, monkeypatch, bundled_checkout
+):
     """LET's first editor call fails (unreachable past the retries, here 503s): the rerun
     replays the locator's journaled turns -- its committed plan included -- and asks the
     server only for the editor's turns."""
@@ -200,11 +190,10 @@ def test_let_retry_after_a_failed_editor_call_replays_the_locator_and_pays_only_
         served[0] += 1
         return Reply(turns[served[0] - 1])
 
-    co = checkout_instance(row, mirror, tmp_path / "checkouts")
-    build_index(co["path"], tmp_path / "index.sqlite", options={})
+    co = bundled_checkout(IID, tmp_path, index=True, index_options={})
     with ScriptedServer(responder=respond) as server:
         run = spec(row, mirror, tmp_path, live_profile(server.base_url))
-        run.agent, run.index_db, run.pristine_dir = "let", str(tmp_path / "index.sqlite"), co["path"]
+        run.agent, run.index_db, run.pristine_dir = "let", co["db"], co["pristine"]
         with pytest.raises(InfrastructureError, match="HTTP 503"):
             run_instance(run)
         first = len(server.chat_requests)
@@ -226,7 +215,7 @@ def test_context_window_exceeded_stays_a_finished_trajectory(instance, tmp_path,
     monkeypatch.setenv(KEY_ENV, "sk-infra")
 
     def respond(index, request):
-        return context_length_error() if turn_of(request) >= 2 else reply(index, request)
+        return context_length_error() if assistant_turns(request) >= 2 else reply(index, request)
 
     with ScriptedServer(responder=respond) as server:
         traj = run_instance(spec(row, mirror, tmp_path, live_profile(server.base_url)))
@@ -299,7 +288,7 @@ def tiny_config(path: Path, base_url: str) -> Path:
 
 
 @pytest.fixture
-def script_inputs(instance, tmp_path, monkeypatch):
+def script_inputs(instance, tmp_path, monkeypatch, bundled_checkout):
     """What the workflow hands run_agent.py / prelocalize.py, built in tmp_path (the cwd)."""
     row, mirror = instance
     monkeypatch.chdir(tmp_path)
@@ -307,10 +296,9 @@ def script_inputs(instance, tmp_path, monkeypatch):
     url = f"http://127.0.0.1:{closed_port()}/v1"
     cfg = load_config(tiny_config(tmp_path / "config.yaml", url))
     (tmp_path / "instances.jsonl").write_text(json.dumps(row) + "\n")
-    co = checkout_instance(row, mirror, tmp_path / "checkouts")
-    (tmp_path / "checkout.json").write_text(json.dumps(co))
+    co = bundled_checkout(IID, tmp_path, index=True, index_options=cfg["index"])
+    (tmp_path / "checkout.json").write_text(json.dumps(co["manifest"]))
     (tmp_path / "mirror.json").write_text(json.dumps({"mirror": mirror}))
-    build_index(co["path"], tmp_path / "index.sqlite", options=cfg["index"])
     agents = {k: v for k, v in cfg["agents"].items() if k not in ("matrix", "variants", "memory", "ablation")}
     yield SimpleNamespace(
         url=url,
@@ -380,11 +368,7 @@ def test_snakemake_job_fails_then_the_same_target_succeeds_once_the_server_is_up
     log = tmp_path / "results" / "logs" / "runs" / "live" / "mini-normal" / "text" / f"{IID}.log"
 
     def snakemake() -> subprocess.CompletedProcess:
-        return subprocess.run(
-            [str(Path(sys.executable).parent / "snakemake"), "--snakefile", str(PROJECT_ROOT / "Snakefile"),
-             "--directory", str(tmp_path), "--cores", "1", target],
-            capture_output=True, text=True, env={**os.environ, KEY_ENV: "sk-infra"},
-        )
+        return run_snakemake(tmp_path, target, cores=1, env={KEY_ENV: "sk-infra"})
 
     down = snakemake()
     assert down.returncode != 0

@@ -14,8 +14,7 @@ import yaml
 from swevis.agents.environments import make_environment
 from swevis.agents.runner import RunSpec, run_instance
 from swevis.agents.tools import working_tree_diff
-from swevis.tasks.bundled import load_bundled_instances
-from swevis.tasks.repos import checkout, ensure_mirror
+from swevis.tasks.repos import checkout
 
 IID = "swevis-samples__ledgerkit-117"
 PROFILE = {"backend": "replay", "model_id": "test", "tokenizer": "qwen3", "image_family": "qwen3.5"}
@@ -24,10 +23,8 @@ BINARY = bytes(range(256)) * 4  # NUL bytes and invalid UTF-8: git treats it as 
 
 
 @pytest.fixture(scope="module")
-def instance(tmp_path_factory):
-    row = next(r for r in load_bundled_instances() if r["instance_id"] == IID)
-    mirror = ensure_mirror(row["repo"], tmp_path_factory.mktemp("m"), commits=[row["base_commit"]])["mirror"]
-    return row, mirror
+def instance(bundled_mirror):
+    return bundled_mirror(IID)
 
 
 @pytest.fixture

@@ -21,9 +21,7 @@ import pytest
 
 from swevis.agents.resume import JOURNAL_FORMAT, TrajectoryJournal, journal_identity, read_journal
 from swevis.agents.runner import RunSpec, run_instance
-from scripted_server import Reply, ScriptedServer
-from swevis.tasks.bundled import load_bundled_instances
-from swevis.tasks.repos import ensure_mirror
+from scripted_server import ScriptedServer, conversation
 
 IID = "swevis-samples__ledgerkit-117"
 KEY_ENV = "SWEVIS_RESUME_TEST_KEY"
@@ -46,10 +44,8 @@ def turns(marker_dir: Path) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def instance(tmp_path_factory):
-    row = next(r for r in load_bundled_instances() if r["instance_id"] == IID)
-    mirror = ensure_mirror(row["repo"], tmp_path_factory.mktemp("m"), commits=[row["base_commit"]])["mirror"]
-    return row, mirror
+def instance(bundled_mirror):
+    return bundled_mirror(IID)
 
 
 class Endpoint:
@@ -62,10 +58,9 @@ class Endpoint:
         self.server = ScriptedServer(responder=self._respond)
 
     def _respond(self, index, request):
-        n = sum(1 for m in request.body["messages"] if m["role"] == "assistant")
         if self.block_at is not None and index == self.block_at:
             self.release.wait(30)
-        return Reply(self.turns[min(n, len(self.turns) - 1)])
+        return conversation(self.turns)(index, request)
 
     def __enter__(self):
         self.server.start()

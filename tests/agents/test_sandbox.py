@@ -28,8 +28,7 @@ from swevis.agents.environments import (
 from swevis.agents.runner import RunSpec, run_instance
 from scripted_server import ScriptedServer
 from swevis.paths import WORKSPACE_ID_DIGITS
-from swevis.tasks.bundled import load_bundled_instances
-from swevis.tasks.repos import checkout, ensure_mirror
+from swevis.tasks.repos import checkout
 
 IID = "swevis-samples__ledgerkit-117"
 PROFILE = {"backend": "replay", "model_id": "test", "tokenizer": "qwen3", "image_family": "qwen3.5"}
@@ -62,11 +61,8 @@ elif args[0] == "exec":
 
 
 @pytest.fixture(scope="module")
-def instance(tmp_path_factory):
-    row = next(r for r in load_bundled_instances() if r["instance_id"] == IID)
-    root = tmp_path_factory.mktemp("sandbox")
-    mirror = ensure_mirror(row["repo"], root / "m", commits=[row["base_commit"]])["mirror"]
-    return row, mirror
+def instance(bundled_mirror):
+    return bundled_mirror(IID)
 
 
 @pytest.fixture

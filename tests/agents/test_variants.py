@@ -75,17 +75,8 @@ PROFILE = {"backend": "replay", "model_id": "test", "tokenizer": "qwen3", "image
 
 
 @pytest.fixture(scope="module")
-def setup(tmp_path_factory):
-    from swevis.index import build_index
-    from swevis.tasks.repos import checkout_instance, ensure_mirror
-
-    root = tmp_path_factory.mktemp("variants")
-    row = next(r for r in load_bundled_instances() if r["instance_id"] == BROKEN_ON_PURPOSE)
-    mirror = ensure_mirror(row["repo"], root / "mirrors", commits=[row["base_commit"]])["mirror"]
-    co = checkout_instance(row, mirror, root / "checkouts")
-    db = root / "index.sqlite"
-    build_index(co["path"], db)
-    return {"row": row, "mirror": mirror, "pristine": co["path"], "db": str(db)}
+def setup(tmp_path_factory, bundled_checkout):
+    return bundled_checkout(BROKEN_ON_PURPOSE, tmp_path_factory.mktemp("variants"), index=True)
 
 
 def _run(setup, out, agent, demo, condition="text", cfg=None):

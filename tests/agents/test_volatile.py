@@ -11,9 +11,7 @@ import pytest
 from swevis.agents.observe import ObservationConfig, ObservationPipeline
 from swevis.agents.runner import RunSpec, run_instance
 from swevis.agents.volatile import normalize
-from scripted_server import Reply, ScriptedServer
-from swevis.tasks.bundled import load_bundled_instances
-from swevis.tasks.repos import ensure_mirror
+from scripted_server import ScriptedServer, conversation
 
 IID = "swevis-samples__ledgerkit-117"
 
@@ -99,16 +97,11 @@ TURNS = [
 ]
 
 
-def test_rerun_of_a_deleted_live_run_that_ran_pytest_makes_no_request(tmp_path, monkeypatch):
-    row = next(r for r in load_bundled_instances() if r["instance_id"] == IID)
-    mirror = ensure_mirror(row["repo"], tmp_path / "m", commits=[row["base_commit"]])["mirror"]
+def test_rerun_of_a_deleted_live_run_that_ran_pytest_makes_no_request(tmp_path, monkeypatch, bundled_mirror):
+    row, mirror = bundled_mirror(IID)
     monkeypatch.setenv("SWEVIS_VOLATILE_KEY", "sk-test")
 
-    def respond(index, request):
-        n = sum(1 for m in request.body["messages"] if m["role"] == "assistant")
-        return Reply(TURNS[min(n, len(TURNS) - 1)])
-
-    with ScriptedServer(responder=respond) as server:
+    with ScriptedServer(responder=conversation(TURNS)) as server:
         profile = {"backend": "openai", "base_url": server.base_url, "model_id": "m", "api_key_env": "SWEVIS_VOLATILE_KEY",
                    "tokenizer": "qwen3", "image_family": "qwen3.5", "max_retries": 0}
         out = tmp_path / "results" / IID

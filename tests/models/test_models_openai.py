@@ -53,9 +53,8 @@ def png_bytes(color=(200, 30, 30), size=(16, 8)) -> bytes:
 
 
 @pytest.fixture
-def server():
-    with ScriptedServer() as srv:
-        yield srv
+def server(scripted_server):
+    return scripted_server()
 
 
 @pytest.fixture
@@ -290,8 +289,10 @@ def test_every_nth_fault_injection_is_absorbed_by_retries(env):
 
 
 def test_slow_response_times_out_and_is_retried(server, env):
-    server.push(Reply("late", delay=1.5), Reply("quick"))
-    resp = model(server, request_timeout_s=0.5).complete(USER)
+    # "late" is held until the retry arrives: too late however loaded the machine; the timeout
+    # leaves "quick" ample time
+    server.push(Reply("late", held=True), Reply("quick"))
+    resp = model(server, request_timeout_s=2).complete(USER)
     assert resp.content == "quick"
     assert len(server.chat_requests) == 2
 

@@ -13,9 +13,7 @@ import pytest
 
 from swevis.agents.runner import RunSpec, run_instance
 from swevis.models.spend import CostLimitExceeded, Spend, SpendCaps, SpendLedger
-from scripted_server import Fail, Reply, ScriptedServer, Truncate, auto_usage
-from swevis.tasks.bundled import load_bundled_instances
-from swevis.tasks.repos import ensure_mirror
+from scripted_server import Fail, Reply, ScriptedServer, Truncate, assistant_turns, auto_usage
 
 IID = "swevis-samples__ledgerkit-117"
 KEY_ENV = "SWEVIS_FAULTS_TEST_KEY"
@@ -35,15 +33,12 @@ TURNS = [
 
 
 @pytest.fixture(scope="module")
-def instance(tmp_path_factory):
-    row = next(r for r in load_bundled_instances() if r["instance_id"] == IID)
-    mirror = ensure_mirror(row["repo"], tmp_path_factory.mktemp("m"), commits=[row["base_commit"]])["mirror"]
-    return row, mirror
+def instance(bundled_mirror):
+    return bundled_mirror(IID)
 
 
 def turn_for(request) -> str:
-    n = sum(1 for m in request.body["messages"] if m["role"] == "assistant")
-    return TURNS[min(n, len(TURNS) - 1)]
+    return TURNS[min(assistant_turns(request), len(TURNS) - 1)]
 
 
 def profile(server, **over):
@@ -65,11 +60,15 @@ def spec(row, mirror, tmp: Path, prof: dict, *, name="out", cfg=None, instance_d
 
 def test_errors_slow_and_truncated_responses_complete_with_exact_accounting(instance, tmp_path, monkeypatch):
     """Request i (0-based): i % 3 == 1 -> HTTP 503 (retried by the client), i % 7 == 2 -> a
-    body cut short (retried by us), i == 5 -> slower than the request timeout (retried),
-    otherwise a reply delayed 0.1 s. Only the successful replies are billed."""
+    body cut short (retried by us), i == 5 -> held until the client gave up on it and asked
+    again (past the request timeout), otherwise a reply delayed 0.1 s. Only the replies the
+    client kept are billed."""
     row, mirror = instance
     monkeypatch.setenv(KEY_ENV, "sk-faults")
-    billed = []  # (request index, usage) of every reply that reached the client intact
+    # turn -> (request index, usage) of the last intact reply for that turn: the client asks a
+    # turn again until a reply reaches it, so the last one is the one it kept, even when the
+    # machine is so loaded that a plain reply, too, outlasts the timeout
+    kept = {}
 
     def respond(i, request):
         if i % 3 == 1:
@@ -77,19 +76,20 @@ def test_errors_slow_and_truncated_responses_complete_with_exact_accounting(inst
         if i % 7 == 2:
             return Truncate(turn_for(request), keep=0.6)
         if i == 5:
-            return Reply(turn_for(request), delay=1.5)  # past request_timeout_s: the client gives up, retries
-        billed.append((i, auto_usage(request.body, turn_for(request))))
+            return Reply(turn_for(request), held=True)  # sent only after the client's retry arrived
+        kept[assistant_turns(request)] = (i, auto_usage(request.body, turn_for(request)))
         return Reply(turn_for(request), delay=0.1)
 
     with ScriptedServer(responder=respond) as server:
-        traj = run_instance(spec(row, mirror, tmp_path, profile(server, request_timeout_s=0.8)))
+        traj = run_instance(spec(row, mirror, tmp_path, profile(server, request_timeout_s=2)))
         http = len(server.chat_requests)
     assert traj["exit_status"] == "submitted", traj["error"]
     assert [s["action"] for s in traj["steps"]] == [t.split("\n")[3] for t in TURNS]
     assert traj["totals"]["calls"] == 5 and http > 5  # faults cost requests, not steps
-    # the timed-out reply (i == 5) was sent but never read: it is not billed
-    delivered = [u for i, u in billed if i != 5]
-    assert len(delivered) == 5
+    # the timed-out reply (i == 5) was sent but never read: the client asked its turn again
+    assert server.chat_requests[6].body["messages"] == server.chat_requests[5].body["messages"]
+    delivered = [u for i, u in kept.values() if i != 5]
+    assert len(kept) == 5 and len(delivered) == 5
     assert traj["totals"]["prompt_tokens"] == sum(u["prompt_tokens"] for u in delivered)
     assert traj["totals"]["completion_tokens"] == sum(u["completion_tokens"] for u in delivered)
     assert all(s["usage"]["source"] == "server" for s in traj["steps"])

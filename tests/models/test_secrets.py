@@ -5,19 +5,16 @@ against the scripted server on 127.0.0.1 with a sentinel key, then every file wr
 from __future__ import annotations
 
 import logging
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from helpers import PROJECT_ROOT
+from helpers import run_snakemake
 from swevis.agents.runner import RunSpec, run_instance
 from swevis.errors import InfrastructureError
 from swevis.models import ModelConfigError
-from scripted_server import Reply, ScriptedServer
-from swevis.tasks.bundled import load_bundled_instances
-from swevis.tasks.repos import ensure_mirror
+from scripted_server import ScriptedServer, conversation
 
 IID = "swevis-samples__ledgerkit-117"
 KEY_ENV = "SWEVIS_SECRET_TEST_KEY"
@@ -28,11 +25,6 @@ TURNS = [
     "THOUGHT: env.\n\n```mswea_bash_command\nenv | sort | head -50\n```",
     "THOUGHT: done.\n\n```mswea_bash_command\necho COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT\n```",
 ]
-
-
-def respond(index, request):
-    n = sum(1 for m in request.body["messages"] if m["role"] == "assistant")
-    return Reply(TURNS[min(n, len(TURNS) - 1)])
 
 
 def files_containing(root: Path, needle: str) -> list[str]:
@@ -46,9 +38,8 @@ def files_containing(root: Path, needle: str) -> list[str]:
     return hits
 
 
-def test_key_from_env_only_and_never_written(tmp_path, monkeypatch):
-    row = next(r for r in load_bundled_instances() if r["instance_id"] == IID)
-    mirror = ensure_mirror(row["repo"], tmp_path / "mirrors", commits=[row["base_commit"]])["mirror"]
+def test_key_from_env_only_and_never_written(tmp_path, monkeypatch, bundled_mirror):
+    row, mirror = bundled_mirror(IID, tmp_path / "mirrors")
     monkeypatch.delenv(KEY_ENV, raising=False)
     handler = logging.FileHandler(tmp_path / "debug.log")
     root_logger = logging.getLogger()
@@ -56,7 +47,7 @@ def test_key_from_env_only_and_never_written(tmp_path, monkeypatch):
     root_logger.addHandler(handler)
     root_logger.setLevel(logging.DEBUG)  # openai/httpx debug logging included
     try:
-        with ScriptedServer(responder=respond) as server:
+        with ScriptedServer(responder=conversation(TURNS)) as server:
             profile = {"backend": "openai", "base_url": server.base_url, "model_id": "m", "api_key_env": KEY_ENV,
                        "tokenizer": "qwen3", "image_family": "qwen3.5", "max_retries": 0}
 
@@ -99,7 +90,7 @@ def test_key_is_not_accepted_from_config():
 @pytest.mark.slow
 def test_workflow_run_writes_no_key(tmp_path, monkeypatch):
     """The same through Snakemake (run_agent rule, its log, benchmark and metadata)."""
-    with ScriptedServer(responder=respond) as server:
+    with ScriptedServer(responder=conversation(TURNS)) as server:
         (tmp_path / "config.yaml").write_text(
             "tasks: {source: bundled, instance_ids: [" + IID + "]}\n"
             "models:\n"
@@ -108,11 +99,7 @@ def test_workflow_run_writes_no_key(tmp_path, monkeypatch):
             "agents:\n  allow_live_on_host: true\n  matrix: [{agent: mini, scope: normal, conditions: [text]}]\n"
         )
         target = f"results/runs/live/mini-normal/text/{IID}/traj.json"
-        proc = subprocess.run(
-            [str(Path(sys.executable).parent / "snakemake"), "--snakefile", str(PROJECT_ROOT / "Snakefile"),
-             "--directory", str(tmp_path), "--cores", "2", target],
-            capture_output=True, text=True, env={**__import__("os").environ, KEY_ENV: SENTINEL},
-        )
+        proc = run_snakemake(tmp_path, target, env={KEY_ENV: SENTINEL})
         assert proc.returncode == 0, proc.stderr[-4000:]
         assert len(server.chat_requests) == 3
     assert (tmp_path / target).exists()
@@ -131,17 +118,12 @@ PEEK_TURNS = [
 ]
 
 
-def test_host_variables_under_any_name_never_reach_commands_files_or_requests(tmp_path, monkeypatch):
-    row = next(r for r in load_bundled_instances() if r["instance_id"] == IID)
-    mirror = ensure_mirror(row["repo"], tmp_path / "mirrors", commits=[row["base_commit"]])["mirror"]
+def test_host_variables_under_any_name_never_reach_commands_files_or_requests(tmp_path, monkeypatch, bundled_mirror):
+    row, mirror = bundled_mirror(IID, tmp_path / "mirrors")
     for name, value in {**HOST_SECRETS, KEY_ENV: SENTINEL, "SWEVIS_PASSED": "passed-through-value"}.items():
         monkeypatch.setenv(name, value)
 
-    def peek(index, request):
-        n = sum(1 for m in request.body["messages"] if m["role"] == "assistant")
-        return Reply(PEEK_TURNS[min(n, len(PEEK_TURNS) - 1)])
-
-    with ScriptedServer(responder=peek) as server:
+    with ScriptedServer(responder=conversation(PEEK_TURNS)) as server:
         profile = {"backend": "openai", "base_url": server.base_url, "model_id": "m", "api_key_env": KEY_ENV,
                    "tokenizer": "qwen3", "image_family": "qwen3.5", "max_retries": 0}
         traj = run_instance(RunSpec(
@@ -169,12 +151,11 @@ def test_command_environ_is_an_allowlist():
     assert env["PATH"] == f"{Path(sys.executable).parent}:/usr/bin"  # `python` is the harness's interpreter
 
 
-def test_local_template_vars_hold_no_host_variable(tmp_path, monkeypatch):
+def test_local_template_vars_hold_no_host_variable(tmp_path, monkeypatch, bundled_mirror):
     """mini-swe-agent merges os.environ into the variables its prompt templates see."""
     from swevis.agents.environments import make_environment
 
-    row = next(r for r in load_bundled_instances() if r["instance_id"] == IID)
-    mirror = ensure_mirror(row["repo"], tmp_path / "mirrors", commits=[row["base_commit"]])["mirror"]
+    row, mirror = bundled_mirror(IID, tmp_path / "mirrors")
     for name, value in HOST_SECRETS.items():
         monkeypatch.setenv(name, value)
     env, repo, ws = make_environment("local", row, mirror=mirror, timeout_s=5, live_model=False, allow_live_on_host=False)

@@ -4,18 +4,14 @@ disk the DAG reaches the agent jobs, whose per-rule resources come from the prof
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
 
-from helpers import PROJECT_ROOT
+from helpers import PROJECT_ROOT, run_snakemake
 
-SNAKEMAKE = str(Path(sys.executable).parent / "snakemake")
 PROFILES = PROJECT_ROOT / "profiles"
 TINY = """
 tasks:
@@ -63,10 +59,9 @@ def test_kubernetes_profile_contents():
 
 
 def dry_run(workdir: Path, profile: str, *extra: str, env: dict | None = None) -> str:
-    proc = subprocess.run(
-        [SNAKEMAKE, "-n", "--snakefile", str(PROJECT_ROOT / "Snakefile"), "--directory", str(workdir),
-         "--workflow-profile", str(PROFILES / profile), *extra, "results/table1.csv"],
-        capture_output=True, text=True, env={**os.environ, **(env or {})}, timeout=300,
+    proc = run_snakemake(
+        workdir, "-n", "--workflow-profile", str(PROFILES / profile), *extra, "results/table1.csv",
+        cores=None, env=env, timeout=300,
     )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     return proc.stdout + proc.stderr

@@ -4,16 +4,14 @@ agents (replay) -> local harness -> summaries -> tables; and rerunning one delet
 import re
 import shutil
 import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 
 import polars as pl
 import pytest
 
-from helpers import PROJECT_ROOT
+from helpers import run_snakemake as snakemake
 
-SNAKEMAKE = str(Path(sys.executable).parent / "snakemake")
 TINY = """
 tasks:
   source: bundled
@@ -27,14 +25,6 @@ agents:
     - {agent: let, scope: normal, conditions: [text]}
 """
 TARGETS = ["results/table1.csv", "results/table3.csv"]
-
-
-def snakemake(workdir: Path, *args: str) -> subprocess.CompletedProcess:
-    proc = subprocess.run(
-        [SNAKEMAKE, "--snakefile", str(PROJECT_ROOT / "Snakefile"), "--directory", str(workdir), "--cores", "2", *args],
-        capture_output=True, text=True,
-    )
-    return proc
 
 
 def finished_rules(proc: subprocess.CompletedProcess) -> Counter:

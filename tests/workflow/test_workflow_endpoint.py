@@ -3,21 +3,17 @@
 matrix) against the scripted server on 127.0.0.1, given with --configfile. Only the user's
 model may reach the tables; the embedded default's replay profiles must not."""
 
-import os
 import re
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import polars as pl
 import pytest
 
-from scripted_server import Reply, ScriptedServer
+from scripted_server import ScriptedServer, conversation
 
-from helpers import PROJECT_ROOT
+from helpers import PROJECT_ROOT, run_snakemake
 
-SNAKEMAKE = str(Path(sys.executable).parent / "snakemake")
 EXAMPLE = PROJECT_ROOT / "examples" / "my-endpoint.yaml"
 TURNS = [
     "THOUGHT: look.\n\n```mswea_bash_command\nls\n```",
@@ -25,14 +21,9 @@ TURNS = [
 ]
 
 
-def _respond(index, request):
-    n = sum(1 for m in request.body["messages"] if m["role"] == "assistant")
-    return Reply(TURNS[min(n, len(TURNS) - 1)])
-
-
 @pytest.mark.slow
 def test_users_endpoint_config_alone_makes_table1(tmp_path: Path):
-    with ScriptedServer(responder=_respond) as server:
+    with ScriptedServer(responder=conversation(TURNS)) as server:
         text = EXAMPLE.read_text()
         assert "base_url: http://localhost:8000/v1" in text
         (tmp_path / "my.yaml").write_text(text.replace("http://localhost:8000/v1", server.base_url))
@@ -41,10 +32,8 @@ def test_users_endpoint_config_alone_makes_table1(tmp_path: Path):
         # and a Table 2 of an earlier two-model study, which must not survive as current
         (tmp_path / "results").mkdir()
         (tmp_path / "results" / "table2.csv").write_text("model,backend\nkimi-k2.5,replay\n")
-        proc = subprocess.run(
-            [SNAKEMAKE, "--snakefile", str(PROJECT_ROOT / "Snakefile"), "--directory", str(tmp_path), "--cores", "2",
-             "--configfile", str(tmp_path / "my.yaml"), "--", "results/table1.csv"],
-            capture_output=True, text=True, env={**os.environ, "MY_ENDPOINT_KEY": "sk-test", "HF_DATASETS_OFFLINE": "1"},
+        proc = run_snakemake(
+            tmp_path, "--configfile", str(tmp_path / "my.yaml"), "--", "results/table1.csv", env={"MY_ENDPOINT_KEY": "sk-test"}
         )
         assert proc.returncode == 0, (proc.stdout + proc.stderr)[-4000:]
         assert len(server.chat_requests) == len(TURNS)

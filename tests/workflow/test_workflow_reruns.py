@@ -5,8 +5,6 @@ table, as the representative of its group or in the group (keys passed to the sa
 params together), so a new key must be placed there to pass."""
 
 import re
-import subprocess
-import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -14,8 +12,8 @@ import pytest
 import yaml
 
 from helpers import FIXTURES, PROJECT_ROOT
+from helpers import run_snakemake as snakemake
 
-SNAKEMAKE = str(Path(sys.executable).parent / "snakemake")
 TABLE = yaml.safe_load((FIXTURES / "rerun_table.yaml").read_text())
 WILDCARD = {"models": "q", "variants": "let-mem"}  # `*` of a map key: the study's profile / variant
 
@@ -38,13 +36,6 @@ def changed_study(key: str, value) -> dict:
         node = node.setdefault(WILDCARD[parts[i - 1]] if p == "*" else p, {})
     node[parts[-1]] = value
     return study
-
-
-def snakemake(workdir: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [SNAKEMAKE, "--snakefile", str(PROJECT_ROOT / "Snakefile"), "--directory", str(workdir), "--cores", "2", *args],
-        capture_output=True, text=True,
-    )
 
 
 def planned(workdir: Path, entry: dict) -> dict[str, int]:

@@ -1,7 +1,6 @@
 """The tasks stage through Snakemake itself: sampling checkpoint, mirrors, checkouts, reruns."""
 
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -9,18 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from helpers import PROJECT_ROOT
+from helpers import PROJECT_ROOT, SNAKEMAKE
+from helpers import run_snakemake as snakemake
 
-SNAKEMAKE = str(Path(sys.executable).parent / "snakemake")
-
-
-def snakemake(workdir: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [SNAKEMAKE, "--snakefile", str(PROJECT_ROOT / "Snakefile"), "--directory", str(workdir), "--cores", "2", *args],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "HF_DATASETS_OFFLINE": "1"},
-    )
 
 
 @pytest.fixture

@@ -2,17 +2,14 @@
 summary.json and the tables and left out of accuracy, never counted as unresolved."""
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import polars as pl
 import pytest
 
-from helpers import PROJECT_ROOT
+from helpers import run_snakemake
 from swevis.tasks.bundled import load_bundled_instances
 
-SNAKEMAKE = str(Path(sys.executable).parent / "snakemake")
 GOOD, BAD = "swevis-samples__ledgerkit-117", "swevis-samples__tabulon-305"
 
 
@@ -31,11 +28,7 @@ def test_an_invalid_environment_is_named_and_excluded_end_to_end(tmp_path: Path)
         "agents:\n  matrix:\n    - {agent: mini, scope: normal, conditions: [text]}\n"
         "    - {agent: plb, scope: normal, conditions: [text]}\n"
     )
-    proc = subprocess.run(
-        [SNAKEMAKE, "--snakefile", str(PROJECT_ROOT / "Snakefile"), "--directory", str(tmp_path), "--cores", "2",
-         "results/table1.csv"],
-        capture_output=True, text=True,
-    )
+    proc = run_snakemake(tmp_path, "results/table1.csv")
     assert proc.returncode == 0, proc.stderr[-4000:]
     report = json.loads((tmp_path / "results" / "validation" / "local.json").read_text())
     assert report["n_valid"] == 1 and list(report["invalid"]) == [BAD]
