@@ -161,6 +161,7 @@ def test_minilm_matches_sentence_transformers():
 
 
 @pytest.mark.parametrize("condition", ["text", "r1", "r3", "r5", "r7"])
+@pytest.mark.slow
 def test_memory_never_costs_more_and_never_resends_a_window(condition):
     """Random re-reads of one file: each observation costs at most what it costs without the
     memory (a partly new window is sent whole when that is cheaper), except that a window

@@ -230,6 +230,7 @@ def test_action_bins_and_coverage_bins():
     assert b[-1]["n"] == 2 and b[-1]["resolve_rate"] == 0.5 and b[0]["n"] == 1 and b[2]["n"] == 0
 
 
+@pytest.mark.slow
 def test_figures_are_pngs(tree, tmp_path):
     root, summaries = tree
     paths = build_figures(summaries, CONFIG, tmp_path / "figures")

@@ -47,6 +47,7 @@ def study(text: str) -> dict:
     return validate_config(yaml.safe_load(text))
 
 
+@pytest.mark.slow
 def test_configfile_replaces_the_embedded_default(tmp_path: Path):
     (tmp_path / "my.yaml").write_text(MY)
     proc = dry_run(tmp_path, tmp_path / "my.yaml")
@@ -58,6 +59,7 @@ def test_configfile_replaces_the_embedded_default(tmp_path: Path):
         assert leaked not in out, leaked
 
 
+@pytest.mark.slow
 def test_config_overrides_apply_on_top_of_a_configfile(tmp_path: Path):
     (tmp_path / "my.yaml").write_text(MY)
     proc = dry_run(tmp_path, tmp_path / "my.yaml", "analysis={table_models: [nomodel]}")
@@ -65,6 +67,7 @@ def test_config_overrides_apply_on_top_of_a_configfile(tmp_path: Path):
     assert "config key 'analysis/table_models': 'nomodel' is not a profile in models (mine)" in proc.stdout + proc.stderr
 
 
+@pytest.mark.slow
 def test_embedded_ablation_model_is_checked_against_the_users_models(tmp_path: Path):
     (tmp_path / "my.yaml").write_text(MY + "  variants: {let-mem: {memory: true}}\n  ablation: {models: [qwen3.5]}\n")
     proc = dry_run(tmp_path, tmp_path / "my.yaml")

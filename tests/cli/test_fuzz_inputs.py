@@ -6,6 +6,7 @@ import json
 import string
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -31,6 +32,7 @@ inner_keys = st.sampled_from(["source", "n", "seed", "path", "matrix", "backend"
 
 @FUZZ
 @given(st.dictionaries(config_keys, st.dictionaries(inner_keys, json_values, max_size=3) | json_values, max_size=4))
+@pytest.mark.slow
 def test_config_fuzz_gives_schema_errors_naming_the_key(data):
     try:
         validate_config(json.loads(json.dumps(data)))
@@ -129,6 +131,7 @@ traj_like = st.fixed_dictionaries(
 
 @FUZZ
 @given(traj_like)
+@pytest.mark.slow
 def test_trajectory_shaped_fuzz_is_reported_by_name(tmp_path_factory, traj):
     run = tmp_path_factory.mktemp("run") / "acme__widgets-1"
     run.mkdir()
@@ -154,6 +157,7 @@ def _assert_one_line_error(code: int, err: str) -> None:
 
 @CLI_FUZZ
 @given(st.binary(max_size=200) | yaml_like | json_values.map(lambda v: json.dumps(v).encode()))
+@pytest.mark.slow
 def test_config_file_fuzz_through_the_cli(tmp_path_factory, capsys, blob):
     from swevis.cli import main
 
@@ -167,6 +171,7 @@ def test_config_file_fuzz_through_the_cli(tmp_path_factory, capsys, blob):
 
 @CLI_FUZZ
 @given(st.binary(max_size=200) | json_values.map(lambda v: json.dumps(v).encode()) | traj_like.map(lambda t: json.dumps(t).encode()))
+@pytest.mark.slow
 def test_trajectory_file_fuzz_through_replay(tmp_path_factory, capsys, blob):
     from swevis.cli import main
 

@@ -1,5 +1,7 @@
 from pathlib import Path
 
+import pytest
+
 from swevis.harness import apply_patch, evaluate_patch, resolve_log_parser, resolve_test_cmd
 
 
@@ -70,6 +72,7 @@ def test_a_patch_that_edits_the_test_files_does_not_block_test_patch(toy_task):
     assert rec["resolved"], rec
 
 
+@pytest.mark.slow
 def test_a_changed_task_row_is_graded_again_by_the_condition_runner(tmp_path: Path, toy_task):
     """The stale-verdict bug: after FAIL_TO_PASS changed, the cached verdict was reused."""
     from swevis.harness.local import evaluate_condition_local
@@ -87,6 +90,7 @@ def test_a_changed_task_row_is_graded_again_by_the_condition_runner(tmp_path: Pa
     assert again["cached"] == 0 and again["resolved"] == 0
 
 
+@pytest.mark.slow
 def test_a_timed_out_condition_run_is_an_infrastructure_error_not_a_verdict(tmp_path: Path, toy_task):
     import pytest
 

@@ -69,6 +69,7 @@ def test_an_empty_patch_that_resolves_makes_the_instance_invalid(tmp_path, toy_t
     assert report["invalid"] == {"toyorg__toy-1": "the empty patch resolves: FAIL_TO_PASS already passes without a fix"}
 
 
+@pytest.mark.slow
 def test_a_timed_out_harness_is_no_verdict_and_is_not_cached(tmp_path, toy_task):
     slow = {**toy_task["row"], "test_cmd": "sleep 5"}
     mirrors = {"toyorg/toy": str(toy_task["repo_dir"])}

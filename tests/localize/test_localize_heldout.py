@@ -79,6 +79,7 @@ def indexes(tmp_path_factory):
         idx.close()
 
 
+@pytest.mark.slow
 def test_gold_symbols_resolve_and_dloc_beats_bm25_on_files(indexes):
     per = []
     for row in ROWS:

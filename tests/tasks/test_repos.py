@@ -53,6 +53,7 @@ def test_unreachable_remote_fails_fast_and_cleans_up(tmp_path: Path):
     assert not list((tmp_path / "cache").glob("*"))
 
 
+@pytest.mark.slow
 def test_clone_timeout_is_enforced(tmp_path: Path):
     import socket
     import threading

@@ -36,6 +36,7 @@ def file_source_workdir(tmp_path: Path, toy_task) -> Path:
     return work
 
 
+@pytest.mark.slow
 def test_sample_and_checkouts_through_snakemake(file_source_workdir: Path):
     work = file_source_workdir
     proc = snakemake(work, "results/checkouts/all.json")
@@ -56,6 +57,7 @@ def test_sample_and_checkouts_through_snakemake(file_source_workdir: Path):
     assert again.returncode == 0 and "Nothing to be done" in again.stdout + again.stderr
 
 
+@pytest.mark.slow
 def test_bad_config_stops_the_workflow_naming_the_key(file_source_workdir: Path):
     (file_source_workdir / "config.yaml").write_text("tasks:\n  sample_size: 3\n")
     proc = snakemake(file_source_workdir, "-n")
@@ -63,6 +65,7 @@ def test_bad_config_stops_the_workflow_naming_the_key(file_source_workdir: Path)
     assert "sample_size" in proc.stdout + proc.stderr
 
 
+@pytest.mark.slow
 def test_missing_task_file_fails_with_a_clear_error(file_source_workdir: Path):
     (file_source_workdir / "tasks.jsonl").unlink()
     proc = snakemake(file_source_workdir, "results/instances.jsonl")
@@ -72,12 +75,14 @@ def test_missing_task_file_fails_with_a_clear_error(file_source_workdir: Path):
     assert not (file_source_workdir / "results" / "instances.jsonl").exists()
 
 
+@pytest.mark.slow
 def test_lint_is_clean():
     proc = subprocess.run([SNAKEMAKE, "--lint"], cwd=PROJECT_ROOT, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "Congratulations" in proc.stdout + proc.stderr
 
 
+@pytest.mark.slow
 def test_rules_are_snakefmt_formatted():
     snakefmt = str(Path(sys.executable).parent / "snakefmt")
     rules = [str(p) for p in sorted((PROJECT_ROOT / "rules").glob("*.smk"))]
