@@ -22,6 +22,7 @@ def instance(bundled_mirror):
     return bundled_mirror(IID)
 
 
+@pytest.mark.slow
 def test_live_run_sends_images_uses_server_usage_and_reruns_from_cache(instance, tmp_path, monkeypatch):
     row, mirror = instance
     monkeypatch.setenv("SWEVIS_TEST_KEY", "sk-test-sentinel")

@@ -53,6 +53,7 @@ def test_preloc_package_is_recorded(setup):
     assert pre["localizer_ranker"].startswith("learned (weights ")  # which D_loc weights made it
 
 
+@pytest.mark.slow
 def test_plb_text_and_visual_same_patch_fewer_tokens(setup, tmp_path):
     text = run_instance(_spec(setup, tmp_path / "text"))
     r3 = run_instance(_spec(setup, tmp_path / "r3", condition="r3"))
@@ -78,6 +79,7 @@ def test_plb_text_and_visual_same_patch_fewer_tokens(setup, tmp_path):
     assert rec["resolved"], rec
 
 
+@pytest.mark.slow
 def test_wide_scope_widens_windows(setup, tmp_path):
     normal = run_instance(_spec(setup, tmp_path / "n"))
     wide = run_instance(_spec(setup, tmp_path / "w", scope="wide", agents_cfg={"wide_margin": 15}))

@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
 
 from swevis.agents.memory import MemorySettings
@@ -88,6 +89,7 @@ def test_no_private_name_is_imported_across_modules():
     assert private == []
 
 
+@pytest.mark.slow
 def test_the_baseline_runner_never_imports_ablation_code():
     code = (
         "import sys, swevis.agents.runner, swevis.agents.cli; "

@@ -45,6 +45,7 @@ def mini_traj(instance):
     return path
 
 
+@pytest.mark.slow
 def test_reads_mini_swe_agent_trajectories(mini_traj):
     data = json.loads(mini_traj.read_text())
     assert data["trajectory_format"].startswith("mini-swe-agent")
@@ -53,6 +54,7 @@ def test_reads_mini_swe_agent_trajectories(mini_traj):
     assert "```mswea_bash_command\nsed -n '1,60p' ledgerkit/money.py\n```" in turns["agent"][1]
 
 
+@pytest.mark.slow
 def test_counterfactual_costs_per_condition(mini_traj, instance):
     rows = counterfactual_costs(
         mini_traj, ["text", "r3"], model_name="qwen3.5", profile=PROFILE, row=instance["row"],

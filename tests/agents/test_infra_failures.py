@@ -134,6 +134,7 @@ def test_missing_api_key_fails_the_run_before_any_request(instance, tmp_path, mo
 
 
 @pytest.mark.parametrize("fail_at", [0, 3])
+@pytest.mark.slow
 def test_retry_after_the_endpoint_returns_makes_exactly_the_missing_requests(instance, tmp_path, monkeypatch, fail_at):
     """Call k fails past the retries (503); the rerun replays the k journaled turns and asks
     the server only for calls k..end."""
@@ -171,6 +172,7 @@ def test_retry_after_the_endpoint_returns_makes_exactly_the_missing_requests(ins
     print(f"\nRETRY: failed at call {fail_at}: {first} requests, then {retried} on the rerun ({len(TURNS)} steps)")
 
 
+@pytest.mark.slow
 def test_let_retry_after_a_failed_editor_call_replays_the_locator_and_pays_only_the_rest(
     instance, tmp_path, monkeypatch, bundled_checkout
 ):
@@ -328,6 +330,7 @@ def test_run_agent_script_exits_1_with_the_reason_as_its_last_log_line(script_in
     assert_no_output(out)
 
 
+@pytest.mark.slow
 def test_prelocalize_script_exits_1_and_writes_no_preloc(script_inputs):
     preloc = Path("preloc") / f"{IID}.json"
     code, lines = run_script("prelocalize", script_inputs, SimpleNamespace(preloc=str(preloc)))
@@ -340,6 +343,7 @@ def test_prelocalize_script_exits_1_and_writes_no_preloc(script_inputs):
 
 
 @pytest.mark.parametrize("agent", ["mini", "plb"])
+@pytest.mark.slow
 def test_agent_cli_exits_1_with_one_line(tmp_path, monkeypatch, capsys, agent):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv(KEY_ENV, "sk-infra")

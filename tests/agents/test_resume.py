@@ -134,6 +134,7 @@ def reference(instance, tmp_path_factory):
 
 
 @pytest.mark.parametrize("where", ["model_call", "command"])
+@pytest.mark.slow
 def test_kill_9_mid_trajectory_then_resume(instance, reference, tmp_path, monkeypatch, where):
     row, mirror = instance
     _, ref_patch = reference

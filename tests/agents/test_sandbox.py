@@ -166,6 +166,7 @@ def test_workspace_path_is_fixed_per_run_and_the_same_length_for_every_run(tmp_p
     assert all(p.parent == tmp_path and p.name.isdigit() for p in paths)  # no agent or condition name in it
 
 
+@pytest.mark.slow
 def test_a_shared_workspace_folder_is_used_one_run_after_the_other(instance, tmp_path):
     """Two runs whose ids collide: the second waits for the first's checkout instead of deleting it."""
     import threading

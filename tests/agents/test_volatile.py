@@ -97,6 +97,7 @@ TURNS = [
 ]
 
 
+@pytest.mark.slow
 def test_rerun_of_a_deleted_live_run_that_ran_pytest_makes_no_request(tmp_path, monkeypatch, bundled_mirror):
     row, mirror = bundled_mirror(IID)
     monkeypatch.setenv("SWEVIS_VOLATILE_KEY", "sk-test")

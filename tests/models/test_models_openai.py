@@ -288,6 +288,7 @@ def test_every_nth_fault_injection_is_absorbed_by_retries(env):
         assert len(srv.chat_requests) == 7  # ok, 503+ok, 503+ok, 503+ok
 
 
+@pytest.mark.slow
 def test_slow_response_times_out_and_is_retried(server, env):
     # "late" is held until the retry arrives: too late however loaded the machine; the timeout
     # leaves "quick" ample time

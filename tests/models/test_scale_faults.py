@@ -58,6 +58,7 @@ def spec(row, mirror, tmp: Path, prof: dict, *, name="out", cfg=None, instance_d
     )
 
 
+@pytest.mark.slow
 def test_errors_slow_and_truncated_responses_complete_with_exact_accounting(instance, tmp_path, monkeypatch):
     """Request i (0-based): i % 3 == 1 -> HTTP 503 (retried by the client), i % 7 == 2 -> a
     body cut short (retried by us), i == 5 -> held until the client gave up on it and asked
@@ -99,6 +100,7 @@ def test_errors_slow_and_truncated_responses_complete_with_exact_accounting(inst
     print(f"\nFAULTS: {http} HTTP requests for 5 steps; billed {traj['totals']['prompt_tokens']} prompt tokens")
 
 
+@pytest.mark.slow
 def test_trajectory_call_cap_stops_cleanly_and_a_raised_cap_continues(instance, tmp_path, monkeypatch):
     row, mirror = instance
     monkeypatch.setenv(KEY_ENV, "sk-faults")
@@ -115,6 +117,7 @@ def test_trajectory_call_cap_stops_cleanly_and_a_raised_cap_continues(instance, 
         assert more["provenance"]["resume"]["resumed_steps"] == 2
 
 
+@pytest.mark.slow
 def test_trajectory_cost_and_token_caps(instance, tmp_path, monkeypatch):
     row, mirror = instance
     monkeypatch.setenv(KEY_ENV, "sk-faults")
@@ -138,6 +141,7 @@ def test_trajectory_cost_and_token_caps(instance, tmp_path, monkeypatch):
         assert tokens["totals"]["prompt_tokens"] + tokens["totals"]["completion_tokens"] <= tok_cap
 
 
+@pytest.mark.slow
 def test_condition_cap_through_the_shared_ledger(instance, tmp_path, monkeypatch):
     """Two jobs of one condition share the ledger: the first spends 5 calls, the second may
     spend 2 more under max_condition_calls: 7, then stops with cost_limit."""

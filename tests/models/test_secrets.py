@@ -38,6 +38,7 @@ def files_containing(root: Path, needle: str) -> list[str]:
     return hits
 
 
+@pytest.mark.slow
 def test_key_from_env_only_and_never_written(tmp_path, monkeypatch, bundled_mirror):
     row, mirror = bundled_mirror(IID, tmp_path / "mirrors")
     monkeypatch.delenv(KEY_ENV, raising=False)
@@ -118,6 +119,7 @@ PEEK_TURNS = [
 ]
 
 
+@pytest.mark.slow
 def test_host_variables_under_any_name_never_reach_commands_files_or_requests(tmp_path, monkeypatch, bundled_mirror):
     row, mirror = bundled_mirror(IID, tmp_path / "mirrors")
     for name, value in {**HOST_SECRETS, KEY_ENV: SENTINEL, "SWEVIS_PASSED": "passed-through-value"}.items():
