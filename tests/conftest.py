@@ -2,29 +2,21 @@
 
 from __future__ import annotations
 
+import copy
 import os
-import subprocess
 import textwrap
 from pathlib import Path
 
 import pytest
+from helpers import git
+from scripted_server import ScriptedServer
+
+from swevis.index import build_index
+from swevis.tasks.bundled import load_bundled_instances
+from swevis.tasks.repos import checkout_instance, ensure_mirror
 
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
-
-PROJECT_ROOT = Path(__file__).resolve().parents[1]
-FIXTURES = PROJECT_ROOT / "tests" / "fixtures"
-
-
-def git(cwd: Path, *args: str) -> str:
-    env = {
-        **os.environ,
-        "GIT_AUTHOR_NAME": "t",
-        "GIT_AUTHOR_EMAIL": "t@t",
-        "GIT_COMMITTER_NAME": "t",
-        "GIT_COMMITTER_EMAIL": "t@t",
-    }
-    return subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True, text=True).stdout.strip()
 
 
 @pytest.fixture
@@ -86,3 +78,56 @@ def toy_task(tmp_path: Path) -> dict:
         "log_parser": "pytest",
     }
     return {"row": row, "repo_dir": repo}
+
+
+@pytest.fixture(scope="session")
+def bundled_rows() -> dict[str, dict]:
+    """Every bundled instance by id, loaded (and its commits verified) once a session."""
+    return {row["instance_id"]: row for row in load_bundled_instances()}
+
+
+@pytest.fixture(scope="session")
+def bundled_mirror(bundled_rows, tmp_path_factory):
+    """bundled_mirror(iid) -> (row, mirror): a bare mirror is only read by checkouts, so one a session serves all.
+
+    ``cache_dir`` builds a mirror of its own there, for a test that scans every file under its tmp_path.
+    """
+    shared = tmp_path_factory.mktemp("mirrors")
+
+    def get(iid: str, cache_dir: Path | None = None) -> tuple[dict, str]:
+        row = copy.deepcopy(bundled_rows[iid])
+        return row, ensure_mirror(row["repo"], cache_dir or shared, commits=[row["base_commit"]])["mirror"]
+
+    return get
+
+
+@pytest.fixture(scope="session")
+def bundled_checkout(bundled_mirror):
+    """bundled_checkout(iid, root, index=False) -> {row, mirror, manifest, pristine, db, root}: a checkout under root.
+
+    ``index=True`` also indexes it into root/index.sqlite (``index_options`` as the config's index section).
+    """
+
+    def get(iid: str, root: Path, *, index: bool = False, index_options: dict | None = None) -> dict:
+        row, mirror = bundled_mirror(iid)
+        manifest = checkout_instance(row, mirror, root / "checkouts")
+        db = root / "index.sqlite"
+        if index:
+            build_index(manifest["path"], db, options=index_options)
+        return {"row": row, "mirror": mirror, "manifest": manifest, "pristine": manifest["path"], "db": str(db), "root": root}
+
+    return get
+
+
+@pytest.fixture
+def scripted_server():
+    """scripted_server(*script, **options) -> a started ScriptedServer on 127.0.0.1, stopped after the test."""
+    servers: list[ScriptedServer] = []
+
+    def start(*args, **kwargs) -> ScriptedServer:
+        servers.append(ScriptedServer(*args, **kwargs).start())
+        return servers[-1]
+
+    yield start
+    for server in servers:
+        server.stop()

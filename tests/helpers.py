@@ -1,0 +1,36 @@
+"""Plain helpers the tests import by name (fixtures live in conftest.py)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
+FIXTURES = PROJECT_ROOT / "tests" / "fixtures"
+
+
+def git(cwd: Path, *args: str) -> str:
+    """Run git with a fixed identity, so commits made by tests never need a user config."""
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@t",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@t",
+    }
+    return subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True, text=True).stdout.strip()
+
+
+SNAKEMAKE = str(Path(sys.executable).parent / "snakemake")
+
+
+def run_snakemake(
+    workdir: Path, *args: str, cores: int | None = 2, env: dict[str, str] | None = None, timeout: float | None = None
+) -> subprocess.CompletedProcess:
+    """The project's Snakefile run in `workdir` by the virtualenv's snakemake; `env` adds to os.environ
+    (which conftest.py keeps offline); output captured for the assertion messages."""
+    cmd = [SNAKEMAKE, "--snakefile", str(PROJECT_ROOT / "Snakefile"), "--directory", str(workdir)]
+    cmd += [] if cores is None else ["--cores", str(cores)]
+    return subprocess.run([*cmd, *args], capture_output=True, text=True, env={**os.environ, **(env or {})}, timeout=timeout)

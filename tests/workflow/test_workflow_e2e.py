@@ -1,0 +1,89 @@
+"""The whole chain through Snakemake on a tiny config: tasks -> index -> pre-localization ->
+agents (replay) -> local harness -> summaries -> tables; and rerunning one deleted condition."""
+
+import re
+import shutil
+import subprocess
+from collections import Counter
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from helpers import run_snakemake as snakemake
+
+TINY = """
+tasks:
+  source: bundled
+  instance_ids: [swevis-samples__ledgerkit-117, swevis-samples__tabulon-305]
+models:
+  qwen3.5: {backend: replay, model_id: qwen3.5-397b-a17b, tokenizer: qwen3, image_family: qwen3.5}
+agents:
+  matrix:
+    - {agent: mini, scope: normal, conditions: [text]}
+    - {agent: plb, scope: normal, conditions: [text, r3]}
+    - {agent: let, scope: normal, conditions: [text]}
+"""
+TARGETS = ["results/table1.csv", "results/table3.csv"]
+
+
+def finished_rules(proc: subprocess.CompletedProcess) -> Counter:
+    return Counter(re.findall(r"Finished jobid: \d+ \(Rule: (\w+)\)", proc.stdout + proc.stderr))
+
+
+@pytest.mark.slow
+def test_tiny_matrix_end_to_end_and_rerun_one_condition(tmp_path: Path):
+    (tmp_path / "config.yaml").write_text(TINY)
+    first = snakemake(tmp_path, *TARGETS)
+    assert first.returncode == 0, first.stderr[-4000:]
+    done = finished_rules(first)
+    assert done["run_agent"] == 2 * 4 and done["evaluate_condition"] == 4 and done["prelocalize"] == 2
+    table = pl.read_csv(tmp_path / "results" / "table1.csv")
+    assert set(table["backend"]) == {"replay"}
+    plb = table.filter((pl.col("agent") == "plb") & (pl.col("scope") == "normal")).row(0, named=True)
+    assert plb["acc_mini"] == plb["acc_text"] == plb["acc_r3"] == 100.0
+    long = pl.read_csv(tmp_path / "results" / "table1_long.csv")
+    tokens = {
+        (r["agent"], r["column"]): r["mean"]
+        for r in long.filter((pl.col("metric") == "prompt_tokens") & (pl.col("scope") == "normal")).iter_rows(named=True)
+    }
+    assert tokens[("plb", "r3")] < tokens[("plb", "text")] < tokens[("mini", "mini")]
+
+    # delete one condition: exactly its jobs and the tables run again
+    shutil.rmtree(tmp_path / "results" / "runs" / "qwen3.5" / "plb-normal" / "r3")
+    second = snakemake(tmp_path, *TARGETS)
+    assert second.returncode == 0, second.stderr[-4000:]
+    assert finished_rules(second) == Counter(
+        {"run_agent": 2, "evaluate_condition": 1, "summarize_condition": 1, "tables": 1}
+    )
+    # and an up-to-date rerun does nothing
+    third = snakemake(tmp_path, *TARGETS)
+    assert third.returncode == 0 and "Nothing to be done" in third.stdout + third.stderr
+
+    # snakemake --report bundles the tables with their captions
+    report = snakemake(tmp_path, "--report", "report.html", *TARGETS)
+    assert report.returncode == 0, report.stderr[-2000:]
+    html = (tmp_path / "report.html").read_text(errors="replace")
+    assert "table1.csv" in html and "replay results are token accounting" in html
+
+
+@pytest.mark.slow
+def test_repeats_run_in_their_own_folders_and_reach_the_tables(tmp_path: Path):
+    (tmp_path / "config.yaml").write_text(
+        "tasks: {source: bundled, instance_ids: [swevis-samples__tabulon-305]}\n"
+        "models:\n  qwen3.5: {backend: replay, model_id: q, tokenizer: qwen3, image_family: qwen3.5}\n"
+        "agents:\n  repeats: 2\n  matrix:\n    - {agent: mini, scope: normal, conditions: [text]}\n"
+        "    - {agent: plb, scope: normal, conditions: [text]}\n"
+    )
+    proc = snakemake(tmp_path, "results/table1_long.csv")
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    run = tmp_path / "results" / "runs" / "qwen3.5" / "plb-normal" / "text" / "swevis-samples__tabulon-305"
+    for folder in (run, run / "repeat-1"):
+        assert (folder / "traj.json").exists() and (folder / "eval.json").exists()
+    assert '"repeat": 1' in (run / "repeat-1" / "traj.json").read_text()
+    long = pl.read_csv(tmp_path / "results" / "table1_long.csv")
+    cell = long.filter(
+        (pl.col("agent") == "plb") & (pl.col("scope") == "normal") & (pl.col("column") == "text") & (pl.col("metric") == "accuracy")
+    )
+    assert cell["repeats"].to_list() == [2] and cell["n_runs"].to_list() == [2] and cell["n"].to_list() == [1]
+    assert cell["sd_repeats"].to_list() == [0.0]  # replay repeats are identical
