@@ -14,6 +14,8 @@ from swevis.agents.environments import LocalWorkspace
 from swevis.agents.observe import ObservationConfig, ObservationPipeline
 from swevis.agents.runner import RunSpec, run_instance
 from swevis.agents.volatile import normalize
+from swevis.tasks.bundled import load_bundled_instances
+from swevis.tasks.repos import ensure_mirror
 from scripted_server import ScriptedServer, conversation
 
 IID = "swevis-samples__ledgerkit-117"

@@ -13,7 +13,7 @@ import polars as pl
 from swevis.analysis.ablation import COLUMNS, build_ablation
 from swevis.analysis.load import SUMMARY_FORMAT
 
-SCRIPTS = Path(__file__).resolve().parents[1] / "scripts"
+SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
 
 VARIANTS = {"let-mem": {"memory": True}, "let-verify": {"verification": True}}
 ABLATION = {"ablation": {"conditions": ["r3", "text"]}}
