@@ -22,6 +22,8 @@ models:
 agents:
   matrix:
     - {agent: plb, scope: normal, conditions: [text, r3]}
+analysis:
+  baseline: {agent: plb, scope: normal, condition: text}   # no mini cell: PLB text is the reference
 """
 
 
