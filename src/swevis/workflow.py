@@ -149,11 +149,9 @@ def check_study(config: dict) -> None:
 
 
 def check_models(config: dict) -> None:
-    """At least one profile; a live profile names its model and may run where the config
-    puts its commands; the API key's variable is never passed through to commands."""
-    profiles = config.get("models") or {}
-    if not profiles:
-        raise ConfigError("config key 'models': no model profile; name at least one (see examples/my-endpoint.yaml)")
+    """A live profile names its model and may run where the config puts its commands; the
+    API key's variable is never passed through to commands."""
+    profiles = config["models"]
     agents = config["agents"]
     for name, profile in profiles.items():
         if not is_live(profile):

@@ -91,7 +91,6 @@ def test_embedded_ablation_model_is_checked_against_the_users_models(tmp_path: P
          "config key 'agents/ablation/scopes': 'wide' has no let cell"),
         ("agents: {matrix: [{agent: plb, scope: normal, conditions: [text]}]}",
          "config key 'analysis/baseline': mini/normal/text is not a cell of agents.matrix"),
-        ("models: {}", "config key 'models': no model profile"),
         ("models: {live: {backend: openai, base_url: 'http://127.0.0.1:9/v1'}}",
          "config key 'models/live/model_id': a live profile"),
         ("models: {live: {backend: openai, model_id: x}}", "config key 'agents/allow_live_on_host': profile 'live' is live"),
