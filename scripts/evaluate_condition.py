@@ -1,12 +1,12 @@
 """Snakemake adapter: grade every patch of one condition (local runner or Docker harness)."""
 
-import json
 from pathlib import Path
 
 from swevis.harness.docker import evaluate_condition
 from swevis.harness.local import evaluate_condition_local
 from swevis.logutil import script_logging
 from swevis.tasks import load_instances
+from swevis.tasks.repos import mirrors_by_repo
 
 with script_logging(snakemake.log[0]) as log:
     wc, cfg = snakemake.wildcards, snakemake.params.harness
@@ -18,11 +18,7 @@ with script_logging(snakemake.log[0]) as log:
             repeats=snakemake.params.repeats,
         )
     else:
-        mirrors = {}
-        for path in snakemake.input.mirrors:
-            with open(path) as fh:
-                manifest = json.load(fh)
-            mirrors[manifest["repo"]] = manifest["mirror"]
+        mirrors = mirrors_by_repo(snakemake.input.mirrors)
         summary = evaluate_condition_local(condition_dir, rows, mirrors, settings=cfg, repeats=snakemake.params.repeats)
     log.info("%s: %d/%d resolved, infrastructure failures: %s", condition_dir, summary["resolved"], summary["n"],
              summary["infra_failures"] or "none")

@@ -7,6 +7,7 @@ clear error within seconds instead of hanging a workflow job.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import re
@@ -63,6 +64,16 @@ def has_commit(git_dir: Path, sha: str) -> bool:
         ["git", "--git-dir", str(git_dir), "cat-file", "-e", f"{sha}^{{commit}}"], capture_output=True
     )
     return proc.returncode == 0
+
+
+def mirrors_by_repo(manifest_paths: list[str]) -> dict[str, str]:
+    """{repo: mirror path} from the mirror manifests mirror_repo wrote (the harnesses' input)."""
+    mirrors = {}
+    for path in manifest_paths:
+        with open(path) as fh:
+            manifest = json.load(fh)
+        mirrors[manifest["repo"]] = manifest["mirror"]
+    return mirrors
 
 
 def mirror_path(repo: str, cache_dir: str | Path) -> Path:
