@@ -12,13 +12,13 @@ with script_logging(snakemake.log[0]) as log:
     wc, cfg = snakemake.wildcards, snakemake.params.harness
     rows = load_instances(snakemake.input.instances)
     condition_dir = Path(snakemake.output.done).parent.parent
+    mirrors = mirrors_by_repo(snakemake.input.mirrors)
     if cfg["kind"] == "docker":
         summary = evaluate_condition(
             condition_dir, rows, model=wc.model, agent=wc.agent, scope=wc.scope, condition=wc.condition, settings=cfg,
-            repeats=snakemake.params.repeats,
+            repeats=snakemake.params.repeats, mirrors=mirrors,
         )
     else:
-        mirrors = mirrors_by_repo(snakemake.input.mirrors)
         summary = evaluate_condition_local(condition_dir, rows, mirrors, settings=cfg, repeats=snakemake.params.repeats)
     log.info("%s: %d/%d resolved, infrastructure failures: %s", condition_dir, summary["resolved"], summary["n"],
              summary["infra_failures"] or "none")

@@ -12,10 +12,10 @@ with script_logging(snakemake.log[0]) as log:
     rows = load_instances(snakemake.input.instances)
     out = Path(snakemake.output.validation)
     work_dir = out.with_suffix("")
+    mirrors = mirrors_by_repo(snakemake.input.mirrors)
     if cfg["kind"] == "docker":
-        report = validate_docker(rows, cfg, work_dir)
+        report = validate_docker(rows, cfg, work_dir, mirrors=mirrors)
     else:
-        mirrors = mirrors_by_repo(snakemake.input.mirrors)
         report = validate_local(rows, mirrors, cfg, work_dir)
     write_validation(report, out)
     log.info("%s (%s): %d/%d environments valid; invalid: %s", report["harness"], report["environment"],

@@ -131,3 +131,39 @@ def scripted_server():
     yield start
     for server in servers:
         server.stop()
+
+
+@pytest.fixture(scope="session")
+def sample_images(bundled_rows, bundled_mirror, tmp_path_factory):
+    """The bundled sample's Docker images (swevis.harness.images), built or kept once a session:
+    {"settings": harness section (namespace swevis), "mirrors": {repo: mirror}, "client", "report"}.
+
+    Skips with the reason where no Docker engine answers, unless SWEVIS_REQUIRE_ENGINES=1
+    (CI sets it), where a missing engine fails: a skipped engine test must not look like a pass."""
+    docker = pytest.importorskip("docker")
+    from swevis.config import filled_section, schema_defaults
+    from swevis.harness.docker import instance_image_name
+    from swevis.harness.images import ImageBuildError, build_images
+
+    def unavailable(reason: str):
+        if os.environ.get("SWEVIS_REQUIRE_ENGINES") == "1":
+            pytest.fail(reason)
+        pytest.skip(reason)
+
+    try:
+        client = docker.from_env()
+        client.ping()
+    except Exception as exc:  # docker.errors.DockerException and transport errors
+        unavailable(f"no Docker engine answers ({exc.__class__.__name__}); start dockerd to run the engine tests")
+    settings = filled_section("harness", {"kind": "docker", "namespace": "swevis", "cache_dir": None})
+    mirrors = {}
+    for iid in bundled_rows:
+        row, mirror = bundled_mirror(iid)
+        mirrors[row["repo"]] = mirror
+    images = {**schema_defaults("images"), "work_dir": str(tmp_path_factory.mktemp("images"))}
+    rows = list(bundled_rows.values())
+    try:
+        report = build_images(rows, mirrors, lambda row: instance_image_name(row, settings), images, client=client)
+    except ImageBuildError as exc:
+        unavailable(f"the sample's images cannot be built here: {exc}")
+    return {"settings": settings, "mirrors": mirrors, "client": client, "report": report}

@@ -16,6 +16,7 @@ from swevis.errors import InfrastructureError, SwevisError
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "tasks": ("swevis.tasks.cli", "list, sample and check out task instances"),
     "evaluate": ("swevis.harness.cli", "evaluate a patch on an instance with the local runner"),
+    "images": ("swevis.harness.images_cli", "build the bundled sample's Docker images without a registry"),
     "index": ("swevis.index.cli", "build or update the repository index of a checkout"),
     "localize": ("swevis.localize.cli", "rank candidate edit sites for an issue and package their context"),
     "agent": ("swevis.agents.cli", "run one agent on one instance (replay or live)"),

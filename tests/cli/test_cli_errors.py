@@ -48,6 +48,12 @@ CASES: list[tuple[str, str, list[str], str]] = [
     ("evaluate", "log", ["evaluate", IID, "--log", "{folder}", "--config", CONFIG], "is a folder, not a file"),
     ("evaluate", "timeout", ["evaluate", IID, "--timeout", "0"], "argument --timeout"),
     ("evaluate", "timeout", ["evaluate", IID, "--timeout", "soon"], "argument --timeout"),
+    # images
+    ("images", "action", ["images", "pull"], "invalid choice: 'pull'"),
+    ("images", "config", ["images", "build", "--config", "{missing}"], "missing does not exist"),
+    ("images", "config", ["images", "build", "--config", "{bad_yaml}"], "not valid YAML"),
+    ("images", "config", ["images", "build", "--config", "{null_namespace_config}"], "harness.namespace is null"),
+    ("images", "instances", ["images", "build", "--config", CONFIG, "--instances", "nope__x-1"], "unknown instance id nope__x-1"),
     # estimate
     ("estimate", "config", ["estimate", "--config", "{missing}"], "missing does not exist"),
     ("estimate", "config", ["estimate", "--config", "{bad_yaml}"], "not valid YAML"),
@@ -148,6 +154,7 @@ def paths(tmp_path: Path) -> dict[str, str]:
     (tmp_path / "bad.yaml").write_text("tasks: [\n")
     config = (ROOT / "config.yaml").read_text()
     (tmp_path / "r0.yaml").write_text(config.replace("conditions: [text, r1, r3, r5, r7]}", "conditions: [text, r0]}", 1))
+    (tmp_path / "null-namespace.yaml").write_text("harness: {kind: docker, namespace: null}\n")
     (tmp_path / "traj.json").write_text(json.dumps({"instance_id": "nope__x-1", "messages": []}))
     (tmp_path / "scope.json").write_text(json.dumps({"instance_id": IID, "scope": "huge"}))
     (tmp_path / "repo").mkdir()
@@ -156,7 +163,8 @@ def paths(tmp_path: Path) -> dict[str, str]:
         "missing": str(tmp_path / "missing"), "folder": str(tmp_path), "file": str(tmp_path / "file.txt"),
         "binary": str(tmp_path / "binary"), "not_json": str(tmp_path / "not.json"),
         "json_list": str(tmp_path / "list.json"), "bad_yaml": str(tmp_path / "bad.yaml"),
-        "bad_condition_config": str(tmp_path / "r0.yaml"), "traj": str(tmp_path / "traj.json"),
+        "bad_condition_config": str(tmp_path / "r0.yaml"),
+        "null_namespace_config": str(tmp_path / "null-namespace.yaml"), "traj": str(tmp_path / "traj.json"),
         "traj_bad_scope": str(tmp_path / "scope.json"), "repo": str(tmp_path / "repo"), "out": str(tmp_path / "out"),
     }
 

@@ -70,15 +70,20 @@ def docker_environment_id(settings: dict[str, Any]) -> str:
     return f"docker:{settings['namespace']}:instance-{settings['instance_image_tag']}:env-{settings['env_image_tag']}"
 
 
-def instance_image_name(row: dict[str, Any], settings: dict[str, Any]) -> str:
-    """The instance image swebench grades `row` in, named as its run_evaluation names it."""
+def instance_image_name(row: dict[str, Any], settings: dict[str, Any], mirrors: dict[str, str] | None = None) -> str:
+    """The instance image swebench grades `row` in, named as its run_evaluation names it
+    (its test spec, made offline: files it would fetch come from `mirrors`)."""
     from swebench.harness.test_spec.test_spec import make_test_spec
 
+    from swevis.harness.specs import offline_spec_files, register_bundled_specs  # imports swebench (~2 s)
+
+    register_bundled_specs([row])
     try:
-        spec = make_test_spec(
-            row, namespace=settings["namespace"], instance_image_tag=settings["instance_image_tag"],
-            env_image_tag=settings["env_image_tag"],
-        )
+        with offline_spec_files(mirrors or {}):
+            spec = make_test_spec(
+                row, namespace=settings["namespace"], instance_image_tag=settings["instance_image_tag"],
+                env_image_tag=settings["env_image_tag"],
+            )
     except KeyError:
         raise SwevisError(
             f"{row['instance_id']}: swebench has no image spec for {row['repo']} version {row.get('version')}"
@@ -87,7 +92,10 @@ def instance_image_name(row: dict[str, Any], settings: dict[str, Any]) -> str:
 
 
 def instance_environment_ids(
-    rows: list[dict[str, Any]], settings: dict[str, Any], client_factory: Callable[[], Any] | None = None
+    rows: list[dict[str, Any]],
+    settings: dict[str, Any],
+    client_factory: Callable[[], Any] | None = None,
+    mirrors: dict[str, str] | None = None,
 ) -> dict[str, str]:
     """{instance id: environment id}: the local image's id (a re-pushed `latest` is another
     image), else the image's tag, said so in the id and the log (not pulled yet, no engine)."""
@@ -99,7 +107,7 @@ def instance_environment_ids(
         images = None
     ids = {}
     for row in rows:
-        name = instance_image_name(row, settings)
+        name = instance_image_name(row, settings, mirrors)
         try:
             ids[row["instance_id"]] = f"docker:{name}@{images.get(name).id}" if images else f"docker:{name}@tag-only"
         except docker.errors.APIError as exc:  # ImageNotFound: not pulled or built yet
@@ -280,9 +288,15 @@ def _run_swebench(
     instance_ids: list[str],
     run_id: str,
     settings: dict[str, Any],
+    mirrors: dict[str, str],
 ) -> None:
-    """swebench's own entry point, run with `workdir` as its working folder."""
+    """swebench's own entry point, run with `workdir` as its working folder, the bundled
+    repositories' specs registered and the files its test specs read served from `mirrors`."""
     from swebench.harness import run_evaluation
+
+    from swevis.harness.specs import offline_spec_files, register_bundled_specs
+
+    register_bundled_specs(json.loads(dataset_path.read_text()))
 
     open_files = settings.get("open_file_limit")
     if open_files is None:
@@ -290,7 +304,7 @@ def _run_swebench(
         open_files = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
         if open_files == resource.RLIM_INFINITY:
             open_files = 65536
-    with contextlib.chdir(workdir):
+    with contextlib.chdir(workdir), offline_spec_files(mirrors):
         run_evaluation.main(
             dataset_name=str(dataset_path),
             split="test",
@@ -323,8 +337,12 @@ def evaluate_condition(
     settings: dict[str, Any],
     client_factory: Callable[[], Any] | None = None,
     repeats: int = 1,
+    mirrors: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     """Evaluate every run of one condition (instances x repeats) with the official harness.
+
+    `mirrors` ({repo: bare mirror}) serve the files swebench's test specs would fetch from
+    GitHub (swevis.harness.specs), so grading with prebuilt images needs no network.
 
     Repeat k > 0 (folders <instance>/repeat-k/) is a separate harness run with run_id
     suffix `-repeat-k` and its own `harness/repeat-k/` folder; the summary adds them up.
@@ -332,7 +350,7 @@ def evaluate_condition(
     """
     summaries = [
         _evaluate_repeat(condition_dir, rows, model=model, agent=agent, scope=scope, condition=condition,
-                         settings=settings, client_factory=client_factory, repeat=r)
+                         settings=settings, client_factory=client_factory, repeat=r, mirrors=mirrors or {})
         for r in range(int(repeats))
     ]
     if len(summaries) == 1:
@@ -362,6 +380,7 @@ def _evaluate_repeat(
     settings: dict[str, Any],
     client_factory: Callable[[], Any] | None,
     repeat: int,
+    mirrors: dict[str, str],
 ) -> dict[str, Any]:
     """One harness run over the instance folders of one repeat.
 
@@ -380,11 +399,12 @@ def _evaluate_repeat(
         model=model,
         repeat=repeat,
         settings=settings,
+        mirrors=mirrors,
     )
     run.hdir.mkdir(parents=True, exist_ok=True)
     cache_dir = settings["cache_dir"]
     cache = EvalCache(Path(cache_dir).resolve() if cache_dir else None)
-    environments = instance_environment_ids(rows, settings, client_factory)
+    environments = instance_environment_ids(rows, settings, client_factory, mirrors)
     row_of = {r["instance_id"]: r for r in rows}
     ids = [r["instance_id"] for r in rows]
     if len(set(ids)) != len(ids):
@@ -436,6 +456,7 @@ class _HarnessRun:
     model: str
     repeat: int
     settings: dict[str, Any]
+    mirrors: dict[str, str]
 
     @property
     def predictions_path(self) -> Path:
@@ -486,7 +507,7 @@ def _run_with_retries(
             _keep_failed_attempt_logs(run, pending, attempt)
         start = time.monotonic()
         try:
-            _run_swebench(run.hdir, run.dataset_path, run.predictions_path, pending, run.run_id, run.settings)
+            _run_swebench(run.hdir, run.dataset_path, run.predictions_path, pending, run.run_id, run.settings, run.mirrors)
         except Exception as exc:  # the whole run crashed: no verdict for anyone
             log.error("swebench run %s crashed: %s", run.run_id, exc)
             if attempt == retries:

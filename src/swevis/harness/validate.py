@@ -172,10 +172,11 @@ def validate_docker(
     work_dir: str | Path,
     *,
     client_factory: Callable[[], Any] | None = None,
+    mirrors: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     """Validate with the official harness: two harness runs under `work_dir` (gold/ and
     empty/, each laid out like a condition folder), the empty patch being NOOP_PATCH;
-    `settings` is the validated harness section."""
+    `settings` is the validated harness section, `mirrors` serve swebench's spec files."""
     work_dir = Path(work_dir).resolve()
 
     def grade(pending):
@@ -186,12 +187,12 @@ def validate_docker(
                 (cdir / row["instance_id"]).mkdir(parents=True, exist_ok=True)
                 (cdir / row["instance_id"] / "patch.diff").write_text(patch_of(row))
             evaluate_condition(cdir, pending, model="validation", agent=name, scope="env", condition="check",
-                               settings=settings, client_factory=client_factory)
+                               settings=settings, client_factory=client_factory, mirrors=mirrors)
             evals[name] = {r["instance_id"]: json.loads((cdir / r["instance_id"] / "eval.json").read_text()) for r in pending}
         return {iid: (evals["gold"][iid], evals["empty"][iid]) for iid in evals["gold"]}
 
     cache_dir = settings["cache_dir"]
-    environments = instance_environment_ids(rows, settings, client_factory)
+    environments = instance_environment_ids(rows, settings, client_factory, mirrors)
     cache = EvalCache(Path(cache_dir).resolve() if cache_dir else None)
     return _validate_rows(rows, "docker", docker_environment_id(settings), environments, cache, grade)
 
