@@ -94,26 +94,24 @@ def input_folder(path: str | Path, what: str) -> Path:
     return p
 
 
+def _positive(value: str, parse: type, what: str) -> Any:
+    try:
+        x = parse(value)
+    except ValueError:
+        x = 0
+    if not 0 < x < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive {what}, got {value!r}")
+    return x
+
+
 def positive_int(value: str) -> int:
     """argparse `type=` for counts such as --top-k."""
-    try:
-        n = int(value)
-    except ValueError:
-        n = 0
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {value!r}")
-    return n
+    return _positive(value, int, "integer")
 
 
 def positive_float(value: str) -> float:
     """argparse `type=` for timeouts and sizes."""
-    try:
-        x = float(value)
-    except ValueError:
-        x = 0.0
-    if not 0 < x < float("inf"):
-        raise argparse.ArgumentTypeError(f"must be a positive number, got {value!r}")
-    return x
+    return _positive(value, float, "number")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -348,11 +348,20 @@ def evaluate_condition(
     suffix `-repeat-k` and its own `harness/repeat-k/` folder; the summary adds them up.
     `settings` is the config's `harness` section as the schema validated it (defaults filled in).
     """
-    summaries = [
-        _evaluate_repeat(condition_dir, rows, model=model, agent=agent, scope=scope, condition=condition,
-                         settings=settings, client_factory=client_factory, repeat=r, mirrors=mirrors or {})
+    condition_dir = Path(condition_dir).resolve()
+    runs = [
+        _HarnessRun(
+            condition_dir=condition_dir,
+            hdir=harness_dir(condition_dir) / (f"repeat-{r}" if r else ""),
+            run_id=run_id_for(model, agent, scope, condition) + (f"-repeat-{r}" if r else ""),
+            model=model,
+            repeat=r,
+            settings=settings,
+            mirrors=mirrors or {},
+        )
         for r in range(int(repeats))
     ]
+    summaries = [_evaluate_repeat(run, rows, client_factory) for run in runs]
     if len(summaries) == 1:
         summary = summaries[0]
     else:
@@ -365,46 +374,24 @@ def evaluate_condition(
             "attempts": max(s["attempts"] for s in summaries),
             **{k: sum(s[k] for s in summaries) for k in ("evaluated", "cached", "empty")},
         }
-    write_json_atomic(harness_dir(Path(condition_dir).resolve()) / "harness_summary.json", summary)
+    write_json_atomic(harness_dir(condition_dir) / "harness_summary.json", summary)
     return summary
 
 
-def _evaluate_repeat(
-    condition_dir: str | Path,
-    rows: list[dict[str, Any]],
-    *,
-    model: str,
-    agent: str,
-    scope: str,
-    condition: str,
-    settings: dict[str, Any],
-    client_factory: Callable[[], Any] | None,
-    repeat: int,
-    mirrors: dict[str, str],
-) -> dict[str, Any]:
+def _evaluate_repeat(run: "_HarnessRun", rows: list[dict[str, Any]], client_factory: Callable[[], Any] | None) -> dict[str, Any]:
     """One harness run over the instance folders of one repeat.
 
     `rows` are the SWE-bench rows (results/instances.jsonl) of the condition's instances;
     each must have a run folder `<condition_dir>/<instance_id>/` with patch.diff. Writes
     `<instance>/eval.json` for every row and returns a summary
     {run_id, n, resolved, infra_failures, evaluated, cached, empty, attempts, harness_dir}.
-    `settings` is the config's validated `harness` section; `client_factory` replaces
-    docker.from_env (tests).
+    `client_factory` replaces docker.from_env (tests).
     """
-    condition_dir = Path(condition_dir).resolve()
-    run = _HarnessRun(
-        condition_dir=condition_dir,
-        hdir=harness_dir(condition_dir) / (f"repeat-{repeat}" if repeat else ""),
-        run_id=run_id_for(model, agent, scope, condition) + (f"-repeat-{repeat}" if repeat else ""),
-        model=model,
-        repeat=repeat,
-        settings=settings,
-        mirrors=mirrors,
-    )
+    condition_dir, settings, repeat, model = run.condition_dir, run.settings, run.repeat, run.model
     run.hdir.mkdir(parents=True, exist_ok=True)
     cache_dir = settings["cache_dir"]
     cache = EvalCache(Path(cache_dir).resolve() if cache_dir else None)
-    environments = instance_environment_ids(rows, settings, client_factory, mirrors)
+    environments = instance_environment_ids(rows, settings, client_factory, run.mirrors)
     row_of = {r["instance_id"]: r for r in rows}
     ids = [r["instance_id"] for r in rows]
     if len(set(ids)) != len(ids):

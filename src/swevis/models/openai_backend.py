@@ -275,20 +275,13 @@ class OpenAIChatModel(ChatModel):
                 raise EndpointFailed(f"{where}: request rejected: {one_line(exc)}", reason="rejected", status_code=400) from None
             except openai.APIStatusError as exc:
                 raise self._status_error(exc, where, requests) from None
-            except openai.APITimeoutError as exc:
+            except openai.APIConnectionError as exc:  # APITimeoutError is a subclass
+                timed_out = isinstance(exc, openai.APITimeoutError)
                 tries = int(self.profile["max_retries"]) + 1
                 self.n_requests += requests + tries
                 raise EndpointFailed(
-                    f"{where}: timed out after {tries} attempt(s): {one_line(exc)}",
-                    reason="retries_exhausted",
-                    attempts=requests + tries,
-                ) from None
-            except openai.APIConnectionError as exc:
-                tries = int(self.profile["max_retries"]) + 1
-                self.n_requests += requests + tries
-                raise EndpointFailed(
-                    f"{where}: connection failed after {tries} attempt(s): {one_line(exc)}",
-                    reason="connection",
+                    f"{where}: {'timed out' if timed_out else 'connection failed'} after {tries} attempt(s): {one_line(exc)}",
+                    reason="retries_exhausted" if timed_out else "connection",
                     attempts=requests + tries,
                 ) from None
             requests += int(getattr(raw, "retries_taken", 0)) + 1
