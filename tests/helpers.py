@@ -34,3 +34,20 @@ def run_snakemake(
     cmd = [SNAKEMAKE, "--snakefile", str(PROJECT_ROOT / "Snakefile"), "--directory", str(workdir)]
     cmd += [] if cores is None else ["--cores", str(cores)]
     return subprocess.run([*cmd, *args], capture_output=True, text=True, env={**os.environ, **(env or {})}, timeout=timeout)
+
+
+def bash_block(cmd: str) -> str:
+    """A model turn in mini-swe-agent 2.x's format: a thought and one command block."""
+    return f"THOUGHT: next.\n\n```mswea_bash_command\n{cmd}\n```"
+
+
+def money_turns(edit: str) -> list[str]:
+    """Five turns on ledgerkit-117 (search, read, an edit appending `edit`, a diff, submit):
+    the live-model failure tests fail the endpoint at one of them."""
+    return [
+        bash_block("grep -n 'def round' ledgerkit/money.py"),
+        bash_block("sed -n '100,130p' ledgerkit/money.py"),
+        bash_block(f"echo '{edit}' >> ledgerkit/money.py"),
+        bash_block("git diff --stat"),
+        bash_block("echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"),
+    ]

@@ -20,7 +20,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from helpers import PROJECT_ROOT, run_snakemake
+from helpers import PROJECT_ROOT, money_turns, run_snakemake
 from swevis.agents.demos import demo_path, load_demo
 from swevis.agents.runner import RunSpec, run_instance
 from swevis.cli import main as swevis_main
@@ -33,17 +33,7 @@ KEY_ENV = "SWEVIS_INFRA_TEST_KEY"
 RETRIES = 2  # the openai client's own retries: a failing call costs RETRIES + 1 requests
 
 
-def block(cmd: str) -> str:
-    return f"THOUGHT: next.\n\n```mswea_bash_command\n{cmd}\n```"
-
-
-TURNS = [
-    block("grep -n 'def round' ledgerkit/money.py"),
-    block("sed -n '100,130p' ledgerkit/money.py"),
-    block("echo 'RETRIED = True' >> ledgerkit/money.py"),
-    block("git diff --stat"),
-    block("echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"),
-]
+TURNS = money_turns("RETRIED = True")
 
 
 reply = conversation(TURNS)

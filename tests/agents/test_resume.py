@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 import pytest
+from helpers import bash_block
 
 from swevis.agents.resume import JOURNAL_FORMAT, TrajectoryJournal, journal_identity, read_journal
 from swevis.agents.runner import RunSpec, run_instance
@@ -27,19 +28,15 @@ IID = "swevis-samples__ledgerkit-117"
 KEY_ENV = "SWEVIS_RESUME_TEST_KEY"
 
 
-def block(cmd: str) -> str:
-    return f"THOUGHT: next.\n\n```mswea_bash_command\n{cmd}\n```"
-
-
 def turns(marker_dir: Path) -> list[str]:
     started, gate = marker_dir / "started", marker_dir / "gate"
     return [
-        block("grep -n 'def round' ledgerkit/money.py"),
-        block("sed -n '100,130p' ledgerkit/money.py"),
-        block("echo 'RESUMED = True' >> ledgerkit/money.py"),
+        bash_block("grep -n 'def round' ledgerkit/money.py"),
+        bash_block("sed -n '100,130p' ledgerkit/money.py"),
+        bash_block("echo 'RESUMED = True' >> ledgerkit/money.py"),
         # step 3 parks while the gate file exists (the command-kill case waits for `started`)
-        block(f"touch {started}; while test -f {gate}; do sleep 0.05; done; git diff --stat"),
-        block("echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"),
+        bash_block(f"touch {started}; while test -f {gate}; do sleep 0.05; done; git diff --stat"),
+        bash_block("echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"),
     ]
 
 
@@ -198,7 +195,7 @@ def test_journal_of_other_settings_is_discarded(instance, tmp_path):
     other = dict(journal_identity(spec), condition="r3")
     step = {"index": 0, "phase": "main", "action": "ls", "usage": {}, "observation": {}}
     path.write_text(json.dumps({"journal": JOURNAL_FORMAT, "identity": other}) + "\n"
-                    + json.dumps({"step": step, "response": block("ls")}) + "\n")
+                    + json.dumps({"step": step, "response": bash_block("ls")}) + "\n")
     j = TrajectoryJournal(path, journal_identity(spec))
     assert not j.resumed and j.discarded_reason == "written for other settings"
     assert len(path.read_text().splitlines()) == 1  # only the new header
@@ -211,8 +208,8 @@ def test_half_written_last_line_is_dropped(instance, tmp_path):
     path.parent.mkdir(parents=True)
     step = {"index": 0, "phase": "main", "action": "ls", "usage": {"prompt_tokens": 10, "completion_tokens": 2}}
     path.write_text(json.dumps({"journal": JOURNAL_FORMAT, "identity": journal_identity(spec)}) + "\n"
-                    + json.dumps({"step": step, "response": block("ls")}) + "\n" + '{"step": {"index": 1, "pha')
+                    + json.dumps({"step": step, "response": bash_block("ls")}) + "\n" + '{"step": {"index": 1, "pha')
     j = TrajectoryJournal(path, journal_identity(spec))
-    assert j.resumed and len(j.records) == 1 and [t.content for t in j.turns()] == [block("ls")]
+    assert j.resumed and len(j.records) == 1 and [t.content for t in j.turns()] == [bash_block("ls")]
     assert j.prior_spend({}).calls == 1 and j.prior_spend({}).prompt_tokens == 10
     assert path.read_text().endswith("\n") and len(path.read_text().splitlines()) == 2

@@ -10,6 +10,7 @@ import multiprocessing
 from pathlib import Path
 
 import pytest
+from helpers import money_turns
 
 from swevis.agents.runner import RunSpec, prelocalize_run, run_instance
 from swevis.index import build_index
@@ -22,17 +23,7 @@ IID = "swevis-samples__ledgerkit-117"
 KEY_ENV = "SWEVIS_FAULTS_TEST_KEY"
 
 
-def block(cmd: str) -> str:
-    return f"THOUGHT: next.\n\n```mswea_bash_command\n{cmd}\n```"
-
-
-TURNS = [
-    block("grep -n 'def round' ledgerkit/money.py"),
-    block("sed -n '100,130p' ledgerkit/money.py"),
-    block("echo 'X = 1' >> ledgerkit/money.py"),
-    block("git diff --stat"),
-    block("echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"),
-]
+TURNS = money_turns("X = 1")
 
 
 @pytest.fixture(scope="module")
