@@ -150,6 +150,22 @@ def test_cli_index_and_localize(index, tmp_path, capsys):
     assert main(["localize", str(repo), "--db", str(db), "--issue", str(tmp_path / "missing.md")]) == 2
 
 
+def test_localize_without_db_writes_nothing_into_the_repository(tmp_path, capsys, monkeypatch):
+    """Without --db the index lives in the user's cache, one per folder: the checkout stays clean."""
+    from swevis.cli import main
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    repo = tmp_path / "r"
+    shutil.copytree(FIXTURE, repo)
+    before = sorted(p.relative_to(repo) for p in repo.rglob("*"))
+    issue = tmp_path / "issue.md"
+    issue.write_text("`Circle.area` returns the wrong value")
+    assert main(["localize", str(repo), "--issue", str(issue), "--json", "--top-k", "3"]) == 0
+    assert json.loads(capsys.readouterr().out)["symbols"][0]["qualified_name"] == "Circle.area"
+    assert sorted(p.relative_to(repo) for p in repo.rglob("*")) == before
+    assert [p.name.startswith("r-") for p in (tmp_path / "cache" / "swevis" / "index").glob("*.sqlite")] == [True]
+
+
 @pytest.mark.skipif(not (SAMPLE / "instances").is_dir(), reason="bundled sample (src/swevis/data/sample) is absent")
 def test_bundled_sample_targets(tmp_path):
     rows = [r for r in load_sample_instances(SAMPLE) if r["problem_statement"]]

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -15,12 +17,18 @@ from swevis.paths import repo_slug
 
 
 def default_db(repo_dir: str) -> str:
-    return str(Path(repo_dir).resolve() / ".swevis-index.sqlite")
+    """The index of a folder when no --db is given: in the user's cache, never inside the
+    repository (a database in the checkout shows up in its `git status` and in the agent's
+    diff). One file per folder: its name and a hash of its absolute path."""
+    repo = Path(repo_dir).resolve()
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    digest = hashlib.sha256(str(repo).encode()).hexdigest()[:12]
+    return str(cache / "swevis" / "index" / f"{repo.name}-{digest}.sqlite")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("repo_dir", help="repository checkout (or any source folder) to index")
-    parser.add_argument("--db", help="index database (default: REPO_DIR/.swevis-index.sqlite)")
+    parser.add_argument("--db", help="index database (default: ~/.cache/swevis/index/<folder>-<hash>.sqlite)")
     parser.add_argument("--repo", help="owner/name recorded in the index")
     parser.add_argument("--commit", help="commit recorded in the index (default: git HEAD, if any)")
     parser.add_argument("--force", action="store_true", help="rebuild from scratch instead of incrementally")

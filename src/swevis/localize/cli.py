@@ -18,7 +18,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("repo_dir", help="repository checkout")
     parser.add_argument("--issue", required=True, help="file with the issue text ('-' reads stdin)")
     parser.add_argument("--query", help="an extra sub-query q (as the agents pass it)")
-    parser.add_argument("--db", help="index database (default: REPO_DIR/.swevis-index.sqlite; built if missing)")
+    parser.add_argument("--db", help="index database (default: the one `swevis index` writes in ~/.cache/swevis/index; built if missing)")
     parser.add_argument("--top-k", type=positive_int, default=10)
     parser.add_argument("--max-windows", type=positive_int, default=None)
     parser.add_argument("--wide", action="store_true", help="wide scope: larger code windows")
