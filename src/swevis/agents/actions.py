@@ -273,7 +273,8 @@ def _classify_simple(words: list[str], text: str, bodies: list[str]) -> str:
     if cmd in _EDITORS:
         return "edit"
     if cmd in _READERS:
-        return "other" if bodies and not any(not a.startswith("-") for a in args) else "read"
+        files = [a for a in args if not a.startswith(("-", "<", ">"))]
+        return "other" if bodies and not files else "read"  # `cat <<EOF` prints its heredoc
     if cmd == "awk":
         return "read" if "NR" in text else "other"
     if cmd in _SEARCHERS:
