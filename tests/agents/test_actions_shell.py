@@ -20,6 +20,7 @@ from swevis.agents.actions import classify_action
         ("python3 <<EOF\nfrom enum import IntEnum\nprint(repr(IntEnum))\nEOF", "test"),
         ("python - <<'PY'\nimport re\nsrc = open('pkg/mod.py').read()\nopen('pkg/mod.py', 'w').write(src)\nPY", "edit"),
         ("ed src/pkg/main.py <<EOF\n516a\n    print(x)\n.\nw\nq\nEOF", "edit"),
+        ("cat <<'EOF'\nsrc/pkg/a.py\nEOF", "other"),  # prints its heredoc: reads no file
     ],
 )
 def test_heredoc_bodies_are_data(command, cls):
