@@ -13,8 +13,9 @@ both modalities, so a visual condition never shows more code than its text twin.
 Never dearer: a window is sent as pages only when the pages and their note cost fewer prompt
 tokens than its text under the backbone's accounting (swevis.tokens.count_message_tokens:
 the run's tokenizer and image family). Otherwise it stays text and its record says why in
-`text_reason` (`cheaper_as_text`, `render_failed`, `over_max_window_chars`), so a replay and
-the tables can count the windows a visual condition kept as text.
+`text_reason` (`cheaper_as_text`, `render_failed`, `over_max_window_chars`; pack_context:
+`text_reasons`, one per window kept as text), so a replay and the tables can count the
+windows a visual condition kept as text.
 
 Every other command output passes through swevis.agents.volatile first (test timings and
 the like), so a rerun's requests match the response cache.
@@ -245,7 +246,7 @@ class ObservationPipeline:
             shown = None
             if rendered is not None:
                 window_parts, info = rendered
-                caption = f"[window {w['path']}:{w['start']}-{w['end']}, {image_note(info['pages'])}]"
+                caption = f"[window {w['path']}:{w['start']}-{w['end']}] {image_note(info['pages'])}"
                 shown = [{"type": "text", "text": caption}, *window_parts]
                 if self._prompt_tokens(shown) >= self._prompt_tokens(body):
                     shown = None
