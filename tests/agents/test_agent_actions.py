@@ -16,7 +16,7 @@ from swevis.agents.actions import CodeRead, classify_action, detect_code_read
         ("ls -la", "search"),
         ("git grep -n group_thousands", "search"),
         ("localize_issue 'thousands separator'", "search"),
-        ("cat ledgerkit/money.py | grep -n round", "read"),
+        ("cat ledgerkit/money.py | grep -n round", "search"),  # a read filtered by grep searches
         ("sed -i 's/ROUND_HALF_UP/ROUND_HALF_EVEN/' ledgerkit/money.py", "edit"),
         ("cat > fix.py <<'EOF'\nprint(1)\nEOF", "edit"),
         ("python - <<'EOF'\nfrom pathlib import Path\np = Path('a.py')\np.write_text(p.read_text().replace('a', 'b'))\nEOF", "edit"),

@@ -91,7 +91,7 @@ def test_visual_condition_reference_and_savings():
     assert first["kind"] == "image"
     content, r = _view(memp, rec, "m.py", 1, 100)
     assert r["memory"]["kind"] == "overlap" and r["memory"]["tokens_saved"] > 0
-    _, full = plain.observe("view_code m.py 1 100", {"output": "x", "returncode": 0})
+    _, full = _view(plain, _Recorder(), "m.py", 1, 100)  # the real output: its text twin is the window
     assert r["tokens"] < full["tokens"]
     assert "rendered pages" in (content if isinstance(content, str) else content[0]["text"])
 

@@ -1,17 +1,23 @@
 """What an action is: its class (read, search, edit, test, other) and, for code-reading
 commands, the code window it shows (file and line span).
 
-The classes are the paper's Appendix A classes. A compound command (`a && b`, `a; b`) takes
-the strongest class of its parts in the order edit > test > read > search > other: `sed -i
-... && pytest` is an edit. In a pipeline (`a | b`) the first command decides: `cat f | grep
-x` reads a file. Tool calls of the LET agent have fixed classes.
+The classes are the paper's Appendix A classes. A command is read as the shell reads it:
+split into statements on newlines, `;`, `&`, `&&` and `||`; each statement a pipeline
+(`a | b`). A heredoc's body is data for the statement that opened it, never commands, and
+comments are dropped. A command takes the strongest class of its statements in the order
+edit > test > read > search > other: `sed -i ... && pytest` is an edit. In a pipeline the
+first command decides, with two exceptions: a read filtered by grep (`cat f | grep x`) is a
+search, and a pipeline that writes a file (`echo x | cat > f`) is an edit unless it runs
+code or captures `git diff`. Only commands are test words, never file names: writing `reproduce_issue.py` is an
+edit, running it is a test, `cat tests/test_x.py` is a read. Tool calls of the LET agent
+have fixed classes.
 """
 
 from __future__ import annotations
 
 import re
 import shlex
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 ACTION_CLASSES = ("read", "search", "edit", "test", "other")
 SUBMIT_MARKER = "COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"
@@ -26,10 +32,18 @@ TOOL_CLASSES = {
 }
 
 _READERS = {"cat", "head", "tail", "nl", "less", "more", "bat", "view", "xxd", "od"}
-_SEARCHERS = {"grep", "egrep", "fgrep", "rg", "ag", "ack", "find", "ls", "tree", "fd", "locate", "which", "wc", "file"}
-_EDITORS = {"patch", "ed", "ex", "apply_patch", "truncate", "touch", "mv", "cp", "rm", "mkdir"}
-_TEST_WORDS = re.compile(r"(^|[\s/])(pytest|py\.test|tox|nox|unittest|runtests\.py|nosetests|trial)(\s|$)|\btest\w*\.py\b|\breproduc\w*\.py\b|\brepro\w*\.py\b")
+_SEARCHERS = {"grep", "egrep", "fgrep", "rg", "ag", "ack", "find", "ls", "tree", "fd", "locate", "which", "whereis", "wc", "file"}
+_GREPS = {"grep", "egrep", "fgrep", "rg", "ag", "ack"}
+_EDITORS = {"patch", "ed", "ex", "apply_patch", "truncate", "touch", "mv", "cp", "rm", "rmdir", "mkdir", "ln", "unlink"}
+# programs that run the code under study: test runners and the projects' own entry points
+_RUNNERS = {"pytest", "py.test", "tox", "nox", "nosetests", "trial", "make", "sphinx-build", "pylint", "pyreverse", "django-admin"}
+_SHELLS = {"bash", "sh", "zsh"}
+_INSTALLERS = {"pip", "pip3", "apt-get", "apt", "conda", "uv"}
+_PREFIXES = {"time", "env", "sudo", "nice", "nohup", "command"}
+_HEREDOC = re.compile(r"<<(-?)\s*\\?(['\"]?)([A-Za-z_][\w.\-]*)\2")
+# an output redirection to a file (not 2>, not >&1, not /dev/null), on text without quotes
 _WRITE_REDIRECT = re.compile(r"(?<![0-9&])>{1,2}\s*(?!/dev/null)(?!&)\S+")
+_QUOTED = re.compile(r"'[^']*'|\"(?:\\.|[^\"\\])*\"")
 _PY_WRITES = re.compile(r"open\([^)]*,\s*['\"][wa]|\.write_text\(|\.write\(|re\.sub\(.*\bwrite")
 # a file of the repository named in a Python script, outside a temporary folder: any Python
 # source path ('setup.py', '/testbed/pkg/core.py'), or another project file given with its folder
@@ -60,8 +74,99 @@ class CodeRead:
     numbered: bool = False  # the output carries line numbers (nl -ba, cat -n)
 
 
+@dataclass
+class _Statement:
+    """One shell statement: its pipeline stages and the heredoc bodies it opened."""
+
+    stages: list[str] = field(default_factory=list)
+    bodies: list[str] = field(default_factory=list)
+
+
+def _heredoc_body(command: str, i: int, delimiter: str) -> tuple[str, int]:
+    """The body of a heredoc that starts at offset i, and the offset after its end line
+    (a missing end line: the body runs to the end of the command, as bash reads it)."""
+    j = i
+    while j < len(command):
+        nl = command.find("\n", j)
+        line_end = len(command) if nl < 0 else nl
+        if command[j:line_end].strip() == delimiter:
+            return command[i:j], line_end + 1
+        j = line_end + 1
+    return command[i:], len(command)
+
+
+def _statements(command: str) -> list[_Statement]:
+    """The statements of a shell command, read with quotes, `$(...)`, line continuations,
+    comments and heredocs as bash reads them (see module docstring)."""
+    out: list[_Statement] = []
+    current, buf, pending = _Statement(), [], []
+    quote, i, n = None, 0, len(command)
+
+    def cut(end_statement: bool) -> None:
+        nonlocal current
+        text = "".join(buf).strip()
+        buf.clear()
+        if text:
+            current.stages.append(text)
+        if end_statement:
+            if current.stages:
+                out.append(current)
+            current = _Statement()
+
+    while i < n:
+        ch = command[i]
+        if quote:
+            step = 2 if ch == "\\" and quote == '"' else 1
+            buf.append(command[i : i + step])
+            quote = None if ch == quote else quote
+            i += step
+        elif ch in "'\"":
+            quote = ch
+            buf.append(ch)
+            i += 1
+        elif ch == "\\":
+            buf.append("" if command.startswith("\\\n", i) else command[i : i + 2])
+            i += 2
+        elif command.startswith("$(", i):
+            depth, j = 0, i + 1
+            while j < n and not (command[j] == ")" and depth == 1):
+                depth += {"(": 1, ")": -1}.get(command[j], 0)
+                j += 1
+            buf.append(command[i : j + 1])
+            i = j + 1
+        elif ch == "#" and (i == 0 or command[i - 1] in " \t\n;&|("):
+            nl = command.find("\n", i)
+            i = n if nl < 0 else nl
+        elif command.startswith("<<", i) and not command.startswith("<<<", i) and _HEREDOC.match(command, i):
+            m = _HEREDOC.match(command, i)
+            pending.append((m.group(3), current))
+            buf.append(m.group(0))
+            i = m.end()
+        elif ch == "\n":
+            cut(True)
+            i += 1
+            for delimiter, owner in pending:
+                body, i = _heredoc_body(command, i, delimiter)
+                owner.bodies.append(body)
+            pending.clear()
+        elif command.startswith(("&&", "||"), i) or ch == ";" or (
+            ch == "&" and command[i - 1 : i] not in ("<", ">") and command[i + 1 : i + 2] != ">"
+        ):
+            cut(True)
+            i += 2 if command.startswith(("&&", "||"), i) else 1
+        elif ch == "|":
+            cut(False)
+            i += 2 if command.startswith("|&", i) else 1
+        else:
+            buf.append(ch)
+            i += 1
+    cut(True)
+    return out
+
+
 def _split_top(command: str, separators: tuple[str, ...]) -> list[str]:
-    """Split on shell operators outside quotes and heredoc bodies (first line only)."""
+    """Split on shell operators outside quotes and heredoc bodies (first line only); the
+    code-window detector's splitter, which takes single-line commands only."""
     first_line, _, _ = command.partition("\n") if "<<" in command else (command, "", "")
     parts, buf, quote, i = [], "", None, 0
     text = first_line
@@ -101,58 +206,102 @@ def _words(segment: str) -> list[str]:
 
 
 def _strip_prefixes(words: list[str]) -> list[str]:
-    """Drop env assignments, `cd X` is handled by the splitter, and wrappers like timeout."""
-    while words and (re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*=.*", words[0]) or words[0] in {"timeout", "time", "env", "sudo", "nice"}):
-        if words[0] == "timeout" and len(words) > 1:
-            words = words[2:]
+    """Drop env assignments and wrappers (timeout N, env, time, nohup, ...)."""
+    while words and (re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*=.*", words[0]) or words[0] in _PREFIXES or words[0] == "timeout"):
+        if words[0] == "timeout":
+            words = words[1:]
+            while words and words[0].startswith("-"):
+                words = words[1:]
+            words = words[1:]  # the duration
         else:
             words = words[1:]
     return words
 
 
-def _classify_simple(segment: str, full: str) -> str:
-    words = _strip_prefixes(_words(segment))
-    if not words:
+def _writes_file(stage: str) -> bool:
+    """The stage redirects its output into a file (quoted text and heredoc markers aside)."""
+    return bool(_WRITE_REDIRECT.search(_QUOTED.sub("''", stage).replace("<<", "")))
+
+
+def _classify_python(args: list[str], bodies: list[str]) -> str:
+    """Running Python is a test, unless it installs packages or its script writes files."""
+    if args[:2] == ["-m", "pip"]:
         return "other"
-    cmd = words[0].rsplit("/", 1)[-1]
+    script = args[args.index("-c") + 1] if "-c" in args[:-1] else "\n".join(bodies)
+    return "edit" if script and _python_edits(script) else "test"
+
+
+def _classify_git(args: list[str]) -> str:
+    sub = args[0] if args else ""
+    if sub in ("apply", "checkout", "restore", "stash", "am", "revert", "reset", "mv", "rm"):
+        return "edit"
+    if sub in ("grep", "log"):
+        return "search"
+    if sub in ("show", "blame"):
+        return "read"
+    return "other"
+
+
+def _classify_simple(words: list[str], text: str, bodies: list[str]) -> str:
+    """The class of one simple command (words without prefixes) given its raw text."""
+    cmd, args = words[0].rsplit("/", 1)[-1], words[1:]
     if cmd in TOOL_CLASSES:
         return TOOL_CLASSES[cmd]
+    if any(a in ("--version", "--help") for a in args) or args in (["-V"], ["-h"]):
+        return "other"  # asking a program about itself
+    if cmd in _SHELLS:
+        if args[:1] == ["-c"] and len(args) > 1:
+            return classify_action(args[1])
+        return "test" if args else "other"
+    if cmd == "xargs":
+        rest = [a for a in args if not a.startswith("-")]
+        return _classify_simple(rest, text, bodies) if rest else "other"
     if cmd == "sed":
-        return "edit" if any(w == "-i" or w.startswith("-i") or w == "--in-place" for w in words[1:]) else "read"
-    if cmd in ("perl",) and any(w.startswith("-pi") or w == "-i" for w in words[1:]):
+        return "edit" if any(w == "--in-place" or re.fullmatch(r"-[a-zA-Z]*i.*", w) for w in args) else "read"
+    if cmd == "perl":
+        return "edit" if any(w.startswith("-pi") or w == "-i" for w in args) else "other"
+    if cmd == "tee" or (cmd == "sort" and any(a.startswith("-o") for a in args)):
         return "edit"
-    if cmd == "tee":
-        return "edit"
-    if cmd in ("python", "python3") or re.fullmatch(r"python3?(\.\d+)?", cmd):
-        if "<<" in full and _python_edits(full):
-            return "edit"
-        if len(words) > 2 and words[1] == "-c" and _python_edits(words[2]):
-            return "edit"
-        return "test"
-    if cmd == "git":
-        sub = words[1] if len(words) > 1 else ""
-        if sub in ("apply", "checkout", "restore", "stash", "am", "revert", "reset"):
-            return "edit"
-        if sub == "grep":
-            return "search"
-        if sub in ("show", "blame"):
-            return "read"
-        if sub in ("log",):
-            return "search"
+    if re.fullmatch(r"python3?(\.\d+)?", cmd):
+        return _classify_python(args, bodies)
+    if cmd in _INSTALLERS:
         return "other"
-    if _TEST_WORDS.search(segment) or cmd in ("make",) and "test" in words:
+    if cmd == "git":
+        return _classify_git(args)
+    if cmd in _RUNNERS:
         return "test"
-    if cmd in ("cat", "echo", "printf") and _WRITE_REDIRECT.search(segment.split("<<")[0]):
-        return "edit"
-    if cmd == "cat" and "<<" in segment and ">" in segment:
-        return "edit"
     if cmd in _EDITORS:
         return "edit"
-    if cmd in _READERS or cmd == "awk" and "NR" in segment:
-        return "read"
+    if cmd in _READERS:
+        files = [a for a in args if not a.startswith(("-", "<", ">"))]
+        return "other" if bodies and not files else "read"  # `cat <<EOF` prints its heredoc
+    if cmd == "awk":
+        return "read" if "NR" in text else "other"
     if cmd in _SEARCHERS:
         return "search"
+    if "/" in words[0] or cmd.endswith((".py", ".sh")):
+        return "test"  # a program run by its path: ./tests/runtests.py, bin/test, ./repro.sh
     return "other"
+
+
+def _classify_statement(statement: _Statement) -> str | None:
+    """The class of one pipeline (see module docstring); None for `cd` and assignments."""
+    stages = [_strip_prefixes(_words(s)) for s in statement.stages]
+    if not stages[0] or stages[0][0] in ("cd", "pushd", "popd", "export", "source", "."):
+        return None
+    cls = _classify_simple(stages[0], statement.stages[0], statement.bodies)
+    later = [w for w in stages[1:] if w]
+    if cls == "read" and any(w[0].rsplit("/", 1)[-1] in _GREPS for w in later):
+        cls = "search"
+    if cls in ("read", "search", "other"):
+        runs = [_classify_simple(w, "", []) for w in later]
+        if "test" in runs:
+            cls = "test"
+        # `git diff > patch.txt` captures the submission; it does not change the repository
+        captures = stages[0][0] == "git"
+        if "edit" in runs or (not captures and any(_writes_file(s) for s in statement.stages)):
+            cls = "edit"
+    return cls
 
 
 def classify_action(command: str | None) -> str:
@@ -162,16 +311,9 @@ def classify_action(command: str | None) -> str:
     if SUBMIT_MARKER in command:
         return "other"  # mini-swe-agent's submit command
     best = "other"
-    for segment in _split_top(command.strip(), ("&&", "||", ";")):
-        pipeline = _split_top(segment, ("|",))
-        head = pipeline[0] if pipeline else segment
-        # `cd dir && ...` contributes nothing
-        if _words(head)[:1] == ["cd"]:
-            continue
-        cls = _classify_simple(head, command)
-        if any(_WRITE_REDIRECT.search(p) for p in pipeline[1:]) and cls in ("read", "search", "other"):
-            cls = "other"
-        if _PRIORITY[cls] < _PRIORITY[best]:
+    for statement in _statements(command):
+        cls = _classify_statement(statement)
+        if cls is not None and _PRIORITY[cls] < _PRIORITY[best]:
             best = cls
     return best
 

@@ -10,6 +10,13 @@ whatever the command printed.
 Outputs longer than `max_window_chars` take the text path with mini-swe-agent's elision in
 both modalities, so a visual condition never shows more code than its text twin.
 
+Never dearer: a window is sent as pages only when the pages and their note cost fewer prompt
+tokens than its text under the backbone's accounting (swevis.tokens.count_message_tokens:
+the run's tokenizer and image family). Otherwise it stays text and its record says why in
+`text_reason` (`cheaper_as_text`, `render_failed`, `over_max_window_chars`; pack_context:
+`text_reasons`, one per window kept as text), so a replay and the tables can count the
+windows a visual condition kept as text.
+
 Every other command output passes through swevis.agents.volatile first (test timings and
 the like), so a rerun's requests match the response cache.
 """
@@ -28,7 +35,7 @@ from swevis.agents.settings import AgentSettings
 from swevis.conditions import Condition
 from swevis.models import image_part, resolve_profile
 from swevis.render import RenderError, render_window
-from swevis.tokens import text_tokens
+from swevis.tokens import count_message_tokens, text_tokens
 
 log = logging.getLogger(__name__)
 
@@ -110,6 +117,12 @@ def format_window_text(window: Window) -> str:
     return number_lines(window.text.splitlines(), window.start)
 
 
+def image_note(pages: int) -> str:
+    """The text that goes with a window's pages: only that the code follows as images (the
+    model named the file in its command; the pages carry the repository's line numbers)."""
+    return f"[code shown as {pages} image{'' if pages == 1 else 's'} below]"
+
+
 class ObservationPipeline:
     """Turns (command, output) into a user-message content and an observation record."""
 
@@ -124,6 +137,11 @@ class ObservationPipeline:
 
     def _text_tokens(self, text: str) -> int:
         return text_tokens(text, self.config.tokenizer)
+
+    def _prompt_tokens(self, content: str | list[dict]) -> int:
+        """Prompt tokens of a user message with this content, as the backbone counts them."""
+        message = {"role": "user", "content": content}
+        return count_message_tokens([message], self.config.tokenizer, self.config.image_family)
 
     def _render_parts(self, window: Window) -> tuple[list[dict], dict[str, Any]] | None:
         try:
@@ -165,27 +183,16 @@ class ObservationPipeline:
             window = resolve_window(read, self.read_file, margin)
         if window is None:  # command output, not code: test timings and the like made stable
             output = {**output, "output": normalize_volatile(output.get("output", ""))}
+        text_reason = None
+        if window is not None and self.config.ratio is not None:
+            text_reason = "over_max_window_chars"
         if window is not None and len(window.text) <= self.config.max_window_chars:
             if self.config.scope == "wide":
                 output = {**output, "output": format_window_text(window)}
             if self.config.ratio is not None:
-                rendered = self._render_parts(window)
-                if rendered is not None:
-                    parts, info = rendered
-                    note = (
-                        f"[code window {window.path} lines {window.start}-{window.end}, "
-                        f"rendered as {info['pages']} image(s) with line numbers]"
-                    )
-                    header = self._text({**output, "output": note + "\n"}, template_vars)
-                    content = [{"type": "text", "text": header}, *parts]
-                    record = {
-                        "kind": "image",
-                        "pages": info["pages"],
-                        "tokens": self._text_tokens(header) + info["image_tokens"],
-                        "window": window.ref(),
-                        "render": info,
-                    }
-                    return content, record
+                text_reason, shown = self._as_pages(window, output, template_vars)
+                if shown is not None:
+                    return shown
         text = self._text(output, template_vars)
         record = {
             "kind": "text",
@@ -193,7 +200,31 @@ class ObservationPipeline:
             "tokens": self._text_tokens(text),
             "window": window.ref() if window is not None else None,
         }
+        if text_reason is not None:
+            record["text_reason"] = text_reason
         return text, record
+
+    def _as_pages(
+        self, window: Window, output: dict[str, Any], template_vars: dict | None
+    ) -> tuple[str | None, tuple[list[dict], dict[str, Any]] | None]:
+        """The window as pages and their record, if they cost less than its text; otherwise
+        (why it stays text, None)."""
+        rendered = self._render_parts(window)
+        if rendered is None:
+            return "render_failed", None
+        parts, info = rendered
+        header = self._text({**output, "output": image_note(info["pages"]) + "\n"}, template_vars)
+        content = [{"type": "text", "text": header}, *parts]
+        if self._prompt_tokens(content) >= self._prompt_tokens(self._text(output, template_vars)):
+            return "cheaper_as_text", None
+        record = {
+            "kind": "image",
+            "pages": info["pages"],
+            "tokens": self._text_tokens(header) + info["image_tokens"],
+            "window": window.ref(),
+            "render": info,
+        }
+        return None, (content, record)
 
     def observe_windows(self, text: str, windows: list[dict[str, Any]]) -> tuple[str | list[dict], dict[str, Any]]:
         """A tool output that carries code windows (pack_context): `text` is the rest of the
@@ -207,18 +238,24 @@ class ObservationPipeline:
         parts: list[dict] = [{"type": "text", "text": text}]
         pages = 0
         tokens = self._text_tokens(text)
+        reasons = []
         for w in windows:
             window = Window(w["path"], w["start"], w["end"], w["text"] + "\n", True)
+            body = [{"type": "text", "text": f"[window {w['path']}:{w['start']}-{w['end']}]\n{format_window_text(window)}"}]
             rendered = self._render_parts(window)
-            if rendered is None:
-                body = f"[window {w['path']}:{w['start']}-{w['end']}]\n{format_window_text(window)}"
-                parts.append({"type": "text", "text": body})
-                tokens += self._text_tokens(body)
+            shown = None
+            if rendered is not None:
+                window_parts, info = rendered
+                caption = f"[window {w['path']}:{w['start']}-{w['end']}] {image_note(info['pages'])}"
+                shown = [{"type": "text", "text": caption}, *window_parts]
+                if self._prompt_tokens(shown) >= self._prompt_tokens(body):
+                    shown = None
+            if shown is None:  # never dearer: this window stays text, and the record says why
+                reasons.append("render_failed" if rendered is None else "cheaper_as_text")
+                parts.extend(body)
+                tokens += self._text_tokens(body[0]["text"])
                 continue
-            window_parts, info = rendered
-            caption = f"[window {w['path']}:{w['start']}-{w['end']}, {info['pages']} image(s)]"
-            parts.append({"type": "text", "text": caption})
-            parts.extend(window_parts)
+            parts.extend(shown)
             pages += info["pages"]
             tokens += self._text_tokens(caption) + info["image_tokens"]
         return parts, {
@@ -227,4 +264,5 @@ class ObservationPipeline:
             "tokens": tokens,
             "window": None,
             "windows": refs,
+            "text_reasons": reasons,
         }

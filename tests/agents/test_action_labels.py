@@ -1,0 +1,40 @@
+"""The action classifier against a hand-labelled reference of real agent actions.
+
+tests/fixtures/actions_labelled.csv holds 396 commands from public mini-swe-agent
+trajectories (source column), each labelled by hand with a one-line reason before the
+classifier was run on them. The tables count actions by class, so each class must agree.
+"""
+
+import csv
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from swevis.agents.actions import ACTION_CLASSES, classify_action
+
+CSV = Path(__file__).resolve().parents[1] / "fixtures" / "actions_labelled.csv"
+ROWS = list(csv.DictReader(CSV.open(newline="")))
+
+
+def test_reference_is_large_varied_and_sourced():
+    assert len(ROWS) >= 300
+    assert {r["label"] for r in ROWS} == set(ACTION_CLASSES)
+    assert all(r["reason"].strip() and r["source"].strip() for r in ROWS)
+    assert len({r["source"].split(" message ")[0] for r in ROWS}) >= 100  # many trajectories
+
+
+@pytest.mark.parametrize("label", ACTION_CLASSES)
+def test_per_class_agreement_is_at_least_95_percent(label):
+    rows = [r for r in ROWS if r["label"] == label]
+    wrong = [(r["command"][:120], classify_action(r["command"])) for r in rows if classify_action(r["command"]) != label]
+    agreement = 1 - len(wrong) / len(rows)
+    assert agreement >= 0.95, f"{label}: {agreement:.1%} of {len(rows)}; first misses {wrong[:5]}"
+
+
+def test_no_class_is_a_sink():
+    """Precision too: no class takes many actions of another (as `test` took scripts' names)."""
+    got = Counter(classify_action(r["command"]) for r in ROWS)
+    right = Counter(r["label"] for r in ROWS if classify_action(r["command"]) == r["label"])
+    for label in ACTION_CLASSES:
+        assert right[label] / got[label] >= 0.9, f"{label}: precision {right[label] / got[label]:.1%}"

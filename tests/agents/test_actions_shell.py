@@ -1,0 +1,86 @@
+"""The classifier reads commands as the shell does: one test per cause of the disagreements
+measured on real agent actions (heredocs, newlines, file names as test words, read | grep)."""
+
+import pytest
+
+from swevis.agents.actions import classify_action
+
+
+@pytest.mark.parametrize(
+    "command, cls",
+    [
+        # writing a script whose name or body says "test" is an edit; its body is data
+        ("cat <<'EOF' > reproduce_issue.py\nimport pytest\ndef test_x():\n    assert 1\nEOF", "edit"),
+        ("cat <<'EOF' > test_regex.py\nimport re\nprint(re.match('a', 'a'))\nEOF", "edit"),
+        ("cat <<'EOF' >> tests/x/test_fields.py\n\n    def test_more(self):\n        pass\nEOF", "edit"),
+        # a body line that looks like a command is not run
+        ("cat <<'EOF' > notes.txt\npytest -q\nrm -rf /\nEOF", "edit"),
+        ("cat <<EOF > conf.py\nproject = 'x'\nEOF\nsphinx-build -b html . _build", "edit"),
+        # a Python heredoc is judged by its whole body, not its first line
+        ("python3 <<EOF\nfrom enum import IntEnum\nprint(repr(IntEnum))\nEOF", "test"),
+        ("python - <<'PY'\nimport re\nsrc = open('pkg/mod.py').read()\nopen('pkg/mod.py', 'w').write(src)\nPY", "edit"),
+        ("ed src/pkg/main.py <<EOF\n516a\n    print(x)\n.\nw\nq\nEOF", "edit"),
+        ("cat <<'EOF'\nsrc/pkg/a.py\nEOF", "other"),  # prints its heredoc: reads no file
+    ],
+)
+def test_heredoc_bodies_are_data(command, cls):
+    assert classify_action(command) == cls
+
+
+@pytest.mark.parametrize(
+    "command, cls",
+    [
+        ("git checkout pkg/a.py\npytest -q tests/test_a.py", "edit"),
+        ("cat pkg/a.py\nsed -i 's/a/b/' pkg/a.py", "edit"),  # the second line is a command too
+        ("# look at the helper again\nsed -n '71,130p' pkg/domains.py", "read"),
+        ("cd reproduction\nsphinx-build -b text . _build/text", "test"),
+        ("grep -n def_a pkg/a.py\ngrep -n def_b pkg/a.py", "search"),
+        ("sed -i '3350,3351d' pkg/numbers.py && \\\nsed -i '3223,3224d' pkg/numbers.py", "edit"),
+        ("export PYTHONPATH=.\ncd tests\npython3 runtests.py queries", "test"),
+        ("which latex || echo 'latex not found'", "search"),
+        ("python manage.py runserver > out.txt 2>&1 &\nPID=$!\nsleep 5\nkill $PID", "test"),
+    ],
+)
+def test_commands_split_on_newlines_and_chains(command, cls):
+    assert classify_action(command) == cls
+
+
+@pytest.mark.parametrize(
+    "command, cls",
+    [
+        ("cat tests/x/test_fields.py", "read"),
+        ("nl -ba tests/aggregation/tests.py | sed -n '10,30p'", "read"),
+        ("head -n 50 tests/test_ext_autodoc.py", "read"),
+        ("rm reproduce.py", "edit"),
+        ("rm reproduce_issue.py test_fix.py", "edit"),
+        ("touch tests/schema/tests.py", "edit"),
+        ("grep -n test_serialize tests/migrations/test_writer.py", "search"),
+        ("find . -name '*test_tokens.py*'", "search"),
+        ("ls xarray/tests/test_computation.py", "search"),
+        ("python reproduce_issue.py", "test"),
+        ("./tests/runtests.py auth_tests", "test"),
+        ("bin/test sympy/core/tests/test_symbol.py", "test"),
+        ("bash verify_docinfo.sh", "test"),
+        ("tox --version", "other"),
+    ],
+)
+def test_file_names_are_never_test_words(command, cls):
+    assert classify_action(command) == cls
+
+
+@pytest.mark.parametrize(
+    "command, cls",
+    [
+        ("cat django/forms/boundfield.py | grep -A 5 'class BoundWidget'", "search"),
+        ("sed -n '1186,1310p' django/forms/models.py | grep invalid_choice", "search"),
+        ("nl -ba xarray/core/dataset.py | grep -C 5 'def quantile'", "search"),
+        ("nl -ba pkg/a.py | sed -n '100,160p'", "read"),  # a window of a read stays a read
+        ("head -n 152 pkg/array.py | tail -n 10", "read"),
+        ("grep -r verbose pylint | grep -- -v", "search"),
+        ("pytest tests -q | grep FAILED", "test"),  # a test run filtered is still a test run
+        ("echo \"print('hello')\" | cat > fix.py", "edit"),  # a pipeline that writes a file
+        ("git diff -- pkg/a.py > patch.txt", "other"),  # the submission capture
+    ],
+)
+def test_pipes_are_handled_deliberately(command, cls):
+    assert classify_action(command) == cls
