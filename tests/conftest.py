@@ -8,7 +8,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from helpers import git
+from helpers import engine_unavailable, git
 from scripted_server import ScriptedServer
 
 from swevis.index import build_index
@@ -145,16 +145,11 @@ def sample_images(bundled_rows, bundled_mirror, tmp_path_factory):
     from swevis.harness.docker import instance_image_name
     from swevis.harness.images import ImageBuildError, build_images
 
-    def unavailable(reason: str):
-        if os.environ.get("SWEVIS_REQUIRE_ENGINES") == "1":
-            pytest.fail(reason)
-        pytest.skip(reason)
-
     try:
         client = docker.from_env()
         client.ping()
     except Exception as exc:  # docker.errors.DockerException and transport errors
-        unavailable(f"no Docker engine answers ({exc.__class__.__name__}); start dockerd to run the engine tests")
+        engine_unavailable(f"no Docker engine answers ({exc.__class__.__name__}); start dockerd to run the engine tests")
     settings = filled_section("harness", {"kind": "docker", "namespace": "swevis", "cache_dir": None})
     mirrors = {}
     for iid in bundled_rows:
@@ -165,5 +160,5 @@ def sample_images(bundled_rows, bundled_mirror, tmp_path_factory):
     try:
         report = build_images(rows, mirrors, lambda row: instance_image_name(row, settings), images, client=client)
     except ImageBuildError as exc:
-        unavailable(f"the sample's images cannot be built here: {exc}")
+        engine_unavailable(f"the sample's images cannot be built here: {exc}")
     return {"settings": settings, "mirrors": mirrors, "client": client, "report": report}

@@ -51,3 +51,13 @@ def money_turns(edit: str) -> list[str]:
         bash_block("git diff --stat"),
         bash_block("echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"),
     ]
+
+
+def engine_unavailable(reason: str) -> None:
+    """Skip a test whose engine (Docker, SLURM) is not here, with the reason; fail instead
+    under SWEVIS_REQUIRE_ENGINES=1 (CI), where a skipped engine test must not look like a pass."""
+    import pytest
+
+    if os.environ.get("SWEVIS_REQUIRE_ENGINES") == "1":
+        pytest.fail(reason)
+    pytest.skip(reason)

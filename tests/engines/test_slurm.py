@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from helpers import PROJECT_ROOT, SNAKEMAKE, run_snakemake
+from helpers import PROJECT_ROOT, SNAKEMAKE, engine_unavailable, run_snakemake
 
 PROFILE = PROJECT_ROOT / "profiles" / "slurm"
 CONFIG = """
@@ -58,11 +58,11 @@ def _lines(*cmd: str) -> list[str]:
 def cluster() -> dict:
     """The node that takes jobs and its partition, CPUs and MB; skips when there is none."""
     if shutil.which("sinfo") is None:
-        pytest.skip("no SLURM here: sinfo not found (.ci/slurm-up starts a single-node cluster)")
+        engine_unavailable("no SLURM here: sinfo not found (.ci/slurm-up starts a single-node cluster)")
     nodes = [line.split() for line in _lines("sinfo", "-h", "-N", "-o", "%N %P %t %c %m") if line.strip()]
     up = [n for n in nodes if n[2] in ("idle", "mix", "alloc")]  # "*" after a state: not responding
     if not up:
-        pytest.skip(f"no SLURM node is up (sinfo: {nodes or 'no answer'}; .ci/slurm-up starts one)")
+        engine_unavailable(f"no SLURM node is up (sinfo: {nodes or 'no answer'}; .ci/slurm-up starts one)")
     name, partition, _, cpus, mem = up[0]
     no_accounting = any(re.match(r"AccountingStorageType\s*=\s*accounting_storage/none", line)
                         for line in _lines("scontrol", "show", "config"))
