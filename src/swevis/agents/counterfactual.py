@@ -121,6 +121,9 @@ def counterfactual_costs(
         raise SwevisError(f"{traj_path}: a PLB trajectory needs its pre-localization package ('preloc') to replay")
     replay_profile = {**profile, "backend": "replay"}
     agents_cfg = replay_agents_cfg(agents_cfg, turns)
+    workspace = replay_workspace(traj_path)
+    if AgentSettings.from_config(agents_cfg).environment == "local":  # SWE-bench's commands name /testbed
+        turns = {k: [t.replace("/testbed", f"{workspace}/repo") for t in v] for k, v in turns.items()}
     rows = []
     with tempfile.TemporaryDirectory(prefix="swevis-counterfactual-") as tmp:
         demo = Path(tmp) / "turns.json"
@@ -131,7 +134,7 @@ def counterfactual_costs(
                     model_name, replay_profile, agent, scope, condition, row, mirror, str(Path(tmp) / condition),
                     index_db=index_db, pristine_dir=pristine_dir, preloc=preloc, agents_cfg=agents_cfg,
                     localize_cfg=localize_cfg or {}, render_cfg=render_cfg or {}, replay_source=str(demo),
-                    workspace=replay_workspace(traj_path),
+                    workspace=workspace,
                 )
             )
             rows.append(
