@@ -144,3 +144,15 @@ def test_cli_replays_a_folder_and_keeps_the_step_records(tmp_path, capsys):
     steps = pl.read_parquet(out / "per_step.parquet")
     assert steps.height == 2 * (8 + 7 + 7 + 6)
     assert {"trajectory", "format", "condition", "step", "windows", "prompt_tokens", "pages"} <= set(steps.columns)
+
+
+def test_a_bare_list_of_mini_messages_is_read_by_its_blocks(tmp_path):
+    """Early mini-swe-agent releases (and its test data) write the messages alone."""
+    messages = [{"role": "system", "content": "s"}, {"role": "user", "content": "task"},
+                {"role": "assistant", "content": "THOUGHT: look\n\n```bash\nsed -n '1,3p' a.py\n```"},
+                {"role": "user", "content": "<returncode>0</returncode>\n<output>\na\nb\nc\n</output>"}]
+    path = tmp_path / "run.traj.json"
+    path.write_text(json.dumps(messages))
+    traj = read_trajectory(path)
+    assert (traj.format, traj.parsed, traj.instance_id) == ("mini-swe-agent-1", 1, "run")
+    assert [(w.path, w.start, w.end) for w in recorded_windows(traj)[0]] == [("a.py", 1, 3)]

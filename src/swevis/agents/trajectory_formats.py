@@ -12,6 +12,7 @@ Formats (as their tools write them):
                     or, for tool-calling models, `tool_calls` answered by role "tool".
   mini-swe-agent-1  `.traj.json`, trajectory_format mini-swe-agent-1: messages with
                     role/content, commands in ```bash blocks, info.exit_status/submission.
+                    (A bare list of mini's messages is either version, by its blocks.)
   swe-agent         `.traj`: "trajectory" steps of {response, thought, action, observation}
                     and the prompt messages in "history".
   openhands         an event log: a list of events (or a mapping with "history"), actions
@@ -231,6 +232,10 @@ def detect_format(data: Any) -> str | None:
         if isinstance(data.get("history"), list) and any(isinstance(e, dict) and ("action" in e or "observation" in e)
                                                          for e in data["history"]):
             return "openhands"
+    if isinstance(data, list) and data and all(isinstance(e, dict) and "role" in e for e in data):
+        # mini-swe-agent's bare message list (its test data, early releases): the blocks tell the version
+        text = "".join(_text(m.get("content")) for m in data if m["role"] == "assistant")
+        return "mini-swe-agent-2" if "```mswea_bash_command" in text or "```bash" not in text else "mini-swe-agent-1"
     if isinstance(data, list) and data and all(isinstance(e, dict) for e in data) and any(
         "action" in e or "observation" in e for e in data
     ):
@@ -273,7 +278,7 @@ def read_trajectory(path: str | Path) -> Trajectory:
     if fmt == "swevis":
         traj = Trajectory("swevis", data.get("instance_id"), [], data.get("exit_status"))
     elif fmt.startswith("mini-swe-agent"):
-        traj = read_mini(data, str(p), int(fmt[-1]))
+        traj = read_mini(data if isinstance(data, dict) else {"messages": data}, str(p), int(fmt[-1]))
     elif fmt == "swe-agent":
         traj = read_swe_agent(data, str(p))
     else:
