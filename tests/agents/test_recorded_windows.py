@@ -51,6 +51,10 @@ CASES = [
     ("cat pkg/a.py | grep -n -C2 'line 12'", grep([(10, 14)]), [("pkg/a.py", 10, 14, True)]),
     ("sed -n '10,30p' pkg/a.py | grep -n -A 2 'line 15'", grep([(15, 17)], base=9), [("pkg/a.py", 15, 17, True)]),
     ("nl -ba pkg/a.py | grep -n -B 1 'line 8'", grep([(7, 8)], base=0, inner=True), [("pkg/a.py", 7, 8, True)]),
+    ("str_replace_editor view /testbed/pkg/a.py --view_range 4 8",
+     "Here's the result of running `cat -n` on /testbed/pkg/a.py:\n" + nl(4, 8), [("pkg/a.py", 4, 8, True)]),
+    ("str_replace_editor view pkg/a.py", "Here's the result of running `cat -n` on pkg/a.py:\n" + nl(1, 30),
+     [("pkg/a.py", 1, 30, True)]),
     ("cd /repo && sed -n '5,6p' a.py 2>/dev/null", plain(5, 6) + "\n[The command completed with exit code 0.]",
      [("/repo/a.py", 5, 6, False)]),
 ]
@@ -62,6 +66,8 @@ NOT_WINDOWS = [
     ("sed -n '5,9p' pkg/a.py && sed -n '1,2p' pkg/b.py", plain(5, 9)),  # two reads
     ("tail -n 5 pkg/a.py", plain(26, 30)),  # the last 5 lines: where they start needs the file
     ("nl -ba pkg/a.py | sed -n '10,14p'", plain(10, 14)),  # output without the numbers nl writes
+    ("nl -ba pkg/a.py | sed -n '10,14p'", nl(11, 15)),  # numbers that do not fit the command
+    ("str_replace_editor view pkg", "Here's the files and directories up to 2 levels deep in pkg:\npkg/a.py\n"),
     ("python -m pytest -q", "3 passed in 0.1s\n"),
     ("sed -i 's/a/b/' pkg/a.py", ""),
     ("cat <<'EOF' > x.py\nprint(1)\nEOF", ""),

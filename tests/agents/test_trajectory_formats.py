@@ -156,3 +156,23 @@ def test_a_bare_list_of_mini_messages_is_read_by_its_blocks(tmp_path):
     traj = read_trajectory(path)
     assert (traj.format, traj.parsed, traj.instance_id) == ("mini-swe-agent-1", 1, "run")
     assert [(w.path, w.start, w.end) for w in recorded_windows(traj)[0]] == [("a.py", 1, 3)]
+
+
+def test_openhands_file_views_are_windows(tmp_path):
+    """OpenHands reads files with its viewer ("read" actions): `cat -n` lines after a header."""
+    lines = (REPO / "ledgerkit" / "money.py").read_text().splitlines()
+    shown = "".join(f"{n:6d}\t{lines[n - 1]}\n" for n in range(10, 21))
+    events = [
+        {"id": 1, "source": "user", "action": "message", "args": {"content": "fix the yen rounding"}},
+        {"id": 2, "source": "agent", "action": "read", "args": {"path": "/workspace/ledgerkit/ledgerkit/money.py",
+                                                                "view_range": [10, 20], "thought": "look"}},
+        {"id": 3, "source": "agent", "cause": 2, "observation": "read", "extras": {"path": "x"},
+         "content": "Here's the result of running `cat -n` on /workspace/ledgerkit/ledgerkit/money.py:\n" + shown},
+    ]
+    path = tmp_path / "oh.json"
+    path.write_text(json.dumps(events))
+    traj = read_trajectory(path)
+    assert traj.steps[0].command == "str_replace_editor view /workspace/ledgerkit/ledgerkit/money.py --view_range 10 20"
+    repo = RepoFiles(REPO)
+    [window] = recorded_windows(traj, repo)[0]
+    assert (window.start, window.end, repo.matches(window)) == (10, 20, True)

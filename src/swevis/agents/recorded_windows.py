@@ -5,7 +5,8 @@ The counterfactual's recorded mode re-renders these windows under each condition
 (optionally after `cd DIR &&`): `sed -n 'A,Bp' F`, `nl [-ba] F`, `cat [-n] F`, `head`/`tail`
 with line counts, `awk 'NR>=A && NR<=B' F` (and `NR==A,NR==B`), and those followed by one
 filter `| sed -n 'A,Bp'`, `| head`, `| tail -n +K` or `| grep -n -A/-B/-C N PATTERN` (each
-group of grep's output is one window), and `grep -n -A/-B/-C N PATTERN F`. Line numbers come
+group of grep's output is one window), `grep -n -A/-B/-C N PATTERN F`, and the file viewer
+of SWE-agent and OpenHands, `str_replace_editor view F [--view_range A B]`. Line numbers come
 from the output when it carries them (nl, cat -n, grep -n, awk printing NR), else from the
 command. `tail -n N` (the last N lines) has no known start without the file: `file_lines`
 (the repository's line count of F) resolves it, else it is no window.
@@ -22,6 +23,7 @@ NL_LINE = re.compile(r"^\s*(\d+)\t(.*)$")
 AWK_NR_LINE = re.compile(r"^\s*(\d+)(?::\s?|\t| )(.*)$")
 GREP_LINE = re.compile(r"^(\d+)([:-])(.*)$")
 TRAILER = re.compile(r"^\[.*\]$")  # OpenHands' "[The command completed with exit code 0.]"
+VIEW_HEADER = re.compile(r"^Here's the result of running `cat -n` on .*:$")  # the file viewer's first line
 SWEBENCH_ROOT = "/testbed/"  # where SWE-bench images hold the repository: paths below it are repository paths
 
 
@@ -225,6 +227,19 @@ def _source(words: list[str]) -> _Source | None:
         got = _grep_context(args)
         if got and got[0] and len(got[1]) == 2:
             return _Source(got[1][1], 1, None, grep_context=True)
+    if cmd == "str_replace_editor" and len(args) >= 2 and args[0] == "view":
+        return _editor_view(args[1:])
+    return None
+
+
+def _editor_view(args: list[str]) -> _Source | None:
+    """SWE-agent's and OpenHands' file viewer: `str_replace_editor view PATH [--view_range A B]`
+    prints `cat -n` lines of the file (a folder prints a listing, which no line matches)."""
+    path, rest = args[0], args[1:]
+    if not rest:
+        return _Source(path, 1, "nl")
+    if len(rest) == 3 and rest[0] == "--view_range" and rest[1].isdigit() and re.fullmatch(r"-?\d+", rest[2]):
+        return _Source(path, int(rest[1]), "nl")
     return None
 
 
@@ -269,6 +284,8 @@ def _lines(observation: str, lo: int, hi: int) -> list[tuple[int, int, str]]:
     for line in observation[lo:hi].splitlines(keepends=True):
         out.append((pos, pos + len(line), line.rstrip("\r\n")))
         pos += len(line)
+    if out and VIEW_HEADER.match(out[0][2]):
+        out.pop(0)
     if out and TRAILER.match(out[-1][2]):
         out.pop()
         while out and not out[-1][2].strip():
@@ -291,7 +308,7 @@ def _numbered(src: _Source, lines: list[tuple[int, int, str]]) -> RecordedWindow
     if not all(matches):
         return None
     numbers = [int(m.group(1)) for m in matches]  # type: ignore[union-attr]
-    if src.numbers == "awk" and numbers[0] != src.first:
+    if src.first is not None and numbers[0] != src.first:  # the output does not fit the command
         return None
     return _window(src.path, numbers, [m.group(2) for m in matches], (lines[0][0], lines[-1][1]), True)  # type: ignore[union-attr]
 

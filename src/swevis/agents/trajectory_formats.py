@@ -17,7 +17,8 @@ Formats (as their tools write them):
                     and the prompt messages in "history".
   openhands         an event log: a list of events (or a mapping with "history"), actions
                     {"action": "run", "args": {"command", "thought"}} answered by
-                    {"observation": "run", "cause": id, "content", "extras"}.
+                    {"observation": "run", "cause": id, "content", "extras"}; file views
+                    ("read", args path/view_range) become `str_replace_editor view` commands.
   swevis            our own traj.json (format swevis-traj-1), replayed by re-execution.
 """
 
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -186,6 +188,19 @@ def _openhands_events(data: Any, origin: str) -> tuple[list[dict], dict]:
     return events, meta
 
 
+def _openhands_command(action: str, args: dict) -> str | None:
+    """The shell command of a "run" action; a file view ("read", or "edit" with command
+    view) as the viewer's command line `str_replace_editor view PATH [--view_range A B]`."""
+    if action == "run":
+        return args["command"] if isinstance(args.get("command"), str) else None
+    if (action == "read" or (action == "edit" and args.get("command") == "view")) and isinstance(args.get("path"), str):
+        rng = args.get("view_range")
+        if isinstance(rng, list) and len(rng) == 2 and all(isinstance(x, int) for x in rng):
+            return f"str_replace_editor view {shlex.quote(args['path'])} --view_range {rng[0]} {rng[1]}"
+        return f"str_replace_editor view {shlex.quote(args['path'])}"
+    return None
+
+
 def read_openhands(data: Any, origin: str) -> Trajectory:
     """OpenHands' event log: each agent action is a call; the observation whose `cause` is
     the action's id (else the next observation) is what it saw."""
@@ -204,7 +219,7 @@ def read_openhands(data: Any, origin: str) -> Trajectory:
         obs = by_cause.get(e.get("id"))
         if obs is None and k + 1 < len(events) and "observation" in events[k + 1]:
             obs = events[k + 1]
-        command = args.get("command") if e["action"] == "run" and isinstance(args.get("command"), str) else None
+        command = _openhands_command(e["action"], args)
         thought = _text(args.get("thought"))
         detail = command if command is not None else json.dumps({"action": e["action"], **args}, sort_keys=True)
         exit_code = ((obs or {}).get("extras") or {}).get("metadata", {}).get("exit_code") if obs else None
