@@ -176,3 +176,33 @@ def test_openhands_file_views_are_windows(tmp_path):
     repo = RepoFiles(REPO)
     [window] = recorded_windows(traj, repo)[0]
     assert (window.start, window.end, repo.matches(window)) == (10, 20, True)
+
+
+def test_tool_calling_mini_2x_trajectories_count_their_calls(tmp_path):
+    """mini 2.x with a tool-calling model: the command is in tool_calls, the output in a "tool"
+    message; the calls are part of the prompt the next call sees."""
+    lines = (REPO / "ledgerkit" / "money.py").read_text().splitlines()
+    command = "nl -ba ledgerkit/money.py | sed -n '30,45p'"
+    call = {"id": "c1", "type": "function", "function": {"name": "bash", "arguments": json.dumps({"command": command})}}
+    output = "".join(f"{n:6d}\t{lines[n - 1]}\n" for n in range(30, 46))
+    messages = [
+        {"role": "system", "content": "s"}, {"role": "user", "content": "fix the yen rounding"},
+        {"role": "assistant", "content": "Reading.", "tool_calls": [call], "extra": {"actions": [{"command": command}]}},
+        {"role": "tool", "tool_call_id": "c1", "content": f"<returncode>0</returncode>\n<output>\n{output}</output>"},
+        {"role": "assistant", "content": "Done.", "tool_calls": [{**call, "function": {
+            "name": "bash", "arguments": json.dumps({"command": "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"})}}]},
+        {"role": "exit", "content": "", "extra": {"exit_status": "Submitted"}},
+    ]
+    path = tmp_path / f"{IID}.traj.json"
+    path.write_text(json.dumps({"trajectory_format": "mini-swe-agent-1.1", "info": {"exit_status": "Submitted"},
+                                "messages": messages}))
+    traj = read_trajectory(path)
+    assert [s.command for s in traj.steps] == [command, "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"]
+    rows, steps, found = recorded_costs(path, ["text", "r3"], model_name="qwen3.5", profile=PROFILE, repo_dir=REPO)
+    assert found["windows"] == found["windows_matching_repo"] == 1
+    from swevis.tokens import count_message_tokens
+
+    seen = [{"role": "system", "content": "s"}, {"role": "user", "content": "fix the yen rounding"},
+            {"role": "assistant", "content": "Reading.", "tool_calls": [{"type": "function", "function": call["function"]}]},
+            {"role": "user", "content": messages[3]["content"]}]
+    assert steps[1]["prompt_tokens"] == count_message_tokens(seen, "qwen3", "qwen3.5")  # the text condition's 2nd call

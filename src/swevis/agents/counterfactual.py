@@ -259,7 +259,7 @@ def _account_condition(traj: Trajectory, windows: list[list[RecordedWindow]], co
             usage = chat.complete(messages, purpose="agent").record()["usage"]
         except ModelCallFailed as exc:  # the image cap under image_policy reject: the run ends here
             return f"error: {exc.reason}", records
-        messages.append({"role": "assistant", "content": step.response})
+        messages.append(step.message())
         pages, obs_tokens, kind = 0, 0, "none"
         if step.observation is not None:
             content, pages = observe_recorded(pipeline, step.observation, step_windows)
@@ -310,7 +310,7 @@ def recorded_costs(
     settings = AgentSettings.from_config(agents_cfg)
     rows, per_step = [], []
     for condition in conditions:
-        chat = ReplayModel(model_name, {**profile, "backend": "replay"}, source=[s.response for s in traj.steps] or [""])
+        chat = ReplayModel(model_name, {**profile, "backend": "replay"}, source=[s.message() for s in traj.steps] or [""])
         pipeline = ObservationPipeline(
             ObservationConfig(condition=condition, wide_margin=settings.wide_margin, max_window_chars=settings.max_window_chars,
                               tokenizer=chat.tokenizer, image_family=chat.image_family, render=render_cfg or {}),

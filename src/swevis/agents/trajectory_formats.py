@@ -52,6 +52,13 @@ class Step:
     observation: str | None
     thought: str = ""
     returncode: int | None = None
+    tool_calls: list[dict] | None = None  # a tool-calling model's calls, as recorded
+
+    def message(self) -> dict[str, Any]:
+        """The assistant message of this call, as the model sent it."""
+        if self.tool_calls:
+            return {"role": "assistant", "content": self.response, "tool_calls": self.tool_calls}
+        return {"role": "assistant", "content": self.response}
 
 
 @dataclass
@@ -126,7 +133,10 @@ def _chat_steps(messages: list[dict], command_of: Callable[[dict], str | None]) 
         following = [_text(m.get("content")) for m in messages[i + 1 : j] if m["role"] in ("user", "tool")]
         observation = "\n".join(following) if following else None
         response = _text(msg.get("content"))
-        steps.append(Step(response, command_of(msg), observation, thought=response, returncode=_returncode(observation)))
+        calls = [{"type": "function", "function": c.get("function") or {}} for c in msg.get("tool_calls") or []
+                 if isinstance(c, dict)]
+        steps.append(Step(response, command_of(msg), observation, thought=response, returncode=_returncode(observation),
+                          tool_calls=calls or None))
         i = j
     return prefix, steps
 
