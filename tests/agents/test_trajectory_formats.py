@@ -141,6 +141,8 @@ def test_cli_replays_a_folder_and_keeps_the_step_records(tmp_path, capsys):
     assert err.count("replay ") == 4 and "7/8 steps parsed, 5 windows, 5 match --repo" in err
     summary = pl.read_csv(out / "summary.csv")
     assert summary.height == 8 and set(summary["mode"]) == {"recorded"}
+    mini1 = summary.filter(pl.col("format") == "mini-swe-agent-1").row(0, named=True)
+    assert (mini1["steps_parsed"], mini1["steps_recorded"], mini1["windows"], mini1["windows_matching_repo"]) == (7, 8, 5, 5)
     steps = pl.read_parquet(out / "per_step.parquet")
     assert steps.height == 2 * (8 + 7 + 7 + 6)
     assert {"trajectory", "format", "condition", "step", "windows", "prompt_tokens", "pages"} <= set(steps.columns)

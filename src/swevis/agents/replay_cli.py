@@ -108,7 +108,8 @@ def _replay_one(args, path: Path, traj: Trajectory, cfg: dict, model: str, profi
             path, [str(c) for c in args.conditions], model_name=model, profile=profile, agents_cfg=cfg["agents"],
             render_cfg=cfg["single_read"].get("render", {}), repo_dir=args.repo, traj=traj,
         )
-        tag["mode"] = "recorded"
+        tag.update(mode="recorded", steps_parsed=found["parsed"], steps_recorded=found["steps"], windows=found["windows"],
+                   windows_matching_repo=found["windows_matching_repo"])
         matching = "" if found["windows_matching_repo"] is None else f", {found['windows_matching_repo']} match --repo"
         note = f", {found['parsed']}/{found['steps']} steps parsed, {found['windows']} windows{matching}"
     print(f"replay {path}: {traj.format}{note}, {time.perf_counter() - started:.1f} s", file=sys.stderr, flush=True)
