@@ -118,12 +118,12 @@ def _replay_one(args, path: Path, traj: Trajectory, cfg: dict, model: str, profi
 
 def _print_table(rows: list[dict], model: str, profile: dict) -> None:
     print(f"counterfactual cost, accounted as {model}: {profile['tokenizer']} text, {profile['image_family']} images")
-    print(f"{'trajectory':<40} {'format':<17} {'mode':<9} {'condition':<9} {'prompt tokens':>13} {'vs text':>8} "
+    width = max(len("trajectory"), *(len(Path(r["trajectory"]).name) for r in rows))
+    print(f"{'trajectory':<{width}} {'format':<17} {'mode':<9} {'condition':<9} {'prompt tokens':>13} {'vs text':>8} "
           f"{'calls':>5} {'pages':>5}  exit")
     for r in rows:
         ratio = f"{r['reduction_vs_text']:.2f}x" if r["reduction_vs_text"] else "-"
-        name = Path(r["trajectory"]).name[-40:]
-        print(f"{name:<40} {r['format']:<17} {r['mode']:<9} {r['condition']:<9} {r['prompt_tokens']:>13,} {ratio:>8} "
+        print(f"{Path(r['trajectory']).name:<{width}} {r['format']:<17} {r['mode']:<9} {r['condition']:<9} {r['prompt_tokens']:>13,} {ratio:>8} "
               f"{r['calls']:>5} {r['image_pages']:>5}  {r['exit_status']}")
 
 
