@@ -40,7 +40,7 @@ def test_each_format_is_read_and_named(name):
     assert (traj.format, len(traj.steps), traj.parsed, traj.exit_status) == (fmt, calls, parsed, status)
     assert traj.instance_id == IID
     assert traj.steps[1].command.endswith("sed -n '1,40p' ledgerkit/money.py") or fmt == "openhands"
-    assert traj.prefix and "fractional yen" in traj.prefix[-1]["content"]
+    assert [m["role"] for m in traj.prefix] == ["system", "user"] and "fractional yen" in traj.prefix[-1]["content"]
 
 
 def test_mini_1x_bash_blocks_are_parsed():

@@ -221,8 +221,12 @@ def read_openhands(data: Any, origin: str) -> Trajectory:
         if "action" not in e:
             continue
         args = e.get("args") if isinstance(e.get("args"), dict) else {}
-        if e.get("source") == "user" or (e["action"] == "message" and not steps and e.get("source") != "agent"):
-            prefix.append({"role": "user", "content": _text(args.get("content") or e.get("message"))})
+        if e["action"] == "system" and not steps:  # the system prompt, as OpenHands logs it
+            prefix.append({"role": "system", "content": _text(args.get("content") or e.get("message"))})
+            continue
+        if e.get("source") == "user":  # the task; later user messages are not the agent's calls
+            if not steps:
+                prefix.append({"role": "user", "content": _text(args.get("content") or e.get("message"))})
             continue
         if e.get("source") != "agent" or e["action"] in ("system", "recall", "change_agent_state"):
             continue
@@ -237,7 +241,8 @@ def read_openhands(data: Any, origin: str) -> Trajectory:
                           thought, exit_code if isinstance(exit_code, int) else None))
     if not steps:
         raise TrajectoryFormatError(f"trajectory {origin}: the OpenHands event log has no agent actions")
-    iid = meta.get("instance_id") or (meta.get("instance") or {}).get("instance_id") if meta else None
+    instance = meta.get("instance")
+    iid = meta.get("instance_id") or (instance.get("instance_id") if isinstance(instance, dict) else None)
     status = "finished" if any(e.get("action") == "finish" for e in events) else None
     return Trajectory("openhands", iid if isinstance(iid, str) else None, steps, status, prefix)
 
