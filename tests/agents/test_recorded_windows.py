@@ -48,6 +48,7 @@ CASES = [
      [("pkg/a.py", 7, 9, True)]),
     ("grep -n -C 2 'line 12' pkg/a.py", grep([(10, 14)]), [("pkg/a.py", 10, 14, True)]),
     ("grep -n -A 1 -B 1 'x' pkg/a.py", grep([(3, 5), (20, 22)]), [("pkg/a.py", 3, 5, True), ("pkg/a.py", 20, 22, True)]),
+    ("grep -nB 2 -A2 'line 12' pkg/a.py", grep([(10, 14)]), [("pkg/a.py", 10, 14, True)]),
     ("cat pkg/a.py | grep -n -C2 'line 12'", grep([(10, 14)]), [("pkg/a.py", 10, 14, True)]),
     ("sed -n '10,30p' pkg/a.py | grep -n -A 2 'line 15'", grep([(15, 17)], base=9), [("pkg/a.py", 15, 17, True)]),
     ("nl -ba pkg/a.py | grep -n -B 1 'line 8'", grep([(7, 8)], base=0, inner=True), [("pkg/a.py", 7, 8, True)]),

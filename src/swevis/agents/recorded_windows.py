@@ -180,8 +180,9 @@ def _grep_context(args: list[str]) -> tuple[bool, list[str]] | None:
             if any(c in flags for c in "rRlLcoHh"):
                 return None
             numbered |= "n" in flags
-            m = re.search(r"[ABC](\d+)$", flags)
-            context |= bool(m)
+            context |= bool(re.search(r"[ABC]\d+$", flags))
+            if flags[-1] in "ABC" and i + 1 < len(args) and args[i + 1].isdigit():  # -nA 5
+                context, i = True, i + 1
         elif a == "--line-number":
             numbered = True
         elif a.startswith("--"):
