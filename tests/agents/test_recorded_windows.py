@@ -56,6 +56,10 @@ CASES = [
      "Here's the result of running `cat -n` on /testbed/pkg/a.py:\n" + nl(4, 8), [("pkg/a.py", 4, 8, True)]),
     ("str_replace_editor view pkg/a.py", "Here's the result of running `cat -n` on pkg/a.py:\n" + nl(1, 30),
      [("pkg/a.py", 1, 30, True)]),
+    ("open pkg/a.py 15", "[File: /testbed/pkg/a.py (30 lines total)]\n(9 more lines above)\n"
+     + "".join(f"{n}:{CODE[n - 1]}\n" for n in range(10, 21)) + "(10 more lines below)\n", [("pkg/a.py", 10, 20, True)]),
+    ("scroll_down", "[File: /repo/pkg/a.py (30 lines total)]\r\n(20 more lines above)\r\n"
+     + "".join(f"{n}:{CODE[n - 1]}\r\n" for n in range(21, 31)), [("/repo/pkg/a.py", 21, 30, True)]),
     ("cd /repo && sed -n '5,6p' a.py 2>/dev/null", plain(5, 6) + "\n[The command completed with exit code 0.]",
      [("/repo/a.py", 5, 6, False)]),
 ]

@@ -208,3 +208,27 @@ def test_tool_calling_mini_2x_trajectories_count_their_calls(tmp_path):
             {"role": "assistant", "content": "Reading.", "tool_calls": [{"type": "function", "function": call["function"]}]},
             {"role": "user", "content": messages[3]["content"]}]
     assert steps[1]["prompt_tokens"] == count_message_tokens(seen, "qwen3", "qwen3.5")  # the text condition's 2nd call
+
+
+def test_a_swe_agent_history_alone_is_read_from_its_messages(tmp_path):
+    """Some SWE-agent files hold only `history`: chat messages whose assistant turns carry
+    their `action` (and were once taken for an OpenHands event log)."""
+    lines = (REPO / "ledgerkit" / "money.py").read_text().splitlines()
+    shown = "".join(f"{n}:{lines[n - 1]}\n" for n in range(1, 41))
+    history = [
+        {"role": "system", "content": "SETTING: you are an autonomous programmer", "agent": "main"},
+        {"role": "user", "content": "fix the yen rounding", "agent": "main"},
+        {"role": "assistant", "content": "Open it.", "thought": "Open it.", "action": "open ledgerkit/money.py",
+         "agent": "main", "message_type": "action"},
+        {"role": "user", "content": f"[File: /testbed/ledgerkit/money.py ({len(lines)} lines total)]\n{shown}"
+                                    f"({len(lines) - 40} more lines below)\n", "agent": "main", "message_type": "observation"},
+        {"role": "assistant", "content": "Done.", "action": "submit", "agent": "main", "message_type": "action"},
+    ]
+    path = tmp_path / f"{IID}.traj"
+    path.write_text(json.dumps({"history": history}))
+    assert detect_format({"history": history}) == "swe-agent"
+    traj = read_trajectory(path)
+    assert (traj.format, [s.command for s in traj.steps]) == ("swe-agent", ["open ledgerkit/money.py", "submit"])
+    repo = RepoFiles(REPO)
+    [window] = recorded_windows(traj, repo)[0]
+    assert (window.path, window.start, window.end, repo.matches(window)) == ("ledgerkit/money.py", 1, 40, True)

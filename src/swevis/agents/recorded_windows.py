@@ -5,8 +5,9 @@ The counterfactual's recorded mode re-renders these windows under each condition
 (optionally after `cd DIR &&`): `sed -n 'A,Bp' F`, `nl [-ba] F`, `cat [-n] F`, `head`/`tail`
 with line counts, `awk 'NR>=A && NR<=B' F` (and `NR==A,NR==B`), and those followed by one
 filter `| sed -n 'A,Bp'`, `| head`, `| tail -n +K` or `| grep -n -A/-B/-C N PATTERN` (each
-group of grep's output is one window), `grep -n -A/-B/-C N PATTERN F`, and the file viewer
-of SWE-agent and OpenHands, `str_replace_editor view F [--view_range A B]`. Line numbers come
+group of grep's output is one window), `grep -n -A/-B/-C N PATTERN F`, the file viewer
+of SWE-agent and OpenHands, `str_replace_editor view F [--view_range A B]`, and SWE-agent's
+windowed viewer (`open F [LINE]`, `goto`, `scroll_up/down`: the file from its header). Line numbers come
 from the output when it carries them (nl, cat -n, grep -n, awk printing NR), else from the
 command. `tail -n N` (the last N lines) has no known start without the file: `file_lines`
 (the repository's line count of F) resolves it, else it is no window.
@@ -23,6 +24,10 @@ NL_LINE = re.compile(r"^\s*(\d+)\t(.*)$")
 AWK_NR_LINE = re.compile(r"^\s*(\d+)(?::\s?|\t| )(.*)$")
 GREP_LINE = re.compile(r"^(\d+)([:-])(.*)$")
 TRAILER = re.compile(r"^\[.*\]$")  # OpenHands' "[The command completed with exit code 0.]"
+SWE_FILE = re.compile(r"^\[File: (.+) \(\d+ lines total\)\]$")  # SWE-agent's windowed viewer (open, goto, scroll)
+SWE_MORE = re.compile(r"^\(\d+ more lines (above|below)\)$")
+SWE_LINE = re.compile(r"^(\d+):(.*)$")
+SWE_VIEWERS = {"open", "goto", "scroll_up", "scroll_down"}
 VIEW_HEADER = re.compile(r"^Here's the result of running `cat -n` on .*:$")  # the file viewer's first line
 SWEBENCH_ROOT = "/testbed/"  # where SWE-bench images hold the repository: paths below it are repository paths
 
@@ -230,6 +235,8 @@ def _source(words: list[str]) -> _Source | None:
             return _Source(got[1][1], 1, None, grep_context=True)
     if cmd == "str_replace_editor" and len(args) >= 2 and args[0] == "view":
         return _editor_view(args[1:])
+    if cmd in SWE_VIEWERS:  # the file and its lines are in the output's header and numbers
+        return _Source("", None, "swe")
     return None
 
 
@@ -314,6 +321,25 @@ def _numbered(src: _Source, lines: list[tuple[int, int, str]]) -> RecordedWindow
     return _window(src.path, numbers, [m.group(2) for m in matches], (lines[0][0], lines[-1][1]), True)  # type: ignore[union-attr]
 
 
+def _swe_viewer(lines: list[tuple[int, int, str]]) -> RecordedWindow | None:
+    """SWE-agent's `open`/`goto`/`scroll_*` output: `[File: PATH (N lines total)]`, then
+    `N:code` lines between `(k more lines above/below)` notes."""
+    header = SWE_FILE.match(lines[0][2]) if lines else None
+    if header is None:
+        return None
+    body = lines[1:]
+    while body and SWE_MORE.match(body[0][2]):
+        body = body[1:]
+    while body and SWE_MORE.match(body[-1][2]):
+        body = body[:-1]
+    matches = [SWE_LINE.match(text) for _, _, text in body]
+    if not body or not all(matches):
+        return None
+    numbers = [int(m.group(1)) for m in matches]  # type: ignore[union-attr]
+    path = header.group(1).removeprefix(SWEBENCH_ROOT)
+    return _window(path, numbers, [m.group(2) for m in matches], (body[0][0], body[-1][1]), True)  # type: ignore[union-attr]
+
+
 def _grep_groups(src: _Source, lines: list[tuple[int, int, str]]) -> list[RecordedWindow]:
     groups: list[list[tuple[int, int, str]]] = [[]]
     for line in lines:
@@ -367,6 +393,9 @@ def identify_windows(
         return []
     if src.grep_context:
         return _grep_groups(src, lines)
+    if src.numbers == "swe":
+        w = _swe_viewer(lines)
+        return [w] if w else []
     if src.numbers:
         w = _numbered(src, lines)
         return [w] if w else []

@@ -14,7 +14,8 @@ Formats (as their tools write them):
                     role/content, commands in ```bash blocks, info.exit_status/submission.
                     (A bare list of mini's messages is either version, by its blocks.)
   swe-agent         `.traj`: "trajectory" steps of {response, thought, action, observation}
-                    and the prompt messages in "history".
+                    and the prompt messages in "history" (or the history alone, its
+                    assistant messages carrying their `action`).
   openhands         an event log: a list of events (or a mapping with "history"), actions
                     {"action": "run", "args": {"command", "thought"}} answered by
                     {"observation": "run", "cause": id, "content", "extras"}; file views
@@ -168,26 +169,35 @@ def read_mini(data: dict, origin: str, version: int) -> Trajectory:
                       info.get("exit_status"), prefix, info.get("submission"))
 
 
+def _swe_agent_command(message: dict) -> str | None:
+    action = message.get("action")
+    return action.strip() if isinstance(action, str) and action.strip() else None
+
+
 def read_swe_agent(data: dict, origin: str) -> Trajectory:
-    """SWE-agent's .traj: one step a trajectory entry; the prompt from `history`."""
+    """SWE-agent's .traj: one step a trajectory entry, the prompt from `history`; a file with
+    the history alone (its messages carry their `action`) is read from the history."""
+    history = data.get("history") if isinstance(data.get("history"), list) else []
+    history = [m for m in history if isinstance(m, dict) and "role" in m]
+    info = _info(data)
+    replay = data.get("replay_config") if isinstance(data.get("replay_config"), dict) else {}
+    iid = info.get("instance_id") or replay.get("instance_id")
+    if "trajectory" not in data:
+        prefix, steps = _chat_steps(history, _swe_agent_command)
+        return Trajectory("swe-agent", iid, steps, info.get("exit_status"), prefix, info.get("submission"))
     entries = data.get("trajectory")
     if not isinstance(entries, list) or not all(isinstance(e, dict) and "action" in e for e in entries):
         raise TrajectoryFormatError(f"trajectory {origin}: SWE-agent 'trajectory' must be a list of steps with an action")
     steps = []
     for e in entries:
-        action = e.get("action")
-        command = action.strip() if isinstance(action, str) and action.strip() else None
+        command = _swe_agent_command(e)
         thought = _text(e.get("thought"))
         response = _text(e.get("response")) or f"{thought}\n\n```\n{command or ''}\n```"
         observation = e.get("observation")
         steps.append(Step(response, command, None if observation is None else _text(observation), thought))
-    history = data.get("history") if isinstance(data.get("history"), list) else []
-    first = next((i for i, m in enumerate(history) if isinstance(m, dict) and m.get("role") == "assistant"), len(history))
-    prefix = [{"role": m.get("role", "user"), "content": _text(m.get("content"))} for m in history[:first] if isinstance(m, dict)]
-    info = _info(data)
-    iid = (data.get("replay_config") or {}) if isinstance(data.get("replay_config"), dict) else {}
-    return Trajectory("swe-agent", info.get("instance_id") or iid.get("instance_id"), steps, info.get("exit_status"),
-                      prefix, info.get("submission"))
+    first = next((i for i, m in enumerate(history) if m["role"] == "assistant"), len(history))
+    prefix = [{"role": m["role"], "content": _text(m.get("content"))} for m in history[:first]]
+    return Trajectory("swe-agent", iid, steps, info.get("exit_status"), prefix, info.get("submission"))
 
 
 def _openhands_events(data: Any, origin: str) -> tuple[list[dict], dict]:
@@ -259,8 +269,10 @@ def detect_format(data: Any) -> str | None:
             return "swevis"
         if isinstance(data.get("trajectory"), list):
             return "swe-agent"
-        if isinstance(data.get("history"), list) and any(isinstance(e, dict) and ("action" in e or "observation" in e)
-                                                         for e in data["history"]):
+        history = data.get("history") if isinstance(data.get("history"), list) else []
+        if history and all(isinstance(m, dict) and "role" in m for m in history) and any("action" in m for m in history):
+            return "swe-agent"  # SWE-agent's history alone: chat messages that carry their action
+        if any(isinstance(e, dict) and "role" not in e and ("action" in e or "observation" in e) for e in history):
             return "openhands"
     if isinstance(data, list) and data and all(isinstance(e, dict) and "role" in e for e in data):
         # mini-swe-agent's bare message list (its test data, early releases): the blocks tell the version
