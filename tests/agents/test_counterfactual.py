@@ -66,3 +66,28 @@ def test_counterfactual_costs_per_condition(mini_traj, instance):
     assert by["r3"]["image_pages"] >= 2 and by["text"]["image_pages"] == 0
     assert by["r3"]["prompt_tokens"] < by["text"]["prompt_tokens"]
     assert by["text"]["reduction_vs_text"] == 1.0 and by["r3"]["reduction_vs_text"] > 1.0
+
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "trajectories"
+
+
+@pytest.mark.slow
+def test_reexecuting_a_mini_1x_trajectory_twice_gives_identical_counts(instance):
+    """mini 1.x's ```bash turns replay to the submission (they ended in format_errors after 3
+    calls), its /testbed commands run in the local checkout, and no random folder name enters
+    the prompts: the trial saw ~0.5% between two replays of one trajectory."""
+    traj = FIXTURES / "mini1__swevis-samples__ledgerkit-117.traj.json"
+
+    def costs():
+        return counterfactual_costs(
+            traj, ["text", "r3"], model_name="qwen3.5", profile=PROFILE, row=instance["row"], mirror=instance["mirror"],
+            index_db=None, pristine_dir=instance["checkout"],
+        )
+
+    first, second = costs(), costs()
+    assert first == second
+    by = {r["condition"]: r for r in first}
+    assert by["text"]["exit_status"] == "submitted" and by["text"]["calls"] == 8
+    assert by["r3"]["image_pages"] >= 2 and by["r3"]["prompt_tokens"] < by["text"]["prompt_tokens"]
+    sed = next(s for s in by["r3"]["steps"] if "sed -n '1,40p'" in s["command"])
+    assert sed["windows"] == ["ledgerkit/money.py:1-40"] and sed["observation_kind"] == "image"

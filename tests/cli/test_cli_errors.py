@@ -107,20 +107,26 @@ CASES: list[tuple[str, str, list[str], str]] = [
     # replay
     ("replay", "traj", ["replay", "{missing}", "--config", CONFIG], "trajectory"),
     ("replay", "traj", ["replay", "{not_json}", "--config", CONFIG], "is not JSON"),
-    ("replay", "traj", ["replay", "{json_list}", "--config", CONFIG], "is not a JSON object"),
+    ("replay", "traj", ["replay", "{json_list}", "--config", CONFIG], "unknown format"),
     ("replay", "traj", ["replay", "{binary}", "--config", CONFIG], "is not UTF-8 text"),
+    ("replay", "traj", ["replay", "{folder}/repo", "--config", CONFIG], "holds no *.traj.json"),
     ("replay", "traj", ["replay", "{traj_bad_scope}", "--config", CONFIG], "neither normal nor wide"),
+    ("replay", "out", ["replay", "{traj}", "--out", "{file}", "--config", CONFIG], "--out"),
     ("replay", "conditions", ["replay", "{traj}", "--conditions", "text,rX"], "unknown condition 'rX'"),
     ("replay", "conditions", ["replay", "{traj}", "--conditions", "r0"], "unknown condition 'r0'"),
     ("replay", "conditions", ["replay", "{traj}", "--conditions", ","], "no conditions given"),
     ("replay", "conditions", ["replay", "{traj}", "--conditions", "r3,r3"], "given more than once"),
     ("replay", "model", ["replay", "{traj}", "--model", "gpt-0", "--config", CONFIG], "no model profile 'gpt-0'"),
-    ("replay", "instance", ["replay", "{traj}", "--config", CONFIG, "--cache", "{out}"], "unknown instance id nope__x-1"),
-    ("replay", "instance", ["replay", "{traj}", "--instance", "acme__x-2", "--config", CONFIG, "--cache", "{out}"],
-     "unknown instance id acme__x-2"),
+    ("replay", "repo", ["replay", "{traj}", "--repo", "{missing}", "--config", CONFIG], "--repo"),
+    ("replay", "repo", ["replay", "{traj}", "--repo", "{file}", "--config", CONFIG], "is not a folder"),
+    ("replay", "instance", ["replay", "{traj}", "--reexecute", "--config", CONFIG, "--cache", "{out}"],
+     "unknown instance id nope__x-1"),
+    ("replay", "instance", ["replay", "{traj}", "--reexecute", "--instance", "acme__x-2", "--config", CONFIG,
+                            "--cache", "{out}"], "unknown instance id acme__x-2"),
     ("replay", "scope", ["replay", "{traj}", "--scope", "huge"], "invalid choice: 'huge'"),
+    ("replay", "scope", ["replay", "{traj}", "--scope", "wide", "--config", CONFIG], "--scope wide needs --reexecute"),
     ("replay", "config", ["replay", "{traj}", "--config", "{bad_yaml}"], "not valid YAML"),
-    ("replay", "cache", ["replay", "{traj}", "--config", CONFIG, "--cache", "{file}"], "--cache"),
+    ("replay", "cache", ["replay", "{traj}", "--reexecute", "--config", CONFIG, "--cache", "{file}"], "--cache"),
     # render
     ("render", "file", ["render", "{missing}", "--config", CONFIG], "missing"),
     ("render", "file", ["render", "{folder}", "--config", CONFIG], "cannot read"),
@@ -155,8 +161,11 @@ def paths(tmp_path: Path) -> dict[str, str]:
     config = (ROOT / "config.yaml").read_text()
     (tmp_path / "r0.yaml").write_text(config.replace("conditions: [text, r1, r3, r5, r7]}", "conditions: [text, r0]}", 1))
     (tmp_path / "null-namespace.yaml").write_text("harness: {kind: docker, namespace: null}\n")
-    (tmp_path / "traj.json").write_text(json.dumps({"instance_id": "nope__x-1", "messages": []}))
-    (tmp_path / "scope.json").write_text(json.dumps({"instance_id": IID, "scope": "huge"}))
+    (tmp_path / "traj.json").write_text(json.dumps({
+        "trajectory_format": "mini-swe-agent-1.1", "instance_id": "nope__x-1",
+        "messages": [{"role": "system", "content": "s"}, {"role": "assistant", "content": "x"}],
+    }))
+    (tmp_path / "scope.json").write_text(json.dumps({"format": "swevis-traj-1", "instance_id": IID, "scope": "huge"}))
     (tmp_path / "repo").mkdir()
     (tmp_path / "repo" / "a.py").write_text("def f():\n    return 1\n")
     return {

@@ -1,31 +1,65 @@
-"""Counterfactual cost of one recorded trajectory: the same actions, re-executed in a fresh
-checkout, with the observations re-rendered under each condition (paper section 3.1's
-attribution problem: this separates the modality effect from trajectory variance).
+"""Counterfactual cost of one recorded trajectory under each representation (paper section
+3.1's attribution problem: the same actions, so the modality effect is separated from
+trajectory variance). Two modes:
 
-Reads our traj.json and mini-swe-agent's .traj.json (text or tool-call format: tool calls
-are turned back into mini's text action blocks, so the same agent loop replays them).
+recorded (the default for foreign trajectories, see swevis.agents.trajectory_formats): the
+  recorded conversation is reused as it is; the code windows its observations showed (found
+  by swevis.agents.recorded_windows from the command and the output) are rendered under each
+  condition by the agents' own observation pipeline, and every call is accounted by the
+  backbone's token accounting (the replay backend's estimate of the request). No
+  environment, mirror or index. Given the repository at base_commit, each window is checked
+  against it.
+re-execution (`counterfactual_costs`): the actions are run again in a fresh checkout by the real
+  agent loop (our traj.json and mini-swe-agent's .traj.json; tool calls are turned back into
+  mini's text action blocks).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
+import shlex
 import tempfile
 from pathlib import Path
 from typing import Any
 
+from swevis.agents.actions import classify_action
 from swevis.agents.model_adapter import ACTION_REGEX
+from swevis.agents.observe import ObservationConfig, ObservationPipeline
+from swevis.agents.recorded_windows import RecordedWindow, identify_windows
 from swevis.agents.runner import RunSpec, run_instance
+from swevis.agents.settings import AgentSettings
+from swevis.agents.trajectory import exit_status_of
+from swevis.agents.trajectory_formats import Step, Trajectory, read_trajectory
 from swevis.conditions import Condition
 from swevis.errors import SwevisError
-from swevis.models import load_replay_source
+from swevis.models import ModelCallFailed, load_replay_source
+from swevis.models.replay import ReplayModel
+from swevis.tokens import count_message_tokens
+
+# Recorded observations pass through the pipeline as they are: the template adds nothing.
+RECORDED_TEMPLATE = "{{ output.output }}"
+
+
+def _mini_turn(step: Step) -> str:
+    """A recorded call as a turn in mini's text action format (```mswea_bash_command)."""
+    if step.command is None or len(re.findall(ACTION_REGEX, step.response, re.DOTALL)) == 1:
+        return step.response
+    return f"{step.thought}\n\n```mswea_bash_command\n{step.command}\n```\n"
 
 
 def replay_turns(path: str | Path) -> tuple[str, dict[str, list[str]], dict[str, Any]]:
-    """(agent, turns per purpose in our text action format, the trajectory's own data)."""
+    """(agent, turns per purpose in our text action format, the trajectory's own data).
+
+    Ours and mini-swe-agent 2.x's keep their purposes and tool calls (as text blocks); the
+    other formats give their recorded calls, each command in a mini action block."""
+    traj = read_trajectory(path)
     data = json.loads(Path(path).read_text())
+    if traj.format not in ("swevis", "mini-swe-agent-2"):
+        return "mini", {"agent": [_mini_turn(s) for s in traj.steps]}, data if isinstance(data, dict) else {}
     source = load_replay_source(str(path))
-    agent = data.get("agent", "mini") if data.get("format") == "swevis-traj-1" else "mini"
+    agent = data.get("agent", "mini") if traj.format == "swevis" else "mini"
     turns: dict[str, list[str]] = {}
     for turn in source.turns:
         content = turn.content or ""
@@ -37,6 +71,25 @@ def replay_turns(path: str | Path) -> tuple[str, dict[str, list[str]], dict[str,
     if not turns:
         raise SwevisError(f"{path}: no assistant turns to replay")
     return agent, turns, data
+
+
+def replay_workspace(traj_path: str | Path) -> str:
+    """The checkout folder of a re-execution: fixed for a trajectory, so the repository root
+    in its prompts is the same text in every condition and every replay (a mkdtemp name
+    would change the counts), and of one length for every trajectory."""
+    digest = hashlib.sha256(str(Path(traj_path).resolve()).encode()).hexdigest()[:12]
+    return str(Path(tempfile.gettempdir()) / f"swevis-replay-{digest}")
+
+
+def replay_agents_cfg(agents_cfg: dict | None, turns: dict[str, list[str]]) -> dict:
+    """The agents section with limits that let every recorded turn replay: the recorded run
+    had its own format-error and step limits, and the counterfactual replays what it did."""
+    n = sum(len(t) for t in turns.values()) + 1
+    cfg = dict(agents_cfg or {})
+    for key in ("step_limit", "locator_step_limit", "editor_step_limit"):
+        cfg[key] = max(int(cfg.get(key) or 0), n)
+    cfg["max_format_errors"] = 0  # no limit
+    return cfg
 
 
 def counterfactual_costs(
@@ -57,7 +110,8 @@ def counterfactual_costs(
     """One row per condition: prompt tokens, pages, exit status, and the ratio to text.
 
     Its RunSpecs are built by hand, not by make_run_spec: a counterfactual always replays
-    and keeps no journal, ledger or fixed workspace (a real run of the cell may be using it)."""
+    and keeps no journal or ledger, and its workspace is its own (replay_workspace), not the
+    cell's (a real run of the cell may be using that). Each row carries its step records."""
     conditions = [str(Condition.parse(str(c))) for c in conditions]  # a bad name fails before any run
     if not conditions:
         raise SwevisError("no conditions to account")
@@ -66,6 +120,10 @@ def counterfactual_costs(
     if agent == "plb" and preloc is None:
         raise SwevisError(f"{traj_path}: a PLB trajectory needs its pre-localization package ('preloc') to replay")
     replay_profile = {**profile, "backend": "replay"}
+    agents_cfg = replay_agents_cfg(agents_cfg, turns)
+    workspace = replay_workspace(traj_path)
+    if AgentSettings.from_config(agents_cfg).environment == "local":  # SWE-bench's commands name /testbed
+        turns = {k: [t.replace("/testbed", f"{workspace}/repo") for t in v] for k, v in turns.items()}
     rows = []
     with tempfile.TemporaryDirectory(prefix="swevis-counterfactual-") as tmp:
         demo = Path(tmp) / "turns.json"
@@ -74,8 +132,9 @@ def counterfactual_costs(
             traj = run_instance(
                 RunSpec(
                     model_name, replay_profile, agent, scope, condition, row, mirror, str(Path(tmp) / condition),
-                    index_db=index_db, pristine_dir=pristine_dir, preloc=preloc, agents_cfg=agents_cfg or {},
+                    index_db=index_db, pristine_dir=pristine_dir, preloc=preloc, agents_cfg=agents_cfg,
                     localize_cfg=localize_cfg or {}, render_cfg=render_cfg or {}, replay_source=str(demo),
+                    workspace=workspace,
                 )
             )
             rows.append(
@@ -86,9 +145,184 @@ def counterfactual_costs(
                     "calls": traj["totals"]["calls"],
                     "image_pages": traj["totals"]["image_pages"],
                     "exit_status": traj["exit_status"],
+                    "steps": [_reexecuted_step(condition, s) for s in traj["steps"]],
                 }
             )
     base = next((r["prompt_tokens"] for r in rows if r["condition"] == "text"), None)
     for r in rows:
         r["reduction_vs_text"] = round(base / r["prompt_tokens"], 3) if base and r["prompt_tokens"] else None
     return rows
+
+
+def _reexecuted_step(condition: str, step: dict[str, Any]) -> dict[str, Any]:
+    obs = step["observation"]
+    windows = [obs["window"]] if obs.get("window") else list(obs.get("windows") or [])
+    return {
+        "condition": condition, "step": step["index"], "command": step["action"], "action_class": step["action_class"],
+        "windows": [f"{w['path']}:{w['start']}-{w['end']}" for w in windows], "observation_kind": obs["kind"],
+        "pages": int(obs.get("pages") or 0), "observation_tokens": int(obs.get("tokens") or 0),
+        "prompt_tokens": int(step["usage"].get("prompt_tokens") or 0),
+        "completion_tokens": int(step["usage"].get("completion_tokens") or 0),
+    }
+
+
+# ---------------------------------------------------------------- recorded mode
+
+
+class RepoFiles:
+    """The repository at base_commit, to check recorded windows against (paths as the agent
+    typed them: relative, under /testbed, or under any other root the repository sits at)."""
+
+    def __init__(self, root: str | Path):
+        self.root = Path(root)
+        self._lines: dict[str, list[str] | None] = {}
+
+    def lines(self, path: str) -> list[str] | None:
+        if path not in self._lines:
+            self._lines[path] = self._read(path)
+        return self._lines[path]
+
+    def _read(self, path: str) -> list[str] | None:
+        parts = [p for p in Path(path).parts if p not in ("/", ".")]
+        for i in range(len(parts)):  # the shortest suffix of the path that is a file here
+            candidate = self.root.joinpath(*parts[i:])
+            if candidate.is_file():
+                try:
+                    return candidate.read_text(encoding="utf-8").splitlines()
+                except (OSError, UnicodeDecodeError):
+                    return None
+        return None
+
+    def count(self, path: str) -> int | None:
+        lines = self.lines(path)
+        return None if lines is None else len(lines)
+
+    def matches(self, w: RecordedWindow) -> bool:
+        lines = self.lines(w.path)
+        return lines is not None and lines[w.start - 1 : w.end] == w.text.splitlines()
+
+
+def _canonical_command(w: RecordedWindow) -> str:
+    """A command the observation pipeline reads as exactly this window."""
+    quoted = shlex.quote(w.path)
+    return f"nl -ba {quoted} | sed -n '{w.start},{w.end}p'" if w.numbered else f"sed -n '{w.start},{w.end}p' {quoted}"
+
+
+def _merge_parts(parts: list[dict]) -> str | list[dict]:
+    """Adjacent text parts joined; a content of text only is a plain string."""
+    out: list[dict] = []
+    for p in parts:
+        if p["type"] == "text" and out and out[-1]["type"] == "text":
+            out[-1] = {"type": "text", "text": out[-1]["text"] + p["text"]}
+        elif p["type"] != "text" or p["text"]:
+            out.append(p)
+    if all(p["type"] == "text" for p in out):
+        return "".join(p["text"] for p in out)
+    return out
+
+
+def observe_recorded(pipeline: ObservationPipeline, observation: str, windows: list[RecordedWindow]) -> tuple[Any, int]:
+    """The observation under the pipeline's condition: the recorded text, with each window
+    passed through the pipeline (pages under rN, unless it keeps the window text). Returns
+    (content, image pages)."""
+    if not windows or pipeline.config.ratio is None:
+        return observation, 0
+    parts: list[dict] = []
+    pos, pages = 0, 0
+    for w in windows:
+        parts.append({"type": "text", "text": observation[pos : w.span[0]]})
+        synthetic = "\n" * (w.start - 1) + w.text  # the window's lines at their line numbers
+        pipeline.read_file = lambda path, w=w, synthetic=synthetic: synthetic if path == w.path else None
+        content, record = pipeline.observe(_canonical_command(w), {"returncode": 0, "output": observation[w.span[0] : w.span[1]]})
+        parts.extend([{"type": "text", "text": content}] if isinstance(content, str) else content)
+        pages += int(record.get("pages") or 0)
+        pos = w.span[1]
+    parts.append({"type": "text", "text": observation[pos:]})
+    return _merge_parts(parts), pages
+
+
+def recorded_windows(traj: Trajectory, repo: RepoFiles | None = None) -> list[list[RecordedWindow]]:
+    """The windows of each step's recorded observation."""
+    return [
+        identify_windows(s.command, s.observation, returncode=s.returncode, file_lines=repo.count if repo else None)
+        for s in traj.steps
+    ]
+
+
+def _account_condition(traj: Trajectory, windows: list[list[RecordedWindow]], condition: str, chat: ReplayModel,
+                       pipeline: ObservationPipeline) -> tuple[str, list[dict[str, Any]]]:
+    """Replays the recorded calls under one condition: (exit status, a record per call)."""
+    messages: list[dict[str, Any]] = [dict(m) for m in traj.prefix] or [{"role": "user", "content": ""}]
+    records = []
+    for i, (step, step_windows) in enumerate(zip(traj.steps, windows)):
+        try:
+            usage = chat.complete(messages, purpose="agent").record()["usage"]
+        except ModelCallFailed as exc:  # the image cap under image_policy reject: the run ends here
+            return f"error: {exc.reason}", records
+        messages.append(step.message())
+        pages, obs_tokens, kind = 0, 0, "none"
+        if step.observation is not None:
+            content, pages = observe_recorded(pipeline, step.observation, step_windows)
+            messages.append({"role": "user", "content": content})
+            obs_tokens = count_message_tokens([messages[-1]], chat.tokenizer, chat.image_family)
+            kind = "image" if pages else "text"
+        records.append({
+            "condition": condition, "step": i, "command": step.command, "action_class": classify_action(step.command),
+            "windows": [f"{w.path}:{w.start}-{w.end}" for w in step_windows], "observation_kind": kind,
+            "pages": pages, "observation_tokens": obs_tokens, "prompt_tokens": int(usage["prompt_tokens"]),
+            "completion_tokens": int(usage["completion_tokens"]),
+        })
+    return _recorded_exit(traj), records
+
+
+def _recorded_exit(traj: Trajectory) -> str:
+    if traj.format.startswith("mini-swe-agent") and traj.exit_status:
+        return exit_status_of(traj.exit_status)
+    return str(traj.exit_status or "recorded")
+
+
+def recorded_costs(
+    traj_path: str | Path,
+    conditions: list[str],
+    *,
+    model_name: str,
+    profile: dict[str, Any],
+    agents_cfg: dict | None = None,
+    render_cfg: dict | None = None,
+    repo_dir: str | Path | None = None,
+    traj: Trajectory | None = None,
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]], dict[str, Any]]:
+    """(one row per condition, one record per call and condition, what was found: format,
+    steps parsed, windows identified and, with `repo_dir`, how many match the repository)."""
+    conditions = [str(Condition.parse(str(c))) for c in conditions]
+    if not conditions:
+        raise SwevisError("no conditions to account")
+    traj = traj or read_trajectory(traj_path)
+    if traj.format == "swevis":
+        raise SwevisError(f"trajectory {traj_path}: a swevis traj.json replays by re-execution; pass --reexecute")
+    repo = RepoFiles(repo_dir) if repo_dir else None
+    windows = recorded_windows(traj, repo)
+    found = [w for ws in windows for w in ws]
+    summary = {
+        "format": traj.format, "instance_id": traj.instance_id, "steps": len(traj.steps), "parsed": traj.parsed,
+        "windows": len(found), "windows_matching_repo": sum(repo.matches(w) for w in found) if repo else None,
+    }
+    settings = AgentSettings.from_config(agents_cfg)
+    rows, per_step = [], []
+    for condition in conditions:
+        chat = ReplayModel(model_name, {**profile, "backend": "replay"}, source=[s.message() for s in traj.steps] or [""])
+        pipeline = ObservationPipeline(
+            ObservationConfig(condition=condition, wide_margin=settings.wide_margin, max_window_chars=settings.max_window_chars,
+                              tokenizer=chat.tokenizer, image_family=chat.image_family, render=render_cfg or {}),
+            read_file=lambda path: None, observation_template=RECORDED_TEMPLATE,
+        )
+        status, records = _account_condition(traj, windows, condition, chat, pipeline)
+        per_step += records
+        rows.append({
+            "condition": condition, "agent": traj.format, "prompt_tokens": sum(r["prompt_tokens"] for r in records),
+            "calls": len(records), "image_pages": sum(r["pages"] for r in records), "exit_status": status,
+        })
+    base = next((r["prompt_tokens"] for r in rows if r["condition"] == "text"), None)
+    for r in rows:
+        r["reduction_vs_text"] = round(base / r["prompt_tokens"], 3) if base and r["prompt_tokens"] else None
+    return rows, per_step, summary

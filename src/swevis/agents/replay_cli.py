@@ -1,66 +1,159 @@
-"""`swevis replay TRAJ --conditions text,r1,r3,r5,r7 --model qwen3.5`: the counterfactual cost of
-one recorded trajectory (ours or mini-swe-agent's .traj.json) under each representation."""
+"""`swevis replay FILE_OR_DIR --out DIR [--conditions text,r1,r3,r5,r7] [--model qwen3.5]`: the
+counterfactual cost of recorded trajectories under each representation.
+
+A trajectory of any known format (mini-swe-agent 1.x/2.x, SWE-agent, OpenHands, swevis) is
+replayed from its recorded observations (no environment; --repo DIR checks the windows
+against the repository at base_commit), or with --reexecute in a fresh checkout of the
+configured task (always for swevis traj.json). Per-step records go to DIR/per_step.parquet,
+the table to DIR/summary.csv and stdout, a progress line per trajectory to stderr.
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
+import time
 from pathlib import Path
+from typing import Any
 
-from swevis.agents.cli import model_profile, prepare_instance
-from swevis.agents.counterfactual import counterfactual_costs
-from swevis.cli import output_folder, read_json_object
+import polars as pl
+
+from swevis.agents.cli import model_profile
+from swevis.agents.counterfactual import counterfactual_costs, recorded_costs
+from swevis.agents.trajectory_formats import Trajectory, read_trajectory
+from swevis.cli import input_folder, output_folder
 from swevis.conditions import conditions_arg
 from swevis.config import load_config
 from swevis.errors import SwevisError
+from swevis.index import build_index
+from swevis.paths import repo_slug
+from swevis.tasks.repos import checkout_instance, ensure_mirror
+from swevis.tasks.sources import open_source
+
+TRAJECTORY_SUFFIXES = (".traj.json", ".traj", ".json")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("traj", help="traj.json (swevis) or .traj.json (mini-swe-agent)")
+    parser.add_argument("traj", help="a trajectory file, or a folder of them (searched recursively)")
+    parser.add_argument("--out", default="swevis-replay", help="folder for per_step.parquet and summary.csv")
     parser.add_argument("--conditions", type=conditions_arg, default="text,r1,r3,r5,r7", help="comma-separated: text, r<ratio>")
     parser.add_argument("--model", help="profile whose tokenizer and image family account the cost (default: first)")
-    parser.add_argument("--instance", help="instance id (default: read from the trajectory or its file name)")
-    parser.add_argument("--scope", default=None, choices=["normal", "wide"])
+    parser.add_argument("--repo", help="the repository at base_commit: recorded windows are checked against it")
+    parser.add_argument("--reexecute", action="store_true", help="run the commands again in a fresh checkout")
+    parser.add_argument("--instance", help="instance id for --reexecute (default: read from the trajectory or its file name)")
+    parser.add_argument("--scope", default=None, choices=["normal", "wide"], help="--reexecute only")
     parser.add_argument("--config", default="config.yaml")
-    parser.add_argument("--cache", default=".swevis-cache")
+    parser.add_argument("--cache", default=".swevis-cache", help="mirrors and checkouts for --reexecute")
     parser.add_argument("--json", action="store_true")
 
 
-def _instance_id(args: argparse.Namespace, data: dict) -> str:
-    if args.instance:
-        return args.instance
-    info = data.get("info")
-    iid = data.get("instance_id") or (info.get("instance_id") if isinstance(info, dict) else None)
-    if isinstance(iid, str) and iid:
-        return iid
-    name = Path(args.traj).name
-    for suffix in (".traj.json", ".json"):
-        if name.endswith(suffix):
-            return name[: -len(suffix)]
-    raise SwevisError(f"{args.traj}: cannot tell the instance; pass --instance")
+def trajectory_files(path: str, out: Path) -> list[Path]:
+    """The file, or every trajectory file below the folder (not those in the output folder)."""
+    p = Path(path)
+    if not p.exists():
+        raise SwevisError(f"trajectory {p} does not exist")
+    if p.is_file():
+        return [p]
+    out = out.resolve()
+    files = sorted(f for f in p.rglob("*") if f.is_file() and f.name.endswith(TRAJECTORY_SUFFIXES)
+                   and out not in f.resolve().parents)
+    if not files:
+        raise SwevisError(f"trajectory folder {p} holds no {', '.join('*' + s for s in TRAJECTORY_SUFFIXES)} files")
+    return files
+
+
+def _prepare_checkout(cfg: dict, instance_id: str, cache_dir: str, agent: str) -> tuple[dict, str, str, str | None]:
+    """(row, mirror, checkout, index or None) of one instance; only PLB and LET use an index."""
+    row = next((r for r in open_source(cfg["tasks"]).load() if r["instance_id"] == instance_id), None)
+    if row is None:
+        raise SwevisError(f"unknown instance id {instance_id}: not in the configured task source")
+    cache = Path(cache_dir)
+    mirror = ensure_mirror(row["repo"], cache / "mirrors", commits=[row["base_commit"]], remote_url=cfg["tasks"]["remote_url"])
+    co = checkout_instance(row, mirror["mirror"], cache / "checkouts")
+    db = None
+    if agent != "mini":
+        db = cache / "index" / f"{repo_slug(row['repo'])}@{row['base_commit']}.sqlite"
+        build_index(co["path"], db, options=cfg["index"])
+    return row, mirror["mirror"], co["path"], None if db is None else str(db)
+
+
+def _reexecute(args: argparse.Namespace, path: Path, traj: Trajectory, cfg: dict, model: str, profile: dict) -> list[dict]:
+    data = json.loads(path.read_text()) if traj.format == "swevis" else {}
+    scope = args.scope or data.get("scope", "normal")
+    if scope not in ("normal", "wide"):
+        raise SwevisError(f"trajectory {path}: its scope {scope!r} is neither normal nor wide; pass --scope")
+    iid = args.instance or traj.instance_id
+    if not iid:
+        raise SwevisError(f"trajectory {path}: cannot tell the instance; pass --instance")
+    output_folder(args.cache, "--cache")
+    row, mirror, checkout, db = _prepare_checkout(cfg, iid, args.cache, data.get("agent", "mini"))
+    return counterfactual_costs(
+        path, [str(c) for c in args.conditions], model_name=model, profile=profile, row=row, mirror=mirror,
+        index_db=db, pristine_dir=checkout, scope=scope, agents_cfg=cfg["agents"], localize_cfg=cfg["localize"],
+        render_cfg=cfg["single_read"].get("render", {}),
+    )
+
+
+def _replay_one(args, path: Path, traj: Trajectory, cfg: dict, model: str, profile: dict) -> tuple[list[dict], list[dict]]:
+    """(table rows, step records) of one trajectory, each tagged with the trajectory."""
+    tag = {"trajectory": str(path), "format": traj.format, "instance_id": traj.instance_id, "model": model}
+    started = time.perf_counter()
+    if args.reexecute or traj.format == "swevis":
+        rows = _reexecute(args, path, traj, cfg, model, profile)
+        steps = [s for r in rows for s in r.pop("steps")]
+        tag["mode"], note = "reexecute", ""
+    else:
+        rows, steps, found = recorded_costs(
+            path, [str(c) for c in args.conditions], model_name=model, profile=profile, agents_cfg=cfg["agents"],
+            render_cfg=cfg["single_read"].get("render", {}), repo_dir=args.repo, traj=traj,
+        )
+        tag.update(mode="recorded", steps_parsed=found["parsed"], steps_recorded=found["steps"], windows=found["windows"],
+                   windows_matching_repo=found["windows_matching_repo"])
+        matching = "" if found["windows_matching_repo"] is None else f", {found['windows_matching_repo']} match --repo"
+        note = f", {found['parsed']}/{found['steps']} steps parsed, {found['windows']} windows{matching}"
+    print(f"replay {path}: {traj.format}{note}, {time.perf_counter() - started:.1f} s", file=sys.stderr, flush=True)
+    return [{**tag, **r} for r in rows], [{**tag, **s} for s in steps]
+
+
+def _print_table(rows: list[dict], model: str, profile: dict) -> None:
+    print(f"counterfactual cost, accounted as {model}: {profile['tokenizer']} text, {profile['image_family']} images")
+    width = max(len("trajectory"), *(len(Path(r["trajectory"]).name) for r in rows))
+    print(f"{'trajectory':<{width}} {'format':<17} {'mode':<9} {'condition':<9} {'prompt tokens':>13} {'vs text':>8} "
+          f"{'calls':>5} {'pages':>5}  exit")
+    for r in rows:
+        ratio = f"{r['reduction_vs_text']:.2f}x" if r["reduction_vs_text"] else "-"
+        print(f"{Path(r['trajectory']).name:<{width}} {r['format']:<17} {r['mode']:<9} {r['condition']:<9} {r['prompt_tokens']:>13,} {ratio:>8} "
+              f"{r['calls']:>5} {r['image_pages']:>5}  {r['exit_status']}")
+
+
+def _write(out: Path, rows: list[dict], steps: list[dict[str, Any]]) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    pl.DataFrame(rows, infer_schema_length=None).write_csv(out / "summary.csv")
+    schema = {"windows": pl.List(pl.Utf8), "command": pl.Utf8}
+    pl.DataFrame(steps, schema_overrides=schema, infer_schema_length=None).write_parquet(out / "per_step.parquet")
 
 
 def run(args: argparse.Namespace) -> int:
-    data = read_json_object(args.traj, "trajectory")
-    output_folder(args.cache, "--cache")
+    out = output_folder(args.out, "--out")
+    files = trajectory_files(args.traj, out)
+    if args.repo:
+        input_folder(args.repo, "--repo")
+    if args.scope == "wide" and not args.reexecute:
+        raise SwevisError("--scope wide needs --reexecute: recorded observations show the recorded window only")
     cfg = load_config(args.config)
     model, profile = model_profile(cfg, args.model, args.config)
-    scope = args.scope or data.get("scope", "normal")
-    if scope not in ("normal", "wide"):
-        raise SwevisError(f"trajectory {args.traj}: its scope {scope!r} is neither normal nor wide; pass --scope")
-    row, mirror, co, db = prepare_instance(cfg, _instance_id(args, data), args.cache)
-    rows = counterfactual_costs(
-        args.traj, [str(c) for c in args.conditions], model_name=model, profile=profile, row=row, mirror=mirror["mirror"],
-        index_db=str(db), pristine_dir=co["path"], scope=scope,
-        agents_cfg=cfg["agents"], localize_cfg=cfg["localize"], render_cfg=cfg["single_read"].get("render", {}),
-    )
+    trajs = [(f, read_trajectory(f)) for f in files]  # every file is read before anything is accounted
+    rows: list[dict] = []
+    steps: list[dict] = []
+    for path, traj in trajs:
+        r, s = _replay_one(args, path, traj, cfg, model, profile)
+        rows += r
+        steps += s
+    _write(out, rows, steps)
     if args.json:
         print(json.dumps(rows, indent=2))
-        return 0
-    print(f"counterfactual cost of {args.traj} ({rows[0]['agent']}, accounted as {model}: "
-          f"{profile['tokenizer']} text, {profile['image_family']} images)")
-    print(f"{'condition':<10} {'prompt tokens':>14} {'vs text':>8} {'calls':>6} {'pages':>6}  exit")
-    for r in rows:
-        ratio = f"{r['reduction_vs_text']:.2f}x" if r["reduction_vs_text"] else "-"
-        print(f"{r['condition']:<10} {r['prompt_tokens']:>14,} {ratio:>8} {r['calls']:>6} {r['image_pages']:>6}  {r['exit_status']}")
+    else:
+        _print_table(rows, model, profile)
+    print(f"per-step records: {out / 'per_step.parquet'}; table: {out / 'summary.csv'}", file=sys.stderr)
     return 0
