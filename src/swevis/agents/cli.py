@@ -42,16 +42,19 @@ def model_profile(cfg: dict, name: str | None, config_path: str) -> tuple[str, d
     return model, cfg["models"][model]
 
 
-def prepare_instance(cfg: dict, instance_id: str, cache_dir: str):
-    """(row, mirror manifest, checkout manifest, index path) of one instance, in a cache folder."""
+def prepare_instance(cfg: dict, instance_id: str, cache_dir: str, *, index: bool = True):
+    """(row, mirror manifest, checkout manifest, index path or None) of one instance, in a
+    cache folder; `index=False` skips the index (mini never reads one)."""
     row = next((r for r in open_source(cfg["tasks"]).load() if r["instance_id"] == instance_id), None)
     if row is None:
         raise SwevisError(f"unknown instance id {instance_id}: not in the configured task source")
     cache = Path(cache_dir)
     mirror = ensure_mirror(row["repo"], cache / "mirrors", commits=[row["base_commit"]], remote_url=cfg["tasks"]["remote_url"])
     co = checkout_instance(row, mirror["mirror"], cache / "checkouts")
-    db = cache / "index" / f"{repo_slug(row['repo'])}@{row['base_commit']}.sqlite"
-    build_index(co["path"], db, options=cfg["index"])
+    db = None
+    if index:
+        db = cache / "index" / f"{repo_slug(row['repo'])}@{row['base_commit']}.sqlite"
+        build_index(co["path"], db, options=cfg["index"])
     return row, mirror, co, db
 
 

@@ -19,17 +19,13 @@ from typing import Any
 
 import polars as pl
 
-from swevis.agents.cli import model_profile
+from swevis.agents.cli import model_profile, prepare_instance
 from swevis.agents.counterfactual import counterfactual_costs, recorded_costs
 from swevis.agents.trajectory_formats import Trajectory, read_trajectory
 from swevis.cli import input_folder, output_folder
 from swevis.conditions import conditions_arg
 from swevis.config import load_config
 from swevis.errors import SwevisError
-from swevis.index import build_index
-from swevis.paths import repo_slug
-from swevis.tasks.repos import checkout_instance, ensure_mirror
-from swevis.tasks.sources import open_source
 
 TRAJECTORY_SUFFIXES = (".traj.json", ".traj", ".json")
 
@@ -63,21 +59,6 @@ def trajectory_files(path: str, out: Path) -> list[Path]:
     return files
 
 
-def _prepare_checkout(cfg: dict, instance_id: str, cache_dir: str, agent: str) -> tuple[dict, str, str, str | None]:
-    """(row, mirror, checkout, index or None) of one instance; only PLB and LET use an index."""
-    row = next((r for r in open_source(cfg["tasks"]).load() if r["instance_id"] == instance_id), None)
-    if row is None:
-        raise SwevisError(f"unknown instance id {instance_id}: not in the configured task source")
-    cache = Path(cache_dir)
-    mirror = ensure_mirror(row["repo"], cache / "mirrors", commits=[row["base_commit"]], remote_url=cfg["tasks"]["remote_url"])
-    co = checkout_instance(row, mirror["mirror"], cache / "checkouts")
-    db = None
-    if agent != "mini":
-        db = cache / "index" / f"{repo_slug(row['repo'])}@{row['base_commit']}.sqlite"
-        build_index(co["path"], db, options=cfg["index"])
-    return row, mirror["mirror"], co["path"], None if db is None else str(db)
-
-
 def _reexecute(args: argparse.Namespace, path: Path, traj: Trajectory, cfg: dict, model: str, profile: dict) -> list[dict]:
     data = json.loads(path.read_text()) if traj.format == "swevis" else {}
     scope = args.scope or data.get("scope", "normal")
@@ -87,7 +68,8 @@ def _reexecute(args: argparse.Namespace, path: Path, traj: Trajectory, cfg: dict
     if not iid:
         raise SwevisError(f"trajectory {path}: cannot tell the instance; pass --instance")
     output_folder(args.cache, "--cache")
-    row, mirror, checkout, db = _prepare_checkout(cfg, iid, args.cache, data.get("agent", "mini"))
+    row, mirror, co, db = prepare_instance(cfg, iid, args.cache, index=data.get("agent", "mini") != "mini")
+    mirror, checkout, db = mirror["mirror"], co["path"], None if db is None else str(db)
     return counterfactual_costs(
         path, [str(c) for c in args.conditions], model_name=model, profile=profile, row=row, mirror=mirror,
         index_db=db, pristine_dir=checkout, scope=scope, agents_cfg=cfg["agents"], localize_cfg=cfg["localize"],
