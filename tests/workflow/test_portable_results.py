@@ -67,4 +67,4 @@ def test_a_moved_workflow_folder_names_no_old_path_and_runs_on(tmp_path: Path):
     proc = snakemake(new, index)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert (new / index).stat().st_size > 0
-    assert files_naming(new / "results", str(old)) == []
+    assert files_naming(new / "results", str(old)) == [] and files_naming(new / "results", str(new)) == []
