@@ -1,16 +1,13 @@
 """Snakemake adapter: the pristine checkout of one instance at its base commit."""
 
-import json
-
 from swevis.logutil import script_logging
 from swevis.provenance import provenance, write_json_atomic
 from swevis.tasks import load_instances
-from swevis.tasks.repos import checkout_instance
+from swevis.tasks.repos import checkout_instance, portable_manifest, read_manifest
 
 with script_logging(snakemake.log[0]) as log:
     row = next(r for r in load_instances(snakemake.input.instances) if r["instance_id"] == snakemake.wildcards.instance)
-    with open(snakemake.input.mirror) as fh:
-        mirror = json.load(fh)["mirror"]
+    mirror = read_manifest(snakemake.input.mirror)["mirror"]
     manifest = checkout_instance(row, mirror, snakemake.params.checkout_root)
     log.info("checkout of %s at %s: %s", row["instance_id"], row["base_commit"][:12], manifest["path"])
-    write_json_atomic({**manifest, **provenance()}, snakemake.output.manifest)
+    write_json_atomic({**portable_manifest(manifest), **provenance()}, snakemake.output.manifest)

@@ -1,13 +1,11 @@
 """Snakemake adapter: build the index of one repo@commit from a checkout manifest."""
 
-import json
-
 from swevis.index import build_index
 from swevis.logutil import setup_logging
+from swevis.tasks.repos import read_manifest
 
 setup_logging(snakemake.log[0])  # noqa: F821
-with open(snakemake.input.manifest) as fh:  # noqa: F821
-    manifest = json.load(fh)
+manifest = read_manifest(snakemake.input.manifest)  # noqa: F821
 stats = build_index(
     manifest["path"],
     snakemake.output.db,  # noqa: F821

@@ -4,7 +4,7 @@ from swevis.logutil import script_logging
 from swevis.paths import repo_slug
 from swevis.provenance import provenance, write_json_atomic
 from swevis.tasks import load_instances
-from swevis.tasks.repos import ensure_mirror
+from swevis.tasks.repos import ensure_mirror, portable_manifest
 
 with script_logging(snakemake.log[0]) as log:
     tasks_cfg = snakemake.params.tasks
@@ -20,4 +20,4 @@ with script_logging(snakemake.log[0]) as log:
         stall_timeout_s=snakemake.config["tasks"]["stall_timeout_s"],
     )
     log.info("mirror ready: %s", manifest["mirror"])
-    write_json_atomic({**manifest, **provenance()}, snakemake.output.manifest)
+    write_json_atomic({**portable_manifest(manifest), **provenance()}, snakemake.output.manifest)

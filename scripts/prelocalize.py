@@ -1,18 +1,17 @@
 """Snakemake adapter: PLB's offline pre-localization of one instance for one model."""
 
-import json
 from pathlib import Path
 
 from swevis.agents.runner import make_run_spec, prelocalize_run
 from swevis.logutil import script_logging
 from swevis.provenance import provenance, write_json_atomic
 from swevis.tasks import load_instances
+from swevis.tasks.repos import read_manifest
 
 with script_logging(snakemake.log[0]) as log:
     wc, params = snakemake.wildcards, snakemake.params
     row = next(r for r in load_instances(snakemake.input.instances) if r["instance_id"] == wc.instance)
-    with open(snakemake.input.checkout) as fh:
-        pristine = json.load(fh)["path"]
+    pristine = read_manifest(snakemake.input.checkout)["path"]
     # the PLB run's spec: its replay source and response cache; the package depends on no
     # scope or condition, and pre-localization reads the pristine checkout, not the mirror
     spec = make_run_spec(

@@ -6,14 +6,13 @@ from pathlib import Path
 from swevis.agents.runner import make_run_spec, run_instance
 from swevis.logutil import script_logging
 from swevis.tasks import load_instances
+from swevis.tasks.repos import read_manifest
 
 with script_logging(snakemake.log[0]) as log:
     wc, params = snakemake.wildcards, snakemake.params
     row = next(r for r in load_instances(snakemake.input.instances) if r["instance_id"] == wc.instance)
-    with open(snakemake.input.checkout) as fh:
-        pristine = json.load(fh)["path"]
-    with open(snakemake.input.mirror) as fh:
-        mirror = json.load(fh)["mirror"]
+    pristine = read_manifest(snakemake.input.checkout)["path"]
+    mirror = read_manifest(snakemake.input.mirror)["mirror"]
     preloc = None
     if snakemake.input.preloc:
         with open(snakemake.input.preloc) as fh:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 
 from swevis import conditions
 
@@ -148,3 +148,12 @@ class ResultsLayout:
 
     def log(self, *parts: str) -> str:
         return self._p("logs", *parts)
+
+
+def portable(path: str | Path) -> str:
+    """`path` as results/ and the caches record it: relative to the working directory (the
+    workflow's, in every job) when it lies below it, so a workflow folder moves between machines
+    whole; a folder elsewhere (a cache of its own) stays absolute. Readers resolve it against
+    the working directory."""
+    here, folder = Path.cwd().resolve(), Path(path).resolve()
+    return folder.relative_to(here).as_posix() if folder.is_relative_to(here) else str(folder)

@@ -515,3 +515,17 @@ def test_a_row_swebench_has_no_image_for_is_one_clear_error(tmp_path):
     row = {**_row("psf__requests-1001"), "repo": "acme/unknown"}
     with pytest.raises(SwevisError, match="psf__requests-1001: swebench has no image spec for acme/unknown version 2.0"):
         instance_environment_ids([row], _settings(tmp_path), lambda: FakeClient([], _script))
+
+
+def test_records_name_their_reports_relative_to_the_workflow_directory(tmp_path, fake, monkeypatch):
+    # a results folder moves between machines: no record or summary names this host's folder
+    monkeypatch.chdir(tmp_path)
+    cdir = _condition(tmp_path, {"psf__requests-1001": CASES["psf__requests-1001"]})
+    evaluate_condition(cdir, [_row("psf__requests-1001")], model="qwen3.5", agent="plb", scope="normal",
+                       condition="r3", settings=_settings(tmp_path))
+    gold = _eval(cdir, "psf__requests-1001")
+    hdir = "results/runs/qwen3.5/plb-normal/r3/harness"
+    assert gold["log_dir"] == f"{hdir}/logs/run_evaluation/swevis-qwen3.5-plb-normal-r3/qwen3.5/psf__requests-1001"
+    assert gold["report_path"] == gold["log_dir"] + "/report.json" and (tmp_path / gold["report_path"]).exists()
+    written = [p for p in tmp_path.rglob("*.json") if "logs" not in p.parts]
+    assert written and not [p for p in written if str(tmp_path) in p.read_text()]

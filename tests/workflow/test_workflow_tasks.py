@@ -48,7 +48,7 @@ def test_sample_and_checkouts_through_snakemake(file_source_workdir: Path):
     manifests = json.loads((work / "results" / "checkouts" / "all.json").read_text())
     assert [m["instance_id"] for m in manifests] == [r["instance_id"] for r in rows]
     for m in manifests:
-        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=m["path"], capture_output=True, text=True).stdout.strip()
+        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=work / m["path"], capture_output=True, text=True).stdout.strip()
         assert head == m["base_commit"]
     # every rule wrote its log
     assert (work / "results" / "logs" / "tasks" / "sample_instances.log").exists()

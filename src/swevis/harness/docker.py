@@ -43,7 +43,7 @@ from typing import Any, Callable, Iterable
 import docker
 
 from swevis.errors import InfrastructureError, SwevisError
-from swevis.paths import run_subdir
+from swevis.paths import portable, run_subdir
 from swevis.harness.cache import (  # noqa: F401 (re-exported)
     EvalCache,
     cached_evaluation,
@@ -198,7 +198,7 @@ def report_to_eval(instance_id: str, log_dir: str | Path, *, timeout_s: float | 
 
     log_dir = Path(log_dir)
     record = _base_record(instance_id)
-    record["log_dir"] = str(log_dir)
+    record["log_dir"] = portable(log_dir)  # relative: the results folder moves between machines
     instance_log_path = log_dir / LOG_INSTANCE
     instance_log = instance_log_path.read_text(errors="replace") if instance_log_path.exists() else ""
     report_path = log_dir / LOG_REPORT
@@ -207,9 +207,10 @@ def report_to_eval(instance_id: str, log_dir: str | Path, *, timeout_s: float | 
         try:
             report = json.loads(report_path.read_text())[instance_id]
         except (json.JSONDecodeError, KeyError, TypeError) as exc:
-            record.update(infra_failure=True, harness_error=True, error=f"{report_path}: unreadable swebench report ({exc})")
+            record.update(infra_failure=True, harness_error=True,
+                          error=f"{portable(report_path)}: unreadable swebench report ({exc})")
             return record
-        record["report_path"] = str(report_path)
+        record["report_path"] = portable(report_path)
         record["patch_applied"] = True
         record["patch_apply"] = _apply_command(instance_log) or "applied"
         status = report.get("tests_status")
@@ -421,7 +422,7 @@ def _evaluate_repeat(run: "_HarnessRun", rows: list[dict[str, Any]], client_fact
 
     summary = {
         "run_id": run.run_id,
-        "harness_dir": str(run.hdir),
+        "harness_dir": portable(run.hdir),
         "n": len(ids),
         "resolved": sum(1 for r in records.values() if r["resolved"]),
         "infra_failures": sorted(iid for iid, r in records.items() if r["infra_failure"]),

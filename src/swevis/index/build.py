@@ -33,6 +33,7 @@ from swevis.index import store
 from swevis.index.languages import FileExtract, language_for
 from swevis.index.resolve import resolve_edges
 from swevis.index.lexical import Lexical, tokenize
+from swevis.paths import portable
 
 log = logging.getLogger(__name__)
 
@@ -471,7 +472,7 @@ def _write_meta(con: sqlite3.Connection, stats: IndexStats, opts: dict, repo_dir
         "swevis_version": __version__,
         "repo": stats.repo or "",
         "commit": stats.commit or "",
-        "repo_dir": str(repo_dir),
+        "repo_dir": portable(repo_dir),  # relative: the results folder moves between machines
         "built_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "options": json.dumps(opts, sort_keys=True),
         # rows in source order since the extractor sorted tree-sitter's captures (builds

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from swevis.errors import RemoteUnreachable, RepoError
-from swevis.paths import repo_slug
+from swevis.paths import portable, repo_slug
 from swevis.tasks import bundled
 
 log = logging.getLogger(__name__)
@@ -66,12 +66,29 @@ def has_commit(git_dir: Path, sha: str) -> bool:
     return proc.returncode == 0
 
 
+MANIFEST_PATHS = ("mirror", "path")  # the keys of mirror and checkout manifests that name a folder
+
+
+def portable_manifest(manifest: dict[str, Any]) -> dict[str, Any]:
+    """`manifest` as written to results/: its folders as swevis.paths.portable records them."""
+    return {k: portable(v) if k in MANIFEST_PATHS else v for k, v in manifest.items()}
+
+
+def read_manifest(path: str | Path) -> dict[str, Any]:
+    """A mirror or checkout manifest with its folders absolute (relative ones are the working directory's)."""
+    with open(path) as fh:
+        manifest = json.load(fh)
+    for key in MANIFEST_PATHS:
+        if key in manifest:
+            manifest[key] = str(Path(manifest[key]).resolve())
+    return manifest
+
+
 def mirrors_by_repo(manifest_paths: list[str]) -> dict[str, str]:
     """{repo: mirror path} from the mirror manifests mirror_repo wrote (the harnesses' input)."""
     mirrors = {}
     for path in manifest_paths:
-        with open(path) as fh:
-            manifest = json.load(fh)
+        manifest = read_manifest(path)
         mirrors[manifest["repo"]] = manifest["mirror"]
     return mirrors
 
@@ -92,7 +109,8 @@ def ensure_mirror(
     """Make sure the bare mirror of `repo` exists and holds `commits`; returns its manifest."""
     mirror = mirror_path(repo, cache_dir)
     if bundled.is_bundled(repo):
-        url = str(bundled.repo_tree(repo))
+        # the package's own folder, named without this host's install location
+        url = "swevis/" + bundled.repo_tree(repo).relative_to(bundled.SAMPLE_DIR.parents[1]).as_posix()
         if not mirror.exists() or not all(has_commit(mirror, c) for c in commits):
             log.info("building bundled mirror %s from %s", mirror, url)
             bundled.build_bundled_mirror(repo, mirror)
@@ -143,6 +161,10 @@ def checkout(mirror: str | Path, base_commit: str, dest: str | Path) -> Path:
     dest.parent.mkdir(parents=True, exist_ok=True)
     try:
         run_git(["clone", "--quiet", "--shared", "--no-checkout", str(mirror), str(partial)])
+        # git writes the mirror's objects as an absolute path; relative, the cache folder moves whole
+        alternates = partial / ".git" / "objects" / "info" / "alternates"
+        borrowed = Path(alternates.read_text().strip()).resolve()
+        alternates.write_text(os.path.relpath(borrowed, dest.resolve() / ".git" / "objects") + "\n")
         run_git(["-c", "advice.detachedHead=false", "checkout", "--quiet", "--detach", base_commit], cwd=partial)
     except RepoError:
         shutil.rmtree(partial, ignore_errors=True)

@@ -31,7 +31,9 @@ class BundledSource:
 
     def __init__(self, sample_dir: Path | None = None):
         self.sample_dir = Path(sample_dir) if sample_dir else bundled.SAMPLE_DIR
-        self.origin = f"bundled sample ({self.sample_dir})"
+        # the package's own sample by its place in the package, not this host's install location
+        where = "swevis/data/sample" if self.sample_dir == bundled.SAMPLE_DIR else self.sample_dir
+        self.origin = f"bundled sample ({where})"
 
     def load(self) -> list[dict[str, Any]]:
         return bundled.load_bundled_instances(self.sample_dir)
