@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import socket
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -19,10 +20,23 @@ from swevis.harness.validate import validate_docker
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
 
-def _engine_counts(client, run_id: str) -> tuple[int, int]:
-    """Containers of this run (swebench names them sweb.eval.<id>.<run_id>) and all volumes."""
-    containers = [c for c in client.containers.list(all=True) if c.name.endswith("." + run_id)]
-    return len(containers), len(client.volumes.list())
+def _engine_counts(client, run_id: str) -> int:
+    """Containers of this run still on the engine (swebench names them sweb.eval.<id>.<run_id>)."""
+    return len([c for c in client.containers.list(all=True) if c.name.endswith("." + run_id)])
+
+
+def _volumes_left(client, since: int, run_ids: tuple[str, ...]) -> list[str]:
+    """Volumes that containers of these runs mounted and that still exist, from the engine's
+    events (other users of a shared engine make and drop volumes of their own meanwhile)."""
+    until = int(time.time()) + 1
+    ours = {e["Actor"]["ID"] for e in client.events(since=since, until=until, decode=True,
+                                                      filters={"type": "container", "event": "create"})
+            if e["Actor"]["Attributes"].get("name", "").endswith(run_ids)}
+    mounted = {e["Actor"]["ID"] for e in client.events(since=since, until=until, decode=True,
+                                                         filters={"type": "volume", "event": "mount"})
+               if e["Actor"]["Attributes"].get("container") in ours}
+    assert ours, "no container of these runs was seen: the events filter is wrong"
+    return sorted(mounted & {v.name for v in client.volumes.list()})
 
 
 def _grade(tmp_path: Path, rows: list[dict], patches: dict[str, str], images: dict, **overrides) -> dict:
@@ -69,7 +83,7 @@ def test_images_build_is_cached(sample_images, bundled_rows):
 def test_every_gold_resolves_and_every_empty_does_not(sample_images, bundled_rows, tmp_path, no_network):
     """Environment validation of all nine instances with the official harness, offline."""
     client = sample_images["client"]
-    before = len(client.volumes.list())
+    since = int(time.time()) - 1
     report = validate_docker(list(bundled_rows.values()), sample_images["settings"], tmp_path,
                              client_factory=lambda: client, mirrors=sample_images["mirrors"])
     assert report["n"] == 9 and report["n_valid"] == 9, report["invalid"]
@@ -77,10 +91,28 @@ def test_every_gold_resolves_and_every_empty_does_not(sample_images, bundled_row
         assert verdict["gold"]["resolved"] is True, iid
         assert verdict["empty"]["resolved"] is False, iid
         assert verdict["empty"]["patch_applied"] is True, iid  # the tests ran and failed
-    for name in ("gold", "empty"):
-        run_id = run_id_for("validation", name, "env", "check")
-        assert _engine_counts(client, run_id)[0] == 0
-    assert len(client.volumes.list()) == before
+    run_ids = tuple("." + run_id_for("validation", name, "env", "check") for name in ("gold", "empty"))
+    assert [_engine_counts(client, r[1:]) for r in run_ids] == [0, 0]
+    assert _volumes_left(client, since, run_ids) == []
+
+
+def test_the_volume_check_sees_a_volume_left_behind(sample_images):
+    """The leftover check above can fail: a container of a run that mounted an anonymous
+    volume and was removed without it leaves the volume, and the check names it."""
+    client, image = sample_images["client"], sample_images["report"][-1]["name"]
+    since = int(time.time()) - 1
+    container = client.containers.create(image, "true", name="swevis-test.leftover-check", volumes=["/data"])
+    try:
+        container.start()
+        container.wait()
+    finally:
+        container.remove(v=False)
+    left = _volumes_left(client, since, (".leftover-check",))
+    try:
+        assert len(left) == 1
+    finally:
+        for name in left:
+            client.volumes.get(name).remove()
 
 
 def test_broken_patch_is_an_apply_failure(sample_images, bundled_rows, tmp_path):
@@ -94,7 +126,7 @@ def test_broken_patch_is_an_apply_failure(sample_images, bundled_rows, tmp_path)
     assert summary["resolved"] == 0 and summary["infra_failures"] == []
     assert record["patch_applied"] is False and record["resolved"] is False
     assert record["patch_apply"].startswith("patch does not apply")
-    assert _engine_counts(sample_images["client"], summary["run_id"])[0] == 0
+    assert _engine_counts(sample_images["client"], summary["run_id"]) == 0
 
 
 HANG = """\
@@ -117,7 +149,7 @@ def test_hung_tests_hit_the_timeout(sample_images, bundled_rows, tmp_path):
     with pytest.raises(InfrastructureError, match="swevis-samples__tabulon-305.*timed out"):
         _grade(tmp_path, [row], {row["instance_id"]: HANG + f" {head}\n"}, sample_images, timeout_s=20, retries=0)
     assert not (tmp_path / "cond" / row["instance_id"] / "eval.json").exists()  # no verdict written
-    assert _engine_counts(sample_images["client"], run_id_for("m", "mini", "normal", "text"))[0] == 0
+    assert _engine_counts(sample_images["client"], run_id_for("m", "mini", "normal", "text")) == 0
 
 
 def _flask_like_mirror(tmp_path: Path) -> tuple[str, str]:
