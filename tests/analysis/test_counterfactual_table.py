@@ -36,8 +36,9 @@ def costs(steps):
 
 def test_the_bundled_set_is_replayed_per_call_condition_and_backbone(steps):
     assert steps["format"].n_unique() == 4  # mini 1.x and 2.x, OpenHands, SWE-agent
+    assert steps["instance_id"].n_unique() == 3  # one instance of each bundled repository
     per = steps.group_by("trajectory", "condition").len()
-    assert per.group_by("trajectory").agg(pl.col("len").n_unique())["len"].to_list() == [1] * 4  # same calls each
+    assert per.group_by("trajectory").agg(pl.col("len").n_unique())["len"].to_list() == [1] * 6  # same calls each
     assert set(steps["condition"]) == set(CONDITIONS)
     assert steps.filter(pl.col("condition") == "r3")["pages"].sum() > 0
 
@@ -51,7 +52,7 @@ def test_the_terms_add_up_to_the_gap(costs):
     assert (sum(table[t] for t in TERMS) - table["gap_tokens"]).abs().max() < 1e-6
     assert (sum(table[f"{t}_share"] for t in TERMS) - 1).abs().max() < 1e-9
     r7 = table.filter(pl.col("condition") == "r7").row(0, named=True)
-    assert r7["guard_bound"] > 0 and r7["page_overhead"] > 0 and r7["not_code_window"] > 0
+    assert r7["guard_bound"] > 0 and r7["page_overhead"] > 0 and r7["not_code_window"] > 0 and r7["kept_as_text"] > 0
 
 
 def test_the_ceiling_is_every_observation_at_its_budget(steps, costs):
@@ -96,7 +97,7 @@ def test_the_table_has_cis_around_its_estimates_and_is_seeded(costs):
     assert a.equals(reduction_table(costs, resamples=300, seed=5))
     assert not a.equals(reduction_table(costs, resamples=300, seed=6))
     for r in a.iter_rows(named=True):
-        assert r["trajectories"] == 4
+        assert r["trajectories"] == 6
         assert r["aggregate_ci_low"] <= r["aggregate_reduction"] <= r["aggregate_ci_high"]
         assert r["median_ci_low"] <= r["median_reduction"] <= r["median_ci_high"]
         assert r["aggregate_reduction"] == pytest.approx(r["text_prompt_tokens"] / r["prompt_tokens"])
