@@ -41,6 +41,7 @@ include: "rules/agents.smk"
 include: "rules/evaluation.smk"
 include: "rules/analysis.smk"
 include: "rules/ablation.smk"
+include: "rules/counterfactual.smk"
 
 
 rule all:
@@ -55,3 +56,4 @@ rule all:
         [LAYOUT.table(f"{n}.csv") for n in TABLE_NAMES],
         [LAYOUT.figure(n) for n in FIGURE_NAMES],
         ABLATION_TARGETS,
+        COUNTERFACTUAL_TARGETS,

@@ -225,20 +225,48 @@ def observe_recorded(pipeline: ObservationPipeline, observation: str, windows: l
     """The observation under the pipeline's condition: the recorded text, with each window
     passed through the pipeline (pages under rN, unless it keeps the window text). Returns
     (content, image pages)."""
+    content, pages, _ = observe_recorded_windows(pipeline, observation, windows)
+    return content, pages
+
+
+def window_cost(pipeline: ObservationPipeline, segment: str, content: Any, record: dict[str, Any]) -> dict[str, Any]:
+    """What one window cost under the condition, for the gap decomposition
+    (swevis.analysis.counterfactual): its recorded text's tokens, its tokens as shown, and
+    why it stayed text or how its pages were bound."""
+    text_tokens = pipeline._text_tokens(segment)
+    render = record.get("render") or {}
+    return {
+        "text_tokens": text_tokens,
+        "tokens": int(record["tokens"]) if isinstance(content, list) else text_tokens,
+        "kind": record["kind"],
+        "text_reason": record.get("text_reason"),
+        "pages": int(record.get("pages") or 0),
+        "image_tokens": int(render.get("image_tokens") or 0),
+        "guard_bound": bool(render.get("guard_bound")),
+        "floor_bound": bool(render.get("floor_bound")),
+    }
+
+
+def observe_recorded_windows(
+    pipeline: ObservationPipeline, observation: str, windows: list[RecordedWindow]
+) -> tuple[Any, int, list[dict[str, Any]]]:
+    """observe_recorded, with a window_cost record per window (none under text)."""
     if not windows or pipeline.config.ratio is None:
-        return observation, 0
+        return observation, 0, []
     parts: list[dict] = []
-    pos, pages = 0, 0
+    pos, pages, costs = 0, 0, []
     for w in windows:
         parts.append({"type": "text", "text": observation[pos : w.span[0]]})
         synthetic = "\n" * (w.start - 1) + w.text  # the window's lines at their line numbers
         pipeline.read_file = lambda path, w=w, synthetic=synthetic: synthetic if path == w.path else None
-        content, record = pipeline.observe(_canonical_command(w), {"returncode": 0, "output": observation[w.span[0] : w.span[1]]})
+        segment = observation[w.span[0] : w.span[1]]
+        content, record = pipeline.observe(_canonical_command(w), {"returncode": 0, "output": segment})
         parts.extend([{"type": "text", "text": content}] if isinstance(content, str) else content)
         pages += int(record.get("pages") or 0)
+        costs.append(window_cost(pipeline, segment, content, record))
         pos = w.span[1]
     parts.append({"type": "text", "text": observation[pos:]})
-    return _merge_parts(parts), pages
+    return _merge_parts(parts), pages, costs
 
 
 def recorded_windows(traj: Trajectory, repo: RepoFiles | None = None) -> list[list[RecordedWindow]]:
@@ -260,9 +288,9 @@ def _account_condition(traj: Trajectory, windows: list[list[RecordedWindow]], co
         except ModelCallFailed as exc:  # the image cap under image_policy reject: the run ends here
             return f"error: {exc.reason}", records
         messages.append(step.message())
-        pages, obs_tokens, kind = 0, 0, "none"
+        pages, obs_tokens, kind, costs = 0, 0, "none", []
         if step.observation is not None:
-            content, pages = observe_recorded(pipeline, step.observation, step_windows)
+            content, pages, costs = observe_recorded_windows(pipeline, step.observation, step_windows)
             messages.append({"role": "user", "content": content})
             obs_tokens = count_message_tokens([messages[-1]], chat.tokenizer, chat.image_family)
             kind = "image" if pages else "text"
@@ -270,7 +298,7 @@ def _account_condition(traj: Trajectory, windows: list[list[RecordedWindow]], co
             "condition": condition, "step": i, "command": step.command, "action_class": classify_action(step.command),
             "windows": [f"{w.path}:{w.start}-{w.end}" for w in step_windows], "observation_kind": kind,
             "pages": pages, "observation_tokens": obs_tokens, "prompt_tokens": int(usage["prompt_tokens"]),
-            "completion_tokens": int(usage["completion_tokens"]),
+            "completion_tokens": int(usage["completion_tokens"]), "window_costs": costs,
         })
     return _recorded_exit(traj), records
 

@@ -167,6 +167,7 @@ class ObservationPipeline:
             "font_px": result.layout.get("font_px"),
             "realized_ratio": result.layout.get("realized_ratio"),
             "guard_bound": result.layout.get("guard_bound"),
+            "floor_bound": result.layout.get("floor_bound"),
             "resolution": result.layout.get("resolution"),
         }
         return parts, info

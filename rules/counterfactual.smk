@@ -1,0 +1,71 @@
+# The counterfactual replay as a study: every set of config `counterfactual.sets` (recorded
+# trajectories of public formats) replayed from its recorded observations under each
+# condition and backbone (swevis.analysis.counterfactual), into
+# results/counterfactual/<set>/: per_step.parquet, table.csv (reductions with bootstrap CIs
+# over trajectories), decomposition.csv (the gap to the ceiling) and figure.png.
+
+from pathlib import Path
+
+from swevis.agents.replay_cli import trajectory_files
+from swevis.analysis.counterfactual import backbone_profiles, set_folders
+
+try:
+    COUNTERFACTUAL_SETS = set_folders(config)
+    COUNTERFACTUAL_BACKBONES = backbone_profiles(config)
+    COUNTERFACTUAL_FILES = {
+        name: [str(f) for f in trajectory_files(folder, Path(folder) / ".no-output")]
+        for name, folder in COUNTERFACTUAL_SETS.items()
+    }
+except SwevisError as exc:
+    raise WorkflowError(str(exc)) from None
+
+
+COUNTERFACTUAL_DIR = str(LAYOUT.root / "counterfactual")
+
+
+COUNTERFACTUAL_TARGETS = [
+    f"{COUNTERFACTUAL_DIR}/{cfset}/{name}"
+    for cfset in COUNTERFACTUAL_SETS
+    for name in ("per_step.parquet", "table.csv", "decomposition.csv", "figure.png")
+]
+
+
+rule counterfactual_replay:
+    input:
+        trajectories=lambda wc: COUNTERFACTUAL_FILES[wc.cfset],
+    output:
+        steps=f"{COUNTERFACTUAL_DIR}/{{cfset}}/per_step.parquet",
+    log:
+        LAYOUT.log("counterfactual", "{cfset}-replay.log"),
+    wildcard_constraints:
+        cfset="|".join(COUNTERFACTUAL_SETS),
+    conda:
+        "../envs/swevis.yaml"
+    params:
+        folder=lambda wc: COUNTERFACTUAL_SETS[wc.cfset],
+        conditions=config["counterfactual"]["conditions"],
+        backbones=COUNTERFACTUAL_BACKBONES,
+        agents={"max_window_chars": config["agents"]["max_window_chars"]},
+        render=section(config["single_read"], "render"),
+    script:
+        "../scripts/counterfactual_replay.py"
+
+
+rule counterfactual_table:
+    input:
+        steps=f"{COUNTERFACTUAL_DIR}/{{cfset}}/per_step.parquet",
+    output:
+        table=f"{COUNTERFACTUAL_DIR}/{{cfset}}/table.csv",
+        decomposition=f"{COUNTERFACTUAL_DIR}/{{cfset}}/decomposition.csv",
+        figure=f"{COUNTERFACTUAL_DIR}/{{cfset}}/figure.png",
+    log:
+        LAYOUT.log("counterfactual", "{cfset}-table.log"),
+    wildcard_constraints:
+        cfset="|".join(COUNTERFACTUAL_SETS),
+    conda:
+        "../envs/swevis.yaml"
+    params:
+        bootstrap=section(config["counterfactual"], "bootstrap"),
+        dpi=config["analysis"]["figure_dpi"],
+    script:
+        "../scripts/counterfactual_table.py"

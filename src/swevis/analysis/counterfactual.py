@@ -1,0 +1,212 @@
+"""The counterfactual replay of a set of recorded trajectories as a study: per-step records
+for every backbone (swevis.agents.counterfactual's recorded mode), the reduction table with
+bootstrap CIs over trajectories, and the decomposition of the gap to the ceiling.
+
+The decomposition, per trajectory, backbone and visual condition rN. An observation j is
+part of every later call's prompt, so it counts w_j times (w_j: the calls after it). With
+T_j and C_j its prompt tokens under text and under rN (count_message_tokens of the message),
+m the fixed tokens of a message with empty content (message overhead and reply priming) and,
+per code window w of the observation, t_w the tokens of its recorded text and c_w its tokens
+as shown under rN (text tokens when kept as text; note + image tokens when rendered):
+
+- ceiling: every observation at its budget, C*_j = T_j / N. The ceiling's prompt tokens are
+  P* = P_c - gap, with gap = sum_j w_j (C_j - T_j / N); ceiling_reduction = P_text / P*.
+- message_overhead = m - m / N: the message frame no rendering removes.
+- not_code_window = (C_j - m - sum c_w) - (T_j - m - sum t_w) / N: the output around the
+  windows and outputs with no window (test runs, listings; also a window the pipeline did not
+  read as a code read).
+- over_size_limit, kept_as_text, render_failed = c_w - t_w / N of a window kept as text
+  because it is longer than agents.max_window_chars, because its pages would cost more
+  (never dearer), or because it could not be rendered.
+- page_overhead = c_w - image_tokens (the note and its message parts) of every rendered
+  window, plus image_tokens - t_w / N of a window whose pages hit the family's per-image
+  token floor (floor_bound).
+- guard_bound = image_tokens - t_w / N of a window the readability guard kept above the
+  budget (the smallest admissible font costs more than the budget).
+- layout_tolerance = image_tokens - t_w / N of the other rendered windows: the layout's band
+  around the budget (render.ratio_tolerance), and the numbering the text shows but the pages
+  draw; can be negative.
+
+Each term is weighted by w_j and summed; the terms add up to the gap exactly (up to float
+rounding), by construction: per observation they sum to C_j - T_j / N.
+"""
+
+from __future__ import annotations
+
+from importlib.resources import files
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+import numpy as np
+import polars as pl
+
+from swevis.agents.counterfactual import recorded_costs
+from swevis.agents.replay_cli import trajectory_files
+from swevis.agents.trajectory_formats import read_trajectory
+from swevis.conditions import Condition
+from swevis.errors import SwevisError
+from swevis.tokens import count_message_tokens
+
+TERMS = (
+    "not_code_window", "message_overhead", "over_size_limit", "kept_as_text", "render_failed",
+    "page_overhead", "guard_bound", "layout_tolerance",
+)
+REASON_TERM = {"over_max_window_chars": "over_size_limit", "cheaper_as_text": "kept_as_text",
+               "render_failed": "render_failed"}
+WINDOW_COST = pl.Struct({"text_tokens": pl.Int64, "tokens": pl.Int64, "kind": pl.Utf8, "text_reason": pl.Utf8,
+                         "pages": pl.Int64, "image_tokens": pl.Int64, "guard_bound": pl.Boolean,
+                         "floor_bound": pl.Boolean})
+STEP_SCHEMA = {"windows": pl.List(pl.Utf8), "command": pl.Utf8, "window_costs": pl.List(WINDOW_COST)}
+
+
+def set_folders(cfg: dict) -> dict[str, str]:
+    """Each set of config `counterfactual.sets` and its folder (no path: the bundled set)."""
+    bundled = str(files("swevis") / "data" / "trajectories")
+    return {name: entry.get("path") or bundled for name, entry in cfg["counterfactual"]["sets"].items()}
+
+
+def backbone_profiles(cfg: dict) -> dict[str, dict[str, str]]:
+    """The tokenizer and image family of each backbone (config `counterfactual.backbones`,
+    null = every profile): the only keys of a profile the recorded replay reads."""
+    names = cfg["counterfactual"]["backbones"] or list(cfg["models"])
+    unknown = [n for n in names if n not in cfg["models"]]
+    if unknown:
+        raise SwevisError(f"config key 'counterfactual.backbones': {unknown[0]!r} is not a profile of models")
+    return {n: {k: cfg["models"][n][k] for k in ("tokenizer", "image_family")} for n in names}
+
+
+def replay_set(folder: str | Path, conditions: Sequence[str], backbones: dict[str, dict[str, Any]], *,
+               agents_cfg: dict, render_cfg: dict) -> pl.DataFrame:
+    """One record per recorded call x condition x backbone, for every trajectory below the
+    folder (recorded-observation mode). Each record carries the trajectory, its format, the
+    backbone and the backbone's empty-message tokens (`message_tokens`, m above)."""
+    conditions = [str(Condition.parse(str(c))) for c in conditions]
+    if "text" not in conditions:
+        raise SwevisError("config key 'counterfactual.conditions' must include text: every reduction is against it")
+    root = Path(folder)
+    files = trajectory_files(str(root), root / ".no-output")
+    trajs = [(f, read_trajectory(f)) for f in files]  # every file is read before anything is accounted
+    records: list[dict] = []
+    for name, profile in backbones.items():
+        m = count_message_tokens([{"role": "user", "content": ""}], profile["tokenizer"], profile["image_family"])
+        for path, traj in trajs:
+            _, steps, _ = recorded_costs(path, conditions, model_name=name, profile=profile, agents_cfg=agents_cfg,
+                                         render_cfg=render_cfg, traj=traj)
+            tag = {"trajectory": path.relative_to(root).as_posix(), "format": traj.format,
+                   "instance_id": traj.instance_id, "backbone": name, "message_tokens": m}
+            records += [{**tag, **s} for s in steps]
+    return pl.DataFrame(records, schema_overrides=STEP_SCHEMA, infer_schema_length=None)
+
+
+def _observation_terms(C: int, T: int, m: int, costs: list[dict], ratio: float) -> dict[str, float]:
+    """The gap terms of one observation (module docstring); they sum to C - T / ratio."""
+    terms = dict.fromkeys(TERMS, 0.0)
+    terms["message_overhead"] = m - m / ratio
+    shown = budget = 0.0
+    for w in costs:
+        shown += w["tokens"]
+        budget += w["text_tokens"]
+        over = w["tokens"] - w["text_tokens"] / ratio
+        if w["kind"] == "image":
+            terms["page_overhead"] += w["tokens"] - w["image_tokens"]
+            pages_over = w["image_tokens"] - w["text_tokens"] / ratio
+            key = "guard_bound" if w["guard_bound"] else "page_overhead" if w["floor_bound"] else "layout_tolerance"
+            terms[key] += pages_over
+        elif w["text_reason"] in REASON_TERM:
+            terms[REASON_TERM[w["text_reason"]]] += over
+        else:  # not read as a code window by the pipeline: it is output like any other
+            shown -= w["tokens"]
+            budget -= w["text_tokens"]
+    terms["not_code_window"] = (C - m - shown) - (T - m - budget) / ratio
+    return terms
+
+
+def trajectory_costs(steps: pl.DataFrame) -> pl.DataFrame:
+    """Per trajectory, backbone and condition: prompt tokens, the text condition's, the
+    reduction, and for visual conditions the ceiling and the gap terms (module docstring)."""
+    key = ["trajectory", "backbone"]
+    text = {(r["trajectory"], r["backbone"], r["step"]): r["observation_tokens"]
+            for r in steps.filter(pl.col("condition") == "text").iter_rows(named=True)}
+    rows = []
+    for (traj, backbone, condition), g in steps.group_by([*key, "condition"], maintain_order=True):
+        ratio = Condition.parse(condition).ratio
+        g = g.sort("step")
+        n = g.height
+        prompt = int(g["prompt_tokens"].sum())
+        row = {"trajectory": traj, "backbone": backbone, "condition": condition, "calls": n, "prompt_tokens": prompt}
+        terms = dict.fromkeys(TERMS, 0.0)
+        if ratio is not None:
+            for i, r in enumerate(g.iter_rows(named=True)):
+                if r["observation_kind"] == "none":
+                    continue
+                obs = _observation_terms(r["observation_tokens"], text[(traj, backbone, r["step"])],
+                                         r["message_tokens"], r["window_costs"] or [], ratio)
+                for k, v in obs.items():
+                    terms[k] += (n - 1 - i) * v
+        gap = sum(terms.values())
+        rows.append({**row, "gap_tokens": gap, "ceiling_prompt_tokens": prompt - gap, **terms})
+    out = pl.DataFrame(rows)
+    base = out.filter(pl.col("condition") == "text").select(*key, pl.col("prompt_tokens").alias("text_prompt_tokens"))
+    return out.join(base, on=key, how="left").with_columns(
+        reduction=pl.col("text_prompt_tokens") / pl.col("prompt_tokens"),
+        ceiling_reduction=pl.col("text_prompt_tokens") / pl.col("ceiling_prompt_tokens"),
+    )
+
+
+def bootstrap(items: Sequence[Any], statistic: Callable[[list[Any]], float], *, resamples: int, seed: int,
+              level: float = 0.95) -> tuple[float, float, float]:
+    """(estimate, low, high): percentile bootstrap of `statistic` over resampled items
+    (trajectories), seeded; the interval is clamped to contain the estimate, as
+    swevis.analysis.stats.bootstrap_ci does for the mean."""
+    items = list(items)
+    est = float(statistic(items))
+    if len(items) < 2 or resamples <= 0:
+        return est, est, est
+    rng = np.random.default_rng(seed)
+    values = [statistic([items[i] for i in idx]) for idx in rng.integers(0, len(items), size=(resamples, len(items)))]
+    alpha = (1.0 - level) / 2.0
+    low, high = np.quantile(values, [alpha, 1.0 - alpha])
+    return est, float(min(low, est)), float(max(high, est))
+
+
+def _aggregate(rows: list[dict]) -> float:
+    return sum(r["text_prompt_tokens"] for r in rows) / sum(r["prompt_tokens"] for r in rows)
+
+
+def _median(rows: list[dict]) -> float:
+    return float(np.median([r["reduction"] for r in rows]))
+
+
+def reduction_table(costs: pl.DataFrame, *, resamples: int, seed: int) -> pl.DataFrame:
+    """Per condition and backbone: trajectories, the aggregate reduction (sum of text prompt
+    tokens / sum of the condition's) and the median per-trajectory reduction, each with a 95%
+    bootstrap CI over trajectories, and the aggregate ceiling."""
+    rows = []
+    for (condition, backbone), g in costs.group_by(["condition", "backbone"], maintain_order=True):
+        items = g.to_dicts()
+        agg = bootstrap(items, _aggregate, resamples=resamples, seed=seed)
+        med = bootstrap(items, _median, resamples=resamples, seed=seed)
+        rows.append({
+            "condition": condition, "backbone": backbone, "trajectories": g.height,
+            "text_prompt_tokens": int(g["text_prompt_tokens"].sum()), "prompt_tokens": int(g["prompt_tokens"].sum()),
+            "aggregate_reduction": agg[0], "aggregate_ci_low": agg[1], "aggregate_ci_high": agg[2],
+            "median_reduction": med[0], "median_ci_low": med[1], "median_ci_high": med[2],
+            "ceiling_reduction": float(g["text_prompt_tokens"].sum() / g["ceiling_prompt_tokens"].sum()),
+        })
+    return pl.DataFrame(rows)
+
+
+def decomposition_table(costs: pl.DataFrame) -> pl.DataFrame:
+    """Per visual condition and backbone: the gap to the ceiling in prompt tokens, each term
+    in tokens and as its share of the gap (terms sum to gap_tokens)."""
+    visual = costs.filter(pl.col("condition") != "text")
+    out = visual.group_by(["condition", "backbone"], maintain_order=True).agg(
+        pl.len().alias("trajectories"),
+        pl.col("text_prompt_tokens").sum(), pl.col("prompt_tokens").sum(), pl.col("ceiling_prompt_tokens").sum(),
+        pl.col("gap_tokens").sum(), *[pl.col(t).sum() for t in TERMS],
+    )
+    return out.with_columns(
+        reduction=pl.col("text_prompt_tokens") / pl.col("prompt_tokens"),
+        ceiling_reduction=pl.col("text_prompt_tokens") / pl.col("ceiling_prompt_tokens"),
+        **{f"{t}_share": pl.when(pl.col("gap_tokens") != 0).then(pl.col(t) / pl.col("gap_tokens")) for t in TERMS},
+    )

@@ -1,0 +1,118 @@
+"""The counterfactual study's table and gap decomposition (swevis.analysis.counterfactual),
+on the bundled trajectory set replayed in recorded-observation mode."""
+
+import polars as pl
+import pytest
+
+from swevis.analysis.counterfactual import (
+    TERMS,
+    _observation_terms,
+    backbone_profiles,
+    bootstrap,
+    decomposition_table,
+    reduction_table,
+    replay_set,
+    set_folders,
+    trajectory_costs,
+)
+from swevis.config import load_config
+from swevis.errors import SwevisError
+from helpers import PROJECT_ROOT
+
+BACKBONE = {"q": {"tokenizer": "qwen3", "image_family": "qwen3.5"}}
+CONDITIONS = ["text", "r3", "r7"]
+
+
+@pytest.fixture(scope="module")
+def steps():
+    cfg = load_config(str(PROJECT_ROOT / "config.yaml"))
+    return replay_set(set_folders(cfg)["samples"], CONDITIONS, BACKBONE, agents_cfg={}, render_cfg={})
+
+
+@pytest.fixture(scope="module")
+def costs(steps):
+    return trajectory_costs(steps)
+
+
+def test_the_bundled_set_is_replayed_per_call_condition_and_backbone(steps):
+    assert steps["format"].n_unique() == 4  # mini 1.x and 2.x, OpenHands, SWE-agent
+    assert steps["instance_id"].n_unique() == 3  # one instance of each bundled repository
+    per = steps.group_by("trajectory", "condition").len()
+    assert per.group_by("trajectory").agg(pl.col("len").n_unique())["len"].to_list() == [1] * 6  # same calls each
+    assert set(steps["condition"]) == set(CONDITIONS)
+    assert steps.filter(pl.col("condition") == "r3")["pages"].sum() > 0
+
+
+def test_the_terms_add_up_to_the_gap(costs):
+    visual = costs.filter(pl.col("condition") != "text")
+    total = sum(visual[t] for t in TERMS)
+    assert (total - visual["gap_tokens"]).abs().max() < 1e-6
+    assert (visual["prompt_tokens"] - visual["ceiling_prompt_tokens"] - visual["gap_tokens"]).abs().max() < 1e-6
+    table = decomposition_table(costs)
+    assert (sum(table[t] for t in TERMS) - table["gap_tokens"]).abs().max() < 1e-6
+    assert (sum(table[f"{t}_share"] for t in TERMS) - 1).abs().max() < 1e-9
+    r7 = table.filter(pl.col("condition") == "r7").row(0, named=True)
+    assert r7["guard_bound"] > 0 and r7["page_overhead"] > 0 and r7["not_code_window"] > 0 and r7["kept_as_text"] > 0
+
+
+def test_the_ceiling_is_every_observation_at_its_budget(steps, costs):
+    """Computed from the text condition alone: P* = P_text - sum_j w_j T_j (1 - 1/N), so
+    the replay's own prompt tokens and the weights of the observations agree."""
+    for row in costs.filter(pl.col("condition") != "text").iter_rows(named=True):
+        n = int(row["condition"][1:])
+        text = steps.filter((pl.col("trajectory") == row["trajectory"]) & (pl.col("condition") == "text")).sort("step")
+        saved = sum((text.height - 1 - i) * r["observation_tokens"] * (1 - 1 / n)
+                    for i, r in enumerate(text.iter_rows(named=True)) if r["observation_kind"] != "none")
+        assert row["ceiling_prompt_tokens"] == pytest.approx(row["text_prompt_tokens"] - saved)
+        assert row["ceiling_reduction"] >= row["reduction"] or row["gap_tokens"] < 0
+
+
+def test_each_window_lands_in_its_term():
+    windows = [
+        {"text_tokens": 300, "tokens": 300, "kind": "text", "text_reason": "cheaper_as_text", "image_tokens": 0,
+         "guard_bound": False, "floor_bound": False},
+        {"text_tokens": 900, "tokens": 900, "kind": "text", "text_reason": "over_max_window_chars", "image_tokens": 0,
+         "guard_bound": False, "floor_bound": False},
+        {"text_tokens": 600, "tokens": 260, "kind": "image", "text_reason": None, "image_tokens": 250,
+         "guard_bound": True, "floor_bound": False},
+        {"text_tokens": 90, "tokens": 74, "kind": "image", "text_reason": None, "image_tokens": 64,
+         "guard_bound": False, "floor_bound": True},
+        {"text_tokens": 30, "tokens": 30, "kind": "text", "text_reason": "render_failed", "image_tokens": 0,
+         "guard_bound": False, "floor_bound": False},
+    ]
+    C, T, m = 1800, 2100, 6
+    terms = _observation_terms(C, T, m, windows, 3.0)
+    assert sum(terms.values()) == pytest.approx(C - T / 3)
+    assert terms["kept_as_text"] == pytest.approx(200)
+    assert terms["over_size_limit"] == pytest.approx(600)
+    assert terms["render_failed"] == pytest.approx(20)
+    assert terms["guard_bound"] == pytest.approx(50)
+    assert terms["page_overhead"] == pytest.approx(10 + 10 + 34)
+    assert terms["message_overhead"] == pytest.approx(4)
+    assert terms["layout_tolerance"] == 0
+
+
+def test_the_table_has_cis_around_its_estimates_and_is_seeded(costs):
+    a = reduction_table(costs, resamples=300, seed=5)
+    assert a.equals(reduction_table(costs, resamples=300, seed=5))
+    assert not a.equals(reduction_table(costs, resamples=300, seed=6))
+    for r in a.iter_rows(named=True):
+        assert r["trajectories"] == 6
+        assert r["aggregate_ci_low"] <= r["aggregate_reduction"] <= r["aggregate_ci_high"]
+        assert r["median_ci_low"] <= r["median_reduction"] <= r["median_ci_high"]
+        assert r["aggregate_reduction"] == pytest.approx(r["text_prompt_tokens"] / r["prompt_tokens"])
+    r3 = a.filter(pl.col("condition") == "r3").row(0, named=True)
+    assert r3["aggregate_reduction"] > 1 and r3["aggregate_ci_high"] > r3["aggregate_ci_low"]
+
+
+def test_bootstrap_of_a_single_item_is_a_point():
+    assert bootstrap([2.0], lambda xs: sum(xs) / len(xs), resamples=100, seed=0) == (2.0, 2.0, 2.0)
+
+
+def test_config_errors_name_the_key():
+    cfg = load_config(str(PROJECT_ROOT / "config.yaml"))
+    cfg["counterfactual"]["backbones"] = ["nope"]
+    with pytest.raises(SwevisError, match="counterfactual.backbones"):
+        backbone_profiles(cfg)
+    with pytest.raises(SwevisError, match="counterfactual.conditions"):
+        replay_set(set_folders(cfg)["samples"], ["r3"], BACKBONE, agents_cfg={}, render_cfg={})
