@@ -11,6 +11,7 @@ from swevis.config import filled_section, schema_defaults
 from swevis.render import RenderError, RenderSettings, prepare_lines, read_window, render_window, save_pages
 from swevis.render.ocr import char_accuracy, levenshtein
 from swevis.render.raster import visible_rows
+from swevis.render.wrap import CONTINUATION_MARK, break_points, segments
 from swevis.render.study_io import study_costs, study_tables
 from swevis.render.windows import matplotlib_source_root, sample_windows
 from swevis.tokens import image_tokens
@@ -53,7 +54,8 @@ def test_pages_cut_at_line_boundaries_and_line_numbers(win100):
     assert first.split()[0] == "2000"
     last_page = len(plan.page_columns) - 1
     last_col = len(plan.page_columns[last_page]) - 1
-    numbered = [r.split()[0] for r in visible_rows(lines, 2000, plan, last_page, last_col) if r[: plan.gutter].strip()]
+    gutters = [r[: plan.gutter].strip() for r in visible_rows(lines, 2000, plan, last_page, last_col)]
+    numbered = [g for g in gutters if g != CONTINUATION_MARK]
     assert numbered[-1] == "2099"
 
 
@@ -96,6 +98,51 @@ def test_long_lines_wrap(tmp_path):
     assert res.plan.wrap <= RenderSettings().max_wrap
     rows = visible_rows(prepare_lines(text), 1, res.plan, 0, 0)
     assert "".join(r[res.plan.gutter :] for r in rows[:-1]).startswith("x = 'aaa")
+
+
+def _wrapped_rows(line, width, path="w.py"):
+    """The rows `line` wraps to at `width`, as text."""
+    (breaks,) = break_points((line,), path)
+    return [line[s:e] for s, e in segments(len(line), breaks, width)]
+
+
+def test_wrap_breaks_before_tokens_never_inside_an_operator():
+    line = "if first_value == second_value:"
+    for width in range(8, len(line)):
+        rows = _wrapped_rows(line, width)
+        assert "".join(rows) == line
+        assert all(not (a.endswith("=") and b.startswith("=")) for a, b in zip(rows, rows[1:]))
+    # width 17 ends inside "==" when cut at the width; the break comes before the operator
+    assert _wrapped_rows(line, 17) == ["if first_value ", "== second_value:"]
+
+
+def test_wrap_keeps_identifiers_whole_unless_longer_than_the_row():
+    line = "result = s1_transpose(matrix_a, matrix_b) + other_long_identifier_name"
+    words = {"s1_transpose", "matrix_a", "matrix_b", "other_long_identifier_name", "result"}
+    for width in range(26, len(line)):
+        rows = _wrapped_rows(line, width)
+        assert "".join(rows) == line and all(len(r) <= width for r in rows)
+        pieces = {t for r in rows for t in r.replace("(", " ").replace(")", " ").replace(",", " ").split()}
+        assert words <= pieces, (width, rows)
+    # a single token longer than the row is cut at the width
+    assert _wrapped_rows("x = " + "a" * 30, 12) == ["x = ", "a" * 12, "a" * 12, "a" * 6]
+
+
+def test_wrap_inside_strings_and_comments_at_spaces():
+    rows = _wrapped_rows("# a comment that is rather long for one row", 16)
+    assert rows == ["# a comment ", "that is rather ", "long for one row"]
+
+
+def test_continuation_rows_carry_the_mark(tmp_path):
+    text = "value = compute_something(alpha_value, beta_value, gamma_value, delta_value) == expected\nok = 1\n"
+    res = render_window("c.py", 7, text, 1, "qwen3", "qwen3.5", {"wrap_widths": [40], "max_wrap": 40})
+    assert res.plan.wrap == 40
+    rows = visible_rows(prepare_lines(text), 7, res.plan, 0, 0)
+    g = res.plan.gutter
+    assert [r[:g].strip() for r in rows] == ["7", CONTINUATION_MARK, CONTINUATION_MARK, "8"]
+    assert "".join(r[g:] for r in rows[:3]) == text.splitlines()[0]
+    assert [r[g:] for r in rows[1:3]] == ["beta_value, gamma_value, delta_value) ", "== expected"]
+    assert res.image_tokens == sum(image_tokens(p.width, p.height, "qwen3.5") for p in res.pages)
 
 
 def test_non_python_files_render(tmp_path):
