@@ -6,12 +6,10 @@ from __future__ import annotations
 import functools
 
 from PIL import Image, ImageDraw
-from pygments.lexers import TextLexer, get_lexer_for_filename
-from pygments.util import ClassNotFound
 
 from swevis.render.fonts import font
 from swevis.render.layout import Layout
-from swevis.render.wrap import CONTINUATION_MARK
+from swevis.render.wrap import CONTINUATION_MARK, lexer_for
 
 BACKGROUND = (255, 255, 255)
 GUTTER = (96, 96, 96)
@@ -44,10 +42,7 @@ def _colour(ttype) -> tuple[int, int, int]:
 
 def highlight(lines: list[str], path: str) -> list[list[tuple[int, str, tuple[int, int, int]]]]:
     """Per line: (column, text, colour) runs; the lexer is inferred from the filename."""
-    try:
-        lexer = get_lexer_for_filename(path or "x.txt", stripnl=False, stripall=False, ensurenl=False)
-    except ClassNotFound:
-        lexer = TextLexer(stripnl=False, ensurenl=False)
+    lexer = lexer_for(path)
     text = "\n".join(lines)
     out: list[list[tuple[int, str, tuple[int, int, int]]]] = [[] for _ in lines]
     li, col = 0, 0

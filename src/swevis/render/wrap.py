@@ -18,17 +18,17 @@ from pygments.util import ClassNotFound
 CONTINUATION_MARK = "\u21aa"  # drawn in the gutter of a continuation row instead of a number
 
 
+def lexer_for(path: str):
+    """The Pygments lexer of a file name (plain text when none matches); shared with raster.py."""
+    return _lexer((path or "x.txt").rsplit("/", 1)[-1])
+
+
 @functools.lru_cache(maxsize=64)
-def _lexer(suffix: str):
+def _lexer(name: str):
     try:
-        return get_lexer_for_filename("x" + suffix, stripnl=False, stripall=False, ensurenl=False)
+        return get_lexer_for_filename(name, stripnl=False, stripall=False, ensurenl=False)
     except ClassNotFound:
         return TextLexer(stripnl=False, ensurenl=False)
-
-
-def _suffix(path: str) -> str:
-    name = (path or "x.txt").rsplit("/", 1)[-1]
-    return name[name.index(".") :] if "." in name else "." + name
 
 
 @functools.lru_cache(maxsize=256)
@@ -37,7 +37,7 @@ def break_points(lines: tuple[str, ...], path: str) -> tuple[tuple[int, ...], ..
     window at every ratio and backbone)."""
     token_starts: list[set[int]] = [set() for _ in lines]
     li, col = 0, 0
-    for _, value in _lexer(_suffix(path)).get_tokens("\n".join(lines)):
+    for _, value in lexer_for(path).get_tokens("\n".join(lines)):
         for k, part in enumerate(value.split("\n")):
             if k:
                 li, col = li + 1, 0
