@@ -76,8 +76,6 @@ rule single_read_tables:
 
 
 rule single_read_frontier:
-    input:
-        windows=LAYOUT.single_read("windows.parquet"),
     output:
         frontier=LAYOUT.single_read("frontier.csv"),
         summary=LAYOUT.single_read("frontier_summary.json"),

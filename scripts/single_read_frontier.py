@@ -1,11 +1,10 @@
-"""Snakemake adapter: the OCR readability frontier of 100-line windows (swevis.render.study_io)."""
+"""Snakemake adapter: the OCR readability frontier on windows of installed packages (swevis.render.study_io)."""
 
 from swevis.logutil import script_logging
 from swevis.render.study_io import study_frontier
 
 with script_logging(snakemake.log[0]) as log:
     summary = study_frontier(
-        snakemake.input.windows,
         snakemake.params.single_read,
         snakemake.params.backbones,
         snakemake.output.frontier,

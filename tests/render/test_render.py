@@ -11,8 +11,10 @@ from swevis.config import filled_section, schema_defaults
 from swevis.render import RenderError, RenderSettings, prepare_lines, read_window, render_window, save_pages
 from swevis.render.ocr import char_accuracy, levenshtein
 from swevis.render.raster import visible_rows
-from swevis.render.study_io import study_costs, study_tables
-from swevis.render.windows import matplotlib_source_root, sample_windows
+from swevis.render.wrap import CONTINUATION_MARK, break_points, segments
+from swevis.errors import SwevisError
+from swevis.render.study_io import study_costs, study_frontier, study_tables
+from swevis.render.windows import matplotlib_source_root, package_windows, sample_windows
 from swevis.tokens import image_tokens
 
 MPL = Path(matplotlib_source_root())
@@ -53,7 +55,8 @@ def test_pages_cut_at_line_boundaries_and_line_numbers(win100):
     assert first.split()[0] == "2000"
     last_page = len(plan.page_columns) - 1
     last_col = len(plan.page_columns[last_page]) - 1
-    numbered = [r.split()[0] for r in visible_rows(lines, 2000, plan, last_page, last_col) if r[: plan.gutter].strip()]
+    gutters = [r[: plan.gutter].strip() for r in visible_rows(lines, 2000, plan, last_page, last_col)]
+    numbered = [g for g in gutters if g != CONTINUATION_MARK]
     assert numbered[-1] == "2099"
 
 
@@ -96,6 +99,51 @@ def test_long_lines_wrap(tmp_path):
     assert res.plan.wrap <= RenderSettings().max_wrap
     rows = visible_rows(prepare_lines(text), 1, res.plan, 0, 0)
     assert "".join(r[res.plan.gutter :] for r in rows[:-1]).startswith("x = 'aaa")
+
+
+def _wrapped_rows(line, width, path="w.py"):
+    """The rows `line` wraps to at `width`, as text."""
+    (breaks,) = break_points((line,), path)
+    return [line[s:e] for s, e in segments(len(line), breaks, width)]
+
+
+def test_wrap_breaks_before_tokens_never_inside_an_operator():
+    line = "if first_value == second_value:"
+    for width in range(8, len(line)):
+        rows = _wrapped_rows(line, width)
+        assert "".join(rows) == line
+        assert all(not (a.endswith("=") and b.startswith("=")) for a, b in zip(rows, rows[1:]))
+    # width 17 ends inside "==" when cut at the width; the break comes before the operator
+    assert _wrapped_rows(line, 17) == ["if first_value ", "== second_value:"]
+
+
+def test_wrap_keeps_identifiers_whole_unless_longer_than_the_row():
+    line = "result = s1_transpose(matrix_a, matrix_b) + other_long_identifier_name"
+    words = {"s1_transpose", "matrix_a", "matrix_b", "other_long_identifier_name", "result"}
+    for width in range(26, len(line)):
+        rows = _wrapped_rows(line, width)
+        assert "".join(rows) == line and all(len(r) <= width for r in rows)
+        pieces = {t for r in rows for t in r.replace("(", " ").replace(")", " ").replace(",", " ").split()}
+        assert words <= pieces, (width, rows)
+    # a single token longer than the row is cut at the width
+    assert _wrapped_rows("x = " + "a" * 30, 12) == ["x = ", "a" * 12, "a" * 12, "a" * 6]
+
+
+def test_wrap_inside_strings_and_comments_at_spaces():
+    rows = _wrapped_rows("# a comment that is rather long for one row", 16)
+    assert rows == ["# a comment ", "that is rather ", "long for one row"]
+
+
+def test_continuation_rows_carry_the_mark(tmp_path):
+    text = "value = compute_something(alpha_value, beta_value, gamma_value, delta_value) == expected\nok = 1\n"
+    res = render_window("c.py", 7, text, 1, "qwen3", "qwen3.5", {"wrap_widths": [40], "max_wrap": 40})
+    assert res.plan.wrap == 40
+    rows = visible_rows(prepare_lines(text), 7, res.plan, 0, 0)
+    g = res.plan.gutter
+    assert [r[:g].strip() for r in rows] == ["7", CONTINUATION_MARK, CONTINUATION_MARK, "8"]
+    assert "".join(r[g:] for r in rows[:3]) == text.splitlines()[0]
+    assert [r[g:] for r in rows[1:3]] == ["beta_value, gamma_value, delta_value) ", "== expected"]
+    assert res.image_tokens == sum(image_tokens(p.width, p.height, "qwen3.5") for p in res.pages)
 
 
 def test_non_python_files_render(tmp_path):
@@ -178,14 +226,61 @@ def test_levenshtein_matches_dynamic_programming():
 
 
 @pytest.mark.slow
-def test_ocr_reads_a_small_page():
-    from swevis.render.ocr import OcrSettings
-    from swevis.render.study import ocr_strip_accuracy
+def test_ocr_reads_a_small_page_whole():
+    from swevis.render.study import ocr_page_accuracy
 
     text = _window(3000, 12)
     res = render_window(str(AXES), 3000, text, 1, "qwen3", "qwen3.5", fonts=[10.0])
-    acc = ocr_strip_accuracy(res, text, 0, random.Random(0), OcrSettings(strip_rows=12))
-    assert acc >= 0.85
+    assert ocr_page_accuracy(res, text, 0) >= 0.85
+
+
+def _perfect_reader(res, lines):
+    """A stand-in for rapidocr that reads every rendered word exactly, gutter included, at
+    the x centre the renderer drew it (so only the gutter handling is under test)."""
+    plan = res.plan
+    colw = (plan.gutter + plan.wrap) * plan.advance + 2.0 * plan.advance
+
+    def words(image):
+        page = next(i for i, p in enumerate(res.pages) if p is image)
+        out = []
+        for c in range(len(plan.page_columns[page])):
+            for k, row in enumerate(visible_rows(lines, res.start_line, plan, page, c)):
+                y = plan.margin + (k + 0.5) * plan.line_px
+                pos = 0
+                for word in row.split():
+                    pos = row.index(word, pos)
+                    x = plan.margin + c * colw + (pos + len(word) / 2) * plan.advance
+                    out.append((y, x, word))
+                    pos += len(word)
+        return out
+
+    return words
+
+
+def test_page_accuracy_is_over_code_without_the_gutter(monkeypatch):
+    """Numbers and continuation marks are in the gutter: a reader that reads every pixel right
+    scores 1.0 (the old reference had the numbers in it), on a wrapped two-column page."""
+    from swevis.render import ocr
+    from swevis.render.study import ocr_page_accuracy
+
+    text = "".join(f"value_{i} = compute(first_argument_{i}, second_argument_{i}) == expected_{i}\n" for i in range(40))
+    res = render_window("w.py", 95, text, 1, "qwen3", "qwen3.5", {"wrap_widths": [40], "max_wrap": 40, "columns": [2]})
+    assert res.plan.columns == 2 and res.plan.wrap == 40
+    monkeypatch.setattr(ocr, "ocr_words", _perfect_reader(res, prepare_lines(text)))
+    assert ocr_page_accuracy(res, text, 0) == 1.0
+    # a reader that also reports a line number inside the code area is charged for it
+    honest = _perfect_reader(res, prepare_lines(text))
+    monkeypatch.setattr(ocr, "ocr_words", lambda im: honest(im) + [(res.plan.margin + 1.0, 300.0, "95")])
+    assert ocr_page_accuracy(res, text, 0) < 1.0
+
+
+def test_read_code_columns_drops_gutter_words_and_orders_columns(monkeypatch):
+    from swevis.render import ocr
+
+    words = [(5.0, 150.0, "b"), (5.0, 108.0, "12"), (5.0, 130.0, "a"), (5.0, 8.0, "7"), (5.0, 30.0, "x"),
+             (17.0, 8.0, CONTINUATION_MARK), (17.0, 40.0, "y")]
+    monkeypatch.setattr(ocr, "ocr_words", lambda image: words)
+    assert ocr.read_code_columns(None, [(0.0, 20.0), (100.0, 120.0)], 12.0) == ["x\ny", "a b"]
 
 
 def test_single_read_study_costs_tables_and_figure(tmp_path):
@@ -233,3 +328,28 @@ def test_single_read_study_takes_its_settings_from_the_validated_section(tmp_pat
     assert filled["rasterize_all"] is schema_defaults("single_read")["rasterize_all"] is False
     stats = study_costs(tmp_path / "windows.parquet", filled, backbones, tmp_path / "c.parquet", tmp_path / "s.json")
     assert stats["renders"] == 1 and stats["raster_s"] < 1e-3  # the layout alone, no page drawn
+
+
+def test_frontier_windows_come_from_installed_packages_by_a_seeded_rule(tmp_path, monkeypatch):
+    from swevis.render import study
+
+    wins = package_windows(["requests", "jinja2"], 30, 3, 1)
+    assert [w["source"] for w in wins] == ["requests", "jinja2", "requests"]
+    assert all(w["n_lines"] == 30 and len(w["text"].splitlines()) == 30 for w in wins)
+    assert wins == package_windows(["requests", "jinja2"], 30, 3, 1)
+    assert wins != package_windows(["requests", "jinja2"], 30, 3, 2)
+    with pytest.raises(SwevisError, match="no_such_package_here"):
+        package_windows(["no_such_package_here"], 30, 1, 1)
+
+    read = []
+    monkeypatch.setattr(study, "ocr_page_accuracy", lambda res, text, page: read.append(res.layout["font_px"]) or 0.95)
+    cfg = filled_section("single_read", {"seed": 3, "ocr": {"frontier_fonts": [7, 10], "frontier_windows": 2,
+                                                          "frontier_pages": 1, "frontier_packages": ["requests", "jinja2"]}})
+    backbones = {"qwen3.5": {"tokenizer": "qwen3", "image_family": "qwen3.5"}}
+    summary = study_frontier(cfg, backbones, tmp_path / "frontier.csv", tmp_path / "summary.json")
+    rows = pl.read_csv(tmp_path / "frontier.csv").to_dicts()
+    assert [r["font_px"] for r in rows] == [7, 10] and sorted(read) == [7, 10]
+    assert all(r["sources"] == "jinja2,requests" and r["lines"] == 100 and r["ocr_n"] == 1 for r in rows)
+    assert "whole pages" in rows[0]["ocr_protocol"] and "without line numbers" in rows[0]["ocr_protocol"]
+    assert rows[0]["realized_ratio_median"] > rows[1]["realized_ratio_median"]
+    assert summary["per_backbone"]["qwen3.5"]["guard_px"] == 7

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import random
 import re
 from pathlib import Path
 
@@ -19,8 +18,7 @@ from swevis.conditions import ratio_arg
 from swevis.config import load_config
 from swevis.errors import SwevisError
 from swevis.render import RenderSettings, read_window, render_window, save_pages
-from swevis.render.ocr import OcrSettings
-from swevis.render.study import ocr_strip_accuracy
+from swevis.render.study import ocr_page_accuracy
 from swevis.tokens import FAMILIES
 
 DEFAULT_CONFIG = "config.yaml"
@@ -89,10 +87,7 @@ def run(args: argparse.Namespace) -> int:
     L = res.layout
     files = save_pages(res, args.out) if args.out else []
     if args.ocr:
-        rng = random.Random(0)
-        L["ocr_accuracy_per_page"] = [
-            round(ocr_strip_accuracy(res, text, i, rng, OcrSettings()), 4) for i in range(len(res.pages))
-        ]
+        L["ocr_accuracy_per_page"] = [round(ocr_page_accuracy(res, text, i), 4) for i in range(len(res.pages))]
     if args.json:
         print(json.dumps(dict(L, files=files), indent=2))
         return 0

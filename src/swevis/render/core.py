@@ -15,6 +15,7 @@ from swevis.fsutil import write_atomic
 from swevis.render import raster
 from swevis.render.layout import Layout, LayoutSearch
 from swevis.render.settings import RenderSettings
+from swevis.render.wrap import break_points
 from swevis.tokens import message_overhead, text_tokens, tokenizer_info
 
 
@@ -122,7 +123,8 @@ def render_window(
     t_text = text_tokens(text, tokenizer)
     budget = max(1e-9, t_text / ratio)
     t1 = time.perf_counter()
-    search = LayoutSearch([len(l) for l in lines], int(start_line), image_family, settings)
+    breaks = break_points(tuple(lines), path)
+    search = LayoutSearch([len(l) for l in lines], breaks, int(start_line), image_family, settings)
     try:
         plan, info = search.choose(budget, fonts=fonts, guard=guard)
     except ValueError as exc:

@@ -5,8 +5,9 @@ DejaVu Sans Mono, line height 1.2 x font size), so the search never rasterizes; 
 chosen layout is drawn (raster.py).
 
 A layout theta = (font f, wrap width w in characters, columns c, page-height cap). Source
-lines longer than w wrap onto continuation rows (blank gutter); a line is never split
-across columns or pages. Pages are sized on the family's grid (`swevis.tokens.page_grid`)
+lines longer than w wrap onto continuation rows at token boundaries (wrap.py; the gutter of
+a continuation row carries a mark, not a number); a line is never split across columns or
+pages. Pages are sized on the family's grid (`swevis.tokens.page_grid`)
 so the provider's processor keeps them as they are, and the last page is trimmed to its
 content. The objective is appendix B's, made explicit:
 
@@ -30,6 +31,7 @@ import numpy as np
 
 from swevis.render.fonts import font_advance
 from swevis.render.settings import RenderSettings
+from swevis.render.wrap import row_counts, segments
 from swevis.tokens import image_tokens, page_grid, tokens_and_size
 
 # pixels per image token, only for the analytic pre-selection of fonts (exact counts follow)
@@ -59,6 +61,7 @@ class Layout:
     tokens: int
     fill: float
     font_eff: float
+    breaks: list[tuple[int, ...]]  # per line, the columns a continuation row may start at
     page_cap: int | None = None
     loss: float = 0.0
     in_band: bool = False
@@ -68,12 +71,17 @@ class Layout:
     def pages(self) -> int:
         return len(self.page_sizes)
 
+    def line_rows(self, i: int, line: str) -> list[tuple[int, int]]:
+        """The rendered rows of line `i` of the window as (start, end) columns."""
+        return segments(len(line), self.breaks[i], self.wrap)
+
 
 class _Window:
     """Per-window quantities shared by every candidate."""
 
-    def __init__(self, lengths: list[int], start_line: int, settings: RenderSettings):
+    def __init__(self, lengths: list[int], breaks: list[tuple[int, ...]], start_line: int, settings: RenderSettings):
         self.lengths = np.asarray(lengths, dtype=np.int64)
+        self.breaks = breaks
         self.n = len(lengths)
         self.gutter = len(str(start_line + self.n - 1)) + 1
         self.maxlen = int(max(1, self.lengths.max(initial=1)))
@@ -90,7 +98,7 @@ class _Window:
 
     def rows(self, wrap: int) -> tuple[np.ndarray, np.ndarray]:
         if wrap not in self._rows:
-            r = np.maximum(1, -(-self.lengths // wrap))
+            r = np.asarray(row_counts(self.lengths.tolist(), self.breaks, wrap), dtype=np.int64)
             self._rows[wrap] = (r, np.concatenate([[0], np.cumsum(r)]))
         return self._rows[wrap]
 
@@ -143,10 +151,16 @@ def _grid_ceil(x: float, step: int) -> int:
 
 
 class LayoutSearch:
-    """The discrete search for one window under one image family."""
+    """The discrete search for one window under one image family.
 
-    def __init__(self, lengths: list[int], start_line: int, family: str, settings: RenderSettings):
-        self.w = _Window(lengths, start_line, settings)
+    lengths: characters per display line; breaks: per line, the columns a continuation row
+    may start at (swevis.render.wrap.break_points).
+    """
+
+    def __init__(
+        self, lengths: list[int], breaks: list[tuple[int, ...]], start_line: int, family: str, settings: RenderSettings
+    ):
+        self.w = _Window(lengths, breaks, start_line, settings)
         self.s = settings
         self.family = family
         self.grid = page_grid(family)
@@ -215,6 +229,7 @@ class LayoutSearch:
             tokens=tokens,
             fill=fill,
             font_eff=f * scale,
+            breaks=self.w.breaks,
             page_cap=cap,
         )
 

@@ -1,18 +1,18 @@
 """Opt-in OCR readability check of rendered pages (rapidocr, bundled ONNX models, offline).
 
-OCR protocol (one protocol for every measurement in the study; see `OCR_PROTOCOL`):
+OCR protocol (one protocol for every measurement in the study; see `OCR_PROTOCOL`): the page
+is read the way the model sees it.
 
-1. The page is taken exactly as the model sees it: the renderer only emits page sizes that
-   the backbone's image processor keeps unchanged (no resize), so the PNG is the model's view.
-2. Each text column of the page is cut into horizontal strips of at most `strip_rows` rows,
-   at source-row boundaries, padded with a white border of `pad` px, and upscaled by the
-   integer factor `upscale` (bicubic). rapidocr otherwise rescales whole pages to fit
-   `min_side_len`/`max_side_len`, so its reading would depend on page size, not glyph size;
-   strips of a fixed row count make the reading depend on glyph size only.
-3. Recognized boxes are put into reading order (strip, then y, then x) and joined.
-4. Character accuracy = max(0, 1 - Levenshtein(ref, hyp) / len(ref)), where `ref` is the
-   visible text of the strip (line numbers included, as they are rendered) and both strings
-   have all whitespace removed (OCR cannot report indentation).
+1. The whole page goes to rapidocr as it is sent to the model (the renderer only emits page
+   sizes the backbone's image processor keeps unchanged): no strips, no upscaling by us,
+   rapidocr's default models and settings.
+2. Recognized words (rapidocr word boxes) are assigned to the page's text columns by their
+   x centre; a word whose centre lies in a column's line-number gutter (a number, or the
+   continuation mark of a wrapped row) is dropped: the gutter is not code.
+3. Per column, words are put into rows by y, then x; columns are read left to right.
+4. Character accuracy = max(0, 1 - Levenshtein(ref, hyp) / len(ref)), where `ref` is the code
+   text of the page's rows without the gutter and both strings have all whitespace removed
+   (OCR cannot report indentation).
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ from __future__ import annotations
 import functools
 import logging
 import threading
-from dataclasses import dataclass
 from importlib.metadata import version
 
 import numpy as np
@@ -30,9 +29,9 @@ from swevis.errors import SwevisError
 log = logging.getLogger(__name__)
 
 OCR_PROTOCOL = (
-    "rapidocr {version} default models; per-column strips of <= {strip_rows} rows, "
-    "pad {pad}px, upscale x{upscale} bicubic; reading order by strip/y/x; "
-    "char accuracy = 1 - levenshtein/len(ref) on whitespace-free text incl. line numbers"
+    "rapidocr {version} default models and settings on whole pages as sent (no strips, no upscaling); "
+    "word boxes in the line-number gutter dropped; reading order by column/y/x; "
+    "char accuracy = 1 - levenshtein/len(ref) on whitespace-free code text without line numbers"
 )
 
 
@@ -78,14 +77,9 @@ def char_accuracy(reference: str, hypothesis: str) -> float:
     return max(0.0, 1.0 - levenshtein(ref, hyp) / len(ref))
 
 
-@dataclass(frozen=True)
-class OcrSettings:
-    strip_rows: int = 24
-    pad: int = 8
-    upscale: int = 2
-
-    def protocol(self) -> str:
-        return OCR_PROTOCOL.format(version=rapidocr_version(), **self.__dict__)
+def protocol() -> str:
+    """The OCR protocol with the rapidocr version, for provenance columns."""
+    return OCR_PROTOCOL.format(version=rapidocr_version())
 
 
 def rapidocr_version() -> str:
@@ -117,26 +111,40 @@ def _engine():
     )
 
 
-def ocr_lines(image) -> list[tuple[float, float, str]]:
-    """rapidocr boxes of one image as (y_center, x_left, text)."""
+def ocr_words(image) -> list[tuple[float, float, str]]:
+    """rapidocr words of one whole image as (y_centre, x_centre, text)."""
     with _lock:
-        result = _engine()(np.asarray(image.convert("RGB")))
-    if result is None or result.txts is None or result.boxes is None:
+        result = _engine()(np.asarray(image.convert("RGB")), return_word_box=True)
+    if result is None or not result.word_results:
         return []
     out = []
-    for box, txt in zip(result.boxes, result.txts):
-        box = np.asarray(box)
-        out.append((float(box[:, 1].mean()), float(box[:, 0].min()), str(txt)))
+    for line in result.word_results:
+        for txt, _score, box in line:
+            box = np.asarray(box, dtype=float)
+            out.append((float(box[:, 1].mean()), float(box[:, 0].mean()), str(txt)))
     return out
 
 
-def read_in_order(image, line_height: float) -> str:
-    """OCR one strip and join its boxes in reading order (rows by y, then x)."""
-    boxes = sorted(ocr_lines(image))
+def read_code_columns(image, columns: list[tuple[float, float]], line_height: float) -> list[str]:
+    """OCR a whole page and return the code text of each column, the gutter dropped.
+
+    columns: per text column, (x where its gutter starts, x where its code starts) in page px.
+    """
+    rows_by_col: list[list[tuple[float, float, str]]] = [[] for _ in columns]
+    for y, x, txt in ocr_words(image):
+        col = max((i for i, (g0, _) in enumerate(columns) if g0 <= x), default=0)
+        if x < columns[col][1]:
+            continue  # a line number or continuation mark
+        rows_by_col[col].append((y, x, txt))
+    return [_rows_in_order(words, line_height) for words in rows_by_col]
+
+
+def _rows_in_order(words: list[tuple[float, float, str]], line_height: float) -> str:
+    """Words joined in reading order: rows by y (within half a line height), then x."""
     rows: list[list[tuple[float, float, str]]] = []
-    for box in boxes:
-        if rows and abs(box[0] - rows[-1][0][0]) < 0.5 * line_height:
-            rows[-1].append(box)
+    for word in sorted(words):
+        if rows and abs(word[0] - rows[-1][0][0]) < 0.5 * line_height:
+            rows[-1].append(word)
         else:
-            rows.append([box])
+            rows.append([word])
     return "\n".join(" ".join(t for _, _, t in sorted(r, key=lambda b: b[1])) for r in rows)

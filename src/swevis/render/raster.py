@@ -1,15 +1,15 @@
-"""Rasterize a chosen layout: Pygments highlighting, DejaVu Sans Mono, repository line numbers."""
+"""Rasterize a chosen layout: Pygments highlighting, DejaVu Sans Mono, repository line numbers,
+wrapped rows at token boundaries with a continuation mark in the gutter."""
 
 from __future__ import annotations
 
 import functools
 
 from PIL import Image, ImageDraw
-from pygments.lexers import TextLexer, get_lexer_for_filename
-from pygments.util import ClassNotFound
 
 from swevis.render.fonts import font
 from swevis.render.layout import Layout
+from swevis.render.wrap import CONTINUATION_MARK, lexer_for
 
 BACKGROUND = (255, 255, 255)
 GUTTER = (96, 96, 96)
@@ -42,10 +42,7 @@ def _colour(ttype) -> tuple[int, int, int]:
 
 def highlight(lines: list[str], path: str) -> list[list[tuple[int, str, tuple[int, int, int]]]]:
     """Per line: (column, text, colour) runs; the lexer is inferred from the filename."""
-    try:
-        lexer = get_lexer_for_filename(path or "x.txt", stripnl=False, stripall=False, ensurenl=False)
-    except ClassNotFound:
-        lexer = TextLexer(stripnl=False, ensurenl=False)
+    lexer = lexer_for(path)
     text = "\n".join(lines)
     out: list[list[tuple[int, str, tuple[int, int, int]]]] = [[] for _ in lines]
     li, col = 0, 0
@@ -75,7 +72,6 @@ def rasterize(lines: list[str], start_line: int, path: str, layout: Layout) -> l
     adv, lh, m = layout.advance, layout.line_px, layout.margin
     gap = 2.0 * adv
     colw = (layout.gutter + layout.wrap) * adv + gap
-    digits = layout.gutter - 1
     pages = []
     for (pw, ph), cols in zip(layout.page_sizes, layout.page_columns):
         img = Image.new("RGB", (pw, ph), BACKGROUND)
@@ -85,32 +81,33 @@ def rasterize(lines: list[str], start_line: int, path: str, layout: Layout) -> l
             xc = x0 + layout.gutter * adv
             row = 0
             for i in range(a, b):
-                y = m + row * lh
-                draw.text((x0, y), str(start_line + i).rjust(digits), font=fnt, fill=GUTTER)
-                for col, text, colour in runs[i]:
-                    pos = 0
-                    while pos < len(text):
-                        c = col + pos
-                        r, cc = divmod(c, layout.wrap)
-                        take = min(len(text) - pos, layout.wrap - cc)
-                        seg = text[pos : pos + take]
+                segs = layout.line_rows(i, lines[i])
+                for r, (s, e) in enumerate(segs):
+                    y = m + (row + r) * lh
+                    draw.text((x0, y), _gutter_text(layout, start_line + i, r), font=fnt, fill=GUTTER)
+                    for col, text, colour in runs[i]:
+                        lo, hi = max(s, col), min(e, col + len(text))
+                        seg = text[lo - col : hi - col] if lo < hi else ""
                         if seg.strip():
-                            draw.text((xc + cc * adv, m + (row + r) * lh), seg, font=fnt, fill=colour)
-                        pos += take
-                row += max(1, -(-len(lines[i]) // layout.wrap))
+                            draw.text((xc + (lo - s) * adv, y), seg, font=fnt, fill=colour)
+                row += len(segs)
         pages.append(img)
     return pages
 
 
-def visible_rows(lines: list[str], start_line: int, layout: Layout, page: int, column: int) -> list[str]:
-    """The text of each rendered row of one column (gutter number + code), for OCR references."""
-    a, b = layout.page_columns[page][column]
+def _gutter_text(layout: Layout, number: int, row: int) -> str:
+    """The gutter of a rendered row: the line number, or the continuation mark on a wrapped row."""
     digits = layout.gutter - 1
+    return (str(number) if row == 0 else CONTINUATION_MARK).rjust(digits)
+
+
+def visible_rows(lines: list[str], start_line: int, layout: Layout, page: int, column: int) -> list[str]:
+    """The text of each rendered row of one column: gutter (number or continuation mark), a
+    space, then the code of the row; the gutter is `layout.gutter` characters wide."""
+    a, b = layout.page_columns[page][column]
     rows = []
     for i in range(a, b):
         line = lines[i]
-        n = max(1, -(-len(line) // layout.wrap))
-        for r in range(n):
-            prefix = str(start_line + i).rjust(digits) + " " if r == 0 else " " * layout.gutter
-            rows.append(prefix + line[r * layout.wrap : (r + 1) * layout.wrap])
+        for r, (s, e) in enumerate(layout.line_rows(i, line)):
+            rows.append(_gutter_text(layout, start_line + i, r) + " " + line[s:e])
     return rows

@@ -3,17 +3,14 @@
 from __future__ import annotations
 
 import logging
-import math
 import random
 import statistics
 import time
 
-from PIL import Image
-
 from swevis import __version__
 from swevis.conditions import Condition
 from swevis.render.core import RenderResult, prepare_lines, render_window
-from swevis.render.ocr import OcrSettings, char_accuracy, read_in_order
+from swevis.render.ocr import char_accuracy, protocol, read_code_columns
 from swevis.render.raster import visible_rows
 from swevis.render.settings import RenderSettings
 from swevis.tokens import tokenizer_info
@@ -21,42 +18,21 @@ from swevis.tokens import tokenizer_info
 log = logging.getLogger(__name__)
 
 
-# ---- OCR of sampled strips ----------------------------------------------------------------
+# ---- OCR of whole pages -------------------------------------------------------------------
 
 
-def ocr_strip_accuracy(result: RenderResult, text: str, page: int, rng: random.Random, ocr_settings) -> float:
-    """OCR accuracy of one seeded strip (<= strip_rows rows of one column) of a rendered page."""
+def ocr_page_accuracy(result: RenderResult, text: str, page: int) -> float:
+    """OCR accuracy of one whole rendered page over its code text, gutter excluded on both
+    sides (the protocol of swevis.render.ocr): what the model is shown, read as it is shown."""
     plan = result.plan
     lines = prepare_lines(text)
-    img = result.pages[page]
-    col = rng.randrange(len(plan.page_columns[page]))
-    rows = visible_rows(lines, result.start_line, plan, page, col)
-    k = ocr_settings.strip_rows
-    r0 = rng.randrange(max(1, len(rows) - k + 1))
-    ref_rows = rows[r0 : r0 + k]
-    colw = (plan.gutter + plan.wrap) * plan.advance + 2.0 * plan.advance
-    x0 = plan.margin + col * colw
-    y0 = plan.margin + r0 * plan.line_px
-    box = (
-        max(0, int(x0) - 2),
-        max(0, int(y0) - 1),
-        min(img.width, int(math.ceil(x0 + (plan.gutter + plan.wrap) * plan.advance)) + 2),
-        min(img.height, int(math.ceil(y0 + len(ref_rows) * plan.line_px + 0.3 * plan.font_px)) + 1),
-    )
-    crop = img.crop(box)
-    pad = ocr_settings.pad
-    canvas = Image.new("RGB", (crop.width + 2 * pad, crop.height + 2 * pad), (255, 255, 255))
-    canvas.paste(crop, (pad, pad))
-    up = ocr_settings.upscale
-    if up > 1:
-        canvas = canvas.resize((canvas.width * up, canvas.height * up), Image.BICUBIC)
-    hyp = read_in_order(canvas, plan.line_px * up)
-    return char_accuracy("\n".join(ref_rows), hyp)
-
-
-def _ocr_settings(cfg: dict) -> OcrSettings:
-    """The strip protocol of a validated single_read.ocr section (defaults live in the schema)."""
-    return OcrSettings(strip_rows=int(cfg["strip_rows"]), pad=int(cfg["pad"]), upscale=int(cfg["upscale"]))
+    colw = (plan.gutter + plan.wrap) * plan.advance + 2.0 * plan.advance  # raster.py's column pitch
+    ncols = len(plan.page_columns[page])
+    # a word belongs to the gutter when its centre is left of the separator space's middle
+    geometry = [(plan.margin + c * colw, plan.margin + c * colw + (plan.gutter - 0.5) * plan.advance) for c in range(ncols)]
+    ref = "\n".join(r[plan.gutter :] for c in range(ncols) for r in visible_rows(lines, result.start_line, plan, page, c))
+    hyp = "\n".join(read_code_columns(result.pages[page], geometry, plan.line_px))
+    return char_accuracy(ref, hyp)
 
 
 # ---- costs --------------------------------------------------------------------------------
@@ -71,16 +47,15 @@ def run_costs(
     seed: int,
     rasterize_all: bool,
 ) -> tuple[list[dict], dict]:
-    """One row per window x ratio x backbone; OCR accuracy on a seeded sample of pages per cell.
+    """One row per window x ratio x backbone; OCR accuracy of one seeded whole page of each of
+    `ocr["pages_per_cell"]` seeded windows per cell (the protocol of swevis.render.ocr).
 
-    ocr: a validated single_read.ocr section (enabled, pages_per_cell, strips_per_page and
-    the strip protocol); a partial one is filled through swevis.config.filled_section.
+    ocr: a validated single_read.ocr section; a partial one is filled through
+    swevis.config.filled_section.
     Returns (rows, stats) with stats = wall time, windows/s, search and raster time.
     """
     ocr_on = bool(ocr["enabled"])
-    ocr_cfg = _ocr_settings(ocr)
     per_cell = int(ocr["pages_per_cell"])
-    strips = int(ocr["strips_per_page"])
     by_size: dict[int, list[int]] = {}
     for i, w in enumerate(windows):
         by_size.setdefault(w["n_lines"], []).append(i)
@@ -105,7 +80,7 @@ def run_costs(
                     acc = None
                     if i in ocr_pick:
                         t1 = time.perf_counter()
-                        acc = _sampled_ocr_accuracy(res, w["text"], rng, strips, ocr_cfg)
+                        acc = ocr_page_accuracy(res, w["text"], rng.randrange(len(res.pages)))
                         t_ocr += time.perf_counter() - t1
                     rows.append(_cost_row(w, n, float(r), bname, b, counted_by, res, acc))
     wall = time.perf_counter() - t0
@@ -119,18 +94,9 @@ def run_costs(
         "search_s": t_search,
         "raster_s": t_raster,
         "ocr_s": t_ocr,
-        "ocr_protocol": ocr_cfg.protocol() if ocr_on else None,
+        "ocr_protocol": protocol() if ocr_on else None,
     }
     return rows, stats
-
-
-def _sampled_ocr_accuracy(res: RenderResult, text: str, rng: random.Random, strips: int, ocr_cfg) -> float:
-    """Mean OCR accuracy over `strips` seeded strips, each on a seeded page of the render."""
-    accs = []
-    for _ in range(strips):
-        page = rng.randrange(len(res.pages))
-        accs.append(ocr_strip_accuracy(res, text, page, rng, ocr_cfg))
-    return statistics.fmean(accs)
 
 
 def _cost_row(
@@ -261,11 +227,10 @@ def frontier(
     """For each backbone and font size: the realized ratio the windows reach at that size (the
     cheapest layout with that font, the guard lifted) and the OCR accuracy at that size.
 
-    OCR: `ocr["frontier_strips"]` seeded strips, one per sampled window, of the pages as the
-    model sees them (one protocol, see swevis.render.ocr).
+    OCR: one seeded page, read whole as the model is sent it, of each of
+    `ocr["frontier_pages"]` seeded windows (the protocol of swevis.render.ocr).
     """
-    ocr_cfg = _ocr_settings(ocr)
-    n_ocr = int(ocr["frontier_strips"])
+    n_ocr = int(ocr["frontier_pages"])
     out = []
     for bname, b in backbones.items():
         tok, fam = b["tokenizer"], b["image_family"]
@@ -285,7 +250,7 @@ def frontier(
                 texts.append(L["text_tokens"])
                 if i in pick:
                     page = rng.randrange(len(res.pages))
-                    accs.append(ocr_strip_accuracy(res, w["text"], page, rng, ocr_cfg))
+                    accs.append(ocr_page_accuracy(res, w["text"], page))
             out.append(
                 {
                     "backbone": bname,
@@ -295,6 +260,7 @@ def frontier(
                     "lines": windows[0]["n_lines"] if windows else None,
                     "font_px": f,
                     "windows": len(windows),
+                    "sources": ",".join(sorted({w["source"] for w in windows})),
                     "realized_ratio_median": statistics.median(ratios),
                     "realized_ratio_mean": statistics.fmean(ratios),
                     "image_tokens_mean": statistics.fmean(tokens),
@@ -303,7 +269,7 @@ def frontier(
                     "ocr_median": statistics.median(accs) if accs else None,
                     "ocr_min": min(accs) if accs else None,
                     "ocr_n": len(accs),
-                    "ocr_protocol": ocr_cfg.protocol(),
+                    "ocr_protocol": protocol(),
                     "swevis_version": __version__,
                 }
             )

@@ -14,7 +14,7 @@ from swevis.fsutil import atomic_path, write_json_atomic
 from swevis.provenance import provenance
 from swevis.render.settings import RenderSettings
 from swevis.render.study import figure3, frontier, frontier_summary, run_costs, table4
-from swevis.render.windows import matplotlib_source_root, sample_windows
+from swevis.render.windows import matplotlib_source_root, package_windows, sample_windows
 
 log = logging.getLogger(__name__)
 
@@ -114,12 +114,12 @@ def study_tables(costs_path, ratios, backbones: list[str], table4_path, per_back
         figure3(rows, backbones, ratios, str(tmp))
 
 
-def study_frontier(windows_path, cfg: dict, backbones: dict, out_path, summary_path) -> dict:
+def study_frontier(cfg: dict, backbones: dict, out_path, summary_path) -> dict:
+    """The readability frontier on windows of installed packages (single_read.ocr.frontier_*)."""
     ocr = cfg["ocr"]
-    wins = [w for w in _read_rows(windows_path) if w["n_lines"] == 100]
-    if not wins:
-        raise ValueError("the frontier needs 100-line windows; add 100 to single_read.window_lines")
-    wins = wins[: int(ocr["frontier_windows"])]
+    wins = package_windows(
+        list(ocr["frontier_packages"]), int(ocr["frontier_lines"]), int(ocr["frontier_windows"]), int(cfg["seed"])
+    )
     settings = RenderSettings.from_config(cfg["render"])
     fonts = [float(f) for f in ocr["frontier_fonts"]]
     rows = frontier(wins, fonts, backbones, settings, ocr, seed=int(cfg["seed"]))

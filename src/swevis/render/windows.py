@@ -12,12 +12,26 @@ from swevis.errors import SwevisError
 SKIP_DIRS = {".git", "__pycache__", ".tox", ".venv", "node_modules", "build", "dist"}
 
 
+def package_source_root(name: str) -> str:
+    """Folder of an installed Python package: real repository source available offline."""
+    spec = importlib.util.find_spec(name)
+    if spec is None or not spec.submodule_search_locations:
+        raise SwevisError(f"package {name!r} is not installed (or is a single module); it is a configured source tree")
+    return str(Path(list(spec.submodule_search_locations)[0]))
+
+
 def matplotlib_source_root() -> str:
     """Folder of the installed matplotlib package (a SWE-bench Verified repository's source)."""
-    spec = importlib.util.find_spec("matplotlib")
-    if spec is None or not spec.submodule_search_locations:
-        raise SwevisError("matplotlib is not installed; it is one of the study's default source trees")
-    return str(Path(list(spec.submodule_search_locations)[0]))
+    return package_source_root("matplotlib")
+
+
+def package_windows(packages: list[str], n_lines: int, count: int, seed: int) -> list[dict]:
+    """`count` windows of `n_lines` lines spread over installed packages: window k comes from
+    packages[k mod len], so no one large package (matplotlib) dominates; each package's
+    windows are `sample_windows`'s seeded draw from that package alone."""
+    per = -(-count // len(packages))
+    drawn = [sample_windows([package_source_root(p)], [n_lines], per, seed) for p in packages]
+    return [drawn[k % len(packages)][k // len(packages)] for k in range(count)]
 
 
 def python_files(root: str | Path) -> list[Path]:

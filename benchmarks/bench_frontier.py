@@ -1,0 +1,88 @@
+"""Readability frontier as the model sees a page, per nominal ratio r.
+
+Windows: `--windows` 100-line windows of installed packages (single_read.ocr.frontier_packages
+of config.yaml, window k from package k mod len, seeded by single_read.seed). Each window is
+rendered at each r with the study's renderer settings (guard on) under one backbone's
+accounting; one seeded page per render is OCR'd whole (swevis.render.ocr's protocol: no strips,
+no upscaling, code text without the line-number gutter). Prints one row per r: median realized
+ratio T_text/T_img, median and min OCR accuracy, mean pages, mean font px as seen.
+
+    .venv/bin/python benchmarks/bench_frontier.py [--windows 12] [--ratios 1 2 3 5 7] [--backbone qwen3.5] [--config config.yaml] [--json OUT]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import time
+
+from swevis.config import load_config
+from swevis.render import RenderSettings, render_window
+from swevis.render.ocr import protocol
+from swevis.render.study import ocr_page_accuracy
+from swevis.render.study_io import study_backbones
+from swevis.render.windows import package_windows
+
+
+def measure(windows, ratios, backbone, settings, seed):
+    """Per r: realized ratios and OCR accuracies of one seeded page of each window's render."""
+    out = []
+    for r in ratios:
+        rng = random.Random(f"{seed}:bench_frontier:{r}")
+        ratios_r, accs, pages, fonts = [], [], [], []
+        t0 = time.perf_counter()
+        for w in windows:
+            res = render_window(w["path"], w["start_line"], w["text"], r, backbone["tokenizer"],
+                                backbone["image_family"], settings)
+            ratios_r.append(res.layout["realized_ratio"])
+            pages.append(res.layout["pages"])
+            fonts.append(res.layout["font_px_seen"])
+            accs.append(ocr_page_accuracy(res, w["text"], rng.randrange(len(res.pages))))
+        out.append({
+            "r": r,
+            "realized_ratio_median": statistics.median(ratios_r),
+            "ocr_median": statistics.median(accs),
+            "ocr_min": min(accs),
+            "pages_mean": statistics.fmean(pages),
+            "font_px_seen_mean": statistics.fmean(fonts),
+            "windows": len(windows),
+            "seconds": time.perf_counter() - t0,
+        })
+        print(_row(out[-1]), flush=True)
+    return out
+
+
+def _row(e: dict) -> str:
+    return (f"| r{e['r']:g} | {e['realized_ratio_median']:.2f}x | {e['ocr_median']:.3f} | {e['ocr_min']:.3f} "
+            f"| {e['pages_mean']:.2f} | {e['font_px_seen_mean']:.1f} | {e['seconds']:.0f} s |")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--windows", type=int, default=12)
+    ap.add_argument("--ratios", type=float, nargs="+", default=None, help="default: single_read.ratios")
+    ap.add_argument("--backbone", default=None, help="a model profile; default: the study's first backbone")
+    ap.add_argument("--json", default=None)
+    ap.add_argument("--config", default="config.yaml")
+    args = ap.parse_args()
+    cfg = load_config(args.config)
+    sr = cfg["single_read"]
+    backbones = study_backbones(cfg)
+    name = args.backbone or next(iter(backbones))
+    seed = int(sr["seed"])
+    wins = package_windows(list(sr["ocr"]["frontier_packages"]), int(sr["ocr"]["frontier_lines"]), args.windows, seed)
+    print(f"{len(wins)} windows of {sr['ocr']['frontier_lines']} lines from {sorted({w['source'] for w in wins})}; "
+          f"backbone {name} ({backbones[name]['image_family']}); {protocol()}")
+    print("| r | realized ratio (median) | OCR median | OCR min | pages | font px seen | time |")
+    print("|---|---|---|---|---|---|---|")
+    rows = measure(wins, args.ratios or [float(r) for r in sr["ratios"]], backbones[name],
+                   RenderSettings.from_config(sr["render"]), seed)
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump({"backbone": name, "protocol": protocol(), "rows": rows}, fh, indent=2)
+
+
+if __name__ == "__main__":
+    main()
