@@ -33,7 +33,7 @@ from swevis.paths import WORKSPACE_ID_DIGITS
 from swevis.tasks.repos import checkout
 
 # the environment options as the runner passes them (the validated agents settings): the schema's defaults
-ENV_OPTIONS = {k: schema_defaults("agents")[k] for k in ("docker_network", "docker_cpus", "docker_memory", "env_passthrough")}
+ENV_OPTIONS = {k: schema_defaults("agents")[k] for k in ("docker_network", "docker_cpus", "docker_memory", "docker_pids", "env_passthrough")}
 
 IID = "swevis-samples__ledgerkit-117"
 PROFILE = {"backend": "replay", "model_id": "test", "tokenizer": "qwen3", "image_family": "qwen3.5"}
@@ -119,7 +119,11 @@ def test_docker_trajectory_runs_sandboxed(instance, fake_docker, tmp_path):
     (run,) = fake_docker["calls"]("run")
     assert run[:2] == ["run", "-d"] and "--rm" in run and "--network=none" in run
     assert "--cpus=2" in run and "--memory=4g" in run and "--memory-swap=4g" in run
-    assert run[-3:] == ["docker.io/swebench/sweb.eval.x86_64.swevis-samples_1776_ledgerkit-117:latest", "sleep", "2h"]
+    assert "--read-only" in run and "--volume=/testbed" in run and "--cap-drop=ALL" in run  # no host path mounted
+    assert "--pids-limit=512" in run  # the schema's default
+    # the image the Docker harness grades in (harness.namespace swebench by default)
+    assert run[-3:] == ["swebench/sweb.eval.x86_64.swevis-samples_1776_ledgerkit-117:latest", "sleep", "2h"]
+    assert fake_docker["calls"]("rm") == [["rm", "-f", "-v", "fakecontainer0123"]]  # removed, not stopped later
     execs = fake_docker["calls"]("exec")
     assert len(execs) >= 3  # every agent command (and the final git diff) went into the container
     for e in execs:
@@ -130,12 +134,13 @@ def test_docker_trajectory_runs_sandboxed(instance, fake_docker, tmp_path):
 
 def test_docker_network_only_when_config_allows(instance, fake_docker):
     row, mirror = instance
+    unlimited = {"docker_cpus": None, "docker_memory": None, "docker_pids": None}
     env, root, ws = make_environment("docker", row, mirror=mirror, timeout_s=5, live_model=True,
-                                     allow_live_on_host=False, **{**ENV_OPTIONS, "docker_network": True})
+                                     allow_live_on_host=False, **{**ENV_OPTIONS, **unlimited, "docker_network": True})
     assert root == "/testbed" and ws is None  # a live model needs no host acknowledgement in Docker
     (run,) = fake_docker["calls"]("run")
     assert not any(a.startswith("--network") for a in run)
-    assert not any(a.startswith(("--cpus", "--memory")) for a in run)  # no limits unless configured
+    assert not any(a.startswith(("--cpus", "--memory", "--pids")) for a in run)  # no limits when set to null
 
 
 def test_docker_command_timeout_kills_the_command(instance, fake_docker):
@@ -161,7 +166,9 @@ def test_a_container_that_dies_mid_run_fails_the_run_and_writes_nothing(instance
                              replay_source=str(demo), agents_cfg={"environment": "docker"}))
     assert "\n" not in str(err.value)
     assert not (out / "traj.json").exists() and not (out / "patch.diff").exists()
-    assert len(fake_docker["calls"]("exec")) == 2  # the agent did not go on against the dead container
+    # the start's own exec (the workspace's time), the touch, the failed grep: no step after it
+    assert len(fake_docker["calls"]("exec")) == 3
+    assert fake_docker["calls"]("rm") == [["rm", "-f", "-v", "fakecontainer0123"]]  # closed on the error path too
 
 
 def test_a_commands_own_failure_in_docker_stays_an_observation(instance, fake_docker):
@@ -242,9 +249,40 @@ def test_live_model_on_host_refused_before_any_request(instance, tmp_path, monke
     with ScriptedServer() as server:
         live = {"backend": "openai", "base_url": server.base_url, "model_id": "m", "api_key_env": "SWEVIS_SANDBOX_KEY"}
         with pytest.raises(EnvironmentRefused, match="allow_live_on_host"):
-            run_instance(RunSpec("live", live, "mini", "normal", "text", row, mirror, str(tmp_path / "out")))
+            run_instance(RunSpec("live", live, "mini", "normal", "text", row, mirror, str(tmp_path / "out"),
+                                 agents_cfg={"environment": "local"}))
         assert server.chat_requests == []
     assert not (tmp_path / "out").exists()
+
+
+def test_auto_puts_a_live_model_in_docker_and_replay_on_the_host(instance, fake_docker):
+    row, mirror = instance
+    env, root, ws = make_environment("auto", row, mirror=mirror, timeout_s=5, live_model=True,
+                                     allow_live_on_host=True, **ENV_OPTIONS)  # acknowledged, still not the host
+    assert root == "/testbed" and ws is None and len(fake_docker["calls"]("run")) == 1
+    env.cleanup()
+    env, root, ws = make_environment("auto", row, mirror=mirror, timeout_s=5, live_model=False,
+                                     allow_live_on_host=False, **ENV_OPTIONS)
+    try:
+        assert ws is not None and root == ws.repo and len(fake_docker["calls"]("run")) == 1  # no container
+    finally:
+        ws.close()
+
+
+def test_auto_with_a_live_model_and_no_engine_fails_with_dockers_words_not_on_the_host(instance, tmp_path, monkeypatch):
+    row, mirror = instance
+    (tmp_path / "bin").mkdir()
+    fake = tmp_path / "bin" / "docker"
+    fake.write_text("#!/bin/sh\necho 'docker: Cannot connect to the Docker daemon at unix:///var/run/docker.sock. "
+                    "Is the docker daemon running?' >&2\necho \"See 'docker run --help'.\" >&2\nexit 125\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}")
+    with pytest.raises(InfrastructureError) as err:
+        make_environment("auto", row, mirror=mirror, timeout_s=5, live_model=True, allow_live_on_host=True,
+                         workspace=str(tmp_path / "ws"), **ENV_OPTIONS)
+    assert str(err.value).endswith("failed (exit status 125): Cannot connect to the Docker daemon at "
+                                   "unix:///var/run/docker.sock. Is the docker daemon running?")
+    assert not (tmp_path / "ws").exists()  # no checkout on the host was made
 
 
 def test_docker_patch_is_taken_against_base_commit(instance, fake_docker):
@@ -267,7 +305,7 @@ def test_docker_commands_get_only_the_image_environment_and_passthrough(instance
     monkeypatch.setenv("SWEVIS_PASSED", "visible-value")
     env, _, _ = make_environment("docker", row, mirror=mirror, timeout_s=30, live_model=False, allow_live_on_host=False, **{**ENV_OPTIONS, "env_passthrough": ["SWEVIS_PASSED"]})
     env.execute({"command": "true"})
-    (exec_args,) = fake_docker["calls"]("exec")
+    exec_args = fake_docker["calls"]("exec")[-1]
     forwarded = [exec_args[i + 1] for i, a in enumerate(exec_args) if a == "-e"]
     assert "SWEVIS_PASSED=visible-value" in forwarded
     assert not any("hunter2" in a for a in exec_args)

@@ -20,7 +20,7 @@ from swevis.tasks.repos import ensure_mirror
 from scripted_server import ScriptedServer, conversation
 
 # the environment options as the runner passes them (the validated agents settings): the schema's defaults
-ENV_OPTIONS = {k: schema_defaults("agents")[k] for k in ("docker_network", "docker_cpus", "docker_memory", "env_passthrough")}
+ENV_OPTIONS = {k: schema_defaults("agents")[k] for k in ("docker_network", "docker_cpus", "docker_memory", "docker_pids", "env_passthrough")}
 
 IID = "swevis-samples__ledgerkit-117"
 KEY_ENV = "SWEVIS_SECRET_TEST_KEY"
