@@ -331,24 +331,34 @@ def make_environment(
         return _local_environment(row, mirror=mirror, timeout_s=timeout_s, live_model=live_model,
                                   allow_live_on_host=allow_live_on_host, passthrough=passthrough, workspace=workspace)
     if kind == "docker":
+        return _docker_environment(row, harness=harness, mirror=mirror, timeout_s=timeout_s, passthrough=passthrough,
+                                   network=docker_network, cpus=docker_cpus, memory=docker_memory, pids=docker_pids)
+    raise SwevisError(f"unknown agents.environment {kind!r} (auto, local or docker)")
+
+
+def _docker_environment(row, *, harness, mirror, timeout_s, passthrough, network, cpus, memory, pids):
+    """The instance's container, started, its workspace's time pinned; closed again if that fails."""
+    image = agent_image(row, harness, mirror)
+    try:
         env = CheckedDockerEnvironment(
-            image=agent_image(row, harness, mirror), cwd=DOCKER_WORKSPACE,
+            image=image, cwd=DOCKER_WORKSPACE,
             # the host-side limit is a backstop: `timeout` inside the container kills the command
             # itself (killing only the `docker exec` client would leave it running in there)
             timeout=timeout_s + DOCKER_TIMEOUT_GRACE_S,
             env={**COMMAND_ENV, "BASH_ENV": "/root/.bashrc"},  # the image activates its conda env there
             forward_env=list(passthrough),
-            run_args=docker_run_args(network=docker_network, cpus=docker_cpus, memory=docker_memory, pids=docker_pids),
+            run_args=docker_run_args(network=network, cpus=cpus, memory=memory, pids=pids),
             interpreter=docker_interpreter(timeout_s),
         )
-        env.base_commit = row["base_commit"]
-        try:
-            pin_container_workspace_time(env)
-        except BaseException:
-            env.cleanup()
-            raise
-        return env, DOCKER_WORKSPACE, None
-    raise SwevisError(f"unknown agents.environment {kind!r} (auto, local or docker)")
+    except InfrastructureError as exc:  # docker's own words, named as the runner names a start that failed
+        raise InfrastructureError(f"agent environment docker for {row['instance_id']} did not start: {exc}") from None
+    env.base_commit = row["base_commit"]
+    try:
+        pin_container_workspace_time(env)
+    except BaseException:
+        env.cleanup()
+        raise
+    return env, DOCKER_WORKSPACE, None
 
 
 def pin_container_workspace_time(env: CheckedDockerEnvironment) -> None:
