@@ -76,6 +76,8 @@ def test_runs_in_the_image_the_harness_grades_in(sandbox, sample_images):
     code, out = run(env, "python -c 'import pytest, ledgerkit; print(ledgerkit.__file__)'")
     assert code == 0 and out.startswith("/testbed/"), out
     assert run(env, "pwd") == (0, "/testbed\n")
+    # the volume's folder has the base commit's time (as a local checkout), not the container's
+    assert run(env, "stat -c %Y .")[1] == run(env, "git show -s --format=%ct HEAD")[1]
 
 
 def test_a_write_outside_the_workspace_fails_and_never_reaches_the_host(sandbox, tmp_path):
@@ -158,7 +160,8 @@ def test_a_missing_image_fails_with_dockers_message_in_one_line(sample_images, b
         make_environment("docker", row, mirror=mirror, timeout_s=30, live_model=True, allow_live_on_host=False,
                          harness=sample_images["settings"], **OPTIONS)
     message = str(err.value)
-    assert "\n" not in message and row["image_name"] in message
+    assert message.startswith(f"agent environment docker for {IID} did not start: docker run {row['image_name']} failed")
+    assert "\n" not in message
     assert "exit status 125" in message and "Error response from daemon" in message, message
     assert containers(prefix) == []  # nothing created is left behind
 

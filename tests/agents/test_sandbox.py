@@ -171,6 +171,16 @@ def test_a_container_that_dies_mid_run_fails_the_run_and_writes_nothing(instance
     assert fake_docker["calls"]("rm") == [["rm", "-f", "-v", "fakecontainer0123"]]  # closed on the error path too
 
 
+def test_a_trajectory_ended_by_its_step_limit_still_removes_its_container(instance, fake_docker, tmp_path):
+    row, mirror = instance
+    demo = tmp_path / "demo.yaml"
+    demo.write_text(yaml.safe_dump({"format": "swevis-demo-1", "turns": {"agent": [block("true")] * 5}}))
+    traj = run_instance(RunSpec("qwen3.5", PROFILE, "mini", "normal", "text", row, mirror, str(tmp_path / "out"),
+                                replay_source=str(demo), agents_cfg={"environment": "docker", "step_limit": 2}))
+    assert traj["exit_status"] != "submitted" and len(traj["steps"]) == 2, traj["exit_status"]
+    assert fake_docker["calls"]("rm") == [["rm", "-f", "-v", "fakecontainer0123"]]
+
+
 def test_a_commands_own_failure_in_docker_stays_an_observation(instance, fake_docker):
     row, mirror = instance
     env, _, _ = make_environment("docker", row, mirror=mirror, timeout_s=5, live_model=False, allow_live_on_host=False, **ENV_OPTIONS)
