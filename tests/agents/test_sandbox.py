@@ -241,6 +241,18 @@ def test_a_shared_workspace_folder_is_used_one_run_after_the_other(instance, tmp
     assert not Path(path).exists()
 
 
+def test_the_local_environment_says_what_it_does_not_isolate(instance, caplog):
+    row, mirror = instance
+    with caplog.at_level("WARNING", logger="swevis.agents.environments"):
+        _, _, ws = make_environment("local", row, mirror=mirror, timeout_s=5, live_model=False, allow_live_on_host=False,
+                                    **ENV_OPTIONS)
+    ws.close()
+    (warning,) = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    for says in ("NOT ISOLATED", "as this user", "read this host's files", "write outside the checkout",
+                 "reach the network", "leave background processes"):
+        assert says in warning, warning
+
+
 def test_local_command_timeout(instance):
     row, mirror = instance
     env, _, ws = make_environment("local", row, mirror=mirror, timeout_s=1, live_model=False, allow_live_on_host=False, **ENV_OPTIONS)
