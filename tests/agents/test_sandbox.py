@@ -291,6 +291,17 @@ def test_auto_puts_a_live_model_in_docker_and_replay_on_the_host(instance, fake_
         ws.close()
 
 
+def test_auto_is_resolved_once_in_the_run_spec(instance, tmp_path):
+    """What the runner, the journal's identity and traj.json's provenance see: docker or local, never auto."""
+    row, mirror = instance
+    assert schema_defaults("agents")["environment"] == "auto"
+    live = {"backend": "openai", "model_id": "m", "base_url": "http://127.0.0.1:9/v1"}
+    assert RunSpec("live", live, "mini", "normal", "text", row, mirror, str(tmp_path)).settings.environment == "docker"
+    assert RunSpec("q", PROFILE, "mini", "normal", "text", row, mirror, str(tmp_path)).settings.environment == "local"
+    pinned = RunSpec("live", live, "mini", "normal", "text", row, mirror, str(tmp_path), agents_cfg={"environment": "local"})
+    assert pinned.settings.environment == "local"
+
+
 def test_auto_with_a_live_model_and_no_engine_fails_with_dockers_words_not_on_the_host(instance, tmp_path, monkeypatch):
     row, mirror = instance
     (tmp_path / "bin").mkdir()
