@@ -353,3 +353,12 @@ def test_passthrough_may_not_name_the_api_key(instance):
     with pytest.raises(PassthroughRefused, match="agents.env_passthrough names MY_KEY"):
         make_environment("local", row, mirror=mirror, timeout_s=5, live_model=False, allow_live_on_host=False,
                          secret_env_names=["MY_KEY"], **{**ENV_OPTIONS, "env_passthrough": ["LANG", "MY_KEY"]})
+
+
+@pytest.mark.parametrize("key,value", [("docker_memory", "4 gigs"), ("docker_cpus", 0), ("docker_pids", 1),
+                                       ("environment", "host")])
+def test_a_docker_option_docker_would_refuse_is_a_config_error_naming_the_key(key, value):
+    from swevis.config import ConfigError, filled_section
+
+    with pytest.raises(ConfigError, match=f"config key 'agents/{key}'"):
+        filled_section("agents", {key: value})
