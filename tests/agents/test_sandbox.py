@@ -49,6 +49,8 @@ if args[0] == "exec" and dead and os.path.exists(dead):  # the container died mi
     sys.stderr.write("Error response from daemon: container fakecontainer0123 is not running\n")
     sys.exit(1)
 if args[0] == "run":
+    import time
+    time.sleep(float(os.environ.get("FAKE_DOCKER_RUN_S", "0")))  # a pull or start that hangs
     print("fakecontainer0123")
 elif args[0] == "exec":
     i, cwd, env = 1, "/", dict(os.environ)
@@ -179,6 +181,17 @@ def test_a_trajectory_ended_by_its_step_limit_still_removes_its_container(instan
                                 replay_source=str(demo), agents_cfg={"environment": "docker", "step_limit": 2}))
     assert traj["exit_status"] != "submitted" and len(traj["steps"]) == 2, traj["exit_status"]
     assert fake_docker["calls"]("rm") == [["rm", "-f", "-v", "fakecontainer0123"]]
+
+
+def test_a_start_that_hangs_fails_in_one_line_and_removes_what_the_engine_made(fake_docker, monkeypatch):
+    from swevis.agents.environments import CheckedDockerEnvironment
+
+    monkeypatch.setenv("FAKE_DOCKER_RUN_S", "5")
+    with pytest.raises(InfrastructureError, match=r"^docker run some/image:latest did not start in 1 s$"):
+        CheckedDockerEnvironment(image="some/image:latest", cwd="/testbed", pull_timeout=1)
+    (run,) = fake_docker["calls"]("run")
+    name = run[run.index("--name") + 1]
+    assert name.startswith("swevis-agent-") and fake_docker["calls"]("rm") == [["rm", "-f", "-v", name]]
 
 
 def test_a_commands_own_failure_in_docker_stays_an_observation(instance, fake_docker):

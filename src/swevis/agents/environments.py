@@ -159,10 +159,13 @@ class CheckedDockerEnvironment(DockerEnvironment):
         cfg = self.config
         cmd = [cfg.executable, "run", "-d", "--name", name, "-w", cfg.cwd, *cfg.run_args, cfg.image,
                "sleep", cfg.container_timeout]
-        # no executable, a pull that hangs: OSError / TimeoutExpired, worded by the runner
-        result = subprocess.run(cmd, capture_output=True, text=True, timeout=cfg.pull_timeout)
+        try:  # no docker executable: OSError, worded by the runner
+            result = subprocess.run(cmd, capture_output=True, text=True, timeout=cfg.pull_timeout)
+        except subprocess.TimeoutExpired:
+            self._remove(name)  # the engine may still create it after the client gave up
+            raise InfrastructureError(f"docker run {cfg.image} did not start in {cfg.pull_timeout} s") from None
         if result.returncode != 0:
-            subprocess.run([cfg.executable, "rm", "-f", "-v", name], capture_output=True)  # a created, unstarted one
+            self._remove(name)  # one created but not started
             raise InfrastructureError(
                 f"docker run {cfg.image} failed (exit status {result.returncode}): {docker_said(result.stderr)}"
             )
@@ -177,8 +180,10 @@ class CheckedDockerEnvironment(DockerEnvironment):
     def cleanup(self) -> None:
         """Remove the container (`docker rm -f -v`: its processes and its /testbed volume) now."""
         container, self.container_id = getattr(self, "container_id", None), None
-        if container is None:
-            return
+        if container is not None:
+            self._remove(container)
+
+    def _remove(self, container: str) -> None:
         try:
             result = subprocess.run([self.config.executable, "rm", "-f", "-v", container],
                                     capture_output=True, text=True, timeout=60)
