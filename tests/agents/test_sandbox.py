@@ -187,7 +187,7 @@ def test_a_start_that_hangs_fails_in_one_line_and_removes_what_the_engine_made(f
     from swevis.agents.environments import CheckedDockerEnvironment
 
     monkeypatch.setenv("FAKE_DOCKER_RUN_S", "5")
-    with pytest.raises(InfrastructureError, match=r"^docker run some/image:latest did not start in 1 s$"):
+    with pytest.raises(InfrastructureError, match=r"^docker run some/image:latest did not answer in 1 s$"):
         CheckedDockerEnvironment(image="some/image:latest", cwd="/testbed", pull_timeout=1)
     (run,) = fake_docker["calls"]("run")
     name = run[run.index("--name") + 1]

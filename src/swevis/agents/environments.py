@@ -163,7 +163,7 @@ class CheckedDockerEnvironment(DockerEnvironment):
             result = subprocess.run(cmd, capture_output=True, text=True, timeout=cfg.pull_timeout)
         except subprocess.TimeoutExpired:
             self._remove(name)  # the engine may still create it after the client gave up
-            raise InfrastructureError(f"docker run {cfg.image} did not start in {cfg.pull_timeout} s") from None
+            raise InfrastructureError(f"docker run {cfg.image} did not answer in {cfg.pull_timeout} s") from None
         if result.returncode != 0:
             self._remove(name)  # one created but not started
             raise InfrastructureError(
