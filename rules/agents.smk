@@ -64,6 +64,7 @@ rule run_agent:
     params:
         profile=model_profile,
         agents=agents_params,
+        harness=agent_image_params,
         localize=section(config, "localize"),
         render=render_params,
     script:

@@ -6,6 +6,7 @@
 import json
 import os
 
+from swevis.agents.settings import resolved_environment
 from swevis.config import section
 from swevis.models import is_live
 from swevis.paths import ResultsLayout
@@ -92,6 +93,16 @@ MODEL_PROFILES = section(config, "models")
 LIVE_MODELS = {name: is_live(profile) for name, profile in MODEL_PROFILES.items()}
 RENDER_PARAMS = section(config, "single_read")["render"]
 AGENT_PARAMS, VARIANT_PARAMS = agent_param_sets(config)
+# The harness keys naming the image a docker run's commands use (the one the Docker harness
+# grades in), for the models whose runs are in Docker only: they rerun no local run.
+AGENT_IMAGES = {
+    name: (
+        keys_of("harness", "namespace", "instance_image_tag", "env_image_tag")
+        if resolved_environment(config["agents"]["environment"], live) == "docker"
+        else {}
+    )
+    for name, live in LIVE_MODELS.items()
+}
 
 
 @signature_once
@@ -116,6 +127,11 @@ def agent_conditions():
         for cell in config["agents"]["matrix"]
         for condition in cell["conditions"]
     ]
+
+
+@signature_once
+def agent_image_params(wc):
+    return AGENT_IMAGES[wc.model]
 
 
 @signature_once

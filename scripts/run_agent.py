@@ -21,7 +21,7 @@ with script_logging(snakemake.log[0]) as log:
         model=wc.model, profile=params.profile, agent=wc.agent, scope=wc.scope, condition=wc.condition,
         row=row, mirror=mirror, out_dir=str(Path(snakemake.output.traj).parent), agents_cfg=params.agents,
         localize_cfg=params.localize, render_cfg=params.render, index_db=snakemake.input.index, pristine_dir=pristine,
-        preloc=preloc, repeat=int(getattr(wc, "rep", 0) or 0),
+        preloc=preloc, repeat=int(getattr(wc, "rep", 0) or 0), harness_cfg=params.harness,
     )
     traj = run_instance(spec)
     log.info("%s %s-%s %s %s: %s, %d prompt tokens in %d calls (%d resumed from the journal)", wc.model, wc.agent,

@@ -10,6 +10,7 @@ from typing import Any, Callable, Iterable
 
 from snakemake.common import overwrite_function_params
 
+from swevis.agents.settings import resolved_environment
 from swevis.config import ConfigError, check_profile, section, validate_config
 from swevis.fsutil import write_atomic
 from swevis.models import is_live
@@ -158,10 +159,11 @@ def check_models(config: dict) -> None:
             continue
         if not profile.get("model_id"):
             raise ConfigError(f"config key 'models/{name}/model_id': a live profile (backend openai) must name its model")
-        if agents["environment"] == "local" and not agents["allow_live_on_host"]:
+        # auto puts a live model in Docker (no engine: its runs fail, they never fall back to the host)
+        if resolved_environment(agents["environment"], live_model=True) == "local" and not agents["allow_live_on_host"]:
             raise ConfigError(
                 f"config key 'agents/allow_live_on_host': profile {name!r} is live and agents.environment is local, "
-                "so its commands would run on this host: set it to true to acknowledge, or use environment: docker"
+                "so its commands would run on this host: set it to true to acknowledge, or use environment: docker or auto"
             )
         key_env = profile.get("api_key_env")
         if key_env in (agents.get("env_passthrough") or []):

@@ -35,7 +35,7 @@ def test_live_run_sends_images_uses_server_usage_and_reruns_from_cache(instance,
         def run(out):
             return run_instance(RunSpec(
                 "live", profile, "mini", "normal", "r3", row, mirror, str(out),
-                agents_cfg={"allow_live_on_host": True}, cache_dir=str(tmp_path / "cache"),
+                agents_cfg={"environment": "local", "allow_live_on_host": True}, cache_dir=str(tmp_path / "cache"),
                 workspace=str(tmp_path / "ws"),
             ))
 

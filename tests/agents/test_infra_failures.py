@@ -62,7 +62,7 @@ def instance(bundled_mirror):
 def spec(row, mirror, d: Path, profile: dict, **cfg) -> RunSpec:
     return RunSpec(
         "live", profile, "mini", "normal", "text", row, mirror, str(d / "out"),
-        agents_cfg={"allow_live_on_host": True, **cfg}, journal_path=str(d / "journal.jsonl"),
+        agents_cfg={"environment": "local", "allow_live_on_host": True, **cfg}, journal_path=str(d / "journal.jsonl"),
         workspace=str(d / "ws"), ledger_path=str(d / "ledger.json"),
     )
 
@@ -274,7 +274,7 @@ def tiny_config(path: Path, base_url: str) -> Path:
         "tasks: {source: bundled, instance_ids: [" + IID + "]}\n"
         f"models:\n  live: {{backend: openai, base_url: '{base_url}', model_id: live-model, api_key_env: {KEY_ENV}, "
         f"tokenizer: qwen3, image_family: qwen3.5, max_retries: {RETRIES}, retry_backoff_s: 0.01, retry_backoff_max_s: 0.02}}\n"
-        "agents:\n  allow_live_on_host: true\n  matrix: [{agent: mini, scope: normal, conditions: [text]}]\n"
+        "agents:\n  environment: local\n  allow_live_on_host: true\n  matrix: [{agent: mini, scope: normal, conditions: [text]}]\n"
     )
     return path
 
@@ -297,7 +297,7 @@ def script_inputs(instance, tmp_path, monkeypatch, bundled_checkout):
         input=SimpleNamespace(instances="instances.jsonl", checkout="checkout.json", mirror="mirror.json",
                               index="index.sqlite", preloc=[]),
         params=SimpleNamespace(profile=cfg["models"]["live"], agents=agents, localize=cfg["localize"],
-                               render=cfg["single_read"].get("render", {})),
+                               render=cfg["single_read"].get("render", {}), harness={}),  # a local run's
         wildcards=SimpleNamespace(model="live", agent="mini", scope="normal", condition="text", instance=IID),
     )
     logging.basicConfig(force=True, handlers=[logging.NullHandler()])  # close the scripts' log file

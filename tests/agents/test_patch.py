@@ -20,7 +20,7 @@ from swevis.tasks.bundled import load_bundled_instances
 from swevis.tasks.repos import checkout, ensure_mirror
 
 # the environment options as the runner passes them (the validated agents settings): the schema's defaults
-ENV_OPTIONS = {k: schema_defaults("agents")[k] for k in ("docker_network", "docker_cpus", "docker_memory", "env_passthrough")}
+ENV_OPTIONS = {k: schema_defaults("agents")[k] for k in ("docker_network", "docker_cpus", "docker_memory", "docker_pids", "env_passthrough")}
 
 IID = "swevis-samples__ledgerkit-117"
 PROFILE = {"backend": "replay", "model_id": "test", "tokenizer": "qwen3", "image_family": "qwen3.5"}

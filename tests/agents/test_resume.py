@@ -78,7 +78,7 @@ def profile(base_url: str) -> dict:
 def spec_dict(row, mirror, tmp: Path, base_url: str, out: str) -> dict:
     return {
         "model_name": "live", "profile": profile(base_url), "agent": "mini", "scope": "normal", "condition": "text",
-        "row": row, "mirror": mirror, "out_dir": str(tmp / out), "agents_cfg": {"allow_live_on_host": True},
+        "row": row, "mirror": mirror, "out_dir": str(tmp / out), "agents_cfg": {"environment": "local", "allow_live_on_host": True},
         "journal_path": str(tmp / "journal" / "live" / "mini-normal" / "text" / f"{IID}.jsonl"),
         "workspace": str(tmp / "ws"), "ledger_path": str(tmp / "ledger.json"),
     }

@@ -33,7 +33,7 @@ from swevis.paths import WORKSPACE_ID_DIGITS
 from swevis.tasks.repos import checkout
 
 # the environment options as the runner passes them (the validated agents settings): the schema's defaults
-ENV_OPTIONS = {k: schema_defaults("agents")[k] for k in ("docker_network", "docker_cpus", "docker_memory", "env_passthrough")}
+ENV_OPTIONS = {k: schema_defaults("agents")[k] for k in ("docker_network", "docker_cpus", "docker_memory", "docker_pids", "env_passthrough")}
 
 IID = "swevis-samples__ledgerkit-117"
 PROFILE = {"backend": "replay", "model_id": "test", "tokenizer": "qwen3", "image_family": "qwen3.5"}
@@ -49,6 +49,8 @@ if args[0] == "exec" and dead and os.path.exists(dead):  # the container died mi
     sys.stderr.write("Error response from daemon: container fakecontainer0123 is not running\n")
     sys.exit(1)
 if args[0] == "run":
+    import time
+    time.sleep(float(os.environ.get("FAKE_DOCKER_RUN_S", "0")))  # a pull or start that hangs
     print("fakecontainer0123")
 elif args[0] == "exec":
     i, cwd, env = 1, "/", dict(os.environ)
@@ -119,7 +121,11 @@ def test_docker_trajectory_runs_sandboxed(instance, fake_docker, tmp_path):
     (run,) = fake_docker["calls"]("run")
     assert run[:2] == ["run", "-d"] and "--rm" in run and "--network=none" in run
     assert "--cpus=2" in run and "--memory=4g" in run and "--memory-swap=4g" in run
-    assert run[-3:] == ["docker.io/swebench/sweb.eval.x86_64.swevis-samples_1776_ledgerkit-117:latest", "sleep", "2h"]
+    assert "--read-only" in run and "--volume=/testbed" in run and "--cap-drop=ALL" in run  # no host path mounted
+    assert "--pids-limit=512" in run  # the schema's default
+    # the image the Docker harness grades in (harness.namespace swebench by default)
+    assert run[-3:] == ["swebench/sweb.eval.x86_64.swevis-samples_1776_ledgerkit-117:latest", "sleep", "2h"]
+    assert fake_docker["calls"]("rm") == [["rm", "-f", "-v", "fakecontainer0123"]]  # removed, not stopped later
     execs = fake_docker["calls"]("exec")
     assert len(execs) >= 3  # every agent command (and the final git diff) went into the container
     for e in execs:
@@ -130,12 +136,13 @@ def test_docker_trajectory_runs_sandboxed(instance, fake_docker, tmp_path):
 
 def test_docker_network_only_when_config_allows(instance, fake_docker):
     row, mirror = instance
+    unlimited = {"docker_cpus": None, "docker_memory": None, "docker_pids": None}
     env, root, ws = make_environment("docker", row, mirror=mirror, timeout_s=5, live_model=True,
-                                     allow_live_on_host=False, **{**ENV_OPTIONS, "docker_network": True})
+                                     allow_live_on_host=False, **{**ENV_OPTIONS, **unlimited, "docker_network": True})
     assert root == "/testbed" and ws is None  # a live model needs no host acknowledgement in Docker
     (run,) = fake_docker["calls"]("run")
     assert not any(a.startswith("--network") for a in run)
-    assert not any(a.startswith(("--cpus", "--memory")) for a in run)  # no limits unless configured
+    assert not any(a.startswith(("--cpus", "--memory", "--pids")) for a in run)  # no limits when set to null
 
 
 def test_docker_command_timeout_kills_the_command(instance, fake_docker):
@@ -161,7 +168,30 @@ def test_a_container_that_dies_mid_run_fails_the_run_and_writes_nothing(instance
                              replay_source=str(demo), agents_cfg={"environment": "docker"}))
     assert "\n" not in str(err.value)
     assert not (out / "traj.json").exists() and not (out / "patch.diff").exists()
-    assert len(fake_docker["calls"]("exec")) == 2  # the agent did not go on against the dead container
+    # the start's own exec (the workspace's time), the touch, the failed grep: no step after it
+    assert len(fake_docker["calls"]("exec")) == 3
+    assert fake_docker["calls"]("rm") == [["rm", "-f", "-v", "fakecontainer0123"]]  # closed on the error path too
+
+
+def test_a_trajectory_ended_by_its_step_limit_still_removes_its_container(instance, fake_docker, tmp_path):
+    row, mirror = instance
+    demo = tmp_path / "demo.yaml"
+    demo.write_text(yaml.safe_dump({"format": "swevis-demo-1", "turns": {"agent": [block("true")] * 5}}))
+    traj = run_instance(RunSpec("qwen3.5", PROFILE, "mini", "normal", "text", row, mirror, str(tmp_path / "out"),
+                                replay_source=str(demo), agents_cfg={"environment": "docker", "step_limit": 2}))
+    assert traj["exit_status"] != "submitted" and len(traj["steps"]) == 2, traj["exit_status"]
+    assert fake_docker["calls"]("rm") == [["rm", "-f", "-v", "fakecontainer0123"]]
+
+
+def test_a_start_that_hangs_fails_in_one_line_and_removes_what_the_engine_made(fake_docker, monkeypatch):
+    from swevis.agents.environments import CheckedDockerEnvironment
+
+    monkeypatch.setenv("FAKE_DOCKER_RUN_S", "5")
+    with pytest.raises(InfrastructureError, match=r"^docker run some/image:latest did not answer in 1 s$"):
+        CheckedDockerEnvironment(image="some/image:latest", cwd="/testbed", pull_timeout=1)
+    (run,) = fake_docker["calls"]("run")
+    name = run[run.index("--name") + 1]
+    assert name.startswith("swevis-agent-") and fake_docker["calls"]("rm") == [["rm", "-f", "-v", name]]
 
 
 def test_a_commands_own_failure_in_docker_stays_an_observation(instance, fake_docker):
@@ -224,6 +254,18 @@ def test_a_shared_workspace_folder_is_used_one_run_after_the_other(instance, tmp
     assert not Path(path).exists()
 
 
+def test_the_local_environment_says_what_it_does_not_isolate(instance, caplog):
+    row, mirror = instance
+    with caplog.at_level("WARNING", logger="swevis.agents.environments"):
+        _, _, ws = make_environment("local", row, mirror=mirror, timeout_s=5, live_model=False, allow_live_on_host=False,
+                                    **ENV_OPTIONS)
+    ws.close()
+    (warning,) = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    for says in ("NOT ISOLATED", "as this user", "read this host's files", "write outside the checkout",
+                 "reach the network", "leave background processes"):
+        assert says in warning, warning
+
+
 def test_local_command_timeout(instance):
     row, mirror = instance
     env, _, ws = make_environment("local", row, mirror=mirror, timeout_s=1, live_model=False, allow_live_on_host=False, **ENV_OPTIONS)
@@ -242,9 +284,51 @@ def test_live_model_on_host_refused_before_any_request(instance, tmp_path, monke
     with ScriptedServer() as server:
         live = {"backend": "openai", "base_url": server.base_url, "model_id": "m", "api_key_env": "SWEVIS_SANDBOX_KEY"}
         with pytest.raises(EnvironmentRefused, match="allow_live_on_host"):
-            run_instance(RunSpec("live", live, "mini", "normal", "text", row, mirror, str(tmp_path / "out")))
+            run_instance(RunSpec("live", live, "mini", "normal", "text", row, mirror, str(tmp_path / "out"),
+                                 agents_cfg={"environment": "local"}))
         assert server.chat_requests == []
     assert not (tmp_path / "out").exists()
+
+
+def test_auto_puts_a_live_model_in_docker_and_replay_on_the_host(instance, fake_docker):
+    row, mirror = instance
+    env, root, ws = make_environment("auto", row, mirror=mirror, timeout_s=5, live_model=True,
+                                     allow_live_on_host=True, **ENV_OPTIONS)  # acknowledged, still not the host
+    assert root == "/testbed" and ws is None and len(fake_docker["calls"]("run")) == 1
+    env.cleanup()
+    env, root, ws = make_environment("auto", row, mirror=mirror, timeout_s=5, live_model=False,
+                                     allow_live_on_host=False, **ENV_OPTIONS)
+    try:
+        assert ws is not None and root == ws.repo and len(fake_docker["calls"]("run")) == 1  # no container
+    finally:
+        ws.close()
+
+
+def test_auto_is_resolved_once_in_the_run_spec(instance, tmp_path):
+    """What the runner, the journal's identity and traj.json's provenance see: docker or local, never auto."""
+    row, mirror = instance
+    assert schema_defaults("agents")["environment"] == "auto"
+    live = {"backend": "openai", "model_id": "m", "base_url": "http://127.0.0.1:9/v1"}
+    assert RunSpec("live", live, "mini", "normal", "text", row, mirror, str(tmp_path)).settings.environment == "docker"
+    assert RunSpec("q", PROFILE, "mini", "normal", "text", row, mirror, str(tmp_path)).settings.environment == "local"
+    pinned = RunSpec("live", live, "mini", "normal", "text", row, mirror, str(tmp_path), agents_cfg={"environment": "local"})
+    assert pinned.settings.environment == "local"
+
+
+def test_auto_with_a_live_model_and_no_engine_fails_with_dockers_words_not_on_the_host(instance, tmp_path, monkeypatch):
+    row, mirror = instance
+    (tmp_path / "bin").mkdir()
+    fake = tmp_path / "bin" / "docker"
+    fake.write_text("#!/bin/sh\necho 'docker: Cannot connect to the Docker daemon at unix:///var/run/docker.sock. "
+                    "Is the docker daemon running?' >&2\necho \"See 'docker run --help'.\" >&2\nexit 125\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}")
+    with pytest.raises(InfrastructureError) as err:
+        make_environment("auto", row, mirror=mirror, timeout_s=5, live_model=True, allow_live_on_host=True,
+                         workspace=str(tmp_path / "ws"), **ENV_OPTIONS)
+    assert str(err.value).endswith("failed (exit status 125): Cannot connect to the Docker daemon at "
+                                   "unix:///var/run/docker.sock. Is the docker daemon running?")
+    assert not (tmp_path / "ws").exists()  # no checkout on the host was made
 
 
 def test_docker_patch_is_taken_against_base_commit(instance, fake_docker):
@@ -267,7 +351,7 @@ def test_docker_commands_get_only_the_image_environment_and_passthrough(instance
     monkeypatch.setenv("SWEVIS_PASSED", "visible-value")
     env, _, _ = make_environment("docker", row, mirror=mirror, timeout_s=30, live_model=False, allow_live_on_host=False, **{**ENV_OPTIONS, "env_passthrough": ["SWEVIS_PASSED"]})
     env.execute({"command": "true"})
-    (exec_args,) = fake_docker["calls"]("exec")
+    exec_args = fake_docker["calls"]("exec")[-1]
     forwarded = [exec_args[i + 1] for i, a in enumerate(exec_args) if a == "-e"]
     assert "SWEVIS_PASSED=visible-value" in forwarded
     assert not any("hunter2" in a for a in exec_args)
@@ -282,3 +366,12 @@ def test_passthrough_may_not_name_the_api_key(instance):
     with pytest.raises(PassthroughRefused, match="agents.env_passthrough names MY_KEY"):
         make_environment("local", row, mirror=mirror, timeout_s=5, live_model=False, allow_live_on_host=False,
                          secret_env_names=["MY_KEY"], **{**ENV_OPTIONS, "env_passthrough": ["LANG", "MY_KEY"]})
+
+
+@pytest.mark.parametrize("key,value", [("docker_memory", "4 gigs"), ("docker_cpus", 0), ("docker_pids", 1),
+                                       ("environment", "host")])
+def test_a_docker_option_docker_would_refuse_is_a_config_error_naming_the_key(key, value):
+    from swevis.config import ConfigError, filled_section
+
+    with pytest.raises(ConfigError, match=f"config key 'agents/{key}'"):
+        filled_section("agents", {key: value})

@@ -123,7 +123,7 @@ def test_rerun_of_a_deleted_live_run_that_ran_pytest_makes_no_request(tmp_path, 
         def run():
             return run_instance(RunSpec(
                 "live", profile, "mini", "normal", "text", row, mirror, str(out),
-                agents_cfg={"allow_live_on_host": True}, cache_dir=str(tmp_path / "cache"),
+                agents_cfg={"environment": "local", "allow_live_on_host": True}, cache_dir=str(tmp_path / "cache"),
                 journal_path=str(tmp_path / "journal.jsonl"), workspace=str(tmp_path / "ws"),
             ))
 

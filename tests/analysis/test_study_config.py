@@ -93,7 +93,8 @@ def test_embedded_ablation_model_is_checked_against_the_users_models(tmp_path: P
          "config key 'analysis/baseline': mini/normal/text is not a cell of agents.matrix"),
         ("models: {live: {backend: openai, base_url: 'http://127.0.0.1:9/v1'}}",
          "config key 'models/live/model_id': a live profile"),
-        ("models: {live: {backend: openai, model_id: x}}", "config key 'agents/allow_live_on_host': profile 'live' is live"),
+        ("models: {live: {backend: openai, model_id: x}}\nagents: {environment: local}",
+         "config key 'agents/allow_live_on_host': profile 'live' is live"),
         ("models: {live: {backend: openai, model_id: x, api_key_env: K}}\n"
          "agents: {environment: docker, env_passthrough: [K]}",
          "config key 'agents/env_passthrough': K is profile 'live'"),
@@ -103,6 +104,14 @@ def test_names_without_a_profile_or_cell_are_config_errors(extra, message):
     cfg = study(extra if extra.startswith("models:") else "models: {m: {}}\n" + extra)
     with pytest.raises(SwevisError, match=message.replace("(", r"\(")):
         check_study(cfg)
+
+
+@pytest.mark.parametrize("environment", ["auto", "docker"])
+def test_a_live_model_in_docker_needs_no_host_acknowledgement(environment):
+    """auto (the default) puts a live model's commands in Docker, never on this host."""
+    cfg = study(f"models: {{live: {{backend: openai, model_id: x}}}}\nagents: {{environment: {environment}}}")
+    assert cfg["agents"]["allow_live_on_host"] is False
+    check_study(cfg)
 
 
 def test_the_bundled_default_is_a_consistent_study():

@@ -47,7 +47,7 @@ def spec(row, mirror, tmp: Path, prof: dict, *, name="out", cfg=None, instance_d
     d = tmp / (instance_dir or name)
     return RunSpec(
         "live", prof, "mini", "normal", "text", row, mirror, str(d / "out"),
-        agents_cfg={"allow_live_on_host": True, **(cfg or {})},
+        agents_cfg={"environment": "local", "allow_live_on_host": True, **(cfg or {})},
         journal_path=str(d / "journal.jsonl"), workspace=str(d / "ws"), ledger_path=str(tmp / "ledger.json"),
     )
 
@@ -199,7 +199,7 @@ def test_prelocalization_is_counted_in_the_condition_ledger_and_stopped_by_the_c
 
     def plb_spec(server, **cfg) -> RunSpec:
         return RunSpec("live", profile(server), "plb", "normal", "text", row, mirror, str(tmp_path / "out"),
-                       agents_cfg={"allow_live_on_host": True, **cfg}, ledger_path=str(tmp_path / "ledger.json"),
+                       agents_cfg={"environment": "local", "allow_live_on_host": True, **cfg}, ledger_path=str(tmp_path / "ledger.json"),
                        index_db=db, pristine_dir=pristine)
 
     with ScriptedServer(responder=lambda i, r: Reply("Likely root cause: ledgerkit/money.py round.")) as server:

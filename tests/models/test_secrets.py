@@ -20,7 +20,7 @@ from swevis.tasks.repos import ensure_mirror
 from scripted_server import ScriptedServer, conversation
 
 # the environment options as the runner passes them (the validated agents settings): the schema's defaults
-ENV_OPTIONS = {k: schema_defaults("agents")[k] for k in ("docker_network", "docker_cpus", "docker_memory", "env_passthrough")}
+ENV_OPTIONS = {k: schema_defaults("agents")[k] for k in ("docker_network", "docker_cpus", "docker_memory", "docker_pids", "env_passthrough")}
 
 IID = "swevis-samples__ledgerkit-117"
 KEY_ENV = "SWEVIS_SECRET_TEST_KEY"
@@ -61,7 +61,7 @@ def test_key_from_env_only_and_never_written(tmp_path, monkeypatch, bundled_mirr
             def spec(name, **cfg):
                 d = tmp_path / name
                 return RunSpec("live", profile, "mini", "normal", "text", row, mirror, str(d / "out"),
-                               agents_cfg={"allow_live_on_host": True, **cfg}, cache_dir=str(tmp_path / "cache"),
+                               agents_cfg={"environment": "local", "allow_live_on_host": True, **cfg}, cache_dir=str(tmp_path / "cache"),
                                journal_path=str(d / "journal.jsonl"), workspace=str(d / "ws"),
                                ledger_path=str(tmp_path / "ledger.json"))
 
@@ -103,7 +103,7 @@ def test_workflow_run_writes_no_key(tmp_path, monkeypatch):
             "models:\n"
             f"  live: {{backend: openai, base_url: '{server.base_url}', model_id: m, api_key_env: {KEY_ENV}, "
             "tokenizer: qwen3, image_family: qwen3.5, max_retries: 0}\n"
-            "agents:\n  allow_live_on_host: true\n  matrix: [{agent: mini, scope: normal, conditions: [text]}]\n"
+            "agents:\n  environment: local\n  allow_live_on_host: true\n  matrix: [{agent: mini, scope: normal, conditions: [text]}]\n"
         )
         target = f"results/runs/live/mini-normal/text/{IID}/traj.json"
         proc = run_snakemake(tmp_path, target, env={KEY_ENV: SENTINEL})
@@ -136,7 +136,7 @@ def test_host_variables_under_any_name_never_reach_commands_files_or_requests(tm
                    "tokenizer": "qwen3", "image_family": "qwen3.5", "max_retries": 0}
         traj = run_instance(RunSpec(
             "live", profile, "mini", "normal", "text", row, mirror, str(tmp_path / "out"),
-            agents_cfg={"allow_live_on_host": True, "env_passthrough": ["SWEVIS_PASSED"]},
+            agents_cfg={"environment": "local", "allow_live_on_host": True, "env_passthrough": ["SWEVIS_PASSED"]},
             cache_dir=str(tmp_path / "cache"), journal_path=str(tmp_path / "journal.jsonl"), workspace=str(tmp_path / "ws"),
         ))
         requests = [r.raw for r in server.chat_requests]

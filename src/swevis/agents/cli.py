@@ -74,6 +74,7 @@ def run(args: argparse.Namespace) -> int:
         model=model, profile=profile, agent=args.agent, scope=args.scope, condition=str(args.condition), row=row,
         mirror=mirror["mirror"], out_dir=args.out, agents_cfg=cfg["agents"], localize_cfg=cfg["localize"],
         render_cfg=cfg["single_read"].get("render", {}), index_db=str(db), pristine_dir=co["path"], demo=args.demo,
+        harness_cfg=cfg["harness"],
     )
     clear_outputs(args.out)  # before pre-localization, which may fail first
     if args.agent == "plb":

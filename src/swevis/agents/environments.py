@@ -7,15 +7,18 @@ import logging
 import os
 import re
 import shutil
+import subprocess
 import sys
 import tempfile
+import uuid
 from pathlib import Path
 from typing import Any
 
 from minisweagent.environments import local as mini_local
 from minisweagent.environments.docker import DockerEnvironment
-from minisweagent.run.benchmarks.swebench import get_swebench_docker_image_name
 
+from swevis.agents.settings import resolved_environment
+from swevis.config import filled_section
 from swevis.errors import InfrastructureError, SwevisError
 from swevis.paths import workspace_id
 from swevis.tasks.repos import checkout, run_git
@@ -29,18 +32,34 @@ HOST_ENV = {"PYTHONDONTWRITEBYTECODE": "1", "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1
 
 
 DOCKER_TIMEOUT_GRACE_S = 15
+# Agent containers are named with this prefix (and a random tail): `docker ps -a --filter
+# name=swevis-agent-` lists what runs, or was left behind by a killed job.
+CONTAINER_PREFIX = "swevis-agent-"
+DOCKER_WORKSPACE = "/testbed"
 
 
-def docker_run_args(*, network: bool = False, cpus: float | None = None, memory: str | None = None) -> list[str]:
-    """`docker run` options of an agent container: removed on exit, no network unless allowed,
-    CPU and memory limits when configured (agents.docker_network/docker_cpus/docker_memory)."""
-    args = ["--rm"]
+def docker_run_args(
+    *, network: bool = False, cpus: float | None = None, memory: str | None = None, pids: int | None = None,
+) -> list[str]:
+    """`docker run` options of an agent container (agents.docker_*).
+
+    Nothing of the host is mounted: the root filesystem is the image's, read-only; the
+    repository (/testbed) is an anonymous volume docker fills from the image and removes
+    with the container; /tmp is a tmpfs (within the memory limit). No capabilities, no
+    setuid gains, no network unless allowed, and CPU, memory (no swap beyond it) and
+    process limits when set."""
+    args = [
+        "--rm", "--read-only", f"--volume={DOCKER_WORKSPACE}", "--tmpfs=/tmp:rw,exec,nosuid,nodev",
+        "--cap-drop=ALL", "--security-opt=no-new-privileges",
+    ]
     if not network:
         args.append("--network=none")
     if cpus:
         args.append(f"--cpus={cpus}")
     if memory:
-        args += [f"--memory={memory}", f"--memory-swap={memory}"]  # no swap beyond the limit
+        args += [f"--memory={memory}", f"--memory-swap={memory}"]
+    if pids:
+        args.append(f"--pids-limit={pids}")
     return args
 
 
@@ -129,13 +148,62 @@ DOCKER_OWN_ERROR = re.compile(
 
 
 class CheckedDockerEnvironment(DockerEnvironment):
-    """mini-swe-agent's DockerEnvironment, with an exec that docker could not run raised as
-    InfrastructureError: as an observation the agent would keep going against a dead container."""
+    """mini-swe-agent's DockerEnvironment, with docker's own failures raised as one-line
+    InfrastructureErrors (a container that will not start, an exec docker could not run: as
+    an observation the agent would keep going against a dead container) and a close that
+    removes the container before it returns (mini stops it in the background, so a command's
+    background processes outlived the run)."""
+
+    def _start_container(self) -> None:
+        name = f"{CONTAINER_PREFIX}{uuid.uuid4().hex[:12]}"
+        cfg = self.config
+        cmd = [cfg.executable, "run", "-d", "--name", name, "-w", cfg.cwd, *cfg.run_args, cfg.image,
+               "sleep", cfg.container_timeout]
+        try:  # no docker executable: OSError, worded by the runner
+            result = subprocess.run(cmd, capture_output=True, text=True, timeout=cfg.pull_timeout)
+        except subprocess.TimeoutExpired:
+            self._remove(name)  # the engine may still create it after the client gave up
+            raise InfrastructureError(f"docker run {cfg.image} did not answer in {cfg.pull_timeout} s") from None
+        if result.returncode != 0:
+            self._remove(name)  # one created but not started
+            raise InfrastructureError(
+                f"docker run {cfg.image} failed (exit status {result.returncode}): {docker_said(result.stderr)}"
+            )
+        self.container_id = result.stdout.strip()
+        log.info("agent container %s (%s) started from %s", name, self.container_id[:12], cfg.image)
 
     def execute(self, action: dict, cwd: str = "", *, timeout: int | None = None) -> dict[str, Any]:
         output = super().execute(action, cwd, timeout=timeout)  # a submission raises before any check
         docker_failure(output, self.container_id)
         return output
+
+    def cleanup(self) -> None:
+        """Remove the container (`docker rm -f -v`: its processes and its /testbed volume) now."""
+        container, self.container_id = getattr(self, "container_id", None), None
+        if container is not None:
+            self._remove(container)
+
+    def _remove(self, container: str) -> None:
+        try:
+            result = subprocess.run([self.config.executable, "rm", "-f", "-v", container],
+                                    capture_output=True, text=True, timeout=60)
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            log.warning("agent container %s not removed: %s", container[:12], exc)
+            return
+        if result.returncode != 0 and "No such container" not in result.stderr:
+            log.warning("agent container %s not removed: %s", container[:12], docker_said(result.stderr))
+
+
+# docker's lines that are no reason: the notice before a pull, the usage hint after an error
+DOCKER_NOISE = ("Unable to find image", "See '")
+
+
+def docker_said(stderr: str) -> str:
+    """docker's first meaningful line of `stderr` (its error, not the notices around it)."""
+    lines = [line.strip() for line in (stderr or "").splitlines() if line.strip()]
+    lines = [line for line in lines if not line.startswith(DOCKER_NOISE)] or ["(docker printed nothing)"]
+    said = next((line for line in lines if "rror" in line), lines[0])
+    return said.removeprefix("docker: ")[:300]
 
 
 def docker_failure(output: dict[str, Any], container: str | None) -> None:
@@ -156,9 +224,18 @@ class EnvironmentRefused(SwevisError):
     """A run that must not start (e.g. a live model on the host without acknowledgement)."""
 
 
-def swebench_image(row: dict[str, Any]) -> str:
-    """The SWE-bench instance image, named as mini-swe-agent names it."""
-    return get_swebench_docker_image_name(row)
+def agent_image(row: dict[str, Any], harness: dict[str, Any] | None, mirror: str) -> str:
+    """The image an agent's commands run in: the row's image_name where a setup names one,
+    else the instance image the Docker harness grades in (harness namespace and tags; the
+    schema's where not given), so the agent sees the interpreter its patch is judged by."""
+    # here, not at the top: swevis.harness (its local runner) imports this module
+    from swevis.harness.docker import instance_image_name
+
+    if row.get("image_name"):
+        return row["image_name"]
+    settings = filled_section("harness", {k: v for k, v in (harness or {}).items()
+                                          if k in ("namespace", "instance_image_tag", "env_image_tag")})
+    return instance_image_name(row, settings, {row["repo"]: mirror})
 
 
 def workspace_path(root: str | Path, *run_key: object) -> Path:
@@ -237,49 +314,89 @@ def make_environment(
     docker_network: bool,
     docker_cpus: float | None,
     docker_memory: str | None,
+    docker_pids: int | None,
     env_passthrough: tuple[str, ...] | list[str],
     workspace: str | None = None,
     secret_env_names: tuple[str, ...] | list[str] = (),
+    harness: dict[str, Any] | None = None,
 ) -> tuple[Any, str, LocalWorkspace | None]:
     """(mini-swe-agent environment, repository root inside it, workspace to close).
 
-    The agent's commands see only an allowlist of the host's variables (``command_environ``;
-    a container: its image's environment) plus the names of ``env_passthrough``
-    (agents.env_passthrough), which must not include ``secret_env_names`` (the model
-    profile's api_key_env). The environment's ``base_commit`` is what the patch is taken
-    against (tools.working_tree_diff), whatever the agent commits."""
+    `kind` is agents.environment (auto: see resolved_environment). The agent's commands see
+    only an allowlist of the host's variables (``command_environ``; a container: its
+    image's environment) plus the names of ``env_passthrough`` (agents.env_passthrough),
+    which must not include ``secret_env_names`` (the model profile's api_key_env). A docker
+    run's image is ``agent_image`` (`harness`: the config's harness section). The
+    environment's ``base_commit`` is what the patch is taken against
+    (tools.working_tree_diff), whatever the agent commits. A docker environment is closed
+    by its ``cleanup`` (the runner calls it on every path)."""
     passthrough = checked_passthrough(env_passthrough, secret_env_names)
+    kind = resolved_environment(kind, live_model)
     if kind == "local":
-        if live_model and not allow_live_on_host:
-            raise EnvironmentRefused(
-                "refusing to run a live model's commands on this host: set agents.allow_live_on_host: true "
-                "to acknowledge, or use agents.environment: docker"
-            )
-        log.warning(
-            "LOCAL ENVIRONMENT: the agent's commands run on this host, in a throwaway checkout, "
-            "with the host's Python and a %d s timeout per command", timeout_s
-        )
-        ws = LocalWorkspace(mirror, row["base_commit"], workspace)
-        try:
-            env = _scrubbed_local_environment(
-                cwd=ws.repo, timeout=timeout_s, env={**COMMAND_ENV, **HOST_ENV, "HOME": ws.home}, passthrough=passthrough,
-            )
-        except BaseException:
-            ws.close()  # the checkout and its lock, not left to the garbage collector
-            raise
-        env.base_commit = row["base_commit"]
-        return env, ws.repo, ws
+        return _local_environment(row, mirror=mirror, timeout_s=timeout_s, live_model=live_model,
+                                  allow_live_on_host=allow_live_on_host, passthrough=passthrough, workspace=workspace)
     if kind == "docker":
+        return _docker_environment(row, harness=harness, mirror=mirror, timeout_s=timeout_s, passthrough=passthrough,
+                                   network=docker_network, cpus=docker_cpus, memory=docker_memory, pids=docker_pids)
+    raise SwevisError(f"unknown agents.environment {kind!r} (auto, local or docker)")
+
+
+def _docker_environment(row, *, harness, mirror, timeout_s, passthrough, network, cpus, memory, pids):
+    """The instance's container, started, its workspace's time pinned; closed again if that fails."""
+    image = agent_image(row, harness, mirror)
+    try:
         env = CheckedDockerEnvironment(
-            image=swebench_image(row), cwd="/testbed",
+            image=image, cwd=DOCKER_WORKSPACE,
             # the host-side limit is a backstop: `timeout` inside the container kills the command
             # itself (killing only the `docker exec` client would leave it running in there)
             timeout=timeout_s + DOCKER_TIMEOUT_GRACE_S,
             env={**COMMAND_ENV, "BASH_ENV": "/root/.bashrc"},  # the image activates its conda env there
             forward_env=list(passthrough),
-            run_args=docker_run_args(network=docker_network, cpus=docker_cpus, memory=docker_memory),
+            run_args=docker_run_args(network=network, cpus=cpus, memory=memory, pids=pids),
             interpreter=docker_interpreter(timeout_s),
         )
-        env.base_commit = row["base_commit"]
-        return env, "/testbed", None
-    raise SwevisError(f"unknown agents.environment {kind!r} (local or docker)")
+    except InfrastructureError as exc:  # docker's own words, named as the runner names a start that failed
+        raise InfrastructureError(f"agent environment docker for {row['instance_id']} did not start: {exc}") from None
+    env.base_commit = row["base_commit"]
+    try:
+        pin_container_workspace_time(env)
+    except BaseException:
+        env.cleanup()
+        raise
+    return env, DOCKER_WORKSPACE, None
+
+
+def pin_container_workspace_time(env: CheckedDockerEnvironment) -> None:
+    """Give /testbed the base commit's time, as pin_mtimes does locally: the volume's folder
+    carries the time the container was made, so `ls -la` differed between runs (and a rerun
+    paid again for every model call after it); the files keep the image's times."""
+    out = env.execute({"command": f"touch -d @$(git show -s --format=%ct {env.base_commit}) ."})  # cwd: /testbed
+    if out["returncode"] != 0:
+        said = (out["output"] or "").strip().partition("\n")[0]
+        raise InfrastructureError(f"container {env.container_id[:12]} of {env.config.image}: /testbed is no checkout "
+                                  f"of {env.base_commit[:12]}: {said[:300]}")
+
+
+def _local_environment(row, *, mirror, timeout_s, live_model, allow_live_on_host, passthrough, workspace):
+    """The throwaway checkout on this host, refused for a live model without acknowledgement."""
+    if live_model and not allow_live_on_host:
+        raise EnvironmentRefused(
+            "refusing to run a live model's commands on this host: set agents.allow_live_on_host: true "
+            "to acknowledge, or use agents.environment: docker"
+        )
+    log.warning(
+        "LOCAL ENVIRONMENT, NOT ISOLATED: the agent's commands run on this host as this user, in a throwaway "
+        "checkout with the host's Python and a %d s timeout per command; they can read this host's files, "
+        "write outside the checkout, reach the network and leave background processes running "
+        "(agents.environment: docker isolates them)", timeout_s
+    )
+    ws = LocalWorkspace(mirror, row["base_commit"], workspace)
+    try:
+        env = _scrubbed_local_environment(
+            cwd=ws.repo, timeout=timeout_s, env={**COMMAND_ENV, **HOST_ENV, "HOME": ws.home}, passthrough=passthrough,
+        )
+    except BaseException:
+        ws.close()  # the checkout and its lock, not left to the garbage collector
+        raise
+    env.base_commit = row["base_commit"]
+    return env, ws.repo, ws

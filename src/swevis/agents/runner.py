@@ -156,6 +156,8 @@ def _start_environment(spec: RunSpec, profile: dict[str, Any]) -> tuple[Any, str
             docker_network=settings.docker_network,
             docker_cpus=settings.docker_cpus,
             docker_memory=settings.docker_memory,
+            docker_pids=settings.docker_pids,
+            harness=spec.harness_cfg,
             workspace=spec.workspace,
             secret_env_names=[profile["api_key_env"]],
             env_passthrough=list(settings.env_passthrough),

@@ -29,6 +29,7 @@ class AgentSettings:
     docker_network: bool
     docker_cpus: float | None
     docker_memory: str | None
+    docker_pids: int | None
     env_passthrough: tuple[str, ...]
     top_k: int
     resume: bool
@@ -71,6 +72,16 @@ class RunFolders:
         ours = {k: v for k, v in (agents_cfg or {}).items() if k in names}
         section = filled_section("agents", ours)
         return cls(**{name: section[name] for name in names})
+
+
+def resolved_environment(kind: str, live_model: bool) -> str:
+    """Where a run's commands go (agents.environment): `auto` is docker for a live model, whose
+    commands must not reach this host unasked, and local for the replay backend, which
+    replays known commands and must run without any engine. Decided by the config alone (no
+    probe of the engine), so a rerun, its journal and its provenance name the same one."""
+    if kind == "auto":
+        return "docker" if live_model else "local"
+    return kind
 
 
 def is_let(agent: str) -> bool:

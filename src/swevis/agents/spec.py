@@ -3,12 +3,12 @@ and `swevis agent run` build it (replay source, response cache, journal, ledger,
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from swevis.agents.demos import demo_path
-from swevis.agents.settings import AgentSettings, RunFolders
+from swevis.agents.settings import AgentSettings, RunFolders, resolved_environment
 from swevis.models import is_live
 from swevis.paths import ResultsLayout
 
@@ -37,10 +37,15 @@ class RunSpec:
     workspace: str | None = None  # fixed checkout folder (local env); None: a temporary one
     ledger_path: str | None = None  # the condition's spend ledger (live models); see swevis.models.spend
     repeat: int = 0
+    # the harness keys naming the instance image a docker run uses (namespace, image tags);
+    # None or missing keys: the schema's, as the Docker harness would grade in
+    harness_cfg: dict[str, Any] | None = None
     settings: AgentSettings = field(init=False)
 
     def __post_init__(self) -> None:
-        self.settings = AgentSettings.from_config(self.agents_cfg)
+        settings = AgentSettings.from_config(self.agents_cfg)
+        # `auto` resolved once, here: the runner, the journal and traj.json see local or docker
+        self.settings = replace(settings, environment=resolved_environment(settings.environment, self.live))
 
     @property
     def live(self) -> bool:
@@ -65,6 +70,7 @@ def make_run_spec(
     preloc: dict[str, Any] | None = None,
     repeat: int = 0,
     demo: str | None = None,
+    harness_cfg: dict[str, Any] | None = None,
 ) -> RunSpec:
     """The RunSpec of one run. A replay profile replays `demo`, else the agent's bundled
     demonstration; a repeat asks a live model again, so it gets its own response cache; the
