@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import signal
 import sys
 from contextlib import contextmanager
 from pathlib import Path
@@ -24,13 +25,22 @@ def setup_logging(log_path: str | Path | None = None, level: int = logging.INFO)
     )
 
 
+def _exit_on_sigterm(signum: int, frame: object) -> None:
+    logging.getLogger("swevis.script").error("terminated (signal %d): cleaning up, no output written", signum)
+    raise SystemExit(128 + signum)
+
+
 @contextmanager
 def script_logging(log_path: str | Path | None):
     """For Snakemake `script:` adapters: log to the rule's log file, and record a failure
     there too (the traceback otherwise reaches only Snakemake's console). An
     InfrastructureError ends the script with exit 1 and its one-line reason as the log's
-    last line: the job fails, writes no output, and the next run retries it."""
+    last line: the job fails, writes no output, and the next run retries it.
+
+    SIGTERM (Snakemake cancelling a job, a cluster's scancel) becomes SystemExit, so the
+    script's own clean-up runs: an agent's container is removed, a checkout's lock freed."""
     setup_logging(log_path)
+    signal.signal(signal.SIGTERM, _exit_on_sigterm)
     try:
         yield logging.getLogger("swevis.script")
     except InfrastructureError as exc:  # one line, last in the log; exit 1 fails the job, no traceback

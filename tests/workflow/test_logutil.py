@@ -17,3 +17,31 @@ def test_a_user_error_in_a_script_is_one_line_and_exit_2(tmp_path: Path):
     lines = log.read_text().strip().splitlines()
     assert len(lines) == 1 and "Traceback" not in log.read_text()
     assert lines[0].endswith("error: config key 'agents/environment': no such environment (second line)")
+
+
+def test_sigterm_runs_the_scripts_clean_up(tmp_path: Path):
+    """A cancelled job (SIGTERM) still leaves its context managers: the agent's container
+    and workspace are closed by them, not left behind."""
+    import subprocess
+    import sys
+    import time
+
+    started, cleaned = tmp_path / "started", tmp_path / "cleaned"
+    script = tmp_path / "job.py"
+    script.write_text(
+        "import time\nfrom pathlib import Path\nfrom swevis.logutil import script_logging\n"
+        f"with script_logging({str(tmp_path / 'rule.log')!r}):\n"
+        "    try:\n"
+        f"        Path({str(started)!r}).touch()\n"
+        "        time.sleep(60)\n"
+        "    finally:\n"
+        f"        Path({str(cleaned)!r}).touch()\n"
+    )
+    proc = subprocess.Popen([sys.executable, str(script)])
+    deadline = time.monotonic() + 30
+    while not started.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    proc.terminate()
+    assert proc.wait(timeout=30) == 128 + 15
+    assert cleaned.exists()
+    assert "terminated (signal 15)" in (tmp_path / "rule.log").read_text()
