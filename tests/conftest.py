@@ -134,22 +134,30 @@ def scripted_server():
 
 
 @pytest.fixture(scope="session")
-def sample_images(bundled_rows, bundled_mirror, tmp_path_factory):
-    """The bundled sample's Docker images (swevis.harness.images), built or kept once a session:
-    {"settings": harness section (namespace swevis), "mirrors": {repo: mirror}, "client", "report"}.
-
-    Skips with the reason where no Docker engine answers, unless SWEVIS_REQUIRE_ENGINES=1
-    (CI sets it), where a missing engine fails: a skipped engine test must not look like a pass."""
+def docker_client():
+    """A Docker client whose engine answers; the test skips with the reason where none does,
+    and fails under SWEVIS_REQUIRE_ENGINES=1 (CI), where a skip must not look like a pass."""
     docker = pytest.importorskip("docker")
-    from swevis.config import filled_section, schema_defaults
-    from swevis.harness.docker import instance_image_name
-    from swevis.harness.images import ImageBuildError, build_images
-
     try:
         client = docker.from_env()
         client.ping()
     except Exception as exc:  # docker.errors.DockerException and transport errors
         engine_unavailable(f"no Docker engine answers ({exc.__class__.__name__}); start dockerd to run the engine tests")
+    return client
+
+
+@pytest.fixture(scope="session")
+def sample_images(bundled_rows, bundled_mirror, tmp_path_factory, docker_client):
+    """The bundled sample's Docker images (swevis.harness.images), built or kept once a session:
+    {"settings": harness section (namespace swevis), "mirrors": {repo: mirror}, "client", "report"}.
+
+    Skips with the reason where no Docker engine answers, unless SWEVIS_REQUIRE_ENGINES=1
+    (CI sets it), where a missing engine fails: a skipped engine test must not look like a pass."""
+    from swevis.config import filled_section, schema_defaults
+    from swevis.harness.docker import instance_image_name
+    from swevis.harness.images import ImageBuildError, build_images
+
+    client = docker_client
     settings = filled_section("harness", {"kind": "docker", "namespace": "swevis", "cache_dir": None})
     mirrors = {}
     for iid in bundled_rows:

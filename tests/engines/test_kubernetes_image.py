@@ -13,7 +13,7 @@ import uuid
 
 import pytest
 
-from helpers import PROJECT_ROOT
+from helpers import PROJECT_ROOT, engine_unavailable
 
 import swevis
 
@@ -23,25 +23,15 @@ TARGET = "results/checkouts/swevis-samples__ledgerkit-117.json"
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
 
-def unavailable(reason: str):
-    if os.environ.get("SWEVIS_REQUIRE_ENGINES") == "1":
-        pytest.fail(reason)
-    pytest.skip(reason)
-
-
 @pytest.fixture(scope="module")
-def run_in_image():
+def run_in_image(docker_client):
     """run_in_image(*command, workflow=False) -> its output; `workflow` mounts this checkout read-only at /workflow."""
     docker = pytest.importorskip("docker")
-    try:
-        client = docker.from_env()
-        client.ping()
-    except Exception as exc:  # docker.errors.DockerException and transport errors
-        unavailable(f"no Docker engine answers ({exc.__class__.__name__}); start dockerd to run the engine tests")
+    client = docker_client
     try:
         client.images.get(IMAGE)
     except docker.errors.ImageNotFound:
-        unavailable(f"no image {IMAGE}: build it with .ci/k8s-image (after swevis images build)")
+        engine_unavailable(f"no image {IMAGE}: build it with .ci/k8s-image (after swevis images build)")
 
     def run(*command: str, workflow: bool = False) -> str:
         volumes = {str(PROJECT_ROOT): {"bind": "/workflow", "mode": "ro"}} if workflow else {}
