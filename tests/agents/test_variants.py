@@ -127,7 +127,9 @@ def test_reproduction_stage_and_memory_all_three(setup, tmp_path):
     # the editor got the reproduction as its objective
     editor_task = next(m for m in traj["messages"] if m["phase"] == "editor" and m["role"] == "user")
     assert "<repair_objective>" in json.dumps(editor_task["content"])
-    assert v["memory"]["lookups"] > 0 and v["memory"]["resent_lines"] == 0
+    # re-reads are answered from memory; a partly new window may go out whole where that is
+    # cheaper than its new fragments (never dearer), its repeated lines counted in resent_lines
+    assert v["memory"]["lookups"] > 0 and v["memory"]["hits"] > 0
     # the patch is everything the agent changed, its new files included (the reproduction too)
     assert "diff --git a/reproduce_issue.py b/reproduce_issue.py\nnew file" in (tmp_path / "a" / "patch.diff").read_text()
 

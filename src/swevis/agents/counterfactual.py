@@ -29,7 +29,7 @@ from swevis.agents.model_adapter import ACTION_REGEX
 from swevis.agents.observe import ObservationConfig, ObservationPipeline
 from swevis.agents.recorded_windows import RecordedWindow, identify_windows
 from swevis.agents.runner import RunSpec, run_instance
-from swevis.agents.settings import AgentSettings
+from swevis.agents.settings import AgentSettings, resolved_environment
 from swevis.agents.trajectory import exit_status_of
 from swevis.agents.trajectory_formats import Step, Trajectory, read_trajectory
 from swevis.conditions import Condition
@@ -122,7 +122,8 @@ def counterfactual_costs(
     replay_profile = {**profile, "backend": "replay"}
     agents_cfg = replay_agents_cfg(agents_cfg, turns)
     workspace = replay_workspace(traj_path)
-    if AgentSettings.from_config(agents_cfg).environment == "local":  # SWE-bench's commands name /testbed
+    # a counterfactual always replays, so `auto` is the host; SWE-bench's commands name /testbed
+    if resolved_environment(AgentSettings.from_config(agents_cfg).environment, live_model=False) == "local":
         turns = {k: [t.replace("/testbed", f"{workspace}/repo") for t in v] for k, v in turns.items()}
     rows = []
     with tempfile.TemporaryDirectory(prefix="swevis-counterfactual-") as tmp:
