@@ -104,6 +104,7 @@ def _fixture_reads():
 FIXTURE_READS = _fixture_reads()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("condition", ["r1", "r3"])
 @pytest.mark.parametrize("tokenizer, family", BACKBONES)
 def test_no_fixture_observation_costs_more_rendered(condition, tokenizer, family):

@@ -34,6 +34,7 @@ def costs(steps):
     return trajectory_costs(steps)
 
 
+@pytest.mark.slow
 def test_the_bundled_set_is_replayed_per_call_condition_and_backbone(steps):
     assert steps["format"].n_unique() == 4  # mini 1.x and 2.x, OpenHands, SWE-agent
     assert steps["instance_id"].n_unique() == 3  # one instance of each bundled repository

@@ -171,6 +171,7 @@ rule evaluate:
 """
 
 
+@pytest.mark.slow
 def test_the_docker_cap_bounds_concurrent_docker_jobs(tmp_path: Path):
     """Of one more docker=1 job than the profile's cap, exactly the cap run at once (a cap of 0
     would not forbid them: Snakemake lowers each job's request to it, and all start)."""

@@ -51,6 +51,7 @@ def test_a_sound_environment_validates_once_and_is_shared(tmp_path, toy_task, mo
     assert again["instances"]["toyorg__toy-1"]["cached"] and again["n_valid"] == 1
 
 
+@pytest.mark.slow
 def test_a_gold_patch_the_environment_cannot_run_makes_the_instance_invalid(tmp_path, toy_task):
     row = _py2014_row(toy_task)
     report = validate_local([row, toy_task["row"]], {"toyorg/toy": str(toy_task["repo_dir"])}, _settings(tmp_path), tmp_path)
