@@ -482,6 +482,18 @@ def test_the_validated_harness_section_reaches_swebench(tmp_path, fake, monkeypa
         assert seen[key] == schema_defaults[key], key
 
 
+def pretend_rebuilt(client, monkeypatch) -> None:
+    """From now on every image the fake engine inspects has another id (rebuilt, same tag)."""
+    inspect = client.images.get
+
+    def rebuilt(name):
+        found = inspect(name)
+        found.id = "sha256:rebuilt"
+        return found
+
+    monkeypatch.setattr(client.images, "get", rebuilt)
+
+
 def test_the_cache_key_holds_the_inspected_image_id_not_only_its_tag(tmp_path, fake, monkeypatch):
     """A re-pushed `latest` is another image: its verdicts are graded again."""
     iid, image = "psf__requests-1001", "swebench/sweb.eval.x86_64.psf_1776_requests-1001:latest"
@@ -489,14 +501,7 @@ def test_the_cache_key_holds_the_inspected_image_id_not_only_its_tag(tmp_path, f
     first = evaluate_condition(_condition(tmp_path / "a", {iid: _patch("GOLD")}), [_row(iid)], **run)
     assert first["evaluated"] == 1
     assert evaluate_condition(_condition(tmp_path / "b", {iid: _patch("GOLD")}), [_row(iid)], **run)["cached"] == 1
-    inspect = fake.images.get
-
-    def rebuilt(name):
-        found = inspect(name)
-        found.id = "sha256:rebuilt"
-        return found
-
-    monkeypatch.setattr(fake.images, "get", rebuilt)
+    pretend_rebuilt(fake, monkeypatch)
     third = evaluate_condition(_condition(tmp_path / "c", {iid: _patch("GOLD")}), [_row(iid)], **run)
     assert third["cached"] == 0 and third["evaluated"] == 1
     assert first["images"] == {iid: f"docker:{image}@sha256:{image}"}

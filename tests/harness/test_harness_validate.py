@@ -124,14 +124,7 @@ def test_docker_validation_is_graded_again_for_a_rebuilt_image_under_the_same_ta
     client = _fake(monkeypatch, _docker_script(noop_passes=False))
     rows = [hd._row("psf__requests-1001")]
     validate_docker(rows, hd._settings(tmp_path), tmp_path / "validation")
-    inspect = client.images.get
-
-    def rebuilt(name):
-        found = inspect(name)
-        found.id = "sha256:rebuilt"
-        return found
-
-    monkeypatch.setattr(client.images, "get", rebuilt)
+    hd.pretend_rebuilt(client, monkeypatch)
     again = validate_docker(rows, hd._settings(tmp_path), tmp_path / "validation")
     record = again["instances"]["psf__requests-1001"]
     assert not record["cached"] and record["environment"].endswith("@sha256:rebuilt")
