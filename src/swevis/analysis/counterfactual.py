@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from importlib.resources import files
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 import polars as pl
@@ -43,6 +43,7 @@ import polars as pl
 from swevis.agents.counterfactual import recorded_costs
 from swevis.agents.replay_cli import trajectory_files
 from swevis.agents.trajectory_formats import read_trajectory
+from swevis.analysis.stats import bootstrap
 from swevis.conditions import Condition
 from swevis.errors import SwevisError
 from swevis.tokens import count_message_tokens
@@ -151,22 +152,6 @@ def trajectory_costs(steps: pl.DataFrame) -> pl.DataFrame:
         reduction=pl.col("text_prompt_tokens") / pl.col("prompt_tokens"),
         ceiling_reduction=pl.col("text_prompt_tokens") / pl.col("ceiling_prompt_tokens"),
     )
-
-
-def bootstrap(items: Sequence[Any], statistic: Callable[[list[Any]], float], *, resamples: int, seed: int,
-              level: float = 0.95) -> tuple[float, float, float]:
-    """(estimate, low, high): percentile bootstrap of `statistic` over resampled items
-    (trajectories), seeded; the interval is clamped to contain the estimate, as
-    swevis.analysis.stats.bootstrap_ci does for the mean."""
-    items = list(items)
-    est = float(statistic(items))
-    if len(items) < 2 or resamples <= 0:
-        return est, est, est
-    rng = np.random.default_rng(seed)
-    values = [statistic([items[i] for i in idx]) for idx in rng.integers(0, len(items), size=(resamples, len(items)))]
-    alpha = (1.0 - level) / 2.0
-    low, high = np.quantile(values, [alpha, 1.0 - alpha])
-    return est, float(min(low, est)), float(max(high, est))
 
 
 def _aggregate(rows: list[dict]) -> float:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -30,6 +30,22 @@ def bootstrap_ci(
     low, high = np.quantile(means, [alpha, 1.0 - alpha])
     # The percentile interval always contains the sample mean up to float error; clamp.
     return mean, float(min(low, mean)), float(max(high, mean))
+
+
+def bootstrap(items: Sequence[Any], statistic: Callable[[list[Any]], float], *, resamples: int, seed: int,
+              level: float = 0.95) -> tuple[float, float, float]:
+    """(estimate, low, high): percentile bootstrap of `statistic` over resampled items
+    (trajectories, instances), seeded; the interval is clamped to contain the estimate, as
+    bootstrap_ci does for the mean (which it computes vectorized, for the tables)."""
+    items = list(items)
+    est = float(statistic(items))
+    if len(items) < 2 or resamples <= 0:
+        return est, est, est
+    rng = np.random.default_rng(seed)
+    values = [statistic([items[i] for i in idx]) for idx in rng.integers(0, len(items), size=(resamples, len(items)))]
+    alpha = (1.0 - level) / 2.0
+    low, high = np.quantile(values, [alpha, 1.0 - alpha])
+    return est, float(min(low, est)), float(max(high, est))
 
 
 def mcnemar_exact(b: int, c: int) -> float:
