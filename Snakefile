@@ -4,6 +4,7 @@
 from snakemake.exceptions import WorkflowError
 from snakemake.utils import min_version
 
+from swevis.config import SCHEMA_PATH
 from swevis.errors import SwevisError
 from swevis.paths import WILDCARD_CONSTRAINTS
 from swevis.workflow import check_config
@@ -22,7 +23,7 @@ if not workflow.overwrite_configfiles:
 # the schema (defaults filled in) and the cross-references it cannot express; a user error
 # is one line naming the key
 try:
-    check_config(config, f"{workflow.basedir}/schemas/config.schema.yaml")
+    check_config(config, SCHEMA_PATH)
 except SwevisError as exc:
     raise WorkflowError(str(exc)) from None
 

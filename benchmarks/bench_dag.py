@@ -33,7 +33,7 @@ from pathlib import Path
 
 import yaml
 
-from swevis.config import PROJECT_ROOT
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
 
 TARGET_S = 10.0
 N_INSTANCES = 100

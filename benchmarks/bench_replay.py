@@ -27,7 +27,9 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from swevis.agents.counterfactual import recorded_costs
-from swevis.config import PROJECT_ROOT, load_config
+from swevis.config import load_config
+
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
 
 TARGET_S = 300.0
 CONDITIONS = ["text", "r1", "r3", "r5", "r7"]

@@ -20,7 +20,7 @@ from swevis.errors import SwevisError
 
 TEXT = "text"
 _RATIO = r"(?:[1-9][0-9]*|(?:0|[1-9][0-9]*)\.[0-9]*[1-9])"
-# The grammar of a condition name; schemas/config.schema.yaml spells it as ^(PATTERN)$.
+# The grammar of a condition name; data/config.schema.yaml spells it as ^(PATTERN)$.
 PATTERN = rf"text|r{_RATIO}"
 
 

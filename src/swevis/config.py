@@ -14,8 +14,8 @@ import yaml
 
 from swevis.errors import SwevisError
 
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
-SCHEMA_PATH = PROJECT_ROOT / "schemas" / "config.schema.yaml"
+# inside the package, so an installed wheel (not only an editable checkout) validates configs
+SCHEMA_PATH = Path(__file__).resolve().parent / "data" / "config.schema.yaml"
 
 
 class ConfigError(SwevisError, ValueError):

@@ -17,11 +17,12 @@ from swevis.agents.memory import MemorySettings
 from swevis.agents.runner import RunSpec, make_run_spec
 from swevis.agents.settings import AgentSettings, RunFolders
 from swevis.agents.variants import VariantSettings, variant_flags
+from swevis.config import SCHEMA_PATH
 from swevis.models import is_live
 from swevis.paths import ResultsLayout
 
 ROOT = Path(__file__).resolve().parents[2]
-AGENTS_SCHEMA = yaml.safe_load((ROOT / "schemas" / "config.schema.yaml").read_text())["properties"]["agents"]["properties"]
+AGENTS_SCHEMA = yaml.safe_load(SCHEMA_PATH.read_text())["properties"]["agents"]["properties"]
 ROW = {"instance_id": "o__r-1", "repo": "o/r", "base_commit": "0" * 40, "problem_statement": "p"}
 
 

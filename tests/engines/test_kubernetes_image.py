@@ -49,6 +49,15 @@ def test_the_image_runs_swevis_and_has_the_embedding_model(run_in_image):
     assert run_in_image("sh", "-c", "command -v docker || echo none").strip() == "none"  # pods run agents locally
 
 
+def test_the_image_installs_swevis_as_a_wheel_with_its_schema(run_in_image):
+    """Not editable: the config schema must be package data, or a pod could not validate a config."""
+    where = run_in_image("python", "-c", "import swevis.config as c; print(c.__file__); print(c.SCHEMA_PATH.is_file())")
+    module, schema_found = where.split()
+    assert "/site-packages/swevis/" in module, module
+    assert schema_found == "True"
+    assert run_in_image("sh", "-c", "test -e /opt/swevis/src && echo checkout || echo none").strip() == "none"
+
+
 def test_a_real_target_runs_inside_the_image(run_in_image):
     script = (
         "mkdir /tmp/run && cp /workflow/config.yaml /tmp/run/ "

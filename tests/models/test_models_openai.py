@@ -7,10 +7,10 @@ import base64
 import io
 import json
 import threading
-from pathlib import Path
 
 import pytest
 
+from swevis.config import SCHEMA_PATH
 from swevis.models import (
     ContextLengthExceeded,
     ModelCallFailed,
@@ -500,7 +500,7 @@ def test_profile_defaults_match_the_schema():
 
     PROFILE_DEFAULTS = resolve_profile("p", {})  # a bare profile, filled by the schema
 
-    schema = yaml.safe_load((Path(__file__).resolve().parents[2] / "schemas" / "config.schema.yaml").read_text())
+    schema = yaml.safe_load(SCHEMA_PATH.read_text())
     props = schema["properties"]["models"]["additionalProperties"]["properties"]
     assert set(props) == set(PROFILE_DEFAULTS)
     for key, spec in props.items():

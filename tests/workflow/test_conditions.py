@@ -13,8 +13,10 @@ from hypothesis import strategies as st
 
 from swevis.agents.observe import ObservationConfig
 from swevis.conditions import PATTERN, Condition, ConditionError, condition_arg, conditions_arg, ratio_arg
-from swevis.config import PROJECT_ROOT, SCHEMA_PATH, ConfigError, validate_config
+from swevis.config import SCHEMA_PATH, ConfigError, validate_config
 from swevis.paths import WILDCARD_CONSTRAINTS
+
+from helpers import PROJECT_ROOT
 
 GOOD = [("text", None), ("r1", 1.0), ("r3", 3.0), ("r2.5", 2.5), ("r0.5", 0.5), ("r10", 10.0), ("r7.25", 7.25)]
 BAD = ["r0", "r-1", "rX", "R3", "r3.0", "r03", "r0.0", "r", "", "TEXT", " r3", "r3 ", "r1e3", "rinf", "rnan", "r3,r5"]

@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from swevis.config import SCHEMA_PATH
+
 from helpers import FIXTURES, PROJECT_ROOT
 from helpers import run_snakemake as snakemake
 
@@ -59,7 +61,7 @@ def planned(workdir: Path, entry: dict) -> dict[str, int]:
 
 
 def test_the_table_covers_every_key_of_the_schema():
-    leaves = schema_leaves(yaml.safe_load((PROJECT_ROOT / "schemas" / "config.schema.yaml").read_text()))
+    leaves = schema_leaves(yaml.safe_load(SCHEMA_PATH.read_text()))
     listed = [k for e in TABLE["changes"] for k in [e["key"], *e.get("group", [])]]
     assert sorted(set(listed) - leaves) == [], "not keys of the schema"
     assert sorted(leaves - set(listed)) == [], "schema keys missing from tests/fixtures/rerun_table.yaml"

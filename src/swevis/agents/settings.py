@@ -1,6 +1,6 @@
 """The agents' limits and environment settings (config section ``agents``), typed.
 
-Built once per run from the validated section; the schema (schemas/config.schema.yaml) is
+Built once per run from the validated section; the schema (src/swevis/data/config.schema.yaml) is
 the one source of their defaults, filled through it when a caller passes a partial dict.
 """
 
