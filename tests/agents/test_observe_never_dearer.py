@@ -13,6 +13,7 @@ from swevis.agents.demos import DEMOS_DIR, demo_commands, load_demo
 from swevis.agents.observe import ObservationConfig, ObservationPipeline, image_note
 from swevis.agents.runner import mini_swebench_config
 from swevis.tokens import count_message_tokens, message_overhead, reply_priming, text_tokens
+from swevis.tokens.messages import data_url_size
 
 TEMPLATE = mini_swebench_config()["model"]["observation_template"]
 SAMPLE_REPOS = Path(__file__).resolve().parents[2] / "src" / "swevis" / "data" / "sample" / "repos"
@@ -127,3 +128,25 @@ def test_no_fixture_observation_costs_more_rendered(condition, tokenizer, family
             assert _prompt(content, tokenizer, family) < _prompt(text, tokenizer, family), command
         else:
             assert content == text and record["text_reason"] in ("cheaper_as_text", "render_failed"), command
+
+
+@pytest.mark.parametrize("condition", ["r1", "r3", "r7"])
+def test_undrawn_pages_account_exactly_as_drawn_ones(condition):
+    """draw_pages=False (the counterfactual replay's fast path): same decisions, records and
+    prompt tokens as drawing the pages, and blank pages of the drawn pages' sizes."""
+    checked = 0
+    for command, source in FIXTURE_READS[:8] + [("nl -ba m.py | sed -n '1,200p'", SOURCE)]:
+        read = detect_code_read(command)
+        out = {"output": source, "returncode": 0, "exception_info": ""}
+        results = []
+        for draw in (True, False):
+            cfg = ObservationConfig(condition=condition, tokenizer="qwen3", image_family="qwen3.5", draw_pages=draw)
+            results.append(ObservationPipeline(cfg, {read.path: source}.get, TEMPLATE).observe(command, out))
+        (drawn, drawn_record), (blank, blank_record) = results
+        assert blank_record == drawn_record, command
+        assert _prompt(blank, "qwen3", "qwen3.5") == _prompt(drawn, "qwen3", "qwen3.5"), command
+        if drawn_record["kind"] == "image":
+            sizes = [[data_url_size(p["image_url"]["url"]) for p in c if p["type"] == "image_url"] for c in (drawn, blank)]
+            assert sizes[0] == sizes[1] and sizes[0], command
+            checked += 1
+    assert checked >= 2

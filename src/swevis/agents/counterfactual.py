@@ -342,7 +342,8 @@ def recorded_costs(
         chat = ReplayModel(model_name, {**profile, "backend": "replay"}, source=[s.message() for s in traj.steps] or [""])
         pipeline = ObservationPipeline(
             ObservationConfig(condition=condition, wide_margin=settings.wide_margin, max_window_chars=settings.max_window_chars,
-                              tokenizer=chat.tokenizer, image_family=chat.image_family, render=render_cfg or {}),
+                              tokenizer=chat.tokenizer, image_family=chat.image_family, render=render_cfg or {},
+                              draw_pages=False),  # accounting only: no model reads these pages
             read_file=lambda path: None, observation_template=RECORDED_TEMPLATE,
         )
         status, records = _account_condition(traj, windows, condition, chat, pipeline)

@@ -55,6 +55,10 @@ class ObservationConfig:
     image_family: str | None = None  # models.<name>.image_family
     render: dict = field(default_factory=dict)  # RenderSettings overrides (config single_read.render)
     visual_enabled: bool = True  # LET's editor reads text unless config turns rendering on
+    # False: pages are laid out but not drawn (blank pages of their sizes): the same token
+    # counts and text/pages decisions for a fraction of the time; only for accounting (the
+    # counterfactual replay), never for a model that reads the pages
+    draw_pages: bool = True
 
     def __post_init__(self) -> None:
         Condition.parse(self.condition)  # a bad name fails here, before any step runs
@@ -153,11 +157,12 @@ class ObservationPipeline:
                 self.config.tokenizer,
                 self.config.image_family,
                 self.config.render or None,
+                rasterize=self.config.draw_pages,
             )
         except RenderError as exc:
             log.info("window %s:%d-%d stays text: %s", window.path, window.start, window.end, exc)
             return None
-        pngs = result.png_bytes()
+        pngs = result.png_bytes() if self.config.draw_pages else result.blank_png_bytes()
         label = f"{window.path}:{window.start}-{window.end}"
         parts = [image_part(png, label=f"page {i + 1} of {label}") for i, png in enumerate(pngs)]
         info = {

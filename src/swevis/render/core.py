@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import functools
 import io
 import json
 import time
 import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from PIL import Image
 
 from swevis import __version__
 from swevis.errors import SwevisError
@@ -41,6 +44,19 @@ class RenderResult:
             page.save(buf, format="PNG", optimize=False)
             out.append(buf.getvalue())
         return out
+
+    def blank_png_bytes(self) -> list[bytes]:
+        """Blank pages of the sizes the pages have (drawn or not): what token accounting
+        needs, since an image's prompt tokens depend on its size alone."""
+        return [blank_png(int(w), int(h)) for w, h in self.layout["page_sizes"]]
+
+
+@functools.lru_cache(maxsize=256)
+def blank_png(width: int, height: int) -> bytes:
+    """A white bilevel PNG of this size (cached: the layout search reuses a few page sizes)."""
+    buf = io.BytesIO()
+    Image.new("1", (width, height), 1).save(buf, format="PNG")
+    return buf.getvalue()
 
 
 def _control_picture(ch: str) -> str:

