@@ -21,8 +21,11 @@ $(BIN)/swevis: pyproject.toml requirements.lock
 
 install: $(BIN)/swevis
 
+# PYTHONDONTWRITEBYTECODE unset: with it set (some machines do) neither pytest's rewritten
+# test modules nor src/ are cached, and every run and every Snakemake subprocess compiles
+# them again (collection alone 27 s instead of 9 s here).
 test: install
-	$(BIN)/python -m pytest
+	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest
 
 results: install
 	$(BIN)/snakemake --cores $(CORES)
