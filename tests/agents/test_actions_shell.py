@@ -84,3 +84,31 @@ def test_file_names_are_never_test_words(command, cls):
 )
 def test_pipes_are_handled_deliberately(command, cls):
     assert classify_action(command) == cls
+
+
+@pytest.mark.parametrize(
+    "command, cls",
+    [
+        # the file viewer/editor of SWE-agent and OpenHands: a view reads, a folder's view lists
+        ("str_replace_editor view /testbed/src/pkg/core.py --view_range 10 40", "read"),
+        ("str_replace_editor view /workspace/repo", "search"),
+        ("str_replace_editor view /testbed/", "search"),
+        ("str_replace_editor str_replace /testbed/a.py --old_str 'x = 1' --new_str 'x = 2'", "edit"),
+        ("str_replace_editor create /testbed/reproduce.py --file_text 'print(1)'", "edit"),
+        ("str_replace_editor insert /testbed/a.py --insert_line 3 --new_str 'y = 0'", "edit"),
+        ("str_replace_editor undo_edit /testbed/a.py", "edit"),
+        ("edit_file /workspace/a.py --start 1 --end -1 --content 'x'", "edit"),
+        # SWE-agent's windowed tools
+        ("open src/pkg/core.py 120", "read"),
+        ("goto 300", "read"),
+        ("scroll_down", "read"),
+        ("find_file core.py src", "search"),
+        ("search_dir 'def parse' src", "search"),
+        ("search_file Money", "search"),
+        ("edit 12:14\n    return x\nend_of_edit", "edit"),
+        ("create reproduce.py", "edit"),
+        ("./create", "test"),  # a program of the repository, not the tool
+    ],
+)
+def test_agent_file_tools_have_their_class(command, cls):
+    assert classify_action(command) == cls

@@ -10,7 +10,8 @@ first command decides, with two exceptions: a read filtered by grep (`cat f | gr
 search, and a pipeline that writes a file (`echo x | cat > f`) is an edit unless it runs
 code or captures `git diff`. Only commands are test words, never file names: writing `reproduce_issue.py` is an
 edit, running it is a test, `cat tests/test_x.py` is a read. Tool calls of the LET agent
-have fixed classes.
+have fixed classes, as have the file tools of SWE-agent and OpenHands (`str_replace_editor`,
+SWE-agent's `open`/`goto`/`scroll_*`, `find_file`/`search_*`, `edit`/`create`).
 """
 
 from __future__ import annotations
@@ -29,6 +30,14 @@ TOOL_CLASSES = {
     "pack_context": "search",
     "commit_plan": "other",
     "submit": "other",
+}
+# the file tools of SWE-agent's and OpenHands' agents, by subcommand or by name: their views
+# read (a folder's view lists it, a search), their other subcommands edit
+EDITOR_TOOLS = {"str_replace_editor", "file_editor", "edit_file"}
+ACI_CLASSES = {
+    "open": "read", "goto": "read", "scroll_up": "read", "scroll_down": "read", "filemap": "read",
+    "find_file": "search", "search_dir": "search", "search_file": "search",
+    "edit": "edit", "create": "edit", "insert": "edit", "append": "edit",
 }
 
 _READERS = {"cat", "head", "tail", "nl", "less", "more", "bat", "view", "xxd", "od"}
@@ -242,11 +251,24 @@ def _classify_git(args: list[str]) -> str:
     return "other"
 
 
+def _classify_editor(args: list[str]) -> str:
+    """`str_replace_editor view PATH` reads a file (a path without a suffix is a folder,
+    whose view is a listing: a search); create, str_replace, insert, undo_edit edit."""
+    if args[:1] != ["view"]:
+        return "edit"
+    path = args[1] if len(args) > 1 else ""
+    return "read" if "." in path.rstrip("/").rsplit("/", 1)[-1] else "search"
+
+
 def _classify_simple(words: list[str], text: str, bodies: list[str]) -> str:
     """The class of one simple command (words without prefixes) given its raw text."""
     cmd, args = words[0].rsplit("/", 1)[-1], words[1:]
     if cmd in TOOL_CLASSES:
         return TOOL_CLASSES[cmd]
+    if cmd in EDITOR_TOOLS:
+        return _classify_editor(args)
+    if cmd in ACI_CLASSES and not text.lstrip().startswith(("./", "/")):
+        return ACI_CLASSES[cmd]
     if any(a in ("--version", "--help") for a in args) or args in (["-V"], ["-h"]):
         return "other"  # asking a program about itself
     if cmd in _SHELLS:
