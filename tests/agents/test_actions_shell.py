@@ -112,3 +112,24 @@ def test_pipes_are_handled_deliberately(command, cls):
 )
 def test_agent_file_tools_have_their_class(command, cls):
     assert classify_action(command) == cls
+
+
+@pytest.mark.parametrize(
+    "command, cls",
+    [
+        # a compound's keywords run the command after them; `for x in ...` and `done` run none
+        ('for sql in "a;" "b;;"; do echo "$sql" | sqlfluff lint -; done', "test"),
+        ("for f in a.py b.py; do sed -n '1,5p' $f; done", "read"),
+        ("if grep -q foo setup.py; then echo yes; fi", "search"),
+        ("while true; do pytest -x; done", "test"),
+        # build tools and the projects' entry points run the code under study
+        ("cd build && cmake -B . -S ..", "test"),
+        ('echo "select 1;;" | sqlfluff lint - 2>&1 | head -5', "test"),
+        # the viewer on a file without a suffix reads it
+        ("str_replace_editor view /workspace/repo/Makefile --view_range 1 50", "read"),
+        ("str_replace_editor view /workspace/repo/Makefile", "read"),
+        ("str_replace_editor view /workspace/repo/src", "search"),
+    ],
+)
+def test_compounds_build_tools_and_suffixless_files(command, cls):
+    assert classify_action(command) == cls

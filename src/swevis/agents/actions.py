@@ -4,7 +4,7 @@ commands, the code window it shows (file and line span).
 The classes are the paper's Appendix A classes. A command is read as the shell reads it:
 split into statements on newlines, `;`, `&`, `&&` and `||`; each statement a pipeline
 (`a | b`). A heredoc's body is data for the statement that opened it, never commands, and
-comments are dropped. A command takes the strongest class of its statements in the order
+comments are dropped; a compound's keywords are not commands (`do cmd` runs cmd, `done` none). A command takes the strongest class of its statements in the order
 edit > test > read > search > other: `sed -i ... && pytest` is an edit. In a pipeline the
 first command decides, with two exceptions: a read filtered by grep (`cat f | grep x`) is a
 search, and a pipeline that writes a file (`echo x | cat > f`) is an edit unless it runs
@@ -44,11 +44,19 @@ _READERS = {"cat", "head", "tail", "nl", "less", "more", "bat", "view", "xxd", "
 _SEARCHERS = {"grep", "egrep", "fgrep", "rg", "ag", "ack", "find", "ls", "tree", "fd", "locate", "which", "whereis", "wc", "file"}
 _GREPS = {"grep", "egrep", "fgrep", "rg", "ag", "ack"}
 _EDITORS = {"patch", "ed", "ex", "apply_patch", "truncate", "touch", "mv", "cp", "rm", "rmdir", "mkdir", "ln", "unlink"}
-# programs that run the code under study: test runners and the projects' own entry points
-_RUNNERS = {"pytest", "py.test", "tox", "nox", "nosetests", "trial", "make", "sphinx-build", "pylint", "pyreverse", "django-admin"}
+# programs that run the code under study: test runners, build tools and the projects' own entry points
+_RUNNERS = {"pytest", "py.test", "tox", "nox", "nosetests", "trial", "make", "cmake", "sphinx-build", "pylint", "pyreverse",
+            "django-admin", "sqlfluff"}
 _SHELLS = {"bash", "sh", "zsh"}
 _INSTALLERS = {"pip", "pip3", "apt-get", "apt", "conda", "uv"}
 _PREFIXES = {"time", "env", "sudo", "nice", "nohup", "command"}
+# shell keywords before a command it runs (`do cmd`, `if cmd`), and those that open or close
+# a compound without running one (`for x in ...`, `done`)
+_KEYWORDS = {"do", "then", "else", "elif", "if", "while", "until", "!", "{"}
+_NO_COMMAND = {"for", "select", "case", "done", "fi", "esac", "}", "cd", "pushd", "popd", "export", "source", "."}
+# files that, by convention, have no suffix: a viewer on one reads it, not a folder
+_SUFFIXLESS_FILES = {"Makefile", "makefile", "GNUmakefile", "Dockerfile", "LICENSE", "README", "AUTHORS", "CHANGES", "NEWS",
+                     "COPYING", "Gemfile", "Rakefile", "Jenkinsfile", "Vagrantfile", "Procfile"}
 _HEREDOC = re.compile(r"<<(-?)\s*\\?(['\"]?)([A-Za-z_][\w.\-]*)\2")
 # an output redirection to a file (not 2>, not >&1, not /dev/null), on text without quotes
 _WRITE_REDIRECT = re.compile(r"(?<![0-9&])>{1,2}\s*(?!/dev/null)(?!&)\S+")
@@ -215,8 +223,10 @@ def _words(segment: str) -> list[str]:
 
 
 def _strip_prefixes(words: list[str]) -> list[str]:
-    """Drop env assignments and wrappers (timeout N, env, time, nohup, ...)."""
-    while words and (re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*=.*", words[0]) or words[0] in _PREFIXES or words[0] == "timeout"):
+    """Drop env assignments, wrappers (timeout N, env, time, nohup, ...) and the shell
+    keywords that run the command after them (do, then, if, ...)."""
+    while words and (re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*=.*", words[0]) or words[0] in _PREFIXES | _KEYWORDS
+                     or words[0] == "timeout"):
         if words[0] == "timeout":
             words = words[1:]
             while words and words[0].startswith("-"):
@@ -252,12 +262,13 @@ def _classify_git(args: list[str]) -> str:
 
 
 def _classify_editor(args: list[str]) -> str:
-    """`str_replace_editor view PATH` reads a file (a path without a suffix is a folder,
-    whose view is a listing: a search); create, str_replace, insert, undo_edit edit."""
+    """`str_replace_editor view PATH` reads a file: one with a line range, a suffix or a
+    conventional name (Makefile); another path is a folder, whose view is a listing (a
+    search). create, str_replace, insert, undo_edit edit."""
     if args[:1] != ["view"]:
         return "edit"
-    path = args[1] if len(args) > 1 else ""
-    return "read" if "." in path.rstrip("/").rsplit("/", 1)[-1] else "search"
+    name = (args[1] if len(args) > 1 else "").rstrip("/").rsplit("/", 1)[-1]
+    return "read" if "--view_range" in args or "." in name or name in _SUFFIXLESS_FILES else "search"
 
 
 def _classify_simple(words: list[str], text: str, bodies: list[str]) -> str:
@@ -307,9 +318,10 @@ def _classify_simple(words: list[str], text: str, bodies: list[str]) -> str:
 
 
 def _classify_statement(statement: _Statement) -> str | None:
-    """The class of one pipeline (see module docstring); None for `cd` and assignments."""
+    """The class of one pipeline (see module docstring); None for `cd`, assignments and the
+    keywords of a compound (`for x in ...`, `done`)."""
     stages = [_strip_prefixes(_words(s)) for s in statement.stages]
-    if not stages[0] or stages[0][0] in ("cd", "pushd", "popd", "export", "source", "."):
+    if not stages[0] or stages[0][0] in _NO_COMMAND:
         return None
     cls = _classify_simple(stages[0], statement.stages[0], statement.bodies)
     later = [w for w in stages[1:] if w]
