@@ -1,12 +1,14 @@
 """The action classifier against a hand-labelled reference of real agent actions.
 
-tests/fixtures/actions_labelled.csv holds 463 commands from public trajectories of tasks
+tests/fixtures/actions_labelled.csv holds 536 commands from public trajectories of tasks
 outside SWE-bench Verified (which no part of the study may be fitted on): mini-swe-agent
 runs on SWE-bench Lite and dev instances, OpenHands' example and test logs (Multi-SWE-bench,
 its resolver, its runtime tests), SWE-agent's and mini-swe-agent's test trajectories. The
 source column names repository, commit, file, instance and step; each command was labelled
 by hand with a one-line reason before the classifier was run on it. The tables count
-actions by class, so each class must agree.
+actions by class, so each class must agree. Judged one command at a time, as here, six
+edits are missed: runs of a script the trajectory wrote to rewrite a repository file,
+which `classify_actions` over the whole trajectory gets right.
 """
 
 import csv
