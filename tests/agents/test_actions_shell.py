@@ -1,9 +1,11 @@
 """The classifier reads commands as the shell does: one test per cause of the disagreements
 measured on real agent actions (heredocs, newlines, file names as test words, read | grep)."""
 
+import shlex
+
 import pytest
 
-from swevis.agents.actions import classify_action
+from swevis.agents.actions import classify_action, classify_actions, scripts_written
 
 
 @pytest.mark.parametrize(
@@ -133,3 +135,17 @@ def test_agent_file_tools_have_their_class(command, cls):
 )
 def test_compounds_build_tools_and_suffixless_files(command, cls):
     assert classify_action(command) == cls
+
+
+def test_running_a_script_an_earlier_action_wrote_is_classed_by_what_it_does():
+    """`python fix.py` alone is a test; after `cat > fix.py <<EOF` whose body rewrites a
+    repository file it is the edit it makes (6 of 122 edits of the labelled reference)."""
+    fix = "cat > fix.py << 'EOF'\nsrc = open('pkg/core.py').read()\nopen('pkg/core.py', 'w').write(src.replace('a', 'b'))\nEOF"
+    probe = "cat <<'EOF' > probe.py\nfrom pkg import core\nprint(core.f())\nEOF"
+    commands = [fix, probe, "cd /testbed && python fix.py", "python3 probe.py 2>&1 | tail -5", "python other.py"]
+    assert [classify_action(c) for c in commands] == ["edit", "edit", "test", "test", "test"]
+    assert classify_actions(commands) == ["edit", "edit", "edit", "test", "test"]
+    assert scripts_written(fix) == {"fix.py": "src = open('pkg/core.py').read()\nopen('pkg/core.py', 'w').write(src.replace('a', 'b'))\n"}
+    created = "str_replace_editor create /testbed/fix2.py --file_text " + shlex.quote("open('setup.py', 'w').write('')\n")
+    assert classify_actions([created, "python /testbed/fix2.py"]) == ["edit", "edit"]
+    assert scripts_written("tee notes.txt <<EOF\nhello\nEOF") == {"notes.txt": "hello\n"}
