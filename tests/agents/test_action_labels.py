@@ -1,8 +1,14 @@
 """The action classifier against a hand-labelled reference of real agent actions.
 
-tests/fixtures/actions_labelled.csv holds 396 commands from public mini-swe-agent
-trajectories (source column), each labelled by hand with a one-line reason before the
-classifier was run on them. The tables count actions by class, so each class must agree.
+tests/fixtures/actions_labelled.csv holds 536 commands from public trajectories of tasks
+outside SWE-bench Verified (which no part of the study may be fitted on): mini-swe-agent
+runs on SWE-bench Lite and dev instances, OpenHands' example and test logs (Multi-SWE-bench,
+its resolver, its runtime tests), SWE-agent's and mini-swe-agent's test trajectories. The
+source column names repository, commit, file, instance and step; each command was labelled
+by hand with a one-line reason before the classifier was run on it. The tables count
+actions by class, so each class must agree. Judged one command at a time, as here, six
+edits are missed: runs of a script the trajectory wrote to rewrite a repository file,
+which `classify_actions` over the whole trajectory gets right.
 """
 
 import csv
@@ -15,13 +21,21 @@ from swevis.agents.actions import ACTION_CLASSES, classify_action
 
 CSV = Path(__file__).resolve().parents[1] / "fixtures" / "actions_labelled.csv"
 ROWS = list(csv.DictReader(CSV.open(newline="")))
+VERIFIED = {r["instance_id"] for r in csv.DictReader((CSV.parent / "swebench" / "verified_ids.csv").open(newline=""))}
 
 
 def test_reference_is_large_varied_and_sourced():
     assert len(ROWS) >= 300
     assert {r["label"] for r in ROWS} == set(ACTION_CLASSES)
     assert all(r["reason"].strip() and r["source"].strip() for r in ROWS)
-    assert len({r["source"].split(" message ")[0] for r in ROWS}) >= 100  # many trajectories
+    assert len({r["source"].rsplit(" step ", 1)[0] for r in ROWS}) >= 100  # many trajectories
+    assert len({r["command"] for r in ROWS}) == len(ROWS)
+
+
+def test_no_labelled_action_comes_from_a_verified_instance():
+    named = [w.strip("(),") for r in ROWS for w in r["source"].split() if "__" in w and "/" not in w]
+    assert named and not VERIFIED & set(named)
+    assert not any(iid in r["source"] for r in ROWS for iid in VERIFIED)
 
 
 @pytest.mark.parametrize("label", ACTION_CLASSES)

@@ -1,9 +1,11 @@
 """The classifier reads commands as the shell does: one test per cause of the disagreements
 measured on real agent actions (heredocs, newlines, file names as test words, read | grep)."""
 
+import shlex
+
 import pytest
 
-from swevis.agents.actions import classify_action
+from swevis.agents.actions import classify_action, classify_actions, scripts_written
 
 
 @pytest.mark.parametrize(
@@ -84,3 +86,66 @@ def test_file_names_are_never_test_words(command, cls):
 )
 def test_pipes_are_handled_deliberately(command, cls):
     assert classify_action(command) == cls
+
+
+@pytest.mark.parametrize(
+    "command, cls",
+    [
+        # the file viewer/editor of SWE-agent and OpenHands: a view reads, a folder's view lists
+        ("str_replace_editor view /testbed/src/pkg/core.py --view_range 10 40", "read"),
+        ("str_replace_editor view /workspace/repo", "search"),
+        ("str_replace_editor view /testbed/", "search"),
+        ("str_replace_editor str_replace /testbed/a.py --old_str 'x = 1' --new_str 'x = 2'", "edit"),
+        ("str_replace_editor create /testbed/reproduce.py --file_text 'print(1)'", "edit"),
+        ("str_replace_editor insert /testbed/a.py --insert_line 3 --new_str 'y = 0'", "edit"),
+        ("str_replace_editor undo_edit /testbed/a.py", "edit"),
+        ("edit_file /workspace/a.py --start 1 --end -1 --content 'x'", "edit"),
+        # SWE-agent's windowed tools
+        ("open src/pkg/core.py 120", "read"),
+        ("goto 300", "read"),
+        ("scroll_down", "read"),
+        ("find_file core.py src", "search"),
+        ("search_dir 'def parse' src", "search"),
+        ("search_file Money", "search"),
+        ("edit 12:14\n    return x\nend_of_edit", "edit"),
+        ("create reproduce.py", "edit"),
+        ("./create", "test"),  # a program of the repository, not the tool
+    ],
+)
+def test_agent_file_tools_have_their_class(command, cls):
+    assert classify_action(command) == cls
+
+
+@pytest.mark.parametrize(
+    "command, cls",
+    [
+        # a compound's keywords run the command after them; `for x in ...` and `done` run none
+        ('for sql in "a;" "b;;"; do echo "$sql" | sqlfluff lint -; done', "test"),
+        ("for f in a.py b.py; do sed -n '1,5p' $f; done", "read"),
+        ("if grep -q foo setup.py; then echo yes; fi", "search"),
+        ("while true; do pytest -x; done", "test"),
+        # build tools and the projects' entry points run the code under study
+        ("cd build && cmake -B . -S ..", "test"),
+        ('echo "select 1;;" | sqlfluff lint - 2>&1 | head -5', "test"),
+        # the viewer on a file without a suffix reads it
+        ("str_replace_editor view /workspace/repo/Makefile --view_range 1 50", "read"),
+        ("str_replace_editor view /workspace/repo/Makefile", "read"),
+        ("str_replace_editor view /workspace/repo/src", "search"),
+    ],
+)
+def test_compounds_build_tools_and_suffixless_files(command, cls):
+    assert classify_action(command) == cls
+
+
+def test_running_a_script_an_earlier_action_wrote_is_classed_by_what_it_does():
+    """`python fix.py` alone is a test; after `cat > fix.py <<EOF` whose body rewrites a
+    repository file it is the edit it makes (6 of 122 edits of the labelled reference)."""
+    fix = "cat > fix.py << 'EOF'\nsrc = open('pkg/core.py').read()\nopen('pkg/core.py', 'w').write(src.replace('a', 'b'))\nEOF"
+    probe = "cat <<'EOF' > probe.py\nfrom pkg import core\nprint(core.f())\nEOF"
+    commands = [fix, probe, "cd /testbed && python fix.py", "python3 probe.py 2>&1 | tail -5", "python other.py"]
+    assert [classify_action(c) for c in commands] == ["edit", "edit", "test", "test", "test"]
+    assert classify_actions(commands) == ["edit", "edit", "edit", "test", "test"]
+    assert scripts_written(fix) == {"fix.py": "src = open('pkg/core.py').read()\nopen('pkg/core.py', 'w').write(src.replace('a', 'b'))\n"}
+    created = "str_replace_editor create /testbed/fix2.py --file_text " + shlex.quote("open('setup.py', 'w').write('')\n")
+    assert classify_actions([created, "python /testbed/fix2.py"]) == ["edit", "edit"]
+    assert scripts_written("tee notes.txt <<EOF\nhello\nEOF") == {"notes.txt": "hello\n"}

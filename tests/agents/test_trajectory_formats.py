@@ -8,6 +8,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from swevis.agents.actions import classify_action
 from swevis.agents.counterfactual import RepoFiles, recorded_costs, recorded_windows, replay_turns
 from swevis.agents.trajectory_formats import TrajectoryFormatError, detect_format, read_trajectory
 from swevis.cli import main
@@ -138,13 +139,13 @@ def test_cli_replays_a_folder_and_keeps_the_step_records(tmp_path, capsys):
     assert code == 0, err
     for fmt in ("mini-swe-agent-1", "mini-swe-agent-2", "swe-agent", "openhands"):
         assert fmt in stdout and f": {fmt}, " in err  # the detected format, in the table and the progress line
-    assert err.count("replay ") == 4 and "7/8 steps parsed, 5 windows, 5 match --repo" in err
+    assert err.count("replay ") == 6 and "7/8 steps parsed, 5 windows, 5 match --repo" in err
     summary = pl.read_csv(out / "summary.csv")
-    assert summary.height == 8 and set(summary["mode"]) == {"recorded"}
+    assert summary.height == 12 and set(summary["mode"]) == {"recorded"}
     mini1 = summary.filter(pl.col("format") == "mini-swe-agent-1").row(0, named=True)
     assert (mini1["steps_parsed"], mini1["steps_recorded"], mini1["windows"], mini1["windows_matching_repo"]) == (7, 8, 5, 5)
     steps = pl.read_parquet(out / "per_step.parquet")
-    assert steps.height == 2 * (8 + 7 + 7 + 6)
+    assert steps.height == 2 * (8 + 7 + 7 + 6 + 10 + 4)
     assert {"trajectory", "format", "condition", "step", "windows", "prompt_tokens", "pages"} <= set(steps.columns)
 
 
@@ -178,6 +179,56 @@ def test_openhands_file_views_are_windows(tmp_path):
     repo = RepoFiles(REPO)
     [window] = recorded_windows(traj, repo)[0]
     assert (window.start, window.end, repo.matches(window)) == (10, 20, True)
+
+
+def _refs(traj, repo):
+    return [(w.path.removeprefix("/workspace/ledgerkit/"), w.start, w.end, repo.matches(w))
+            for ws in recorded_windows(traj, repo) for w in ws]
+
+
+def test_an_openhands_2025_log_reads_edits_views_and_skips_bookkeeping():
+    """The shapes of OpenHands' 2025 evaluation logs (multi-swe-bench output): string ids,
+    a recall event (neither prompt nor call), views with a range, a bad range answered by an
+    error, a folder view, edits whose subcommand is in the args or only in the recorded tool
+    call, a think action. Edits were unparsed (classed "other") and the recall was a
+    second task message in the prompt."""
+    traj = read_trajectory(FIXTURES / f"openhands-2025__{IID}.json")
+    assert (traj.instance_id, traj.exit_status, len(traj.steps), traj.parsed) == (IID, "finished", 10, 8)
+    assert [m["role"] for m in traj.prefix] == ["system", "user"] and "fractional yen" in traj.prefix[1]["content"]
+    commands = [s.command for s in traj.steps]
+    assert commands[6] == ("str_replace_editor str_replace /workspace/ledgerkit/ledgerkit/reports/income_statement.py"
+                           " --old_str 'f\"{amount:.2f}\"' --new_str 'str(amount.round())'")
+    assert commands[7].startswith("str_replace_editor create /workspace/ledgerkit/repro_jpy.py --file_text 'from ledgerkit")
+    assert commands[5] is None and commands[9] is None  # think, finish
+    assert traj.steps[1].thought == "Reading the module head."  # the model's text beside its tool call
+    assert [classify_action(c) for c in commands] == [
+        "search", "read", "read", "read", "search", "other", "edit", "edit", "test", "other"]
+    assert traj.steps[2].observation.startswith("ERROR:\nInvalid `view_range`")
+    repo = RepoFiles(REPO)
+    assert _refs(traj, repo) == [("ledgerkit/money.py", 1, 40, True), ("ledgerkit/currency.py", 11, 17, True)]
+
+
+def test_an_early_openhands_log_without_sources_or_args_is_read():
+    """OpenHands' 2024 logs (e.g. the resolver's output) name no source and no args: the
+    first message is the task, the exit code sits on the observation, and the shell prompt
+    ends a command's output. Such a log had "no agent actions"."""
+    traj = read_trajectory(FIXTURES / f"openhands-early__{IID}.json")
+    assert (len(traj.steps), traj.parsed, traj.exit_status) == (4, 2, "finished")
+    assert [m["role"] for m in traj.prefix] == ["user"] and "fractional yen" in traj.prefix[0]["content"]
+    assert [s.returncode for s in traj.steps[:2]] == [0, 2]
+    assert "root@" not in traj.steps[0].observation and traj.steps[2].command is None  # an IPython cell
+    assert _refs(traj, RepoFiles(REPO)) == [("ledgerkit/money.py", 100, 140, True)]
+
+
+def test_openhands_json_lines_hold_one_instance_a_file(tmp_path):
+    record = json.loads((FIXTURES / f"openhands-early__{IID}.json").read_text())
+    one = tmp_path / "output.jsonl"
+    one.write_text(json.dumps(record) + "\n")
+    assert read_trajectory(one).parsed == 2
+    many = tmp_path / "many.jsonl"
+    many.write_text((json.dumps(record) + "\n") * 3)
+    with pytest.raises(TrajectoryFormatError, match="JSON Lines with 3 records: write one instance a file"):
+        read_trajectory(many)
 
 
 def test_tool_calling_mini_2x_trajectories_count_their_calls(tmp_path):

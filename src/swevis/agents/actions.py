@@ -4,19 +4,22 @@ commands, the code window it shows (file and line span).
 The classes are the paper's Appendix A classes. A command is read as the shell reads it:
 split into statements on newlines, `;`, `&`, `&&` and `||`; each statement a pipeline
 (`a | b`). A heredoc's body is data for the statement that opened it, never commands, and
-comments are dropped. A command takes the strongest class of its statements in the order
+comments are dropped; a compound's keywords are not commands (`do cmd` runs cmd, `done` none). A command takes the strongest class of its statements in the order
 edit > test > read > search > other: `sed -i ... && pytest` is an edit. In a pipeline the
 first command decides, with two exceptions: a read filtered by grep (`cat f | grep x`) is a
 search, and a pipeline that writes a file (`echo x | cat > f`) is an edit unless it runs
 code or captures `git diff`. Only commands are test words, never file names: writing `reproduce_issue.py` is an
-edit, running it is a test, `cat tests/test_x.py` is a read. Tool calls of the LET agent
-have fixed classes.
+edit, running it is a test, `cat tests/test_x.py` is a read; but running a script that an earlier action
+wrote and that rewrites repository files is an edit (`classify_actions` over a trajectory). Tool calls of the LET agent
+have fixed classes, as have the file tools of SWE-agent and OpenHands (`str_replace_editor`,
+SWE-agent's `open`/`goto`/`scroll_*`, `find_file`/`search_*`, `edit`/`create`).
 """
 
 from __future__ import annotations
 
 import re
 import shlex
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 ACTION_CLASSES = ("read", "search", "edit", "test", "other")
@@ -30,20 +33,37 @@ TOOL_CLASSES = {
     "commit_plan": "other",
     "submit": "other",
 }
+# the file tools of SWE-agent's and OpenHands' agents, by subcommand or by name: their views
+# read (a folder's view lists it, a search), their other subcommands edit
+EDITOR_TOOLS = {"str_replace_editor", "file_editor", "edit_file"}
+ACI_CLASSES = {
+    "open": "read", "goto": "read", "scroll_up": "read", "scroll_down": "read", "filemap": "read",
+    "find_file": "search", "search_dir": "search", "search_file": "search",
+    "edit": "edit", "create": "edit", "insert": "edit", "append": "edit",
+}
 
 _READERS = {"cat", "head", "tail", "nl", "less", "more", "bat", "view", "xxd", "od"}
 _SEARCHERS = {"grep", "egrep", "fgrep", "rg", "ag", "ack", "find", "ls", "tree", "fd", "locate", "which", "whereis", "wc", "file"}
 _GREPS = {"grep", "egrep", "fgrep", "rg", "ag", "ack"}
 _EDITORS = {"patch", "ed", "ex", "apply_patch", "truncate", "touch", "mv", "cp", "rm", "rmdir", "mkdir", "ln", "unlink"}
-# programs that run the code under study: test runners and the projects' own entry points
-_RUNNERS = {"pytest", "py.test", "tox", "nox", "nosetests", "trial", "make", "sphinx-build", "pylint", "pyreverse", "django-admin"}
+# programs that run the code under study: test runners, build tools and the projects' own entry points
+_RUNNERS = {"pytest", "py.test", "tox", "nox", "nosetests", "trial", "make", "cmake", "sphinx-build", "pylint", "pyreverse",
+            "django-admin", "sqlfluff"}
 _SHELLS = {"bash", "sh", "zsh"}
 _INSTALLERS = {"pip", "pip3", "apt-get", "apt", "conda", "uv"}
 _PREFIXES = {"time", "env", "sudo", "nice", "nohup", "command"}
+# shell keywords before a command it runs (`do cmd`, `if cmd`), and those that open or close
+# a compound without running one (`for x in ...`, `done`)
+_KEYWORDS = {"do", "then", "else", "elif", "if", "while", "until", "!", "{"}
+_NO_COMMAND = {"for", "select", "case", "done", "fi", "esac", "}", "cd", "pushd", "popd", "export", "source", "."}
+# files that, by convention, have no suffix: a viewer on one reads it, not a folder
+_SUFFIXLESS_FILES = {"Makefile", "makefile", "GNUmakefile", "Dockerfile", "LICENSE", "README", "AUTHORS", "CHANGES", "NEWS",
+                     "COPYING", "Gemfile", "Rakefile", "Jenkinsfile", "Vagrantfile", "Procfile"}
 _HEREDOC = re.compile(r"<<(-?)\s*\\?(['\"]?)([A-Za-z_][\w.\-]*)\2")
 # an output redirection to a file (not 2>, not >&1, not /dev/null), on text without quotes
 _WRITE_REDIRECT = re.compile(r"(?<![0-9&])>{1,2}\s*(?!/dev/null)(?!&)\S+")
 _QUOTED = re.compile(r"'[^']*'|\"(?:\\.|[^\"\\])*\"")
+_TARGET = re.compile(r"(?<![0-9&])>{1,2}\s*([^\s<>|&;'\"]+)")  # the file an output redirection writes
 _PY_WRITES = re.compile(r"open\([^)]*,\s*['\"][wa]|\.write_text\(|\.write\(|re\.sub\(.*\bwrite")
 # a file of the repository named in a Python script, outside a temporary folder: any Python
 # source path ('setup.py', '/testbed/pkg/core.py'), or another project file given with its folder
@@ -206,8 +226,10 @@ def _words(segment: str) -> list[str]:
 
 
 def _strip_prefixes(words: list[str]) -> list[str]:
-    """Drop env assignments and wrappers (timeout N, env, time, nohup, ...)."""
-    while words and (re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*=.*", words[0]) or words[0] in _PREFIXES or words[0] == "timeout"):
+    """Drop env assignments, wrappers (timeout N, env, time, nohup, ...) and the shell
+    keywords that run the command after them (do, then, if, ...)."""
+    while words and (re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*=.*", words[0]) or words[0] in _PREFIXES | _KEYWORDS
+                     or words[0] == "timeout"):
         if words[0] == "timeout":
             words = words[1:]
             while words and words[0].startswith("-"):
@@ -223,11 +245,14 @@ def _writes_file(stage: str) -> bool:
     return bool(_WRITE_REDIRECT.search(_QUOTED.sub("''", stage).replace("<<", "")))
 
 
-def _classify_python(args: list[str], bodies: list[str]) -> str:
-    """Running Python is a test, unless it installs packages or its script writes files."""
+def _classify_python(args: list[str], bodies: list[str], scripts: Mapping[str, str]) -> str:
+    """Running Python is a test, unless it installs packages or its script writes files;
+    the script is the -c code, the heredoc, or the file it runs as an earlier action wrote it."""
     if args[:2] == ["-m", "pip"]:
         return "other"
     script = args[args.index("-c") + 1] if "-c" in args[:-1] else "\n".join(bodies)
+    if not script and args and not args[0].startswith("-"):
+        script = scripts.get(args[0].rsplit("/", 1)[-1], "")
     return "edit" if script and _python_edits(script) else "test"
 
 
@@ -242,20 +267,35 @@ def _classify_git(args: list[str]) -> str:
     return "other"
 
 
-def _classify_simple(words: list[str], text: str, bodies: list[str]) -> str:
-    """The class of one simple command (words without prefixes) given its raw text."""
+def _classify_editor(args: list[str]) -> str:
+    """`str_replace_editor view PATH` reads a file: one with a line range, a suffix or a
+    conventional name (Makefile); another path is a folder, whose view is a listing (a
+    search). create, str_replace, insert, undo_edit edit."""
+    if args[:1] != ["view"]:
+        return "edit"
+    name = (args[1] if len(args) > 1 else "").rstrip("/").rsplit("/", 1)[-1]
+    return "read" if "--view_range" in args or "." in name or name in _SUFFIXLESS_FILES else "search"
+
+
+def _classify_simple(words: list[str], text: str, bodies: list[str], scripts: Mapping[str, str]) -> str:
+    """The class of one simple command (words without prefixes) given its raw text and the
+    scripts earlier actions wrote."""
     cmd, args = words[0].rsplit("/", 1)[-1], words[1:]
     if cmd in TOOL_CLASSES:
         return TOOL_CLASSES[cmd]
+    if cmd in EDITOR_TOOLS:
+        return _classify_editor(args)
+    if cmd in ACI_CLASSES and not text.lstrip().startswith(("./", "/")):
+        return ACI_CLASSES[cmd]
     if any(a in ("--version", "--help") for a in args) or args in (["-V"], ["-h"]):
         return "other"  # asking a program about itself
     if cmd in _SHELLS:
         if args[:1] == ["-c"] and len(args) > 1:
-            return classify_action(args[1])
+            return classify_action(args[1], scripts)
         return "test" if args else "other"
     if cmd == "xargs":
         rest = [a for a in args if not a.startswith("-")]
-        return _classify_simple(rest, text, bodies) if rest else "other"
+        return _classify_simple(rest, text, bodies, scripts) if rest else "other"
     if cmd == "sed":
         return "edit" if any(w == "--in-place" or re.fullmatch(r"-[a-zA-Z]*i.*", w) for w in args) else "read"
     if cmd == "perl":
@@ -263,7 +303,7 @@ def _classify_simple(words: list[str], text: str, bodies: list[str]) -> str:
     if cmd == "tee" or (cmd == "sort" and any(a.startswith("-o") for a in args)):
         return "edit"
     if re.fullmatch(r"python3?(\.\d+)?", cmd):
-        return _classify_python(args, bodies)
+        return _classify_python(args, bodies, scripts)
     if cmd in _INSTALLERS:
         return "other"
     if cmd == "git":
@@ -284,17 +324,18 @@ def _classify_simple(words: list[str], text: str, bodies: list[str]) -> str:
     return "other"
 
 
-def _classify_statement(statement: _Statement) -> str | None:
-    """The class of one pipeline (see module docstring); None for `cd` and assignments."""
+def _classify_statement(statement: _Statement, scripts: Mapping[str, str]) -> str | None:
+    """The class of one pipeline (see module docstring); None for `cd`, assignments and the
+    keywords of a compound (`for x in ...`, `done`)."""
     stages = [_strip_prefixes(_words(s)) for s in statement.stages]
-    if not stages[0] or stages[0][0] in ("cd", "pushd", "popd", "export", "source", "."):
+    if not stages[0] or stages[0][0] in _NO_COMMAND:
         return None
-    cls = _classify_simple(stages[0], statement.stages[0], statement.bodies)
+    cls = _classify_simple(stages[0], statement.stages[0], statement.bodies, scripts)
     later = [w for w in stages[1:] if w]
     if cls == "read" and any(w[0].rsplit("/", 1)[-1] in _GREPS for w in later):
         cls = "search"
     if cls in ("read", "search", "other"):
-        runs = [_classify_simple(w, "", []) for w in later]
+        runs = [_classify_simple(w, "", [], scripts) for w in later]
         if "test" in runs:
             cls = "test"
         # `git diff > patch.txt` captures the submission; it does not change the repository
@@ -304,18 +345,49 @@ def _classify_statement(statement: _Statement) -> str | None:
     return cls
 
 
-def classify_action(command: str | None) -> str:
-    """The action class of one command (see module docstring)."""
+def classify_action(command: str | None, scripts: Mapping[str, str] | None = None) -> str:
+    """The action class of one command (see module docstring); `scripts` (file name ->
+    text, from `scripts_written` of the earlier actions) lets `python fix.py` be the edit
+    the script fix.py makes."""
     if not command or not command.strip():
         return "other"
     if SUBMIT_MARKER in command:
         return "other"  # mini-swe-agent's submit command
     best = "other"
     for statement in _statements(command):
-        cls = _classify_statement(statement)
+        cls = _classify_statement(statement, scripts or {})
         if cls is not None and _PRIORITY[cls] < _PRIORITY[best]:
             best = cls
     return best
+
+
+def scripts_written(command: str | None) -> dict[str, str]:
+    """The files a command writes whole, by file name, with their text: a heredoc into a
+    file (`cat > F <<EOF`, `cat <<EOF > F`, `tee F <<EOF`) or the editor's `create F
+    --file_text T`. A later `python F` runs that text."""
+    out: dict[str, str] = {}
+    for statement in _statements(command or ""):
+        words = _strip_prefixes(_words(statement.stages[0]))
+        if words[:2] == ["str_replace_editor", "create"] and len(words) == 5 and words[3] == "--file_text":
+            out[words[2].rsplit("/", 1)[-1]] = words[4]
+        if not statement.bodies or not words or words[0] not in ("cat", "tee"):
+            continue
+        target = _TARGET.search(_QUOTED.sub("''", statement.stages[0]).replace("<<", ""))
+        name = target.group(1) if words[0] == "cat" and target else (words[1] if words[0] == "tee" and len(words) > 1 else None)
+        if name:
+            out[name.rsplit("/", 1)[-1]] = statement.bodies[0]
+    return out
+
+
+def classify_actions(commands: Iterable[str | None]) -> list[str]:
+    """The classes of a trajectory's commands in order, each seeing the scripts the earlier
+    ones wrote: running a script that rewrites repository files is an edit, not a test."""
+    scripts: dict[str, str] = {}
+    classes = []
+    for command in commands:
+        classes.append(classify_action(command, scripts))
+        scripts.update(scripts_written(command))
+    return classes
 
 
 _SED_RANGE = re.compile(r"^(\d+)(?:,(\d+|\$))?p$")

@@ -16,10 +16,13 @@ Formats (as their tools write them):
   swe-agent         `.traj`: "trajectory" steps of {response, thought, action, observation}
                     and the prompt messages in "history" (or the history alone, its
                     assistant messages carrying their `action`).
-  openhands         an event log: a list of events (or a mapping with "history"), actions
-                    {"action": "run", "args": {"command", "thought"}} answered by
-                    {"observation": "run", "cause": id, "content", "extras"}; file views
-                    ("read", args path/view_range) become `str_replace_editor view` commands.
+  openhands         an event log: a list of events (or a mapping with "history", as a line of
+                    OpenHands' output.jsonl), actions {"action": "run", "args": {"command",
+                    "thought"}} answered by {"observation": "run", "cause": id, "content",
+                    "extras"}; file views ("read", args path/view_range) become
+                    `str_replace_editor view` commands, other edits `str_replace_editor
+                    create|str_replace|insert ...`; early (2024) logs have no ids, sources or
+                    args (an action's arguments at its top level, its observation next).
   swevis            our own traj.json (format swevis-traj-1), replayed by re-execution.
 """
 
@@ -36,6 +39,8 @@ from swevis.errors import SwevisError
 
 MSWEA2_BLOCK = re.compile(r"```mswea_bash_command\s*\n(.*?)\n```", re.DOTALL)
 MSWEA1_BLOCK = re.compile(r"```bash\s*\n(.*?)\n```", re.DOTALL)
+# the shell prompt early OpenHands releases left at the end of a command's output
+OPENHANDS_PROMPT = re.compile(r"\r?\n?[\w.-]+@[\w.-]+:[^\n]*[#$] ?$")
 
 
 class TrajectoryFormatError(SwevisError):
@@ -208,47 +213,133 @@ def _openhands_events(data: Any, origin: str) -> tuple[list[dict], dict]:
     return events, meta
 
 
-def _openhands_command(action: str, args: dict) -> str | None:
+def _openhands_args(event: dict) -> dict:
+    """An event's arguments: its "args", or (early releases, e.g. the resolver's output) the
+    event itself, which then carries them at the top level."""
+    args = event.get("args")
+    return args if isinstance(args, dict) else event
+
+
+def _tool_arguments(event: dict) -> dict:
+    """The arguments of the tool call an action came from (tool_call_metadata), or {}."""
+    meta = event.get("tool_call_metadata")
+    choices = ((meta or {}).get("model_response") or {}).get("choices") if isinstance(meta, dict) else None
+    message = (choices[0] or {}).get("message") if isinstance(choices, list) and choices else None
+    for call in (message or {}).get("tool_calls") or []:
+        if isinstance(call, dict) and call.get("id", meta.get("tool_call_id")) == meta.get("tool_call_id"):
+            args = (call.get("function") or {}).get("arguments")
+            try:
+                parsed = json.loads(args) if isinstance(args, str) else args
+            except json.JSONDecodeError:
+                return {}
+            return parsed if isinstance(parsed, dict) else {}
+    return {}
+
+
+def _model_text(event: dict) -> str:
+    """The text the model wrote beside the tool call an action came from, or ""."""
+    meta = event.get("tool_call_metadata")
+    choices = ((meta or {}).get("model_response") or {}).get("choices") if isinstance(meta, dict) else None
+    message = (choices[0] or {}).get("message") if isinstance(choices, list) and choices else None
+    return _text((message or {}).get("content"))
+
+
+def _editor_command(args: dict, event: dict) -> str | None:
+    """A file edit as the editor's command line (SWE-agent's form): `str_replace_editor
+    create|str_replace|insert|undo_edit PATH [--file_text T] [--old_str O] [--new_str N]
+    [--insert_line K]`; the LLM-based edit (content, start, end) as `edit_file PATH ...`.
+    The editor's subcommand is in the args, else in the recorded tool call or its IPython
+    translation (early 2025 logs record neither command nor text in the args)."""
+    path = args.get("path")
+    if not isinstance(path, str):
+        return None
+    call = {**_tool_arguments(event), **{k: v for k, v in args.items() if v not in (None, "")}}
+    translated = re.search(r"'command':\s*'(\w+)'", str(args.get("translated_ipython_code") or ""))
+    sub = call.get("command") or (translated.group(1) if translated else None)
+    if not sub:
+        if not isinstance(args.get("content"), str):
+            return None
+        bounds = [f"--{k} {args[k]}" for k in ("start", "end") if isinstance(args.get(k), int)]
+        return " ".join([f"edit_file {shlex.quote(path)}", *bounds, f"--content {shlex.quote(args['content'])}"])
+    words = ["str_replace_editor", str(sub), shlex.quote(path)]
+    for key in ("file_text", "old_str", "new_str", "insert_line"):
+        if call.get(key) not in (None, "") or (key == "new_str" and sub in ("str_replace", "insert") and key in call):
+            words += [f"--{key}", shlex.quote(str(call.get(key) or ""))]
+    return " ".join(words)
+
+
+def _openhands_command(action: str, args: dict, event: dict) -> str | None:
     """The shell command of a "run" action; a file view ("read", or "edit" with command
-    view) as the viewer's command line `str_replace_editor view PATH [--view_range A B]`."""
+    view) as the viewer's command line `str_replace_editor view PATH [--view_range A B]`;
+    another edit as the editor's command line (`_editor_command`)."""
     if action == "run":
         return args["command"] if isinstance(args.get("command"), str) else None
-    if (action == "read" or (action == "edit" and args.get("command") == "view")) and isinstance(args.get("path"), str):
+    is_view = action == "read" or (action == "edit" and args.get("command") == "view")
+    if is_view and isinstance(args.get("path"), str):
         rng = args.get("view_range")
         if isinstance(rng, list) and len(rng) == 2 and all(isinstance(x, int) for x in rng):
             return f"str_replace_editor view {shlex.quote(args['path'])} --view_range {rng[0]} {rng[1]}"
         return f"str_replace_editor view {shlex.quote(args['path'])}"
+    return _editor_command(args, event) if action == "edit" else None
+
+
+def _exit_code(obs: dict | None) -> int | None:
+    """The exit code an observation records: extras.metadata (2025), extras (2024) or the
+    observation itself (early releases)."""
+    extras = (obs or {}).get("extras") if isinstance((obs or {}).get("extras"), dict) else {}
+    metadata = extras.get("metadata") if isinstance(extras.get("metadata"), dict) else {}
+    for code in (metadata.get("exit_code"), extras.get("exit_code"), (obs or {}).get("exit_code")):
+        if isinstance(code, int):
+            return code
     return None
+
+
+def _observation_text(obs: dict | None) -> str | None:
+    """What a call saw: the observation's content, without the shell prompt early releases
+    appended to a command's output (it is the terminal's, not the command's)."""
+    if obs is None:
+        return None
+    text = _text(obs.get("content"))
+    return OPENHANDS_PROMPT.sub("", text) if obs.get("observation") == "run" and "source" not in obs else text
+
+
+def _source(event: dict, started: bool) -> str:
+    """Who sent an event; early logs name no source: a message before the first call is the
+    user's task, every other action the agent's."""
+    if isinstance(event.get("source"), str):
+        return event["source"]
+    return "user" if event.get("action") == "message" and not started else "agent"
 
 
 def read_openhands(data: Any, origin: str) -> Trajectory:
     """OpenHands' event log: each agent action is a call; the observation whose `cause` is
-    the action's id (else the next observation) is what it saw."""
+    the action's id (else the next observation) is what it saw. Bookkeeping events (recall,
+    agent state) are neither prompt nor calls."""
     events, meta = _openhands_events(data, origin)
     by_cause = {e.get("cause"): e for e in events if "observation" in e and e.get("cause") is not None}
     prefix, steps = [], []
     for k, e in enumerate(events):
-        if "action" not in e:
+        if "action" not in e or e["action"] in ("recall", "change_agent_state"):
             continue
-        args = e.get("args") if isinstance(e.get("args"), dict) else {}
+        args = _openhands_args(e)
+        source = _source(e, bool(steps))
         if e["action"] == "system" and not steps:  # the system prompt, as OpenHands logs it
             prefix.append({"role": "system", "content": _text(args.get("content") or e.get("message"))})
             continue
-        if e.get("source") == "user":  # the task; later user messages are not the agent's calls
+        if source == "user":  # the task; later user messages are not the agent's calls
             if not steps:
                 prefix.append({"role": "user", "content": _text(args.get("content") or e.get("message"))})
             continue
-        if e.get("source") != "agent" or e["action"] in ("system", "recall", "change_agent_state"):
+        if source != "agent" or e["action"] == "system":
             continue
-        obs = by_cause.get(e.get("id"))
+        obs = by_cause.get(e.get("id")) if e.get("id") is not None else None
         if obs is None and k + 1 < len(events) and "observation" in events[k + 1]:
             obs = events[k + 1]
-        command = _openhands_command(e["action"], args)
-        thought = _text(args.get("thought"))
-        detail = command if command is not None else json.dumps({"action": e["action"], **args}, sort_keys=True)
-        exit_code = ((obs or {}).get("extras") or {}).get("metadata", {}).get("exit_code") if obs else None
-        steps.append(Step(f"{thought}\n\n{detail}".strip(), command, None if obs is None else _text(obs.get("content")),
-                          thought, exit_code if isinstance(exit_code, int) else None))
+        command = _openhands_command(e["action"], args, e)
+        thought = _text(args.get("thought")) or _model_text(e)
+        shown = {"action": e["action"], **{k: v for k, v in args.items() if k not in ("action", "thought")}}
+        detail = command if command is not None else json.dumps(shown, sort_keys=True, default=str)
+        steps.append(Step(f"{thought}\n\n{detail}".strip(), command, _observation_text(obs), thought, _exit_code(obs)))
     if not steps:
         raise TrajectoryFormatError(f"trajectory {origin}: the OpenHands event log has no agent actions")
     instance = meta.get("instance")
@@ -295,7 +386,20 @@ def _load(path: Path) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise TrajectoryFormatError(f"trajectory {path} is not JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}") from None
+        records = _json_lines(text)
+        if records is None:
+            raise TrajectoryFormatError(f"trajectory {path} is not JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}") from None
+    if len(records) != 1:  # OpenHands' evaluation writes output.jsonl, one instance a line
+        raise TrajectoryFormatError(f"trajectory {path} is JSON Lines with {len(records)} records: write one instance a file")
+    return records[0]
+
+
+def _json_lines(text: str) -> list | None:
+    """The records of a JSON Lines text, or None if a line is not JSON."""
+    try:
+        return [json.loads(line) for line in text.splitlines() if line.strip()]
+    except json.JSONDecodeError:
+        return None
 
 
 def instance_from_name(path: Path) -> str | None:
