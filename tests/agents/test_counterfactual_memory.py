@@ -6,6 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
+import polars as pl
 import pytest
 
 from swevis.agents.counterfactual import ReplayCondition, recorded_costs, replay_conditions_arg
@@ -141,3 +142,20 @@ def test_replay_conditions_have_one_spelling():
     assert [str(c) for c in replay_conditions_arg("text, mem,mem+r3")] == ["text", "mem", "mem+r3"]
     with pytest.raises(argparse.ArgumentTypeError, match="condition mem given more than once"):
         replay_conditions_arg("mem,text,mem")
+
+
+def test_cli_replays_the_memory_and_refuses_it_for_a_re_execution(traj, tmp_path, capsys):
+    from swevis.cli import main
+
+    config = str(Path(__file__).resolve().parents[2] / "config.yaml")
+    out = tmp_path / "out"
+    assert main(["replay", str(traj), "--out", str(out), "--conditions", "text,mem", "--config", config]) == 0
+    summary = pl.read_csv(out / "summary.csv")
+    assert summary["condition"].to_list() == ["text", "mem"]
+    steps = pl.read_parquet(out / "per_step.parquet").filter(pl.col("condition") == "mem")
+    assert steps["memory_hits"].to_list() == [0, 1, 1, 0, 1, 0] and steps["memory_saved_tokens"].sum() > 0
+    assert "mem " in capsys.readouterr().out
+    code = main(["replay", str(traj), "--out", str(out), "--conditions", "text,mem", "--config", config, "--reexecute"])
+    assert code == 2 and "condition mem replays the memory over recorded observations only" in capsys.readouterr().err
+    assert main(["replay", str(traj), "--out", str(out), "--conditions", "text,mem+text", "--config", config]) == 2
+    assert "write mem" in capsys.readouterr().err
