@@ -3,14 +3,20 @@ through the live agents' memory, on a small trajectory that reads one file twice
 and once after an edit, with the expected notes and token counts written out by hand."""
 
 import argparse
+import functools
 import json
+import re
 from pathlib import Path
 
 import polars as pl
 import pytest
+import yaml
+from hypothesis import given
+from hypothesis import strategies as st
 
-from swevis.agents.counterfactual import ReplayCondition, recorded_costs, replay_conditions_arg
+from swevis.agents.counterfactual import REPLAY_PATTERN, ReplayCondition, recorded_costs, replay_conditions_arg
 from swevis.conditions import ConditionError
+from swevis.config import PROJECT_ROOT, SCHEMA_PATH, ConfigError, validate_config
 from swevis.tokens import count_message_tokens
 
 PROFILE = {"backend": "replay", "model_id": "m", "tokenizer": "qwen3", "image_family": "qwen3.5"}
@@ -159,3 +165,30 @@ def test_cli_replays_the_memory_and_refuses_it_for_a_re_execution(traj, tmp_path
     assert code == 2 and "condition mem replays the memory over recorded observations only" in capsys.readouterr().err
     assert main(["replay", str(traj), "--out", str(out), "--conditions", "text,mem+text", "--config", config]) == 2
     assert "write mem" in capsys.readouterr().err
+
+
+@functools.cache
+def _counterfactual_pattern() -> str:
+    schema = yaml.safe_load(SCHEMA_PATH.read_text())
+    return schema["properties"]["counterfactual"]["properties"]["conditions"]["items"]["pattern"]
+
+
+def test_the_schema_and_the_replay_parser_share_one_grammar():
+    assert _counterfactual_pattern() == f"^({REPLAY_PATTERN})$"
+    config = yaml.safe_load((PROJECT_ROOT / "config.yaml").read_text())
+    config["counterfactual"] = {"conditions": ["text", "mem", "r3", "mem+r3"]}
+    validate_config(config)
+    config["counterfactual"] = {"conditions": ["text", "mem+text"]}
+    with pytest.raises(ConfigError, match=r"config key 'counterfactual/conditions/1'"):
+        validate_config(config)
+
+
+@given(st.text(alphabet="rtexm+R0123456789.-X ", max_size=9))
+def test_schema_and_parser_agree_on_every_replay_name(name):
+    try:
+        parsed = ReplayCondition.parse(name)
+    except ConditionError:
+        parsed = None
+    assert (parsed is not None) == bool(re.search(_counterfactual_pattern(), name))
+    if parsed is not None:
+        assert str(parsed) == name
