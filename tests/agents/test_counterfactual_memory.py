@@ -121,6 +121,22 @@ def test_under_a_visual_condition_the_memory_sends_no_page_twice(traj):
     assert again["memory_saved_tokens"] > 0
 
 
+def test_lines_an_edit_moved_are_new_again(tmp_path):
+    """As live: the memory compares each line's text, so a line inserted at the top makes
+    every line after it new, and the re-read is sent whole (nothing saved)."""
+    path = write_trajectory(tmp_path / "moved.traj.json")
+    data = json.loads(path.read_text())
+    moved = ["import math\n", *LINES][:60]
+    data["messages"][8]["content"] = _turn("sed -i '1i import math' calc.py")
+    data["messages"][8]["extra"] = {"actions": [{"command": "sed -i '1i import math' calc.py"}]}
+    data["messages"][11]["content"] = _output("".join(moved))
+    path.write_text(json.dumps(data))
+    _, steps, _ = recorded_costs(path, ["text", "mem"], model_name="q", profile=PROFILE)
+    text, mem = ([s for s in steps if s["condition"] == c] for c in ("text", "mem"))
+    assert [c["memory"] for c in mem[4]["window_costs"]] == ["miss"]
+    assert mem[4]["memory_saved_tokens"] == 0 and mem[4]["observation_tokens"] == text[4]["observation_tokens"]
+
+
 def test_the_same_trajectory_twice_gives_identical_counts(traj, tmp_path):
     conditions = ["text", "mem", "r3", "mem+r3"]
     first = recorded_costs(traj, conditions, model_name="q", profile=PROFILE)

@@ -60,6 +60,13 @@ def test_the_terms_add_up_to_the_gap(costs):
     assert memory["mem"] < 0  # the SWE-agent trajectory reads lines it was shown before
 
 
+def test_the_memory_makes_no_trajectory_dearer(costs):
+    prompt = {(r["trajectory"], r["condition"]): r["prompt_tokens"] for r in costs.iter_rows(named=True)}
+    for traj in costs["trajectory"].unique():
+        assert prompt[traj, "mem"] <= prompt[traj, "text"] and prompt[traj, "mem+r3"] <= prompt[traj, "r3"]
+    assert sum(prompt[t, "mem"] < prompt[t, "text"] for t in costs["trajectory"].unique()) >= 1
+
+
 def test_the_ceiling_is_every_observation_at_its_budget(steps, costs):
     """Computed from the text condition alone: P* = P_text - sum_j w_j T_j (1 - 1/N), so
     the replay's own prompt tokens and the weights of the observations agree."""
