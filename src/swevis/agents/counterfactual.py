@@ -273,8 +273,8 @@ def _merge_parts(parts: list[dict]) -> str | list[dict]:
 
 
 class _PlainRecord(ObservationPipeline):
-    """Keeps what the plain condition made of the last window (`plain`: content and record),
-    which the memory in front of it answers in its own way: the memory's saving."""
+    """Keeps the plain condition's (content, record) of the last window in `plain`: what the
+    window would have cost without the memory in front, so the memory's saving can be told."""
 
     plain: tuple[Any, dict[str, Any]] | None = None
 
@@ -288,7 +288,8 @@ class RecordedMemoryPipeline(MemoryObservationPipeline, _PlainRecord):
     notes and never-dearer choices) over recorded windows; its base observe is _PlainRecord's."""
 
 
-def replay_pipeline(condition: ReplayCondition, config: ObservationConfig, steps: list, memory_cfg: dict | None):
+def replay_pipeline(condition: ReplayCondition, config: ObservationConfig, steps: list,
+                    memory_cfg: dict | None) -> ObservationPipeline:
     """The observation pipeline of a replay condition; with the memory, `steps` (the records
     so far) numbers the steps its notes name, as the live recorder's steps do."""
     if not condition.memory:
