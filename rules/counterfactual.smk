@@ -1,6 +1,7 @@
 # The counterfactual replay as a study: every set of config `counterfactual.sets` (recorded
 # trajectories of public formats) replayed from its recorded observations under each
-# condition and backbone (swevis.analysis.counterfactual), into
+# condition and backbone (swevis.analysis.counterfactual; mem and mem+rN put the agents'
+# working memory in front of text and rN), into
 # results/counterfactual/<set>/: per_step.parquet, table.csv (reductions with bootstrap CIs
 # over trajectories), decomposition.csv (the gap to the ceiling) and figure.png.
 

@@ -15,12 +15,13 @@ from swevis.analysis.counterfactual import (
     set_folders,
     trajectory_costs,
 )
+from swevis.agents.counterfactual import ReplayCondition
 from swevis.config import load_config
 from swevis.errors import SwevisError
 from helpers import PROJECT_ROOT
 
 BACKBONE = {"q": {"tokenizer": "qwen3", "image_family": "qwen3.5"}}
-CONDITIONS = ["text", "r3", "r7"]
+CONDITIONS = ["text", "r3", "r7", "mem", "mem+r3"]
 
 
 @pytest.fixture(scope="module")
@@ -54,13 +55,23 @@ def test_the_terms_add_up_to_the_gap(costs):
     assert (sum(table[f"{t}_share"] for t in TERMS) - 1).abs().max() < 1e-9
     r7 = table.filter(pl.col("condition") == "r7").row(0, named=True)
     assert r7["guard_bound"] > 0 and r7["page_overhead"] > 0 and r7["not_code_window"] > 0 and r7["kept_as_text"] > 0
+    memory = {r["condition"]: r["memory"] for r in table.iter_rows(named=True)}
+    assert memory["r3"] == memory["r7"] == 0 and memory["mem+r3"] <= 0
+    assert memory["mem"] < 0  # the SWE-agent trajectory reads lines it was shown before
+
+
+def test_the_memory_makes_no_trajectory_dearer(costs):
+    prompt = {(r["trajectory"], r["condition"]): r["prompt_tokens"] for r in costs.iter_rows(named=True)}
+    for traj in costs["trajectory"].unique():
+        assert prompt[traj, "mem"] <= prompt[traj, "text"] and prompt[traj, "mem+r3"] <= prompt[traj, "r3"]
+    assert sum(prompt[t, "mem"] < prompt[t, "text"] for t in costs["trajectory"].unique()) >= 1
 
 
 def test_the_ceiling_is_every_observation_at_its_budget(steps, costs):
     """Computed from the text condition alone: P* = P_text - sum_j w_j T_j (1 - 1/N), so
     the replay's own prompt tokens and the weights of the observations agree."""
     for row in costs.filter(pl.col("condition") != "text").iter_rows(named=True):
-        n = int(row["condition"][1:])
+        n = ReplayCondition.parse(row["condition"]).observation.ratio or 1.0  # mem: text, N = 1
         text = steps.filter((pl.col("trajectory") == row["trajectory"]) & (pl.col("condition") == "text")).sort("step")
         saved = sum((text.height - 1 - i) * r["observation_tokens"] * (1 - 1 / n)
                     for i, r in enumerate(text.iter_rows(named=True)) if r["observation_kind"] != "none")
@@ -91,6 +102,26 @@ def test_each_window_lands_in_its_term():
     assert terms["page_overhead"] == pytest.approx(10 + 10 + 34)
     assert terms["message_overhead"] == pytest.approx(4)
     assert terms["layout_tolerance"] == 0
+
+
+def test_the_memory_term_is_what_its_notes_saved():
+    """Under mem+rN each window's other terms are those of rN alone (full_tokens); the memory
+    term is what the memory showed instead; a window the pipeline did not read stays output."""
+    windows = [
+        {"text_tokens": 600, "tokens": 30, "full_tokens": 260, "kind": "image", "text_reason": None, "image_tokens": 250,
+         "guard_bound": False, "floor_bound": False, "memory": "exact"},
+        {"text_tokens": 300, "tokens": 120, "full_tokens": 300, "kind": "text", "text_reason": "cheaper_as_text",
+         "image_tokens": 0, "guard_bound": False, "floor_bound": False, "memory": "overlap"},
+        {"text_tokens": 90, "tokens": 90, "full_tokens": 90, "kind": "text", "text_reason": None, "image_tokens": 0,
+         "guard_bound": False, "floor_bound": False, "memory": None},
+    ]
+    C, T, m = 500, 1400, 6
+    terms = _observation_terms(C, T, m, windows, 3.0)
+    assert sum(terms.values()) == pytest.approx(C - T / 3)
+    assert terms["memory"] == pytest.approx((30 - 260) + (120 - 300))
+    assert terms["layout_tolerance"] == pytest.approx(50) and terms["page_overhead"] == pytest.approx(10)
+    assert terms["kept_as_text"] == pytest.approx(200)
+    assert terms["not_code_window"] == pytest.approx((C - m - 150) - (T - m - 900) / 3)
 
 
 def test_the_table_has_cis_around_its_estimates_and_is_seeded(costs):

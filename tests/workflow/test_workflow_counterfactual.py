@@ -19,7 +19,7 @@ models:
   q: {backend: replay, model_id: q, tokenizer: qwen3, image_family: qwen3.5}
 counterfactual:
   sets: {tiny: {path: traj}}
-  conditions: [text, r3]
+  conditions: [text, r3, mem]
   bootstrap: {resamples: 50, seed: SEED}
 """
 OUT = "results/counterfactual/tiny"
@@ -47,17 +47,21 @@ def test_a_trajectory_set_builds_its_table_decomposition_and_figure(tmp_path: Pa
     first = build(tmp_path, 1)
     assert finished_rules(first) == Counter({"counterfactual_replay": 1, "counterfactual_table": 1})
     steps = pl.read_parquet(tmp_path / OUT / "per_step.parquet")
-    assert steps["trajectory"].n_unique() == 2 and set(steps["condition"]) == {"text", "r3"}
+    assert steps["trajectory"].n_unique() == 2 and set(steps["condition"]) == {"text", "r3", "mem"}
     table = pl.read_csv(tmp_path / OUT / "table.csv")
     r3 = table.filter(pl.col("condition") == "r3").row(0, named=True)
     assert r3["trajectories"] == 2 and r3["aggregate_ci_low"] <= r3["aggregate_reduction"] <= r3["aggregate_ci_high"]
     assert 1 < r3["aggregate_reduction"] < r3["ceiling_reduction"]
     decomposition = pl.read_csv(tmp_path / OUT / "decomposition.csv")
-    assert decomposition["condition"].to_list() == ["r3"]
+    assert decomposition["condition"].to_list() == ["r3", "mem"]
     assert (tmp_path / OUT / "figure.png").read_bytes()[:4] == b"\x89PNG"
 
     # another bootstrap seed: the table only; a trajectory added: the replay and the table
     assert finished_rules(build(tmp_path, 2)) == Counter({"counterfactual_table": 1})
     shutil.copy(FIXTURES / "trajectories" / FILES[2], tmp_path / "traj" / FILES[2])
     assert finished_rules(build(tmp_path, 2)) == Counter({"counterfactual_replay": 1, "counterfactual_table": 1})
-    assert pl.read_parquet(tmp_path / OUT / "per_step.parquet")["trajectory"].n_unique() == 3
+    steps = pl.read_parquet(tmp_path / OUT / "per_step.parquet")
+    assert steps["trajectory"].n_unique() == 3
+    assert steps.filter(pl.col("condition") == "mem")["memory_saved_tokens"].sum() > 0  # SWE-agent's re-read
+    mem = pl.read_csv(tmp_path / OUT / "table.csv").filter(pl.col("condition") == "mem").row(0, named=True)
+    assert mem["trajectories"] == 3 and mem["aggregate_reduction"] > 1

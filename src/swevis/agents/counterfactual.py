@@ -8,7 +8,8 @@ recorded (the default for foreign trajectories, see swevis.agents.trajectory_for
   condition by the agents' own observation pipeline, and every call is accounted by the
   backbone's token accounting (the replay backend's estimate of the request). No
   environment, mirror or index. Given the repository at base_commit, each window is checked
-  against it.
+  against it. Recorded mode also replays the working memory (swevis.agents.memory) in front
+  of a condition: `mem` (text) and `mem+r<N>` (see ReplayCondition).
 re-execution (`counterfactual_costs`): the actions are run again in a fresh checkout by the real
   agent loop (our traj.json and mini-swe-agent's .traj.json; tool calls are turned back into
   mini's text action blocks).
@@ -16,15 +17,19 @@ re-execution (`counterfactual_costs`): the actions are run again in a fresh chec
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import json
 import re
 import shlex
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
-from swevis.agents.actions import classify_action
+from swevis.agents.actions import classify_actions
+from swevis.agents.memory import MemoryObservationPipeline, WorkingMemory
 from swevis.agents.model_adapter import ACTION_REGEX
 from swevis.agents.observe import ObservationConfig, ObservationPipeline
 from swevis.agents.recorded_windows import RecordedWindow, identify_windows
@@ -32,7 +37,7 @@ from swevis.agents.runner import RunSpec, run_instance
 from swevis.agents.settings import AgentSettings, resolved_environment
 from swevis.agents.trajectory import exit_status_of
 from swevis.agents.trajectory_formats import Step, Trajectory, read_trajectory
-from swevis.conditions import Condition
+from swevis.conditions import PATTERN, TEXT, Condition, ConditionError
 from swevis.errors import SwevisError
 from swevis.models import ModelCallFailed, load_replay_source
 from swevis.models.replay import ReplayModel
@@ -40,6 +45,51 @@ from swevis.tokens import count_message_tokens
 
 # Recorded observations pass through the pipeline as they are: the template adds nothing.
 RECORDED_TEMPLATE = "{{ output.output }}"
+MEMORY = "mem"
+# The grammar of a replay condition; the schema's counterfactual.conditions spells it as ^(REPLAY_PATTERN)$.
+REPLAY_PATTERN = rf"{PATTERN}|{MEMORY}|{MEMORY}\+(?!{TEXT})(?:{PATTERN})"
+MEMORY_CONTEXT = "agent"  # a recorded run is one conversation
+
+
+@dataclass(frozen=True)
+class ReplayCondition:
+    """A condition of the counterfactual replay: an observation condition, with the working
+    memory in front of it or not (`mem` is text with the memory, `mem+r3` r3 with it). The
+    memory exists here only, so the agents' Condition (and their results folders) stay as they are."""
+
+    observation: Condition
+    memory: bool = False
+
+    @classmethod
+    def parse(cls, name: str) -> ReplayCondition:
+        """text, r<N>, mem or mem+r<N>; anything else is a ConditionError naming the value."""
+        if not isinstance(name, str) or not re.fullmatch(REPLAY_PATTERN, name):
+            hint = "; write mem" if name == f"{MEMORY}+{TEXT}" else ""
+            raise ConditionError(f"unknown condition {name!r}: use text, r<N>, mem or mem+r<N> (r3, mem+r3){hint}")
+        if name == MEMORY:
+            return cls(Condition(), True)
+        memory = name.startswith(MEMORY + "+")
+        return cls(Condition.parse(name[len(MEMORY) + 1 :] if memory else name), memory)
+
+    def __str__(self) -> str:
+        if not self.memory:
+            return str(self.observation)
+        return f"{MEMORY}+{self.observation}" if self.observation.visual else MEMORY
+
+
+def replay_conditions_arg(value: str) -> list[ReplayCondition]:
+    """argparse `type=` for a comma-separated list of distinct replay conditions."""
+    names = [c.strip() for c in value.split(",") if c.strip()]
+    if not names:
+        raise argparse.ArgumentTypeError("no conditions given (e.g. text,r3,mem,mem+r3)")
+    try:
+        conditions = [ReplayCondition.parse(n) for n in names]
+    except ConditionError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    repeated = sorted({str(c) for c in conditions if conditions.count(c) > 1})
+    if repeated:
+        raise argparse.ArgumentTypeError(f"condition {', '.join(repeated)} given more than once")
+    return conditions
 
 
 def _mini_turn(step: Step) -> str:
@@ -222,37 +272,71 @@ def _merge_parts(parts: list[dict]) -> str | list[dict]:
     return out
 
 
-def observe_recorded(pipeline: ObservationPipeline, observation: str, windows: list[RecordedWindow]) -> tuple[Any, int]:
-    """The observation under the pipeline's condition: the recorded text, with each window
-    passed through the pipeline (pages under rN, unless it keeps the window text). Returns
-    (content, image pages)."""
-    content, pages, _ = observe_recorded_windows(pipeline, observation, windows)
-    return content, pages
+class _PlainRecord(ObservationPipeline):
+    """Keeps the plain condition's (content, record) of the last window in `plain`: what the
+    window would have cost without the memory in front, so the memory's saving can be told."""
+
+    plain: tuple[Any, dict[str, Any]] | None = None
+
+    def observe(self, command, output, template_vars=None):
+        self.plain = super().observe(command, output, template_vars)
+        return self.plain
 
 
-def window_cost(pipeline: ObservationPipeline, segment: str, content: Any, record: dict[str, Any]) -> dict[str, Any]:
+class RecordedMemoryPipeline(MemoryObservationPipeline, _PlainRecord):
+    """The live agents' memory pipeline (MemoryObservationPipeline: the same window memory,
+    notes and never-dearer choices) over recorded windows; its base observe is _PlainRecord's."""
+
+
+def replay_pipeline(condition: ReplayCondition, config: ObservationConfig, steps: list,
+                    memory_cfg: dict | None) -> ObservationPipeline:
+    """The observation pipeline of a replay condition; with the memory, `steps` (the records
+    so far) numbers the steps its notes name, as the live recorder's steps do."""
+    if not condition.memory:
+        return ObservationPipeline(config, read_file=lambda path: None, observation_template=RECORDED_TEMPLATE)
+    return RecordedMemoryPipeline(
+        config, read_file=lambda path: None, observation_template=RECORDED_TEMPLATE,
+        memory=WorkingMemory(memory_cfg), context=MEMORY_CONTEXT, recorder=SimpleNamespace(steps=steps),
+    )
+
+
+def _shown_tokens(pipeline: ObservationPipeline, content: Any, record: dict[str, Any]) -> int:
+    """A window's tokens as shown: its text's, or the record's (note + pages) when it has pages."""
+    return int(record["tokens"]) if isinstance(content, list) else pipeline._text_tokens(content)
+
+
+def window_cost(pipeline: ObservationPipeline, segment: str, content: Any, record: dict[str, Any],
+                plain: tuple[Any, dict[str, Any]] | None = None) -> dict[str, Any]:
     """What one window cost under the condition, for the gap decomposition
     (swevis.analysis.counterfactual): its recorded text's tokens, its tokens as shown, and
-    why it stayed text or how its pages were bound."""
-    text_tokens = pipeline._text_tokens(segment)
-    render = record.get("render") or {}
+    why it stayed text or how its pages were bound. With the memory, `plain` is what the
+    condition without it showed: kind, reason and pages describe that, `full_tokens` its
+    tokens and `memory` what the memory did (miss, exact, overlap)."""
+    plain_content, plain_record = plain or (content, record)
+    render = plain_record.get("render") or {}
     return {
-        "text_tokens": text_tokens,
-        "tokens": int(record["tokens"]) if isinstance(content, list) else text_tokens,
-        "kind": record["kind"],
-        "text_reason": record.get("text_reason"),
-        "pages": int(record.get("pages") or 0),
+        "text_tokens": pipeline._text_tokens(segment),
+        "tokens": _shown_tokens(pipeline, content, record),
+        "kind": plain_record["kind"],
+        "text_reason": plain_record.get("text_reason"),
+        "pages": int(plain_record.get("pages") or 0),
         "image_tokens": int(render.get("image_tokens") or 0),
         "guard_bound": bool(render.get("guard_bound")),
         "floor_bound": bool(render.get("floor_bound")),
+        "full_tokens": _shown_tokens(pipeline, plain_content, plain_record),
+        "memory": (record.get("memory") or {}).get("kind"),
     }
 
 
 def observe_recorded_windows(
     pipeline: ObservationPipeline, observation: str, windows: list[RecordedWindow]
 ) -> tuple[Any, int, list[dict[str, Any]]]:
-    """observe_recorded, with a window_cost record per window (none under text)."""
-    if not windows or pipeline.config.ratio is None:
+    """The observation under the pipeline's condition: the recorded text, with each window
+    passed through the pipeline (pages under rN, unless it keeps the window text; the
+    memory's note in place of lines shown before). Returns (content, image pages, a
+    window_cost record per window; none under text without the memory)."""
+    memory = isinstance(pipeline, RecordedMemoryPipeline)
+    if not windows or (pipeline.config.ratio is None and not memory):
         return observation, 0, []
     parts: list[dict] = []
     pos, pages, costs = 0, 0, []
@@ -264,7 +348,7 @@ def observe_recorded_windows(
         content, record = pipeline.observe(_canonical_command(w), {"returncode": 0, "output": segment})
         parts.extend([{"type": "text", "text": content}] if isinstance(content, str) else content)
         pages += int(record.get("pages") or 0)
-        costs.append(window_cost(pipeline, segment, content, record))
+        costs.append(window_cost(pipeline, segment, content, record, pipeline.plain if memory else None))
         pos = w.span[1]
     parts.append({"type": "text", "text": observation[pos:]})
     return _merge_parts(parts), pages, costs
@@ -279,15 +363,16 @@ def recorded_windows(traj: Trajectory, repo: RepoFiles | None = None) -> list[li
 
 
 def _account_condition(traj: Trajectory, windows: list[list[RecordedWindow]], condition: str, chat: ReplayModel,
-                       pipeline: ObservationPipeline) -> tuple[str, list[dict[str, Any]]]:
-    """Replays the recorded calls under one condition: (exit status, a record per call)."""
+                       pipeline: ObservationPipeline, records: list[dict[str, Any]]) -> str:
+    """Replays the recorded calls under one condition, a record per call into `records`
+    (the memory pipeline counts its steps there): the exit status."""
     messages: list[dict[str, Any]] = [dict(m) for m in traj.prefix] or [{"role": "user", "content": ""}]
-    records = []
+    classes = classify_actions(s.command for s in traj.steps)  # a script run is classed by what it wrote
     for i, (step, step_windows) in enumerate(zip(traj.steps, windows)):
         try:
             usage = chat.complete(messages, purpose="agent").record()["usage"]
         except ModelCallFailed as exc:  # the image cap under image_policy reject: the run ends here
-            return f"error: {exc.reason}", records
+            return f"error: {exc.reason}"
         messages.append(step.message())
         pages, obs_tokens, kind, costs = 0, 0, "none", []
         if step.observation is not None:
@@ -296,12 +381,14 @@ def _account_condition(traj: Trajectory, windows: list[list[RecordedWindow]], co
             obs_tokens = count_message_tokens([messages[-1]], chat.tokenizer, chat.image_family)
             kind = "image" if pages else "text"
         records.append({
-            "condition": condition, "step": i, "command": step.command, "action_class": classify_action(step.command),
+            "condition": condition, "step": i, "command": step.command, "action_class": classes[i],
             "windows": [f"{w.path}:{w.start}-{w.end}" for w in step_windows], "observation_kind": kind,
             "pages": pages, "observation_tokens": obs_tokens, "prompt_tokens": int(usage["prompt_tokens"]),
             "completion_tokens": int(usage["completion_tokens"]), "window_costs": costs,
+            "memory_hits": sum(c["memory"] in ("exact", "overlap") for c in costs),
+            "memory_saved_tokens": sum(c["full_tokens"] - c["tokens"] for c in costs),
         })
-    return _recorded_exit(traj), records
+    return _recorded_exit(traj)
 
 
 def _recorded_exit(traj: Trajectory) -> str:
@@ -322,8 +409,9 @@ def recorded_costs(
     traj: Trajectory | None = None,
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], dict[str, Any]]:
     """(one row per condition, one record per call and condition, what was found: format,
-    steps parsed, windows identified and, with `repo_dir`, how many match the repository)."""
-    conditions = [str(Condition.parse(str(c))) for c in conditions]
+    steps parsed, windows identified and, with `repo_dir`, how many match the repository).
+    Conditions are replay conditions (text, r<N>, mem, mem+r<N>)."""
+    conditions = [ReplayCondition.parse(str(c)) for c in conditions]
     if not conditions:
         raise SwevisError("no conditions to account")
     traj = traj or read_trajectory(traj_path)
@@ -340,16 +428,17 @@ def recorded_costs(
     rows, per_step = [], []
     for condition in conditions:
         chat = ReplayModel(model_name, {**profile, "backend": "replay"}, source=[s.message() for s in traj.steps] or [""])
-        pipeline = ObservationPipeline(
-            ObservationConfig(condition=condition, wide_margin=settings.wide_margin, max_window_chars=settings.max_window_chars,
-                              tokenizer=chat.tokenizer, image_family=chat.image_family, render=render_cfg or {},
-                              draw_pages=False),  # accounting only: no model reads these pages
-            read_file=lambda path: None, observation_template=RECORDED_TEMPLATE,
+        config = ObservationConfig(
+            condition=str(condition.observation), wide_margin=settings.wide_margin,
+            max_window_chars=settings.max_window_chars, tokenizer=chat.tokenizer, image_family=chat.image_family,
+            render=render_cfg or {}, draw_pages=False,  # accounting only: no model reads these pages
         )
-        status, records = _account_condition(traj, windows, condition, chat, pipeline)
+        records: list[dict[str, Any]] = []
+        pipeline = replay_pipeline(condition, config, records, (agents_cfg or {}).get("memory"))
+        status = _account_condition(traj, windows, str(condition), chat, pipeline, records)
         per_step += records
         rows.append({
-            "condition": condition, "agent": traj.format, "prompt_tokens": sum(r["prompt_tokens"] for r in records),
+            "condition": str(condition), "agent": traj.format, "prompt_tokens": sum(r["prompt_tokens"] for r in records),
             "calls": len(records), "image_pages": sum(r["pages"] for r in records), "exit_status": status,
         })
     base = next((r["prompt_tokens"] for r in rows if r["condition"] == "text"), None)

@@ -1,5 +1,6 @@
 """`swevis replay FILE_OR_DIR --out DIR [--conditions text,r1,r3,r5,r7] [--model qwen3.5]`: the
-counterfactual cost of recorded trajectories under each representation.
+counterfactual cost of recorded trajectories under each representation (and, recorded mode
+only, with the working memory in front of one: mem, mem+r3).
 
 A trajectory of any known format (mini-swe-agent 1.x/2.x, SWE-agent, OpenHands, swevis) is
 replayed from its recorded observations (no environment; --repo DIR checks the windows
@@ -20,10 +21,9 @@ from typing import Any
 import polars as pl
 
 from swevis.agents.cli import model_profile, prepare_instance
-from swevis.agents.counterfactual import counterfactual_costs, recorded_costs
+from swevis.agents.counterfactual import counterfactual_costs, recorded_costs, replay_conditions_arg
 from swevis.agents.trajectory_formats import Trajectory, read_trajectory
 from swevis.cli import input_folder, output_folder
-from swevis.conditions import conditions_arg
 from swevis.config import load_config
 from swevis.errors import SwevisError
 
@@ -33,7 +33,8 @@ TRAJECTORY_SUFFIXES = (".traj.json", ".traj", ".json")
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("traj", help="a trajectory file, or a folder of them (searched recursively)")
     parser.add_argument("--out", default="swevis-replay", help="folder for per_step.parquet and summary.csv")
-    parser.add_argument("--conditions", type=conditions_arg, default="text,r1,r3,r5,r7", help="comma-separated: text, r<ratio>")
+    parser.add_argument("--conditions", type=replay_conditions_arg, default="text,r1,r3,r5,r7",
+                        help="comma-separated: text, r<ratio>; mem, mem+r<ratio> add the working memory (recorded mode)")
     parser.add_argument("--model", help="profile whose tokenizer and image family account the cost (default: first)")
     parser.add_argument("--repo", help="the repository at base_commit: recorded windows are checked against it")
     parser.add_argument("--reexecute", action="store_true", help="run the commands again in a fresh checkout")
@@ -64,6 +65,10 @@ def _reexecute(args: argparse.Namespace, path: Path, traj: Trajectory, cfg: dict
     scope = args.scope or data.get("scope", "normal")
     if scope not in ("normal", "wide"):
         raise SwevisError(f"trajectory {path}: its scope {scope!r} is neither normal nor wide; pass --scope")
+    memory = [str(c) for c in args.conditions if c.memory]
+    if memory:
+        raise SwevisError(f"trajectory {path}: condition {memory[0]} replays the memory over recorded observations "
+                          "only; a re-execution (--reexecute, a swevis traj.json) cannot take it")
     iid = args.instance or traj.instance_id
     if not iid:
         raise SwevisError(f"trajectory {path}: cannot tell the instance; pass --instance")

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from swevis import provenance
-from swevis.agents.actions import classify_action
+from swevis.agents.actions import classify_action, scripts_written
 
 TRAJ_FORMAT = "swevis-traj-1"
 
@@ -50,6 +50,7 @@ class StepRecorder:
 
     def __init__(self, journal_path: str | Path | None = None):
         self.steps: list[dict[str, Any]] = []
+        self.scripts: dict[str, str] = {}  # files the actions wrote whole: running one is classed by its text
         self.journal_path = Path(journal_path) if journal_path else None
         if self.journal_path:
             self.journal_path.parent.mkdir(parents=True, exist_ok=True)
@@ -77,13 +78,15 @@ class StepRecorder:
             "index": len(self.steps),
             "phase": phase,
             "action": action,
-            "action_class": None if format_error else classify_action(action),
+            "action_class": None if format_error else classify_action(action, self.scripts),
             "tool": tool,
             "observation": observation or {"kind": "none", "pages": 0, "tokens": 0, "window": None},
             "usage": usage,
             "format_error": format_error,
         }
         self.steps.append(step)
+        if not format_error:
+            self.scripts.update(scripts_written(action))
         self._journal({"step": step, "response": response})
         return step
 

@@ -2,7 +2,8 @@
 for every backbone (swevis.agents.counterfactual's recorded mode), the reduction table with
 bootstrap CIs over trajectories, and the decomposition of the gap to the ceiling.
 
-The decomposition, per trajectory, backbone and visual condition rN. An observation j is
+The decomposition, per trajectory, backbone and condition rN, mem+rN or mem (N = 1: text
+with the memory). An observation j is
 part of every later call's prompt, so it counts w_j times (w_j: the calls after it). With
 T_j and C_j its prompt tokens under text and under rN (count_message_tokens of the message),
 m the fixed tokens of a message with empty content (message overhead and reply priming) and,
@@ -26,6 +27,10 @@ as shown under rN (text tokens when kept as text; note + image tokens when rende
 - layout_tolerance = image_tokens - t_w / N of the other rendered windows: the layout's band
   around the budget (render.ratio_tolerance), and the numbering the text shows but the pages
   draw; can be negative.
+- memory = c_w - f_w of every window under mem / mem+rN, f_w its tokens as rN alone shows it
+  (then the terms above take f_w for c_w): the working memory's note in place of lines shown
+  before, at most 0 but for a note dearer than a tiny window. The ceiling stays rendering's
+  (T_j / N), so the memory can take a condition below it.
 
 Each term is weighted by w_j and summed; the terms add up to the gap exactly (up to float
 rounding), by construction: per observation they sum to C_j - T_j / N.
@@ -40,23 +45,22 @@ from typing import Any, Sequence
 import numpy as np
 import polars as pl
 
-from swevis.agents.counterfactual import recorded_costs
+from swevis.agents.counterfactual import ReplayCondition, recorded_costs
 from swevis.agents.replay_cli import trajectory_files
 from swevis.agents.trajectory_formats import read_trajectory
 from swevis.analysis.stats import bootstrap
-from swevis.conditions import Condition
 from swevis.errors import SwevisError
 from swevis.tokens import count_message_tokens
 
 TERMS = (
     "not_code_window", "message_overhead", "over_size_limit", "kept_as_text", "render_failed",
-    "page_overhead", "guard_bound", "layout_tolerance",
+    "page_overhead", "guard_bound", "layout_tolerance", "memory",
 )
 REASON_TERM = {"over_max_window_chars": "over_size_limit", "cheaper_as_text": "kept_as_text",
                "render_failed": "render_failed"}
 WINDOW_COST = pl.Struct({"text_tokens": pl.Int64, "tokens": pl.Int64, "kind": pl.Utf8, "text_reason": pl.Utf8,
                          "pages": pl.Int64, "image_tokens": pl.Int64, "guard_bound": pl.Boolean,
-                         "floor_bound": pl.Boolean})
+                         "floor_bound": pl.Boolean, "full_tokens": pl.Int64, "memory": pl.Utf8})
 STEP_SCHEMA = {"windows": pl.List(pl.Utf8), "command": pl.Utf8, "window_costs": pl.List(WINDOW_COST)}
 
 
@@ -81,7 +85,7 @@ def replay_set(folder: str | Path, conditions: Sequence[str], backbones: dict[st
     """One record per recorded call x condition x backbone, for every trajectory below the
     folder (recorded-observation mode). Each record carries the trajectory, its format, the
     backbone and the backbone's empty-message tokens (`message_tokens`, m above)."""
-    conditions = [str(Condition.parse(str(c))) for c in conditions]
+    conditions = [str(ReplayCondition.parse(str(c))) for c in conditions]
     if "text" not in conditions:
         raise SwevisError("config key 'counterfactual.conditions' must include text: every reduction is against it")
     root = Path(folder)
@@ -105,18 +109,20 @@ def _observation_terms(C: int, T: int, m: int, costs: list[dict], ratio: float) 
     terms["message_overhead"] = m - m / ratio
     shown = budget = 0.0
     for w in costs:
+        full = w["tokens"] if w.get("full_tokens") is None else w["full_tokens"]  # without the memory
+        terms["memory"] += w["tokens"] - full
         shown += w["tokens"]
         budget += w["text_tokens"]
-        over = w["tokens"] - w["text_tokens"] / ratio
+        over = full - w["text_tokens"] / ratio
         if w["kind"] == "image":
-            terms["page_overhead"] += w["tokens"] - w["image_tokens"]
+            terms["page_overhead"] += full - w["image_tokens"]
             pages_over = w["image_tokens"] - w["text_tokens"] / ratio
             key = "guard_bound" if w["guard_bound"] else "page_overhead" if w["floor_bound"] else "layout_tolerance"
             terms[key] += pages_over
         elif w["text_reason"] in REASON_TERM:
             terms[REASON_TERM[w["text_reason"]]] += over
-        else:  # not read as a code window by the pipeline: it is output like any other
-            shown -= w["tokens"]
+        else:  # not read as a code window by the pipeline (or text shown as text): output like any other
+            shown -= full
             budget -= w["text_tokens"]
     terms["not_code_window"] = (C - m - shown) - (T - m - budget) / ratio
     return terms
@@ -124,13 +130,14 @@ def _observation_terms(C: int, T: int, m: int, costs: list[dict], ratio: float) 
 
 def trajectory_costs(steps: pl.DataFrame) -> pl.DataFrame:
     """Per trajectory, backbone and condition: prompt tokens, the text condition's, the
-    reduction, and for visual conditions the ceiling and the gap terms (module docstring)."""
+    reduction, and for the other conditions the ceiling and the gap terms (module docstring)."""
     key = ["trajectory", "backbone"]
     text = {(r["trajectory"], r["backbone"], r["step"]): r["observation_tokens"]
             for r in steps.filter(pl.col("condition") == "text").iter_rows(named=True)}
     rows = []
     for (traj, backbone, condition), g in steps.group_by([*key, "condition"], maintain_order=True):
-        ratio = Condition.parse(condition).ratio
+        parsed = ReplayCondition.parse(condition)
+        ratio = parsed.observation.ratio or (1.0 if parsed.memory else None)
         g = g.sort("step")
         n = g.height
         prompt = int(g["prompt_tokens"].sum())
@@ -182,8 +189,8 @@ def reduction_table(costs: pl.DataFrame, *, resamples: int, seed: int) -> pl.Dat
 
 
 def decomposition_table(costs: pl.DataFrame) -> pl.DataFrame:
-    """Per visual condition and backbone: the gap to the ceiling in prompt tokens, each term
-    in tokens and as its share of the gap (terms sum to gap_tokens)."""
+    """Per condition other than text and backbone: the gap to the ceiling in prompt tokens,
+    each term in tokens and as its share of the gap (terms sum to gap_tokens)."""
     visual = costs.filter(pl.col("condition") != "text")
     out = visual.group_by(["condition", "backbone"], maintain_order=True).agg(
         pl.len().alias("trajectories"),

@@ -1,5 +1,5 @@
 """The counterfactual figure: the per-trajectory reduction per condition (left) and the gap
-to the ceiling decomposed per visual condition (right, stacked; swevis.analysis.counterfactual)."""
+to the ceiling decomposed per condition other than text (right, stacked; swevis.analysis.counterfactual)."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ def counterfactual_figure(costs: pl.DataFrame, decomposition: pl.DataFrame, out:
     left.axhline(1.0, color="grey", lw=0.6, ls=":")
     left.set_ylabel("reduction vs text (per trajectory; bar = median)")
     left.legend(title="backbone", fontsize=8)
-    labels = [f"{r['condition']}\n{r['backbone']}" for r in decomposition.iter_rows(named=True)]
+    labels = [f"{r['condition']} {r['backbone']}" for r in decomposition.iter_rows(named=True)]
     pos = [0.0] * decomposition.height
     neg = [0.0] * decomposition.height
     for i, term in enumerate(TERMS):
@@ -41,7 +41,7 @@ def counterfactual_figure(costs: pl.DataFrame, decomposition: pl.DataFrame, out:
         neg = [n + min(v, 0) for v, n in zip(values, neg)]
     right.scatter(range(decomposition.height), decomposition["gap_tokens"].to_list(), marker="_", s=200, color="black",
                   zorder=3, label="gap (sum)")
-    right.set_xticks(range(len(labels)), labels, fontsize=8)
+    right.set_xticks(range(len(labels)), labels, fontsize=8, rotation=45, ha="right")  # mem+rN rows: many bars
     right.axhline(0, color="grey", lw=0.6)
     right.set_ylabel("prompt tokens above the ceiling")
     right.legend(fontsize=7, ncol=2, loc="upper left", bbox_to_anchor=(1.01, 1.0))
