@@ -26,6 +26,7 @@ from swevis.config import schema_defaults, with_defaults
 from swevis.index.store import RepoIndex, Symbol
 from swevis.localize.hints import IssueHints, extract_hints
 from swevis.localize.rerank import chain_scores, check_model, default_model, probability
+from swevis.localize.spans import SourceLines, issue_terms, symbol_span
 
 
 @dataclass
@@ -337,12 +338,15 @@ def localize_issue(
     top_k: int = 10,
     options: dict | None = None,
     model: dict | None = None,
+    repo_dir: str | Path | None = None,
 ) -> list[Candidate]:
     """D_loc: ranked candidates (up to top_k files, top_k symbols, top_k spans), best first.
 
-    Files and spans are ranked by the heuristic score. Symbols are ranked by the re-ranker's
+    Files are ranked by the heuristic score. Symbols are ranked by the re-ranker's
     probability (swevis.localize.rerank; `model` overrides the shipped weights), or by the
-    heuristic score too when options say `ranker: heuristic`.
+    heuristic score too when options say `ranker: heuristic`. Spans: traceback and file:line
+    spans first, then one span inside each ranked symbol (swevis.localize.spans), read from
+    `repo_dir` (default: the folder the index was built from).
     """
     sc, feats = issue_evidence(index, issue_text, query=query, options=options)
     ranker = _opts(options)["ranker"]
@@ -357,13 +361,41 @@ def localize_issue(
         sym = dict(sc.sym)
     files = sorted(sc.file.items(), key=lambda kv: (-kv[1], kv[0]))[:top_k]
     syms = sorted(sym.items(), key=lambda kv: (-kv[1], sc.syms[kv[0]].path, sc.syms[kv[0]].start_line))[:top_k]
-    spans = sorted(sc.spans, key=lambda c: -c.score)[:top_k]
+    ranked = [(sc.syms[sid], v) for sid, v in syms]
+    spans = _ranked_spans(sc, ranked, issue_text if not query else f"{query}\n{issue_text}", top_k,
+                          repo_dir if repo_dir is not None else index.meta.get("repo_dir"), _opts(options))
     out = [Candidate("file", p, None, None, None, round(v, 4), sc.file_ev.get(p, [])[:6]) for p, v in files]
     for sid, v in syms:
         s = sc.syms[sid]
         out.append(Candidate("symbol", s.path, s.qualname, s.start_line, s.end_line, round(v, 4), sc.sym_ev[sid][:6]))
     out.extend(spans)
     return interleaved(out)
+
+
+def _ranked_spans(sc: "_Scores", ranked: list[tuple[Symbol, float]], text: str, top_k: int,
+                  repo_dir: str | Path | None, o: dict) -> list[Candidate]:
+    """Traceback/file-line spans (by heuristic score), then a span inside each ranked symbol
+    that none of them already covers, in the symbols' order; up to top_k.
+
+    A symbol's span scores below every traceback span (scaled into (0, lowest of them)),
+    so one list sorted by score keeps that order.
+    """
+    spans = sorted(sc.spans, key=lambda c: -c.score)[:top_k]
+    floor = min((c.score for c in spans), default=1.0)
+    words, quoted = issue_terms(text or "", extract_hints(text or ""))
+    source = SourceLines(repo_dir)
+    n = len(ranked)
+    for i, (s, _v) in enumerate(ranked):
+        if len(spans) >= top_k:
+            break
+        if any(c.path == s.path and c.start_line <= s.end_line and s.start_line <= (c.end_line or c.start_line)
+               and c.qualified_name == s.qualname for c in spans):
+            continue
+        start, end, why = symbol_span(source(s.path), s.start_line, s.end_line, s.name, words, quoted,
+                                      o["span_context"])
+        score = floor * 0.99 * (n - i) / n
+        spans.append(Candidate("span", s.path, s.qualname, start, end, round(score, 6), [f"{why} in {s.qualname}"]))
+    return spans
 
 
 _KIND_ORDER = {"symbol": 0, "span": 1, "file": 2}
