@@ -108,3 +108,16 @@ def test_best_line_weighs_rare_names_and_skips_docstrings_and_own_name():
     line, why = best_line(lines, 4, 17, "render_report", words, ["Total: 1200"])
     assert line == 14 and "`Total`" in why
     assert best_line(lines, 4, 17, "render_report", {"render_report": 1.0}, []) == (None, [])
+
+
+def test_the_bm25_baseline_proposes_spans_the_same_way(tmp_path):
+    """BM25 alone gets a span inside each of its symbols too, so span hit compares rankings."""
+    from swevis.localize import bm25_baseline
+
+    repo, idx = _repo(tmp_path, {"ledger/__init__.py": "", "ledger/report.py": REPORT})
+    with idx:
+        cands = bm25_baseline(idx, ISSUE, 5, repo_dir=repo)
+        syms, spans = by_kind(cands, "symbol"), by_kind(cands, "span")
+        assert [c.qualified_name for c in spans] == [c.qualified_name for c in syms]
+        report = next(c for c in spans if c.qualified_name == "render_report")
+        assert report.start_line <= 14 <= report.end_line

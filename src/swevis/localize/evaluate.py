@@ -27,7 +27,7 @@ def evaluate_instance(index: RepoIndex, row: dict, ks=(1, 3, 5, 10), options: di
     patch = row.get("patch") or ""
     kmax = max(ks)
     dloc = localize_issue(index, issue, top_k=kmax, options=options, model=model, repo_dir=row.get("repo_dir"))
-    base = bm25_baseline(index, issue, top_k=kmax)
+    base = bm25_baseline(index, issue, top_k=kmax, repo_dir=row.get("repo_dir"), options=options)
     n_hunks = len(gold_hunks(patch))
     out = []
     for k in ks:

@@ -362,7 +362,7 @@ def localize_issue(
     files = sorted(sc.file.items(), key=lambda kv: (-kv[1], kv[0]))[:top_k]
     syms = sorted(sym.items(), key=lambda kv: (-kv[1], sc.syms[kv[0]].path, sc.syms[kv[0]].start_line))[:top_k]
     ranked = [(sc.syms[sid], v) for sid, v in syms]
-    spans = _ranked_spans(sc, ranked, issue_text if not query else f"{query}\n{issue_text}", top_k,
+    spans = _ranked_spans(sc.spans, ranked, issue_text if not query else f"{query}\n{issue_text}", top_k,
                           repo_dir if repo_dir is not None else index.meta.get("repo_dir"), _opts(options))
     out = [Candidate("file", p, None, None, None, round(v, 4), sc.file_ev.get(p, [])[:6]) for p, v in files]
     for sid, v in syms:
@@ -372,7 +372,7 @@ def localize_issue(
     return interleaved(out)
 
 
-def _ranked_spans(sc: "_Scores", ranked: list[tuple[Symbol, float]], text: str, top_k: int,
+def _ranked_spans(trace_spans: list[Candidate], ranked: list[tuple[Symbol, float]], text: str, top_k: int,
                   repo_dir: str | Path | None, o: dict) -> list[Candidate]:
     """Traceback/file-line spans (by heuristic score), then a span inside each ranked symbol
     that none of them already covers, in the symbols' order; up to top_k.
@@ -380,7 +380,7 @@ def _ranked_spans(sc: "_Scores", ranked: list[tuple[Symbol, float]], text: str, 
     A symbol's span scores below every traceback span (scaled into (0, lowest of them)),
     so one list sorted by score keeps that order.
     """
-    spans = sorted(sc.spans, key=lambda c: -c.score)[:top_k]
+    spans = sorted(trace_spans, key=lambda c: -c.score)[:top_k]
     floor = min((c.score for c in spans), default=1.0)
     words, quoted = issue_terms(text or "", extract_hints(text or ""))
     source = SourceLines(repo_dir)
@@ -604,11 +604,14 @@ def _symbol_features(
     return feats
 
 
-def bm25_baseline(index: RepoIndex, issue_text: str, top_k: int = 10) -> list[Candidate]:
-    """BM25 alone over the same lexical index: files by their best document, symbols, spans."""
+def bm25_baseline(index: RepoIndex, issue_text: str, top_k: int = 10, repo_dir: str | Path | None = None,
+                  options: dict | None = None) -> list[Candidate]:
+    """BM25 alone over the same lexical index: files by their best document, symbols, and a span
+    inside each symbol chosen as D_loc chooses it (so span hit compares the rankings)."""
     hits = index.bm25_search(issue_text or "", k=max(200, top_k * 10))
     files: dict[str, Candidate] = {}
     syms: list[Candidate] = []
+    ranked: list[tuple[Symbol, float]] = []
     for rank, h in enumerate(hits, start=1):
         ev = [f"bm25 rank {rank} (score {h.score:.2f})"]
         if h.path not in files:
@@ -617,7 +620,10 @@ def bm25_baseline(index: RepoIndex, issue_text: str, top_k: int = 10) -> list[Ca
             s = index.symbol(h.symbol_id)
             if s is not None:
                 syms.append(Candidate("symbol", s.path, s.qualname, s.start_line, s.end_line, round(h.score, 4), ev))
-    out = list(files.values())[:top_k] + syms
+                ranked.append((s, h.score))
+    spans = _ranked_spans([], ranked, issue_text or "", top_k,
+                          repo_dir if repo_dir is not None else index.meta.get("repo_dir"), _opts(options))
+    out = list(files.values())[:top_k] + syms + spans
     out.sort(key=lambda c: -c.score)
     return out
 
