@@ -26,13 +26,19 @@ import csv
 import json
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 from swevis.index import build_index, open_index
 from swevis.localize.coverage import gold_files, gold_hunks, gold_symbols
 from swevis.localize.evaluate import evaluate_instance, summarize
+from swevis.localize.rerank import fit
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+import fit_ranker  # noqa: E402 (sibling scripts: the re-ranker's features and fit, the case indexes)
+from bench_localize import case_index  # noqa: E402
+
 CASES = ROOT / "tests" / "fixtures" / "localize" / "devset.csv"
 VERIFIED = ROOT / "tests" / "fixtures" / "swebench" / "verified_ids.csv"
 KS = (1, 3, 5, 10)
@@ -155,6 +161,34 @@ def measure(rows: list[dict], options: dict | None = None, model: dict | None = 
     return per
 
 
+def _mean_hit(per: list[dict], repos: set[str], level: str) -> float:
+    """Mean hit rate at `level` over k and the cases of `repos` (cases without hunks skipped)."""
+    vals = [r["dloc"] for r in per if r["repo"] in repos and r["level"] == level and r["dloc"] == r["dloc"]]
+    return sum(vals) / len(vals) if vals else 0.0
+
+
+def cross_validate(rows: list[dict], key: str, values: list, level: str, ranker: str) -> dict:
+    """Leave-one-repository-out choice of the `localize` option `key` among `values`.
+
+    For each repository, the value with the best mean `level` hit (over k = 1/3/5/10) on the
+    other repositories is measured on it; those held-out rows, pooled, are the estimate of the
+    choice on a repository it was not made on. Ties go to the earlier value. Also returns the
+    value chosen on every repository and each value's in-sample rows.
+    """
+    per_value = {json.dumps(v): measure(rows, {"ranker": ranker, key: v}) for v in values}
+    repos = sorted({r["repo"] for r in rows})
+
+    def best(on: set[str]):
+        return max(values, key=lambda v: (round(_mean_hit(per_value[json.dumps(v)], on, level), 9), -values.index(v)))
+
+    folds, pooled = [], []
+    for held in repos:
+        v = best(set(repos) - {held})
+        folds.append((held, v))
+        pooled.extend(r for r in per_value[json.dumps(v)] if r["repo"] == held)
+    return {"folds": folds, "estimate": pooled, "chosen": best(set(repos)), "per_value": per_value}
+
+
 def print_table(title: str, per: list[dict]) -> None:
     summary = summarize(per)
     n = summary[0]["n_instances"] if summary else 0
@@ -164,6 +198,50 @@ def print_table(title: str, per: list[dict]) -> None:
     for k in KS:
         cells = [f"{by[(k, lv)]['dloc']:.3f} / {by[(k, lv)]['bm25']:.3f}" for lv in ("file", "symbol", "span")]
         print(f"{k:>3} | " + " | ".join(f"{c:>13}" for c in cells))
+
+
+def ranker_cv(rows: list[dict], l2: float = 1.0) -> dict[str, list[dict]]:
+    """Leave-one-repository-out estimate of fitting the re-ranker on real issues.
+
+    For each development repository, the re-ranker is fitted (benchmarks/fit_ranker.py's
+    features and fit) on (a) the shipped training cases (bundled sample and held-out sets)
+    plus the development cases of the other repositories, and (b) those development cases
+    alone, then measured on the held-out repository. Pooled over repositories; the shipped
+    weights' rows (never fitted on a development case) beside them.
+    """
+    train = fit_ranker.training_rows()
+    out: dict[str, list[dict]] = {"shipped": measure(rows), "shipped+dev": [], "dev only": []}
+    with tempfile.TemporaryDirectory(prefix="loc-devset-cv-") as tmp:
+        opened: dict = {}
+        syn = [fit_ranker.case_matrix(case_index(r, Path(tmp), opened), r) for r in train]
+        for idx in opened.values():
+            idx.close()
+    dev = []
+    for row in rows:
+        with open_index(row["db"]) as index:
+            dev.append(fit_ranker.case_matrix(index, row))
+    for held in sorted({r["repo"] for r in rows}):
+        others = [(m[0], m[1]) for m, r in zip(dev, rows) if r["repo"] != held]
+        fits = {"shipped+dev": fit([(m[0], m[1]) for m in syn] + others, l2=l2), "dev only": fit(others, l2=l2)}
+        for name, (w, b) in fits.items():
+            out[name].extend(measure([r for r in rows if r["repo"] == held], model=fit_ranker.model_of(w, b)))
+    return out
+
+
+def run_cv(rows: list[dict], option: str, level: str, ranker: str) -> None:
+    key, _, vals = option.partition("=")
+    try:
+        values = [json.loads(v) for v in vals.split(",")]
+    except json.JSONDecodeError:
+        raise DevsetError(f"--option {option}: expected KEY=V1,V2,... with JSON values") from None
+    res = cross_validate(rows, key, values, level, ranker)
+    for v, per in res["per_value"].items():
+        print(f"{key}={v}: mean {level} hit over k, all repositories (in-sample) "
+              f"{_mean_hit(per, {r['repo'] for r in rows}, level):.3f}")
+    print("folds (held-out repository: value chosen on the others): "
+          + "; ".join(f"{h}: {v}" for h, v in res["folds"]))
+    print_table(f"leave-one-repository-out estimate of choosing {key} by {level} hit, {ranker}", res["estimate"])
+    print(f"\nchosen on every repository: {key}={res['chosen']}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -177,6 +255,13 @@ def main(argv: list[str] | None = None) -> int:
     m.add_argument("--out", type=Path, required=True)
     m.add_argument("--ranker", choices=("heuristic", "learned"), action="append")
     m.add_argument("--json", type=Path, help="also write the per-instance rows as JSON")
+    c = sub.add_parser("cv", help="choose a localize option's value by leave-one-repository-out cross-validation")
+    c.add_argument("--out", type=Path, required=True)
+    c.add_argument("--option", required=True, help="KEY=V1,V2,... (values as JSON), e.g. w_file_symbol=0,0.5,1")
+    c.add_argument("--level", choices=("file", "symbol", "span"), required=True, help="the hit level the choice maximizes")
+    c.add_argument("--ranker", choices=("heuristic", "learned"), default="learned")
+    r = sub.add_parser("cv-ranker", help="leave-one-repository-out estimate of refitting the re-ranker on real issues")
+    r.add_argument("--out", type=Path, required=True)
     args = ap.parse_args(argv)
     try:
         cases = read_cases()
@@ -184,6 +269,13 @@ def main(argv: list[str] | None = None) -> int:
             prepare(cases, read_rows(args.rows), args.mirrors, args.out)
             return 0
         rows = load_prepared(args.out, cases)
+        if args.cmd == "cv":
+            run_cv(rows, args.option, args.level, args.ranker)
+            return 0
+        if args.cmd == "cv-ranker":
+            for name, per in ranker_cv(rows).items():
+                print_table(f"re-ranker {name}, leave-one-repository-out", per)
+            return 0
         out = {}
         for ranker in args.ranker or ["learned", "heuristic"]:
             per = measure(rows, {"ranker": ranker})

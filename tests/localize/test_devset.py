@@ -63,3 +63,22 @@ def test_prepare_rebuilds_a_case_from_rows_and_a_clone(tmp_path):
     assert {(r["k"], r["level"]): r["dloc"] for r in per}[(1, "symbol")] == 1.0
     with pytest.raises(mod.DevsetError, match="base commit"):
         mod.prepare([{**case, "base_commit": "0" * 40}], mod.read_rows([rows]), mirrors, out)
+
+
+def test_cross_validation_chooses_on_the_other_repositories(monkeypatch):
+    """Each repository is measured at the value the other repositories chose; ties go first."""
+    mod = _script()
+    # a and b prefer 1, c prefers 0; every fold's other two repositories average higher at 1
+    hits = {("a", 0): 0.0, ("a", 1): 1.0, ("b", 0): 0.0, ("b", 1): 1.0, ("c", 0): 1.0, ("c", 1): 0.5}
+
+    def fake_measure(rows, options=None, model=None):
+        v = options["w_file_symbol"]
+        return [{"instance_id": r["instance_id"], "repo": r["repo"], "k": k, "level": "file",
+                 "dloc": hits[(r["repo"], v)], "bm25": 0.0, "n_gold_hunks": 1} for r in rows for k in (1, 5)]
+
+    monkeypatch.setattr(mod, "measure", fake_measure)
+    rows = [{"instance_id": f"{r}-1", "repo": r} for r in "abc"]
+    res = mod.cross_validate(rows, "w_file_symbol", [0, 1], "file", "learned")
+    assert res["folds"] == [("a", 1), ("b", 1), ("c", 1)]
+    assert res["chosen"] == 1
+    assert sorted((r["repo"], r["dloc"]) for r in res["estimate"] if r["k"] == 1) == [("a", 1.0), ("b", 1.0), ("c", 0.5)]

@@ -121,3 +121,20 @@ def test_the_bm25_baseline_proposes_spans_the_same_way(tmp_path):
         assert [c.qualified_name for c in spans] == [c.qualified_name for c in syms]
         report = next(c for c in spans if c.qualified_name == "render_report")
         assert report.start_line <= 14 <= report.end_line
+
+
+def test_w_file_symbol_lets_the_best_symbol_lift_its_file(tmp_path):
+    """A file the heuristic ranks second but whose symbol ranks first comes first with
+    w_file_symbol > 0; 0 keeps the heuristic file order."""
+    from swevis.localize.operators import _file_scores, _opts, _Scores
+
+    repo, idx = _repo(tmp_path, {"ledger/__init__.py": "", "ledger/report.py": REPORT})
+    with idx:
+        render = next(iter(idx.symbols_by_name("render_report")))
+        sc = _Scores(idx, _opts(None))
+        sc.syms[render.id] = render
+        sc.file = {"ledger/__init__.py": 2.0, "ledger/report.py": 1.5}
+        sym = {render.id: 0.9}
+        assert _file_scores(sc, sym, _opts({"w_file_symbol": 0.0})) == sc.file
+        lifted = _file_scores(sc, sym, _opts({"w_file_symbol": 1.0}))
+        assert max(lifted, key=lifted.get) == "ledger/report.py"

@@ -349,27 +349,44 @@ def localize_issue(
     `repo_dir` (default: the folder the index was built from).
     """
     sc, feats = issue_evidence(index, issue_text, query=query, options=options)
-    ranker = _opts(options)["ranker"]
-    if ranker not in ("heuristic", "learned"):
-        raise ValueError(f"unknown ranker {ranker!r}: expected 'heuristic' or 'learned'")
-    if model is not None or ranker == "learned":
+    o = _opts(options)
+    if o["ranker"] not in ("heuristic", "learned"):
+        raise ValueError(f"unknown ranker {o['ranker']!r}: expected 'heuristic' or 'learned'")
+    file_scores = sc.file  # it already holds its best symbol's heuristic score (_lift_files)
+    if model is not None or o["ranker"] == "learned":
         if model is not None:
             check_model(model)
         m = model or default_model()
         sym = {sid: probability(f, m) for sid, f in feats.items()}
+        file_scores = _file_scores(sc, sym, o)
     else:
         sym = dict(sc.sym)
-    files = sorted(sc.file.items(), key=lambda kv: (-kv[1], kv[0]))[:top_k]
+    files = sorted(file_scores.items(), key=lambda kv: (-kv[1], kv[0]))[:top_k]
     syms = sorted(sym.items(), key=lambda kv: (-kv[1], sc.syms[kv[0]].path, sc.syms[kv[0]].start_line))[:top_k]
     ranked = [(sc.syms[sid], v) for sid, v in syms]
     spans = _ranked_spans(sc.spans, ranked, issue_text if not query else f"{query}\n{issue_text}", top_k,
-                          repo_dir if repo_dir is not None else index.meta.get("repo_dir"), _opts(options))
+                          repo_dir if repo_dir is not None else index.meta.get("repo_dir"), o)
     out = [Candidate("file", p, None, None, None, round(v, 4), sc.file_ev.get(p, [])[:6]) for p, v in files]
     for sid, v in syms:
         s = sc.syms[sid]
         out.append(Candidate("symbol", s.path, s.qualname, s.start_line, s.end_line, round(v, 4), sc.sym_ev[sid][:6]))
     out.extend(spans)
     return interleaved(out)
+
+
+def _file_scores(sc: "_Scores", sym: dict[int, float], o: dict) -> dict[str, float]:
+    """Files by heuristic score, plus `w_file_symbol` times the re-ranker's probability of their
+    best symbol candidate (both relative to the best), so the learned ranking steers the files."""
+    w = o["w_file_symbol"]
+    if w <= 0 or not sc.file:
+        return dict(sc.file)
+    fmax = max(sc.file.values()) or 1.0
+    smax = max(sym.values(), default=0.0) or 1.0
+    best: dict[str, float] = {}
+    for sid, v in sym.items():
+        p = sc.syms[sid].path
+        best[p] = max(best.get(p, 0.0), v / smax)
+    return {p: v / fmax + w * best.get(p, 0.0) for p, v in sc.file.items()}
 
 
 def _ranked_spans(trace_spans: list[Candidate], ranked: list[tuple[Symbol, float]], text: str, top_k: int,
