@@ -138,3 +138,17 @@ def test_w_file_symbol_lets_the_best_symbol_lift_its_file(tmp_path):
         assert _file_scores(sc, sym, _opts({"w_file_symbol": 0.0})) == sc.file
         lifted = _file_scores(sc, sym, _opts({"w_file_symbol": 1.0}))
         assert max(lifted, key=lifted.get) == "ledger/report.py"
+
+
+def test_a_class_does_not_repeat_its_members_span(tmp_path):
+    """Class and method both ranked: the class's best line is the method's, so one span, and
+    keywords and `self` in the issue's code point at no line."""
+    code = ("class Formatter:\n    width = 10\n\n    def render(self, value):\n        if value is None:\n"
+            "            return 'missing value'\n        return str(value).rjust(self.width)\n")
+    repo, idx = _repo(tmp_path, {"fmt/__init__.py": "", "fmt/core.py": code})
+    with idx:
+        issue = "`Formatter.render` prints 'missing value' for zero\n```\nimport fmt\nif True: self\n```"
+        cands = localize_issue(idx, issue, top_k=5, repo_dir=repo, options={"span_context": 0})
+        spans = by_kind(cands, "span")
+        assert {c.qualified_name for c in by_kind(cands, "symbol")} >= {"Formatter", "Formatter.render"}
+        assert [(c.start_line, c.end_line) for c in spans if c.path == "fmt/core.py"] == [(6, 6)]

@@ -392,7 +392,7 @@ def _file_scores(sc: "_Scores", sym: dict[int, float], o: dict) -> dict[str, flo
 def _ranked_spans(trace_spans: list[Candidate], ranked: list[tuple[Symbol, float]], text: str, top_k: int,
                   repo_dir: str | Path | None, o: dict) -> list[Candidate]:
     """Traceback/file-line spans (by heuristic score), then a span inside each ranked symbol
-    that none of them already covers, in the symbols' order; up to top_k.
+    that overlaps none before it, in the symbols' order; up to top_k.
 
     A symbol's span scores below every traceback span (scaled into (0, lowest of them)),
     so one list sorted by score keeps that order.
@@ -405,11 +405,11 @@ def _ranked_spans(trace_spans: list[Candidate], ranked: list[tuple[Symbol, float
     for i, (s, _v) in enumerate(ranked):
         if len(spans) >= top_k:
             break
-        if any(c.path == s.path and c.start_line <= s.end_line and s.start_line <= (c.end_line or c.start_line)
-               and c.qualified_name == s.qualname for c in spans):
-            continue
         start, end, why = symbol_span(source(s.path), s.start_line, s.end_line, s.name, words, quoted,
                                       o["span_context"])
+        # a class's span is often its member's, a frame's span covers its symbol's best line
+        if any(c.path == s.path and c.start_line <= end and start <= (c.end_line or c.start_line) for c in spans):
+            continue
         score = floor * 0.99 * (n - i) / n
         spans.append(Candidate("span", s.path, s.qualname, start, end, round(score, 6), [f"{why} in {s.qualname}"]))
     return spans

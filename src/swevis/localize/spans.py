@@ -9,6 +9,7 @@ a fix of its arguments or early checks lands.
 
 from __future__ import annotations
 
+import keyword
 import math
 import re
 from pathlib import Path
@@ -23,8 +24,8 @@ _STOP = frozenset(
     "the this that with from have when what which then than there their they them into does doesn "
     "should would could will been being were also only just like some such more most other about "
     "after before here same very over because where while using used make made need want expected "
-    "actual behaviour behavior error issue problem example following code version python return".split()
-)
+    "actual behaviour behavior error issue problem example following code version python".split()
+) | {k.lower() for k in keyword.kwlist} | {"self", "cls"}
 
 
 def issue_terms(text: str, hints: IssueHints) -> tuple[dict[str, float], list[str]]:
