@@ -152,3 +152,27 @@ def test_a_class_does_not_repeat_its_members_span(tmp_path):
         spans = by_kind(cands, "span")
         assert {c.qualified_name for c in by_kind(cands, "symbol")} >= {"Formatter", "Formatter.render"}
         assert [(c.start_line, c.end_line) for c in spans if c.path == "fmt/core.py"] == [(6, 6)]
+
+
+def test_the_cli_reads_spans_from_the_repository_it_is_given(tmp_path, monkeypatch, capsys):
+    """An index built with a relative folder, used from elsewhere: `swevis localize REPO` still
+    reads REPO's lines for its spans (not only the symbols' heads)."""
+    import json
+
+    from swevis.cli import main
+
+    repo = tmp_path / "repo"
+    (repo / "ledger").mkdir(parents=True)
+    (repo / "ledger" / "__init__.py").write_text("")
+    (repo / "ledger" / "report.py").write_text(REPORT)
+    monkeypatch.chdir(tmp_path)
+    assert main(["index", "repo", "--db", "i.sqlite"]) == 0
+    (tmp_path / "issue.md").write_text(ISSUE)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    capsys.readouterr()
+    assert main(["localize", str(repo), "--db", "../i.sqlite", "--issue", "../issue.md", "--json"]) == 0
+    spans = json.loads(capsys.readouterr().out)["spans"]
+    top = next(s for s in spans if s["path"] == "ledger/report.py")
+    assert top["start_line"] <= 14 <= top["end_line"] and "line 14" in top["evidence"][0]
