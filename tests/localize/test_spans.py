@@ -176,3 +176,14 @@ def test_the_cli_reads_spans_from_the_repository_it_is_given(tmp_path, monkeypat
     spans = json.loads(capsys.readouterr().out)["spans"]
     top = next(s for s in spans if s["path"] == "ledger/report.py")
     assert top["start_line"] <= 14 <= top["end_line"] and "line 14" in top["evidence"][0]
+
+
+def test_without_environment_drops_template_headings_and_version_sections():
+    from swevis.localize.hints import without_environment
+
+    issue = ("Totals are wrong\n**Describe the bug**\nrender_report rounds\n```\n# not a heading\n```\n"
+             "**TypeError: a bytes-like object is required, not 'MultiValue'**\n"
+             "## Versions\nnumpy 1.2\nPython 3.9\n### Expected behavior\nno rounding\n")
+    assert without_environment(issue).splitlines() == [
+        "Totals are wrong", "render_report rounds", "```", "# not a heading", "```",
+        "**TypeError: a bytes-like object is required, not 'MultiValue'**", "no rounding"]

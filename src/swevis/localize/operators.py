@@ -24,7 +24,7 @@ from pathlib import Path
 
 from swevis.config import schema_defaults, with_defaults
 from swevis.index.store import RepoIndex, Symbol
-from swevis.localize.hints import IssueHints, extract_hints
+from swevis.localize.hints import IssueHints, extract_hints, without_environment
 from swevis.localize.rerank import chain_scores, check_model, default_model, probability
 from swevis.localize.spans import SourceLines, issue_terms, symbol_span
 
@@ -364,7 +364,7 @@ def localize_issue(
     files = sorted(file_scores.items(), key=lambda kv: (-kv[1], kv[0]))[:top_k]
     syms = sorted(sym.items(), key=lambda kv: (-kv[1], sc.syms[kv[0]].path, sc.syms[kv[0]].start_line))[:top_k]
     ranked = [(sc.syms[sid], v) for sid, v in syms]
-    spans = _ranked_spans(sc.spans, ranked, issue_text if not query else f"{query}\n{issue_text}", top_k,
+    spans = _ranked_spans(sc.spans, ranked, _issue_text(issue_text, query, o), top_k,
                           repo_dir if repo_dir is not None else index.meta.get("repo_dir"), o)
     out = [Candidate("file", p, None, None, None, round(v, 4), sc.file_ev.get(p, [])[:6]) for p, v in files]
     for sid, v in syms:
@@ -432,15 +432,22 @@ def interleaved(candidates: list[Candidate]) -> list[Candidate]:
     return sorted(candidates, key=lambda c: (rank.get(id(c), 0), _KIND_ORDER.get(c.kind, 3)))
 
 
+def _issue_text(issue_text: str | None, query: str | None, o: dict) -> str:
+    """The text D_loc reads: the sub-query first, the issue without its template's headings
+    and environment sections when `drop_environment` says so."""
+    text = issue_text or ""
+    if o["drop_environment"]:
+        text = without_environment(text)
+    return f"{query}\n{text}" if query else text
+
+
 def issue_evidence(
     index: RepoIndex, issue_text: str, *, query: str | None = None, options: dict | None = None
 ) -> tuple["_Scores", dict[int, dict[str, float]]]:
     """The heuristic scores of files, symbols and spans, and the re-ranker's features of every
     symbol candidate (test code excluded, local functions folded into their definition)."""
     o = _opts(options)
-    text = issue_text or ""
-    if query:
-        text = f"{query}\n{text}"
+    text = _issue_text(issue_text, query, o)
     hints = extract_hints(text)
     sc = _Scores(index, o)
     _frame_evidence(index, sc, hints, o)
