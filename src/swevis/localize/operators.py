@@ -8,9 +8,10 @@ agent sub-query q). Each candidate carries the evidence that put it there:
   3. BM25 over symbols, module text and doc chunks, as a fallback signal;
   4. graph expansion around the strongest seeds: parent, base classes, direct callers and
      callees, import neighbours of the top files.
-A hand-weighted heuristic adds these up and ranks files and spans; symbols are re-ranked by
-a logistic model fitted on gold patches (swevis.localize.rerank) over the heuristic score
-and a few graph and symptom features.
+A hand-weighted heuristic adds these up and ranks files; symbols are re-ranked by a logistic
+model fitted on gold patches (swevis.localize.rerank) over the heuristic score and a few
+graph and symptom features, and lift their files. Spans are the traceback lines, then the
+lines inside each ranked symbol that mention the issue (swevis.localize.spans).
 D_pkg(candidates) turns them into a package: file summaries, refined code windows, search
 hints and test pointers. Both are plain functions; agents call them as tools.
 """
@@ -342,9 +343,10 @@ def localize_issue(
 ) -> list[Candidate]:
     """D_loc: ranked candidates (up to top_k files, top_k symbols, top_k spans), best first.
 
-    Files are ranked by the heuristic score. Symbols are ranked by the re-ranker's
-    probability (swevis.localize.rerank; `model` overrides the shipped weights), or by the
-    heuristic score too when options say `ranker: heuristic`. Spans: traceback and file:line
+    Symbols are ranked by the re-ranker's probability (swevis.localize.rerank; `model`
+    overrides the shipped weights), or by the heuristic score when options say `ranker:
+    heuristic`. Files by the heuristic score, under the re-ranker plus `w_file_symbol` times
+    their best symbol's probability. Spans: traceback and file:line
     spans first, then one span inside each ranked symbol (swevis.localize.spans), read from
     `repo_dir` (default: the folder the index was built from).
     """
