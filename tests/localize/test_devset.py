@@ -28,6 +28,9 @@ def test_the_case_list_has_no_verified_instance_and_a_verified_one_is_refused(tm
                    "astropy__astropy-12907,astropy/astropy,abc,x,BSD\n")
     with pytest.raises(mod.DevsetError, match="astropy__astropy-12907 are SWE-bench Verified"):
         mod.read_cases(bad)
+    bad.write_text("instance_id,repo,base_commit,source,repo_licence\nme__x-1,me/x,abc,somewhere,MIT\n")
+    with pytest.raises(mod.DevsetError, match="unknown source somewhere"):
+        mod.read_cases(bad)
 
 
 def _git(cwd, *args):
