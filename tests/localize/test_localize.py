@@ -279,8 +279,9 @@ def test_test_modules_are_no_symbol_candidates_but_library_test_helpers_are(tmp_
 
 
 def test_package_keeps_symbol_windows_under_a_long_traceback(tmp_path):
-    """Seven frames in seven modules give seven span windows; the best symbol still gets one of
-    the six (span scores are heuristic sums, symbol scores probabilities: not comparable)."""
+    """Seven frames in seven modules give seven traceback spans (ahead of the span D_loc proposes
+    inside helper_for_widths, which no frame covers); the best symbol still gets one of the
+    six windows (span scores are heuristic sums, symbol scores probabilities: not comparable)."""
     files = {"pkg/__init__.py": "", "pkg/other.py": "def helper_for_widths():\n    return 'widths'\n"}
     for n in range(7):
         files[f"pkg/m{n}.py"] = "\n" * 40 + f"def f{n}():\n    return {n}\n"
@@ -289,7 +290,9 @@ def test_package_keeps_symbol_windows_under_a_long_traceback(tmp_path):
     with idx:
         issue = "widths wrong, `helper_for_widths`\nTraceback (most recent call last):\n" + frames + "ValueError: x\n"
         cands = localize_issue(idx, issue)
-        assert len(by_kind(cands, "span")) == 7
+        spans = by_kind(cands, "span")
+        assert [any("traceback" in e for e in c.evidence) for c in spans] == [True] * 7 + [False]
+        assert spans[-1].qualified_name == "helper_for_widths"
         pkg = pack_context(idx, cands, repo_dir=repo, max_windows=6)
         best = by_kind(cands, "symbol")[0]
         assert len(pkg["windows"]) == 6

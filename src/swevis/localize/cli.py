@@ -39,9 +39,10 @@ def run(args: argparse.Namespace) -> int:
         build_index(args.repo_dir, db, options=load_index_options(args.config))
     with open_index(db) as index:
         if args.baseline:
-            cands = bm25_baseline(index, issue, args.top_k)
+            cands = bm25_baseline(index, issue, args.top_k, repo_dir=args.repo_dir, options=opts)
         else:
-            cands = localize_issue(index, issue, query=args.query, top_k=args.top_k, options=opts)
+            cands = localize_issue(index, issue, query=args.query, top_k=args.top_k, options=opts,
+                                   repo_dir=args.repo_dir)
         package = pack_context(
             index, cands, repo_dir=args.repo_dir, max_windows=args.max_windows, wide=args.wide, issue_text=issue,
             options=opts,

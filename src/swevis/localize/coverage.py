@@ -6,7 +6,8 @@ and are left out.
   file hit   share of gold files among the top-k file candidates
   symbol hit share of gold hunks whose enclosing symbol (innermost definition overlapping the
              hunk; module-level hunks: their file) is among the top-k symbol candidates
-  span hit   share of gold hunks overlapping a top-k symbol or span candidate's lines
+  span hit   share of gold hunks overlapping a top-k span candidate's lines (a span is a few
+             lines: a traceback line's or the lines D_loc proposes inside a symbol)
   evidence coverage  share of gold hunks overlapping the union of windows viewed/committed
 """
 
@@ -141,7 +142,7 @@ def hit_rates(candidates, patch_text: str, k: int, index=None) -> dict[str, floa
             sym_hits += 1
     symbol_hit = sym_hits / len(hunks)
 
-    regions = [(c.path, c.start_line, c.end_line) for c in syms + spans if c.start_line is not None]
+    regions = [(c.path, c.start_line, c.end_line) for c in spans if c.start_line is not None]
     span_hit = sum(
         1 for p, s, e in hunks if any(rp == p and _overlaps(rs, re_ or rs, s, e) for rp, rs, re_ in regions)
     ) / len(hunks)

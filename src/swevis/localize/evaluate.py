@@ -21,12 +21,13 @@ LEVELS = ("file", "symbol", "span")
 
 def evaluate_instance(index: RepoIndex, row: dict, ks=(1, 3, 5, 10), options: dict | None = None,
                       model: dict | None = None) -> list[dict]:
-    """Per-instance rows: instance_id, k, level, dloc, bm25, n_gold_hunks (`model`: re-ranker weights)."""
+    """Per-instance rows: instance_id, k, level, dloc, bm25, n_gold_hunks (`model`: re-ranker weights;
+    the row's `repo_dir`, when given, is where D_loc reads the lines of its symbol spans)."""
     issue = row.get("problem_statement") or ""
     patch = row.get("patch") or ""
     kmax = max(ks)
-    dloc = localize_issue(index, issue, top_k=kmax, options=options, model=model)
-    base = bm25_baseline(index, issue, top_k=kmax)
+    dloc = localize_issue(index, issue, top_k=kmax, options=options, model=model, repo_dir=row.get("repo_dir"))
+    base = bm25_baseline(index, issue, top_k=kmax, repo_dir=row.get("repo_dir"), options=options)
     n_hunks = len(gold_hunks(patch))
     out = []
     for k in ks:

@@ -49,6 +49,39 @@ def _add(d: dict[str, float], name: str, w: float) -> None:
     d[name] = max(d.get(name, 0.0), w)
 
 
+_HEADING = re.compile(r"^\s*(?:#{1,6}\s+(.+?)\s*#*|\*\*(.+?)\*\*:?)\s*$")
+# issue-template sections that describe the reporter's machine, not the bug
+_ENVIRONMENT = re.compile(r"version|environment|platform|system|pip (?:list|freeze)|installed|__pkginfo__|"
+                          r"operating system|\bos\b", re.I)
+
+
+def without_environment(text: str) -> str:
+    """The issue without its template's headings and environment sections.
+
+    An issue template's headings ("Describe the bug", "Expected behavior") are the same words
+    in every issue of a repository, and its environment sections (versions, platform, `pip
+    list`) name packages and version numbers: both are noise for the identifiers, BM25 and the
+    symptom text. A heading line of up to six words (markdown `#`, or a line in bold) outside
+    code fences is dropped; a heading naming the environment drops its section too, up to the
+    next heading.
+    """
+    out, in_fence, skipping = [], False, False
+    for line in text.splitlines():
+        if line.lstrip().startswith("```"):
+            in_fence = not in_fence
+        m = None if in_fence else _HEADING.match(line)
+        title = (m.group(1) or m.group(2)) if m else ""
+        if m and _ENVIRONMENT.search(title):
+            skipping = True
+            continue
+        if m and len(title.split()) <= 6:  # a template heading; a longer bold line is prose
+            skipping = False
+            continue
+        if not skipping:
+            out.append(line)
+    return "\n".join(out)
+
+
 def extract_hints(text: str) -> IssueHints:
     h = IssueHints()
     order = 0

@@ -8,9 +8,10 @@ agent sub-query q). Each candidate carries the evidence that put it there:
   3. BM25 over symbols, module text and doc chunks, as a fallback signal;
   4. graph expansion around the strongest seeds: parent, base classes, direct callers and
      callees, import neighbours of the top files.
-A hand-weighted heuristic adds these up and ranks files and spans; symbols are re-ranked by
-a logistic model fitted on gold patches (swevis.localize.rerank) over the heuristic score
-and a few graph and symptom features.
+A hand-weighted heuristic adds these up and ranks files; symbols are re-ranked by a logistic
+model fitted on gold patches (swevis.localize.rerank) over the heuristic score and a few
+graph and symptom features, and lift their files. Spans are the traceback lines, then the
+lines inside each ranked symbol that mention the issue (swevis.localize.spans).
 D_pkg(candidates) turns them into a package: file summaries, refined code windows, search
 hints and test pointers. Both are plain functions; agents call them as tools.
 """
@@ -24,8 +25,9 @@ from pathlib import Path
 
 from swevis.config import schema_defaults, with_defaults
 from swevis.index.store import RepoIndex, Symbol
-from swevis.localize.hints import IssueHints, extract_hints
+from swevis.localize.hints import IssueHints, extract_hints, without_environment
 from swevis.localize.rerank import chain_scores, check_model, default_model, probability
+from swevis.localize.spans import SourceLines, issue_terms, symbol_span
 
 
 @dataclass
@@ -337,33 +339,82 @@ def localize_issue(
     top_k: int = 10,
     options: dict | None = None,
     model: dict | None = None,
+    repo_dir: str | Path | None = None,
 ) -> list[Candidate]:
     """D_loc: ranked candidates (up to top_k files, top_k symbols, top_k spans), best first.
 
-    Files and spans are ranked by the heuristic score. Symbols are ranked by the re-ranker's
-    probability (swevis.localize.rerank; `model` overrides the shipped weights), or by the
-    heuristic score too when options say `ranker: heuristic`.
+    Symbols are ranked by the re-ranker's probability (swevis.localize.rerank; `model`
+    overrides the shipped weights), or by the heuristic score when options say `ranker:
+    heuristic`. Files by the heuristic score, under the re-ranker plus `w_file_symbol` times
+    their best symbol's probability. Spans: traceback and file:line
+    spans first, then one span inside each ranked symbol (swevis.localize.spans), read from
+    `repo_dir` (default: the folder the index was built from).
     """
     sc, feats = issue_evidence(index, issue_text, query=query, options=options)
-    ranker = _opts(options)["ranker"]
-    if ranker not in ("heuristic", "learned"):
-        raise ValueError(f"unknown ranker {ranker!r}: expected 'heuristic' or 'learned'")
-    if model is not None or ranker == "learned":
+    o = _opts(options)
+    if o["ranker"] not in ("heuristic", "learned"):
+        raise ValueError(f"unknown ranker {o['ranker']!r}: expected 'heuristic' or 'learned'")
+    file_scores = sc.file  # it already holds its best symbol's heuristic score (_lift_files)
+    if model is not None or o["ranker"] == "learned":
         if model is not None:
             check_model(model)
         m = model or default_model()
         sym = {sid: probability(f, m) for sid, f in feats.items()}
+        file_scores = _file_scores(sc, sym, o)
     else:
         sym = dict(sc.sym)
-    files = sorted(sc.file.items(), key=lambda kv: (-kv[1], kv[0]))[:top_k]
+    files = sorted(file_scores.items(), key=lambda kv: (-kv[1], kv[0]))[:top_k]
     syms = sorted(sym.items(), key=lambda kv: (-kv[1], sc.syms[kv[0]].path, sc.syms[kv[0]].start_line))[:top_k]
-    spans = sorted(sc.spans, key=lambda c: -c.score)[:top_k]
+    ranked = [(sc.syms[sid], v) for sid, v in syms]
+    spans = _ranked_spans(sc.spans, ranked, _issue_text(issue_text, query, o), top_k,
+                          repo_dir if repo_dir is not None else index.meta.get("repo_dir"), o)
     out = [Candidate("file", p, None, None, None, round(v, 4), sc.file_ev.get(p, [])[:6]) for p, v in files]
     for sid, v in syms:
         s = sc.syms[sid]
         out.append(Candidate("symbol", s.path, s.qualname, s.start_line, s.end_line, round(v, 4), sc.sym_ev[sid][:6]))
     out.extend(spans)
     return interleaved(out)
+
+
+def _file_scores(sc: "_Scores", sym: dict[int, float], o: dict) -> dict[str, float]:
+    """Files by heuristic score, plus `w_file_symbol` times the re-ranker's probability of their
+    best symbol candidate (both relative to the best), so the learned ranking steers the files."""
+    w = o["w_file_symbol"]
+    if w <= 0 or not sc.file:
+        return dict(sc.file)
+    fmax = max(sc.file.values()) or 1.0
+    smax = max(sym.values(), default=0.0) or 1.0
+    best: dict[str, float] = {}
+    for sid, v in sym.items():
+        p = sc.syms[sid].path
+        best[p] = max(best.get(p, 0.0), v / smax)
+    return {p: v / fmax + w * best.get(p, 0.0) for p, v in sc.file.items()}
+
+
+def _ranked_spans(trace_spans: list[Candidate], ranked: list[tuple[Symbol, float]], text: str, top_k: int,
+                  repo_dir: str | Path | None, o: dict) -> list[Candidate]:
+    """Traceback/file-line spans (by heuristic score), then a span inside each ranked symbol
+    that overlaps none before it, in the symbols' order; up to top_k.
+
+    A symbol's span scores below every traceback span (scaled into (0, lowest of them)),
+    so one list sorted by score keeps that order.
+    """
+    spans = sorted(trace_spans, key=lambda c: -c.score)[:top_k]
+    floor = min((c.score for c in spans), default=1.0)
+    words, quoted = issue_terms(text or "", extract_hints(text or ""))
+    source = SourceLines(repo_dir)
+    n = len(ranked)
+    for i, (s, _v) in enumerate(ranked):
+        if len(spans) >= top_k:
+            break
+        start, end, why = symbol_span(source(s.path), s.start_line, s.end_line, s.name, words, quoted,
+                                      o["span_context"])
+        # a class's span is often its member's, a frame's span covers its symbol's best line
+        if any(c.path == s.path and c.start_line <= end and start <= (c.end_line or c.start_line) for c in spans):
+            continue
+        score = floor * 0.99 * (n - i) / n
+        spans.append(Candidate("span", s.path, s.qualname, start, end, round(score, 6), [f"{why} in {s.qualname}"]))
+    return spans
 
 
 _KIND_ORDER = {"symbol": 0, "span": 1, "file": 2}
@@ -383,15 +434,22 @@ def interleaved(candidates: list[Candidate]) -> list[Candidate]:
     return sorted(candidates, key=lambda c: (rank.get(id(c), 0), _KIND_ORDER.get(c.kind, 3)))
 
 
+def _issue_text(issue_text: str | None, query: str | None, o: dict) -> str:
+    """The text D_loc reads: the sub-query first, the issue without its template's headings
+    and environment sections when `drop_environment` says so."""
+    text = issue_text or ""
+    if o["drop_environment"]:
+        text = without_environment(text)
+    return f"{query}\n{text}" if query else text
+
+
 def issue_evidence(
     index: RepoIndex, issue_text: str, *, query: str | None = None, options: dict | None = None
 ) -> tuple["_Scores", dict[int, dict[str, float]]]:
     """The heuristic scores of files, symbols and spans, and the re-ranker's features of every
     symbol candidate (test code excluded, local functions folded into their definition)."""
     o = _opts(options)
-    text = issue_text or ""
-    if query:
-        text = f"{query}\n{text}"
+    text = _issue_text(issue_text, query, o)
     hints = extract_hints(text)
     sc = _Scores(index, o)
     _frame_evidence(index, sc, hints, o)
@@ -572,11 +630,14 @@ def _symbol_features(
     return feats
 
 
-def bm25_baseline(index: RepoIndex, issue_text: str, top_k: int = 10) -> list[Candidate]:
-    """BM25 alone over the same lexical index: files by their best document, symbols, spans."""
+def bm25_baseline(index: RepoIndex, issue_text: str, top_k: int = 10, repo_dir: str | Path | None = None,
+                  options: dict | None = None) -> list[Candidate]:
+    """BM25 alone over the same lexical index: files by their best document, symbols, and a span
+    inside each symbol chosen as D_loc chooses it (so span hit compares the rankings)."""
     hits = index.bm25_search(issue_text or "", k=max(200, top_k * 10))
     files: dict[str, Candidate] = {}
     syms: list[Candidate] = []
+    ranked: list[tuple[Symbol, float]] = []
     for rank, h in enumerate(hits, start=1):
         ev = [f"bm25 rank {rank} (score {h.score:.2f})"]
         if h.path not in files:
@@ -585,7 +646,10 @@ def bm25_baseline(index: RepoIndex, issue_text: str, top_k: int = 10) -> list[Ca
             s = index.symbol(h.symbol_id)
             if s is not None:
                 syms.append(Candidate("symbol", s.path, s.qualname, s.start_line, s.end_line, round(h.score, 4), ev))
-    out = list(files.values())[:top_k] + syms
+                ranked.append((s, h.score))
+    spans = _ranked_spans([], ranked, issue_text or "", top_k,
+                          repo_dir if repo_dir is not None else index.meta.get("repo_dir"), _opts(options))
+    out = list(files.values())[:top_k] + syms + spans
     out.sort(key=lambda c: -c.score)
     return out
 

@@ -1,0 +1,128 @@
+"""Line spans inside candidate symbols: the lines of a symbol an issue most likely changes.
+
+A traceback or file:line hint gives a span directly; most issues have neither. For every
+symbol candidate D_loc also proposes the statement lines inside it that mention what the
+issue mentions: its identifiers (a name rarer within the symbol weighs more), quoted strings
+and error names. A symbol with no such line gets its head (signature and first lines), where
+a fix of its arguments or early checks lands.
+"""
+
+from __future__ import annotations
+
+import keyword
+import math
+import re
+from pathlib import Path
+
+from swevis.localize.hints import IssueHints
+
+_WORD = re.compile(r"[A-Za-z_]\w*")
+_QUOTED = re.compile(r"'([^'\n]{2,80})'|\"([^\"\n]{2,80})\"")
+_DOCSTRING = re.compile(r"^\s*[rbuRBU]?(\"\"\"|''')")
+# prose words too common to point at a line
+_STOP = frozenset(
+    "the this that with from have when what which then than there their they them into does doesn "
+    "should would could will been being were also only just like some such more most other about "
+    "after before here same very over because where while using used make made need want expected "
+    "actual behaviour behavior error issue problem example following code version python".split()
+) | {k.lower() for k in keyword.kwlist} | {"self", "cls"}
+
+
+def issue_terms(text: str, hints: IssueHints) -> tuple[dict[str, float], list[str]]:
+    """(word -> weight, quoted strings) the issue mentions: identifiers at their hint strength,
+    other prose words of four letters or more weakly, error names fully."""
+    words: dict[str, float] = {}
+    for w in _WORD.findall(text):
+        if len(w) >= 4 and w.lower() not in _STOP:
+            words[w] = max(words.get(w, 0.0), 0.25)
+    for name, strength in hints.identifiers.items():
+        words[name] = max(words.get(name, 0.0), strength)
+    for d in hints.dotted:
+        for part in d.split("."):
+            if len(part) >= 3:
+                words[part] = max(words.get(part, 0.0), 0.6)
+    for e in hints.errors:
+        words[e] = 1.0
+    quoted = []
+    for m in _QUOTED.finditer(text):
+        q = (m.group(1) or m.group(2)).strip()
+        if len(q) >= 3 and q not in quoted:
+            quoted.append(q)
+    return words, quoted
+
+
+def _statement_lines(lines: list[str], start: int, end: int) -> list[tuple[int, str]]:
+    """(line number, text) of the symbol's code lines: no blank, comment or docstring lines."""
+    out, in_doc = [], None
+    for no in range(start, min(end, len(lines)) + 1):
+        text = lines[no - 1]
+        stripped = text.strip()
+        if in_doc:
+            if in_doc in stripped:
+                in_doc = None
+            continue
+        m = _DOCSTRING.match(text)
+        if m and no > start:
+            quote = m.group(1)
+            if stripped.count(quote) < 2:
+                in_doc = quote
+            continue
+        if stripped and not stripped.startswith("#"):
+            out.append((no, text))
+    return out
+
+
+def best_line(lines: list[str], start: int, end: int, name: str, words: dict[str, float],
+              quoted: list[str]) -> tuple[int | None, list[str]]:
+    """The statement line of lines[start..end] (1-based) scoring highest, and what it matched.
+
+    A word scores its weight divided by the square root of the number of the symbol's lines
+    that contain it (a name on every line says nothing about which one changes); a quoted
+    string scores 1.5. The symbol's own name does not count. None when no line scores.
+    """
+    stmts = _statement_lines(lines, start, end)
+    tokens = [(no, set(_WORD.findall(text)), text) for no, text in stmts]
+    df: dict[str, int] = {}
+    for _, toks, _ in tokens:
+        for t in toks:
+            if t in words:
+                df[t] = df.get(t, 0) + 1
+    best, best_score, best_why = None, 0.0, []
+    for no, toks, text in tokens:
+        hits = [t for t in toks if t in words and t != name]
+        score = sum(words[t] / math.sqrt(df[t]) for t in hits)
+        quotes = [q for q in quoted if q in text]
+        score += 1.5 * len(quotes)
+        if score > best_score + 1e-9:
+            best, best_score = no, score
+            best_why = [f"`{t}`" for t in sorted(hits, key=lambda t: -words[t])[:3]] + [f"'{q}'" for q in quotes[:2]]
+    return best, best_why
+
+
+def symbol_span(lines: list[str] | None, start: int, end: int, name: str, words: dict[str, float],
+                quoted: list[str], context: int) -> tuple[int, int, str]:
+    """(start, end, evidence) of the span proposed inside one symbol spanning start..end."""
+    line, why = (None, [])
+    if lines:
+        line, why = best_line(lines, start, end, name, words, quoted)
+    if line is None:
+        return start, min(end, start + 2 * context), "head of the symbol (no line mentions the issue)"
+    return max(start, line - context), min(end, line + context), f"line {line} mentions " + ", ".join(why)
+
+
+class SourceLines:
+    """Lines of repository files, read once each (None when the file cannot be read)."""
+
+    def __init__(self, repo_dir: str | Path | None):
+        self.root = Path(repo_dir) if repo_dir else None
+        self.cache: dict[str, list[str] | None] = {}
+
+    def __call__(self, path: str) -> list[str] | None:
+        if path not in self.cache:
+            self.cache[path] = None
+            if self.root is not None:
+                try:
+                    self.cache[path] = (self.root / path).read_bytes().decode("utf-8", "replace").splitlines()
+                except OSError:
+                    pass
+        return self.cache[path]
