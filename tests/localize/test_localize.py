@@ -150,6 +150,28 @@ def test_cli_index_and_localize(index, tmp_path, capsys):
     assert main(["localize", str(repo), "--db", str(db), "--issue", str(tmp_path / "missing.md")]) == 2
 
 
+def test_cli_ranker_option_picks_the_symbol_ranking(tmp_path, capsys):
+    """--ranker heuristic ranks as D_loc with `ranker: heuristic` does; a bad value exits 2."""
+    from swevis.cli import main
+
+    repo = tmp_path / "r"
+    shutil.copytree(FIXTURE, repo)
+    db = tmp_path / "cli.sqlite"
+    issue = tmp_path / "issue.md"
+    issue.write_text("`Circle.area` returns the wrong value; Shape.describe calls it")
+    listed = {}
+    for ranker in ("learned", "heuristic"):
+        assert main(["localize", str(repo), "--db", str(db), "--issue", str(issue), "--json", "--ranker", ranker]) == 0
+        listed[ranker] = [(s["qualified_name"], s["score"]) for s in json.loads(capsys.readouterr().out)["symbols"]]
+    with open_index(str(db)) as idx:
+        for ranker, symbols in listed.items():
+            expected = localize_issue(idx, issue.read_text(), top_k=10, options={"ranker": ranker}, repo_dir=repo)
+            assert symbols == [(c.qualified_name, c.score) for c in expected if c.kind == "symbol"], ranker
+    assert listed["learned"] != listed["heuristic"]  # the scores differ in kind (probability vs heuristic)
+    assert main(["localize", str(repo), "--db", str(db), "--issue", str(issue), "--ranker", "bm25"]) == 2
+    assert "--ranker: invalid choice: 'bm25'" in capsys.readouterr().err
+
+
 def test_localize_without_db_writes_nothing_into_the_repository(tmp_path, capsys, monkeypatch):
     """Without --db the index lives in the user's cache, one per folder: the checkout stays clean."""
     from swevis.cli import main

@@ -19,8 +19,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--issue", required=True, help="file with the issue text ('-' reads stdin)")
     parser.add_argument("--query", help="an extra sub-query q (as the agents pass it)")
     parser.add_argument("--db", help="index database (default: the one `swevis index` writes in ~/.cache/swevis/index; built if missing)")
-    parser.add_argument("--top-k", type=positive_int, default=10)
-    parser.add_argument("--max-windows", type=positive_int, default=None)
+    parser.add_argument("--top-k", type=positive_int, default=10, help="candidates of each kind (files, symbols, spans) to list (default 10)")
+    parser.add_argument("--max-windows", type=positive_int, default=None,
+                        help="code windows in the package (default: the config's localize.max_windows)")
+    parser.add_argument("--ranker", choices=["learned", "heuristic"], default=None,
+                        help="symbol ranking: the fitted re-ranker or the hand-weighted heuristic alone (default: the config's localize.ranker)")
     parser.add_argument("--wide", action="store_true", help="wide scope: larger code windows")
     parser.add_argument("--baseline", action="store_true", help="rank with BM25 alone instead of D_loc")
     parser.add_argument("--config", help="config.yaml whose `index` section gives build options and `localize` section operator weights")
@@ -35,6 +38,8 @@ def run(args: argparse.Namespace) -> int:
     else:
         issue = require_file(args.issue, "issue file").read_bytes().decode("utf-8", "replace")
     opts = load_index_options(args.config, "localize")
+    if args.ranker:
+        opts = {**opts, "ranker": args.ranker}
     if not Path(db).exists():
         build_index(args.repo_dir, db, options=load_index_options(args.config))
     with open_index(db) as index:
