@@ -78,6 +78,7 @@ CASES: list[tuple[str, str, list[str], str]] = [
     ("localize", "top_k", ["localize", "{repo}", "--issue", "{file}", "--top-k", "0"], "argument --top-k"),
     ("localize", "top_k", ["localize", "{repo}", "--issue", "{file}", "--top-k", "ten"], "argument --top-k"),
     ("localize", "max_windows", ["localize", "{repo}", "--issue", "{file}", "--max-windows", "-1"], "--max-windows"),
+    ("localize", "ranker", ["localize", "{repo}", "--issue", "{file}", "--ranker", "bm25"], "argument --ranker: invalid choice"),
     ("localize", "config", ["localize", "{repo}", "--issue", "{file}", "--db", "{missing}", "--config", "{binary}"],
      "cannot be read"),
     # agent
