@@ -119,9 +119,12 @@ class Lexical:
         if not corpus_tokens:
             return cls(None)
         model = bm25s.BM25(k1=k1, b=b, method=method)
-        # bm25s needs every document non-empty to keep document ids aligned
-        docs = [t if t else ["__empty__"] for t in corpus_tokens]
-        model.index(docs, show_progress=False)
+        # bm25s needs every document non-empty to keep document ids aligned; the vocabulary is
+        # numbered here in first-seen order (bm25s numbers a set's, which varies with the hash
+        # seed), so the stored model is the same bytes in every process
+        vocab: dict[str, int] = {}
+        ids = [[vocab.setdefault(t, len(vocab)) for t in (doc or ["__empty__"])] for doc in corpus_tokens]
+        model.index((ids, vocab), show_progress=False)
         return cls(model)
 
     def scores(self, query_tokens: list[str]) -> np.ndarray:

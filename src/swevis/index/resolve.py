@@ -1,7 +1,7 @@
 """Type-aware resolution of call and inheritance edges over the whole index.
 
 The extractor records, per call, the callee name and what it is looked up on (its receiver,
-see `EdgeRec.recv`). Resolution runs over the dirty edges only, against an in-memory view
+see `EdgeRec.recv`). Resolution runs over every edge, against an in-memory view
 of every file's namespace (names bound by imports, star imports), the symbols, the class
 hierarchy (inherits edges, linearized depth-first left to right) and the attribute types
 of classes (`self.x = C(...)`, `x: C`):
@@ -313,28 +313,28 @@ class World:
 
 
 def resolve_edges(con: sqlite3.Connection, max_name_targets: int = 6) -> dict:
-    """Resolve the dirty inherits and calls edges (targets rewritten); returns counts per `how`."""
-    dirty_calls = con.execute(
-        "SELECT id, src_file, src_symbol, dst_name, recv FROM edges WHERE dirty = 1 AND kind = 'calls'"
+    """Resolve every inherits and calls edge (targets written); returns counts per `how`."""
+    calls = con.execute(
+        "SELECT id, src_file, src_symbol, dst_name, recv FROM edges WHERE kind = 'calls' ORDER BY id"
     ).fetchall()
-    dirty_bases = con.execute(
-        "SELECT id, src_file, dst_name, dst_leaf FROM edges WHERE dirty = 1 AND kind = 'inherits'"
+    bases = con.execute(
+        "SELECT id, src_file, dst_name, dst_leaf FROM edges WHERE kind = 'inherits' ORDER BY id"
     ).fetchall()
     counts: dict[str, int] = defaultdict(int)
-    if not dirty_calls and not dirty_bases:
+    if not calls and not bases:
         return counts
     w = World(con, max_name_targets=max_name_targets)
     upd = []
-    for eid, fid, dotted, leaf in dirty_bases:
+    for eid, fid, dotted, leaf in bases:
         b = w.resolve_base(fid, dotted, leaf)
         upd.append((b, w.sym[b][0] if b is not None else None, eid))
     con.executemany("UPDATE edges SET dst_symbol = ?, dst_file = ? WHERE id = ?", upd)
     w.load_bases(con)
-    con.execute("DELETE FROM targets WHERE edge_id IN (SELECT id FROM edges WHERE dirty = 1 AND kind = 'calls')")
+    con.execute("DELETE FROM targets")
     rows = []
     upd = []
     memo: dict[tuple, list] = {}
-    for eid, fid, src, name, recv in dirty_calls:
+    for eid, fid, src, name, recv in calls:
         recv = recv or ""
         key = (fid, src if recv in ("", "self", "super") or recv.startswith("A:") else w.class_of(src), recv, name)
         res = memo.get(key)

@@ -14,8 +14,9 @@ Tables (one database file per repo@commit):
                                       of the receiver's class), name (by name only: weaker)
   attrs                               attribute types of classes (self.x = C(...), x: C)
   chunks                              doc-file text chunks; next_id = NEXT_CHUNK
-  bm25_docs, bm25_model   B           the BM25 documents (tokens kept for incremental rebuilds)
-                                      and the bm25s score matrix as blobs
+  bm25_docs, bm25_model   B           the BM25 documents (zlib-compressed tokens, kept so an
+                                      update rebuilds the model without re-reading unchanged
+                                      files) and the bm25s score matrix as blobs
 """
 
 from __future__ import annotations
@@ -31,8 +32,10 @@ from swevis.errors import SwevisError
 from swevis.index.lexical import Lexical, tokenize
 
 # 2: stemmed BM25 tokens; 3: type-aware call targets, namespaces, attrs; 4: collection
-# element types (withdrawn: its mutation facts hid attribute types); 5: the graph of 3 again
-SCHEMA_VERSION = "5"
+# element types (withdrawn: its mutation facts hid attribute types); 5: the graph of 3 again;
+# 6: ids numbered in path order (an update copies unchanged files' rows), compressed BM25
+# tokens, no dirty flags
+SCHEMA_VERSION = "6"
 
 TABLES = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
@@ -46,7 +49,7 @@ CREATE TABLE IF NOT EXISTS symbols(
 CREATE TABLE IF NOT EXISTS edges(
     id INTEGER PRIMARY KEY, kind TEXT NOT NULL, src_file INTEGER NOT NULL, src_symbol INTEGER,
     dst_name TEXT NOT NULL, dst_base TEXT, dst_leaf TEXT, dst_file INTEGER, dst_symbol INTEGER,
-    line INTEGER, dirty INTEGER DEFAULT 1, recv TEXT DEFAULT '', recv_key TEXT DEFAULT '');
+    line INTEGER, recv TEXT DEFAULT '');
 CREATE TABLE IF NOT EXISTS targets(
     edge_id INTEGER NOT NULL, src_file INTEGER NOT NULL, src_symbol INTEGER, dst_symbol INTEGER NOT NULL,
     dst_file INTEGER, how TEXT);
@@ -57,35 +60,28 @@ CREATE TABLE IF NOT EXISTS chunks(
     end_line INTEGER, text TEXT, next_id INTEGER);
 CREATE TABLE IF NOT EXISTS bm25_docs(
     id INTEGER PRIMARY KEY, doc_idx INTEGER, file_id INTEGER NOT NULL, symbol_id INTEGER,
-    chunk_id INTEGER, start_line INTEGER, end_line INTEGER, tokens TEXT);
+    chunk_id INTEGER, start_line INTEGER, end_line INTEGER, tokens BLOB);
 CREATE TABLE IF NOT EXISTS bm25_model(key TEXT PRIMARY KEY, value BLOB);
 """
 
-# created after the bulk insert of a cold build (cheaper than maintaining them row by row)
+# created after the bulk insert (cheaper than maintaining them row by row); only what a read
+# query or copying a file's rows into an update looks up (resolution scans whole tables)
 INDEXES = """
 CREATE INDEX IF NOT EXISTS files_module ON files(module);
 CREATE INDEX IF NOT EXISTS symbols_name ON symbols(name, file_id);
 CREATE INDEX IF NOT EXISTS symbols_qualname ON symbols(qualname);
 CREATE INDEX IF NOT EXISTS symbols_file ON symbols(file_id, start_line);
 CREATE INDEX IF NOT EXISTS symbols_parent ON symbols(parent_id);
-CREATE INDEX IF NOT EXISTS edges_dirty ON edges(dirty) WHERE dirty = 1;
-CREATE INDEX IF NOT EXISTS edges_dst_leaf ON edges(dst_leaf);
-CREATE INDEX IF NOT EXISTS edges_recv_key ON edges(recv_key);
-CREATE INDEX IF NOT EXISTS edges_dst_base ON edges(dst_base);
-CREATE INDEX IF NOT EXISTS edges_src_file ON edges(src_file, kind, dst_leaf);
+CREATE INDEX IF NOT EXISTS edges_src_file ON edges(src_file, kind);
 CREATE INDEX IF NOT EXISTS edges_src_symbol ON edges(src_symbol, kind);
 CREATE INDEX IF NOT EXISTS edges_dst_symbol ON edges(dst_symbol, kind);
 CREATE INDEX IF NOT EXISTS edges_dst_file ON edges(dst_file, kind);
 CREATE INDEX IF NOT EXISTS edges_dst_name ON edges(dst_name, kind);
-CREATE INDEX IF NOT EXISTS targets_edge ON targets(edge_id);
 CREATE INDEX IF NOT EXISTS targets_src ON targets(src_symbol);
 CREATE INDEX IF NOT EXISTS targets_dst ON targets(dst_symbol);
-CREATE INDEX IF NOT EXISTS targets_src_file ON targets(src_file);
-CREATE INDEX IF NOT EXISTS targets_dst_file ON targets(dst_file);
 CREATE INDEX IF NOT EXISTS attrs_file ON attrs(file_id);
 CREATE INDEX IF NOT EXISTS chunks_file ON chunks(file_id, seq);
 CREATE INDEX IF NOT EXISTS bm25_docs_file ON bm25_docs(file_id);
-CREATE INDEX IF NOT EXISTS bm25_docs_idx ON bm25_docs(doc_idx);
 """
 
 SCHEMA = TABLES + INDEXES
