@@ -327,10 +327,9 @@ def _index_into(target: Path, source: Path | None, repo_dir: Path, paths: list[s
         _write_files(con, old, repo_dir, paths, modules, opts, stats)
         timings["parse"] = time.perf_counter() - t
         t = time.perf_counter()
-        for stmt in store.INDEXES.split(";"):  # inside the transaction (executescript would commit)
-            if stmt.strip():
-                con.execute(stmt)
+        _create(con, store.INDEXES)
         stats.call_targets = _resolve(con, opts)
+        _create(con, store.GRAPH_INDEXES)
         timings["resolve"] = time.perf_counter() - t
         t = time.perf_counter()
         _rebuild_bm25(con, opts)
@@ -344,6 +343,12 @@ def _index_into(target: Path, source: Path | None, repo_dir: Path, paths: list[s
         if old is not None:
             old.close()
         con.close()
+
+
+def _create(con: sqlite3.Connection, indexes: str) -> None:
+    for stmt in indexes.split(";"):  # inside the transaction (executescript would commit)
+        if stmt.strip():
+            con.execute(stmt)
 
 
 def _write_files(con: sqlite3.Connection, old: sqlite3.Connection | None, repo_dir: Path, paths: list[str],
