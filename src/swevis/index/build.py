@@ -215,7 +215,12 @@ def _resolve(con: sqlite3.Connection, opts: dict) -> dict:
 
 
 def _rebuild_bm25(con: sqlite3.Connection, opts: dict) -> int:
-    corpus = [rows.unpack_tokens(t) for (t,) in con.execute("SELECT tokens FROM bm25_docs ORDER BY id")]
+    corpus: list[list[str]] = []
+    for blob, n in con.execute(
+        "SELECT t.tokens, (SELECT count(*) FROM bm25_docs d WHERE d.file_id = t.file_id) FROM doc_tokens t"
+        " ORDER BY t.file_id"
+    ):
+        corpus.extend(rows.unpack_docs(blob, n))
     lex = Lexical.build(corpus, **opts["bm25"])
     lex.save(con)
     return len(corpus)

@@ -28,6 +28,8 @@ import re
 import sqlite3
 from collections import defaultdict
 
+from swevis.index.rows import unpack
+
 __all__ = ["resolve_edges", "HOW"]
 
 HOW = ("direct", "init", "module", "self", "typed", "dispatch", "name")
@@ -64,7 +66,7 @@ class World:
             self.file_mod[fid] = mod or ""
             if mod and mod not in self.mod_file:
                 self.mod_file[mod] = fid
-            self.names[fid] = json.loads(names) if names else {}
+            self.names[fid] = json.loads(unpack(names)) if names else {}
         self.sym: dict[int, tuple] = {}  # id -> (file_id, name, kind, parent_id, signature)
         self.top: dict[tuple[int, str], int] = {}
         self.members: dict[int, dict[str, int]] = defaultdict(dict)

@@ -6,8 +6,9 @@ earlier index of the same content (`from_index`); both reach the database only t
 the files in path order therefore gives the same rows, id for id, whether each file was
 parsed or copied, which is what makes an update exactly equal to a cold build.
 
-BM25 tokens are stored zlib-compressed (they are the largest column and are only read back
-to rebuild the BM25 model).
+A file's BM25 tokens are stored as one zlib-compressed blob (documents one a line, in
+document order): they are the largest thing an index keeps and are only read back whole, to
+rebuild the BM25 model. Its imports and import namespace (JSON) are compressed likewise.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from dataclasses import dataclass, field
 from swevis.index.lexical import tokenize
 from swevis.index.records import FileExtract
 
-__all__ = ["FileRows", "from_extract", "from_index", "Writer", "pack_tokens", "unpack_tokens"]
+__all__ = ["FileRows", "from_extract", "from_index", "Writer", "file_row", "pack", "unpack", "unpack_docs"]
 
 FILE_COLS = (
     "path, language, kind, size, sha256, module, is_test, n_lines, status, n_errors, encoding, error, imports,"
@@ -28,12 +29,18 @@ FILE_COLS = (
 )
 
 
-def pack_tokens(tokens: list[str]) -> bytes:
-    return zlib.compress(" ".join(tokens).encode(), 6)
+def pack(text: str) -> bytes:
+    return zlib.compress(text.encode(), 6)
 
 
-def unpack_tokens(blob: bytes | None) -> list[str]:
-    return zlib.decompress(blob).decode().split() if blob else []
+def unpack(blob: bytes | None) -> str:
+    return zlib.decompress(blob).decode() if blob else ""
+
+
+def unpack_docs(blob: bytes | None, n_docs: int) -> list[list[str]]:
+    """The token lists of a file's `n_docs` documents from its tokens blob."""
+    lines = unpack(blob).split("\n") if n_docs else []
+    return [line.split() for line in lines]
 
 
 @dataclass
@@ -45,32 +52,36 @@ class FileRows:
     edges: list[tuple] = field(default_factory=list)  # kind, src, dst_name, dst_base, dst_leaf, line, recv
     attrs: list[tuple] = field(default_factory=list)  # cls, name, type
     chunks: list[tuple] = field(default_factory=list)  # start, end, text
-    docs: list[tuple] = field(default_factory=list)  # sym, chunk, start, end, packed tokens
+    docs: list[tuple] = field(default_factory=list)  # sym, chunk, start, end
+    tokens: bytes = b""  # every document's tokens (see unpack_docs)
 
 
 def from_extract(file: tuple, fx: FileExtract | None, code: bool, path_tokens: list[str], n_lines: int) -> FileRows:
     """The rows of a parsed file (`fx` None: a file kept as a row and a path-only document)."""
     rows = FileRows(file)
     whole = (None, None, 1, max(n_lines, 1))
+    texts: list[list[str]] = []
     if fx is None:
-        rows.docs.append((*whole, pack_tokens(path_tokens)))
-        return rows
-    rows.symbols = [(s.name, s.qualname, s.kind, s.start_line, s.end_line, s.signature, s.doc, s.parent)
-                    for s in fx.symbols]
-    for e in fx.edges:
-        base, _, leaf = e.dst_name.rpartition(".")
-        rows.edges.append((e.kind, e.src_symbol, e.dst_name, base, leaf, e.line, e.recv))
-    rows.attrs = [(c, name, te) for c, name, te in fx.attrs]
-    rows.chunks = [(c.start_line, c.end_line, c.text) for c in fx.chunks]
-    if code:
-        rows.docs.append((*whole, pack_tokens(path_tokens + tokenize(fx.module_text))))
-    elif not fx.chunks:
-        rows.docs.append((*whole, pack_tokens(path_tokens)))
-    for i, s in enumerate(fx.symbols):
-        toks = tokenize(s.qualname.replace(".", " ")) + path_tokens[-3:] + tokenize(s.own_text)
-        rows.docs.append((i, None, s.start_line, s.end_line, pack_tokens(toks)))
-    for i, c in enumerate(fx.chunks):
-        rows.docs.append((None, i, c.start_line, c.end_line, pack_tokens(path_tokens + tokenize(c.text))))
+        rows.docs.append(whole)
+        texts.append(path_tokens)
+    else:
+        rows.symbols = [(s.name, s.qualname, s.kind, s.start_line, s.end_line, s.signature, s.doc, s.parent)
+                        for s in fx.symbols]
+        for e in fx.edges:
+            base, _, leaf = e.dst_name.rpartition(".")
+            rows.edges.append((e.kind, e.src_symbol, e.dst_name, base, leaf, e.line, e.recv))
+        rows.attrs = [(c, name, te) for c, name, te in fx.attrs]
+        rows.chunks = [(c.start_line, c.end_line, c.text) for c in fx.chunks]
+        if code or not fx.chunks:
+            rows.docs.append(whole)
+            texts.append(path_tokens + tokenize(fx.module_text) if code else path_tokens)
+        for i, s in enumerate(fx.symbols):
+            rows.docs.append((i, None, s.start_line, s.end_line))
+            texts.append(tokenize(s.qualname.replace(".", " ")) + path_tokens[-3:] + tokenize(s.own_text))
+        for i, c in enumerate(fx.chunks):
+            rows.docs.append((None, i, c.start_line, c.end_line))
+            texts.append(path_tokens + tokenize(c.text))
+    rows.tokens = pack("\n".join(" ".join(t) for t in texts))
     return rows
 
 
@@ -102,12 +113,12 @@ def from_index(con: sqlite3.Connection, file_id: int) -> FileRows:
     c_local = _local([r[0] for r in chunks])
     rows.chunks = [r[1:] for r in chunks]
     rows.docs = [
-        (s_local.get(s), c_local.get(c), a, b, t)
-        for s, c, a, b, t in con.execute(
-            "SELECT symbol_id, chunk_id, start_line, end_line, tokens FROM bm25_docs WHERE file_id = ? ORDER BY id",
-            (file_id,),
+        (s_local.get(s), c_local.get(c), a, b)
+        for s, c, a, b in con.execute(
+            "SELECT symbol_id, chunk_id, start_line, end_line FROM bm25_docs WHERE file_id = ? ORDER BY id", (file_id,)
         )
     ]
+    rows.tokens = con.execute("SELECT tokens FROM doc_tokens WHERE file_id = ?", (file_id,)).fetchone()[0]
     return rows
 
 
@@ -156,11 +167,11 @@ class Writer:
         )
         d0 = self._take("doc", len(rows.docs))
         con.executemany(
-            "INSERT INTO bm25_docs(id, doc_idx, file_id, symbol_id, chunk_id, start_line, end_line, tokens)"
-            " VALUES (?,?,?,?,?,?,?,?)",
-            [(d0 + i, d0 + i - 1, fid, sid(s), None if c is None else c0 + c, a, b, t)
-             for i, (s, c, a, b, t) in enumerate(rows.docs)],
+            "INSERT INTO bm25_docs(id, doc_idx, file_id, symbol_id, chunk_id, start_line, end_line) VALUES (?,?,?,?,?,?,?)",
+            [(d0 + i, d0 + i - 1, fid, sid(s), None if c is None else c0 + c, a, b)
+             for i, (s, c, a, b) in enumerate(rows.docs)],
         )
+        con.execute("INSERT INTO doc_tokens(file_id, tokens) VALUES (?, ?)", (fid, rows.tokens))
         return fid
 
 
@@ -168,5 +179,5 @@ def file_row(path: str, language: str, kind: str, data: bytes, digest: str, modu
              n_lines: int, status: str, encoding: str, error: str, fx: FileExtract | None) -> tuple:
     """The FILE_COLS values of one file."""
     return (path, language, kind, len(data), digest, module, int(is_test), n_lines, status,
-            fx.n_errors if fx else 0, encoding, error, json.dumps(fx.imports if fx else []),
-            fx.module_doc if fx else "", json.dumps(fx.names) if fx and fx.names else "")
+            fx.n_errors if fx else 0, encoding, error, pack(json.dumps(fx.imports if fx else [])),
+            fx.module_doc if fx else "", pack(json.dumps(fx.names)) if fx and fx.names else None)

@@ -2,7 +2,8 @@
 
 Tables (one database file per repo@commit):
   meta(key, value)                    repo, commit, swevis version, schema version, stats
-  files   F                           path, language, size, sha256 content hash, module, imports
+  files   F                           path, language, size, sha256 content hash, module,
+                                      imports and import namespace (zlib-compressed JSON)
   symbols Σ                           name, qualname, kind, line span, signature, doc, parent
   edges   G                           imports | calls | inherits | references (from test files);
                                       dst_name as written, recv = a call's receiver descriptor,
@@ -14,9 +15,9 @@ Tables (one database file per repo@commit):
                                       of the receiver's class), name (by name only: weaker)
   attrs                               attribute types of classes (self.x = C(...), x: C)
   chunks                              doc-file text chunks; next_id = NEXT_CHUNK
-  bm25_docs, bm25_model   B           the BM25 documents (zlib-compressed tokens, kept so an
-                                      update rebuilds the model without re-reading unchanged
-                                      files) and the bm25s score matrix as blobs
+  bm25_docs, bm25_model   B           the BM25 documents and the bm25s score matrix as blobs
+  doc_tokens                          per file, its documents' tokens (one compressed blob), kept
+                                      so an update rebuilds the model without re-reading files
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ import numpy as np
 
 from swevis.errors import SwevisError
 from swevis.index.lexical import Lexical, tokenize
+from swevis.index.rows import unpack
 
 # 2: stemmed BM25 tokens; 3: type-aware call targets, namespaces, attrs; 4: collection
 # element types (withdrawn: its mutation facts hid attribute types); 5: the graph of 3 again;
@@ -42,7 +44,7 @@ CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE IF NOT EXISTS files(
     id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL, language TEXT, kind TEXT,
     size INTEGER, sha256 TEXT, module TEXT, is_test INTEGER, n_lines INTEGER,
-    status TEXT, n_errors INTEGER, encoding TEXT, error TEXT, imports TEXT, module_doc TEXT, names TEXT);
+    status TEXT, n_errors INTEGER, encoding TEXT, error TEXT, imports BLOB, module_doc TEXT, names BLOB);
 CREATE TABLE IF NOT EXISTS symbols(
     id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL, name TEXT NOT NULL, qualname TEXT NOT NULL,
     kind TEXT, start_line INTEGER, end_line INTEGER, signature TEXT, doc TEXT, parent_id INTEGER);
@@ -60,7 +62,8 @@ CREATE TABLE IF NOT EXISTS chunks(
     end_line INTEGER, text TEXT, next_id INTEGER);
 CREATE TABLE IF NOT EXISTS bm25_docs(
     id INTEGER PRIMARY KEY, doc_idx INTEGER, file_id INTEGER NOT NULL, symbol_id INTEGER,
-    chunk_id INTEGER, start_line INTEGER, end_line INTEGER, tokens BLOB);
+    chunk_id INTEGER, start_line INTEGER, end_line INTEGER);
+CREATE TABLE IF NOT EXISTS doc_tokens(file_id INTEGER PRIMARY KEY, tokens BLOB);
 CREATE TABLE IF NOT EXISTS bm25_model(key TEXT PRIMARY KEY, value BLOB);
 """
 
@@ -168,7 +171,7 @@ def _sym(row) -> Symbol:
 def _file(row) -> FileInfo:
     r = list(row)
     r[6] = bool(r[6])
-    r[9] = json.loads(r[9]) if r[9] else []
+    r[9] = json.loads(unpack(r[9])) if r[9] else []
     return FileInfo(*r)
 
 
