@@ -361,12 +361,13 @@ def _write_files(con: sqlite3.Connection, old: sqlite3.Connection | None, repo_d
     """Every file's rows in path order: copied from `old` when its content and module are the
     same there, else parsed."""
     before = _old_files(old) if old is not None else {}
+    edges = rows.edge_ranges(old) if old is not None else {}
     writer = rows.Writer(con)
     for p in paths:
         data, digest = _digest(repo_dir, p)
         prev = before.pop(p, None)
         if prev is not None and prev[1] == digest and prev[2] == modules[p]:
-            writer.write(rows.from_index(old, prev[0]))
+            writer.write(rows.from_index(old, prev[0], edges.get(prev[0])))
             stats.files_unchanged += 1
         else:
             writer.write(_parse_rows(p, data, digest, modules[p], opts))

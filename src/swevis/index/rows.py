@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from swevis.index.lexical import tokenize
 from swevis.index.records import FileExtract
 
-__all__ = ["FileRows", "from_extract", "from_index", "Writer", "file_row", "pack", "unpack", "unpack_docs"]
+__all__ = ["FileRows", "from_extract", "edge_ranges", "from_index", "Writer", "file_row", "pack", "unpack", "unpack_docs"]
 
 FILE_COLS = (
     "path, language, kind, size, sha256, module, is_test, n_lines, status, n_errors, encoding, error, imports,"
@@ -89,8 +89,14 @@ def _local(ids: list[int]) -> dict[int, int]:
     return {old: i for i, old in enumerate(ids)}
 
 
-def from_index(con: sqlite3.Connection, file_id: int) -> FileRows:
-    """The rows of file `file_id` in an existing index, its ids turned back into local indexes."""
+def edge_ranges(con: sqlite3.Connection) -> dict[int, tuple[int, int]]:
+    """First and last edge id of every file (a file's edges are numbered together)."""
+    return {f: (lo, hi) for f, lo, hi in con.execute("SELECT src_file, min(id), max(id) FROM edges GROUP BY src_file")}
+
+
+def from_index(con: sqlite3.Connection, file_id: int, edges: tuple[int, int] | None) -> FileRows:
+    """The rows of file `file_id` in an existing index (its edges: ids `edges`, from
+    `edge_ranges`), their ids turned back into local indexes."""
     file = con.execute(f"SELECT {FILE_COLS} FROM files WHERE id = ?", (file_id,)).fetchone()
     rows = FileRows(tuple(file))
     sym = con.execute(
@@ -102,8 +108,9 @@ def from_index(con: sqlite3.Connection, file_id: int) -> FileRows:
     rows.edges = [
         (k, s_local.get(s), n, b, leaf, line, recv)
         for k, s, n, b, leaf, line, recv in con.execute(
-            "SELECT kind, src_symbol, dst_name, dst_base, dst_leaf, line, recv FROM edges WHERE src_file = ? ORDER BY id",
-            (file_id,),
+            "SELECT kind, src_symbol, dst_name, dst_base, dst_leaf, line, recv FROM edges WHERE id BETWEEN ? AND ?"
+            " ORDER BY id",
+            edges or (0, -1),
         )
     ]
     rows.attrs = [(s_local[c], n, t) for c, n, t in con.execute(

@@ -84,7 +84,7 @@ CREATE INDEX IF NOT EXISTS bm25_docs_file ON bm25_docs(file_id);
 # look up one kind of edge or a set column (a third to a seventh of the rows: most edges are
 # calls, and most of those resolve to nothing)
 GRAPH_INDEXES = """
-CREATE INDEX IF NOT EXISTS edges_src_file ON edges(src_file, kind);
+CREATE INDEX IF NOT EXISTS edges_imports ON edges(src_file) WHERE kind = 'imports';
 CREATE INDEX IF NOT EXISTS edges_src_symbol ON edges(src_symbol, kind) WHERE src_symbol IS NOT NULL;
 CREATE INDEX IF NOT EXISTS edges_dst_symbol ON edges(dst_symbol, kind) WHERE dst_symbol IS NOT NULL;
 CREATE INDEX IF NOT EXISTS edges_imported ON edges(dst_file) WHERE kind = 'imports';
