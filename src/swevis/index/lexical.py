@@ -97,8 +97,11 @@ def _stem_ident(low: str) -> str:
 
 def tokenize(text: str) -> list[str]:
     out: list[str] = []
+    add = out.extend
+    cache = _cache
     for w in _WORD.findall(text):
-        out.extend(_split(w))
+        toks = cache.get(w)  # most words were seen before: skip the call into _split
+        add(_split(w) if toks is None else toks)
     return out
 
 

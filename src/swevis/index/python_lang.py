@@ -123,25 +123,29 @@ def _by_start(nodes: list[ts.Node]) -> list[ts.Node]:
     return sorted(nodes, key=lambda n: (n.start_byte, n.end_byte))
 
 
-def _in_order(matches: list[tuple[int, dict]]) -> list[tuple[int, dict]]:
-    """Matches in source order (of their first capture), for the same reason."""
-
-    def first(match: tuple[int, dict]) -> tuple[int, int, int]:
-        nodes = [n for ns in match[1].values() for n in (ns if isinstance(ns, list) else [ns])]
-        return (min((n.start_byte for n in nodes), default=0), min((n.end_byte for n in nodes), default=0), match[0])
-
-    return sorted(matches, key=first)
-
-
 def _scan(root: ts.Node) -> dict[str, list]:
-    """The one query's matches by part: defs and bindings as (pattern, captures) in source
-    order, imports and calls as their captured nodes (`imp`, `callee`) in source order."""
+    """The one query's matches by part, each in source order: `defs` (pattern, captures; every
+    definition starts at its own byte, and _definitions sorts them by it), `params` (by the
+    name they bind, then pattern) and `assigns` (by the assignment), and `imports` and `calls`
+    as their captured nodes (`imp`, `callee`)."""
     parts: dict[str, list] = {part: [] for part in _PARTS}
     for match in ts.QueryCursor(_QUERY).matches(root):
         parts[_PART_OF[match[0]]].append(match)
+    params, assigns = [], []
+    for m in parts["bindings"]:
+        caps = m[1]
+        asg = caps.get("asg") or caps.get("sasg")
+        if asg is not None:
+            assigns.append((asg[0].start_byte, m))
+        else:
+            node = (caps.get("param") or caps.get("uparam") or caps["loopvar"])[0]
+            params.append((node.start_byte, node.end_byte, m[0], m))
+    params.sort(key=lambda t: t[:3])
+    assigns.sort(key=lambda t: t[0])
     return {
-        "defs": _in_order(parts["defs"]),
-        "bindings": _in_order(parts["bindings"]),
+        "defs": parts["defs"],
+        "params": [t[3] for t in params],
+        "assigns": [t[1] for t in assigns],
         "imports": _by_start([n for _, caps in parts["imports"] for n in caps["imp"]]),
         "calls": _by_start([n for _, caps in parts["calls"] for n in caps["callee"]]),
     }
@@ -412,13 +416,12 @@ def _import_edges(fx: FileExtract) -> None:
             fx.edges.append(EdgeRec("imports", imp["module"], None, imp["line"]))
 
 
-def _bindings(matches: list[tuple[int, dict]], fx: FileExtract, nesting: _Nesting) -> _Bindings:
+def _bindings(params: list[tuple[int, dict]], assigns: list[tuple[int, dict]], fx: FileExtract,
+              nesting: _Nesting) -> _Bindings:
     """Typed parameters, local assignments and self attributes (flow-insensitive); class and
     self attributes with a type go to fx.attrs."""
     syms = fx.symbols
     bindings = _Bindings(syms)
-    params = [m for m in matches if "param" in m[1] or "uparam" in m[1] or "loopvar" in m[1]]
-    assigns = [m for m in matches if "asg" in m[1] or "sasg" in m[1]]
     for _, caps in params:
         if "param" in caps:
             node = caps["param"][0]
@@ -426,7 +429,6 @@ def _bindings(matches: list[tuple[int, dict]], fx: FileExtract, nesting: _Nestin
         else:
             node = (caps.get("uparam") or caps["loopvar"])[0]
             bindings.bind(nesting.scope_of(node.start_byte), _text(node), "")
-    assigns.sort(key=lambda m: (m[1].get("asg") or m[1]["sasg"])[0].start_byte)
     for _, caps in assigns:
         asg = (caps.get("asg") or caps["sasg"])[0]
         scope = nesting.scope_of(asg.start_byte)
@@ -504,7 +506,7 @@ def extract(path: str, data: bytes, module: str, options: dict | None = None) ->
     nesting = _definitions(parts["defs"], fx)
     fx.imports = _imports(parts["imports"], module, is_package, fx.names)
     _import_edges(fx)
-    bindings = _bindings(parts["bindings"], fx, nesting)
+    bindings = _bindings(parts["params"], parts["assigns"], fx, nesting)
     _call_edges(parts["calls"], fx, nesting, bindings)
     if options.get("is_test"):
         _test_references(data, fx)
