@@ -1,7 +1,7 @@
 """Index benchmark: this tree's index against an earlier revision's, on one checkout, in one run.
 
 For each version of the code (`--before REV`, exported with `git archive`, and this worktree's
-src) it measures in fresh subprocesses, the two versions' runs interleaved so machine load
+src or `--after REV`) it measures in fresh subprocesses, the two versions' runs interleaved so machine load
 hits both alike: the CPU seconds of a cold build (median of `--repeat`), the peak RSS of that
 process, the database's size, and the CPU seconds of updating an index of a second version of
 the repository to this one (`--second DIR`; without it, a copy of the checkout with
@@ -49,7 +49,7 @@ def step(src: Path, repo: Path, db: Path, force: bool) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def export_before(rev: str, into: Path) -> Path:
+def export_rev(rev: str, into: Path) -> Path:
     """`src` and `schemas` of revision `rev` under `into` (the schema holds the defaults)."""
     into.mkdir(parents=True)
     archive = subprocess.run(["git", "-C", str(ROOT), "archive", rev, "src", "schemas"], capture_output=True, check=True)
@@ -126,6 +126,7 @@ def main() -> int:
     ap.add_argument("--second", help="another version of the same repository, for the update (default: an edited copy)")
     ap.add_argument("--edit", type=int, default=20, help="files edited in the stand-in second version")
     ap.add_argument("--before", default=BEFORE, help=f"revision to compare against (default {BEFORE})")
+    ap.add_argument("--after", help="revision to measure instead of this worktree's src")
     ap.add_argument("--repeat", type=int, default=3, help="cold builds per version")
     ap.add_argument("--json", help="also write the measurements here")
     args = ap.parse_args()
@@ -139,7 +140,8 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="swevis-bench-index-") as d:
         work = Path(d)
         old = Path(args.second).resolve() if args.second else edited_copy(repo, work / "second" / repo.name, args.edit)
-        versions = {"before": export_before(args.before, work / "before"), "after": ROOT / "src"}
+        after = export_rev(args.after, work / "after") if args.after else ROOT / "src"
+        versions = {"before": export_rev(args.before, work / "before"), "after": after}
         res = measure(versions, repo, old, work, args.repeat)
         rows = report(res, repo)
     if args.json:
