@@ -33,7 +33,7 @@ from swevis.fsutil import atomic_path
 from swevis.index import rows, store
 from swevis.index.languages import FileExtract, language_for
 from swevis.index.lexical import Lexical, tokenize
-from swevis.index.resolve import resolve_edges
+from swevis.index.resolve import resolve_edges, resolve_names
 from swevis.paths import portable
 
 log = logging.getLogger(__name__)
@@ -183,34 +183,10 @@ def _parse_rows(path: str, data: bytes, digest: str, module: str, opts: dict) ->
     return rows.from_extract(file, fx, spec.kind == "code", path_tokens, n_lines)
 
 
-RESOLVE_SQL = [
-    # imports: the module itself ...
-    "UPDATE edges SET dst_file = (SELECT id FROM files WHERE module = edges.dst_name AND language = 'python' LIMIT 1)"
-    " WHERE kind = 'imports'",
-    # ... or a name defined at the top level of a module (from m import Name)
-    "UPDATE edges SET dst_file = (SELECT id FROM files WHERE module = edges.dst_base AND language = 'python' LIMIT 1)"
-    " WHERE kind = 'imports' AND dst_file IS NULL AND dst_base != ''",
-    "UPDATE edges SET dst_symbol = (SELECT s.id FROM symbols s WHERE s.file_id = edges.dst_file"
-    " AND s.name = edges.dst_leaf AND s.parent_id IS NULL LIMIT 1)"
-    " WHERE kind = 'imports' AND dst_file IS NOT NULL",
-    "DROP TABLE IF EXISTS temp.uniq",
-    "CREATE TEMP TABLE uniq AS SELECT name, min(id) AS id FROM symbols GROUP BY name HAVING count(*) = 1",
-    "CREATE INDEX temp.uniq_name ON uniq(name)",
-    # references from tests: the only definition of that name in the repository
-    # (calls and bases are resolved type-aware in swevis.index.resolve)
-    "UPDATE edges SET dst_symbol = (SELECT u.id FROM uniq u WHERE u.name = edges.dst_leaf)"
-    " WHERE kind = 'references' AND dst_symbol IS NULL",
-    "UPDATE edges SET dst_file = (SELECT s.file_id FROM symbols s WHERE s.id = edges.dst_symbol)"
-    " WHERE kind = 'references' AND dst_symbol IS NOT NULL AND dst_file IS NULL",
-    "DROP TABLE IF EXISTS temp.uniq",
-]
-
-
 def _resolve(con: sqlite3.Connection, opts: dict) -> dict:
     """Resolve every edge against the whole index (resolution is global: one new definition can
     move the target of a call in a file that did not change, so an update resolves it all too)."""
-    for sql in RESOLVE_SQL:
-        con.execute(sql)
+    resolve_names(con)
     return dict(resolve_edges(con, max_name_targets=int(opts["max_name_targets"])))
 
 

@@ -30,7 +30,7 @@ from collections import defaultdict
 
 from swevis.index.rows import unpack
 
-__all__ = ["resolve_edges", "HOW"]
+__all__ = ["resolve_names", "resolve_edges", "HOW"]
 
 HOW = ("direct", "init", "module", "self", "typed", "dispatch", "name")
 _MAX_DEPTH = 8
@@ -314,21 +314,53 @@ class World:
         return cands[0] if len(cands) == 1 else None
 
 
+def resolve_names(con: sqlite3.Connection) -> None:
+    """Resolve every imports edge to the imported module's file (else, for `from m import a`,
+    m's) and a top-level definition of the imported name there; and every references edge
+    (from tests) to the only definition of that name in the repository, if it has one. Of
+    several files or definitions, the first by id wins (path, then source order)."""
+    first_file: dict[str, int] = {}
+    for fid, mod in con.execute("SELECT id, module FROM files WHERE language = 'python' ORDER BY id"):
+        first_file.setdefault(mod, fid)
+    top: dict[tuple[int, str], int] = {}
+    defs: dict[str, list[tuple[int, int]]] = defaultdict(list)
+    for sid, fid, name, parent in con.execute("SELECT id, file_id, name, parent_id FROM symbols ORDER BY id"):
+        if parent is None:
+            top.setdefault((fid, name), sid)
+        defs[name].append((sid, fid))
+    upd = []
+    for eid, kind, dotted in con.execute(
+        "SELECT id, kind, dst_name FROM edges WHERE kind IN ('imports', 'references') ORDER BY id"
+    ):
+        base, _, leaf = dotted.rpartition(".")
+        if kind == "imports":
+            f = first_file.get(dotted)
+            if f is None and base:
+                f = first_file.get(base)
+            s = top.get((f, leaf)) if f is not None else None
+        else:
+            only = defs.get(leaf, ())
+            s, f = only[0] if len(only) == 1 else (None, None)
+        if f is not None:
+            upd.append((f, s, eid))
+    con.executemany("UPDATE edges SET dst_file = ?, dst_symbol = ? WHERE id = ?", upd)
+
+
 def resolve_edges(con: sqlite3.Connection, max_name_targets: int = 6) -> dict:
     """Resolve every inherits and calls edge (targets written); returns counts per `how`."""
     calls = con.execute(
         "SELECT id, src_file, src_symbol, dst_name, recv FROM edges WHERE kind = 'calls' ORDER BY id"
     ).fetchall()
     bases = con.execute(
-        "SELECT id, src_file, dst_name, dst_leaf FROM edges WHERE kind = 'inherits' ORDER BY id"
+        "SELECT id, src_file, dst_name FROM edges WHERE kind = 'inherits' ORDER BY id"
     ).fetchall()
     counts: dict[str, int] = defaultdict(int)
     if not calls and not bases:
         return counts
     w = World(con, max_name_targets=max_name_targets)
     upd = []
-    for eid, fid, dotted, leaf in bases:
-        b = w.resolve_base(fid, dotted, leaf)
+    for eid, fid, dotted in bases:
+        b = w.resolve_base(fid, dotted, dotted.rpartition(".")[2])
         upd.append((b, w.sym[b][0] if b is not None else None, eid))
     con.executemany("UPDATE edges SET dst_symbol = ?, dst_file = ? WHERE id = ?", upd)
     w.load_bases(con)

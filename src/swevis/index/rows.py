@@ -49,7 +49,7 @@ class FileRows:
 
     file: tuple  # the FILE_COLS values
     symbols: list[tuple] = field(default_factory=list)  # name, qualname, kind, start, end, signature, doc, parent
-    edges: list[tuple] = field(default_factory=list)  # kind, src, dst_name, dst_base, dst_leaf, line, recv
+    edges: list[tuple] = field(default_factory=list)  # kind, src, dst_name, line, recv
     attrs: list[tuple] = field(default_factory=list)  # cls, name, type
     chunks: list[tuple] = field(default_factory=list)  # start, end, text
     docs: list[tuple] = field(default_factory=list)  # sym, chunk, start, end
@@ -67,9 +67,7 @@ def from_extract(file: tuple, fx: FileExtract | None, code: bool, path_tokens: l
     else:
         rows.symbols = [(s.name, s.qualname, s.kind, s.start_line, s.end_line, s.signature, s.doc, s.parent)
                         for s in fx.symbols]
-        for e in fx.edges:
-            base, _, leaf = e.dst_name.rpartition(".")
-            rows.edges.append((e.kind, e.src_symbol, e.dst_name, base, leaf, e.line, e.recv))
+        rows.edges = [(e.kind, e.src_symbol, e.dst_name, e.line, e.recv) for e in fx.edges]
         rows.attrs = [(c, name, te) for c, name, te in fx.attrs]
         rows.chunks = [(c.start_line, c.end_line, c.text) for c in fx.chunks]
         if code or not fx.chunks:
@@ -106,10 +104,9 @@ def from_index(con: sqlite3.Connection, file_id: int, edges: tuple[int, int] | N
     s_local = _local([r[0] for r in sym])
     rows.symbols = [(*r[1:8], s_local.get(r[8])) for r in sym]
     rows.edges = [
-        (k, s_local.get(s), n, b, leaf, line, recv)
-        for k, s, n, b, leaf, line, recv in con.execute(
-            "SELECT kind, src_symbol, dst_name, dst_base, dst_leaf, line, recv FROM edges WHERE id BETWEEN ? AND ?"
-            " ORDER BY id",
+        (k, s_local.get(s), n, line, recv)
+        for k, s, n, line, recv in con.execute(
+            "SELECT kind, src_symbol, dst_name, line, recv FROM edges WHERE id BETWEEN ? AND ? ORDER BY id",
             edges or (0, -1),
         )
     ]
@@ -158,10 +155,8 @@ class Writer:
         )
         e0 = self._take("edge", len(rows.edges))
         con.executemany(
-            "INSERT INTO edges(id, kind, src_file, src_symbol, dst_name, dst_base, dst_leaf, line, recv)"
-            " VALUES (?,?,?,?,?,?,?,?,?)",
-            [(e0 + i, k, fid, sid(s), n, b, leaf, line, recv)
-             for i, (k, s, n, b, leaf, line, recv) in enumerate(rows.edges)],
+            "INSERT INTO edges(id, kind, src_file, src_symbol, dst_name, line, recv) VALUES (?,?,?,?,?,?,?)",
+            [(e0 + i, k, fid, sid(s), n, line, recv) for i, (k, s, n, line, recv) in enumerate(rows.edges)],
         )
         con.executemany("INSERT INTO attrs(file_id, class_id, name, type) VALUES (?,?,?,?)",
                         [(fid, sid(c), n, t) for c, n, t in rows.attrs])

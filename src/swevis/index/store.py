@@ -50,7 +50,7 @@ CREATE TABLE IF NOT EXISTS symbols(
     kind TEXT, start_line INTEGER, end_line INTEGER, signature TEXT, doc TEXT, parent_id INTEGER);
 CREATE TABLE IF NOT EXISTS edges(
     id INTEGER PRIMARY KEY, kind TEXT NOT NULL, src_file INTEGER NOT NULL, src_symbol INTEGER,
-    dst_name TEXT NOT NULL, dst_base TEXT, dst_leaf TEXT, dst_file INTEGER, dst_symbol INTEGER,
+    dst_name TEXT NOT NULL, dst_file INTEGER, dst_symbol INTEGER,
     line INTEGER, recv TEXT DEFAULT '');
 CREATE TABLE IF NOT EXISTS targets(
     edge_id INTEGER NOT NULL, src_file INTEGER NOT NULL, src_symbol INTEGER, dst_symbol INTEGER NOT NULL,
