@@ -253,8 +253,8 @@ def build_index(
     return stats
 
 
-def _old_files(con: sqlite3.Connection) -> dict[str, tuple[int, str, str]]:
-    return {p: (i, h, m) for i, p, h, m in con.execute("SELECT id, path, sha256, module FROM files")}
+def _old_files(con: sqlite3.Connection, schema: str = "main") -> dict[str, tuple[int, str, str]]:
+    return {p: (i, h, m) for i, p, h, m in con.execute(f"SELECT id, path, sha256, module FROM {schema}.files")}
 
 
 def _digest(repo_dir: Path, path: str) -> tuple[bytes, str]:
@@ -298,14 +298,15 @@ def _index_into(target: Path, source: Path | None, repo_dir: Path, paths: list[s
     content is unchanged), then the indexes, resolved edges and BM25 model, then statistics
     and provenance."""
     con = sqlite3.connect(str(target), isolation_level=None)
-    old = sqlite3.connect(f"file:{source}?mode=ro", uri=True) if source else None
     try:
         con.execute("PRAGMA journal_mode = OFF")  # a temporary file: renamed into place only when complete
         con.execute("PRAGMA synchronous = OFF")
         con.executescript(store.TABLES)
+        if source:
+            con.execute("ATTACH DATABASE ? AS old", (str(source),))  # only read
         con.execute("BEGIN")
         t = time.perf_counter()
-        _write_files(con, old, repo_dir, paths, modules, opts, stats)
+        _write_files(con, source, repo_dir, paths, modules, opts, stats)
         timings["parse"] = time.perf_counter() - t
         t = time.perf_counter()
         _create(con, store.INDEXES)
@@ -321,8 +322,6 @@ def _index_into(target: Path, source: Path | None, repo_dir: Path, paths: list[s
         _write_meta(con, stats, opts, repo_dir)
         con.execute("COMMIT")
     finally:
-        if old is not None:
-            old.close()
         con.close()
 
 
@@ -332,22 +331,31 @@ def _create(con: sqlite3.Connection, indexes: str) -> None:
             con.execute(stmt)
 
 
-def _write_files(con: sqlite3.Connection, old: sqlite3.Connection | None, repo_dir: Path, paths: list[str],
+def _write_files(con: sqlite3.Connection, source: Path | None, repo_dir: Path, paths: list[str],
                  modules: dict[str, str], opts: dict, stats: IndexStats) -> None:
-    """Every file's rows in path order: copied from `old` when its content and module are the
-    same there, else parsed."""
-    before = _old_files(old) if old is not None else {}
-    edges = rows.edge_ranges(old) if old is not None else {}
+    """Every file's rows in path order: copied from the index at `source` (attached as `old`)
+    when its content and module are the same there, a run of such files at a time, else parsed."""
+    before = _old_files(con, "old") if source else {}
+    edges = rows.edge_ranges(con, "old") if source else {}
     writer = rows.Writer(con)
+    run: list[int] = []  # old ids of unchanged files consecutive in both indexes
     for p in paths:
         data, digest = _digest(repo_dir, p)
         prev = before.pop(p, None)
         if prev is not None and prev[1] == digest and prev[2] == modules[p]:
-            writer.write(rows.from_index(old, prev[0], edges.get(prev[0])))
+            if run and prev[0] != run[-1] + 1:
+                writer.copy(run[0], run[-1], edges)
+                run = []
+            run.append(prev[0])
             stats.files_unchanged += 1
-        else:
-            writer.write(_parse_rows(p, data, digest, modules[p], opts))
-            stats.files_parsed += 1
+            continue
+        if run:
+            writer.copy(run[0], run[-1], edges)
+            run = []
+        writer.write(_parse_rows(p, data, digest, modules[p], opts))
+        stats.files_parsed += 1
+    if run:
+        writer.copy(run[0], run[-1], edges)
     stats.files_removed = len(before)
 
 

@@ -1,10 +1,11 @@
 """One file's index rows with file-local references, and the one writer that gives them ids.
 
-A file's rows are made either from a fresh extract (`from_extract`) or read back from an
-earlier index of the same content (`from_index`); both reach the database only through
-`Writer.write`, which numbers every row in the order files are written. A build that writes
-the files in path order therefore gives the same rows, id for id, whether each file was
-parsed or copied, which is what makes an update exactly equal to a cold build.
+A parsed file's rows (`from_extract`) reach the database through `Writer.write`, which
+numbers every row in the order files are written; `Writer.copy` brings a run of unchanged
+files' rows over from an earlier index built the same way, renumbered by one offset per
+table. A build that writes the files in path order therefore gives the same rows, id for id,
+whether each file was parsed or copied, which is what makes an update exactly equal to a
+cold build.
 
 A file's BM25 tokens are stored as one zlib-compressed blob (documents one a line, in
 document order): they are the largest thing an index keeps and are only read back whole, to
@@ -21,7 +22,7 @@ from dataclasses import dataclass, field
 from swevis.index.lexical import tokenize
 from swevis.index.records import FileExtract
 
-__all__ = ["FileRows", "from_extract", "edge_ranges", "from_index", "Writer", "file_row", "pack", "unpack", "unpack_docs"]
+__all__ = ["FileRows", "from_extract", "edge_ranges", "Writer", "file_row", "pack", "unpack", "unpack_docs"]
 
 FILE_COLS = (
     "path, language, kind, size, sha256, module, is_test, n_lines, status, n_errors, encoding, error, imports,"
@@ -83,47 +84,10 @@ def from_extract(file: tuple, fx: FileExtract | None, code: bool, path_tokens: l
     return rows
 
 
-def _local(ids: list[int]) -> dict[int, int]:
-    return {old: i for i, old in enumerate(ids)}
-
-
-def edge_ranges(con: sqlite3.Connection) -> dict[int, tuple[int, int]]:
+def edge_ranges(con: sqlite3.Connection, schema: str = "main") -> dict[int, tuple[int, int]]:
     """First and last edge id of every file (a file's edges are numbered together)."""
-    return {f: (lo, hi) for f, lo, hi in con.execute("SELECT src_file, min(id), max(id) FROM edges GROUP BY src_file")}
-
-
-def from_index(con: sqlite3.Connection, file_id: int, edges: tuple[int, int] | None) -> FileRows:
-    """The rows of file `file_id` in an existing index (its edges: ids `edges`, from
-    `edge_ranges`), their ids turned back into local indexes."""
-    file = con.execute(f"SELECT {FILE_COLS} FROM files WHERE id = ?", (file_id,)).fetchone()
-    rows = FileRows(tuple(file))
-    sym = con.execute(
-        "SELECT id, name, qualname, kind, start_line, end_line, signature, doc, parent_id FROM symbols"
-        " WHERE file_id = ? ORDER BY id", (file_id,)
-    ).fetchall()
-    s_local = _local([r[0] for r in sym])
-    rows.symbols = [(*r[1:8], s_local.get(r[8])) for r in sym]
-    rows.edges = [
-        (k, s_local.get(s), n, line, recv)
-        for k, s, n, line, recv in con.execute(
-            "SELECT kind, src_symbol, dst_name, line, recv FROM edges WHERE id BETWEEN ? AND ? ORDER BY id",
-            edges or (0, -1),
-        )
-    ]
-    rows.attrs = [(s_local[c], n, t) for c, n, t in con.execute(
-        "SELECT class_id, name, type FROM attrs WHERE file_id = ? ORDER BY rowid", (file_id,))]
-    chunks = con.execute(
-        "SELECT id, start_line, end_line, text FROM chunks WHERE file_id = ? ORDER BY id", (file_id,)).fetchall()
-    c_local = _local([r[0] for r in chunks])
-    rows.chunks = [r[1:] for r in chunks]
-    rows.docs = [
-        (s_local.get(s), c_local.get(c), a, b)
-        for s, c, a, b in con.execute(
-            "SELECT symbol_id, chunk_id, start_line, end_line FROM bm25_docs WHERE file_id = ? ORDER BY id", (file_id,)
-        )
-    ]
-    rows.tokens = con.execute("SELECT tokens FROM doc_tokens WHERE file_id = ?", (file_id,)).fetchone()[0]
-    return rows
+    return {f: (lo, hi) for f, lo, hi in con.execute(
+        f"SELECT src_file, min(id), max(id) FROM {schema}.edges GROUP BY src_file")}
 
 
 class Writer:
@@ -137,6 +101,43 @@ class Writer:
         first = self.next[key]
         self.next[key] = first + n
         return first
+
+    def copy(self, f0: int, f1: int, edges: dict[int, tuple[int, int]]) -> None:
+        """Copy the rows of files `f0`..`f1` of the index attached as `old` (numbered there as
+        this writer numbers them: each table's ids of a run of files are one block, so one
+        offset per table renumbers them); `edges` = edge_ranges of `old`."""
+        con = self.con
+        blocks = {"file": (f0, f1 - f0 + 1)}
+        for key, table in (("symbol", "symbols"), ("chunk", "chunks"), ("doc", "bm25_docs")):
+            blocks[key] = con.execute(
+                f"SELECT min(id), count(*) FROM old.{table} WHERE file_id BETWEEN ? AND ?", (f0, f1)).fetchone()
+        spans = [edges[f] for f in range(f0, f1 + 1) if f in edges]
+        blocks["edge"] = (spans[0][0], spans[-1][1] - spans[0][0] + 1) if spans else (None, 0)
+        d = {key: self._take(key, n) - (lo or 0) for key, (lo, n) in blocks.items()}
+        df, ds, dc = d["file"], d["symbol"], d["chunk"]
+        run = (f0, f1)
+        con.execute(f"INSERT INTO files(id, {FILE_COLS}) SELECT id + {df}, {FILE_COLS} FROM old.files"
+                    " WHERE id BETWEEN ? AND ? ORDER BY id", run)
+        con.execute(
+            "INSERT INTO symbols(id, file_id, name, qualname, kind, start_line, end_line, signature, doc, parent_id)"
+            f" SELECT id + {ds}, file_id + {df}, name, qualname, kind, start_line, end_line, signature, doc,"
+            f" parent_id + {ds} FROM old.symbols WHERE file_id BETWEEN ? AND ? ORDER BY id", run)
+        if spans:
+            con.execute(
+                "INSERT INTO edges(id, kind, src_file, src_symbol, dst_name, line, recv)"
+                f" SELECT id + {d['edge']}, kind, src_file + {df}, src_symbol + {ds}, dst_name, line, recv"
+                " FROM old.edges WHERE id BETWEEN ? AND ? ORDER BY id", (spans[0][0], spans[-1][1]))
+        con.execute(f"INSERT INTO attrs(file_id, class_id, name, type) SELECT file_id + {df}, class_id + {ds}, name,"
+                    " type FROM old.attrs WHERE file_id BETWEEN ? AND ? ORDER BY rowid", run)
+        con.execute(f"INSERT INTO chunks(id, file_id, seq, start_line, end_line, text, next_id) SELECT id + {dc},"
+                    f" file_id + {df}, seq, start_line, end_line, text, next_id + {dc} FROM old.chunks"
+                    " WHERE file_id BETWEEN ? AND ? ORDER BY id", run)
+        con.execute(
+            "INSERT INTO bm25_docs(id, doc_idx, file_id, symbol_id, chunk_id, start_line, end_line)"
+            f" SELECT id + {d['doc']}, doc_idx + {d['doc']}, file_id + {df}, symbol_id + {ds}, chunk_id + {dc},"
+            " start_line, end_line FROM old.bm25_docs WHERE file_id BETWEEN ? AND ? ORDER BY id", run)
+        con.execute(f"INSERT INTO doc_tokens(file_id, tokens) SELECT file_id + {df}, tokens FROM old.doc_tokens"
+                    " WHERE file_id BETWEEN ? AND ? ORDER BY file_id", run)
 
     def write(self, rows: FileRows) -> int:
         """Insert one file's rows; returns its file id."""
