@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import sqlite3
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -90,3 +92,16 @@ def test_update_from_another_versions_index_leaves_it_alone(two_commits, tmp_pat
     got, want = _rows(tmp_path / "v2.sqlite"), _rows(tmp_path / "cold.sqlite")
     for table in TABLES:
         assert got[table] == want[table], table
+
+
+def test_the_bm25_model_is_the_same_bytes_under_any_hash_seed(tmp_path):
+    """bm25s numbers its vocabulary in a set's order, which follows the string hash seed: two
+    processes stored different bytes for the same corpus (so no update could equal a build)."""
+    script = "import sys; from swevis.index import build_index; build_index(sys.argv[1], sys.argv[2])"
+    blobs = []
+    for seed in ("1", "2"):
+        db = tmp_path / f"seed{seed}.sqlite"
+        env = {**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(Path(__file__).parents[2] / "src")}
+        subprocess.run([sys.executable, "-c", script, str(FIXTURE), str(db)], check=True, env=env, capture_output=True)
+        blobs.append(_rows(db)["bm25_model"])
+    assert blobs[0] == blobs[1]
