@@ -191,15 +191,13 @@ def _resolve(con: sqlite3.Connection, opts: dict) -> dict:
 
 
 def _rebuild_bm25(con: sqlite3.Connection, opts: dict) -> int:
-    corpus: list[list[str]] = []
-    for blob, n in con.execute(
+    docs = con.execute(
         "SELECT t.tokens, (SELECT count(*) FROM bm25_docs d WHERE d.file_id = t.file_id) FROM doc_tokens t"
         " ORDER BY t.file_id"
-    ):
-        corpus.extend(rows.unpack_docs(blob, n))
-    lex = Lexical.build(corpus, **opts["bm25"])
+    )
+    lex = Lexical.build((doc for blob, n in docs for doc in rows.unpack_docs(blob, n)), **opts["bm25"])
     lex.save(con)
-    return len(corpus)
+    return lex.num_docs
 
 
 def build_index(

@@ -15,6 +15,7 @@ import logging
 import re
 import sqlite3
 import zlib
+from collections.abc import Iterable
 
 import numpy as np
 
@@ -116,18 +117,21 @@ class Lexical:
         return int(self.model.scores["num_docs"]) if self.model is not None else 0
 
     @classmethod
-    def build(cls, corpus_tokens: list[list[str]], *, k1: float = 1.5, b: float = 0.75, method: str = "lucene"):
+    def build(cls, corpus_tokens: Iterable[list[str]], *, k1: float = 1.5, b: float = 0.75, method: str = "lucene"):
+        """The model of documents given as token lists (read once, in order: a generator keeps
+        only one document's strings alive at a time)."""
         # lazy: bm25s adds 48-340 ms (python -X importtime, best of 6: 48) to importing swevis.index
         import bm25s
 
-        if not corpus_tokens:
-            return cls(None)
-        model = bm25s.BM25(k1=k1, b=b, method=method)
         # bm25s needs every document non-empty to keep document ids aligned; the vocabulary is
         # numbered here in first-seen order (bm25s numbers a set's, which varies with the hash
-        # seed), so the stored model is the same bytes in every process
+        # seed), so the stored model is the same bytes in every process. A token's id is one
+        # shared int object, so the id lists cost a pointer per token.
         vocab: dict[str, int] = {}
         ids = [[vocab.setdefault(t, len(vocab)) for t in (doc or ["__empty__"])] for doc in corpus_tokens]
+        if not ids:
+            return cls(None)
+        model = bm25s.BM25(k1=k1, b=b, method=method)
         model.index((ids, vocab), show_progress=False)
         return cls(model)
 
