@@ -318,7 +318,10 @@ class _Nesting:
 
     def scope_of(self, byte: int) -> int | None:
         """Innermost function/method around `byte` (None = module level, class bodies skipped)."""
-        i = self.enclosing(byte)
+        return self.scope_from(self.enclosing(byte))
+
+    def scope_from(self, i: int | None) -> int | None:
+        """Innermost function/method at or around definition `i` (class bodies skipped)."""
         while i is not None and self.symbols[i].kind == "class":
             i = self.symbols[i].parent
         return i
@@ -460,7 +463,7 @@ def _call_edges(callees: list[ts.Node], fx: FileExtract, nesting: _Nesting, bind
         recv = ""
         fn = node.parent
         if fn is not None and fn.type == "attribute":
-            recv = _receiver(fn.child_by_field_name("object"), nesting.scope_of(node.start_byte), bindings.lookup)
+            recv = _receiver(fn.child_by_field_name("object"), nesting.scope_from(src), bindings.lookup)
         if (src, recv, name) in seen:
             continue
         seen.add((src, recv, name))
