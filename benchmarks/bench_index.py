@@ -1,82 +1,152 @@
-"""Index benchmark on a large real repository (default: the installed matplotlib source).
+"""Index benchmark: this tree's index against an earlier revision's, on one checkout, in one run.
 
-Measures, each step in a fresh subprocess (wall time and peak RSS of that process):
-cold build, warm no-change rebuild, warm load (open + BM25 ready), and re-index after
-editing 1 and 10 files. Prints a table; `--json FILE` also writes it.
+For each version of the code (`--before REV`, exported with `git archive`, and this worktree's
+src or `--after REV`) it measures in fresh subprocesses, the two versions' runs interleaved so machine load
+hits both alike: the CPU seconds of a cold build (median of `--repeat`), the peak RSS of that
+process, the database's size, and the CPU seconds of updating an index of a second version of
+the repository to this one (`--second DIR`; without it, a copy of the checkout with
+`--edit` files edited stands in), and whether that update's rows equal the cold build's.
+CPU seconds are what to compare on a loaded machine; wall times are not reported.
 
-    .venv/bin/python benchmarks/bench_index.py [--repo DIR] [--json out.json]
+    .venv/bin/python benchmarks/bench_index.py CHECKOUT [--second DIR] [--before REV] [--json out.json]
+
+Nothing here reaches the network; without CHECKOUT it says so and exits.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
+import sqlite3
+import statistics
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
+ROOT = Path(__file__).resolve().parents[1]
+# the last revision before ids in path order, row copying and the one-pass query
+BEFORE = "52450dd"
+TABLES = ("files", "symbols", "edges", "targets", "attrs", "chunks", "bm25_docs", "doc_tokens")
+
 STEP = r"""
 import json, resource, sys, time
-from swevis.index import build_index, open_index
-mode, repo, db = sys.argv[1:4]
-t = time.perf_counter(); c = time.process_time()
-if mode == "load":
-    idx = open_index(db).warm(); idx.bm25_search("contour set paths", 10); extra = {}
-else:
-    s = build_index(repo, db, force=(mode == "cold")); extra = {"mode": s.mode, "parsed": s.files_parsed,
-        "files": s.n_files, "symbols": s.n_symbols, "edges": s.n_edges, "timings": s.timings,
-        "call_targets": s.call_targets}
-dt = time.perf_counter() - t
-print(json.dumps({"seconds": dt, "cpu_seconds": time.process_time() - c, "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, **extra}))
+from swevis.index import build_index
+repo, db, force = sys.argv[1], sys.argv[2], sys.argv[3] == "1"
+c = time.process_time()
+s = build_index(repo, db, force=force)
+print(json.dumps({"cpu": time.process_time() - c, "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                  "mode": s.mode, "parsed": s.files_parsed, "files": s.n_files, "timings": s.timings}))
 """
 
 
-def step(mode: str, repo: Path, db: Path) -> dict:
-    out = subprocess.run([sys.executable, "-c", STEP, mode, str(repo), str(db)], capture_output=True, text=True, check=True)
+def step(src: Path, repo: Path, db: Path, force: bool) -> dict:
+    env = {**os.environ, "PYTHONPATH": str(src)}
+    out = subprocess.run([sys.executable, "-c", STEP, str(repo), str(db), "1" if force else "0"],
+                         capture_output=True, text=True, check=True, env=env)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def touch(repo: Path, n: int, tag: str) -> None:
-    files = sorted(p for p in repo.rglob("*.py") if "tests" not in p.parts)[:n]
-    for p in files:
-        with p.open("a") as fh:
-            fh.write(f"\n\ndef _bench_{tag}_{p.stem.replace('-', '_')}():\n    return None\n")
+def export_rev(rev: str, into: Path) -> Path:
+    """`src` and `schemas` of revision `rev` under `into` (the schema holds the defaults)."""
+    into.mkdir(parents=True)
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", rev, "src", "schemas"], capture_output=True, check=True)
+    subprocess.run(["tar", "-x", "-C", str(into)], input=archive.stdout, check=True)
+    return into / "src"
+
+
+def edited_copy(src: Path, dst: Path, n: int) -> Path:
+    """A second version of the checkout: `n` of its Python files (spread over the tree) edited."""
+    shutil.copytree(src, dst, ignore=shutil.ignore_patterns(".git", "__pycache__"))
+    files = sorted(dst.rglob("*.py"))
+    for p in files[:: max(1, len(files) // max(n, 1))][:n]:
+        text = p.read_text(encoding="utf-8", errors="replace")
+        p.write_text(text + f"\n\ndef _bench_added_{p.stem.replace('-', '_')}(value):\n    return value\n")
+    return dst
+
+
+def same_rows(a: Path, b: Path) -> bool:
+    cons = [sqlite3.connect(a), sqlite3.connect(b)]
+    try:
+        return all(
+            cons[0].execute(f"SELECT * FROM {t} ORDER BY rowid").fetchall()
+            == cons[1].execute(f"SELECT * FROM {t} ORDER BY rowid").fetchall()
+            for t in TABLES
+        )
+    finally:
+        for con in cons:
+            con.close()
+
+
+def measure(versions: dict[str, Path], repo: Path, old: Path, work: Path, repeat: int) -> dict[str, dict]:
+    res = {name: {"cold": []} for name in versions}
+    for i in range(repeat):
+        for name, src in versions.items():
+            r = step(src, repo, work / f"{name}-cold.sqlite", True)
+            res[name]["cold"].append(r)
+    for name, src in versions.items():
+        seed = work / f"{name}-old.sqlite"
+        step(src, old, seed, True)
+        upd = work / f"{name}-update.sqlite"
+        shutil.copyfile(seed, upd)
+        res[name]["update"] = step(src, repo, upd, False)
+        res[name]["db_mb"] = (work / f"{name}-cold.sqlite").stat().st_size / 1e6
+        res[name]["same"] = same_rows(upd, work / f"{name}-cold.sqlite")
+    return res
+
+
+def report(res: dict[str, dict], repo: Path) -> list[tuple]:
+    def row(label, get, fmt="{:.2f}"):
+        b, a = get(res["before"]), get(res["after"])
+        ratio = f"{a / b:.2f}" if isinstance(a, float) and b else ""
+        return (label, fmt.format(b), fmt.format(a), ratio)
+
+    cold = res["after"]["cold"][0]
+    rows = [
+        row("cold CPU s (median)", lambda r: statistics.median(x["cpu"] for x in r["cold"])),
+        row("cold peak RSS MB", lambda r: max(x["rss_mb"] for x in r["cold"]), "{:.0f}"),
+        row("database MB", lambda r: r["db_mb"], "{:.1f}"),
+        row("update CPU s", lambda r: r["update"]["cpu"]),
+        row("update: files parsed", lambda r: r["update"]["parsed"], "{}"),
+        row("update rows == cold rows", lambda r: r["same"], "{}"),
+    ]
+    print(f"index benchmark on {repo} ({cold['files']} files); {len(res['after']['cold'])} cold builds per version")
+    print(f"{'':28s} {'before':>10s} {'after':>10s} {'after/before':>13s}")
+    for label, b, a, ratio in rows:
+        print(f"{label:28s} {b:>10s} {a:>10s} {ratio:>13s}")
+    print(f"after, cold build phases (s): {cold['timings']}")
+    return rows
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--repo", help="source tree to index (default: installed matplotlib)")
-    ap.add_argument("--json", help="also write the results here")
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("checkout", nargs="?", help="repository checkout to index (a django checkout, say)")
+    ap.add_argument("--second", help="another version of the same repository, for the update (default: an edited copy)")
+    ap.add_argument("--edit", type=int, default=20, help="files edited in the stand-in second version")
+    ap.add_argument("--before", default=BEFORE, help=f"revision to compare against (default {BEFORE})")
+    ap.add_argument("--after", help="revision to measure instead of this worktree's src")
+    ap.add_argument("--repeat", type=int, default=3, help="cold builds per version")
+    ap.add_argument("--json", help="also write the measurements here")
     args = ap.parse_args()
-    if args.repo:
-        src = Path(args.repo)
-    else:
-        import matplotlib
-
-        src = Path(matplotlib.__file__).parent
-    with tempfile.TemporaryDirectory() as d:
-        repo = Path(d) / src.name
-        shutil.copytree(src, repo, ignore=shutil.ignore_patterns("__pycache__", "*.so", "*.png", "*.ttf", "*.afm", "*.svg", "*.pdf"))
-        db = Path(d) / "index.sqlite"
-        rows = {}
-        rows["cold build"] = step("cold", repo, db)
-        rows["warm rebuild (no change)"] = step("incr", repo, db)
-        rows["warm load (open + BM25)"] = step("load", repo, db)
-        touch(repo, 1, "a")
-        rows["re-index, 1 file edited"] = step("incr", repo, db)
-        touch(repo, 10, "b")
-        rows["re-index, 10 files edited"] = step("incr", repo, db)
-    cold = rows["cold build"]["seconds"]
-    print(f"index benchmark on {src} ({rows['cold build']['files']} files, {rows['cold build']['symbols']} symbols,"
-          f" {rows['cold build']['edges']} edges); database {db.name}")
-    print(f"{'step':32s} {'seconds':>8s} {'cpu s':>7s} {'x cold':>7s} {'peak RSS MB':>12s}  detail")
-    for name, r in rows.items():
-        detail = f"parsed {r['parsed']}, {r.get('timings', {})}" if "parsed" in r else ""
-        print(f"{name:32s} {r['seconds']:8.3f} {r['cpu_seconds']:7.3f} {r['seconds'] / cold:7.3f} {r['peak_rss_mb']:12.1f}  {detail}")
+    if not args.checkout:
+        print("bench_index: skipped: give a repository checkout to index (nothing is downloaded)")
+        return 0
+    repo = Path(args.checkout).resolve()
+    if not repo.is_dir():
+        print(f"bench_index: {repo} is not a folder", file=sys.stderr)
+        return 2
+    with tempfile.TemporaryDirectory(prefix="swevis-bench-index-") as d:
+        work = Path(d)
+        old = Path(args.second).resolve() if args.second else edited_copy(repo, work / "second" / repo.name, args.edit)
+        after = export_rev(args.after, work / "after") if args.after else ROOT / "src"
+        versions = {"before": export_rev(args.before, work / "before"), "after": after}
+        res = measure(versions, repo, old, work, args.repeat)
+        rows = report(res, repo)
     if args.json:
-        Path(args.json).write_text(json.dumps({"repo": str(src), "steps": rows}, indent=2))
+        Path(args.json).write_text(json.dumps({"repo": str(repo), "before": args.before, "results": res,
+                                               "table": rows}, indent=2, default=str))
     return 0
 
 

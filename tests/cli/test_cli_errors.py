@@ -68,6 +68,7 @@ CASES: list[tuple[str, str, list[str], str]] = [
     ("index", "db", ["index", "{repo}", "--db", "{file}/x.sqlite"], "is a file, not a folder"),
     ("index", "repo", ["index", "{repo}", "--db", "{missing}", "--repo", "widgets"], "not of the form owner/name"),
     ("index", "config", ["index", "{repo}", "--db", "{missing}", "--config", "{bad_yaml}"], "not valid YAML"),
+    ("index", "base", ["index", "{repo}", "--db", "{missing}", "--base", "{missing}"], "--base"),
     # localize
     ("localize", "repo_dir", ["localize", "{missing}", "--issue", "{file}"], "repository folder"),
     ("localize", "issue", ["localize", "{repo}", "--issue", "{missing}"], "issue file"),

@@ -1,11 +1,12 @@
-"""Build (or incrementally update) the index of one repository checkout into SQLite.
+"""Build the index of one repository checkout into SQLite, reusing an earlier index's rows.
 
-Cold build: written to a temporary file next to `<db>` and renamed into place, so a crash never leaves a
-half-written database behind as if complete. Incremental build (the database exists and
-has this schema): every file's content hash is compared; only new or changed files are
-re-parsed, removed files are dropped, inside one transaction. Cross-file edges are then
-re-resolved in SQL and the BM25 model is rebuilt from the stored per-document tokens
-(cheap: nothing is re-read or re-tokenized except the changed files).
+Every build writes a whole new database to a temporary file next to `<db>` and renames it
+into place, so a crash never leaves a half-written database behind as if complete. When an
+earlier index exists (`<db>` itself, or `base`: another version's index), the rows of every
+file whose content hash and module are unchanged are copied from it instead of parsed and
+tokenized; ids are numbered in path order either way (swevis.index.rows), and edges and the
+BM25 model are rebuilt over the whole tree, so an update is row for row the cold build. When
+nothing changed at all, only the statistics are rewritten (`noop`).
 
 A bad file never stops the build: syntax errors / Python 2 code are parsed as far as
 tree-sitter recovers (`partial`), non-UTF-8 bytes are decoded with replacement (`encoding`
@@ -29,10 +30,10 @@ from pathlib import Path
 from swevis import __version__
 from swevis.config import schema_defaults, with_defaults
 from swevis.fsutil import atomic_path
-from swevis.index import store
+from swevis.index import rows, store
 from swevis.index.languages import FileExtract, language_for
-from swevis.index.resolve import resolve_edges
 from swevis.index.lexical import Lexical, tokenize
+from swevis.index.resolve import resolve_edges, resolve_names
 from swevis.paths import portable
 
 log = logging.getLogger(__name__)
@@ -134,24 +135,19 @@ def _git_head(repo_dir: Path) -> str | None:
         return None
 
 
-def _existing_ok(db_path: Path) -> bool:
+def _existing_ok(db_path: Path, opts: dict) -> bool:
+    """Whether `db_path` is an index of this schema built with these options (rows reusable)."""
     if not db_path.exists():
         return False
     try:
-        con = sqlite3.connect(str(db_path))
+        con = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
         try:
-            row = con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+            meta = dict(con.execute("SELECT key, value FROM meta WHERE key IN ('schema_version', 'options')"))
         finally:
             con.close()
-        return bool(row) and row[0] == store.SCHEMA_VERSION
     except sqlite3.DatabaseError:
         return False
-
-
-def _delete_file_rows(con: sqlite3.Connection, file_id: int) -> None:
-    for table, col in (("symbols", "file_id"), ("edges", "src_file"), ("chunks", "file_id"), ("bm25_docs", "file_id"),
-                       ("targets", "src_file"), ("attrs", "file_id")):
-        con.execute(f"DELETE FROM {table} WHERE {col} = ?", (file_id,))
+    return meta.get("schema_version") == store.SCHEMA_VERSION and meta.get("options") == json.dumps(opts, sort_keys=True)
 
 
 def _extract(path: str, data: bytes, module: str, opts: dict) -> tuple[FileExtract | None, str, str]:
@@ -171,8 +167,8 @@ def _extract(path: str, data: bytes, module: str, opts: dict) -> tuple[FileExtra
     return fx, fx.status, fx.error
 
 
-def _insert_file(con, path: str, data: bytes, digest: str, module: str, opts: dict, ids_from: list) -> tuple[int, str, bool]:
-    """Insert one file's rows; `ids_from` = [next free symbol id] (symbols are inserted in bulk)."""
+def _parse_rows(path: str, data: bytes, digest: str, module: str, opts: dict) -> rows.FileRows:
+    """Parse one file into its rows."""
     spec = language_for(path)
     try:
         data.decode("utf-8")
@@ -181,142 +177,27 @@ def _insert_file(con, path: str, data: bytes, digest: str, module: str, opts: di
         encoding = "invalid-utf-8"
     fx, status, error = _extract(path, data, module, opts)
     n_lines = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
-    cur = con.execute(
-        "INSERT INTO files(path, language, kind, size, sha256, module, is_test, n_lines, status, n_errors,"
-        " encoding, error, imports, module_doc, names) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-        (path, spec.name, spec.kind, len(data), digest, module, int(is_test_path(path)), n_lines, status,
-         fx.n_errors if fx else 0, encoding, error, json.dumps(fx.imports if fx else []), fx.module_doc if fx else "",
-         json.dumps(fx.names) if fx and fx.names else ""),
-    )
-    file_id = cur.lastrowid
+    file = rows.file_row(path, spec.name, spec.kind, data, digest, module, is_test_path(path), n_lines, status,
+                         encoding, error, fx)
     path_tokens = tokenize(path.replace("/", " ").replace(".", " ")) + tokenize(module.replace(".", " "))
-    docs: list[tuple] = []
-    if fx is None:
-        docs.append((file_id, None, None, 1, max(n_lines, 1), " ".join(path_tokens)))
-        con.executemany(
-            "INSERT INTO bm25_docs(file_id, symbol_id, chunk_id, start_line, end_line, tokens) VALUES (?,?,?,?,?,?)", docs
-        )
-        return file_id, status, encoding != "utf-8"
-    first = ids_from[0]
-    ids = list(range(first, first + len(fx.symbols)))
-    ids_from[0] = first + len(fx.symbols)
-    con.executemany(
-        "INSERT INTO symbols(id, file_id, name, qualname, kind, start_line, end_line, signature, doc, parent_id)"
-        " VALUES (?,?,?,?,?,?,?,?,?,?)",
-        [(sid, file_id, s.name, s.qualname, s.kind, s.start_line, s.end_line, s.signature, s.doc,
-          ids[s.parent] if s.parent is not None else None) for sid, s in zip(ids, fx.symbols)],
-    )
-    edge_rows = []
-    for e in fx.edges:
-        base, _, leaf = e.dst_name.rpartition(".")
-        recv_key = e.recv.partition(":")[2].rsplit(".", 1)[-1] if ":" in e.recv else ""
-        edge_rows.append((e.kind, file_id, ids[e.src_symbol] if e.src_symbol is not None else None, e.dst_name,
-                          base, leaf, e.line, e.recv, recv_key))
-    con.executemany(
-        "INSERT INTO edges(kind, src_file, src_symbol, dst_name, dst_base, dst_leaf, line, recv, recv_key)"
-        " VALUES (?,?,?,?,?,?,?,?,?)",
-        edge_rows,
-    )
-    if fx.attrs:
-        con.executemany(
-            "INSERT INTO attrs(file_id, class_id, name, type) VALUES (?,?,?,?)",
-            [(file_id, ids[c], name, te) for c, name, te in fx.attrs],
-        )
-    prev = None
-    chunk_ids = []
-    for seq, c in enumerate(fx.chunks):
-        cur = con.execute(
-            "INSERT INTO chunks(file_id, seq, start_line, end_line, text) VALUES (?,?,?,?,?)",
-            (file_id, seq, c.start_line, c.end_line, c.text),
-        )
-        if prev is not None:
-            con.execute("UPDATE chunks SET next_id = ? WHERE id = ?", (cur.lastrowid, prev))
-        prev = cur.lastrowid
-        chunk_ids.append(cur.lastrowid)
-    if spec.kind == "code":
-        mod_tokens = path_tokens + tokenize(fx.module_text)
-        docs.append((file_id, None, None, 1, max(n_lines, 1), " ".join(mod_tokens)))
-    elif not fx.chunks:
-        docs.append((file_id, None, None, 1, max(n_lines, 1), " ".join(path_tokens)))
-    for sid, s in zip(ids, fx.symbols):
-        toks = tokenize(s.qualname.replace(".", " ")) + path_tokens[-3:] + tokenize(s.own_text)
-        docs.append((file_id, sid, None, s.start_line, s.end_line, " ".join(toks)))
-    for cid, c in zip(chunk_ids, fx.chunks):
-        docs.append((file_id, None, cid, c.start_line, c.end_line, " ".join(path_tokens + tokenize(c.text))))
-    con.executemany(
-        "INSERT INTO bm25_docs(file_id, symbol_id, chunk_id, start_line, end_line, tokens) VALUES (?,?,?,?,?,?)", docs
-    )
-    return file_id, status, encoding != "utf-8"
-
-
-# Resolution runs over dirty edges only: new edges of re-parsed files, plus edges whose
-# target name or module was defined in a changed or removed file (marked by _mark_dirty).
-RESOLVE_SQL = [
-    "UPDATE edges SET dst_file = NULL, dst_symbol = NULL WHERE dirty = 1",
-    # imports: the module itself ...
-    "UPDATE edges SET dst_file = (SELECT id FROM files WHERE module = edges.dst_name AND language = 'python' LIMIT 1)"
-    " WHERE dirty = 1 AND kind = 'imports'",
-    # ... or a name defined at the top level of a module (from m import Name)
-    "UPDATE edges SET dst_file = (SELECT id FROM files WHERE module = edges.dst_base AND language = 'python' LIMIT 1)"
-    " WHERE dirty = 1 AND kind = 'imports' AND dst_file IS NULL AND dst_base != ''",
-    "UPDATE edges SET dst_symbol = (SELECT s.id FROM symbols s WHERE s.file_id = edges.dst_file"
-    " AND s.name = edges.dst_leaf AND s.parent_id IS NULL LIMIT 1)"
-    " WHERE dirty = 1 AND kind = 'imports' AND dst_file IS NOT NULL",
-    "DROP TABLE IF EXISTS temp.uniq",
-    "CREATE TEMP TABLE uniq AS SELECT name, min(id) AS id FROM symbols GROUP BY name HAVING count(*) = 1",
-    "CREATE INDEX temp.uniq_name ON uniq(name)",
-    # references from tests: the only definition of that name in the repository
-    # (calls and bases are resolved type-aware in swevis.index.resolve)
-    "UPDATE edges SET dst_symbol = (SELECT u.id FROM uniq u WHERE u.name = edges.dst_leaf)"
-    " WHERE dirty = 1 AND kind = 'references' AND dst_symbol IS NULL",
-    "UPDATE edges SET dst_file = (SELECT s.file_id FROM symbols s WHERE s.id = edges.dst_symbol)"
-    " WHERE dirty = 1 AND kind = 'references' AND dst_symbol IS NOT NULL AND dst_file IS NULL",
-    "DROP TABLE IF EXISTS temp.uniq",
-]
-
-
-def _affected(con: sqlite3.Connection, file_id: int) -> tuple[set[str], set[str]]:
-    """Names defined in (symbols, class attributes) and module of a file, read before its rows change.
-
-    Call edges with a target in this file are marked dirty here, before the file's rows go.
-    """
-    con.execute("UPDATE edges SET dirty = 1 WHERE id IN (SELECT edge_id FROM targets WHERE dst_file = ?)", (file_id,))
-    con.execute("UPDATE edges SET dirty = 1 WHERE kind = 'inherits' AND dst_file = ?", (file_id,))
-    names = {r[0] for r in con.execute("SELECT DISTINCT name FROM symbols WHERE file_id = ?", (file_id,))}
-    names |= {r[0] for r in con.execute("SELECT DISTINCT name FROM attrs WHERE file_id = ?", (file_id,))}
-    mods = {r[0] for r in con.execute("SELECT module FROM files WHERE id = ? AND module != ''", (file_id,))}
-    return names, mods
-
-
-def _mark_dirty(con: sqlite3.Connection, names: set[str], modules: set[str]) -> None:
-    """Edges whose resolution may change because these names or modules changed."""
-    con.execute("CREATE TEMP TABLE IF NOT EXISTS aff_names(name TEXT PRIMARY KEY)")
-    con.execute("CREATE TEMP TABLE IF NOT EXISTS aff_mods(name TEXT PRIMARY KEY)")
-    con.execute("DELETE FROM aff_names")
-    con.execute("DELETE FROM aff_mods")
-    con.executemany("INSERT OR IGNORE INTO aff_names VALUES (?)", [(n,) for n in names])
-    con.executemany("INSERT OR IGNORE INTO aff_mods VALUES (?)", [(m,) for m in modules])
-    con.execute("UPDATE edges SET dirty = 1 WHERE dst_leaf IN (SELECT name FROM aff_names)")
-    con.execute("UPDATE edges SET dirty = 1 WHERE recv_key IN (SELECT name FROM aff_names)")
-    con.execute("UPDATE edges SET dirty = 1 WHERE dst_name IN (SELECT name FROM aff_mods)")
-    con.execute("UPDATE edges SET dirty = 1 WHERE dst_base IN (SELECT name FROM aff_mods)")
+    return rows.from_extract(file, fx, spec.kind == "code", path_tokens, n_lines)
 
 
 def _resolve(con: sqlite3.Connection, opts: dict) -> dict:
-    for sql in RESOLVE_SQL:
-        con.execute(sql)
-    counts = resolve_edges(con, max_name_targets=int(opts["max_name_targets"]))
-    con.execute("UPDATE edges SET dirty = 0 WHERE dirty = 1")
-    return dict(counts)
+    """Resolve every edge against the whole index (resolution is global: one new definition can
+    move the target of a call in a file that did not change, so an update resolves it all too)."""
+    resolve_names(con)
+    return dict(resolve_edges(con, max_name_targets=int(opts["max_name_targets"])))
 
 
 def _rebuild_bm25(con: sqlite3.Connection, opts: dict) -> int:
-    rows = con.execute("SELECT id, tokens FROM bm25_docs ORDER BY id").fetchall()
-    corpus = [t.split() if t else [] for _, t in rows]
-    con.executemany("UPDATE bm25_docs SET doc_idx = ? WHERE id = ?", [(i, r[0]) for i, r in enumerate(rows)])
-    lex = Lexical.build(corpus, **opts["bm25"])
+    docs = con.execute(
+        "SELECT t.tokens, (SELECT count(*) FROM bm25_docs d WHERE d.file_id = t.file_id) FROM doc_tokens t"
+        " ORDER BY t.file_id"
+    )
+    lex = Lexical.build((doc for blob, n in docs for doc in rows.unpack_docs(blob, n)), **opts["bm25"])
     lex.save(con)
-    return len(rows)
+    return lex.num_docs
 
 
 def build_index(
@@ -327,23 +208,41 @@ def build_index(
     commit: str | None = None,
     options: dict | None = None,
     force: bool = False,
+    base: str | Path | None = None,
 ) -> IndexStats:
-    """Index `repo_dir` into `db_path`; incremental when a database of this schema exists."""
+    """Index `repo_dir` into `db_path`.
+
+    The rows of files whose content is unchanged are copied from an earlier index (`base`,
+    say another version's; else `db_path` itself when it exists) instead of parsed; the result
+    is row for row the cold build's. `force` ignores both.
+    """
     t0 = time.perf_counter()
     repo_dir = Path(repo_dir).resolve()
     if not repo_dir.is_dir():
         raise store.IndexError_(f"repository folder {repo_dir} does not exist")
+    if base is not None and not Path(base).is_file():
+        raise store.IndexError_(f"base index {base} does not exist")
     db_path = Path(db_path)
     db_path.parent.mkdir(parents=True, exist_ok=True)
     opts = _options(options)
     commit = commit or _git_head(repo_dir)
-    incremental = not force and _existing_ok(db_path)
-    stats = IndexStats(db_path=str(db_path), mode="incremental" if incremental else "cold", repo=repo, commit=commit)
-    if incremental:
-        _index_into(db_path, repo_dir, opts, stats, t0)
+    source = None if force else Path(base) if base is not None else db_path
+    if source is not None and not _existing_ok(source, opts):
+        if base is not None:
+            log.info("base index %s is of another schema or options: building %s cold", base, db_path)
+        source = None
+    stats = IndexStats(db_path=str(db_path), mode="incremental" if source else "cold", repo=repo, commit=commit)
+    t = time.perf_counter()
+    paths = scan(repo_dir, opts["exclude_dirs"])
+    modules = module_names(paths, repo_dir.name if repo_dir.name.isidentifier() else "")
+    timings = {"scan": time.perf_counter() - t}
+    if source == db_path and _unchanged(source, repo_dir, paths, modules):
+        stats.mode = "noop"
+        stats.files_unchanged = len(paths)
+        _finish_noop(db_path, repo_dir, opts, stats, timings, t0)
     else:
         with atomic_path(db_path) as target:
-            _index_into(target, repo_dir, opts, stats, t0)
+            _index_into(target, source, repo_dir, paths, modules, opts, stats, timings, t0)
     log.info(
         "indexed %s (%s): %d files (%d parsed, %d unchanged, %d removed), %d symbols, %d edges, %.2fs",
         repo_dir, stats.mode, stats.n_files, stats.files_parsed, stats.files_unchanged, stats.files_removed,
@@ -352,100 +251,110 @@ def build_index(
     return stats
 
 
-def _index_into(target: Path, repo_dir: Path, opts: dict, stats: IndexStats, t0: float) -> None:
-    """One transaction over `target`: sync the files, re-resolve edges and rebuild BM25 when
-    anything changed, record statistics and provenance; rolled back on any error."""
-    incremental = stats.mode == "incremental"
-    timings: dict[str, float] = {}
-    con = sqlite3.connect(str(target), isolation_level=None)
+def _old_files(con: sqlite3.Connection, schema: str = "main") -> dict[str, tuple[int, str, str]]:
+    return {p: (i, h, m) for i, p, h, m in con.execute(f"SELECT id, path, sha256, module FROM {schema}.files")}
+
+
+def _digest(repo_dir: Path, path: str) -> tuple[bytes, str]:
     try:
-        if incremental:
-            con.execute("PRAGMA synchronous = NORMAL")
-        else:
-            con.execute("PRAGMA journal_mode = OFF")
-            con.execute("PRAGMA synchronous = OFF")
-        con.executescript(store.SCHEMA if incremental else store.TABLES)
+        data = (repo_dir / path).read_bytes()
+    except OSError as exc:
+        log.warning("cannot read %s: %s", path, exc)
+        data = b""
+    return data, hashlib.sha256(data).hexdigest()
+
+
+def _unchanged(db_path: Path, repo_dir: Path, paths: list[str], modules: dict[str, str]) -> bool:
+    """Whether the index at `db_path` has exactly these files, contents and modules."""
+    con = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
+    try:
+        old = _old_files(con)
+    finally:
+        con.close()
+    if set(old) != set(paths):
+        return False
+    return all(old[p][1] == _digest(repo_dir, p)[1] and old[p][2] == modules[p] for p in paths)
+
+
+def _finish_noop(db_path: Path, repo_dir: Path, opts: dict, stats: IndexStats, timings: dict, t0: float) -> None:
+    """Nothing changed: only the statistics and provenance are rewritten."""
+    con = sqlite3.connect(str(db_path), isolation_level=None)
+    try:
         con.execute("BEGIN")
-        changed, aff_names, aff_mods = _sync_files(con, repo_dir, opts, stats, timings, incremental)
-        if changed or not incremental:
-            t = time.perf_counter()
-            if incremental:
-                _mark_dirty(con, aff_names, aff_mods)
-            else:
-                for stmt in store.INDEXES.split(";"):  # inside the transaction (executescript would commit)
-                    if stmt.strip():
-                        con.execute(stmt)
-            stats.call_targets = _resolve(con, opts)
-            timings["resolve"] = time.perf_counter() - t
-            t = time.perf_counter()
-            _rebuild_bm25(con, opts)
-            timings["bm25"] = time.perf_counter() - t
-        else:
-            stats.mode = "noop"
         _count_rows(con, stats)
         stats.timings = {k: round(v, 4) for k, v in timings.items()}
         stats.seconds = round(time.perf_counter() - t0, 4)
         _write_meta(con, stats, opts, repo_dir)
         con.execute("COMMIT")
-    except BaseException:
-        if con.in_transaction:
-            con.execute("ROLLBACK")
+    finally:
         con.close()
-        raise
-    con.close()
 
 
-def _sync_files(
-    con: sqlite3.Connection, repo_dir: Path, opts: dict, stats: IndexStats, timings: dict[str, float],
-    incremental: bool,
-) -> tuple[bool, set[str], set[str]]:
-    """Parse new and changed files and drop removed ones: (anything changed, names and modules
-    whose edges must be re-resolved)."""
-    next_sym = [(con.execute("SELECT coalesce(max(id), 0) FROM symbols").fetchone()[0] or 0) + 1]
-    t = time.perf_counter()
-    paths = scan(repo_dir, opts["exclude_dirs"])
-    modules = module_names(paths, repo_dir.name if repo_dir.name.isidentifier() else "")
-    timings["scan"] = time.perf_counter() - t
-    old = {p: (i, h, m) for i, p, h, m in con.execute("SELECT id, path, sha256, module FROM files")}
-    changed = False
-    aff_names: set[str] = set()
-    aff_mods: set[str] = set()
-    t = time.perf_counter()
+def _index_into(target: Path, source: Path | None, repo_dir: Path, paths: list[str], modules: dict[str, str],
+                opts: dict, stats: IndexStats, timings: dict, t0: float) -> None:
+    """Write a whole index into `target`: every file's rows (copied from `source` when its
+    content is unchanged), then the indexes, resolved edges and BM25 model, then statistics
+    and provenance."""
+    con = sqlite3.connect(str(target), isolation_level=None)
+    try:
+        con.execute("PRAGMA journal_mode = OFF")  # a temporary file: renamed into place only when complete
+        con.execute("PRAGMA synchronous = OFF")
+        con.executescript(store.TABLES)
+        if source:
+            con.execute("ATTACH DATABASE ? AS old", (str(source),))  # only read
+        con.execute("BEGIN")
+        t = time.perf_counter()
+        _write_files(con, source, repo_dir, paths, modules, opts, stats)
+        timings["parse"] = time.perf_counter() - t
+        t = time.perf_counter()
+        _create(con, store.INDEXES)
+        stats.call_targets = _resolve(con, opts)
+        _create(con, store.GRAPH_INDEXES)
+        timings["resolve"] = time.perf_counter() - t
+        t = time.perf_counter()
+        _rebuild_bm25(con, opts)
+        timings["bm25"] = time.perf_counter() - t
+        _count_rows(con, stats)
+        stats.timings = {k: round(v, 4) for k, v in timings.items()}
+        stats.seconds = round(time.perf_counter() - t0, 4)
+        _write_meta(con, stats, opts, repo_dir)
+        con.execute("COMMIT")
+    finally:
+        con.close()
+
+
+def _create(con: sqlite3.Connection, indexes: str) -> None:
+    for stmt in indexes.split(";"):  # inside the transaction (executescript would commit)
+        if stmt.strip():
+            con.execute(stmt)
+
+
+def _write_files(con: sqlite3.Connection, source: Path | None, repo_dir: Path, paths: list[str],
+                 modules: dict[str, str], opts: dict, stats: IndexStats) -> None:
+    """Every file's rows in path order: copied from the index at `source` (attached as `old`)
+    when its content and module are the same there, a run of such files at a time, else parsed."""
+    before = _old_files(con, "old") if source else {}
+    edges = rows.edge_ranges(con, "old") if source else {}
+    writer = rows.Writer(con)
+    run: list[int] = []  # old ids of unchanged files consecutive in both indexes
     for p in paths:
-        try:
-            data = (repo_dir / p).read_bytes()
-        except OSError as exc:
-            log.warning("cannot read %s: %s", p, exc)
-            data = b""
-        digest = hashlib.sha256(data).hexdigest()
-        prev = old.pop(p, None)
-        if prev is not None:
-            if prev[1] == digest and prev[2] == modules[p]:
-                stats.files_unchanged += 1
-                continue
-            _drop_file(con, prev[0], aff_names, aff_mods)
-        fid, _, _ = _insert_file(con, p, data, digest, modules[p], opts, next_sym)
-        if incremental:
-            n, m = _affected(con, fid)
-            aff_names |= n
-            aff_mods |= m
+        data, digest = _digest(repo_dir, p)
+        prev = before.pop(p, None)
+        if prev is not None and prev[1] == digest and prev[2] == modules[p]:
+            if run and prev[0] != run[-1] + 1:
+                writer.copy(run[0], run[-1], edges)
+                run = []
+            run.append(prev[0])
+            stats.files_unchanged += 1
+            continue
+        if run:
+            writer.copy(run[0], run[-1], edges)
+            run = []
+        writer.write(_parse_rows(p, data, digest, modules[p], opts))
         stats.files_parsed += 1
-        changed = True
-    for fid, _, _ in old.values():  # files that are gone
-        _drop_file(con, fid, aff_names, aff_mods)
-        stats.files_removed += 1
-        changed = True
-    timings["parse"] = time.perf_counter() - t
-    return changed, aff_names, aff_mods
-
-
-def _drop_file(con: sqlite3.Connection, file_id: int, aff_names: set[str], aff_mods: set[str]) -> None:
-    """Delete a file's rows, first adding what it defined to the affected names and modules."""
-    n, m = _affected(con, file_id)
-    aff_names |= n
-    aff_mods |= m
-    _delete_file_rows(con, file_id)
-    con.execute("DELETE FROM files WHERE id = ?", (file_id,))
+    if run:
+        writer.copy(run[0], run[-1], edges)
+    stats.files_removed = len(before)
 
 
 def _count_rows(con: sqlite3.Connection, stats: IndexStats) -> None:

@@ -1,4 +1,5 @@
-"""`swevis index REPO_DIR`: build or incrementally update the index of a repository checkout."""
+"""`swevis index REPO_DIR`: build the index of a repository checkout, reusing the rows of
+unchanged files from an existing index (--db itself, or --base: another version's)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import os
 import sys
 from pathlib import Path
 
-from swevis.cli import input_folder, output_file
+from swevis.cli import input_folder, output_file, require_file
 from swevis.config import load_config
 from swevis.errors import SwevisError
 from swevis.index.build import build_index
@@ -31,7 +32,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--db", help="index database (default: ~/.cache/swevis/index/<folder>-<hash>.sqlite)")
     parser.add_argument("--repo", help="owner/name recorded in the index")
     parser.add_argument("--commit", help="commit recorded in the index (default: git HEAD, if any)")
-    parser.add_argument("--force", action="store_true", help="rebuild from scratch instead of incrementally")
+    parser.add_argument("--base", help="index of another version of the repository: unchanged files' rows are copied"
+                        " from it (the result equals a cold build; the base is not modified)")
+    parser.add_argument("--force", action="store_true", help="rebuild from scratch, ignoring an existing --db and --base")
     parser.add_argument("--config", help="config.yaml whose `index` section gives build options")
     parser.add_argument("--json", action="store_true", help="print the build statistics as JSON")
 
@@ -51,8 +54,9 @@ def run(args: argparse.Namespace) -> int:
             repo_slug(args.repo)
         except ValueError as exc:
             raise SwevisError(f"--repo: {exc}") from None
+    base = require_file(args.base, "--base") if args.base else None
     opts = load_index_options(args.config)
-    stats = build_index(args.repo_dir, db, repo=args.repo, commit=args.commit, options=opts, force=args.force)
+    stats = build_index(args.repo_dir, db, repo=args.repo, commit=args.commit, options=opts, force=args.force, base=base)
     if args.json:
         json.dump(stats.to_dict(), sys.stdout, indent=2)
         print()

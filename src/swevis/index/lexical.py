@@ -4,8 +4,8 @@ Identifiers are kept whole (lower-cased) and also split at snake_case and CamelC
 boundaries, so `get_paths`, `ContourSet` and "contour set" meet. Every token then goes
 through a light, conservative suffix stemmer (plural -s/-es/-ies, -ing, -ed, final -e), so
 "widths" meets `natural_widths`' "width", "rounding" meets `round`, "merging" meets `merge`. The bm25s score matrix
-(CSC arrays) and vocabulary are stored as blobs in the index database, so a warm load is a
-few `np.frombuffer` calls.
+(CSC arrays, document numbers as steps) and vocabulary are stored zlib-compressed in the
+index database (a third of their size), so a warm load is a few decompressions.
 """
 
 from __future__ import annotations
@@ -14,6 +14,8 @@ import json
 import logging
 import re
 import sqlite3
+import zlib
+from collections.abc import Iterable
 
 import numpy as np
 
@@ -96,8 +98,11 @@ def _stem_ident(low: str) -> str:
 
 def tokenize(text: str) -> list[str]:
     out: list[str] = []
+    add = out.extend
+    cache = _cache
     for w in _WORD.findall(text):
-        out.extend(_split(w))
+        toks = cache.get(w)  # most words were seen before: skip the call into _split
+        add(_split(w) if toks is None else toks)
     return out
 
 
@@ -112,16 +117,22 @@ class Lexical:
         return int(self.model.scores["num_docs"]) if self.model is not None else 0
 
     @classmethod
-    def build(cls, corpus_tokens: list[list[str]], *, k1: float = 1.5, b: float = 0.75, method: str = "lucene"):
+    def build(cls, corpus_tokens: Iterable[list[str]], *, k1: float = 1.5, b: float = 0.75, method: str = "lucene"):
+        """The model of documents given as token lists (read once, in order: a generator keeps
+        only one document's strings alive at a time)."""
         # lazy: bm25s adds 48-340 ms (python -X importtime, best of 6: 48) to importing swevis.index
         import bm25s
 
-        if not corpus_tokens:
+        # bm25s needs every document non-empty to keep document ids aligned; the vocabulary is
+        # numbered here in first-seen order (bm25s numbers a set's, which varies with the hash
+        # seed), so the stored model is the same bytes in every process. A token's id is one
+        # shared int object, so the id lists cost a pointer per token.
+        vocab: dict[str, int] = {}
+        ids = [[vocab.setdefault(t, len(vocab)) for t in (doc or ["__empty__"])] for doc in corpus_tokens]
+        if not ids:
             return cls(None)
         model = bm25s.BM25(k1=k1, b=b, method=method)
-        # bm25s needs every document non-empty to keep document ids aligned
-        docs = [t if t else ["__empty__"] for t in corpus_tokens]
-        model.index(docs, show_progress=False)
+        model.index((ids, vocab), show_progress=False)
         return cls(model)
 
     def scores(self, query_tokens: list[str]) -> np.ndarray:
@@ -159,14 +170,16 @@ class Lexical:
         }
         rows = [
             ("params", json.dumps(params).encode()),
-            ("vocab", json.dumps(m.vocab_dict).encode()),
+            ("vocab", zlib.compress(json.dumps(m.vocab_dict).encode(), 6)),
         ]
         nnoc = getattr(m, "nonoccurrence_array", None)
         if nnoc is not None:  # BM25L / BM25+ only
             rows.append(("nnoc", np.ascontiguousarray(nnoc, dtype=np.float32).tobytes()))
         for key in ("data", "indices", "indptr"):
             arr = np.ascontiguousarray(m.scores[key])
-            rows.append((key, arr.tobytes()))
+            if key == "indices":  # document numbers, ascending within a token: small steps
+                arr = np.diff(arr, prepend=arr.dtype.type(0))
+            rows.append((key, zlib.compress(arr.tobytes(), 6)))
             rows.append((key + ".dtype", str(arr.dtype).encode()))
         con.executemany("INSERT INTO bm25_model(key, value) VALUES (?, ?)", rows)
 
@@ -181,11 +194,13 @@ class Lexical:
         params = json.loads(blobs["params"])
         num_docs = params.pop("num_docs")
         model = bm25s.BM25(**params)
-        model.vocab_dict = json.loads(blobs["vocab"])
+        model.vocab_dict = json.loads(zlib.decompress(blobs["vocab"]))
         model.unique_token_ids_set = set(model.vocab_dict.values())
         scores = {"num_docs": num_docs}
         for key in ("data", "indices", "indptr"):
-            scores[key] = np.frombuffer(blobs[key], dtype=np.dtype(blobs[key + ".dtype"].decode()))
+            dtype = np.dtype(blobs[key + ".dtype"].decode())
+            scores[key] = np.frombuffer(zlib.decompress(blobs[key]), dtype=dtype)
+        scores["indices"] = np.cumsum(scores["indices"], dtype=scores["indices"].dtype)
         model.scores = scores
         model.nonoccurrence_array = np.frombuffer(blobs["nnoc"], dtype=np.float32) if "nnoc" in blobs else None
         return cls(model)

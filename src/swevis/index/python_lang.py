@@ -18,31 +18,23 @@ from swevis.index.records import EdgeRec, FileExtract, SymbolRec
 
 LANGUAGE = ts.Language(tsp.language())
 
-_DEFS = ts.Query(
-    LANGUAGE,
-    """
+# the patterns of every part of the extraction, run as one query: one walk of the tree
+# instead of one per part (matches are told apart by the pattern they came from)
+_PARTS = {
+    "defs": """
     (class_definition name: (identifier) @name) @def
     (function_definition name: (identifier) @name) @def
     """,
-)
-_IMPORTS = ts.Query(
-    LANGUAGE,
-    """
+    "imports": """
     (import_statement) @imp
     (import_from_statement) @imp
     """,
-)
-_CALLS = ts.Query(
-    LANGUAGE,
-    """
+    "calls": """
     (call function: (identifier) @callee)
     (call function: (attribute attribute: (identifier) @callee))
     """,
-)
-# what the type-aware call resolution needs: bindings of local names and of self attributes
-_BINDINGS = ts.Query(
-    LANGUAGE,
-    """
+    # what the type-aware call resolution needs: bindings of local names and of self attributes
+    "bindings": """
     (assignment left: (identifier) @var) @asg
     (assignment left: (attribute object: (identifier) @obj attribute: (identifier) @attr) @target) @sasg
     (typed_parameter . (identifier) @param type: (type) @ptype)
@@ -54,7 +46,11 @@ _BINDINGS = ts.Query(
     (for_statement left: (tuple_pattern (identifier) @loopvar))
     (as_pattern_target (identifier) @loopvar)
     """,
-)
+}
+_QUERY = ts.Query(LANGUAGE, "".join(_PARTS.values()))
+_PART_OF: list[str] = [
+    part for part, src in _PARTS.items() for _ in range(ts.Query(LANGUAGE, src).pattern_count)
+]
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _KEYWORDS = frozenset(keyword.kwlist) | {"self", "cls", "pytest", "assert_", "None", "True", "False"}
 _ERRORS = ts.Query(LANGUAGE, "(ERROR) @err")
@@ -117,31 +113,50 @@ def _resolve_relative(module: str, level: int, rel: str, is_package: bool) -> st
     return base
 
 
-def _captures(query: ts.Query, root: ts.Node, name: str) -> list[ts.Node]:
-    """A query's captures of `name` in source order.
+def _by_start(nodes: list[ts.Node]) -> list[ts.Node]:
+    """Captured nodes in source order.
 
     tree-sitter returns the captures of a query with several patterns in no fixed order (two
     builds of the same file inserted edges in different orders), and the order reaches the
     index's row ids and everything ranked by them; source order makes a build reproducible.
     """
-    return sorted(ts.QueryCursor(query).captures(root).get(name, []), key=lambda n: (n.start_byte, n.end_byte))
+    return sorted(nodes, key=lambda n: (n.start_byte, n.end_byte))
 
 
-def _matches(query: ts.Query, root: ts.Node) -> list[tuple[int, dict]]:
-    """A query's matches in source order (of their first capture), for the same reason."""
+def _scan(root: ts.Node) -> dict[str, list]:
+    """The one query's matches by part, each in source order: `defs` (pattern, captures; every
+    definition starts at its own byte, and _definitions sorts them by it), `params` (by the
+    name they bind, then pattern) and `assigns` (by the assignment), and `imports` and `calls`
+    as their captured nodes (`imp`, `callee`)."""
+    parts: dict[str, list] = {part: [] for part in _PARTS}
+    for match in ts.QueryCursor(_QUERY).matches(root):
+        parts[_PART_OF[match[0]]].append(match)
+    params, assigns = [], []
+    for m in parts["bindings"]:
+        caps = m[1]
+        asg = caps.get("asg") or caps.get("sasg")
+        if asg is not None:
+            assigns.append((asg[0].start_byte, m))
+        else:
+            node = (caps.get("param") or caps.get("uparam") or caps["loopvar"])[0]
+            params.append((node.start_byte, node.end_byte, m[0], m))
+    params.sort(key=lambda t: t[:3])
+    assigns.sort(key=lambda t: t[0])
+    return {
+        "defs": parts["defs"],
+        "params": [t[3] for t in params],
+        "assigns": [t[1] for t in assigns],
+        "imports": _by_start([n for _, caps in parts["imports"] for n in caps["imp"]]),
+        "calls": _by_start([n for _, caps in parts["calls"] for n in caps["callee"]]),
+    }
 
-    def first(match: tuple[int, dict]) -> tuple[int, int, int]:
-        nodes = [n for ns in match[1].values() for n in (ns if isinstance(ns, list) else [ns])]
-        return (min((n.start_byte for n in nodes), default=0), min((n.end_byte for n in nodes), default=0), match[0])
 
-    return sorted(ts.QueryCursor(query).matches(root), key=first)
-
-
-def _imports(root: ts.Node, module: str, is_package: bool, namespace: dict | None = None) -> list[dict]:
-    """Import records; `namespace` (if given) receives local name -> dotted target it binds."""
+def _imports(nodes: list[ts.Node], module: str, is_package: bool, namespace: dict | None = None) -> list[dict]:
+    """Import records of the import statements `nodes`; `namespace` (if given) receives local
+    name -> dotted target it binds."""
     out: list[dict] = []
     ns = namespace if namespace is not None else {}
-    for node in _captures(_IMPORTS, root, "imp"):
+    for node in nodes:
         line = node.start_point[0] + 1
         if node.type == "import_statement":
             for child in node.named_children:
@@ -303,7 +318,10 @@ class _Nesting:
 
     def scope_of(self, byte: int) -> int | None:
         """Innermost function/method around `byte` (None = module level, class bodies skipped)."""
-        i = self.enclosing(byte)
+        return self.scope_from(self.enclosing(byte))
+
+    def scope_from(self, i: int | None) -> int | None:
+        """Innermost function/method at or around definition `i` (class bodies skipped)."""
         while i is not None and self.symbols[i].kind == "class":
             i = self.symbols[i].parent
         return i
@@ -339,11 +357,11 @@ class _Bindings:
                 scope = syms[scope].parent
 
 
-def _definitions(root: ts.Node, fx: FileExtract) -> _Nesting:
+def _definitions(matches: list[tuple[int, dict]], fx: FileExtract) -> _Nesting:
     """Classes, functions and methods into fx.symbols, nested by byte position, with the
     `inherits` edges of each class."""
     defs: list[tuple[ts.Node, str]] = []
-    for _, caps in _matches(_DEFS, root):
+    for _, caps in matches:
         node = caps["def"][0]
         defs.append((node, _text(caps["name"][0])))
     defs.sort(key=lambda d: (d[0].start_byte, -d[0].end_byte))
@@ -401,14 +419,12 @@ def _import_edges(fx: FileExtract) -> None:
             fx.edges.append(EdgeRec("imports", imp["module"], None, imp["line"]))
 
 
-def _bindings(root: ts.Node, fx: FileExtract, nesting: _Nesting) -> _Bindings:
+def _bindings(params: list[tuple[int, dict]], assigns: list[tuple[int, dict]], fx: FileExtract,
+              nesting: _Nesting) -> _Bindings:
     """Typed parameters, local assignments and self attributes (flow-insensitive); class and
     self attributes with a type go to fx.attrs."""
     syms = fx.symbols
     bindings = _Bindings(syms)
-    matches = _matches(_BINDINGS, root)
-    params = [m for m in matches if "param" in m[1] or "uparam" in m[1] or "loopvar" in m[1]]
-    assigns = [m for m in matches if "asg" in m[1] or "sasg" in m[1]]
     for _, caps in params:
         if "param" in caps:
             node = caps["param"][0]
@@ -416,7 +432,6 @@ def _bindings(root: ts.Node, fx: FileExtract, nesting: _Nesting) -> _Bindings:
         else:
             node = (caps.get("uparam") or caps["loopvar"])[0]
             bindings.bind(nesting.scope_of(node.start_byte), _text(node), "")
-    assigns.sort(key=lambda m: (m[1].get("asg") or m[1]["sasg"])[0].start_byte)
     for _, caps in assigns:
         asg = (caps.get("asg") or caps["sasg"])[0]
         scope = nesting.scope_of(asg.start_byte)
@@ -439,16 +454,16 @@ def _bindings(root: ts.Node, fx: FileExtract, nesting: _Nesting) -> _Bindings:
     return bindings
 
 
-def _call_edges(root: ts.Node, fx: FileExtract, nesting: _Nesting, bindings: _Bindings) -> None:
+def _call_edges(callees: list[ts.Node], fx: FileExtract, nesting: _Nesting, bindings: _Bindings) -> None:
     """`calls` edges with their receivers, deduplicated per caller."""
     seen: set[tuple[int | None, str, str]] = set()
-    for node in _captures(_CALLS, root, "callee"):
+    for node in callees:
         name = _text(node)
         src = nesting.enclosing(node.start_byte)
         recv = ""
         fn = node.parent
         if fn is not None and fn.type == "attribute":
-            recv = _receiver(fn.child_by_field_name("object"), nesting.scope_of(node.start_byte), bindings.lookup)
+            recv = _receiver(fn.child_by_field_name("object"), nesting.scope_from(src), bindings.lookup)
         if (src, recv, name) in seen:
             continue
         seen.add((src, recv, name))
@@ -488,13 +503,14 @@ def extract(path: str, data: bytes, module: str, options: dict | None = None) ->
     fx = FileExtract(language="python")
     if root.has_error:
         fx.status = "partial"
-        fx.n_errors = len(_captures(_ERRORS, root, "err")) or 1
+        fx.n_errors = len(ts.QueryCursor(_ERRORS).captures(root).get("err", [])) or 1
     is_package = path.endswith("__init__.py") or path.endswith("__init__.pyi")
-    nesting = _definitions(root, fx)
-    fx.imports = _imports(root, module, is_package, fx.names)
+    parts = _scan(root)
+    nesting = _definitions(parts["defs"], fx)
+    fx.imports = _imports(parts["imports"], module, is_package, fx.names)
     _import_edges(fx)
-    bindings = _bindings(root, fx, nesting)
-    _call_edges(root, fx, nesting, bindings)
+    bindings = _bindings(parts["params"], parts["assigns"], fx, nesting)
+    _call_edges(parts["calls"], fx, nesting, bindings)
     if options.get("is_test"):
         _test_references(data, fx)
     _own_texts(data, fx)

@@ -1,7 +1,7 @@
 """Type-aware resolution of call and inheritance edges over the whole index.
 
 The extractor records, per call, the callee name and what it is looked up on (its receiver,
-see `EdgeRec.recv`). Resolution runs over the dirty edges only, against an in-memory view
+see `EdgeRec.recv`). Resolution runs over every edge, against an in-memory view
 of every file's namespace (names bound by imports, star imports), the symbols, the class
 hierarchy (inherits edges, linearized depth-first left to right) and the attribute types
 of classes (`self.x = C(...)`, `x: C`):
@@ -28,7 +28,9 @@ import re
 import sqlite3
 from collections import defaultdict
 
-__all__ = ["resolve_edges", "HOW"]
+from swevis.index.rows import unpack
+
+__all__ = ["resolve_names", "resolve_edges", "HOW"]
 
 HOW = ("direct", "init", "module", "self", "typed", "dispatch", "name")
 _MAX_DEPTH = 8
@@ -64,7 +66,7 @@ class World:
             self.file_mod[fid] = mod or ""
             if mod and mod not in self.mod_file:
                 self.mod_file[mod] = fid
-            self.names[fid] = json.loads(names) if names else {}
+            self.names[fid] = json.loads(unpack(names)) if names else {}
         self.sym: dict[int, tuple] = {}  # id -> (file_id, name, kind, parent_id, signature)
         self.top: dict[tuple[int, str], int] = {}
         self.members: dict[int, dict[str, int]] = defaultdict(dict)
@@ -312,29 +314,61 @@ class World:
         return cands[0] if len(cands) == 1 else None
 
 
+def resolve_names(con: sqlite3.Connection) -> None:
+    """Resolve every imports edge to the imported module's file (else, for `from m import a`,
+    m's) and a top-level definition of the imported name there; and every references edge
+    (from tests) to the only definition of that name in the repository, if it has one. Of
+    several files or definitions, the first by id wins (path, then source order)."""
+    first_file: dict[str, int] = {}
+    for fid, mod in con.execute("SELECT id, module FROM files WHERE language = 'python' ORDER BY id"):
+        first_file.setdefault(mod, fid)
+    top: dict[tuple[int, str], int] = {}
+    defs: dict[str, list[tuple[int, int]]] = defaultdict(list)
+    for sid, fid, name, parent in con.execute("SELECT id, file_id, name, parent_id FROM symbols ORDER BY id"):
+        if parent is None:
+            top.setdefault((fid, name), sid)
+        defs[name].append((sid, fid))
+    upd = []
+    for eid, kind, dotted in con.execute(
+        "SELECT id, kind, dst_name FROM edges WHERE kind IN ('imports', 'references') ORDER BY id"
+    ):
+        base, _, leaf = dotted.rpartition(".")
+        if kind == "imports":
+            f = first_file.get(dotted)
+            if f is None and base:
+                f = first_file.get(base)
+            s = top.get((f, leaf)) if f is not None else None
+        else:
+            only = defs.get(leaf, ())
+            s, f = only[0] if len(only) == 1 else (None, None)
+        if f is not None:
+            upd.append((f, s, eid))
+    con.executemany("UPDATE edges SET dst_file = ?, dst_symbol = ? WHERE id = ?", upd)
+
+
 def resolve_edges(con: sqlite3.Connection, max_name_targets: int = 6) -> dict:
-    """Resolve the dirty inherits and calls edges (targets rewritten); returns counts per `how`."""
-    dirty_calls = con.execute(
-        "SELECT id, src_file, src_symbol, dst_name, recv FROM edges WHERE dirty = 1 AND kind = 'calls'"
+    """Resolve every inherits and calls edge (targets written); returns counts per `how`."""
+    calls = con.execute(
+        "SELECT id, src_file, src_symbol, dst_name, recv FROM edges WHERE kind = 'calls' ORDER BY id"
     ).fetchall()
-    dirty_bases = con.execute(
-        "SELECT id, src_file, dst_name, dst_leaf FROM edges WHERE dirty = 1 AND kind = 'inherits'"
+    bases = con.execute(
+        "SELECT id, src_file, dst_name FROM edges WHERE kind = 'inherits' ORDER BY id"
     ).fetchall()
     counts: dict[str, int] = defaultdict(int)
-    if not dirty_calls and not dirty_bases:
+    if not calls and not bases:
         return counts
     w = World(con, max_name_targets=max_name_targets)
     upd = []
-    for eid, fid, dotted, leaf in dirty_bases:
-        b = w.resolve_base(fid, dotted, leaf)
+    for eid, fid, dotted in bases:
+        b = w.resolve_base(fid, dotted, dotted.rpartition(".")[2])
         upd.append((b, w.sym[b][0] if b is not None else None, eid))
     con.executemany("UPDATE edges SET dst_symbol = ?, dst_file = ? WHERE id = ?", upd)
     w.load_bases(con)
-    con.execute("DELETE FROM targets WHERE edge_id IN (SELECT id FROM edges WHERE dirty = 1 AND kind = 'calls')")
+    con.execute("DELETE FROM targets")
     rows = []
     upd = []
     memo: dict[tuple, list] = {}
-    for eid, fid, src, name, recv in dirty_calls:
+    for eid, fid, src, name, recv in calls:
         recv = recv or ""
         key = (fid, src if recv in ("", "self", "super") or recv.startswith("A:") else w.class_of(src), recv, name)
         res = memo.get(key)

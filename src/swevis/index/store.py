@@ -2,7 +2,8 @@
 
 Tables (one database file per repo@commit):
   meta(key, value)                    repo, commit, swevis version, schema version, stats
-  files   F                           path, language, size, sha256 content hash, module, imports
+  files   F                           path, language, size, sha256 content hash, module,
+                                      imports and import namespace (zlib-compressed JSON)
   symbols Σ                           name, qualname, kind, line span, signature, doc, parent
   edges   G                           imports | calls | inherits | references (from test files);
                                       dst_name as written, recv = a call's receiver descriptor,
@@ -14,8 +15,9 @@ Tables (one database file per repo@commit):
                                       of the receiver's class), name (by name only: weaker)
   attrs                               attribute types of classes (self.x = C(...), x: C)
   chunks                              doc-file text chunks; next_id = NEXT_CHUNK
-  bm25_docs, bm25_model   B           the BM25 documents (tokens kept for incremental rebuilds)
-                                      and the bm25s score matrix as blobs
+  bm25_docs, bm25_model   B           the BM25 documents and the bm25s score matrix as blobs
+  doc_tokens                          per file, its documents' tokens (one compressed blob), kept
+                                      so an update rebuilds the model without re-reading files
 """
 
 from __future__ import annotations
@@ -29,24 +31,27 @@ import numpy as np
 
 from swevis.errors import SwevisError
 from swevis.index.lexical import Lexical, tokenize
+from swevis.index.rows import unpack
 
 # 2: stemmed BM25 tokens; 3: type-aware call targets, namespaces, attrs; 4: collection
-# element types (withdrawn: its mutation facts hid attribute types); 5: the graph of 3 again
-SCHEMA_VERSION = "5"
+# element types (withdrawn: its mutation facts hid attribute types); 5: the graph of 3 again;
+# 6: ids numbered in path order (an update copies unchanged files' rows), compressed BM25
+# tokens, no dirty flags
+SCHEMA_VERSION = "6"
 
 TABLES = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE IF NOT EXISTS files(
     id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL, language TEXT, kind TEXT,
     size INTEGER, sha256 TEXT, module TEXT, is_test INTEGER, n_lines INTEGER,
-    status TEXT, n_errors INTEGER, encoding TEXT, error TEXT, imports TEXT, module_doc TEXT, names TEXT);
+    status TEXT, n_errors INTEGER, encoding TEXT, error TEXT, imports BLOB, module_doc TEXT, names BLOB);
 CREATE TABLE IF NOT EXISTS symbols(
     id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL, name TEXT NOT NULL, qualname TEXT NOT NULL,
     kind TEXT, start_line INTEGER, end_line INTEGER, signature TEXT, doc TEXT, parent_id INTEGER);
 CREATE TABLE IF NOT EXISTS edges(
     id INTEGER PRIMARY KEY, kind TEXT NOT NULL, src_file INTEGER NOT NULL, src_symbol INTEGER,
-    dst_name TEXT NOT NULL, dst_base TEXT, dst_leaf TEXT, dst_file INTEGER, dst_symbol INTEGER,
-    line INTEGER, dirty INTEGER DEFAULT 1, recv TEXT DEFAULT '', recv_key TEXT DEFAULT '');
+    dst_name TEXT NOT NULL, dst_file INTEGER, dst_symbol INTEGER,
+    line INTEGER, recv TEXT DEFAULT '');
 CREATE TABLE IF NOT EXISTS targets(
     edge_id INTEGER NOT NULL, src_file INTEGER NOT NULL, src_symbol INTEGER, dst_symbol INTEGER NOT NULL,
     dst_file INTEGER, how TEXT);
@@ -57,38 +62,38 @@ CREATE TABLE IF NOT EXISTS chunks(
     end_line INTEGER, text TEXT, next_id INTEGER);
 CREATE TABLE IF NOT EXISTS bm25_docs(
     id INTEGER PRIMARY KEY, doc_idx INTEGER, file_id INTEGER NOT NULL, symbol_id INTEGER,
-    chunk_id INTEGER, start_line INTEGER, end_line INTEGER, tokens TEXT);
+    chunk_id INTEGER, start_line INTEGER, end_line INTEGER);
+CREATE TABLE IF NOT EXISTS doc_tokens(file_id INTEGER PRIMARY KEY, tokens BLOB);
 CREATE TABLE IF NOT EXISTS bm25_model(key TEXT PRIMARY KEY, value BLOB);
 """
 
-# created after the bulk insert of a cold build (cheaper than maintaining them row by row)
+# created after the bulk insert (cheaper than maintaining them row by row); only what a read
+# query, resolution or copying a file's rows into an update looks up
 INDEXES = """
 CREATE INDEX IF NOT EXISTS files_module ON files(module);
 CREATE INDEX IF NOT EXISTS symbols_name ON symbols(name, file_id);
 CREATE INDEX IF NOT EXISTS symbols_qualname ON symbols(qualname);
 CREATE INDEX IF NOT EXISTS symbols_file ON symbols(file_id, start_line);
 CREATE INDEX IF NOT EXISTS symbols_parent ON symbols(parent_id);
-CREATE INDEX IF NOT EXISTS edges_dirty ON edges(dirty) WHERE dirty = 1;
-CREATE INDEX IF NOT EXISTS edges_dst_leaf ON edges(dst_leaf);
-CREATE INDEX IF NOT EXISTS edges_recv_key ON edges(recv_key);
-CREATE INDEX IF NOT EXISTS edges_dst_base ON edges(dst_base);
-CREATE INDEX IF NOT EXISTS edges_src_file ON edges(src_file, kind, dst_leaf);
-CREATE INDEX IF NOT EXISTS edges_src_symbol ON edges(src_symbol, kind);
-CREATE INDEX IF NOT EXISTS edges_dst_symbol ON edges(dst_symbol, kind);
-CREATE INDEX IF NOT EXISTS edges_dst_file ON edges(dst_file, kind);
-CREATE INDEX IF NOT EXISTS edges_dst_name ON edges(dst_name, kind);
-CREATE INDEX IF NOT EXISTS targets_edge ON targets(edge_id);
-CREATE INDEX IF NOT EXISTS targets_src ON targets(src_symbol);
-CREATE INDEX IF NOT EXISTS targets_dst ON targets(dst_symbol);
-CREATE INDEX IF NOT EXISTS targets_src_file ON targets(src_file);
-CREATE INDEX IF NOT EXISTS targets_dst_file ON targets(dst_file);
 CREATE INDEX IF NOT EXISTS attrs_file ON attrs(file_id);
 CREATE INDEX IF NOT EXISTS chunks_file ON chunks(file_id, seq);
 CREATE INDEX IF NOT EXISTS bm25_docs_file ON bm25_docs(file_id);
-CREATE INDEX IF NOT EXISTS bm25_docs_idx ON bm25_docs(doc_idx);
 """
 
-SCHEMA = TABLES + INDEXES
+# the graph's, created once its edges are resolved; partial where the read queries only ever
+# look up one kind of edge or a set column (a third to a seventh of the rows: most edges are
+# calls, and most of those resolve to nothing)
+GRAPH_INDEXES = """
+CREATE INDEX IF NOT EXISTS edges_imports ON edges(src_file) WHERE kind = 'imports';
+CREATE INDEX IF NOT EXISTS edges_src_symbol ON edges(src_symbol, kind) WHERE src_symbol IS NOT NULL;
+CREATE INDEX IF NOT EXISTS edges_dst_symbol ON edges(dst_symbol, kind) WHERE dst_symbol IS NOT NULL;
+CREATE INDEX IF NOT EXISTS edges_imported ON edges(dst_file) WHERE kind = 'imports';
+CREATE INDEX IF NOT EXISTS edges_referenced ON edges(dst_name) WHERE kind = 'references';
+CREATE INDEX IF NOT EXISTS targets_src ON targets(src_symbol);
+CREATE INDEX IF NOT EXISTS targets_dst ON targets(dst_symbol);
+"""
+
+SCHEMA = TABLES + INDEXES + GRAPH_INDEXES
 
 
 # how confident a resolved call target is (higher = by scope/type, lowest = by name only)
@@ -166,7 +171,7 @@ def _sym(row) -> Symbol:
 def _file(row) -> FileInfo:
     r = list(row)
     r[6] = bool(r[6])
-    r[9] = json.loads(r[9]) if r[9] else []
+    r[9] = json.loads(unpack(r[9])) if r[9] else []
     return FileInfo(*r)
 
 

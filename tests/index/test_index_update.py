@@ -1,0 +1,107 @@
+"""Updating an index between two versions of one repository gives exactly a cold build's rows."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from swevis.index import build_index
+
+FIXTURE = Path(__file__).parents[1] / "fixtures" / "index" / "minirepo"
+TABLES = ("files", "symbols", "edges", "targets", "attrs", "chunks", "bm25_docs", "doc_tokens", "bm25_model")
+
+
+def _git(repo: Path, *args: str) -> None:
+    subprocess.run(
+        ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false", *args],
+        check=True, capture_output=True,
+    )
+
+
+def _rows(db: Path) -> dict[str, list]:
+    con = sqlite3.connect(db)
+    try:
+        return {t: con.execute(f"SELECT * FROM {t} ORDER BY rowid").fetchall() for t in TABLES}
+    finally:
+        con.close()
+
+
+def _second_version(repo: Path) -> None:
+    """Edits that move resolution in files that did not change: a new definition of a name
+    called elsewhere, a re-export through a package __init__, a changed base class, a removed
+    and an added file, an edited doc."""
+    util = repo / "shapes" / "util.py"
+    util.write_text(util.read_text() + "\n\ndef brand_new_helper():\n    return clamp(1, 0, 2)\n\n\ndef area():\n    return 0\n")
+    init = repo / "shapes" / "__init__.py"
+    init.write_text(init.read_text() + "\nfrom shapes.util import brand_new_helper\n")
+    (repo / "tests" / "test_core.py").unlink()
+    (repo / "shapes" / "extra.py").write_text(
+        "from shapes import brand_new_helper\nfrom shapes.core import Circle\n\n\n"
+        "class Ring(Circle):\n    def area(self):\n        return brand_new_helper() + super().area()\n"
+    )
+    guide = repo / "docs" / "guide.md"
+    guide.write_text("# Moved\n\nA new first paragraph about rings.\n\n" + guide.read_text())
+
+
+@pytest.fixture()
+def two_commits(tmp_path):
+    repo = tmp_path / "minirepo"
+    shutil.copytree(FIXTURE, repo)
+    _git(repo, "init", "-q")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "v1")
+    _second_version(repo)
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "v2")
+    return repo
+
+
+def test_update_between_two_commits_equals_a_cold_build(two_commits, tmp_path):
+    repo = two_commits
+    db = tmp_path / "idx.sqlite"
+    _git(repo, "checkout", "-q", "HEAD~1")
+    build_index(repo, db)
+    _git(repo, "checkout", "-q", "-")
+    upd = build_index(repo, db)
+    cold = build_index(repo, tmp_path / "cold.sqlite", force=True)
+    assert upd.mode == "incremental" and cold.mode == "cold"
+    assert upd.files_parsed == 4 and upd.files_removed == 1 and upd.files_parsed < cold.files_parsed
+    got, want = _rows(db), _rows(tmp_path / "cold.sqlite")
+    for table in TABLES:
+        assert got[table] == want[table], table
+
+
+def test_update_from_another_versions_index_leaves_it_alone(two_commits, tmp_path):
+    """`base`: the index of another version seeds a new database; the base is not modified."""
+    repo = two_commits
+    v1 = tmp_path / "v1.sqlite"
+    _git(repo, "checkout", "-q", "HEAD~1")
+    build_index(repo, v1)
+    before = v1.read_bytes()
+    _git(repo, "checkout", "-q", "-")
+    upd = build_index(repo, tmp_path / "v2.sqlite", base=v1)
+    cold = build_index(repo, tmp_path / "cold.sqlite", force=True)
+    assert v1.read_bytes() == before
+    assert upd.mode == "incremental" and upd.files_unchanged == cold.files_parsed - 4
+    got, want = _rows(tmp_path / "v2.sqlite"), _rows(tmp_path / "cold.sqlite")
+    for table in TABLES:
+        assert got[table] == want[table], table
+
+
+def test_the_bm25_model_is_the_same_bytes_under_any_hash_seed(tmp_path):
+    """bm25s numbers its vocabulary in a set's order, which follows the string hash seed: two
+    processes stored different bytes for the same corpus (so no update could equal a build)."""
+    script = "import sys; from swevis.index import build_index; build_index(sys.argv[1], sys.argv[2])"
+    blobs = []
+    for seed in ("1", "2"):
+        db = tmp_path / f"seed{seed}.sqlite"
+        env = {**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(Path(__file__).parents[2] / "src")}
+        subprocess.run([sys.executable, "-c", script, str(FIXTURE), str(db)], check=True, env=env, capture_output=True)
+        blobs.append(_rows(db)["bm25_model"])
+    assert blobs[0] == blobs[1]
