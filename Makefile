@@ -24,8 +24,10 @@ install: $(BIN)/swevis
 # PYTHONDONTWRITEBYTECODE unset: with it set (some machines do) neither pytest's rewritten
 # test modules nor src/ are cached, and every run and every Snakemake subprocess compiles
 # them again (collection alone 27 s instead of 9 s here).
+# -n: pytest-xdist workers; the engine tests stay on one of them (tests/conftest.py).
+TEST_WORKERS ?= 2
 test: install
-	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest
+	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup --durations=20
 
 results: install
 	$(BIN)/snakemake --cores $(CORES)

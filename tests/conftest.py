@@ -19,6 +19,20 @@ os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 
+def pytest_collection_modifyitems(config, items):
+    """Under pytest-xdist (`make test`: -n 2 --dist loadgroup) the engine tests share one
+    worker, in turn: they use one Docker daemon and one SLURM node, and some check that
+    nothing of theirs is left on the engine, which another test's containers would spoil.
+    They go first, so their waiting on the engines overlaps the other worker's tests."""
+    def on_an_engine(item) -> bool:
+        return bool(item.get_closest_marker("docker") or item.get_closest_marker("slurm"))
+
+    for item in items:
+        if on_an_engine(item):
+            item.add_marker(pytest.mark.xdist_group("engines"))
+    items.sort(key=lambda item: not on_an_engine(item))
+
+
 @pytest.fixture
 def toy_task(tmp_path: Path) -> dict:
     """A tiny git repository with one bug, its gold patch and test patch, as a SWE-bench row.
