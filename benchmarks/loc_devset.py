@@ -38,6 +38,7 @@ from swevis.localize.rerank import fit
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 import fit_ranker  # noqa: E402 (sibling scripts: the re-ranker's features and fit, the case indexes)
+import bench_localize  # noqa: E402
 from bench_localize import case_index  # noqa: E402
 
 CASES = ROOT / "tests" / "fixtures" / "localize" / "devset.csv"
@@ -171,6 +172,7 @@ def measure(rows: list[dict], options: dict | None = None, model: dict | None = 
     """Per-instance rows of swevis.localize.evaluate for every prepared case."""
     per = []
     for row in rows:
+        build_index(row["repo_dir"], row["db"])  # a no-op when current; rebuilt after an index schema change
         with open_index(row["db"]) as index:
             per.extend(evaluate_instance(index, row, ks=KS, options=options, model=model))
     return per
@@ -205,14 +207,8 @@ def cross_validate(rows: list[dict], key: str, values: list, level: str, ranker:
 
 
 def print_table(title: str, per: list[dict]) -> None:
-    summary = summarize(per)
-    n = summary[0]["n_instances"] if summary else 0
-    print(f"\n{title} ({n} instances): hit@k, D_loc / BM25 only")
-    print(f"{'k':>3} | {'file':>13} | {'symbol':>13} | {'span':>13}")
-    by = {(r["k"], r["level"]): r for r in summary}
-    for k in KS:
-        cells = [f"{by[(k, lv)]['dloc']:.3f} / {by[(k, lv)]['bm25']:.3f}" for lv in ("file", "symbol", "span")]
-        print(f"{k:>3} | " + " | ".join(f"{c:>13}" for c in cells))
+    """bench_localize's table (hit@k, D_loc / BM25) of these per-instance rows."""
+    bench_localize.print_table(title, summarize(per), per)
 
 
 def ranker_cv(rows: list[dict], l2: float = 1.0) -> dict[str, list[dict]]:

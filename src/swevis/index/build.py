@@ -281,13 +281,18 @@ def _finish_noop(db_path: Path, repo_dir: Path, opts: dict, stats: IndexStats, t
     con = sqlite3.connect(str(db_path), isolation_level=None)
     try:
         con.execute("BEGIN")
-        _count_rows(con, stats)
-        stats.timings = {k: round(v, 4) for k, v in timings.items()}
-        stats.seconds = round(time.perf_counter() - t0, 4)
-        _write_meta(con, stats, opts, repo_dir)
-        con.execute("COMMIT")
+        _finish(con, stats, timings, t0, opts, repo_dir)
     finally:
         con.close()
+
+
+def _finish(con: sqlite3.Connection, stats: IndexStats, timings: dict, t0: float, opts: dict, repo_dir: Path) -> None:
+    """Count the rows, write statistics and provenance, and commit the build's transaction."""
+    _count_rows(con, stats)
+    stats.timings = {k: round(v, 4) for k, v in timings.items()}
+    stats.seconds = round(time.perf_counter() - t0, 4)
+    _write_meta(con, stats, opts, repo_dir)
+    con.execute("COMMIT")
 
 
 def _index_into(target: Path, source: Path | None, repo_dir: Path, paths: list[str], modules: dict[str, str],
@@ -314,11 +319,7 @@ def _index_into(target: Path, source: Path | None, repo_dir: Path, paths: list[s
         t = time.perf_counter()
         _rebuild_bm25(con, opts)
         timings["bm25"] = time.perf_counter() - t
-        _count_rows(con, stats)
-        stats.timings = {k: round(v, 4) for k, v in timings.items()}
-        stats.seconds = round(time.perf_counter() - t0, 4)
-        _write_meta(con, stats, opts, repo_dir)
-        con.execute("COMMIT")
+        _finish(con, stats, timings, t0, opts, repo_dir)
     finally:
         con.close()
 
