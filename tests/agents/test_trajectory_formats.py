@@ -283,3 +283,44 @@ def test_a_swe_agent_history_alone_is_read_from_its_messages(tmp_path):
     repo = RepoFiles(REPO)
     [window] = recorded_windows(traj, repo)[0]
     assert (window.path, window.start, window.end, repo.matches(window)) == ("ledgerkit/money.py", 1, 40, True)
+
+
+def test_swe_agent_observations_are_accounted_as_its_history_shows_them(tmp_path):
+    """SWE-agent's history wraps each output in its template (open file, directory, prompt):
+    the replay accounts that text, and finds the code window inside the output alone."""
+    lines = (REPO / "ledgerkit" / "money.py").read_text().splitlines()
+    output = "".join(f"{lines[n - 1]}\n" for n in range(1, 41))
+    command = "sed -n '1,40p' ledgerkit/money.py"
+    template = "{output}\n(Open file: /testbed/ledgerkit/money.py)\n(Current directory: /testbed)\nbash-$"
+    history = [
+        {"role": "system", "content": "SETTING: you are an autonomous programmer"},
+        {"role": "user", "content": "fix the yen rounding"},
+        {"role": "assistant", "content": f"Read it.\n\n```\n{command}\n```", "action": command},
+        {"role": "user", "content": template.format(output=output)},
+        {"role": "assistant", "content": "Done.\n\n```\nsubmit\n```", "action": "submit"},
+    ]
+    trajectory = [{"action": command, "thought": "Read it.", "response": history[2]["content"], "observation": output},
+                  {"action": "submit", "thought": "Done.", "response": history[4]["content"], "observation": None}]
+    path = tmp_path / f"{IID}.traj"
+    path.write_text(json.dumps({"trajectory": trajectory, "history": history}))
+    traj = read_trajectory(path)
+    step = traj.steps[0]
+    assert step.observation == template.format(output=output)
+    assert step.observation[slice(*step.output_span)] == output
+    [window] = recorded_windows(traj, RepoFiles(REPO))[0]
+    assert (window.path, window.start, window.end) == ("ledgerkit/money.py", 1, 40)
+    assert step.observation[window.span[0] : window.span[1]].startswith(lines[0])
+    rows, steps, _ = recorded_costs(path, ["text", "r3"], model_name="m", profile=PROFILE)
+    text_obs = next(s["observation_tokens"] for s in steps if s["condition"] == "text" and s["step"] == 0)
+    bare = recorded_costs_of_output(tmp_path, trajectory)
+    assert text_obs > bare  # the template's tokens are in the prompt, as the model read them
+    assert next(s for s in steps if s["condition"] == "r3" and s["step"] == 0)["pages"] >= 1
+
+
+def recorded_costs_of_output(tmp_path, trajectory) -> int:
+    """The same step's observation tokens when the file has no history (raw output alone)."""
+    path = tmp_path / "bare" / f"{IID}.traj"
+    path.parent.mkdir()
+    path.write_text(json.dumps({"trajectory": trajectory}))
+    _, steps, _ = recorded_costs(path, ["text"], model_name="m", profile=PROFILE)
+    return next(s["observation_tokens"] for s in steps if s["step"] == 0)

@@ -18,6 +18,7 @@ re-execution (`counterfactual_costs`): the actions are run again in a fresh chec
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import hashlib
 import json
 import re
@@ -355,11 +356,15 @@ def observe_recorded_windows(
 
 
 def recorded_windows(traj: Trajectory, repo: RepoFiles | None = None) -> list[list[RecordedWindow]]:
-    """The windows of each step's recorded observation."""
-    return [
-        identify_windows(s.command, s.observation, returncode=s.returncode, file_lines=repo.count if repo else None)
-        for s in traj.steps
-    ]
+    """The windows of each step's recorded observation, found in the command's output (its
+    `output_span`, when a template surrounds it) and placed in the whole observation."""
+    found = []
+    for s in traj.steps:
+        lo, hi = s.output_span or (0, len(s.observation or ""))
+        output = s.observation[lo:hi] if s.observation is not None else None
+        windows = identify_windows(s.command, output, returncode=s.returncode, file_lines=repo.count if repo else None)
+        found.append([dataclasses.replace(w, span=(w.span[0] + lo, w.span[1] + lo)) for w in windows])
+    return found
 
 
 def _account_condition(traj: Trajectory, windows: list[list[RecordedWindow]], condition: str, chat: ReplayModel,

@@ -59,6 +59,9 @@ class Step:
     thought: str = ""
     returncode: int | None = None
     tool_calls: list[dict] | None = None  # a tool-calling model's calls, as recorded
+    # where the command's own output sits in `observation` (None: all of it); SWE-agent
+    # shows the output inside a template, and code windows are found in the output alone
+    output_span: tuple[int, int] | None = None
 
     def message(self) -> dict[str, Any]:
         """The assistant message of this call, as the model sent it."""
@@ -193,16 +196,32 @@ def read_swe_agent(data: dict, origin: str) -> Trajectory:
     entries = data.get("trajectory")
     if not isinstance(entries, list) or not all(isinstance(e, dict) and "action" in e for e in entries):
         raise TrajectoryFormatError(f"trajectory {origin}: SWE-agent 'trajectory' must be a list of steps with an action")
+    prefix, shown = _chat_steps(history, _swe_agent_command)
+    if len(shown) != len(entries):  # a history that is not this run's turn for turn: the raw entries alone
+        shown = [None] * len(entries)
     steps = []
-    for e in entries:
+    for e, seen in zip(entries, shown):
         command = _swe_agent_command(e)
         thought = _text(e.get("thought"))
         response = _text(e.get("response")) or f"{thought}\n\n```\n{command or ''}\n```"
-        observation = e.get("observation")
-        steps.append(Step(response, command, None if observation is None else _text(observation), thought))
-    first = next((i for i, m in enumerate(history) if m["role"] == "assistant"), len(history))
-    prefix = [{"role": m["role"], "content": _text(m.get("content"))} for m in history[:first]]
+        output = None if e.get("observation") is None else _text(e.get("observation"))
+        observation, span = _as_shown(output, seen.observation if seen else None)
+        steps.append(Step(response, command, observation, thought, output_span=span))
     return Trajectory("swe-agent", iid, steps, info.get("exit_status"), prefix, info.get("submission"))
+
+
+def _as_shown(output: str | None, shown: str | None) -> tuple[str | None, tuple[int, int] | None]:
+    """The observation as the model read it, and where the command's output sits in it:
+    SWE-agent's history holds the output inside its template (`(Open file: ...)`, `(Current
+    directory: ...)`, the prompt), which costs prompt tokens too. The raw output alone when
+    the history does not hold it."""
+    if output is None or not shown or not output.strip():
+        return output, None
+    for part in (output, output.strip()):
+        at = shown.find(part)
+        if at >= 0:
+            return shown, (at, at + len(part))
+    return output, None
 
 
 def _openhands_events(data: Any, origin: str) -> tuple[list[dict], dict]:
