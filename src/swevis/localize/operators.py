@@ -513,6 +513,37 @@ def _mention_evidence(index: RepoIndex, sc: "_Scores", hints: IssueHints, o: dic
         if 0 < len(matches) <= 5:
             for s in matches:
                 sc.add_sym(s, o["w_dotted"] / len(matches), f"dotted name `{d}` matches {s.full_name}")
+    if o["w_module_twin"] > 0:
+        for d in hints.dotted:
+            _module_twin_evidence(index, sc, d, o)
+
+
+def _module_twin_evidence(index: RepoIndex, sc: "_Scores", dotted: str, o: dict) -> None:
+    """2b. A dotted name's module prefix -> the project's module of that (last) name.
+
+    `unittest.TestCase` names the standard library, but the issue is about the project's own
+    `_pytest/unittest.py`; `fields.String` is `src/marshmallow/fields.py` imported by its last
+    name. The module files (not packages: an __init__.py is a name, not a location) ending the
+    longest proper prefix of `dotted`, if at most 3, get `w_module_twin`, and their symbols
+    whose name contains the next component (`UnitTestCase` for `TestCase`) share it.
+    """
+    parts = dotted.split(".")
+    if len(parts) < 2 or index.files_by_module(dotted):
+        return
+    for n in range(len(parts) - 1, 0, -1):
+        prefix = ".".join(parts[:n])
+        files = [f for f in index.files_by_suffix(prefix.replace(".", "/") + ".py") if f.kind == "code"]
+        if files and len(files) <= 3:
+            break
+    else:
+        return
+    w = o["w_module_twin"] / len(files)
+    rest = parts[n].lower()
+    for f in files:
+        sc.add_file(f.path, w, f"`{dotted}` names module {prefix}, the project's {f.path}")
+        named = [s for s in index.symbols_in_file(f.path) if rest in s.name.lower()]
+        for s in named if len(named) <= 5 else []:
+            sc.add_sym(s, w / len(named), f"`{dotted}` names module {prefix} and {parts[n]}: {s.qualname} in {f.path}")
 
 
 def _identifier_evidence(index: RepoIndex, sc: "_Scores", hints: IssueHints, o: dict) -> None:

@@ -1,0 +1,65 @@
+"""D_loc features for misses seen on real issues, each behind a `localize` option."""
+
+from __future__ import annotations
+
+from swevis.index import build_index, open_index
+from swevis.localize import by_kind, localize_issue
+
+
+def _plugin_repo(root):
+    """A test runner with its own `unittest` plugin module and a busier module beside it."""
+    pkg = root / "src" / "_runner"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "unittest.py").write_text(
+        "class UnitTestCase:\n"
+        "    def collect(self):\n"
+        "        return []\n\n\n"
+        "class TestCaseFunction:\n"
+        "    def runtest(self):\n"
+        "        return None\n"
+    )
+    (pkg / "python.py").write_text(
+        "class Function:\n"
+        '    """A collected test function: setup, run and teardown of one test item."""\n\n'
+        "    def setup(self):\n"
+        "        return self.run_setup()\n\n"
+        "    def run_setup(self):\n"
+        "        return None\n"
+    )
+    return root
+
+
+ISSUE = ("Skipped tests still run their teardown\n\n"
+         "A `unittest.TestCase` subclass with a skipped test still runs teardown for that test item.\n")
+
+
+def test_module_twin_links_a_library_name_to_the_projects_same_named_module(tmp_path):
+    """`unittest.TestCase` names the standard library; the project's own unittest.py is where
+    its support lives. Off (0) the name links nowhere; on, the file and UnitTestCase /
+    TestCaseFunction get the evidence."""
+    repo = _plugin_repo(tmp_path / "repo")
+    db = tmp_path / "i.sqlite"
+    build_index(repo, db)
+    with open_index(db) as idx:
+        off = localize_issue(idx, ISSUE, top_k=5, options={"w_module_twin": 0.0})
+        on = localize_issue(idx, ISSUE, top_k=5, options={"w_module_twin": 2.0})
+    assert not any("names module unittest" in e for c in off for e in c.evidence)
+    files = by_kind(on, "file")
+    assert files[0].path == "src/_runner/unittest.py"
+    assert any("names module unittest, the project's src/_runner/unittest.py" in e for e in files[0].evidence)
+    twins = {c.qualified_name for c in by_kind(on, "symbol")
+             if any("names module unittest and TestCase" in e for e in c.evidence)}
+    assert twins == {"UnitTestCase", "TestCaseFunction"}
+
+
+def test_module_twin_leaves_a_dotted_name_that_is_a_module_or_names_none(tmp_path):
+    """A dotted name that is itself a module (handled as a module mention) or whose prefixes
+    end no module path adds no module-twin evidence."""
+    repo = _plugin_repo(tmp_path / "repo")
+    db = tmp_path / "i.sqlite"
+    build_index(repo, db)
+    issue = "Crash in `_runner.python` when `collections.OrderedDict` is passed\n"
+    with open_index(db) as idx:
+        cands = localize_issue(idx, issue, top_k=5, options={"w_module_twin": 2.0})
+    assert not any("names module" in e for c in cands for e in c.evidence)
