@@ -63,3 +63,36 @@ def test_module_twin_leaves_a_dotted_name_that_is_a_module_or_names_none(tmp_pat
     with open_index(db) as idx:
         cands = localize_issue(idx, issue, top_k=5, options={"w_module_twin": 2.0})
     assert not any("names module" in e for c in cands for e in c.evidence)
+
+
+def test_frame_callee_lifts_the_producer_of_the_value_a_traceback_fails_on(tmp_path):
+    """All frames are in one function; the bad value comes from a helper it calls. Off, the
+    helper gets no traceback evidence; on, it does and scores higher, an unrelated function not."""
+    pkg = tmp_path / "repo" / "calc"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "stats.py").write_text(
+        "def summarize(values):\n"
+        "    n = count_items(values)\n"
+        "    return sum(values) / n\n\n\n"
+        "def count_items(values):\n"
+        "    return len([v for v in values if v])\n\n\n"
+        "def unrelated_total(values):\n"
+        "    return sum(values)\n"
+    )
+    db = tmp_path / "i.sqlite"
+    build_index(tmp_path / "repo", db)
+    issue = ("summarize crashes on a list of zeros\n\n```\nTraceback (most recent call last):\n"
+             '  File "calc/stats.py", line 3, in summarize\n    return sum(values) / n\n'
+             "ZeroDivisionError: division by zero\n```\n")
+    with open_index(db) as idx:
+        off = localize_issue(idx, issue, top_k=5, options={"w_frame_callee": 0.0})
+        on = localize_issue(idx, issue, top_k=5, options={"w_frame_callee": 0.5})
+    assert not any("called by traceback frame" in e for c in off for e in c.evidence)
+    def symbol(cands, name):
+        return next(c for c in by_kind(cands, "symbol") if c.qualified_name == name)
+
+    helper = symbol(on, "count_items")
+    assert any("called by traceback frame calc/stats.py:3 in summarize (summarize)" in e for e in helper.evidence)
+    assert helper.score > symbol(off, "count_items").score
+    assert symbol(on, "unrelated_total").score <= symbol(off, "unrelated_total").score

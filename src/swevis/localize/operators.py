@@ -492,12 +492,23 @@ def _frame_evidence(index: RepoIndex, sc: "_Scores", hints: IssueHints, o: dict)
                 sym = named[0]
         if sym is not None:
             sc.add_sym(sym, w, f"traceback/file-line hint {where} is inside {sym.qualname}")
+            if f.func and o["w_frame_callee"] > 0:
+                _frame_callee_evidence(index, sc, sym, w * o["w_frame_callee"], where)
         sc.add_file(path, w, f"traceback/file-line hint {where}")
         c = o["span_context"]
         sc.spans.append(
             Candidate("span", path, sym.qualname if sym else None, max(1, f.line - c), f.line + c, w,
                       [f"traceback/file-line hint {where}"])
         )
+
+
+def _frame_callee_evidence(index: RepoIndex, sc: "_Scores", frame_sym: Symbol, w: float, where: str) -> None:
+    """1b. The crash site is not always the fix site: the callees of a traceback frame's
+    symbol (the producers of the value it fails on) share `w`, the frame's weight times
+    `w_frame_callee`, divided by the square root of their number."""
+    callees = [nb for rel, nb in index.neighbours(frame_sym.id, ("calls",), limit=20) if nb.id != frame_sym.id]
+    for nb in callees:
+        sc.add_sym(nb, w / math.sqrt(len(callees)), f"called by traceback frame {where} ({frame_sym.qualname})")
 
 
 def _mention_evidence(index: RepoIndex, sc: "_Scores", hints: IssueHints, o: dict) -> None:
@@ -524,8 +535,9 @@ def _module_twin_evidence(index: RepoIndex, sc: "_Scores", dotted: str, o: dict)
     `unittest.TestCase` names the standard library, but the issue is about the project's own
     `_pytest/unittest.py`; `fields.String` is `src/marshmallow/fields.py` imported by its last
     name. The module files (not packages: an __init__.py is a name, not a location) ending the
-    longest proper prefix of `dotted`, if at most 3, get `w_module_twin`, and their symbols
-    whose name contains the next component (`UnitTestCase` for `TestCase`) share it.
+    longest proper prefix of `dotted`, if at most 3, and their top-level symbols whose name
+    contains the next component (`UnitTestCase` for `TestCase`) share `w_module_twin`. A file
+    without such a symbol gets nothing: `table.extend` is a method called on a variable.
     """
     parts = dotted.split(".")
     if len(parts) < 2 or index.files_by_module(dotted):
@@ -540,9 +552,12 @@ def _module_twin_evidence(index: RepoIndex, sc: "_Scores", dotted: str, o: dict)
     w = o["w_module_twin"] / len(files)
     rest = parts[n].lower()
     for f in files:
+        named = [s for s in index.symbols_in_file(f.path)
+                 if s.parent_id is None and not s.name.startswith("__") and rest in s.name.lower()]
+        if not 0 < len(named) <= 5:
+            continue
         sc.add_file(f.path, w, f"`{dotted}` names module {prefix}, the project's {f.path}")
-        named = [s for s in index.symbols_in_file(f.path) if rest in s.name.lower()]
-        for s in named if len(named) <= 5 else []:
+        for s in named:
             sc.add_sym(s, w / len(named), f"`{dotted}` names module {prefix} and {parts[n]}: {s.qualname} in {f.path}")
 
 
