@@ -96,3 +96,44 @@ def test_frame_callee_lifts_the_producer_of_the_value_a_traceback_fails_on(tmp_p
     assert any("called by traceback frame calc/stats.py:3 in summarize (summarize)" in e for e in helper.evidence)
     assert helper.score > symbol(off, "count_items").score
     assert symbol(on, "unrelated_total").score <= symbol(off, "unrelated_total").score
+
+
+def test_class_member_finds_a_method_the_named_class_inherits_or_overrides(tmp_path):
+    """The issue names `Schema` and `validate`; `validate` is defined on Schema's base class
+    and overridden on a subclass, never on Schema itself. Off, neither gets class-member
+    evidence; on, both do (with the relation), and a same-named method of an unrelated class
+    does not."""
+    pkg = tmp_path / "repo" / "forms"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "base.py").write_text(
+        "class BaseSchema:\n"
+        "    def validate(self, data):\n"
+        "        return self._check(data)\n\n"
+        "    def _check(self, data):\n"
+        "        return []\n"
+    )
+    (pkg / "schema.py").write_text(
+        "from .base import BaseSchema\n\n\n"
+        "class Schema(BaseSchema):\n"
+        "    def dump(self, obj):\n"
+        "        return obj\n\n\n"
+        "class StrictSchema(Schema):\n"
+        "    def validate(self, data):\n"
+        "        return super().validate(data)\n"
+    )
+    (pkg / "other.py").write_text("class Form:\n    def validate(self, data):\n        return True\n")
+    db = tmp_path / "i.sqlite"
+    build_index(tmp_path / "repo", db)
+    issue = "Schema validate() returns errors for valid nested data\n\nCalling `validate` on a `Schema` fails.\n"
+    with open_index(db) as idx:
+        off = localize_issue(idx, issue, top_k=10, options={"w_class_member": 0.0})
+        on = localize_issue(idx, issue, top_k=10, options={"w_class_member": 1.0})
+    assert not any("of class `Schema` named in the issue" in e for c in off for e in c.evidence)
+    ev = {c.qualified_name: [e for e in c.evidence if "of class `Schema` named in the issue" in e]
+          for c in by_kind(on, "symbol")}
+    assert ev["BaseSchema.validate"] == [
+        "method `validate` of class `Schema` named in the issue: BaseSchema.validate (BaseSchema is a base class of Schema)"]
+    assert ev["StrictSchema.validate"] == [
+        "method `validate` of class `Schema` named in the issue: StrictSchema.validate (StrictSchema is a subclass of Schema)"]
+    assert ev.get("Form.validate", []) == []

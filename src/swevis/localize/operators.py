@@ -573,6 +573,9 @@ def _identifier_evidence(index: RepoIndex, sc: "_Scores", hints: IssueHints, o: 
             wk = w * (o["class_factor"] if s.kind == "class" else 1.0)
             sc.add_sym(s, wk, f"identifier `{name}` matches {s.kind} {s.qualname}" + (f" (1 of {len(matches)})" if len(matches) > 1 else ""))
 
+    if o["w_class_member"] > 0:
+        _class_member_evidence(index, sc, hints, o)
+
     # 3b. private twins: `net_income` named in the issue -> the helper `_net_income` doing the work
     if o["w_private_twin"] > 0:
         for name, strength in hints.identifiers.items():
@@ -584,6 +587,44 @@ def _identifier_evidence(index: RepoIndex, sc: "_Scores", hints: IssueHints, o: 
             w = o["w_identifier"] * o["w_private_twin"] * strength / math.sqrt(len(twins))
             for s in twins:
                 sc.add_sym(s, w, f"identifier `{name}` has a private twin {s.kind} {s.qualname}")
+
+
+def _class_family(index: RepoIndex, cls: Symbol, depth: int = 3) -> list[tuple[Symbol, str]]:
+    """A class, its base classes up to `depth` levels and its direct subclasses, with how each
+    relates to it ("", "a base class of", "a subclass of")."""
+    family, seen, frontier = [(cls, "")], {cls.id}, [cls]
+    for _ in range(depth):
+        nxt = []
+        for c in frontier:
+            for _rel, b in index.neighbours(c.id, ("base",), limit=10):
+                if b.id not in seen and b.kind == "class":
+                    seen.add(b.id)
+                    family.append((b, "a base class of"))
+                    nxt.append(b)
+        frontier = nxt
+    for _rel, sub in index.neighbours(cls.id, ("subclass",), limit=20):
+        if sub.id not in seen and sub.kind == "class":
+            seen.add(sub.id)
+            family.append((sub, "a subclass of"))
+    return family
+
+
+def _class_member_evidence(index: RepoIndex, sc: "_Scores", hints: IssueHints, o: dict) -> None:
+    """3a. A method the issue names, of a class the issue names: defined on that class, on one
+    of its bases (the method is inherited) or on a direct subclass (it is overridden). Each
+    such method gets `w_class_member` times the method name's hint strength."""
+    for cname in [n for n in hints.identifiers if n[:1].isupper()]:
+        classes = [c for c in index.symbols_by_name(cname, limit=6) if c.kind == "class"]
+        if not 0 < len(classes) <= 5:
+            continue
+        for cls in classes:
+            for owner, how in _class_family(index, cls):
+                for m in index.children(owner.id):
+                    strength = hints.identifiers.get(m.name, 0.0)
+                    if m.kind in ("function", "method") and m.name != cname and strength > 0:
+                        via = f" ({owner.qualname} is {how} {cls.qualname})" if how else ""
+                        sc.add_sym(m, o["w_class_member"] * strength,
+                                   f"method `{m.name}` of class `{cname}` named in the issue: {m.qualname}{via}")
 
 
 def _bm25_evidence(index: RepoIndex, sc: "_Scores", text: str, o: dict) -> None:
