@@ -506,7 +506,7 @@ def _frame_callee_evidence(index: RepoIndex, sc: "_Scores", frame_sym: Symbol, w
     """1b. The crash site is not always the fix site: the callees of a traceback frame's
     symbol (the producers of the value it fails on) share `w`, the frame's weight times
     `w_frame_callee`, divided by the square root of their number."""
-    callees = [nb for rel, nb in index.neighbours(frame_sym.id, ("calls",), limit=20) if nb.id != frame_sym.id]
+    callees = [nb for _rel, nb in index.neighbours(frame_sym.id, ("calls",), limit=20) if nb.id != frame_sym.id]
     for nb in callees:
         sc.add_sym(nb, w / math.sqrt(len(callees)), f"called by traceback frame {where} ({frame_sym.qualname})")
 
