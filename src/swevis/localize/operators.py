@@ -492,12 +492,23 @@ def _frame_evidence(index: RepoIndex, sc: "_Scores", hints: IssueHints, o: dict)
                 sym = named[0]
         if sym is not None:
             sc.add_sym(sym, w, f"traceback/file-line hint {where} is inside {sym.qualname}")
+            if f.func and o["w_frame_callee"] > 0:
+                _frame_callee_evidence(index, sc, sym, w * o["w_frame_callee"], where)
         sc.add_file(path, w, f"traceback/file-line hint {where}")
         c = o["span_context"]
         sc.spans.append(
             Candidate("span", path, sym.qualname if sym else None, max(1, f.line - c), f.line + c, w,
                       [f"traceback/file-line hint {where}"])
         )
+
+
+def _frame_callee_evidence(index: RepoIndex, sc: "_Scores", frame_sym: Symbol, w: float, where: str) -> None:
+    """1b. The crash site is not always the fix site: the callees of a traceback frame's
+    symbol (the producers of the value it fails on) share `w`, the frame's weight times
+    `w_frame_callee`, divided by the square root of their number."""
+    callees = [nb for _rel, nb in index.neighbours(frame_sym.id, ("calls",), limit=20) if nb.id != frame_sym.id]
+    for nb in callees:
+        sc.add_sym(nb, w / math.sqrt(len(callees)), f"called by traceback frame {where} ({frame_sym.qualname})")
 
 
 def _mention_evidence(index: RepoIndex, sc: "_Scores", hints: IssueHints, o: dict) -> None:
@@ -513,6 +524,41 @@ def _mention_evidence(index: RepoIndex, sc: "_Scores", hints: IssueHints, o: dic
         if 0 < len(matches) <= 5:
             for s in matches:
                 sc.add_sym(s, o["w_dotted"] / len(matches), f"dotted name `{d}` matches {s.full_name}")
+    if o["w_module_twin"] > 0:
+        for d in hints.dotted:
+            _module_twin_evidence(index, sc, d, o)
+
+
+def _module_twin_evidence(index: RepoIndex, sc: "_Scores", dotted: str, o: dict) -> None:
+    """2b. A dotted name's module prefix -> the project's module of that (last) name.
+
+    `unittest.TestCase` names the standard library, but the issue is about the project's own
+    `_pytest/unittest.py`; `fields.String` is `src/marshmallow/fields.py` imported by its last
+    name. The module files (not packages: an __init__.py is a name, not a location) ending the
+    longest proper prefix of `dotted`, if at most 3, and their top-level symbols whose name
+    contains the next component (`UnitTestCase` for `TestCase`) share `w_module_twin`. A file
+    without such a symbol gets nothing: `table.extend` is a method called on a variable.
+    """
+    parts = dotted.split(".")
+    if len(parts) < 2 or index.files_by_module(dotted):
+        return
+    for n in range(len(parts) - 1, 0, -1):
+        prefix = ".".join(parts[:n])
+        files = [f for f in index.files_by_suffix(prefix.replace(".", "/") + ".py") if f.kind == "code"]
+        if files and len(files) <= 3:
+            break
+    else:
+        return
+    w = o["w_module_twin"] / len(files)
+    rest = parts[n].lower()
+    for f in files:
+        named = [s for s in index.symbols_in_file(f.path)
+                 if s.parent_id is None and not s.name.startswith("__") and rest in s.name.lower()]
+        if not 0 < len(named) <= 5:
+            continue
+        sc.add_file(f.path, w, f"`{dotted}` names module {prefix}, the project's {f.path}")
+        for s in named:
+            sc.add_sym(s, w / len(named), f"`{dotted}` names module {prefix} and {parts[n]}: {s.qualname} in {f.path}")
 
 
 def _identifier_evidence(index: RepoIndex, sc: "_Scores", hints: IssueHints, o: dict) -> None:
@@ -527,6 +573,9 @@ def _identifier_evidence(index: RepoIndex, sc: "_Scores", hints: IssueHints, o: 
             wk = w * (o["class_factor"] if s.kind == "class" else 1.0)
             sc.add_sym(s, wk, f"identifier `{name}` matches {s.kind} {s.qualname}" + (f" (1 of {len(matches)})" if len(matches) > 1 else ""))
 
+    if o["w_class_member"] > 0:
+        _class_member_evidence(index, sc, hints, o)
+
     # 3b. private twins: `net_income` named in the issue -> the helper `_net_income` doing the work
     if o["w_private_twin"] > 0:
         for name, strength in hints.identifiers.items():
@@ -538,6 +587,44 @@ def _identifier_evidence(index: RepoIndex, sc: "_Scores", hints: IssueHints, o: 
             w = o["w_identifier"] * o["w_private_twin"] * strength / math.sqrt(len(twins))
             for s in twins:
                 sc.add_sym(s, w, f"identifier `{name}` has a private twin {s.kind} {s.qualname}")
+
+
+def _class_family(index: RepoIndex, cls: Symbol, depth: int = 3) -> list[tuple[Symbol, str]]:
+    """A class, its base classes up to `depth` levels and its direct subclasses, with how each
+    relates to it ("", "a base class of", "a subclass of")."""
+    family, seen, frontier = [(cls, "")], {cls.id}, [cls]
+    for _ in range(depth):
+        nxt = []
+        for c in frontier:
+            for _rel, b in index.neighbours(c.id, ("base",), limit=10):
+                if b.id not in seen and b.kind == "class":
+                    seen.add(b.id)
+                    family.append((b, "a base class of"))
+                    nxt.append(b)
+        frontier = nxt
+    for _rel, sub in index.neighbours(cls.id, ("subclass",), limit=20):
+        if sub.id not in seen and sub.kind == "class":
+            seen.add(sub.id)
+            family.append((sub, "a subclass of"))
+    return family
+
+
+def _class_member_evidence(index: RepoIndex, sc: "_Scores", hints: IssueHints, o: dict) -> None:
+    """3a. A method the issue names, of a class the issue names: defined on that class, on one
+    of its bases (the method is inherited) or on a direct subclass (it is overridden). Each
+    such method gets `w_class_member` times the method name's hint strength."""
+    for cname in [n for n in hints.identifiers if n[:1].isupper()]:
+        classes = [c for c in index.symbols_by_name(cname, limit=6) if c.kind == "class"]
+        if not 0 < len(classes) <= 5:
+            continue
+        for cls in classes:
+            for owner, how in _class_family(index, cls):
+                for m in index.children(owner.id):
+                    strength = hints.identifiers.get(m.name, 0.0)
+                    if m.kind in ("function", "method") and m.name != cname and strength > 0:
+                        via = f" ({owner.qualname} is {how} {cls.qualname})" if how else ""
+                        sc.add_sym(m, o["w_class_member"] * strength,
+                                   f"method `{m.name}` of class `{cname}` named in the issue: {m.qualname}{via}")
 
 
 def _bm25_evidence(index: RepoIndex, sc: "_Scores", text: str, o: dict) -> None:
