@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from swevis.index import build_index, open_index
+
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = PROJECT_ROOT / "tests" / "fixtures"
 
@@ -21,6 +23,16 @@ def git(cwd: Path, *args: str) -> str:
         "GIT_COMMITTER_EMAIL": "t@t",
     }
     return subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True, text=True).stdout.strip()
+
+
+def indexed_repo(tmp_path: Path, files: dict[str, str]):
+    """A repository of `files` (path -> text) under tmp_path/repo, indexed: (repo, open index)."""
+    repo = tmp_path / "repo"
+    for rel, text in files.items():
+        (repo / rel).parent.mkdir(parents=True, exist_ok=True)
+        (repo / rel).write_text(text)
+    build_index(repo, tmp_path / "i.sqlite")
+    return repo, open_index(tmp_path / "i.sqlite")
 
 
 SNAKEMAKE = str(Path(sys.executable).parent / "snakemake")

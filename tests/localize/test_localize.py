@@ -23,6 +23,8 @@ from swevis.localize import (
 )
 from swevis.localize.evaluate import evaluate_instance, load_sample_instances, summarize
 
+from helpers import indexed_repo
+
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "index" / "minirepo"
 SAMPLE = Path(__file__).resolve().parents[2] / "src" / "swevis" / "data" / "sample"
 
@@ -259,17 +261,8 @@ def test_stemmer_and_symbol_relevance(index):
     assert {r for _, r, _, _ in edges} >= {"calls", "parent"}
 
 
-def _index_of(tmp_path, files: dict[str, str]):
-    repo = tmp_path / "repo"
-    for rel, text in files.items():
-        (repo / rel).parent.mkdir(parents=True, exist_ok=True)
-        (repo / rel).write_text(text)
-    build_index(repo, tmp_path / "i.sqlite")
-    return repo, open_index(tmp_path / "i.sqlite")
-
-
 def test_a_local_function_is_ranked_as_its_enclosing_definition(tmp_path):
-    repo, idx = _index_of(tmp_path, {"pkg/__init__.py": "", "pkg/fmt.py": (
+    repo, idx = indexed_repo(tmp_path, {"pkg/__init__.py": "", "pkg/fmt.py": (
         "def render(rows):\n"
         "    def emit_separator(width):\n"
         "        return '-' * width\n"
@@ -285,7 +278,7 @@ def test_a_local_function_is_ranked_as_its_enclosing_definition(tmp_path):
 
 
 def test_test_modules_are_no_symbol_candidates_but_library_test_helpers_are(tmp_path):
-    repo, idx = _index_of(tmp_path, {
+    repo, idx = indexed_repo(tmp_path, {
         "pkg/__init__.py": "",
         "pkg/testing/client.py": "class Client:\n    def force_login(self, user):\n        return user\n",
         "tests/test_client.py": "from pkg.testing.client import Client\n\n\n"
@@ -308,7 +301,7 @@ def test_package_keeps_symbol_windows_under_a_long_traceback(tmp_path):
     for n in range(7):
         files[f"pkg/m{n}.py"] = "\n" * 40 + f"def f{n}():\n    return {n}\n"
     frames = "".join(f'  File "pkg/m{n}.py", line 42, in f{n}\n' for n in range(7))
-    repo, idx = _index_of(tmp_path, files)
+    repo, idx = indexed_repo(tmp_path, files)
     with idx:
         issue = "widths wrong, `helper_for_widths`\nTraceback (most recent call last):\n" + frames + "ValueError: x\n"
         cands = localize_issue(idx, issue)
@@ -326,7 +319,7 @@ def test_a_folded_definition_keeps_its_own_features(tmp_path):
     (each feature the larger of its own and the local function's), not only its flags."""
     from swevis.localize.operators import _fold_local_functions, _Scores, _opts
 
-    repo, idx = _index_of(tmp_path, {"pkg/__init__.py": "", "pkg/fmt.py": (
+    repo, idx = indexed_repo(tmp_path, {"pkg/__init__.py": "", "pkg/fmt.py": (
         "def render(rows):\n    def emit(width):\n        return '-' * width\n    return emit(3)\n")})
     with idx:
         emit = next(s for s in idx.symbols_by_name("emit"))

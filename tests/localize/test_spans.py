@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from swevis.index import build_index, open_index
 from swevis.localize import by_kind, hit_rates, localize_issue
 from swevis.localize.spans import best_line
+
+from helpers import indexed_repo
 
 REPORT = '''"""Report formatting."""
 
@@ -48,19 +49,10 @@ I expect "Total: 1200". `render_report` should use the currency's digits.
 """
 
 
-def _repo(tmp_path, files):
-    repo = tmp_path / "repo"
-    for rel, text in files.items():
-        (repo / rel).parent.mkdir(parents=True, exist_ok=True)
-        (repo / rel).write_text(text)
-    build_index(repo, tmp_path / "i.sqlite")
-    return repo, open_index(tmp_path / "i.sqlite")
-
-
 def test_every_symbol_candidate_gets_a_span_on_the_line_the_issue_mentions(tmp_path):
     """No traceback, yet the span hit is measured: the span inside render_report is the totals
     line the issue quotes, not the function's head or its docstring."""
-    repo, idx = _repo(tmp_path, {"ledger/__init__.py": "", "ledger/report.py": REPORT})
+    repo, idx = indexed_repo(tmp_path, {"ledger/__init__.py": "", "ledger/report.py": REPORT})
     with idx:
         for ranker in ("learned", "heuristic"):
             cands = localize_issue(idx, ISSUE, top_k=5, options={"ranker": ranker}, repo_dir=repo)
@@ -76,7 +68,7 @@ def test_every_symbol_candidate_gets_a_span_on_the_line_the_issue_mentions(tmp_p
 
 
 def test_a_symbol_whose_lines_say_nothing_of_the_issue_gets_its_head(tmp_path):
-    repo, idx = _repo(tmp_path, {"ledger/__init__.py": "", "ledger/report.py": REPORT})
+    repo, idx = indexed_repo(tmp_path, {"ledger/__init__.py": "", "ledger/report.py": REPORT})
     with idx:
         cands = localize_issue(idx, "`parse_amount` is wrong", top_k=5, repo_dir=repo, options={"span_context": 1})
         span = next(c for c in by_kind(cands, "span") if c.qualified_name == "parse_amount")
@@ -86,7 +78,7 @@ def test_a_symbol_whose_lines_say_nothing_of_the_issue_gets_its_head(tmp_path):
 
 def test_spans_are_read_from_the_folder_the_index_was_built_from(tmp_path, monkeypatch):
     """Without repo_dir, the index's recorded folder is read (the agents' tools pass none)."""
-    repo, idx = _repo(tmp_path, {"ledger/__init__.py": "", "ledger/report.py": REPORT})
+    repo, idx = indexed_repo(tmp_path, {"ledger/__init__.py": "", "ledger/report.py": REPORT})
     monkeypatch.chdir(tmp_path)
     with idx:
         top = by_kind(localize_issue(idx, ISSUE, top_k=5), "span")[0]
@@ -114,7 +106,7 @@ def test_the_bm25_baseline_proposes_spans_the_same_way(tmp_path):
     """BM25 alone gets a span inside each of its symbols too, so span hit compares rankings."""
     from swevis.localize import bm25_baseline
 
-    repo, idx = _repo(tmp_path, {"ledger/__init__.py": "", "ledger/report.py": REPORT})
+    repo, idx = indexed_repo(tmp_path, {"ledger/__init__.py": "", "ledger/report.py": REPORT})
     with idx:
         cands = bm25_baseline(idx, ISSUE, 5, repo_dir=repo)
         syms, spans = by_kind(cands, "symbol"), by_kind(cands, "span")
@@ -128,7 +120,7 @@ def test_w_file_symbol_lets_the_best_symbol_lift_its_file(tmp_path):
     w_file_symbol > 0; 0 keeps the heuristic file order."""
     from swevis.localize.operators import _file_scores, _opts, _Scores
 
-    repo, idx = _repo(tmp_path, {"ledger/__init__.py": "", "ledger/report.py": REPORT})
+    repo, idx = indexed_repo(tmp_path, {"ledger/__init__.py": "", "ledger/report.py": REPORT})
     with idx:
         render = next(iter(idx.symbols_by_name("render_report")))
         sc = _Scores(idx, _opts(None))
@@ -145,7 +137,7 @@ def test_a_class_does_not_repeat_its_members_span(tmp_path):
     keywords and `self` in the issue's code point at no line."""
     code = ("class Formatter:\n    width = 10\n\n    def render(self, value):\n        if value is None:\n"
             "            return 'missing value'\n        return str(value).rjust(self.width)\n")
-    repo, idx = _repo(tmp_path, {"fmt/__init__.py": "", "fmt/core.py": code})
+    repo, idx = indexed_repo(tmp_path, {"fmt/__init__.py": "", "fmt/core.py": code})
     with idx:
         issue = "`Formatter.render` prints 'missing value' for zero\n```\nimport fmt\nif True: self\n```"
         cands = localize_issue(idx, issue, top_k=5, repo_dir=repo, options={"span_context": 0})
