@@ -50,9 +50,12 @@ def step(src: Path, repo: Path, db: Path, force: bool) -> dict:
 
 
 def export_rev(rev: str, into: Path) -> Path:
-    """`src` and `schemas` of revision `rev` under `into` (the schema holds the defaults)."""
+    """`src` of revision `rev` under `into`, with `schemas/` for revisions that kept the
+    config schema there (before it moved into the package's data)."""
     into.mkdir(parents=True)
-    archive = subprocess.run(["git", "-C", str(ROOT), "archive", rev, "src", "schemas"], capture_output=True, check=True)
+    has_schemas = subprocess.run(["git", "-C", str(ROOT), "cat-file", "-e", f"{rev}:schemas"], capture_output=True).returncode == 0
+    paths = ["src", "schemas"] if has_schemas else ["src"]
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", rev, *paths], capture_output=True, check=True)
     subprocess.run(["tar", "-x", "-C", str(into)], input=archive.stdout, check=True)
     return into / "src"
 

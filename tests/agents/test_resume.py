@@ -20,8 +20,9 @@ from pathlib import Path
 import pytest
 from helpers import bash_block
 
-from swevis.agents.resume import JOURNAL_FORMAT, TrajectoryJournal, journal_identity, read_journal
+from swevis.agents.resume import JOURNAL_FORMAT, ResumingRecorder, TrajectoryJournal, journal_identity, read_journal
 from swevis.agents.runner import RunSpec, run_instance
+from swevis.agents.trajectory import StepRecorder
 from scripted_server import ScriptedServer, conversation
 
 IID = "swevis-samples__ledgerkit-117"
@@ -213,3 +214,16 @@ def test_half_written_last_line_is_dropped(instance, tmp_path):
     assert j.resumed and len(j.records) == 1 and [t.content for t in j.turns()] == [bash_block("ls")]
     assert j.prior_spend({}).calls == 1 and j.prior_spend({}).prompt_tokens == 10
     assert path.read_text().endswith("\n") and len(path.read_text().splitlines()) == 2
+
+
+def test_a_resumed_run_classes_a_script_run_as_an_uninterrupted_one(tmp_path):
+    """The script an already-journaled step wrote still decides the class of a later run of it."""
+    write = "cat > fix.py <<'EOF'\np = 'pkg/core.py'\ns = open(p).read()\nopen(p, 'w').write(s.replace('a', 'b'))\nEOF"
+    usage = {"prompt_tokens": 1, "completion_tokens": 1}
+    fresh = StepRecorder(None)
+    first = fresh.add(phase="agent", action=write, tool=None, observation=None, usage=usage)
+    resumed = ResumingRecorder(tmp_path / "journal.jsonl", [first])
+    resumed.add(phase="agent", action=write, tool=None, observation=None, usage=usage)  # replayed from the journal
+    step = resumed.add(phase="agent", action="python fix.py", tool=None, observation=None, usage=usage)
+    assert step["action_class"] == fresh.add(phase="agent", action="python fix.py", tool=None, observation=None,
+                                             usage=usage)["action_class"] == "edit"

@@ -317,6 +317,20 @@ def test_swe_agent_observations_are_accounted_as_its_history_shows_them(tmp_path
     assert next(s for s in steps if s["condition"] == "r3" and s["step"] == 0)["pages"] >= 1
 
 
+
+def test_an_empty_swe_agent_output_is_accounted_as_the_words_the_history_shows(tmp_path):
+    said = "Your command ran successfully and did not produce any output.\n(Current directory: /testbed)\nbash-$"
+    history = [{"role": "system", "content": "SETTING"}, {"role": "user", "content": "fix it"},
+               {"role": "assistant", "content": "```\ntouch a.py\n```", "action": "touch a.py"},
+               {"role": "user", "content": said}]
+    path = tmp_path / f"{IID}.traj"
+    path.write_text(json.dumps({"history": history, "trajectory": [
+        {"action": "touch a.py", "thought": "", "response": history[2]["content"], "observation": ""}]}))
+    [step] = read_trajectory(path).steps
+    assert (step.observation, step.output_span) == (said, (0, 0))
+    assert recorded_windows(read_trajectory(path)) == [[]]
+
+
 def recorded_costs_of_output(tmp_path, trajectory) -> int:
     """The same step's observation tokens when the file has no history (raw output alone)."""
     path = tmp_path / "bare" / f"{IID}.traj"

@@ -44,6 +44,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
+from swevis.agents.actions import scripts_written
 from swevis.agents.trajectory import StepRecorder
 from swevis.errors import SwevisError
 from swevis.fsutil import write_atomic
@@ -146,6 +147,8 @@ class ResumingRecorder(StepRecorder):
             log.warning("resumed step %d: the rebuilt observation differs from the recorded one", i)
         step = {**recorded, "index": i}
         self.steps.append(step)
+        if not kwargs.get("format_error"):  # later steps class a script run by what this one wrote, as live
+            self.scripts.update(scripts_written(kwargs.get("action")))
         return step
 
 

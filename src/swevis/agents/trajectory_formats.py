@@ -215,8 +215,10 @@ def _as_shown(output: str | None, shown: str | None) -> tuple[str | None, tuple[
     SWE-agent's history holds the output inside its template (`(Open file: ...)`, `(Current
     directory: ...)`, the prompt), which costs prompt tokens too. The raw output alone when
     the history does not hold it."""
-    if output is None or not shown or not output.strip():
+    if output is None or not shown:
         return output, None
+    if not output.strip():  # SWE-agent says so in words ("ran successfully and did not produce any output")
+        return shown, (0, 0)
     for part in (output, output.strip()):
         at = shown.find(part)
         if at >= 0:
