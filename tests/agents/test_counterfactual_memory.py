@@ -186,6 +186,7 @@ def test_cli_replays_the_memory_and_refuses_it_for_a_re_execution(traj, tmp_path
 
 
 @functools.cache
+@functools.cache
 def _counterfactual_pattern() -> str:
     schema = yaml.safe_load(SCHEMA_PATH.read_text())
     return schema["properties"]["counterfactual"]["properties"]["conditions"]["items"]["pattern"]
