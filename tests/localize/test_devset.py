@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
+from helpers import git
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -33,22 +33,18 @@ def test_the_case_list_has_no_verified_instance_and_a_verified_one_is_refused(tm
         mod.read_cases(bad)
 
 
-def _git(cwd, *args):
-    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout.strip()
-
-
 def test_prepare_rebuilds_a_case_from_rows_and_a_clone(tmp_path):
     src = tmp_path / "src"
     (src / "pkg").mkdir(parents=True)
     (src / "pkg" / "__init__.py").write_text("")
     (src / "pkg" / "calc.py").write_text("def add(a, b):\n    return a - b\n")
-    _git(src, "init", "-q")
-    _git(src, "add", ".")
-    _git(src, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "base")
-    commit = _git(src, "rev-parse", "HEAD")
+    git(src, "init", "-q")
+    git(src, "add", ".")
+    git(src, "commit", "-q", "-m", "base")
+    commit = git(src, "rev-parse", "HEAD")
     mirrors = tmp_path / "mirrors"
     (mirrors / "me+calc").mkdir(parents=True)
-    _git(tmp_path, "clone", "-q", "--bare", str(src), str(mirrors / "me+calc" / "repo"))
+    git(tmp_path, "clone", "-q", "--bare", str(src), str(mirrors / "me+calc" / "repo"))
     patch = ("diff --git a/pkg/calc.py b/pkg/calc.py\n--- a/pkg/calc.py\n+++ b/pkg/calc.py\n"
              "@@ -1,2 +1,2 @@\n def add(a, b):\n-    return a - b\n+    return a + b\n")
     row = {"instance_id": "me__calc-1", "repo": "me/calc", "base_commit": commit, "patch": patch,
