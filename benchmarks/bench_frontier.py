@@ -22,7 +22,7 @@ from swevis.config import load_config
 from swevis.render import RenderSettings, render_window
 from swevis.render.ocr import protocol
 from swevis.render.study import ocr_page_accuracy
-from swevis.render.study_io import study_backbones
+from swevis.workflow import study_backbones
 from swevis.render.windows import package_windows
 
 

@@ -22,7 +22,7 @@ from swevis.render import RenderSettings, render_window
 from swevis.render.core import prepare_lines
 from swevis.render.raster import rasterize
 from swevis.render.study import run_costs
-from swevis.render.study_io import study_backbones
+from swevis.workflow import study_backbones
 from swevis.render.windows import matplotlib_source_root, sample_windows
 
 

@@ -7,8 +7,6 @@
 # exactly the missing conditions; the next run sees the same token and does nothing. The
 # token's ledger is written while the DAG of a real run is built; a dry run only reads it.
 
-from swevis.analysis.figures import CAPTIONS
-
 TABLE_NAMES = (
     ["table1", "table1_long"]
     + (["table2", "table2_long"] if len(table_models(config)) > 1 else [])

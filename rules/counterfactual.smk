@@ -8,7 +8,7 @@
 from pathlib import Path
 
 from swevis.agents.replay_cli import trajectory_files
-from swevis.analysis.counterfactual import backbone_profiles, set_folders
+from swevis.workflow import backbone_profiles, set_folders
 
 try:
     COUNTERFACTUAL_SETS = set_folders(config)

@@ -3,7 +3,7 @@
 # source; every rule only wires files to swevis.render.study.
 
 
-from swevis.render.study_io import study_backbones
+from swevis.workflow import study_backbones
 
 SR_BACKBONES = study_backbones(config)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import inspect
 import json
 import os
+from importlib.resources import files
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
@@ -12,10 +13,10 @@ from snakemake.common import overwrite_function_params
 
 from swevis.agents.settings import resolved_environment
 from swevis.config import ConfigError, check_profile, section, validate_config
+from swevis.errors import SwevisError
 from swevis.fsutil import write_atomic
 from swevis.models import is_live
 from swevis.paths import ResultsLayout, repo_slug
-from swevis.render.study_io import study_backbones
 
 
 def missing_inputs_token(
@@ -208,3 +209,36 @@ def check_ablation(config: dict) -> None:
                     f"config key 'agents/ablation/conditions': {condition!r} is not a condition of the "
                     f"let {scope} cell in agents.matrix"
                 )
+
+
+# Which backbones and trajectory sets a config names (the single-read and counterfactual
+# rules read them while the DAG is built).
+
+
+def study_backbones(config: dict) -> dict[str, dict]:
+    """{profile: {tokenizer, image_family}} of the backbones the study accounts, in order:
+    single_read.backbones, or every model profile when that list is empty."""
+    models = config["models"]
+    names = config["single_read"]["backbones"] or list(models)
+    out = {}
+    for name in names:
+        if name not in models:
+            raise SwevisError(f"single_read.backbones: {name!r} is not a profile in models")
+        out[name] = {"tokenizer": models[name]["tokenizer"], "image_family": models[name]["image_family"]}
+    return out
+
+
+def set_folders(cfg: dict) -> dict[str, str]:
+    """Each set of config `counterfactual.sets` and its folder (no path: the bundled set)."""
+    bundled = str(files("swevis") / "data" / "trajectories")
+    return {name: entry.get("path") or bundled for name, entry in cfg["counterfactual"]["sets"].items()}
+
+
+def backbone_profiles(cfg: dict) -> dict[str, dict[str, str]]:
+    """The tokenizer and image family of each backbone (config `counterfactual.backbones`,
+    null = every profile): the only keys of a profile the recorded replay reads."""
+    names = cfg["counterfactual"]["backbones"] or list(cfg["models"])
+    unknown = [n for n in names if n not in cfg["models"]]
+    if unknown:
+        raise SwevisError(f"config key 'counterfactual.backbones': {unknown[0]!r} is not a profile of models")
+    return {n: {k: cfg["models"][n][k] for k in ("tokenizer", "image_family")} for n in names}

@@ -12,21 +12,10 @@ import pytest
 
 from swevis.config import schema_defaults
 
-from swevis.analysis import (
-    AnalysisInputError,
-    CAPTIONS,
-    action_bins,
-    bootstrap_ci,
-    build_figures,
-    build_tables,
-    condition_summary,
-    coverage_bins,
-    default_out_paths,
-    load_condition,
-    load_runs,
-    mcnemar_exact,
-    write_condition_summary,
-)
+from swevis.analysis.build import build_figures, build_tables, default_out_paths
+from swevis.analysis.figures import CAPTIONS, action_bins, coverage_bins
+from swevis.analysis.load import AnalysisInputError, condition_summary, load_condition, load_runs, write_condition_summary
+from swevis.analysis.stats import bootstrap_ci, mcnemar_exact
 
 _spec = importlib.util.spec_from_file_location("synthetic", Path(__file__).parents[1] / "fixtures" / "analysis" / "synthetic.py")
 syn = importlib.util.module_from_spec(_spec)
@@ -246,7 +235,7 @@ def test_figures_are_pngs(tree, tmp_path):
 
 
 def test_summarize_condition_uses_config_thresholds(tree, tmp_path):
-    from swevis.analysis import summarize_condition
+    from swevis.analysis.build import summarize_condition
 
     root, _ = tree
     cdir = root / "runs" / "qwen3.5" / "let-normal" / "text"

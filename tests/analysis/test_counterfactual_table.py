@@ -7,17 +7,16 @@ import pytest
 from swevis.analysis.counterfactual import (
     TERMS,
     _observation_terms,
-    backbone_profiles,
     bootstrap,
     decomposition_table,
     reduction_table,
     replay_set,
-    set_folders,
     trajectory_costs,
 )
 from swevis.agents.counterfactual import ReplayCondition
 from swevis.config import load_config
 from swevis.errors import SwevisError
+from swevis.workflow import backbone_profiles, set_folders
 from helpers import PROJECT_ROOT
 
 BACKBONE = {"q": {"tokenizer": "qwen3", "image_family": "qwen3.5"}}

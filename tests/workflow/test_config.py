@@ -1,8 +1,11 @@
+import copy
 from pathlib import Path
 
 import pytest
+from snakemake.exceptions import WorkflowError
+from snakemake.utils import validate as snakemake_validate
 
-from swevis.config import ConfigError, load_config, validate_config
+from swevis.config import SCHEMA_PATH, ConfigError, load_config, validate_config
 
 from helpers import PROJECT_ROOT
 
@@ -22,6 +25,32 @@ def test_empty_config_gets_every_default():
     assert cfg["results_dir"] == "results"
     assert cfg["tasks"]["n"] is None and cfg["tasks"]["seed"] == 20260519
 
+
+def test_each_validation_fills_in_fresh_defaults():
+    """The schema is loaded once per process: a default filled into one config must be a copy,
+    so changing it in place leaves the next config's default alone."""
+    first = validate_config({})
+    first["agents"]["matrix"].append({"agent": "mini", "scope": "normal", "conditions": ["r9"]})
+    first["single_read"]["ratios"].clear()
+    second = validate_config({})
+    assert second["agents"]["matrix"] != first["agents"]["matrix"]
+    assert second["single_read"]["ratios"] and second == validate_config({})
+
+
+def test_schema_errors_match_snakemakes_own_validator():
+    """validate_config is snakemake.utils.validate's recipe with the schema loaded once: the
+    same configs pass with the same defaults filled in, and the same first error is named."""
+    for config in ({}, {"tasks": {"n": 3}}, {"models": {"q": {"backend": "replay"}}}):
+        theirs = copy.deepcopy(config)
+        snakemake_validate(theirs, str(SCHEMA_PATH), set_default=True)
+        assert validate_config(config) == theirs
+    for bad in ({"tasks": {"n": "x"}}, {"agents": {"matrix": [{"agent": "zz"}]}}, {"bogus": 1}):
+        with pytest.raises(WorkflowError) as theirs:
+            snakemake_validate(copy.deepcopy(bad), str(SCHEMA_PATH), set_default=True)
+        with pytest.raises(ConfigError) as ours:
+            validate_config(bad)
+        reason = str(ours.value).split(": ", 1)[1]
+        assert f"ValidationError: {reason}" in str(theirs.value)
 
 @pytest.mark.parametrize(
     "bad, key, words",

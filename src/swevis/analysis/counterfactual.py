@@ -38,7 +38,6 @@ rounding), by construction: per observation they sum to C_j - T_j / N.
 
 from __future__ import annotations
 
-from importlib.resources import files
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -62,22 +61,6 @@ WINDOW_COST = pl.Struct({"text_tokens": pl.Int64, "tokens": pl.Int64, "kind": pl
                          "pages": pl.Int64, "image_tokens": pl.Int64, "guard_bound": pl.Boolean,
                          "floor_bound": pl.Boolean, "full_tokens": pl.Int64, "memory": pl.Utf8})
 STEP_SCHEMA = {"windows": pl.List(pl.Utf8), "command": pl.Utf8, "window_costs": pl.List(WINDOW_COST)}
-
-
-def set_folders(cfg: dict) -> dict[str, str]:
-    """Each set of config `counterfactual.sets` and its folder (no path: the bundled set)."""
-    bundled = str(files("swevis") / "data" / "trajectories")
-    return {name: entry.get("path") or bundled for name, entry in cfg["counterfactual"]["sets"].items()}
-
-
-def backbone_profiles(cfg: dict) -> dict[str, dict[str, str]]:
-    """The tokenizer and image family of each backbone (config `counterfactual.backbones`,
-    null = every profile): the only keys of a profile the recorded replay reads."""
-    names = cfg["counterfactual"]["backbones"] or list(cfg["models"])
-    unknown = [n for n in names if n not in cfg["models"]]
-    if unknown:
-        raise SwevisError(f"config key 'counterfactual.backbones': {unknown[0]!r} is not a profile of models")
-    return {n: {k: cfg["models"][n][k] for k in ("tokenizer", "image_family")} for n in names}
 
 
 def replay_set(folder: str | Path, conditions: Sequence[str], backbones: dict[str, dict[str, Any]], *,

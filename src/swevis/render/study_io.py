@@ -33,19 +33,6 @@ def _read_rows(path: str | Path) -> list[dict]:
     return pl.read_parquet(path).to_dicts()
 
 
-def study_backbones(config: dict) -> dict[str, dict]:
-    """{profile: {tokenizer, image_family}} of the backbones the study accounts, in order:
-    single_read.backbones, or every model profile when that list is empty."""
-    models = config["models"]
-    names = config["single_read"]["backbones"] or list(models)
-    out = {}
-    for name in names:
-        if name not in models:
-            raise SwevisError(f"single_read.backbones: {name!r} is not a profile in models")
-        out[name] = {"tokenizer": models[name]["tokenizer"], "image_family": models[name]["image_family"]}
-    return out
-
-
 def source_roots(checkouts_json: str | Path | None, cfg: dict) -> list[str]:
     """Checkouts of the sampled instances (deduplicated by repo@commit) + matplotlib + extras."""
     roots: list[str] = []
