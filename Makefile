@@ -21,16 +21,16 @@ $(BIN)/swevis: pyproject.toml requirements.lock
 
 install: $(BIN)/swevis
 
-# PYTHONDONTWRITEBYTECODE unset: with it set (some machines do) neither pytest's rewritten
-# test modules nor src/ are cached, and every run and every Snakemake subprocess compiles
-# them again (collection alone 27 s instead of 9 s here).
+# PYTHONDONTWRITEBYTECODE unset (test and results): with it set (some machines do) neither
+# pytest's rewritten test modules nor src/ are cached, and every run and every Snakemake
+# job's Python compiles them again (test collection alone 27 s instead of 9 s here).
 # -n: pytest-xdist workers; the engine tests stay on one of them (tests/conftest.py).
 TEST_WORKERS ?= 2
 test: install
 	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup --durations=20
 
 results: install
-	$(BIN)/snakemake --cores $(CORES)
+	env -u PYTHONDONTWRITEBYTECODE $(BIN)/snakemake --cores $(CORES)
 
 lint: install
 	$(BIN)/snakemake --lint

@@ -16,6 +16,11 @@ ratio of their best CPU times.
 
 --profile runs the dry run once more under cProfile and writes the profile to OUT.prof
 (`python -m pstats OUT.prof`, then `sort cumtime`, `stats 40`).
+
+The `floor` row is Snakemake alone on a DAG of the same size: a generated Snakefile with as
+many jobs (one run job per instance x cell, each with three inputs from per-instance jobs,
+one summary per cell), no checkpoint, no input functions, no swevis code. What `this` costs
+above it is what swevis's rules and helpers add; the floor is what no change to them removes.
 """
 
 from __future__ import annotations
@@ -104,12 +109,16 @@ def _env(root: Path = PROJECT_ROOT) -> dict:
 
 
 def dry_run(workdir: Path, root: Path = PROJECT_ROOT, prefix: list[str] | None = None) -> dict:
-    """One `snakemake -n` in a child process, under /usr/bin/time: wall seconds, CPU seconds
-    (user + system: what a shared, loaded machine distorts least), peak MB, job count."""
+    """One `snakemake -n` of checkout `root` on the study in `workdir`."""
     cmd = (prefix or []) + snakemake_cmd(workdir, "-n", "--quiet", "rules", root=root)
-    rss_file = workdir / "rss.txt"
+    return measured(cmd, workdir / "rss.txt", _env(root))
+
+
+def measured(cmd: list[str], rss_file: Path, env: dict | None = None) -> dict:
+    """Run a dry run in a child process, under /usr/bin/time: wall seconds, CPU seconds
+    (user + system: what a shared, loaded machine distorts least), peak MB, job count."""
     t0 = time.perf_counter()
-    proc = subprocess.run(["/usr/bin/time", "-f", "%U %S %M", "-o", str(rss_file), *cmd], capture_output=True, text=True, env=_env(root))
+    proc = subprocess.run(["/usr/bin/time", "-f", "%U %S %M", "-o", str(rss_file), *cmd], capture_output=True, text=True, env=env)
     seconds = time.perf_counter() - t0
     if proc.returncode:
         sys.exit(f"dry run failed:\n{(proc.stdout + proc.stderr)[-3000:]}")
@@ -123,6 +132,45 @@ def dry_run(workdir: Path, root: Path = PROJECT_ROOT, prefix: list[str] | None =
     }
 
 
+FLOOR_SNAKEFILE = """
+IDS = [f"i{{i}}" for i in range({instances})]
+rule all:
+    input: expand("sum/c{{c}}.txt", c=range({cells}))
+rule summary:
+    input: expand("runs/c{{{{c}}}}/{{i}}.txt", i=IDS)
+    output: "sum/c{{c}}.txt"
+    log: "logs/c{{c}}.log"
+    script: "job.py"
+rule run:
+    input: "checkout/{{i}}.txt", "mirror/{{i}}.txt", "index/{{i}}.txt"
+    output: "runs/c{{c}}/{{i}}.txt"
+    log: "logs/c{{c}}/{{i}}.log"
+    resources: llm=1
+    params: cell=lambda wc: wc.c
+    script: "job.py"
+rule checkout:
+    output: "checkout/{{i}}.txt"
+    script: "job.py"
+rule mirror:
+    output: "mirror/{{i}}.txt"
+    script: "job.py"
+rule index:
+    output: "index/{{i}}.txt"
+    script: "job.py"
+"""
+
+
+def floor_dry_run(workdir: Path, jobs: int) -> dict:
+    """`snakemake -n` of FLOOR_SNAKEFILE sized to about `jobs` jobs."""
+    floor = workdir / "floor"
+    floor.mkdir(exist_ok=True)
+    cells = max(1, round((jobs - 1 - 3 * N_INSTANCES) / (N_INSTANCES + 1)))
+    (floor / "Snakefile").write_text(FLOOR_SNAKEFILE.format(instances=N_INSTANCES, cells=cells))
+    (floor / "job.py").write_text("")
+    cmd = [str(SNAKEMAKE), "-n", "--quiet", "rules", "--cores", "1", "-s", str(floor / "Snakefile"), "-d", str(floor)]
+    return measured(cmd, floor / "rss.txt")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--workdir", type=Path, default=None)
@@ -134,9 +182,11 @@ def main() -> None:
     prepare(workdir)
     roots = {"this": PROJECT_ROOT} | ({"baseline": args.baseline.resolve()} if args.baseline else {})
     runs = {name: [] for name in roots}
-    for _ in range(args.repeat):  # interleaved, so a shared machine's load hits both alike
+    runs["floor"] = []
+    for _ in range(args.repeat):  # interleaved, so a shared machine's load hits all alike
         for name, root in roots.items():
             runs[name].append(dry_run(workdir, root))
+        runs["floor"].append(floor_dry_run(workdir, runs["this"][-1]["jobs"]))
     print(f"{'checkout':<9} {'jobs':>6} {'wall s':>8} {'CPU s':>8} {'peak MB':>8} {'CPU / 10 s':>10}")
     best = {}
     for name, rs in runs.items():
@@ -147,6 +197,8 @@ def main() -> None:
             )
         best[name] = min(r["cpu_s"] for r in rs)
         print(f"{name:<9} best {best[name]:.2f} CPU s = {best[name] / TARGET_S:.2f} x the {TARGET_S:g} s target")
+    print(f"swevis's share: {best['this'] - best['floor']:.2f} CPU s above Snakemake's own {best['floor']:.2f} s"
+          f" ({best['floor'] / TARGET_S:.2f} x the target) on a DAG of the same size")
     if args.baseline:
         print(f"speed-up (CPU) baseline / this: {best['baseline'] / best['this']:.2f}x ({workdir})")
     if args.profile:

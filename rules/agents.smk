@@ -1,13 +1,13 @@
 # Stage 3: PLB's offline pre-localization and the agents' trajectories, one folder per
 # (model, agent-scope, condition, instance). These rules pay for model calls: each holds one
 # unit of the `llm` resource, and their params are narrow (the model's profile, the agents
-# section without its matrix, the renderer and index settings), so unrelated config edits
-# never re-run them.
+# section without its matrix, the renderer and index settings, the digest of the instance's
+# row), so unrelated config edits and a grown sample never re-run them.
 
 
 rule prelocalize:
     input:
-        instances=LAYOUT.instances(),
+        instances=ancient(LAYOUT.instances()),
         checkout=LAYOUT.checkout_manifest("{instance}"),
         index=run_index,
         demos=plb_demos,
@@ -26,15 +26,16 @@ rule prelocalize:
         # the agents keys pre-localization reads: the agents' limits rerun no paid call here
         agents=keys_of("agents", "top_k", "cache_dir", "demos_dir"),
         localize=section(config, "localize"),
+        instance=instance_digest,
     script:
         "../scripts/prelocalize.py"
 
 
 rule run_agent:
     input:
-        instances=LAYOUT.instances(),
+        instances=ancient(LAYOUT.instances()),
         checkout=LAYOUT.checkout_manifest("{instance}"),
-        mirror=run_mirror,
+        mirror=ancient(run_mirror),
         index=run_index,
         preloc=run_preloc,
         demos=replay_demos,
@@ -67,6 +68,7 @@ rule run_agent:
         harness=agent_image_params,
         localize=section(config, "localize"),
         render=render_params,
+        instance=instance_digest,
     script:
         "../scripts/run_agent.py"
 

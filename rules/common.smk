@@ -1,7 +1,11 @@
 # Shared by every included .smk: the results layout and the checkpoint helpers.
 # Trigger policy (README "Reruns"): the profiles set rerun-triggers to mtime, params and
 # input. Rules that pay for model calls take narrow params (only the keys they use), so
-# editing unrelated config or package code never silently re-runs paid trajectories.
+# editing unrelated config or package code never silently re-runs paid trajectories. The
+# per-instance and per-repository rules read the sample and the mirrors as ancient() and
+# take what they depend on in them as params (the row's digest, the repo's commits): the
+# sample file is rewritten whenever the sample changes, and a mirror whenever a commit is
+# added, so their mtimes would rerun every instance's jobs.
 
 import json
 import os
@@ -74,6 +78,26 @@ def run_mirror(wc):
 @signature_once
 def run_index(wc):
     return instance_index(wc.instance)
+
+
+@signature_once
+def instance_digest(wc):
+    """The digest of the instance's row: a per-instance rule reads instances.jsonl as ancient()
+    (growing the sample rewrites it) and reruns when its own row changes (params trigger).
+    """
+    return sample_index().digest[wc.instance]
+
+
+@signature_once
+def instance_base(wc):
+    """repo@base_commit of the instance: all its checkout depends on in the row."""
+    return sample_index().base[wc.instance]
+
+
+@signature_once
+def repo_commits(wc):
+    """The sampled base commits of one repository: its mirror is made again when they change."""
+    return sample_index().commits[wc.repo_slug]
 
 
 @signature_once

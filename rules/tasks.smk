@@ -2,6 +2,13 @@
 
 
 checkpoint sample_instances:
+    input:
+        # a local task file is an input: editing it resamples (and reruns what changed)
+        task_file=(
+            [config["tasks"]["path"]]
+            if config["tasks"]["source"] == "file" and config["tasks"]["path"]
+            else []
+        ),
     output:
         instances=LAYOUT.instances(),
         summary=LAYOUT.table("instances.summary.json"),
@@ -20,7 +27,7 @@ checkpoint sample_instances:
 
 rule mirror_repo:
     input:
-        instances=LAYOUT.instances(),
+        instances=ancient(LAYOUT.instances()),
     output:
         manifest=LAYOUT.mirror_manifest("{repo_slug}"),
     log:
@@ -32,14 +39,15 @@ rule mirror_repo:
         # the clone and stall timeouts are read from the config in the script: how long a
         # transfer may take changes no mirror, so it reruns nothing
         tasks=keys_of("tasks", "repo_cache", "remote_url"),
+        commits=repo_commits,
     script:
         "../scripts/mirror_repo.py"
 
 
 rule checkout_instance:
     input:
-        instances=LAYOUT.instances(),
-        mirror=run_mirror,
+        instances=ancient(LAYOUT.instances()),
+        mirror=ancient(run_mirror),
     output:
         manifest=LAYOUT.checkout_manifest("{instance}"),
     log:
@@ -48,6 +56,7 @@ rule checkout_instance:
         "../envs/swevis.yaml"
     params:
         checkout_root=config["tasks"]["checkout_root"],
+        base=instance_base,
     script:
         "../scripts/checkout_instance.py"
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import inspect
 import json
 import os
@@ -64,18 +65,30 @@ def signature_once(func: Callable) -> Callable:
 class SampleIndex:
     """The sampled instances and the paths derived from them, built once per version of
     instances.jsonl: input functions run for every job of a study (thousands), so what
-    they look up per job must be a dict read, not a scan of the sample or a path build."""
+    they look up per job must be a dict read, not a scan of the sample or a path build.
+
+    It also gives the per-instance and per-repository rules what they depend on, as params
+    (`digest` of the row, `base` repo@commit of a checkout, `commits` of a mirror): those rules read instances.jsonl as ancient(), so growing or
+    reordering the sample reruns only the jobs of the instances and repositories it changes
+    (the file itself is rewritten whenever the sample changes: its mtime would rerun all)."""
 
     def __init__(self, rows: Iterable[dict[str, Any]], layout: ResultsLayout, source: str):
         self.source = source
         self.rows = {row["instance_id"]: row for row in rows}
-        self.mirror, self.index, self.index_checkout = {}, {}, {}
-        for iid, row in self.rows.items():
+        self.mirror, self.index, self.index_checkout, self.digest, self.base = {}, {}, {}, {}, {}
+        commits: dict[str, set[str]] = {}
+        for iid in sorted(self.rows):
+            row = self.rows[iid]
             slug = repo_slug(row["repo"])
             self.mirror[iid] = layout.mirror_manifest(slug)
             self.index[iid] = layout.index_db(slug, row["base_commit"])
-            # the index of a repo@commit is built from the checkout of its first instance
+            # the index of a repo@commit is built from the checkout of its first instance by
+            # id (not by file order: a reordered sample keeps it)
             self.index_checkout.setdefault((slug, row["base_commit"]), layout.checkout_manifest(iid))
+            self.digest[iid] = hashlib.sha256(json.dumps(row, sort_keys=True).encode()).hexdigest()[:16]
+            self.base[iid] = f"{row['repo']}@{row['base_commit']}"
+            commits.setdefault(slug, set()).add(row["base_commit"])
+        self.commits = {slug: sorted(shas) for slug, shas in commits.items()}
         self.mirrors = sorted(set(self.mirror.values()))
         self.index_dbs = sorted(set(self.index.values()))
 

@@ -1,0 +1,89 @@
+"""Growing the sample reruns only what the new instances need. The sampling checkpoint rewrites
+instances.jsonl whenever the sample changes; before the per-instance rules read it as
+ancient(), its new mtime reran every mirror, checkout, index, pre-localization and agent run
+of the study (at study scale with a live model: every paid trajectory)."""
+
+import json
+import re
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from swevis.tasks.sources import select_instances
+
+from helpers import run_snakemake as snakemake
+
+STUDY = """
+tasks:
+  source: bundled
+  instance_ids: [{ids}]
+models:
+  q: {{backend: replay, model_id: q, tokenizer: qwen3, image_family: qwen3.5}}
+agents:
+  matrix:
+    - {{agent: mini, scope: normal, conditions: [text]}}
+    - {{agent: plb, scope: normal, conditions: [text]}}
+"""
+CONDITIONS = [f"results/runs/q/{cell}/text/summary.json" for cell in ("mini-normal", "plb-normal")]
+FIRST = ["swevis-samples__ledgerkit-117", "swevis-samples__tabulon-305"]
+# one more instance at ledgerkit's sampled commit (it sorts before 117, so the first instance
+# by id of that repo@commit changes) and one of a repository not sampled before
+ADDED = ["swevis-samples__ledgerkit-142", "swevis-samples__stratconf-203"]
+
+
+def finished(proc) -> Counter:
+    return Counter(re.findall(r"Finished jobid: \d+ \(Rule: (\w+)\)", proc.stdout + proc.stderr))
+
+
+def run_study(workdir: Path, ids: list[str]):
+    (workdir / "config.yaml").write_text(STUDY.format(ids=", ".join(ids)))
+    proc = snakemake(workdir, *CONDITIONS)
+    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-4000:]
+    return proc
+
+
+@pytest.mark.slow
+def test_a_grown_sample_runs_only_the_new_instances(tmp_path: Path):
+    run_study(tmp_path, FIRST)
+    runs = tmp_path / "results" / "runs" / "q"
+    kept = {p: p.stat().st_mtime_ns for p in runs.glob("*/text/*/traj.json")}
+    assert len(kept) == 4
+
+    grown = finished(run_study(tmp_path, FIRST + ADDED))
+    assert grown == Counter({
+        "sample_instances": 1,
+        "mirror_repo": 1,  # stratconf's; ledgerkit's commits are the same
+        "checkout_instance": 2,
+        "index_repo": 1,  # stratconf@commit; ledgerkit's index is built from 117's checkout still
+        "prelocalize": 2,
+        "run_agent": 4,  # the two new instances in both cells, none of the four before
+        "validate_environments": 1,
+        "evaluate_condition": 2,
+        "summarize_condition": 2,
+    })
+    assert {p: p.stat().st_mtime_ns for p in kept} == kept
+    assert len(list(runs.glob("*/text/*/traj.json"))) == 8
+
+
+@pytest.mark.slow
+def test_an_edited_task_file_reruns_the_changed_instance_only(tmp_path: Path):
+    """A local task file is the sampling rule's input, and the per-instance rules take the
+    digest of their row as a param: editing one row's problem statement resamples and reruns
+    that instance's pre-localization and runs, not its checkout and nothing of the others."""
+    rows = select_instances({"source": "bundled", "instance_ids": FIRST})
+    task_file = tmp_path / "tasks.jsonl"
+    task_file.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    study = STUDY.replace("source: bundled\n  instance_ids: [{ids}]", f"source: file\n  path: {task_file}")
+    (tmp_path / "config.yaml").write_text(study.replace("{{", "{").replace("}}", "}"))
+    first = snakemake(tmp_path, *CONDITIONS)
+    assert first.returncode == 0, (first.stdout + first.stderr)[-4000:]
+
+    rows[1]["problem_statement"] += "\nAlso: the totals are off by one."
+    task_file.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    second = snakemake(tmp_path, *CONDITIONS)
+    assert second.returncode == 0, (second.stdout + second.stderr)[-4000:]
+    assert finished(second) == Counter({
+        "sample_instances": 1, "prelocalize": 1, "run_agent": 2,  # tabulon-305 in both cells
+        "validate_environments": 1, "evaluate_condition": 2, "summarize_condition": 2,
+    })
