@@ -2,7 +2,8 @@
 # (model, agent-scope, condition, instance). These rules pay for model calls: each holds one
 # unit of the `llm` resource, and their params are narrow (the model's profile, the agents
 # section without its matrix, the renderer and index settings, the digest of the instance's
-# row), so unrelated config edits and a grown sample never re-run them.
+# row), so unrelated config edits never re-run them, and a grown sample re-runs the new
+# instances' only (README "Reruns and paid work" names the exceptions).
 
 
 rule prelocalize:
@@ -35,7 +36,7 @@ rule run_agent:
     input:
         instances=ancient(LAYOUT.instances()),
         checkout=LAYOUT.checkout_manifest("{instance}"),
-        mirror=ancient(run_mirror),
+        mirror=run_mirror,
         index=run_index,
         preloc=run_preloc,
         demos=replay_demos,

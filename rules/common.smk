@@ -2,10 +2,12 @@
 # Trigger policy (README "Reruns"): the profiles set rerun-triggers to mtime, params and
 # input. Rules that pay for model calls take narrow params (only the keys they use), so
 # editing unrelated config or package code never silently re-runs paid trajectories. The
-# per-instance and per-repository rules read the sample and the mirrors as ancient() and
-# take what they depend on in them as params (the row's digest, the repo's commits): the
-# sample file is rewritten whenever the sample changes, and a mirror whenever a commit is
-# added, so their mtimes would rerun every instance's jobs.
+# per-instance and per-repository rules read the sample as ancient() and take what they
+# depend on in it as params (the row's digest, repo@commit): the sampling checkpoint
+# rewrites it whenever the sample changes, so its mtime would rerun every instance's jobs.
+# (Only the checkpoint's output is read as ancient(): Snakemake skips the own reasons of the
+# jobs below a rerunning job's ancient() edge, so such an edge after any other job would
+# leave, say, an edited row's runs for the next invocation.)
 
 import json
 import os
@@ -92,12 +94,6 @@ def instance_digest(wc):
 def instance_base(wc):
     """repo@base_commit of the instance: all its checkout depends on in the row."""
     return sample_index().base[wc.instance]
-
-
-@signature_once
-def repo_commits(wc):
-    """The sampled base commits of one repository: its mirror is made again when they change."""
-    return sample_index().commits[wc.repo_slug]
 
 
 @signature_once

@@ -24,7 +24,9 @@ if config["harness"]["kind"] == "docker":
 rule validate_environments:
     input:
         instances=LAYOUT.instances(),
-        mirrors=lambda wc: [ancient(m) for m in sample_index().mirrors],
+        mirrors=lambda wc: list(sample_index().mirrors),
+        # the checkouts fetch commits sampled after a mirror was made
+        checkouts=LAYOUT.checkouts_done(),
     output:
         validation=VALIDATION,
     log:
@@ -42,7 +44,7 @@ rule validate_environments:
 rule evaluate_condition:
     input:
         instances=LAYOUT.instances(),
-        mirrors=lambda wc: [ancient(m) for m in sample_index().mirrors],
+        mirrors=lambda wc: list(sample_index().mirrors),
         patches=lambda wc: condition_runs(wc, "patch.diff"),
     output:
         done=LAYOUT.harness_summary("{model}", "{agent}", "{scope}", "{condition}"),

@@ -4,8 +4,9 @@
 checkpoint sample_instances:
     input:
         # a local task file is an input: editing it resamples (and reruns what changed)
+        # (local(): never in a remote default storage, like profiles/kubernetes')
         task_file=(
-            [config["tasks"]["path"]]
+            [local(config["tasks"]["path"])]
             if config["tasks"]["source"] == "file" and config["tasks"]["path"]
             else []
         ),
@@ -38,8 +39,9 @@ rule mirror_repo:
     params:
         # the clone and stall timeouts are read from the config in the script: how long a
         # transfer may take changes no mirror, so it reruns nothing
+        # the sample's commits at the time: a repository's later commits are fetched by
+        # the checkouts that need them, so a grown sample reruns no mirror
         tasks=keys_of("tasks", "repo_cache", "remote_url"),
-        commits=repo_commits,
     script:
         "../scripts/mirror_repo.py"
 
@@ -47,7 +49,7 @@ rule mirror_repo:
 rule checkout_instance:
     input:
         instances=ancient(LAYOUT.instances()),
-        mirror=ancient(run_mirror),
+        mirror=run_mirror,
     output:
         manifest=LAYOUT.checkout_manifest("{instance}"),
     log:

@@ -3,11 +3,15 @@
 from swevis.logutil import script_logging
 from swevis.provenance import provenance, write_json_atomic
 from swevis.tasks import load_instances
-from swevis.tasks.repos import checkout_instance, portable_manifest, read_manifest
+from swevis.tasks.repos import checkout_instance, fetch_commits, portable_manifest, read_manifest
 
 with script_logging(snakemake.log[0]) as log:
     row = next(r for r in load_instances(snakemake.input.instances) if r["instance_id"] == snakemake.wildcards.instance)
     mirror = read_manifest(snakemake.input.mirror)["mirror"]
+    # a commit sampled after the mirror was made is fetched here, not by rerunning the mirror
+    # job (which would rerun every checkout and run of the repository)
+    tasks = snakemake.config["tasks"]
+    fetch_commits(mirror, [row["base_commit"]], timeout=tasks["clone_timeout_s"], stall_timeout_s=tasks["stall_timeout_s"])
     manifest = checkout_instance(row, mirror, snakemake.params.checkout_root)
     log.info("checkout of %s at %s: %s", row["instance_id"], row["base_commit"][:12], manifest["path"])
     write_json_atomic({**portable_manifest(manifest), **provenance()}, snakemake.output.manifest)

@@ -62,21 +62,27 @@ def signature_once(func: Callable) -> Callable:
     return func
 
 
+# Fields of a task row only grading and the summaries read (never an agent or the
+# pre-localization): a dataset fix to them regrades (the condition rules read the sample
+# whole) without rerunning paid trajectories.
+GRADING_FIELDS = ("patch", "test_patch", "FAIL_TO_PASS", "PASS_TO_PASS")
+
+
 class SampleIndex:
     """The sampled instances and the paths derived from them, built once per version of
     instances.jsonl: input functions run for every job of a study (thousands), so what
     they look up per job must be a dict read, not a scan of the sample or a path build.
 
-    It also gives the per-instance and per-repository rules what they depend on, as params
-    (`digest` of the row, `base` repo@commit of a checkout, `commits` of a mirror): those rules read instances.jsonl as ancient(), so growing or
-    reordering the sample reruns only the jobs of the instances and repositories it changes
-    (the file itself is rewritten whenever the sample changes: its mtime would rerun all)."""
+    It also gives the per-instance rules what they depend on in the sample, as params (`digest`
+    of the row without GRADING_FIELDS, `base` repo@commit of a checkout): those rules read
+    instances.jsonl as ancient(), so growing or reordering the sample reruns only the jobs of
+    the instances it changes (the file is rewritten whenever the sample changes: its mtime
+    would rerun all)."""
 
     def __init__(self, rows: Iterable[dict[str, Any]], layout: ResultsLayout, source: str):
         self.source = source
         self.rows = {row["instance_id"]: row for row in rows}
         self.mirror, self.index, self.index_checkout, self.digest, self.base = {}, {}, {}, {}, {}
-        commits: dict[str, set[str]] = {}
         for iid in sorted(self.rows):
             row = self.rows[iid]
             slug = repo_slug(row["repo"])
@@ -85,10 +91,9 @@ class SampleIndex:
             # the index of a repo@commit is built from the checkout of its first instance by
             # id (not by file order: a reordered sample keeps it)
             self.index_checkout.setdefault((slug, row["base_commit"]), layout.checkout_manifest(iid))
-            self.digest[iid] = hashlib.sha256(json.dumps(row, sort_keys=True).encode()).hexdigest()[:16]
+            agent_visible = {k: v for k, v in row.items() if k not in GRADING_FIELDS}
+            self.digest[iid] = hashlib.sha256(json.dumps(agent_visible, sort_keys=True).encode()).hexdigest()[:16]
             self.base[iid] = f"{row['repo']}@{row['base_commit']}"
-            commits.setdefault(slug, set()).add(row["base_commit"])
-        self.commits = {slug: sorted(shas) for slug, shas in commits.items()}
         self.mirrors = sorted(set(self.mirror.values()))
         self.index_dbs = sorted(set(self.index.values()))
 

@@ -39,6 +39,30 @@ def test_mirror_fetches_missing_commits(tmp_path: Path, toy_task):
     assert has_commit(Path(manifest["mirror"]), new)
 
 
+def test_checkouts_fetch_a_commit_sampled_after_the_mirror_one_at_a_time(tmp_path: Path, toy_task):
+    """A commit the mirror lacks is fetched by the checkout that needs it; two jobs asking at
+    once both get it (the second waits for the first's update instead of failing on git's
+    ref locks), and a commit the remote lacks is a one-line error."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from swevis.tasks.repos import fetch_commits
+
+    row, remote = toy_task["row"], toy_task["repo_dir"]
+    mirror = Path(ensure_mirror(row["repo"], tmp_path / "cache", commits=[row["base_commit"]], remote_url=f"file://{remote}")["mirror"])
+    (remote / "NEWS").write_text("x")
+    git(remote, "add", "NEWS")
+    git(remote, "commit", "-q", "-m", "news")
+    new = git(remote, "rev-parse", "HEAD")
+    assert not has_commit(mirror, new)
+    with ThreadPoolExecutor(4) as pool:
+        list(pool.map(lambda _: fetch_commits(mirror, [new]), range(4)))
+    assert has_commit(mirror, new)
+    co = checkout_instance({**row, "base_commit": new}, mirror, tmp_path / "checkouts")
+    assert (Path(co["path"]) / "NEWS").read_text() == "x"
+    with pytest.raises(RepoError, match="lacks commit"):
+        fetch_commits(mirror, ["f" * 40])
+
+
 def test_missing_commit_is_a_clear_error(tmp_path: Path, toy_task):
     row, remote = toy_task["row"], toy_task["repo_dir"]
     with pytest.raises(RepoError, match="lacks commit"):

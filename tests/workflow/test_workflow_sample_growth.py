@@ -27,8 +27,9 @@ agents:
 """
 CONDITIONS = [f"results/runs/q/{cell}/text/summary.json" for cell in ("mini-normal", "plb-normal")]
 FIRST = ["swevis-samples__ledgerkit-117", "swevis-samples__tabulon-305"]
-# one more instance at ledgerkit's sampled commit (it sorts before 117, so the first instance
-# by id of that repo@commit changes) and one of a repository not sampled before
+# one more instance at ledgerkit's sampled commit (142 sorts after 117: the index of that
+# repo@commit stays built from 117's checkout; README names the case where it does not) and
+# one of a repository not sampled before
 ADDED = ["swevis-samples__ledgerkit-142", "swevis-samples__stratconf-203"]
 
 
@@ -53,8 +54,9 @@ def test_a_grown_sample_runs_only_the_new_instances(tmp_path: Path):
     grown = finished(run_study(tmp_path, FIRST + ADDED))
     assert grown == Counter({
         "sample_instances": 1,
-        "mirror_repo": 1,  # stratconf's; ledgerkit's commits are the same
+        "mirror_repo": 1,  # stratconf's (a commit new to a mirrored repo: its checkout fetches it)
         "checkout_instance": 2,
+        "all_checkouts": 1,
         "index_repo": 1,  # stratconf@commit; ledgerkit's index is built from 117's checkout still
         "prelocalize": 2,
         "run_agent": 4,  # the two new instances in both cells, none of the four before

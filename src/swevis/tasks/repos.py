@@ -7,6 +7,7 @@ clear error within seconds instead of hanging a workflow job.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import logging
 import os
@@ -128,16 +129,35 @@ def ensure_mirror(
                 shutil.rmtree(partial, ignore_errors=True)
                 raise type(exc)(f"cannot mirror {repo} from {url}: {exc}") from None
             partial.rename(mirror)
-        elif not all(has_commit(mirror, c) for c in commits):
-            log.info("fetching %s into %s", url, mirror)
-            try:
-                run_git(["--git-dir", str(mirror), "remote", "update", "--prune"], **timeout_args)
-            except RepoError as exc:
-                raise type(exc)(f"cannot update the mirror of {repo} from {url}: {exc}") from None
+        else:
+            fetch_commits(mirror, commits, **timeout_args)
     missing = [c for c in commits if not has_commit(mirror, c)]
     if missing:
         raise RepoError(f"mirror {mirror} of {repo} lacks commit(s) {', '.join(missing)}")
     return {"repo": repo, "url": url, "mirror": str(mirror), "commits": sorted(set(commits))}
+
+
+def fetch_commits(mirror: str | Path, commits: list[str], *, timeout: float = 3600, stall_timeout_s: int = 60) -> None:
+    """Update an existing mirror from its remote when it lacks one of `commits` (a commit
+    sampled after the mirror was made: each checkout job asks for its own), one update at a
+    time per mirror. The lock is a file lock (fcntl) because git's own ref locks make a
+    second concurrent `remote update` fail instead of waiting."""
+    mirror = Path(mirror)
+    if all(has_commit(mirror, c) for c in commits):
+        return
+    with open(mirror.with_name(mirror.name + ".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if all(has_commit(mirror, c) for c in commits):  # another job fetched them meanwhile
+            return
+        url = run_git(["--git-dir", str(mirror), "config", "--get", "remote.origin.url"])
+        log.info("fetching %s into %s", url, mirror)
+        try:
+            run_git(["--git-dir", str(mirror), "remote", "update", "--prune"], timeout=timeout, stall_timeout_s=stall_timeout_s)
+        except RepoError as exc:
+            raise type(exc)(f"cannot update the mirror {mirror} from {url}: {exc}") from None
+    missing = [c for c in commits if not has_commit(mirror, c)]
+    if missing:
+        raise RepoError(f"mirror {mirror} lacks commit(s) {', '.join(missing)} after an update from its remote")
 
 
 def checkout(mirror: str | Path, base_commit: str, dest: str | Path) -> Path:
