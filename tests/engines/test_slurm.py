@@ -1,5 +1,5 @@
 """profiles/slurm on a real SLURM cluster (.ci/slurm-up's single node on this machine): one
-condition of the bundled sample, summary.json and the eight jobs behind it, run once locally
+condition of the bundled sample, summary.json and the nine jobs behind it, run once locally
 and once through the profile with the slurm executor. The results are the same, and every
 job of the profile run went through sbatch and completed as a SLURM job. Also: the profile's
 `docker` cap bounds the Docker evaluations that run on the submitting host."""
@@ -44,8 +44,8 @@ VOLATILE = {
     "results/validation/local.json": set(),
 }
 # the target's jobs, one each
-RULES = sorted(["sample_instances", "mirror_repo", "checkout_instance", "index_repo", "run_agent",
-                "validate_environments", "evaluate_condition", "summarize_condition"])
+RULES = sorted(["sample_instances", "mirror_repo", "checkout_instance", "all_checkouts", "index_repo",
+                "run_agent", "validate_environments", "evaluate_condition", "summarize_condition"])
 SUBMITTED = re.compile(r"Job \d+ has been submitted with SLURM jobid (\d+) \(log: (\S+)\)")
 FINISHED = re.compile(r"Finished jobid: \d+ \(Rule: (\w+)\)")
 
