@@ -38,9 +38,8 @@ rule mirror_repo:
         "../envs/swevis.yaml"
     params:
         # the clone and stall timeouts are read from the config in the script: how long a
-        # transfer may take changes no mirror, so it reruns nothing
-        # the sample's commits at the time: a repository's later commits are fetched by
-        # the checkouts that need them, so a grown sample reruns no mirror
+        # transfer may take changes no mirror, so it reruns nothing. Nor do the sampled
+        # commits: one sampled later is fetched by the checkout that needs it.
         tasks=keys_of("tasks", "repo_cache", "remote_url"),
     script:
         "../scripts/mirror_repo.py"

@@ -236,14 +236,8 @@ def check_ablation(config: dict) -> None:
 def study_backbones(config: dict) -> dict[str, dict]:
     """{profile: {tokenizer, image_family}} of the backbones the study accounts, in order:
     single_read.backbones, or every model profile when that list is empty."""
-    models = config["models"]
-    names = config["single_read"]["backbones"] or list(models)
-    out = {}
-    for name in names:
-        if name not in models:
-            raise SwevisError(f"single_read.backbones: {name!r} is not a profile in models")
-        out[name] = {"tokenizer": models[name]["tokenizer"], "image_family": models[name]["image_family"]}
-    return out
+    names = config["single_read"]["backbones"] or list(config["models"])
+    return _backbone_keys(config["models"], names, "single_read.backbones: {name!r} is not a profile in models")
 
 
 def set_folders(cfg: dict) -> dict[str, str]:
@@ -253,10 +247,16 @@ def set_folders(cfg: dict) -> dict[str, str]:
 
 
 def backbone_profiles(cfg: dict) -> dict[str, dict[str, str]]:
-    """The tokenizer and image family of each backbone (config `counterfactual.backbones`,
-    null = every profile): the only keys of a profile the recorded replay reads."""
+    """The backbones of the counterfactual replay (config `counterfactual.backbones`, null =
+    every profile)."""
     names = cfg["counterfactual"]["backbones"] or list(cfg["models"])
-    unknown = [n for n in names if n not in cfg["models"]]
-    if unknown:
-        raise SwevisError(f"config key 'counterfactual.backbones': {unknown[0]!r} is not a profile of models")
-    return {n: {k: cfg["models"][n][k] for k in ("tokenizer", "image_family")} for n in names}
+    return _backbone_keys(cfg["models"], names, "config key 'counterfactual.backbones': {name!r} is not a profile of models")
+
+
+def _backbone_keys(models: dict, names: list[str], unknown: str) -> dict[str, dict[str, str]]:
+    """{profile: {tokenizer, image_family}} of `names` in order: the only keys of a profile
+    token accounting reads. `unknown` is the error for a name that is not a profile."""
+    for name in names:
+        if name not in models:
+            raise SwevisError(unknown.format(name=name))
+    return {n: {k: models[n][k] for k in ("tokenizer", "image_family")} for n in names}
