@@ -21,9 +21,9 @@ import time
 from swevis.config import load_config
 from swevis.render import RenderSettings, render_window
 from swevis.render.ocr import protocol
-from swevis.render.study import ocr_page_accuracy
+from swevis.render.ocr import ocr_page_accuracy
 from swevis.workflow import study_backbones
-from swevis.render.windows import package_windows
+from swevis.analysis.single_read_windows import package_windows
 
 
 def measure(windows, ratios, backbone, settings, seed):

@@ -8,7 +8,7 @@ fits without it. Held-out cases over installed libraries (source.json: bugs inje
 click, jinja2, rich, packaging) rebuild their buggy tree by reverse-applying the gold fix.
 
 A quality benchmark, not a timing one: hit@k of D_loc and of the BM25-only baseline at the
-file, symbol and span level (swevis.localize.evaluate), one table per set. A change to the
+file, symbol and span level (swevis.analysis.localization), one table per set. A change to the
 ranking that helps the tuning set but not the held-out set is fitting these nine instances.
 
     .venv/bin/python benchmarks/bench_localize.py [--heldout DIR] [--json out.json]
@@ -26,7 +26,7 @@ from importlib import metadata
 from pathlib import Path
 
 from swevis.index import build_index, open_index
-from swevis.localize.evaluate import evaluate_instance, load_sample_instances, summarize
+from swevis.analysis.localization import evaluate_instance, load_sample_instances, summarize
 from swevis.localize.rerank import default_model
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -21,9 +21,9 @@ from swevis.config import load_config
 from swevis.render import RenderSettings, render_window
 from swevis.render.core import prepare_lines
 from swevis.render.raster import rasterize
-from swevis.render.study import run_costs
+from swevis.analysis.single_read import run_costs
 from swevis.workflow import study_backbones
-from swevis.render.windows import matplotlib_source_root, sample_windows
+from swevis.analysis.single_read_windows import matplotlib_source_root, sample_windows
 
 
 def bench_search_vs_raster(windows, ratios, family, settings, repeats=3):

@@ -26,7 +26,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-from swevis.agents.counterfactual import recorded_costs
+from swevis.counterfactual.replay import recorded_costs
 from swevis.config import load_config
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]

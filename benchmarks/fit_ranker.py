@@ -4,7 +4,7 @@ leave-one-case-out.
 Every case is an issue text, its repository and its gold patch. A candidate symbol is a
 positive when a gold hunk touches it (swevis.localize.coverage.gold_symbols). The script
 
-1. collects every case's candidate features once (swevis.localize.operators.issue_evidence);
+1. collects every case's candidate features once (swevis.localize.dloc.issue_evidence);
 2. for each case, fits on all the others and ranks that case with D_loc: the mean of these
    leave-one-case-out hit rates is the estimate of how the fitted ranker does on an issue it
    was not fitted on (the in-sample numbers beside it are optimistic);
@@ -36,8 +36,8 @@ from pathlib import Path
 import numpy as np
 
 from swevis.localize.coverage import gold_symbols
-from swevis.localize.evaluate import evaluate_instance, load_sample_instances, summarize
-from swevis.localize.operators import issue_evidence
+from swevis.analysis.localization import evaluate_instance, load_sample_instances, summarize
+from swevis.localize.dloc import issue_evidence
 from swevis.localize.rerank import FEATURES, fit, vector
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -16,7 +16,7 @@ base commit, gold files, hunks and symbols), OUT/repos/<id>/ (the repository at 
 commit, by `git archive` from a local clone OUT/../<owner>+<name>/repo, as `fetch` lays them
 out, or --mirrors DIR) and OUT/index/<id>.sqlite. `measure` prints hit@1/3/5/10 of D_loc
 (learned and heuristic symbol ranking) and of BM25 alone, per file, symbol and span
-(swevis.localize.evaluate), overall and per repository. A case id in
+(swevis.analysis.localization), overall and per repository. A case id in
 tests/fixtures/swebench/verified_ids.csv is refused: nothing here may touch Verified.
 """
 
@@ -32,7 +32,7 @@ from pathlib import Path
 
 from swevis.index import build_index, open_index
 from swevis.localize.coverage import gold_files, gold_hunks, gold_symbols
-from swevis.localize.evaluate import evaluate_instance, summarize
+from swevis.analysis.localization import evaluate_instance, summarize
 from swevis.localize.rerank import fit
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -169,7 +169,7 @@ def load_prepared(out: Path, cases: list[dict]) -> list[dict]:
 
 
 def measure(rows: list[dict], options: dict | None = None, model: dict | None = None) -> list[dict]:
-    """Per-instance rows of swevis.localize.evaluate for every prepared case."""
+    """Per-instance rows of swevis.analysis.localization for every prepared case."""
     per = []
     for row in rows:
         build_index(row["repo_dir"], row["db"])  # a no-op when current; rebuilt after an index schema change

@@ -12,7 +12,7 @@
 import json
 import os
 
-from swevis.agents.settings import resolved_environment
+from swevis.sandbox import resolved_environment
 from swevis.config import section
 from swevis.models import is_live
 from swevis.paths import ResultsLayout

@@ -7,7 +7,7 @@
 
 from pathlib import Path
 
-from swevis.agents.replay_cli import trajectory_files
+from swevis.counterfactual.formats import trajectory_files
 from swevis.workflow import backbone_profiles, set_folders
 
 try:

@@ -1,6 +1,6 @@
 # Stage: the single-read rendering cost study (Table 4, Figure 3) and the readability
 # frontier. Windows come from the sampled instances' checkouts plus the installed matplotlib
-# source; every rule only wires files to swevis.render.study.
+# source; every rule only wires files to swevis.analysis.single_read.
 
 
 from swevis.workflow import study_backbones

@@ -4,7 +4,7 @@ import json
 
 from swevis import __version__
 from swevis.config import config_hash
-from swevis.localize.evaluate import localization_table, write_csv
+from swevis.analysis.localization import localization_table, write_csv
 from swevis.localize.rerank import describe
 from swevis.logutil import setup_logging
 from swevis.paths import repo_slug

@@ -1,7 +1,7 @@
-"""Snakemake adapter: render every window x ratio x backbone (swevis.render.study_io.study_costs)."""
+"""Snakemake adapter: render every window x ratio x backbone (swevis.analysis.single_read_io.study_costs)."""
 
 from swevis.logutil import script_logging
-from swevis.render.study_io import study_costs
+from swevis.analysis.single_read_io import study_costs
 
 with script_logging(snakemake.log[0]) as log:
     stats = study_costs(

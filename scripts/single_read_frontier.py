@@ -1,7 +1,7 @@
-"""Snakemake adapter: the OCR readability frontier on windows of installed packages (swevis.render.study_io)."""
+"""Snakemake adapter: the OCR readability frontier on windows of installed packages (swevis.analysis.single_read_io)."""
 
 from swevis.logutil import script_logging
-from swevis.render.study_io import study_frontier
+from swevis.analysis.single_read_io import study_frontier
 
 with script_logging(snakemake.log[0]) as log:
     summary = study_frontier(

@@ -1,7 +1,7 @@
 """Snakemake adapter: Table 4 (per backbone, the first as results/table4.csv) and Figure 3."""
 
 from swevis.logutil import script_logging
-from swevis.render.study_io import study_tables
+from swevis.analysis.single_read_io import study_tables
 
 with script_logging(snakemake.log[0]):
     study_tables(

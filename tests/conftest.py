@@ -168,14 +168,14 @@ def docker_client():
 
 @pytest.fixture(scope="session")
 def sample_images(bundled_rows, bundled_mirror, tmp_path_factory, docker_client):
-    """The bundled sample's Docker images (swevis.harness.images), built or kept once a session:
+    """The bundled sample's Docker images (swevis.sandbox.images), built or kept once a session:
     {"settings": harness section (namespace swevis), "mirrors": {repo: mirror}, "client", "report"}.
 
     Skips with the reason where no Docker engine answers, unless SWEVIS_REQUIRE_ENGINES=1
     (CI sets it), where a missing engine fails: a skipped engine test must not look like a pass."""
     from swevis.config import filled_section, schema_defaults
     from swevis.harness.docker import instance_image_name
-    from swevis.harness.images import ImageBuildError, build_images
+    from swevis.sandbox.images import ImageBuildError, build_images
 
     client = docker_client
     settings = filled_section("harness", {"kind": "docker", "namespace": "swevis", "cache_dir": None})

@@ -79,12 +79,13 @@ def private_imports() -> set[str]:
 
 
 def import_graph() -> dict[str, set[str]]:
-    """swevis module -> the swevis modules its top-level imports name (`from pkg import mod`
-    names pkg.mod when that is a module, else pkg)."""
+    """swevis module -> the swevis modules its imports name, at the top or inside a function
+    (a deferred import is still a dependency; `from pkg import mod` names pkg.mod when that is
+    a module, else pkg)."""
     graph: dict[str, set[str]] = {}
     for name, path in MODULES.items():
         targets: set[str] = set()
-        for node in _tree(path).body:
+        for node in ast.walk(_tree(path)):
             if isinstance(node, ast.Import):
                 targets |= {a.name for a in node.names}
             elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
@@ -92,6 +93,22 @@ def import_graph() -> dict[str, set[str]]:
                             for a in node.names}
         graph[name] = {t for t in targets if t in MODULES and t != name}
     return graph
+
+
+def _room(module: str) -> str:
+    """The package a module lives in (swevis.agents.runner -> swevis.agents); a top-level
+    module (swevis.config) is its own room, the package file `swevis` too."""
+    parts = module.split(".")
+    return ".".join(parts[:2])
+
+
+def package_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    """The module graph folded onto packages: an arrow between two rooms wherever any of their
+    modules import each other."""
+    rooms: dict[str, set[str]] = {}
+    for module, targets in graph.items():
+        rooms.setdefault(_room(module), set()).update(_room(t) for t in targets)
+    return {room: targets - {room} for room, targets in rooms.items()}
 
 
 def import_cycles(graph: dict[str, set[str]]) -> set[frozenset[str]]:
@@ -146,6 +163,11 @@ def test_no_import_cycle_between_swevis_modules():
     assert sorted(sorted(c) for c in cycles) == []
 
 
+def test_no_import_cycle_between_swevis_packages():
+    """Dependencies point one way between stages too, counting imports inside functions."""
+    assert sorted(sorted(c) for c in import_cycles(package_graph(import_graph()))) == []
+
+
 def test_atomic_writes_go_through_fsutil():
     renames = [
         f"{_where(path)}:{node.lineno}"
@@ -187,4 +209,8 @@ def test_the_checks_find_what_they_look_for(tmp_path):
     assert not DEFAULTS_NAMES.match("DEFAULT_CONFIG")
     graph = import_graph()
     assert "swevis.index.store" in graph["swevis.index.build"]  # from swevis.index import store
-    assert "swevis.fsutil" in graph["swevis.localize.evaluate"]
+    assert "swevis.fsutil" in graph["swevis.analysis.localization"]
+    # a deferred import counts: harness.docker imports sandbox.specs inside a function
+    assert "swevis.sandbox.specs" in graph["swevis.harness.docker"]
+    deferred = {"swevis.x.a": {"swevis.y.b"}, "swevis.y.b": {"swevis.x.c"}, "swevis.x.c": set()}
+    assert import_cycles(package_graph(deferred)) == {frozenset({"swevis.x", "swevis.y"})}

@@ -12,7 +12,7 @@ from typing import Any, Callable, Iterable
 
 from snakemake.common import overwrite_function_params
 
-from swevis.agents.settings import resolved_environment
+from swevis.sandbox import resolved_environment
 from swevis.config import ConfigError, check_profile, section, validate_config
 from swevis.errors import SwevisError
 from swevis.fsutil import write_atomic

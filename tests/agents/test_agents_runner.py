@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from swevis.agents.environments import EnvironmentRefused, make_environment
+from swevis.sandbox.environments import EnvironmentRefused, make_environment
 from swevis.agents.runner import RunSpec, prelocalize, run_instance
 from swevis.agents.tools import PlanError, validate_plan
 from swevis.config import schema_defaults

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from swevis.agents.environments import make_environment
+from swevis.sandbox.environments import make_environment
 from swevis.agents.runner import RunSpec, run_instance
 from swevis.agents.tools import working_tree_diff
 from swevis.config import schema_defaults

@@ -10,7 +10,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from swevis.agents.environments import LocalWorkspace
+from swevis.sandbox.environments import LocalWorkspace
 from swevis.agents.observe import ObservationConfig, ObservationPipeline
 from swevis.agents.runner import RunSpec, run_instance
 from swevis.agents.volatile import normalize

@@ -13,7 +13,7 @@ from swevis.analysis.counterfactual import (
     replay_set,
     trajectory_costs,
 )
-from swevis.agents.counterfactual import ReplayCondition
+from swevis.counterfactual.replay import ReplayCondition
 from swevis.config import load_config
 from swevis.errors import SwevisError
 from swevis.workflow import backbone_profiles, set_folders

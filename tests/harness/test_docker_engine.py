@@ -14,7 +14,7 @@ from helpers import git
 
 from swevis.errors import InfrastructureError
 from swevis.harness.docker import evaluate_condition, run_id_for
-from swevis.harness.specs import offline_spec_files
+from swevis.sandbox.specs import offline_spec_files
 from swevis.harness.validate import validate_docker
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
@@ -70,7 +70,7 @@ def test_images_build_is_cached(sample_images, bundled_rows):
     """A second build keeps every image: the content labels match, nothing is rebuilt."""
     from swevis.config import schema_defaults
     from swevis.harness.docker import instance_image_name
-    from swevis.harness.images import build_images
+    from swevis.sandbox.images import build_images
 
     settings = sample_images["settings"]
     report = build_images(list(bundled_rows.values()), sample_images["mirrors"],

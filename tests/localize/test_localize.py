@@ -21,7 +21,7 @@ from swevis.localize import (
     localize_issue,
     pack_context,
 )
-from swevis.localize.evaluate import evaluate_instance, load_sample_instances, summarize
+from swevis.analysis.localization import evaluate_instance, load_sample_instances, summarize
 
 from helpers import indexed_repo
 
@@ -317,14 +317,14 @@ def test_package_keeps_symbol_windows_under_a_long_traceback(tmp_path):
 def test_a_folded_definition_keeps_its_own_features(tmp_path):
     """When the enclosing definition was no candidate, folding gives it its own features too
     (each feature the larger of its own and the local function's), not only its flags."""
-    from swevis.localize.operators import _fold_local_functions, _Scores, _opts
+    from swevis.localize.dloc import _fold_local_functions, _Scores, localize_options
 
     repo, idx = indexed_repo(tmp_path, {"pkg/__init__.py": "", "pkg/fmt.py": (
         "def render(rows):\n    def emit(width):\n        return '-' * width\n    return emit(3)\n")})
     with idx:
         emit = next(s for s in idx.symbols_by_name("emit"))
         render = next(s for s in idx.symbols_by_name("render"))
-        sc = _Scores(idx, _opts(None))
+        sc = _Scores(idx, localize_options(None))
         sc.add_sym(emit, 2.0, "identifier `emit`")
         feats = {emit.id: {"symptom": 0.2, "walk": 0.9, "is_private": 0.0}}
         own = {render.id: {"symptom": 0.7, "walk": 0.1, "is_private": 0.0, "is_class": 0.0}}
@@ -335,11 +335,11 @@ def test_a_folded_definition_keeps_its_own_features(tmp_path):
 
 
 def test_symptom_text_drops_a_traceback_but_keeps_its_message_and_prose_exception_names():
-    from swevis.localize.operators import _opts, _symptom_text
+    from swevis.localize.dloc import localize_options, _symptom_text
 
     text = ("ValueError when parsing widths\nTraceback (most recent call last):\n"
             '  File "a.py", line 3, in f\n    g()\nKeyError: missing column width\nmore prose\n')
-    out = _symptom_text(text, _opts(None))
+    out = _symptom_text(text, localize_options(None))
     assert out.splitlines()[0] == "ValueError when parsing widths"  # a title, not a traceback end
     assert " missing column width" in out and "KeyError" not in out
     assert "a.py" not in out and "g()" not in out and "more prose" in out

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from swevis.localize.coverage import gold_hunks, gold_symbols
-from swevis.localize.evaluate import evaluate_instance, summarize
+from swevis.analysis.localization import evaluate_instance, summarize
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "benchmarks"))

@@ -87,7 +87,7 @@ def test_spans_are_read_from_the_folder_the_index_was_built_from(tmp_path, monke
 
 def test_a_symbol_extent_alone_is_no_span_hit(tmp_path):
     """Span hit counts span candidates only: a symbol candidate spanning the hunk is a symbol hit."""
-    from swevis.localize.operators import Candidate
+    from swevis.localize.dloc import Candidate
 
     cands = [Candidate("symbol", "ledger/report.py", "render_report", 4, 17, 0.9),
              Candidate("span", "ledger/report.py", "render_report", 4, 8, 0.5)]
@@ -118,17 +118,17 @@ def test_the_bm25_baseline_proposes_spans_the_same_way(tmp_path):
 def test_w_file_symbol_lets_the_best_symbol_lift_its_file(tmp_path):
     """A file the heuristic ranks second but whose symbol ranks first comes first with
     w_file_symbol > 0; 0 keeps the heuristic file order."""
-    from swevis.localize.operators import _file_scores, _opts, _Scores
+    from swevis.localize.dloc import _file_scores, localize_options, _Scores
 
     repo, idx = indexed_repo(tmp_path, {"ledger/__init__.py": "", "ledger/report.py": REPORT})
     with idx:
         render = next(iter(idx.symbols_by_name("render_report")))
-        sc = _Scores(idx, _opts(None))
+        sc = _Scores(idx, localize_options(None))
         sc.syms[render.id] = render
         sc.file = {"ledger/__init__.py": 2.0, "ledger/report.py": 1.5}
         sym = {render.id: 0.9}
-        assert _file_scores(sc, sym, _opts({"w_file_symbol": 0.0})) == sc.file
-        lifted = _file_scores(sc, sym, _opts({"w_file_symbol": 1.0}))
+        assert _file_scores(sc, sym, localize_options({"w_file_symbol": 0.0})) == sc.file
+        lifted = _file_scores(sc, sym, localize_options({"w_file_symbol": 1.0}))
         assert max(lifted, key=lifted.get) == "ledger/report.py"
 
 

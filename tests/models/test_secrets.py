@@ -150,7 +150,7 @@ def test_host_variables_under_any_name_never_reach_commands_files_or_requests(tm
 
 
 def test_command_environ_is_an_allowlist():
-    from swevis.agents.environments import command_environ
+    from swevis.sandbox.environments import command_environ
 
     host = {"PATH": "/usr/bin", "HOME": "/home/u", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "TERM": "dumb",
             "VIRTUAL_ENV": "/opt/venv", "PYTHONPATH": "/elsewhere", "EXTRA": "x", **HOST_SECRETS}
@@ -161,7 +161,7 @@ def test_command_environ_is_an_allowlist():
 
 def test_local_commands_get_an_empty_home_of_their_own_never_the_hosts(tmp_path, monkeypatch):
     """File-based credentials (~/.netrc, ~/.git-credentials) must not reach an observation."""
-    from swevis.agents.environments import make_environment
+    from swevis.sandbox.environments import make_environment
 
     row = next(r for r in load_bundled_instances() if r["instance_id"] == IID)
     mirror = ensure_mirror(row["repo"], tmp_path / "mirrors", commits=[row["base_commit"]])["mirror"]
@@ -184,7 +184,7 @@ def test_local_commands_get_an_empty_home_of_their_own_never_the_hosts(tmp_path,
 
 def test_local_template_vars_hold_no_host_variable(tmp_path, monkeypatch, bundled_mirror):
     """mini-swe-agent merges os.environ into the variables its prompt templates see."""
-    from swevis.agents.environments import make_environment
+    from swevis.sandbox.environments import make_environment
 
     row, mirror = bundled_mirror(IID, tmp_path / "mirrors")
     for name, value in HOST_SECRETS.items():

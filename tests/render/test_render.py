@@ -13,8 +13,8 @@ from swevis.render.ocr import char_accuracy, levenshtein
 from swevis.render.raster import visible_rows
 from swevis.render.wrap import CONTINUATION_MARK, break_points, segments
 from swevis.errors import SwevisError
-from swevis.render.study_io import study_costs, study_frontier, study_tables
-from swevis.render.windows import matplotlib_source_root, package_windows, sample_windows
+from swevis.analysis.single_read_io import study_costs, study_frontier, study_tables
+from swevis.analysis.single_read_windows import matplotlib_source_root, package_windows, sample_windows
 from swevis.tokens import image_tokens
 
 MPL = Path(matplotlib_source_root())
@@ -227,7 +227,7 @@ def test_levenshtein_matches_dynamic_programming():
 
 @pytest.mark.slow
 def test_ocr_reads_a_small_page_whole():
-    from swevis.render.study import ocr_page_accuracy
+    from swevis.render.ocr import ocr_page_accuracy
 
     text = _window(3000, 12)
     res = render_window(str(AXES), 3000, text, 1, "qwen3", "qwen3.5", fonts=[10.0])
@@ -261,7 +261,7 @@ def test_page_accuracy_is_over_code_without_the_gutter(monkeypatch):
     """Numbers and continuation marks are in the gutter: a reader that reads every pixel right
     scores 1.0 (the old reference had the numbers in it), on a wrapped two-column page."""
     from swevis.render import ocr
-    from swevis.render.study import ocr_page_accuracy
+    from swevis.render.ocr import ocr_page_accuracy
 
     text = "".join(f"value_{i} = compute(first_argument_{i}, second_argument_{i}) == expected_{i}\n" for i in range(40))
     res = render_window("w.py", 95, text, 1, "qwen3", "qwen3.5", {"wrap_widths": [40], "max_wrap": 40, "columns": [2]})
@@ -331,7 +331,7 @@ def test_single_read_study_takes_its_settings_from_the_validated_section(tmp_pat
 
 
 def test_frontier_windows_come_from_installed_packages_by_a_seeded_rule(tmp_path, monkeypatch):
-    from swevis.render import study
+    from swevis.analysis import single_read as study
 
     wins = package_windows(["requests", "jinja2"], 30, 3, 1)
     assert [w["source"] for w in wins] == ["requests", "jinja2", "requests"]

@@ -120,7 +120,7 @@ def test_argparse_types_give_the_parsers_message():
 
 def test_counterfactual_costs_refuse_a_bad_condition_before_any_run(tmp_path):
     """A bad name used to run anyway and come back as a row with a made-up ratio to text."""
-    from swevis.agents.counterfactual import counterfactual_costs
+    from swevis.counterfactual.replay import counterfactual_costs
 
     with pytest.raises(ConditionError, match="'rX'"):
         counterfactual_costs(
@@ -132,7 +132,7 @@ def test_counterfactual_costs_refuse_a_bad_condition_before_any_run(tmp_path):
 @given(st.floats(min_value=1e-6, max_value=1e6, allow_nan=False, allow_infinity=False))
 def test_table4_columns_are_named_like_the_conditions(ratio):
     """single_read.ratios are numbers; Table 4 names each column with the condition's spelling."""
-    from swevis.render.study import _ratio_label
+    from swevis.analysis.single_read import _ratio_label
 
     label = _ratio_label(ratio)
     assert label == str(Condition(ratio)) and Condition.parse(label) == Condition(ratio)

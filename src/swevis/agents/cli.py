@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 
 from swevis.agents.runner import clear_outputs, make_run_spec, prelocalize_run, run_instance
-from swevis.cli import output_folder, require_file
+from swevis.arguments import output_folder, require_file
 from swevis.conditions import condition_arg
 from swevis.config import load_config
 from swevis.errors import SwevisError

@@ -22,7 +22,7 @@ from minisweagent.exceptions import FormatError, Submitted
 
 from swevis import __version__
 from swevis.agents.chat import ChatStack, guarded_backend, open_chat_stack
-from swevis.agents.environments import make_environment
+from swevis.sandbox.environments import make_environment
 from swevis.agents.observe import ObservationConfig, ObservationPipeline, number_lines
 from swevis.agents.prompts import mini_swebench_config, render_prompt
 from swevis.agents.settings import AgentSettings, is_let

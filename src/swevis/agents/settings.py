@@ -74,16 +74,6 @@ class RunFolders:
         return cls(**{name: section[name] for name in names})
 
 
-def resolved_environment(kind: str, live_model: bool) -> str:
-    """Where a run's commands go (agents.environment): `auto` is docker for a live model, whose
-    commands must not reach this host unasked, and local for the replay backend, which
-    replays known commands and must run without any engine. Decided by the config alone (no
-    probe of the engine), so a rerun, its journal and its provenance name the same one."""
-    if kind == "auto":
-        return "docker" if live_model else "local"
-    return kind
-
-
 def is_let(agent: str) -> bool:
     """LET or one of its variants (let-mem, let-repro, ...)."""
     return agent == "let" or agent.startswith("let-")

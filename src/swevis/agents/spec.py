@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from swevis.agents.demos import demo_path
-from swevis.agents.settings import AgentSettings, RunFolders, resolved_environment
+from swevis.agents.settings import AgentSettings, RunFolders
+from swevis.sandbox import resolved_environment
 from swevis.models import is_live
 from swevis.paths import ResultsLayout
 

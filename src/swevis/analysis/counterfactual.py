@@ -1,5 +1,5 @@
 """The counterfactual replay of a set of recorded trajectories as a study: per-step records
-for every backbone (swevis.agents.counterfactual's recorded mode), the reduction table with
+for every backbone (swevis.counterfactual.replay's recorded mode), the reduction table with
 bootstrap CIs over trajectories, and the decomposition of the gap to the ceiling.
 
 The decomposition, per trajectory, backbone and condition rN, mem+rN or mem (N = 1: text
@@ -44,9 +44,9 @@ from typing import Any, Sequence
 import numpy as np
 import polars as pl
 
-from swevis.agents.counterfactual import ReplayCondition, recorded_costs
-from swevis.agents.replay_cli import trajectory_files
-from swevis.agents.trajectory_formats import read_trajectory
+from swevis.counterfactual.replay import ReplayCondition, recorded_costs
+from swevis.counterfactual.formats import trajectory_files
+from swevis.counterfactual.formats import read_trajectory
 from swevis.analysis.stats import bootstrap
 from swevis.errors import SwevisError
 from swevis.tokens import count_message_tokens

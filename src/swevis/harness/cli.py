@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from swevis.cli import output_file, positive_float, read_text, require_file
+from swevis.arguments import output_file, positive_float, read_text, require_file
 from swevis.config import load_config
 from swevis.errors import SwevisError
 from swevis.harness.local import evaluate_patch

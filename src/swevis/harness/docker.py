@@ -44,6 +44,7 @@ import docker
 
 from swevis.errors import InfrastructureError, SwevisError
 from swevis.paths import portable, run_subdir
+from swevis.sandbox.images import docker_environment_id, instance_image_name  # noqa: F401 (re-exported)
 from swevis.harness.cache import (  # noqa: F401 (re-exported)
     EvalCache,
     cached_evaluation,
@@ -62,33 +63,6 @@ DATASET_NAME = "dataset.json"
 
 class DockerHarnessError(InfrastructureError):
     """The Docker harness could not run at all (no engine, a crashed run); not a verdict."""
-
-
-def docker_environment_id(settings: dict[str, Any]) -> str:
-    """The images of a run as configured: namespace and tags (what a report names; an
-    evaluation is keyed by the image itself, instance_environment_ids)."""
-    return f"docker:{settings['namespace']}:instance-{settings['instance_image_tag']}:env-{settings['env_image_tag']}"
-
-
-def instance_image_name(row: dict[str, Any], settings: dict[str, Any], mirrors: dict[str, str] | None = None) -> str:
-    """The instance image swebench grades `row` in, named as its run_evaluation names it
-    (its test spec, made offline: files it would fetch come from `mirrors`)."""
-    from swebench.harness.test_spec.test_spec import make_test_spec
-
-    from swevis.harness.specs import offline_spec_files, register_bundled_specs  # imports swebench (~2 s)
-
-    register_bundled_specs([row])
-    try:
-        with offline_spec_files(mirrors or {}):
-            spec = make_test_spec(
-                row, namespace=settings["namespace"], instance_image_tag=settings["instance_image_tag"],
-                env_image_tag=settings["env_image_tag"],
-            )
-    except KeyError:
-        raise SwevisError(
-            f"{row['instance_id']}: swebench has no image spec for {row['repo']} version {row.get('version')}"
-        ) from None
-    return spec.instance_image_key
 
 
 def instance_environment_ids(
@@ -295,7 +269,7 @@ def _run_swebench(
     repositories' specs registered and the files its test specs read served from `mirrors`."""
     from swebench.harness import run_evaluation
 
-    from swevis.harness.specs import offline_spec_files, register_bundled_specs
+    from swevis.sandbox.specs import offline_spec_files, register_bundled_specs
 
     register_bundled_specs(json.loads(dataset_path.read_text()))
 
@@ -343,7 +317,7 @@ def evaluate_condition(
     """Evaluate every run of one condition (instances x repeats) with the official harness.
 
     `mirrors` ({repo: bare mirror}) serve the files swebench's test specs would fetch from
-    GitHub (swevis.harness.specs), so grading with prebuilt images needs no network.
+    GitHub (swevis.sandbox.specs), so grading with prebuilt images needs no network.
 
     Repeat k > 0 (folders <instance>/repeat-k/) is a separate harness run with run_id
     suffix `-repeat-k` and its own `harness/repeat-k/` folder; the summary adds them up.

@@ -22,7 +22,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any, Callable
 
-from swevis.agents.environments import HOST_ENV, command_environ
+from swevis.sandbox.environments import HOST_ENV, command_environ
 from swevis.errors import SwevisError
 from swevis.fsutil import write_json_atomic
 from swevis.harness.cache import EvalCache, cached_evaluation, new_eval_record, raise_harness_errors, read_patch

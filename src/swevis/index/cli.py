@@ -10,7 +10,7 @@ import os
 import sys
 from pathlib import Path
 
-from swevis.cli import input_folder, output_file, require_file
+from swevis.arguments import input_folder, output_file, require_file
 from swevis.config import load_config
 from swevis.errors import SwevisError
 from swevis.index.build import build_index

@@ -9,7 +9,8 @@ from swevis.localize.coverage import (
     hit_rates,
 )
 from swevis.localize.hints import IssueHints, extract_hints
-from swevis.localize.operators import Candidate, bm25_baseline, by_kind, localize_issue, pack_context, resolve_path
+from swevis.localize.dloc import Candidate, bm25_baseline, by_kind, localize_issue, resolve_path
+from swevis.localize.dpkg import pack_context
 
 __all__ = [
     "Candidate",

@@ -7,11 +7,12 @@ import json
 import sys
 from pathlib import Path
 
-from swevis.cli import input_folder, output_file, positive_int, require_file
+from swevis.arguments import input_folder, output_file, positive_int, require_file
 from swevis.index.build import build_index
 from swevis.index.cli import default_db, load_index_options
 from swevis.index.store import open_index
-from swevis.localize.operators import bm25_baseline, by_kind, localize_issue, pack_context
+from swevis.localize.dloc import bm25_baseline, by_kind, localize_issue
+from swevis.localize.dpkg import pack_context
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

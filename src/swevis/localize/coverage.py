@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from swevis.localize.operators import by_kind
+from swevis.localize.dloc import by_kind
 
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 

@@ -1,6 +1,6 @@
 """D_loc's final symbol ranking: a logistic re-ranker over the heuristic score and graph features.
 
-The heuristic (swevis.localize.operators) adds hand-weighted evidence: traceback frames,
+The heuristic (swevis.localize.dloc) adds hand-weighted evidence: traceback frames,
 names, BM25 and a focused graph walk. Those weights were set on the nine bundled sample
 instances and carried over poorly to issues they were not set on (symbol hit@5 0.72 there,
 0.50 on nine held-out cases). The re-ranker keeps the heuristic as one feature and lets gold

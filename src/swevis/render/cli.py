@@ -13,12 +13,12 @@ import json
 import re
 from pathlib import Path
 
-from swevis.cli import output_folder, positive_float
+from swevis.arguments import output_folder, positive_float
 from swevis.conditions import ratio_arg
 from swevis.config import load_config
 from swevis.errors import SwevisError
 from swevis.render import RenderSettings, read_window, render_window, save_pages
-from swevis.render.study import ocr_page_accuracy
+from swevis.render.ocr import ocr_page_accuracy
 from swevis.tokens import FAMILIES
 
 DEFAULT_CONFIG = "config.yaml"

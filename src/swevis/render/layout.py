@@ -23,7 +23,6 @@ cheapest admissible layout (the guard or the family's token floor binds; both ar
 
 from __future__ import annotations
 
-import functools
 import math
 from dataclasses import dataclass, field
 

@@ -25,6 +25,8 @@ from importlib.metadata import version
 import numpy as np
 
 from swevis.errors import SwevisError
+from swevis.render.core import RenderResult, prepare_lines
+from swevis.render.raster import visible_rows
 
 log = logging.getLogger(__name__)
 
@@ -148,3 +150,17 @@ def _rows_in_order(words: list[tuple[float, float, str]], line_height: float) ->
         else:
             rows.append([word])
     return "\n".join(" ".join(t for _, _, t in sorted(r, key=lambda b: b[1])) for r in rows)
+
+
+def ocr_page_accuracy(result: RenderResult, text: str, page: int) -> float:
+    """OCR accuracy of one whole rendered page over its code text, gutter excluded on both
+    sides (the protocol of swevis.render.ocr): what the model is shown, read as it is shown."""
+    plan = result.plan
+    lines = prepare_lines(text)
+    colw = (plan.gutter + plan.wrap) * plan.advance + 2.0 * plan.advance  # raster.py's column pitch
+    ncols = len(plan.page_columns[page])
+    # a word belongs to the gutter when its centre is left of the separator space's middle
+    geometry = [(plan.margin + c * colw, plan.margin + c * colw + (plan.gutter - 0.5) * plan.advance) for c in range(ncols)]
+    ref = "\n".join(r[plan.gutter :] for c in range(ncols) for r in visible_rows(lines, result.start_line, plan, page, c))
+    hyp = "\n".join(read_code_columns(result.pages[page], geometry, plan.line_px))
+    return char_accuracy(ref, hyp)

@@ -17,10 +17,11 @@ from typing import Any
 from minisweagent.environments import local as mini_local
 from minisweagent.environments.docker import DockerEnvironment
 
-from swevis.agents.settings import resolved_environment
 from swevis.config import filled_section
 from swevis.errors import InfrastructureError, SwevisError
 from swevis.paths import workspace_id
+from swevis.sandbox import resolved_environment
+from swevis.sandbox.images import instance_image_name
 from swevis.tasks.repos import checkout, run_git
 
 log = logging.getLogger(__name__)
@@ -228,9 +229,6 @@ def agent_image(row: dict[str, Any], harness: dict[str, Any] | None, mirror: str
     """The image an agent's commands run in: the row's image_name where a setup names one,
     else the instance image the Docker harness grades in (harness namespace and tags; the
     schema's where not given), so the agent sees the interpreter its patch is judged by."""
-    # here, not at the top: swevis.harness (its local runner) imports this module
-    from swevis.harness.docker import instance_image_name
-
     if row.get("image_name"):
         return row["image_name"]
     settings = filled_section("harness", {k: v for k, v in (harness or {}).items()

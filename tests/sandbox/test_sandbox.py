@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from swevis.agents.environments import (
+from swevis.sandbox.environments import (
     EnvironmentRefused,
     LocalWorkspace,
     make_environment,
@@ -184,7 +184,7 @@ def test_a_trajectory_ended_by_its_step_limit_still_removes_its_container(instan
 
 
 def test_a_start_that_hangs_fails_in_one_line_and_removes_what_the_engine_made(fake_docker, monkeypatch):
-    from swevis.agents.environments import CheckedDockerEnvironment
+    from swevis.sandbox.environments import CheckedDockerEnvironment
 
     monkeypatch.setenv("FAKE_DOCKER_RUN_S", "5")
     with pytest.raises(InfrastructureError, match=r"^docker run some/image:latest did not answer in 1 s$"):
@@ -256,7 +256,7 @@ def test_a_shared_workspace_folder_is_used_one_run_after_the_other(instance, tmp
 
 def test_the_local_environment_says_what_it_does_not_isolate(instance, caplog):
     row, mirror = instance
-    with caplog.at_level("WARNING", logger="swevis.agents.environments"):
+    with caplog.at_level("WARNING", logger="swevis.sandbox.environments"):
         _, _, ws = make_environment("local", row, mirror=mirror, timeout_s=5, live_model=False, allow_live_on_host=False,
                                     **ENV_OPTIONS)
     ws.close()
@@ -360,7 +360,7 @@ def test_docker_commands_get_only_the_image_environment_and_passthrough(instance
 
 
 def test_passthrough_may_not_name_the_api_key(instance):
-    from swevis.agents.environments import PassthroughRefused
+    from swevis.sandbox.environments import PassthroughRefused
 
     row, mirror = instance
     with pytest.raises(PassthroughRefused, match="agents.env_passthrough names MY_KEY"):

@@ -21,13 +21,12 @@ from typing import Any
 import polars as pl
 
 from swevis.agents.cli import model_profile, prepare_instance
-from swevis.agents.counterfactual import counterfactual_costs, recorded_costs, replay_conditions_arg
-from swevis.agents.trajectory_formats import Trajectory, read_trajectory
-from swevis.cli import input_folder, output_folder
+from swevis.counterfactual.replay import counterfactual_costs, recorded_costs, replay_conditions_arg
+from swevis.counterfactual.formats import Trajectory, read_trajectory, trajectory_files
+from swevis.arguments import input_folder, output_folder
 from swevis.config import load_config
 from swevis.errors import SwevisError
 
-TRAJECTORY_SUFFIXES = (".traj.json", ".traj", ".json")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -43,21 +42,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config", default="config.yaml")
     parser.add_argument("--cache", default=".swevis-cache", help="mirrors and checkouts for --reexecute")
     parser.add_argument("--json", action="store_true")
-
-
-def trajectory_files(path: str, out: Path) -> list[Path]:
-    """The file, or every trajectory file below the folder (not those in the output folder)."""
-    p = Path(path)
-    if not p.exists():
-        raise SwevisError(f"trajectory {p} does not exist")
-    if p.is_file():
-        return [p]
-    out = out.resolve()
-    files = sorted(f for f in p.rglob("*") if f.is_file() and f.name.endswith(TRAJECTORY_SUFFIXES)
-                   and out not in f.resolve().parents)
-    if not files:
-        raise SwevisError(f"trajectory folder {p} holds no {', '.join('*' + s for s in TRAJECTORY_SUFFIXES)} files")
-    return files
 
 
 def _reexecute(args: argparse.Namespace, path: Path, traj: Trajectory, cfg: dict, model: str, profile: dict) -> list[dict]:

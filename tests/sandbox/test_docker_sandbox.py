@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from swevis.agents import environments
-from swevis.agents.environments import make_environment
+from swevis.sandbox import environments
+from swevis.sandbox.environments import make_environment
 from swevis.agents.runner import RunSpec, prelocalize, run_instance
 from swevis.config import schema_defaults
 from swevis.errors import InfrastructureError

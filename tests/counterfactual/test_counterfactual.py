@@ -9,7 +9,7 @@ import pytest
 
 os.environ.setdefault("MSWEA_SILENT_STARTUP", "1")
 
-from swevis.agents.counterfactual import counterfactual_costs, replay_turns  # noqa: E402
+from swevis.counterfactual.replay import counterfactual_costs, replay_turns  # noqa: E402
 
 IID = "swevis-samples__ledgerkit-117"
 PROFILE = {"backend": "replay", "model_id": "m", "tokenizer": "qwen3", "image_family": "qwen3.5"}

@@ -14,7 +14,7 @@ import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
-from swevis.agents.counterfactual import REPLAY_PATTERN, ReplayCondition, recorded_costs, replay_conditions_arg
+from swevis.counterfactual.replay import REPLAY_PATTERN, ReplayCondition, recorded_costs, replay_conditions_arg
 from swevis.conditions import ConditionError
 from swevis.config import SCHEMA_PATH, ConfigError, validate_config
 from swevis.tokens import count_message_tokens

@@ -2,9 +2,9 @@
 3.1's attribution problem: the same actions, so the modality effect is separated from
 trajectory variance). Two modes:
 
-recorded (the default for foreign trajectories, see swevis.agents.trajectory_formats): the
+recorded (the default for foreign trajectories, see swevis.counterfactual.formats): the
   recorded conversation is reused as it is; the code windows its observations showed (found
-  by swevis.agents.recorded_windows from the command and the output) are rendered under each
+  by swevis.counterfactual.windows from the command and the output) are rendered under each
   condition by the agents' own observation pipeline, and every call is accounted by the
   backbone's token accounting (the replay backend's estimate of the request). No
   environment, mirror or index. Given the repository at base_commit, each window is checked
@@ -33,11 +33,12 @@ from swevis.agents.actions import classify_actions
 from swevis.agents.memory import MemoryObservationPipeline, WorkingMemory
 from swevis.agents.model_adapter import ACTION_REGEX
 from swevis.agents.observe import ObservationConfig, ObservationPipeline
-from swevis.agents.recorded_windows import RecordedWindow, identify_windows
+from swevis.counterfactual.windows import RecordedWindow, identify_windows
 from swevis.agents.runner import RunSpec, run_instance
-from swevis.agents.settings import AgentSettings, resolved_environment
+from swevis.agents.settings import AgentSettings
+from swevis.sandbox import resolved_environment
 from swevis.agents.trajectory import exit_status_of
-from swevis.agents.trajectory_formats import Step, Trajectory, read_trajectory
+from swevis.counterfactual.formats import Step, Trajectory, read_trajectory
 from swevis.conditions import PATTERN, TEXT, Condition, ConditionError
 from swevis.errors import SwevisError
 from swevis.models import ModelCallFailed, load_replay_source

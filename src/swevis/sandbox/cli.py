@@ -11,8 +11,8 @@ import json
 
 from swevis.config import load_config
 from swevis.errors import SwevisError
-from swevis.harness.docker import instance_image_name
-from swevis.harness.images import build_images
+from swevis.sandbox.images import instance_image_name
+from swevis.sandbox.images import build_images
 from swevis.tasks.repos import ensure_mirror
 from swevis.tasks.sources import select_instances
 

@@ -223,3 +223,33 @@ def build_images(
         step(row["instance_id"], name, lambda row=row, name=name: build_instance(
             client, env, row, mirrors[row["repo"]], name, work_dir))
     return report
+
+
+# ---------------------------------------------------------------- image names
+
+
+def docker_environment_id(settings: dict[str, Any]) -> str:
+    """The images of a run as configured: namespace and tags (what a report names; an
+    evaluation is keyed by the image itself, instance_environment_ids)."""
+    return f"docker:{settings['namespace']}:instance-{settings['instance_image_tag']}:env-{settings['env_image_tag']}"
+
+
+def instance_image_name(row: dict[str, Any], settings: dict[str, Any], mirrors: dict[str, str] | None = None) -> str:
+    """The instance image swebench grades `row` in, named as its run_evaluation names it
+    (its test spec, made offline: files it would fetch come from `mirrors`)."""
+    from swebench.harness.test_spec.test_spec import make_test_spec
+
+    from swevis.sandbox.specs import offline_spec_files, register_bundled_specs  # imports swebench (~2 s)
+
+    register_bundled_specs([row])
+    try:
+        with offline_spec_files(mirrors or {}):
+            spec = make_test_spec(
+                row, namespace=settings["namespace"], instance_image_tag=settings["instance_image_tag"],
+                env_image_tag=settings["env_image_tag"],
+            )
+    except KeyError:
+        raise SwevisError(
+            f"{row['instance_id']}: swebench has no image spec for {row['repo']} version {row.get('version')}"
+        ) from None
+    return spec.instance_image_key

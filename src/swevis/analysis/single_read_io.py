@@ -9,12 +9,11 @@ from pathlib import Path
 import polars as pl
 
 from swevis import __version__
-from swevis.errors import SwevisError
 from swevis.fsutil import atomic_path, write_json_atomic
 from swevis.provenance import provenance
 from swevis.render.settings import RenderSettings
-from swevis.render.study import figure3, frontier, frontier_summary, run_costs, table4
-from swevis.render.windows import matplotlib_source_root, package_windows, sample_windows
+from swevis.analysis.single_read import figure3, frontier, frontier_summary, run_costs, table4
+from swevis.analysis.single_read_windows import matplotlib_source_root, package_windows, sample_windows
 
 log = logging.getLogger(__name__)
 

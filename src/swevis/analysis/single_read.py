@@ -9,30 +9,12 @@ import time
 
 from swevis import __version__
 from swevis.conditions import Condition
-from swevis.render.core import RenderResult, prepare_lines, render_window
-from swevis.render.ocr import char_accuracy, protocol, read_code_columns
-from swevis.render.raster import visible_rows
+from swevis.render.core import RenderResult, render_window
+from swevis.render.ocr import ocr_page_accuracy, protocol
 from swevis.render.settings import RenderSettings
 from swevis.tokens import tokenizer_info
 
 log = logging.getLogger(__name__)
-
-
-# ---- OCR of whole pages -------------------------------------------------------------------
-
-
-def ocr_page_accuracy(result: RenderResult, text: str, page: int) -> float:
-    """OCR accuracy of one whole rendered page over its code text, gutter excluded on both
-    sides (the protocol of swevis.render.ocr): what the model is shown, read as it is shown."""
-    plan = result.plan
-    lines = prepare_lines(text)
-    colw = (plan.gutter + plan.wrap) * plan.advance + 2.0 * plan.advance  # raster.py's column pitch
-    ncols = len(plan.page_columns[page])
-    # a word belongs to the gutter when its centre is left of the separator space's middle
-    geometry = [(plan.margin + c * colw, plan.margin + c * colw + (plan.gutter - 0.5) * plan.advance) for c in range(ncols)]
-    ref = "\n".join(r[plan.gutter :] for c in range(ncols) for r in visible_rows(lines, result.start_line, plan, page, c))
-    hyp = "\n".join(read_code_columns(result.pages[page], geometry, plan.line_px))
-    return char_accuracy(ref, hyp)
 
 
 # ---- costs --------------------------------------------------------------------------------

@@ -9,8 +9,8 @@ import polars as pl
 import pytest
 
 from swevis.agents.actions import classify_action
-from swevis.agents.counterfactual import RepoFiles, recorded_costs, recorded_windows, replay_turns
-from swevis.agents.trajectory_formats import TrajectoryFormatError, detect_format, read_trajectory
+from swevis.counterfactual.replay import RepoFiles, recorded_costs, recorded_windows, replay_turns
+from swevis.counterfactual.formats import TrajectoryFormatError, detect_format, read_trajectory
 from swevis.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -14,7 +14,7 @@ from pathlib import Path
 from swevis.fsutil import atomic_path
 from swevis.index.store import RepoIndex, open_index
 from swevis.localize.coverage import gold_hunks, hit_rates
-from swevis.localize.operators import bm25_baseline, localize_issue
+from swevis.localize.dloc import bm25_baseline, localize_issue
 
 LEVELS = ("file", "symbol", "span")
 
