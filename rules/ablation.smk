@@ -23,7 +23,10 @@ if ABLATION_VARIANTS:
 
     rule ablation:
         input:
-            summaries=[LAYOUT.condition_summary(*cell) for cell in ABLATION_CELLS],
+            summaries=[
+                LAYOUT.condition_summary(ConditionKey(*cell))
+                for cell in ABLATION_CELLS
+            ],
         output:
             table=report(
                 LAYOUT.table("table_ablation.csv"),
@@ -47,7 +50,10 @@ if ABLATION_VARIANTS:
             rebuild=lambda wc: missing_inputs_token(
                 LAYOUT.log("analysis", "ablation-rebuild-ledger.json"),
                 ABLATION_TARGETS,
-                [LAYOUT.condition_summary(*cell) for cell in ABLATION_CELLS],
+                [
+                    LAYOUT.condition_summary(ConditionKey(*cell))
+                    for cell in ABLATION_CELLS
+                ],
                 record=not workflow.dryrun,
             ),
         script:

@@ -41,12 +41,8 @@ rule run_agent:
         preloc=run_preloc,
         demos=replay_demos,
     output:
-        traj=LAYOUT.run_file(
-            "{model}", "{agent}", "{scope}", "{condition}", "{instance}", "traj.json"
-        ),
-        patch=LAYOUT.run_file(
-            "{model}", "{agent}", "{scope}", "{condition}", "{instance}", "patch.diff"
-        ),
+        traj=LAYOUT.run_file(WILDCARD_RUN, "traj.json"),
+        patch=LAYOUT.run_file(WILDCARD_RUN, "patch.diff"),
     log:
         LAYOUT.log(
             "runs", "{model}", "{agent}-{scope}", "{condition}", "{instance}.log"
@@ -78,24 +74,8 @@ rule run_agent:
 # response-cache folder so a live model is asked again.
 use rule run_agent as run_agent_repeat with:
     output:
-        traj=LAYOUT.run_file(
-            "{model}",
-            "{agent}",
-            "{scope}",
-            "{condition}",
-            "{instance}",
-            "traj.json",
-            "{rep}",
-        ),
-        patch=LAYOUT.run_file(
-            "{model}",
-            "{agent}",
-            "{scope}",
-            "{condition}",
-            "{instance}",
-            "patch.diff",
-            "{rep}",
-        ),
+        traj=LAYOUT.run_file(WILDCARD_REPEAT, "traj.json"),
+        patch=LAYOUT.run_file(WILDCARD_REPEAT, "patch.diff"),
     log:
         LAYOUT.log(
             "runs",

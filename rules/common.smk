@@ -15,7 +15,13 @@ import os
 from swevis.sandbox import resolved_environment
 from swevis.config import section
 from swevis.models import is_live
-from swevis.paths import ResultsLayout
+from swevis.paths import (
+    WILDCARD_CONDITION,
+    WILDCARD_REPEAT,
+    WILDCARD_RUN,
+    ConditionKey,
+    ResultsLayout,
+)
 from swevis.workflow import (
     SampleIndex,
     agent_param_sets,
@@ -134,7 +140,7 @@ def model_profile(wc):
 def render_params(wc):
     """The renderer settings, for runs under a visual condition only: a text run renders
     nothing, so editing the renderer reruns no text run."""
-    if wc.condition == "text":
+    if not ConditionKey.of(wc).visual:
         return {}
     return RENDER_PARAMS
 
@@ -200,7 +206,9 @@ def replay_demos(wc, agent=None):
 
 def condition_summaries():
     """The summary.json of every condition of the configured matrix."""
-    return [LAYOUT.condition_summary(*cell) for cell in agent_conditions()]
+    return [
+        LAYOUT.condition_summary(ConditionKey(*cell)) for cell in agent_conditions()
+    ]
 
 
 def analysis_params():
@@ -231,7 +239,7 @@ def condition_runs(wc, name):
     """One file of every run (instances x repeats) of the condition in the wildcards."""
     repeats = int(config["agents"]["repeats"])
     return [
-        LAYOUT.run_file(wc.model, wc.agent, wc.scope, wc.condition, i, name, r)
+        LAYOUT.run_file(ConditionKey.of(wc).run(i, r), name)
         for i in sampled_instance_ids()
         for r in range(repeats)
     ]

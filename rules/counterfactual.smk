@@ -21,11 +21,8 @@ except SwevisError as exc:
     raise WorkflowError(str(exc)) from None
 
 
-COUNTERFACTUAL_DIR = str(LAYOUT.root / "counterfactual")
-
-
 COUNTERFACTUAL_TARGETS = [
-    f"{COUNTERFACTUAL_DIR}/{cfset}/{name}"
+    LAYOUT.counterfactual(cfset, name)
     for cfset in COUNTERFACTUAL_SETS
     for name in ("per_step.parquet", "table.csv", "decomposition.csv", "figure.png")
 ]
@@ -35,7 +32,7 @@ rule counterfactual_replay:
     input:
         trajectories=lambda wc: COUNTERFACTUAL_FILES[wc.cfset],
     output:
-        steps=f"{COUNTERFACTUAL_DIR}/{{cfset}}/per_step.parquet",
+        steps=LAYOUT.counterfactual("{cfset}", "per_step.parquet"),
     log:
         LAYOUT.log("counterfactual", "{cfset}-replay.log"),
     wildcard_constraints:
@@ -54,11 +51,11 @@ rule counterfactual_replay:
 
 rule counterfactual_table:
     input:
-        steps=f"{COUNTERFACTUAL_DIR}/{{cfset}}/per_step.parquet",
+        steps=LAYOUT.counterfactual("{cfset}", "per_step.parquet"),
     output:
-        table=f"{COUNTERFACTUAL_DIR}/{{cfset}}/table.csv",
-        decomposition=f"{COUNTERFACTUAL_DIR}/{{cfset}}/decomposition.csv",
-        figure=f"{COUNTERFACTUAL_DIR}/{{cfset}}/figure.png",
+        table=LAYOUT.counterfactual("{cfset}", "table.csv"),
+        decomposition=LAYOUT.counterfactual("{cfset}", "decomposition.csv"),
+        figure=LAYOUT.counterfactual("{cfset}", "figure.png"),
     log:
         LAYOUT.log("counterfactual", "{cfset}-table.log"),
     wildcard_constraints:

@@ -47,7 +47,8 @@ rule evaluate_condition:
         mirrors=lambda wc: list(sample_index().mirrors),
         patches=lambda wc: condition_runs(wc, "patch.diff"),
     output:
-        done=LAYOUT.harness_summary("{model}", "{agent}", "{scope}", "{condition}"),
+        # the harness's folder: harness_summary.json, its logs and every run's eval.json
+        harness=directory(LAYOUT.harness_dir(WILDCARD_CONDITION)),
     log:
         LAYOUT.log("harness", "{model}", "{agent}-{scope}", "{condition}.log"),
     benchmark:
@@ -67,10 +68,10 @@ rule summarize_condition:
     input:
         instances=LAYOUT.instances(),
         trajs=lambda wc: condition_runs(wc, "traj.json"),
-        evaluated=LAYOUT.harness_summary("{model}", "{agent}", "{scope}", "{condition}"),
+        harness=LAYOUT.harness_dir(WILDCARD_CONDITION),
         validation=VALIDATION,
     output:
-        summary=LAYOUT.condition_summary("{model}", "{agent}", "{scope}", "{condition}"),
+        summary=LAYOUT.condition_summary(WILDCARD_CONDITION),
     log:
         LAYOUT.log("summaries", "{model}", "{agent}-{scope}", "{condition}.log"),
     conda:

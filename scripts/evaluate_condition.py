@@ -1,21 +1,21 @@
 """Snakemake adapter: grade every patch of one condition (local runner or Docker harness)."""
 
-from pathlib import Path
-
 from swevis.harness.docker import evaluate_condition
 from swevis.harness.local import evaluate_condition_local
 from swevis.logutil import script_logging
+from swevis.paths import ConditionKey, ResultsLayout
 from swevis.tasks import load_instances
 from swevis.tasks.repos import mirrors_by_repo
 
 with script_logging(snakemake.log[0]) as log:
     wc, cfg = snakemake.wildcards, snakemake.params.harness
     rows = load_instances(snakemake.input.instances)
-    condition_dir = Path(snakemake.output.done).parent.parent
+    key = ConditionKey.of(wc)
+    condition_dir = ResultsLayout(snakemake.config["results_dir"]).condition_dir(key)
     mirrors = mirrors_by_repo(snakemake.input.mirrors)
     if cfg["kind"] == "docker":
         summary = evaluate_condition(
-            condition_dir, rows, model=wc.model, agent=wc.agent, scope=wc.scope, condition=wc.condition, settings=cfg,
+            condition_dir, rows, model=key.model, agent=key.agent, scope=key.scope, condition=key.condition, settings=cfg,
             repeats=snakemake.params.repeats, mirrors=mirrors,
         )
     else:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import re
 from pathlib import Path, PurePosixPath
+from typing import NamedTuple
 
 from swevis import conditions
 
@@ -33,9 +34,28 @@ WILDCARD_CONSTRAINTS = {
 }
 
 
-def run_subdir(instance: str, repeat: int = 0) -> str:
+def run_subdir(instance: str, repeat: int | str = 0) -> str:
     """A run's folder below its condition folder: the instance, or <instance>/repeat-k."""
-    return instance if repeat == 0 else f"{instance}/repeat-{repeat}"
+    return instance if repeat in (0, "0") else f"{instance}/repeat-{repeat}"
+
+
+HARNESS_DIRNAME = "harness"
+
+
+def run_path(condition_dir: str | Path, instance: str, repeat: int | str, name: str) -> Path:
+    """A file of one run below a condition folder: traj.json, patch.diff."""
+    return Path(condition_dir) / run_subdir(instance, repeat) / name
+
+
+def harness_summary_path(condition_dir: str | Path) -> Path:
+    """What a grading job writes last, when it has graded every run of the condition."""
+    return Path(condition_dir) / HARNESS_DIRNAME / "harness_summary.json"
+
+
+def eval_path(condition_dir: str | Path, instance: str, repeat: int | str = 0, name: str = "eval.json") -> Path:
+    """A run's eval record (or test log) in the grading job's output folder
+    <condition>/harness/evals/<instance>[/repeat-k]/: a declared output, not the agent's."""
+    return Path(condition_dir) / HARNESS_DIRNAME / "evals" / run_subdir(instance, repeat) / name
 
 
 WORKSPACE_ID_DIGITS = 8
@@ -64,8 +84,72 @@ def repo_slug(repo: str) -> str:
     return repo.replace("/", "__")
 
 
+class ConditionKey(NamedTuple):
+    """One condition of one matrix cell: what a condition folder holds and a harness run grades.
+
+    A tuple, so `layout.condition_dir(*key)`-style call sites and Snakemake wildcard templates
+    (ConditionKey("{model}", ...)) both work; parse_condition_dir reads one back from a path."""
+
+    model: str
+    agent: str
+    scope: str
+    condition: str
+
+    @classmethod
+    def of(cls, wildcards) -> ConditionKey:
+        """The key of a job's wildcards (a Snakemake Wildcards object, or any namespace)."""
+        return cls(wildcards.model, wildcards.agent, wildcards.scope, wildcards.condition)
+
+    @property
+    def visual(self) -> bool:
+        """True under a rendered condition (rN), False under text."""
+        return conditions.Condition.parse(self.condition).visual
+
+    @property
+    def run_id(self) -> str:
+        """The swebench run_id of this condition's harness run."""
+        return f"swevis-{self.model}-{self.agent}-{self.scope}-{self.condition}"
+
+    def run(self, instance: str, repeat: int | str = 0) -> RunKey:
+        return RunKey(*self, instance, int(repeat) if str(repeat).isdigit() else repeat)
+
+
+class RunKey(NamedTuple):
+    """One run: a condition, an instance and a repeat (0 is the first run)."""
+
+    model: str
+    agent: str
+    scope: str
+    condition: str
+    instance: str
+    repeat: int | str = 0
+
+    @property
+    def cell(self) -> ConditionKey:
+        return ConditionKey(*self[:4])
+
+    @property
+    def subdir(self) -> str:
+        """The run's folder below its condition folder (run_subdir)."""
+        return run_subdir(self.instance, self.repeat)
+
+    @property
+    def flat_name(self) -> str:
+        """<instance> or <instance>.repeat-k: the run as one file or folder name."""
+        return self.instance if self.repeat in (0, "0") else f"{self.instance}.repeat-{self.repeat}"
+
+
+# Snakemake wildcard templates of the keys, for rules' inputs and outputs.
+WILDCARD_CONDITION = ConditionKey("{model}", "{agent}", "{scope}", "{condition}")
+WILDCARD_RUN = WILDCARD_CONDITION.run("{instance}")
+WILDCARD_REPEAT = WILDCARD_CONDITION.run("{instance}", "{rep}")
+
+_REPEAT_DIR = re.compile(r"repeat-([1-9][0-9]*)")
+
+
 class ResultsLayout:
-    """Paths of every result file, relative to the working directory."""
+    """Paths of every result file, relative to the working directory; the one place that
+    builds a results path from a key and reads a key back from a path."""
 
     def __init__(self, results_dir: str = "results"):
         self.root = PurePosixPath(results_dir)
@@ -98,46 +182,52 @@ class ResultsLayout:
     def preloc(self, model: str, instance: str) -> str:
         return self._p("preloc", model, f"{instance}.json")
 
-    def condition_dir(self, model: str, agent: str, scope: str, condition: str) -> str:
-        return self._p("runs", model, f"{agent}-{scope}", condition)
+    def runs_root(self) -> str:
+        return self._p("runs")
 
-    def run_dir(self, model: str, agent: str, scope: str, condition: str, instance: str) -> str:
-        return str(PurePosixPath(self.condition_dir(model, agent, scope, condition)) / instance)
+    def condition_dir(self, key: ConditionKey) -> str:
+        return self._p("runs", key.model, f"{key.agent}-{key.scope}", key.condition)
 
-    def run_file(
-        self, model: str, agent: str, scope: str, condition: str, instance: str, name: str, repeat: int | str = 0
-    ) -> str:
-        """traj.json, patch.diff or eval.json of one run; repeat k > 0 lives in <instance>/repeat-k/."""
-        run = PurePosixPath(self.run_dir(model, agent, scope, condition, instance))
-        if repeat not in (0, "0"):
-            run = run / f"repeat-{repeat}"
-        return str(run / name)
+    def run_dir(self, run: RunKey) -> str:
+        """The run's folder: <condition>/<instance>, or <condition>/<instance>/repeat-k."""
+        return str(PurePosixPath(self.condition_dir(run.cell)) / run.subdir)
+
+    def run_file(self, run: RunKey, name: str) -> str:
+        """traj.json or patch.diff of one run (the agent's outputs)."""
+        return str(PurePosixPath(self.run_dir(run)) / name)
+
+    def harness_dir(self, key: ConditionKey) -> str:
+        """The grading job's declared output folder: harness_summary.json, the harness's logs
+        and one eval record per run (eval_path)."""
+        return str(PurePosixPath(self.condition_dir(key)) / HARNESS_DIRNAME)
+
+    def eval_record(self, run: RunKey, name: str = "eval.json") -> str:
+        return eval_path(self.condition_dir(run.cell), run.instance, run.repeat, name).as_posix()
 
     # a run's working files outside results/ (the rules' outputs): they survive a killed job
-    def run_journal(
-        self, journal_dir: str, model: str, agent: str, scope: str, condition: str, instance: str, repeat: int = 0
-    ) -> str:
+    def run_journal(self, journal_dir: str, run: RunKey) -> str:
         """The step journal a killed run resumes from (swevis.agents.resume)."""
-        name = instance if repeat == 0 else f"{instance}.repeat-{repeat}"
-        return str(PurePosixPath(journal_dir, model, f"{agent}-{scope}", condition, f"{name}.jsonl"))
+        return str(PurePosixPath(journal_dir, run.model, f"{run.agent}-{run.scope}", run.condition, f"{run.flat_name}.jsonl"))
 
-    def spend_ledger(self, ledger_dir: str, model: str, agent: str, scope: str, condition: str) -> str:
+    def spend_ledger(self, ledger_dir: str, key: ConditionKey) -> str:
         """The condition's spend ledger, shared by all its jobs (swevis.models.spend)."""
-        return str(PurePosixPath(ledger_dir, model, f"{agent}-{scope}", f"{condition}.json"))
+        return str(PurePosixPath(ledger_dir, key.model, f"{key.agent}-{key.scope}", f"{key.condition}.json"))
 
-    def run_workspace(
-        self, workspace_dir: str, model: str, agent: str, scope: str, condition: str, instance: str, repeat: int = 0
-    ) -> str:
+    def run_workspace(self, workspace_dir: str, run: RunKey) -> str:
         """The fixed checkout folder of one run: <workspace_dir>/<8 digits> (see workspace_id)."""
-        name = instance if repeat == 0 else f"{instance}.repeat-{repeat}"
-        return str(PurePosixPath(workspace_dir, workspace_id(model, agent, scope, condition, name)))
+        return str(PurePosixPath(workspace_dir, workspace_id(*run.cell, run.flat_name)))
 
-    def harness_summary(self, model: str, agent: str, scope: str, condition: str) -> str:
-        """Written by the Docker harness when it has graded a whole condition."""
-        return str(PurePosixPath(self.condition_dir(model, agent, scope, condition)) / "harness" / "harness_summary.json")
+    def harness_summary(self, key: ConditionKey) -> str:
+        """Written by the grading job when it has graded a whole condition."""
+        return harness_summary_path(self.condition_dir(key)).as_posix()
 
-    def condition_summary(self, model: str, agent: str, scope: str, condition: str) -> str:
-        return str(PurePosixPath(self.condition_dir(model, agent, scope, condition)) / "summary.json")
+    def condition_summary(self, key: ConditionKey) -> str:
+        return str(PurePosixPath(self.condition_dir(key)) / "summary.json")
+
+    # counterfactual replay
+    def counterfactual(self, cfset: str, name: str) -> str:
+        """per_step.parquet, table.csv, decomposition.csv or figure.png of one trajectory set."""
+        return self._p("counterfactual", cfset, name)
 
     # tables and figures
     def table(self, name: str) -> str:
@@ -148,6 +238,49 @@ class ResultsLayout:
 
     def log(self, *parts: str) -> str:
         return self._p("logs", *parts)
+
+    # ---- paths back to keys: the only place a results path is read
+
+    @staticmethod
+    def parse_condition_dir(path: str | Path) -> ConditionKey:
+        """The key of a condition folder (…/runs/<model>/<agent>-<scope>/<condition>), from its
+        last three parts; a path of another shape is a ValueError naming it."""
+        parts = PurePosixPath(Path(path).as_posix()).parts
+        if len(parts) < 3:
+            raise ValueError(f"{path} is not a condition folder (runs/<model>/<agent>-<scope>/<condition>)")
+        model, agent_scope, condition = parts[-3:]
+        agent, _, scope = agent_scope.rpartition("-")
+        key = ConditionKey(model, agent, scope, condition)
+        for value, pattern in zip(key, (MODEL, AGENT, SCOPE, CONDITION)):
+            if not re.fullmatch(pattern, value):
+                raise ValueError(f"{path} is not a condition folder (runs/<model>/<agent>-<scope>/<condition>)")
+        return key
+
+    @staticmethod
+    def parse_run_subdir(condition_dir: str | Path, path: str | Path) -> tuple[str, int]:
+        """(instance, repeat) of a run's file below a condition folder:
+        <instance>/<file> or <instance>/repeat-k/<file>."""
+        rel = Path(path).relative_to(condition_dir).parts[:-1]
+        if len(rel) == 2 and (m := _REPEAT_DIR.fullmatch(rel[1])):
+            return rel[0], int(m.group(1))
+        if len(rel) == 1:
+            return rel[0], 0
+        raise ValueError(f"{path} is not a run's file below {condition_dir}")
+
+    def condition_dirs(self, model: str | None = None) -> list[ConditionKey]:
+        """The keys of the condition folders under runs/ (of one model, or all)."""
+        root = Path(self.runs_root())
+        return sorted(
+            key for folder in root.glob(f"{model or '*'}/*/*") if folder.is_dir()
+            for key in [self.condition_key_or_none(folder)] if key is not None
+        )
+
+    @classmethod
+    def condition_key_or_none(cls, folder: Path) -> ConditionKey | None:
+        try:
+            return cls.parse_condition_dir(folder)
+        except ValueError:
+            return None
 
 
 def portable(path: str | Path) -> str:

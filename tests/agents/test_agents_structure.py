@@ -19,7 +19,7 @@ from swevis.agents.settings import AgentSettings, RunFolders
 from swevis.agents.variants import VariantSettings, variant_flags
 from swevis.config import SCHEMA_PATH
 from swevis.models import is_live
-from swevis.paths import ResultsLayout
+from swevis.paths import ResultsLayout, RunKey
 
 ROOT = Path(__file__).resolve().parents[2]
 AGENTS_SCHEMA = yaml.safe_load(SCHEMA_PATH.read_text())["properties"]["agents"]["properties"]
@@ -77,10 +77,10 @@ def test_make_run_spec_puts_journal_ledger_and_workspace_where_the_layout_says(t
     layout = ResultsLayout()
     assert live.replay_source is None and live.settings.top_k == 3
     assert live.journal_path == "j/m/let-wide/r3/o__r-1.repeat-2.jsonl"
-    assert live.journal_path == layout.run_journal("j", "m", "let", "wide", "r3", "o__r-1", repeat=2)
+    assert live.journal_path == layout.run_journal("j", RunKey("m", "let", "wide", "r3", "o__r-1", 2))
     assert live.ledger_path == "l/m/let-wide/r3.json"
     assert live.cache_dir == "c/repeat-2"  # a repeat asks the model again
-    assert live.workspace == layout.run_workspace("w", "m", "let", "wide", "r3", "o__r-1", repeat=2)
+    assert live.workspace == layout.run_workspace("w", RunKey("m", "let", "wide", "r3", "o__r-1", 2))
     assert Path(live.workspace).parent == Path("w") and len(Path(live.workspace).name) == 8
     replay = make_run_spec(profile={}, demo="demo.yaml", **common)
     assert replay.replay_source == "demo.yaml" and replay.cache_dir == "c"

@@ -16,6 +16,7 @@ from swevis.analysis.build import build_figures, build_tables, default_out_paths
 from swevis.analysis.figures import CAPTIONS, action_bins, coverage_bins
 from swevis.analysis.load import AnalysisInputError, condition_summary, load_condition, load_runs, write_condition_summary
 from swevis.analysis.stats import bootstrap_ci, mcnemar_exact
+from swevis.paths import eval_path
 
 _spec = importlib.util.spec_from_file_location("synthetic", Path(__file__).parents[1] / "fixtures" / "analysis" / "synthetic.py")
 syn = importlib.util.module_from_spec(_spec)
@@ -64,7 +65,7 @@ def test_condition_summary(tree):
 
 def test_load_runs_frame(tree):
     root, _ = tree
-    df = load_runs(root / "runs", "qwen3.5", root / "instances.jsonl", **COVERAGE)
+    df = load_runs(root, "qwen3.5", root / "instances.jsonl", **COVERAGE)
     assert df.height == 21 * 6
     let = df.filter(pl.col("agent") == "let")
     assert sorted(set(let["evidence_coverage"].to_list())) == [0.0, 0.5, 1.0]
@@ -195,7 +196,7 @@ def test_bad_inputs_are_named(tmp_path):
     root = syn.make_runs_tree(tmp_path / "results")
     cdir = root / "runs" / "qwen3.5" / "plb-normal" / "r3"
     (cdir / "acme__widgets-2" / "traj.json").write_text('{"format": "swevis-traj-1", ')
-    (cdir / "acme__widgets-3" / "eval.json").unlink()
+    eval_path(cdir, "acme__widgets-3").unlink()
     import shutil
 
     shutil.rmtree(cdir / "acme__widgets-4")
@@ -203,12 +204,12 @@ def test_bad_inputs_are_named(tmp_path):
         load_condition(cdir, root / "instances.jsonl", **COVERAGE)
     msg = str(exc.value)
     assert str(cdir / "acme__widgets-2" / "traj.json") + ": corrupt JSON" in msg
-    assert str(cdir / "acme__widgets-3" / "eval.json") + ": missing" in msg
+    assert str(eval_path(cdir, "acme__widgets-3")) + ": missing" in msg
     assert str(cdir / "acme__widgets-4" / "traj.json") + ": missing" in msg
     assert len(exc.value.problems) == 3
-    (cdir / "acme__widgets-5" / "eval.json").write_text('{"instance_id": "acme__widgets-5"}')
+    eval_path(cdir, "acme__widgets-5").write_text('{"instance_id": "acme__widgets-5"}')
     with pytest.raises(AnalysisInputError, match=r"widgets-5/eval.json: missing key\(s\) resolved"):
-        load_runs(root / "runs", "qwen3.5", **COVERAGE)
+        load_runs(root, "qwen3.5", **COVERAGE)
     with pytest.raises(AnalysisInputError, match="summary.json: missing"):
         build_tables([cdir / "summary.json"], CONFIG, {})
 

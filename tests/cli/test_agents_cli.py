@@ -54,7 +54,7 @@ def test_a_variant_runs_by_hand_on_replay(tmp_path, capsys):
 def test_a_hand_run_gets_the_workflows_journal_ledger_workspace_and_top_k(tmp_path, capsys, monkeypatch):
     import swevis.agents.runner as runner
     from swevis.localize import localize_issue as localize
-    from swevis.paths import ResultsLayout
+    from swevis.paths import ResultsLayout, RunKey
 
     cfg = yaml.safe_load((ROOT / "config.yaml").read_text())
     dirs = {k: str(tmp_path / k) for k in ("journal_dir", "ledger_dir", "workspace_dir")}
@@ -73,10 +73,10 @@ def test_a_hand_run_gets_the_workflows_journal_ledger_workspace_and_top_k(tmp_pa
                  "--cache", str(tmp_path / "cache"), "-o", str(out)])
     assert code == 0, capsys.readouterr().err
     traj = json.loads((out / "traj.json").read_text())
-    layout, run = ResultsLayout(), ("qwen3.5", "plb", "normal", "text")
-    assert traj["provenance"]["spend"]["ledger"] == layout.spend_ledger(dirs["ledger_dir"], *run)
-    workspace = layout.run_workspace(dirs["workspace_dir"], *run, IID)
+    layout, run = ResultsLayout(), RunKey("qwen3.5", "plb", "normal", "text", IID)
+    assert traj["provenance"]["spend"]["ledger"] == layout.spend_ledger(dirs["ledger_dir"], run.cell)
+    workspace = layout.run_workspace(dirs["workspace_dir"], run)
     assert workspace in json.dumps(traj["messages"])  # the run's fixed checkout folder, as in the workflow
     assert asked == [2]  # pre-localization used agents.top_k
     assert traj["provenance"]["agents_config"]["top_k"] == 2
-    assert not Path(layout.run_journal(dirs["journal_dir"], *run, IID)).exists()  # completed: discarded
+    assert not Path(layout.run_journal(dirs["journal_dir"], run)).exists()  # completed: discarded

@@ -85,7 +85,7 @@ def test_trajectory_fuzz_is_reported_by_name(tmp_path_factory, blob):
     (run / "traj.json").write_bytes(blob)
     (run / "eval.json").write_text(json.dumps({"instance_id": "acme__widgets-1", "resolved": True, "patch_applied": True, "infra_failure": False, "error": None}))
     try:
-        run_row(run / "traj.json", **COVERAGE)
+        run_row(run / "traj.json", run / "eval.json", **COVERAGE)
     except AnalysisInputError as exc:
         assert "traj.json" in str(exc)
 
@@ -139,7 +139,7 @@ def test_trajectory_shaped_fuzz_is_reported_by_name(tmp_path_factory, traj):
     (run / "traj.json").write_text(json.dumps(traj))
     (run / "eval.json").write_text(json.dumps({"instance_id": "acme__widgets-1", "resolved": True, "patch_applied": True, "infra_failure": False, "error": None}))
     try:
-        run_row(run / "traj.json", "diff --git a/x.py b/x.py\n--- a/x.py\n+++ b/x.py\n@@ -1,2 +1,2 @@\n-a\n+b\n c\n", **COVERAGE)
+        run_row(run / "traj.json", run / "eval.json", "diff --git a/x.py b/x.py\n--- a/x.py\n+++ b/x.py\n@@ -1,2 +1,2 @@\n-a\n+b\n c\n", **COVERAGE)
     except AnalysisInputError as exc:
         assert "traj.json" in str(exc)
 

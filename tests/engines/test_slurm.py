@@ -39,7 +39,7 @@ TARGET = f"{CONDITION}/summary.json"
 VOLATILE = {
     TARGET: {"provenance.created"},
     f"{CONDITION}/harness/harness_summary.json": set(),
-    f"{RUN}/eval.json": {"duration_s"},
+    f"{CONDITION}/harness/evals/swevis-samples__tabulon-305/eval.json": {"duration_s"},
     f"{RUN}/traj.json": {"provenance.wall_time_s"},
     "results/validation/local.json": set(),
 }

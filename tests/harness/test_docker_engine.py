@@ -13,9 +13,10 @@ import pytest
 from helpers import git
 
 from swevis.errors import InfrastructureError
-from swevis.harness.docker import evaluate_condition, run_id_for
+from swevis.harness.docker import evaluate_condition
 from swevis.sandbox.specs import offline_spec_files
 from swevis.harness.validate import validate_docker
+from swevis.paths import ConditionKey, eval_path
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
@@ -50,7 +51,7 @@ def _grade(tmp_path: Path, rows: list[dict], patches: dict[str, str], images: di
 
 
 def _eval(tmp_path: Path, iid: str) -> dict:
-    return json.loads((tmp_path / "cond" / iid / "eval.json").read_text())
+    return json.loads(eval_path(tmp_path / "cond", iid).read_text())
 
 
 @pytest.fixture
@@ -91,7 +92,7 @@ def test_every_gold_resolves_and_every_empty_does_not(sample_images, bundled_row
         assert verdict["gold"]["resolved"] is True, iid
         assert verdict["empty"]["resolved"] is False, iid
         assert verdict["empty"]["patch_applied"] is True, iid  # the tests ran and failed
-    run_ids = tuple("." + run_id_for("validation", name, "env", "check") for name in ("gold", "empty"))
+    run_ids = tuple("." + ConditionKey("validation", name, "env", "check").run_id for name in ("gold", "empty"))
     assert [_engine_counts(client, r[1:]) for r in run_ids] == [0, 0]
     assert _volumes_left(client, since, run_ids) == []
 
@@ -148,8 +149,8 @@ def test_hung_tests_hit_the_timeout(sample_images, bundled_rows, tmp_path):
                           capture_output=True, text=True, check=True).stdout.splitlines()[0]
     with pytest.raises(InfrastructureError, match="swevis-samples__tabulon-305.*timed out"):
         _grade(tmp_path, [row], {row["instance_id"]: HANG + f" {head}\n"}, sample_images, timeout_s=20, retries=0)
-    assert not (tmp_path / "cond" / row["instance_id"] / "eval.json").exists()  # no verdict written
-    assert _engine_counts(sample_images["client"], run_id_for("m", "mini", "normal", "text")) == 0
+    assert not eval_path(tmp_path / "cond", row["instance_id"]).exists()  # no verdict written
+    assert _engine_counts(sample_images["client"], ConditionKey("m", "mini", "normal", "text").run_id) == 0
 
 
 def _flask_like_mirror(tmp_path: Path) -> tuple[str, str]:

@@ -22,8 +22,8 @@ from swevis.harness.docker import (
     evaluate_condition,
     evaluation_cache_key,
     instance_log_dir,
-    run_id_for,
 )
+from swevis.paths import ConditionKey, eval_path
 
 F2P = "tests/test_x.py::test_fix"
 P2P = "tests/test_x.py::test_keep"
@@ -229,7 +229,7 @@ def _settings(tmp_path, **kw):
 
 
 def _eval(cdir, iid):
-    return json.loads((cdir / iid / "eval.json").read_text())
+    return json.loads(eval_path(cdir, iid).read_text())
 
 
 def test_gold_empty_bad_wrong(tmp_path, fake):
@@ -238,7 +238,7 @@ def test_gold_empty_bad_wrong(tmp_path, fake):
     summary = evaluate_condition(cdir, rows, model="qwen3.5", agent="plb", scope="normal", condition="r3", settings=_settings(tmp_path))
 
     run_id = "swevis-qwen3.5-plb-normal-r3"
-    assert run_id_for("qwen3.5", "plb", "normal", "r3") == run_id
+    assert ConditionKey("qwen3.5", "plb", "normal", "r3").run_id == run_id
     assert summary["run_id"] == run_id and summary["n"] == 4 and summary["resolved"] == 1
 
     gold = _eval(cdir, "psf__requests-1001")
@@ -286,7 +286,7 @@ def test_a_crashed_instance_is_retried_then_fails_the_job_keeping_the_verdicts(t
     run_id = "swevis-qwen3.5-plb-normal-r3"
     # retried once (the first attempt's logs kept beside the retry); no eval.json, no summary
     assert instance_log_dir(cdir, run_id, "qwen3.5", "psf__requests-1005.attempt-1").exists()
-    assert not (cdir / "psf__requests-1005" / "eval.json").exists() and not (cdir / "psf__requests-1001" / "eval.json").exists()
+    assert not eval_path(cdir, "psf__requests-1005").exists() and not eval_path(cdir, "psf__requests-1001").exists()
     assert not (cdir / "harness" / "harness_summary.json").exists()
     # the next run, with the engine healthy again, grades only the failed instance
     (cdir / "psf__requests-1005" / "patch.diff").write_text(_patch("WRONG"))
@@ -301,7 +301,7 @@ def test_a_missing_image_is_an_infrastructure_error(tmp_path, fake):
     with pytest.raises(InfrastructureError, match="harness failure on psf__requests-1007: evaluation crashed: .*ImageNotFound"):
         evaluate_condition(cdir, [_row("psf__requests-1007")], model="m", agent="plb", scope="normal", condition="text",
                            settings=_settings(tmp_path, retries=0))
-    assert fake.pulls and not (cdir / "psf__requests-1007" / "eval.json").exists()
+    assert fake.pulls and not eval_path(cdir, "psf__requests-1007").exists()
 
 
 def test_timeout_is_retried_then_an_infrastructure_error(tmp_path, fake):
@@ -314,7 +314,7 @@ def test_timeout_is_retried_then_an_infrastructure_error(tmp_path, fake):
             cdir, [_row(i) for i in cases], model="qwen3.5", agent="plb", scope="normal", condition="r3",
             settings=_settings(tmp_path, retries=0),
         )
-    assert not (cdir / "psf__requests-1006" / "eval.json").exists()
+    assert not eval_path(cdir, "psf__requests-1006").exists()
 
 
 def test_an_eval_script_that_died_is_retried_then_an_infrastructure_error(tmp_path, fake):
@@ -327,7 +327,7 @@ def test_an_eval_script_that_died_is_retried_then_an_infrastructure_error(tmp_pa
         evaluate_condition(cdir, [_row(i) for i in cases], model="m", agent="plb", scope="normal", condition="text",
                            settings=_settings(tmp_path, retries=1))
     assert instance_log_dir(cdir, "swevis-m-plb-normal-text", "m", "psf__requests-1003.attempt-1").exists()
-    assert not (cdir / "psf__requests-1003" / "eval.json").exists()
+    assert not eval_path(cdir, "psf__requests-1003").exists()
     assert not (cdir / "harness" / "harness_summary.json").exists()
 
 
@@ -419,7 +419,7 @@ def test_a_crashed_harness_run_fails_the_job_without_output(tmp_path, fake, monk
     cdir = _condition(tmp_path, {"psf__requests-1001": _patch("GOLD")})
     with pytest.raises(InfrastructureError, match="crashed 2 time"):
         evaluate_condition(cdir, [_row("psf__requests-1001")], model="m", agent="plb", scope="normal", condition="text", settings=_settings(tmp_path))
-    assert not (cdir / "psf__requests-1001" / "eval.json").exists()
+    assert not eval_path(cdir, "psf__requests-1001").exists()
     assert not (cdir / "harness" / "harness_summary.json").exists()
 
 

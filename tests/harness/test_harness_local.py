@@ -3,6 +3,7 @@ from pathlib import Path
 import pytest
 
 from swevis.harness import apply_patch, evaluate_patch, resolve_log_parser, resolve_test_cmd
+from swevis.paths import eval_path
 
 
 def test_gold_patch_resolves(tmp_path: Path, toy_task):
@@ -104,7 +105,7 @@ def test_a_timed_out_condition_run_is_an_infrastructure_error_not_a_verdict(tmp_
     settings = {"timeout_s": 1, "retries": 1, "cache_dir": str(tmp_path / "cache")}
     with pytest.raises(InfrastructureError, match="harness failure on toyorg__toy-1: test command timed out"):
         evaluate_condition_local(cdir, [row], {"toyorg/toy": str(toy_task["repo_dir"])}, settings=settings)
-    assert not (cdir / row["instance_id"] / "eval.json").exists()
+    assert not eval_path(cdir, row["instance_id"]).exists()
     assert not (cdir / "harness" / "harness_summary.json").exists()
 
 
@@ -124,7 +125,7 @@ def test_the_tests_run_without_the_hosts_credentials(tmp_path: Path, toy_task, m
     settings = {"timeout_s": 60, "retries": 0, "cache_dir": str(tmp_path / "cache")}
     summary = evaluate_condition_local(cdir, [row], {"toyorg/toy": str(toy_task["repo_dir"])}, settings=settings)
     assert summary["resolved"] == 1  # the venv's python and pytest still run the tests
-    output = (cdir / row["instance_id"] / "test_output.txt").read_text()
+    output = eval_path(cdir, row["instance_id"], 0, "test_output.txt").read_text()
     assert "('PATH'," in output  # the environment was printed
     written = "".join(p.read_text() for p in tmp_path.rglob("*") if p.is_file() and "toy" not in p.parts)
     for name, value in secrets.items():
@@ -170,7 +171,7 @@ def test_a_test_patch_that_does_not_apply_fails_the_condition_after_its_retries(
     settings = {"timeout_s": 60, "retries": 1, "cache_dir": str(tmp_path / "cache")}
     with pytest.raises(InfrastructureError, match="harness failure on toyorg__toy-1: test_patch does not apply"):
         evaluate_condition_local(cdir, [row], {"toyorg/toy": str(toy_task["repo_dir"])}, settings=settings)
-    assert not (cdir / row["instance_id"] / "eval.json").exists()
+    assert not eval_path(cdir, row["instance_id"]).exists()
 
 
 # the patch's conftest ends pytest before it reports anything: no test results
@@ -189,7 +190,7 @@ def test_no_test_results_after_a_patch_the_gold_patch_survives_is_unresolved(tmp
     cdir = _condition_with(tmp_path, row, row["patch"] + BREAKS_COLLECTION)
     settings = {"timeout_s": 60, "retries": 0, "cache_dir": str(tmp_path / "cache")}
     summary = evaluate_condition_local(cdir, [row], {"toyorg/toy": str(toy_task["repo_dir"])}, settings=settings)
-    record = json.loads((cdir / row["instance_id"] / "eval.json").read_text())
+    record = json.loads(eval_path(cdir, row["instance_id"]).read_text())
     assert summary["infra_failures"] == [] and summary["resolved"] == 0
     assert record["patch_applied"] and not record["infra_failure"] and not record["resolved"]
     assert record["reason"] == "no test results (collection failed)" and record["error"] is None
@@ -204,6 +205,6 @@ def test_no_test_results_even_for_the_gold_patch_stays_an_infrastructure_failure
     cdir = _condition_with(tmp_path, row, row["patch"] + BREAKS_COLLECTION)
     settings = {"timeout_s": 60, "retries": 0, "cache_dir": str(tmp_path / "cache")}
     summary = evaluate_condition_local(cdir, [row], {"toyorg/toy": str(toy_task["repo_dir"])}, settings=settings)
-    record = json.loads((cdir / row["instance_id"] / "eval.json").read_text())
+    record = json.loads(eval_path(cdir, row["instance_id"]).read_text())
     assert summary["infra_failures"] == [row["instance_id"]]
     assert record["infra_failure"] and record["reason"] is None and "no test results" in record["error"]

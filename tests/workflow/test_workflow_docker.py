@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from helpers import run_snakemake
+from swevis.paths import eval_path
 
 IID = "swevis-samples__ledgerkit-117"
 
@@ -26,7 +27,7 @@ def test_a_condition_graded_in_docker_end_to_end(tmp_path: Path, sample_images):
     report = json.loads((tmp_path / "results" / "validation" / "docker.json").read_text())
     assert report["harness"] == "docker" and report["n_valid"] == 1, report["invalid"]
     assert report["instances"][IID]["gold"]["resolved"] and not report["instances"][IID]["empty"]["resolved"]
-    record = json.loads((condition / IID / "eval.json").read_text())
+    record = json.loads(eval_path(condition, IID).read_text())
     assert record["harness"] == "docker" and record["run_id"] == "swevis-qwen3.5-mini-normal-text"
     image = sample_images["report"][[line["image"] for line in sample_images["report"]].index(IID)]
     summary = json.loads((condition / "harness" / "harness_summary.json").read_text())

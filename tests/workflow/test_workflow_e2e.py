@@ -11,6 +11,7 @@ import polars as pl
 import pytest
 
 from helpers import run_snakemake as snakemake
+from swevis.paths import eval_path
 
 TINY = """
 tasks:
@@ -78,8 +79,8 @@ def test_repeats_run_in_their_own_folders_and_reach_the_tables(tmp_path: Path):
     proc = snakemake(tmp_path, "results/table1_long.csv")
     assert proc.returncode == 0, proc.stderr[-4000:]
     run = tmp_path / "results" / "runs" / "qwen3.5" / "plb-normal" / "text" / "swevis-samples__tabulon-305"
-    for folder in (run, run / "repeat-1"):
-        assert (folder / "traj.json").exists() and (folder / "eval.json").exists()
+    for repeat, folder in enumerate((run, run / "repeat-1")):
+        assert (folder / "traj.json").exists() and eval_path(run.parent, run.name, repeat).exists()
     assert '"repeat": 1' in (run / "repeat-1" / "traj.json").read_text()
     long = pl.read_csv(tmp_path / "results" / "table1_long.csv")
     cell = long.filter(

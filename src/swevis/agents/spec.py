@@ -11,7 +11,7 @@ from swevis.agents.demos import demo_path
 from swevis.agents.settings import AgentSettings, RunFolders
 from swevis.sandbox import resolved_environment
 from swevis.models import is_live
-from swevis.paths import ResultsLayout
+from swevis.paths import ResultsLayout, RunKey
 
 
 @dataclass
@@ -83,15 +83,15 @@ def make_run_spec(
         replay = demo or str(demo_path(agent, instance, folders.demos_dir))
     cache_dir = folders.cache_dir if repeat == 0 else str(Path(folders.cache_dir) / f"repeat-{repeat}")
     layout = ResultsLayout()
-    run = (model, agent, scope, condition, instance)
+    run = RunKey(model, agent, scope, condition, instance, repeat)
     return RunSpec(
         model_name=model, profile=profile, agent=agent, scope=scope, condition=condition, row=row, mirror=mirror,
         out_dir=out_dir, index_db=index_db, pristine_dir=pristine_dir, preloc=preloc, agents_cfg=agents_cfg,
         localize_cfg=localize_cfg, render_cfg=render_cfg, cache_dir=cache_dir, replay_source=replay, repeat=repeat,
         # The journal survives a killed job (it is no rule output): run_instance resumes from it
         # (live models) and deletes it once traj.json is written. See swevis.agents.resume.
-        journal_path=layout.run_journal(folders.journal_dir, *run, repeat=repeat),
-        ledger_path=layout.spend_ledger(folders.ledger_dir, *run[:4]),
+        journal_path=layout.run_journal(folders.journal_dir, run),
+        ledger_path=layout.spend_ledger(folders.ledger_dir, run.cell),
         # one flat folder per run, named by digits rather than by agent and condition
-        workspace=layout.run_workspace(folders.workspace_dir, *run, repeat=repeat),
+        workspace=layout.run_workspace(folders.workspace_dir, run),
     )

@@ -14,7 +14,6 @@ cost its own runs recorded; else unknown, never 0.
 from __future__ import annotations
 
 import argparse
-import glob
 import json
 from pathlib import Path
 from typing import Any
@@ -24,7 +23,7 @@ from swevis.analysis.load import condition_traj_paths
 from swevis.config import load_config
 from swevis.errors import SwevisError
 from swevis.models.spend import call_cost
-from swevis.paths import ResultsLayout
+from swevis.paths import ConditionKey, ResultsLayout
 from swevis.tasks import load_instances
 from swevis.tasks.sources import select_instances
 from swevis.workflow import ablation_cells
@@ -47,7 +46,7 @@ def planned_cells(config: dict[str, Any]) -> list[tuple[str, str, str, str]]:
 def history(results_dir: str | Path, cell: tuple[str, str, str, str]) -> list[dict[str, Any]]:
     """traj.json totals of every past run of one cell (unreadable files are skipped: this is
     an estimate, not an analysis)."""
-    cdir = Path(ResultsLayout(str(results_dir)).condition_dir(*cell))
+    cdir = Path(ResultsLayout(str(results_dir)).condition_dir(ConditionKey(*cell)))
     out = []
     for path in condition_traj_paths(cdir) if cdir.is_dir() else []:
         try:
@@ -70,7 +69,7 @@ def borrowed_history(
     config's profiles first, then any other that ran under the results dir; (None, [])
     when none did."""
     layout = ResultsLayout(str(results_dir))
-    ran = sorted(Path(d).parts[-3] for d in glob.glob(layout.condition_dir("*", *cell[1:])))  # runs/<model>/...
+    ran = sorted({key.model for key in layout.condition_dirs() if tuple(key[1:]) == tuple(cell[1:])})
     for other in [p for p in profiles if p in ran] + [p for p in ran if p not in profiles]:
         past = history(results_dir, (other, *cell[1:])) if other != cell[0] else []
         if past:

@@ -1,9 +1,9 @@
 """Read run folders into rows: one per instance x condition x repeat.
 
 A run folder is `results/runs/<model>/<agent>-<scope>/<condition>/<instance>/` with
-traj.json, patch.diff and eval.json (repeats > 0 may live in a sub-folder of the instance
-folder, e.g. `<instance>/repeat-1/`; every traj.json under the condition is one run, its
-`repeat` field says which). A missing or corrupt traj.json / eval.json is an
+traj.json and patch.diff (repeats > 0 live in `<instance>/repeat-k/`), and its eval.json is
+in the grading job's folder `<condition>/harness/evals/<instance>[/repeat-k]/`; every path is
+built and read back by swevis.paths (ResultsLayout, eval_path). A missing or corrupt traj.json / eval.json is an
 `AnalysisInputError` that names every offending file.
 
 `condition_summary` condenses one condition into summary.json: counts, accuracy, tokens,
@@ -27,6 +27,7 @@ import polars as pl
 from swevis.errors import SwevisError
 from swevis.fsutil import write_json_atomic
 from swevis.harness.validate import read_validation
+from swevis.paths import ResultsLayout, eval_path, run_path
 from swevis.localize import coverage_bucket, evidence_coverage
 
 TRAJ_FORMAT = "swevis-traj-1"
@@ -187,18 +188,19 @@ def _traj_shape_problem(traj: dict[str, Any]) -> str | None:
 
 def run_row(
     traj_path: str | Path,
+    eval_file: str | Path,
     gold_patch: str | None = None,
     *,
     coverage_high: float,
     coverage_mid: float,
     problems: list[str] | None = None,
 ) -> dict[str, Any] | None:
-    """One run (traj.json + sibling eval.json) as a flat row; problems are appended by name
+    """One run (its traj.json and eval.json) as a flat row; problems are appended by name
     (or raised when `problems` is None)."""
     own = problems is None
     problems = [] if own else problems
     traj_path = Path(traj_path)
-    pair = _read_run(traj_path, problems)
+    pair = _read_run(traj_path, Path(eval_file), problems)
     if pair is None:
         if own:
             raise AnalysisInputError(problems)
@@ -221,9 +223,8 @@ def run_row(
     return _flat_row(traj, ev, traj_path, cov, bucket, cost)
 
 
-def _read_run(traj_path: Path, problems: list[str]) -> tuple[dict[str, Any], dict[str, Any]] | None:
-    """traj.json and its sibling eval.json with their required keys, or None (problems named)."""
-    eval_path = traj_path.with_name("eval.json")
+def _read_run(traj_path: Path, eval_path: Path, problems: list[str]) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    """traj.json and eval.json with their required keys, or None (problems named)."""
     n_before = len(problems)
     traj = _read_json(traj_path, problems)
     ev = _read_json(eval_path, problems)
@@ -315,16 +316,16 @@ def load_condition(
     problems: list[str] = []
     if not cdir.is_dir():
         raise AnalysisInputError([f"{cdir}: condition folder missing"])
-    paths = condition_traj_paths(cdir)
-    seen = {p.relative_to(cdir).parts[0] for p in paths}
+    runs = {p: ResultsLayout.parse_run_subdir(cdir, p) for p in condition_traj_paths(cdir)}
+    seen = {iid for iid, _ in runs.values()}
     for iid in rows_by_id:
         if iid not in seen:
-            problems.append(f"{cdir / iid / 'traj.json'}: missing")
+            problems.append(f"{run_path(cdir, iid, 0, 'traj.json')}: missing")
     rows = []
-    for p in paths:
-        iid = p.relative_to(cdir).parts[0]
+    for p, (iid, repeat) in runs.items():
         gold = rows_by_id.get(iid, {}).get("patch")
-        row = run_row(p, gold, coverage_high=coverage_high, coverage_mid=coverage_mid, problems=problems)
+        row = run_row(p, eval_path(cdir, iid, repeat), gold, coverage_high=coverage_high, coverage_mid=coverage_mid,
+                      problems=problems)
         if row is not None:
             rows.append(row)
     if problems:
@@ -372,11 +373,10 @@ def condition_summary(
         validation = read_validation(validation)
     invalid = mark_valid(rows, validation, source)
     scored = [r for r in rows if r["valid"]]
-    parts = cdir.parts
-    model, agent_scope, condition = (parts[-3], parts[-2], parts[-1]) if len(parts) >= 3 else (None, None, None)
-    agent, _, scope = (agent_scope or "").rpartition("-")
     if rows:
         model, agent, scope, condition = rows[0]["model"], rows[0]["agent"], rows[0]["scope"], rows[0]["condition"]
+    else:
+        model, agent, scope, condition = ResultsLayout.condition_key_or_none(cdir) or (None, None, None, None)
     n = len(scored)
     resolved = sum(r["resolved"] for r in scored)
     return {
@@ -445,19 +445,6 @@ def read_summaries(paths: Iterable[str | Path]) -> list[dict[str, Any]]:
     return out
 
 
-def discover_condition_dirs(runs_root: str | Path, model: str | None = None) -> list[Path]:
-    """Condition folders under results/runs (optionally of one model)."""
-    root = Path(runs_root)
-    models = [root / model] if model else sorted(p for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
-    out = []
-    for m in models:
-        if not m.is_dir():
-            continue
-        for agent_scope in sorted(p for p in m.iterdir() if p.is_dir()):
-            out.extend(sorted(c for c in agent_scope.iterdir() if c.is_dir()))
-    return out
-
-
 def rows_frame(rows: list[dict[str, Any]]):
     """Rows -> polars DataFrame of the scalar columns (actions and usage pairs stay out)."""
     schema = {
@@ -492,7 +479,7 @@ def rows_frame(rows: list[dict[str, Any]]):
 
 
 def load_runs(
-    runs_root: str | Path,
+    results_dir: str | Path,
     model: str | None = None,
     instances: Iterable[Mapping[str, Any]] | str | Path | None = None,
     *,
@@ -504,7 +491,8 @@ def load_runs(
     rows_by_id = instance_rows(instances)
     problems: list[str] = []
     rows: list[dict[str, Any]] = []
-    for cdir in discover_condition_dirs(runs_root, model):
+    layout = ResultsLayout(str(results_dir))
+    for cdir in map(layout.condition_dir, layout.condition_dirs(model)):
         try:
             rows.extend(load_condition(cdir, rows_by_id or None, coverage_high=coverage_high, coverage_mid=coverage_mid))
         except AnalysisInputError as exc:

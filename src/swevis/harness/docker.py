@@ -43,7 +43,7 @@ from typing import Any, Callable, Iterable
 import docker
 
 from swevis.errors import InfrastructureError, SwevisError
-from swevis.paths import portable, run_subdir
+from swevis.paths import HARNESS_DIRNAME, ConditionKey, eval_path, harness_summary_path, portable, run_path
 from swevis.sandbox.images import docker_environment_id, instance_image_name  # noqa: F401 (re-exported)
 from swevis.harness.cache import (  # noqa: F401 (re-exported)
     EvalCache,
@@ -57,7 +57,6 @@ from swevis.fsutil import write_atomic, write_json_atomic
 
 log = logging.getLogger(__name__)
 
-HARNESS_DIRNAME = "harness"
 PREDICTIONS_NAME = "predictions.jsonl"
 DATASET_NAME = "dataset.json"
 
@@ -93,11 +92,6 @@ def instance_environment_ids(
 # ---------------------------------------------------------------- names and inputs
 
 
-def run_id_for(model: str, agent: str, scope: str, condition: str) -> str:
-    """One swebench run_id per condition."""
-    return f"swevis-{model}-{agent}-{scope}-{condition}"
-
-
 def harness_dir(condition_dir: str | Path) -> Path:
     return Path(condition_dir) / HARNESS_DIRNAME
 
@@ -116,7 +110,7 @@ def condition_predictions(
         {
             "instance_id": iid,
             "model_name_or_path": model_name,
-            "model_patch": read_patch(Path(condition_dir) / run_subdir(iid, repeat)),
+            "model_patch": read_patch(run_path(condition_dir, iid, repeat, "patch.diff").parent),
         }
         for iid in instance_ids
     ]
@@ -328,7 +322,7 @@ def evaluate_condition(
         _HarnessRun(
             condition_dir=condition_dir,
             hdir=harness_dir(condition_dir) / (f"repeat-{r}" if r else ""),
-            run_id=run_id_for(model, agent, scope, condition) + (f"-repeat-{r}" if r else ""),
+            run_id=ConditionKey(model, agent, scope, condition).run_id + (f"-repeat-{r}" if r else ""),
             model=model,
             repeat=r,
             settings=settings,
@@ -349,7 +343,7 @@ def evaluate_condition(
             "attempts": max(s["attempts"] for s in summaries),
             **{k: sum(s[k] for s in summaries) for k in ("evaluated", "cached", "empty")},
         }
-    write_json_atomic(harness_dir(condition_dir) / "harness_summary.json", summary)
+    write_json_atomic(harness_summary_path(condition_dir), summary)
     return summary
 
 
@@ -358,7 +352,7 @@ def _evaluate_repeat(run: "_HarnessRun", rows: list[dict[str, Any]], client_fact
 
     `rows` are the SWE-bench rows (results/instances.jsonl) of the condition's instances;
     each must have a run folder `<condition_dir>/<instance_id>/` with patch.diff. Writes
-    `<instance>/eval.json` for every row and returns a summary
+    each run's eval.json below `harness/evals/` (swevis.paths.eval_path) and returns a summary
     {run_id, n, resolved, infra_failures, evaluated, cached, empty, attempts, harness_dir}.
     `client_factory` replaces docker.from_env (tests).
     """
@@ -392,7 +386,7 @@ def _evaluate_repeat(run: "_HarnessRun", rows: list[dict[str, Any]], client_fact
     raise_harness_errors(run.run_id, records)
     for iid in ids:
         records[iid]["run_id"] = run.run_id
-        write_json_atomic(condition_dir / run_subdir(iid, repeat) / "eval.json", records[iid])
+        write_json_atomic(eval_path(condition_dir, iid, repeat), records[iid])
 
     summary = {
         "run_id": run.run_id,

@@ -26,7 +26,7 @@ from swevis.sandbox.environments import HOST_ENV, command_environ
 from swevis.errors import SwevisError
 from swevis.fsutil import write_json_atomic
 from swevis.harness.cache import EvalCache, cached_evaluation, new_eval_record, raise_harness_errors, read_patch
-from swevis.paths import run_subdir
+from swevis.paths import eval_path, harness_summary_path, run_path, run_subdir
 from swevis.tasks.repos import checkout
 
 log = logging.getLogger(__name__)
@@ -263,17 +263,17 @@ def grade_with_retries(
 
 
 def grade_run(
-    row: dict[str, Any], patch: str, mirror: str, run: Path, settings: dict[str, Any], cache: EvalCache, environment: str
+    row: dict[str, Any], patch: str, mirror: str, log_dir: Path, settings: dict[str, Any], cache: EvalCache, environment: str
 ) -> dict[str, Any]:
-    """grade_with_retries for one agent run. No test results after the patch applied is the
+    """grade_with_retries for one agent run, its test logs in `log_dir`. No test results after the patch applied is the
     patch's outcome (it broke their collection) when the gold patch gets results from the
     same command: unresolved, with `reason` saying so. Else it stays an infrastructure failure."""
-    record = grade_with_retries(row, patch, mirror, run / "test_output.txt", settings)
+    record = grade_with_retries(row, patch, mirror, log_dir / "test_output.txt", settings)
     if record["error"] != NO_TEST_RESULTS:
         return record
     gold = cached_evaluation(
         cache, row, row["patch"], "local", environment,
-        lambda: grade_with_retries(row, row["patch"], mirror, run / "gold_test_output.txt", settings),
+        lambda: grade_with_retries(row, row["patch"], mirror, log_dir / "gold_test_output.txt", settings),
     )
     if gold["harness_error"]:
         return {**record, "harness_error": True, "error": f"{NO_TEST_RESULTS}; the gold patch: {gold['error']}"}
@@ -292,7 +292,8 @@ def evaluate_condition_local(
 ) -> dict[str, Any]:
     """Grade every run (instances x repeats) of one condition with the local runner, in one process.
 
-    Writes `<instance>/eval.json` (and the test log beside it) for every row, and
+    Writes each run's eval.json (and its test log beside it) below `harness/evals/`
+    (swevis.paths.eval_path) and
     `harness/harness_summary.json` like the Docker harness. Identical patches of one
     instance share one evaluation through the evaluation cache; an infrastructure failure
     is retried `retries` times and never cached; a harness failure left after the retries
@@ -304,24 +305,24 @@ def evaluate_condition_local(
     environment = local_environment_id()
     records = {}
     for row, repeat in ((row, r) for row in rows for r in range(int(repeats))):
-        run = condition_dir / run_subdir(row["instance_id"], repeat)
-        patch = read_patch(run)
+        patch = read_patch(run_path(condition_dir, row["instance_id"], repeat, "patch.diff").parent)
         mirror = mirrors[row["repo"]]
+        logs = eval_path(condition_dir, row["instance_id"], repeat).parent
         record = cached_evaluation(
             cache, row, patch, "local", environment,
-            lambda row=row, patch=patch, mirror=mirror, run=run: grade_run(row, patch, mirror, run, settings, cache, environment),
+            lambda row=row, patch=patch, mirror=mirror, logs=logs: grade_run(row, patch, mirror, logs, settings, cache, environment),
         )
-        records[run_subdir(row["instance_id"], repeat)] = record
-    raise_harness_errors(str(condition_dir), records)
-    for subdir, record in records.items():
-        write_json_atomic(condition_dir / subdir / "eval.json", record)
+        records[(row["instance_id"], repeat)] = record
+    raise_harness_errors(str(condition_dir), {run_subdir(*run): r for run, r in records.items()})
+    for (instance, repeat), record in records.items():
+        write_json_atomic(eval_path(condition_dir, instance, repeat), record)
     summary = {
         "harness": "local",
         "environment": environment,
         "n": len(records),
         "resolved": sum(1 for r in records.values() if r["resolved"]),
-        "infra_failures": sorted(i for i, r in records.items() if r["infra_failure"]),
+        "infra_failures": sorted(run_subdir(*run) for run, r in records.items() if r["infra_failure"]),
         "cached": sum(1 for r in records.values() if r.get("cached")),
     }
-    write_json_atomic(condition_dir / "harness" / "harness_summary.json", summary)
+    write_json_atomic(harness_summary_path(condition_dir), summary)
     return summary

@@ -27,6 +27,7 @@ from swevis.harness.cache import EvalCache, validation_cache_key
 from swevis.harness.docker import docker_environment_id, evaluate_condition, instance_environment_ids
 from swevis.harness.local import grade_with_retries, local_environment_id
 from swevis.fsutil import write_json_atomic
+from swevis.paths import eval_path
 
 log = logging.getLogger(__name__)
 
@@ -188,7 +189,7 @@ def validate_docker(
                 (cdir / row["instance_id"] / "patch.diff").write_text(patch_of(row))
             evaluate_condition(cdir, pending, model="validation", agent=name, scope="env", condition="check",
                                settings=settings, client_factory=client_factory, mirrors=mirrors)
-            evals[name] = {r["instance_id"]: json.loads((cdir / r["instance_id"] / "eval.json").read_text()) for r in pending}
+            evals[name] = {r["instance_id"]: json.loads(eval_path(cdir, r["instance_id"]).read_text()) for r in pending}
         return {iid: (evals["gold"][iid], evals["empty"][iid]) for iid in evals["gold"]}
 
     cache_dir = settings["cache_dir"]
