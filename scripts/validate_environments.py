@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from swevis.harness.validate import validate_docker, validate_local, write_validation
+from swevis.harness.validate import validate_environments, write_validation
 from swevis.logutil import script_logging
 from swevis.tasks import load_instances
 from swevis.tasks.repos import mirrors_by_repo
@@ -13,10 +13,7 @@ with script_logging(snakemake.log[0]) as log:
     out = Path(snakemake.output.validation)
     work_dir = out.with_suffix("")
     mirrors = mirrors_by_repo(snakemake.input.mirrors)
-    if cfg["kind"] == "docker":
-        report = validate_docker(rows, cfg, work_dir, mirrors=mirrors)
-    else:
-        report = validate_local(rows, mirrors, cfg, work_dir)
+    report = validate_environments(rows, cfg, work_dir, mirrors=mirrors)
     write_validation(report, out)
     log.info("%s (%s): %d/%d environments valid; invalid: %s", report["harness"], report["environment"],
              report["n_valid"], report["n"], report["invalid"] or "none")

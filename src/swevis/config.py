@@ -6,6 +6,7 @@ import copy
 import functools
 import hashlib
 import json
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
@@ -147,3 +148,17 @@ def filled_section(name: str, value: dict[str, Any]) -> dict[str, Any]:
 
 
 _FILLED: dict[tuple[str, str], dict[str, Any]] = {}
+
+
+def typed_section(cls: type, name: str, given: dict[str, Any] | None, *, within: tuple[str, ...] = ()) -> Any:
+    """The settings dataclass `cls` from config section `name` (or the sub-mapping at `within`
+    inside it): the keys `cls` has fields for, filled through the schema, lists as tuples.
+    The one way a stage's settings come from its config, so every default is the schema's."""
+    names = [f.name for f in fields(cls)]
+    ours: dict[str, Any] = {k: v for k, v in (given or {}).items() if k in names}
+    for key in reversed(within):
+        ours = {key: ours}
+    section = filled_section(name, ours)
+    for key in within:
+        section = section[key]
+    return cls(**{n: tuple(section[n]) if isinstance(section[n], list) else section[n] for n in names})

@@ -13,7 +13,7 @@ import pytest
 from helpers import git
 
 from swevis.errors import InfrastructureError
-from swevis.harness.docker import evaluate_condition
+from swevis.harness.docker import evaluate_condition_docker
 from swevis.sandbox.specs import offline_spec_files
 from swevis.harness.validate import validate_docker
 from swevis.paths import ConditionKey, eval_path
@@ -46,7 +46,7 @@ def _grade(tmp_path: Path, rows: list[dict], patches: dict[str, str], images: di
         (cdir / row["instance_id"]).mkdir(parents=True, exist_ok=True)
         (cdir / row["instance_id"] / "patch.diff").write_text(patches[row["instance_id"]])
     settings = {**images["settings"], **overrides}
-    return evaluate_condition(cdir, rows, model="m", agent="mini", scope="normal", condition="text",
+    return evaluate_condition_docker(cdir, rows, model="m", agent="mini", scope="normal", condition="text",
                               settings=settings, mirrors=images["mirrors"])
 
 

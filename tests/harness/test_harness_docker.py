@@ -14,15 +14,9 @@ import docker
 import pytest
 
 from swevis.config import validate_config
-from swevis.harness.cache import MissingPatchError
-from swevis.harness.docker import (
-    DockerHarnessError,
-    EvalCache,
-    cached_evaluation,
-    evaluate_condition,
-    evaluation_cache_key,
-    instance_log_dir,
-)
+from swevis.harness.cache import EvalCache, cached_evaluation, evaluation_cache_key
+from swevis.harness.docker import DockerHarnessError, evaluate_condition_docker, instance_log_dir
+from swevis.harness.records import MissingPatchError
 from swevis.paths import ConditionKey, eval_path
 
 F2P = "tests/test_x.py::test_fix"
@@ -235,7 +229,7 @@ def _eval(cdir, iid):
 def test_gold_empty_bad_wrong(tmp_path, fake):
     cdir = _condition(tmp_path, CASES)
     rows = [_row(i) for i in CASES]
-    summary = evaluate_condition(cdir, rows, model="qwen3.5", agent="plb", scope="normal", condition="r3", settings=_settings(tmp_path))
+    summary = evaluate_condition_docker(cdir, rows, model="qwen3.5", agent="plb", scope="normal", condition="r3", settings=_settings(tmp_path))
 
     run_id = "swevis-qwen3.5-plb-normal-r3"
     assert ConditionKey("qwen3.5", "plb", "normal", "r3").run_id == run_id
@@ -282,7 +276,7 @@ def test_a_crashed_instance_is_retried_then_fails_the_job_keeping_the_verdicts(t
     cdir = _condition(tmp_path, cases)
     rows = [_row(i) for i in cases]
     with pytest.raises(InfrastructureError, match="harness failure on psf__requests-1005: evaluation crashed"):
-        evaluate_condition(cdir, rows, model="qwen3.5", agent="plb", scope="normal", condition="r3", settings=_settings(tmp_path))
+        evaluate_condition_docker(cdir, rows, model="qwen3.5", agent="plb", scope="normal", condition="r3", settings=_settings(tmp_path))
     run_id = "swevis-qwen3.5-plb-normal-r3"
     # retried once (the first attempt's logs kept beside the retry); no eval.json, no summary
     assert instance_log_dir(cdir, run_id, "qwen3.5", "psf__requests-1005.attempt-1").exists()
@@ -290,7 +284,7 @@ def test_a_crashed_instance_is_retried_then_fails_the_job_keeping_the_verdicts(t
     assert not (cdir / "harness" / "harness_summary.json").exists()
     # the next run, with the engine healthy again, grades only the failed instance
     (cdir / "psf__requests-1005" / "patch.diff").write_text(_patch("WRONG"))
-    again = evaluate_condition(cdir, rows, model="qwen3.5", agent="plb", scope="normal", condition="r3", settings=_settings(tmp_path))
+    again = evaluate_condition_docker(cdir, rows, model="qwen3.5", agent="plb", scope="normal", condition="r3", settings=_settings(tmp_path))
     assert again["cached"] == 1 and again["evaluated"] == 1 and again["resolved"] == 1
 
 
@@ -299,7 +293,7 @@ def test_a_missing_image_is_an_infrastructure_error(tmp_path, fake):
 
     cdir = _condition(tmp_path, {"psf__requests-1007": _patch("GOLD")})
     with pytest.raises(InfrastructureError, match="harness failure on psf__requests-1007: evaluation crashed: .*ImageNotFound"):
-        evaluate_condition(cdir, [_row("psf__requests-1007")], model="m", agent="plb", scope="normal", condition="text",
+        evaluate_condition_docker(cdir, [_row("psf__requests-1007")], model="m", agent="plb", scope="normal", condition="text",
                            settings=_settings(tmp_path, retries=0))
     assert fake.pulls and not eval_path(cdir, "psf__requests-1007").exists()
 
@@ -310,7 +304,7 @@ def test_timeout_is_retried_then_an_infrastructure_error(tmp_path, fake):
     cases = {"psf__requests-1006": _patch("HANG")}
     cdir = _condition(tmp_path, cases)
     with pytest.raises(InfrastructureError, match="psf__requests-1006: test run timed out after 1 s"):
-        evaluate_condition(
+        evaluate_condition_docker(
             cdir, [_row(i) for i in cases], model="qwen3.5", agent="plb", scope="normal", condition="r3",
             settings=_settings(tmp_path, retries=0),
         )
@@ -324,7 +318,7 @@ def test_an_eval_script_that_died_is_retried_then_an_infrastructure_error(tmp_pa
     cases = {"psf__requests-1001": _patch("GOLD"), "psf__requests-1003": _patch("KILLED")}
     cdir = _condition(tmp_path, cases)
     with pytest.raises(InfrastructureError, match="harness failure on psf__requests-1003: .*eval script failed"):
-        evaluate_condition(cdir, [_row(i) for i in cases], model="m", agent="plb", scope="normal", condition="text",
+        evaluate_condition_docker(cdir, [_row(i) for i in cases], model="m", agent="plb", scope="normal", condition="text",
                            settings=_settings(tmp_path, retries=1))
     assert instance_log_dir(cdir, "swevis-m-plb-normal-text", "m", "psf__requests-1003.attempt-1").exists()
     assert not eval_path(cdir, "psf__requests-1003").exists()
@@ -334,10 +328,10 @@ def test_an_eval_script_that_died_is_retried_then_an_infrastructure_error(tmp_pa
 def test_identical_patches_share_one_evaluation(tmp_path, fake):
     gold = {"psf__requests-1001": _patch("GOLD")}
     c1 = _condition(tmp_path / "a", gold)
-    s1 = evaluate_condition(c1, [_row("psf__requests-1001")], model="m", agent="let", scope="wide", condition="r1", settings=_settings(tmp_path))
+    s1 = evaluate_condition_docker(c1, [_row("psf__requests-1001")], model="m", agent="let", scope="wide", condition="r1", settings=_settings(tmp_path))
     n_created = len(fake.created)
     c2 = _condition(tmp_path / "b", {"psf__requests-1001": _patch("GOLD").rstrip("\n") + "\n\n"})
-    s2 = evaluate_condition(c2, [_row("psf__requests-1001")], model="m", agent="let", scope="wide", condition="r5", settings=_settings(tmp_path))
+    s2 = evaluate_condition_docker(c2, [_row("psf__requests-1001")], model="m", agent="let", scope="wide", condition="r5", settings=_settings(tmp_path))
     assert s1["evaluated"] == 1 and s2["cached"] == 1 and s2["evaluated"] == 0
     assert len(fake.created) == n_created  # no second container
     rec = _eval(c2, "psf__requests-1001")
@@ -399,11 +393,11 @@ def test_patch_harness_environment_and_version_change_the_cache_key(monkeypatch)
 def test_a_changed_task_row_is_graded_again(tmp_path, fake):
     """The stale-verdict bug: a task row whose FAIL_TO_PASS changed reused the old verdict."""
     cdir = _condition(tmp_path / "a", {"psf__requests-1001": _patch("GOLD")})
-    first = evaluate_condition(cdir, [_row("psf__requests-1001")], model="m", agent="plb", scope="normal", condition="text", settings=_settings(tmp_path))
+    first = evaluate_condition_docker(cdir, [_row("psf__requests-1001")], model="m", agent="plb", scope="normal", condition="text", settings=_settings(tmp_path))
     assert first["evaluated"] == 1 and _eval(cdir, "psf__requests-1001")["resolved"]
     changed = {**_row("psf__requests-1001"), "FAIL_TO_PASS": json.dumps([F2P, "tests/test_x.py::test_missing"])}
     cdir2 = _condition(tmp_path / "b", {"psf__requests-1001": _patch("GOLD")})
-    second = evaluate_condition(cdir2, [changed], model="m", agent="plb", scope="normal", condition="text", settings=_settings(tmp_path))
+    second = evaluate_condition_docker(cdir2, [changed], model="m", agent="plb", scope="normal", condition="text", settings=_settings(tmp_path))
     assert second["cached"] == 0 and second["evaluated"] == 1
     assert not _eval(cdir2, "psf__requests-1001")["resolved"]
 
@@ -418,7 +412,7 @@ def test_a_crashed_harness_run_fails_the_job_without_output(tmp_path, fake, monk
     monkeypatch.setattr(docker_mod, "_run_swebench", crash)
     cdir = _condition(tmp_path, {"psf__requests-1001": _patch("GOLD")})
     with pytest.raises(InfrastructureError, match="crashed 2 time"):
-        evaluate_condition(cdir, [_row("psf__requests-1001")], model="m", agent="plb", scope="normal", condition="text", settings=_settings(tmp_path))
+        evaluate_condition_docker(cdir, [_row("psf__requests-1001")], model="m", agent="plb", scope="normal", condition="text", settings=_settings(tmp_path))
     assert not eval_path(cdir, "psf__requests-1001").exists()
     assert not (cdir / "harness" / "harness_summary.json").exists()
 
@@ -430,13 +424,13 @@ def test_no_engine_is_a_clear_error(tmp_path, monkeypatch):
     monkeypatch.setattr(docker, "from_env", no_engine)
     cdir = _condition(tmp_path, {"psf__requests-1001": _patch("GOLD")})
     with pytest.raises(DockerHarnessError, match="no Docker engine"):
-        evaluate_condition(cdir, [_row("psf__requests-1001")], model="m", agent="plb", scope="normal", condition="text", settings=_settings(tmp_path))
+        evaluate_condition_docker(cdir, [_row("psf__requests-1001")], model="m", agent="plb", scope="normal", condition="text", settings=_settings(tmp_path))
 
 
 def test_missing_patch_is_named(tmp_path, fake):
     cdir = _condition(tmp_path, {})
     with pytest.raises(MissingPatchError, match="psf__requests-1001/patch.diff"):
-        evaluate_condition(cdir, [_row("psf__requests-1001")], model="m", agent="plb", scope="normal", condition="text", settings=_settings(tmp_path))
+        evaluate_condition_docker(cdir, [_row("psf__requests-1001")], model="m", agent="plb", scope="normal", condition="text", settings=_settings(tmp_path))
 
 
 def test_repeats_are_separate_harness_runs(tmp_path, fake):
@@ -447,7 +441,7 @@ def test_repeats_are_separate_harness_runs(tmp_path, fake):
         (cdir / iid / "repeat-1").mkdir()
         (cdir / iid / "repeat-1" / "patch.diff").write_text(patch)
     rows = [_row(i) for i in cases]
-    summary = evaluate_condition(
+    summary = evaluate_condition_docker(
         cdir, rows, model="qwen3.5", agent="plb", scope="normal", condition="r3", settings=_settings(tmp_path), repeats=2
     )
     assert summary["n"] == 4 and summary["resolved"] == 2
@@ -474,7 +468,7 @@ def test_the_validated_harness_section_reaches_swebench(tmp_path, fake, monkeypa
     settings = _settings(tmp_path, retries=0, namespace="myorg", instance_image_tag="v2", open_file_limit=4096)
     cdir = _condition(tmp_path, {"psf__requests-1001": _patch("GOLD")})
     with pytest.raises(DockerHarnessError, match="crashed 1 time"):
-        evaluate_condition(cdir, [_row("psf__requests-1001")], model="m", agent="plb", scope="normal", condition="text", settings=settings)
+        evaluate_condition_docker(cdir, [_row("psf__requests-1001")], model="m", agent="plb", scope="normal", condition="text", settings=settings)
     schema_defaults = validate_config({})["harness"]
     assert seen["namespace"] == "myorg" and seen["instance_image_tag"] == "v2" and seen["open_file_limit"] == 4096
     assert seen["timeout"] == 1 and seen["max_workers"] == 2
@@ -498,11 +492,11 @@ def test_the_cache_key_holds_the_inspected_image_id_not_only_its_tag(tmp_path, f
     """A re-pushed `latest` is another image: its verdicts are graded again."""
     iid, image = "psf__requests-1001", "swebench/sweb.eval.x86_64.psf_1776_requests-1001:latest"
     run = dict(model="m", agent="plb", scope="normal", condition="text", settings=_settings(tmp_path))
-    first = evaluate_condition(_condition(tmp_path / "a", {iid: _patch("GOLD")}), [_row(iid)], **run)
+    first = evaluate_condition_docker(_condition(tmp_path / "a", {iid: _patch("GOLD")}), [_row(iid)], **run)
     assert first["evaluated"] == 1
-    assert evaluate_condition(_condition(tmp_path / "b", {iid: _patch("GOLD")}), [_row(iid)], **run)["cached"] == 1
+    assert evaluate_condition_docker(_condition(tmp_path / "b", {iid: _patch("GOLD")}), [_row(iid)], **run)["cached"] == 1
     pretend_rebuilt(fake, monkeypatch)
-    third = evaluate_condition(_condition(tmp_path / "c", {iid: _patch("GOLD")}), [_row(iid)], **run)
+    third = evaluate_condition_docker(_condition(tmp_path / "c", {iid: _patch("GOLD")}), [_row(iid)], **run)
     assert third["cached"] == 0 and third["evaluated"] == 1
     assert first["images"] == {iid: f"docker:{image}@sha256:{image}"}
     assert third["images"] == {iid: f"docker:{image}@sha256:rebuilt"}
@@ -526,7 +520,7 @@ def test_records_name_their_reports_relative_to_the_workflow_directory(tmp_path,
     # a results folder moves between machines: no record or summary names this host's folder
     monkeypatch.chdir(tmp_path)
     cdir = _condition(tmp_path, {"psf__requests-1001": CASES["psf__requests-1001"]})
-    evaluate_condition(cdir, [_row("psf__requests-1001")], model="qwen3.5", agent="plb", scope="normal",
+    evaluate_condition_docker(cdir, [_row("psf__requests-1001")], model="qwen3.5", agent="plb", scope="normal",
                        condition="r3", settings=_settings(tmp_path))
     gold = _eval(cdir, "psf__requests-1001")
     hdir = "results/runs/qwen3.5/plb-normal/r3/harness"
@@ -534,3 +528,22 @@ def test_records_name_their_reports_relative_to_the_workflow_directory(tmp_path,
     assert gold["report_path"] == gold["log_dir"] + "/report.json" and (tmp_path / gold["report_path"]).exists()
     written = [p for p in tmp_path.rglob("*.json") if "logs" not in p.parts]
     assert written and not [p for p in written if str(tmp_path) in p.read_text()]
+
+
+def test_the_one_entry_point_grades_with_the_backend_the_settings_name(tmp_path, fake, monkeypatch):
+    """harness.evaluate.evaluate_condition: kind docker runs the official harness (the fake
+    engine is asked), kind local the local runner (the engine is not asked)."""
+    from swevis.harness import evaluate as evaluate_mod
+
+    key = ConditionKey("qwen3.5", "plb", "normal", "r3")
+    cdir = _condition(tmp_path, {"psf__requests-1001": CASES["psf__requests-1001"]})
+    rows = [_row("psf__requests-1001")]
+    summary = evaluate_mod.evaluate_condition(cdir, rows, key, settings=_settings(tmp_path, kind="docker"), mirrors={})
+    assert summary["run_id"] == key.run_id and summary["resolved"] == 1 and fake.created
+    asked = []
+    monkeypatch.setattr(evaluate_mod, "evaluate_condition_local",
+                        lambda *a, **k: asked.append((a, k)) or {"harness": "local"})
+    created = list(fake.created)
+    local = validate_config({"harness": {"kind": "local", "cache_dir": str(tmp_path / "c2")}})["harness"]
+    assert evaluate_mod.evaluate_condition(cdir, rows, key, settings=local, mirrors={"psf/requests": "m"}) == {"harness": "local"}
+    assert asked and asked[0][0][:3] == (cdir, rows, {"psf/requests": "m"}) and fake.created == created

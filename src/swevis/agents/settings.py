@@ -6,10 +6,11 @@ the one source of their defaults, filled through it when a caller passes a parti
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass
 from typing import Any
 
-from swevis.config import filled_section
+from swevis.config import typed_section
+
 
 
 @dataclass(frozen=True)
@@ -42,14 +43,9 @@ class AgentSettings:
 
     @classmethod
     def from_config(cls, agents_cfg: dict[str, Any] | None) -> AgentSettings:
-        """From the ``agents`` section (validated, or partial: filled through the schema)."""
-        names = [f.name for f in fields(cls)]
-        # the workflow's agents params also carry a variant's entry (see swevis.agents.variants)
-        ours = {k: v for k, v in (agents_cfg or {}).items() if k in names}
-        section = filled_section("agents", ours)
-        values = {name: section[name] for name in names}
-        values["env_passthrough"] = tuple(values["env_passthrough"])
-        return cls(**values)
+        """From the ``agents`` section (validated, or partial: filled through the schema); the
+        workflow's agents params also carry a variant's entry (swevis.agents.variants), left out."""
+        return typed_section(cls, "agents", agents_cfg)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready, as traj.json's provenance and the journal identity record them."""
@@ -68,10 +64,7 @@ class RunFolders:
 
     @classmethod
     def from_config(cls, agents_cfg: dict[str, Any] | None) -> RunFolders:
-        names = [f.name for f in fields(cls)]
-        ours = {k: v for k, v in (agents_cfg or {}).items() if k in names}
-        section = filled_section("agents", ours)
-        return cls(**{name: section[name] for name in names})
+        return typed_section(cls, "agents", agents_cfg)
 
 
 def is_let(agent: str) -> bool:

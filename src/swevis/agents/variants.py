@@ -44,7 +44,7 @@ from swevis.agents.observe import ObservationPipeline
 from swevis.agents.prompts import render_prompt
 from swevis.agents.tools import format_error, working_tree_diff
 from swevis.agents.volatile import normalize as normalize_volatile
-from swevis.config import filled_section
+from swevis.config import typed_section
 
 log = logging.getLogger(__name__)
 
@@ -104,8 +104,7 @@ def variant_flags(agent: str, agents_cfg: dict[str, Any]) -> VariantSettings:
     unknown = sorted(set(entry) - set(names))
     if unknown:
         raise ValueError(f"agents.variants.{agent}: unknown key(s) {', '.join(unknown)}")
-    filled = filled_section("agents", {"variants": {_PLAIN: dict(entry)}})["variants"][_PLAIN]
-    return VariantSettings(**{name: filled[name] for name in names})
+    return typed_section(VariantSettings, "agents", entry, within=("variants", _PLAIN))
 
 
 def _tail(text: str, n: int) -> str:

@@ -1,5 +1,5 @@
-"""What both harnesses share: the eval.json record, and shared evaluations (identical patches
-of one instance are graded once; common under replay, where conditions produce the same patch)."""
+"""Shared evaluations: identical patches of one instance are graded once (common under replay,
+where conditions produce the same patch), keyed by everything that can change a verdict."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Any, Callable
 
-from swevis.errors import InfrastructureError, SwevisError
 from swevis.fsutil import write_json_atomic
 
 log = logging.getLogger(__name__)
@@ -19,30 +18,6 @@ log = logging.getLogger(__name__)
 # evaluation and validation made before is then graded again.
 HARNESS_SCHEMA = "swevis-harness-2"
 swebench_version = version("swebench")  # its grading decides verdicts (read without importing it)
-
-
-def new_eval_record(instance_id: str, harness: str) -> dict[str, Any]:
-    """An eval.json record before any verdict: unresolved, nothing applied, no error.
-
-    `infra_failure`: no verdict (retried, never cached). `harness_error` marks the subset
-    where the harness itself could not run (timeout, crash, no engine or image, a test_patch
-    that does not apply, an eval script that died), as opposed
-    to an environment that runs but cannot grade (no test results even for the gold patch).
-    `reason`: why a verdict is unresolved when the record's other fields do not say it.
-    """
-    return {
-        "instance_id": instance_id,
-        "harness": harness,
-        "resolved": False,
-        "patch_applied": False,
-        "patch_apply": None,
-        "infra_failure": False,
-        "harness_error": False,
-        "error": None,
-        "reason": None,
-        "tests": None,
-        "resolution": None,
-    }
 
 
 def _normalize_patch(patch: str) -> str:
@@ -142,24 +117,3 @@ def cached_evaluation(
     record = {**record, "cache_key": key, "cached": False}
     cache.put(key, record)
     return record
-
-
-def raise_harness_errors(what: str, records: dict[str, dict[str, Any]]) -> None:
-    """No verdict where the harness itself failed (after its retries): the job fails with one
-    line naming the instances, writes no output, and the next run grades them again."""
-    failed = sorted(iid for iid, r in records.items() if r.get("harness_error"))
-    if failed:
-        more = f" (and {len(failed) - 1} more: {', '.join(failed[1:6])})" if len(failed) > 1 else ""
-        raise InfrastructureError(f"{what}: harness failure on {failed[0]}: {records[failed[0]]['error']}{more}")
-
-
-class MissingPatchError(SwevisError):
-    """A run folder without patch.diff: its agent run did not finish."""
-
-
-def read_patch(run_dir: str | Path) -> str:
-    """The patch of one run folder (both harnesses); a missing patch.diff is an error naming the file."""
-    path = Path(run_dir) / "patch.diff"
-    if not path.exists():
-        raise MissingPatchError(f"{path}: missing (the agent run did not finish?)")
-    return path.read_text(encoding="utf-8", errors="replace")

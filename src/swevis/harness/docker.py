@@ -44,15 +44,9 @@ import docker
 
 from swevis.errors import InfrastructureError, SwevisError
 from swevis.paths import HARNESS_DIRNAME, ConditionKey, eval_path, harness_summary_path, portable, run_path
-from swevis.sandbox.images import docker_environment_id, instance_image_name  # noqa: F401 (re-exported)
-from swevis.harness.cache import (  # noqa: F401 (re-exported)
-    EvalCache,
-    cached_evaluation,
-    evaluation_cache_key,
-    new_eval_record,
-    raise_harness_errors,
-    read_patch,
-)
+from swevis.sandbox.images import docker_environment_id, instance_image_name
+from swevis.harness.cache import EvalCache, evaluation_cache_key
+from swevis.harness.records import new_eval_record, raise_harness_errors, read_patch
 from swevis.fsutil import write_atomic, write_json_atomic
 
 log = logging.getLogger(__name__)
@@ -295,7 +289,7 @@ def _run_swebench(
         )
 
 
-def evaluate_condition(
+def evaluate_condition_docker(
     condition_dir: str | Path,
     rows: list[dict[str, Any]],
     *,

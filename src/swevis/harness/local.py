@@ -25,7 +25,8 @@ from typing import Any, Callable
 from swevis.sandbox.environments import HOST_ENV, command_environ
 from swevis.errors import SwevisError
 from swevis.fsutil import write_json_atomic
-from swevis.harness.cache import EvalCache, cached_evaluation, new_eval_record, raise_harness_errors, read_patch
+from swevis.harness.cache import EvalCache, cached_evaluation
+from swevis.harness.records import new_eval_record, raise_harness_errors, read_patch
 from swevis.paths import eval_path, harness_summary_path, run_path, run_subdir
 from swevis.tasks.repos import checkout
 

@@ -24,10 +24,11 @@ from typing import Any, Callable
 
 from swevis.errors import InfrastructureError, SwevisError
 from swevis.harness.cache import EvalCache, validation_cache_key
-from swevis.harness.docker import docker_environment_id, evaluate_condition, instance_environment_ids
+from swevis.harness.docker import evaluate_condition_docker, instance_environment_ids
+from swevis.sandbox.images import docker_environment_id
 from swevis.harness.local import grade_with_retries, local_environment_id
 from swevis.fsutil import write_json_atomic
-from swevis.paths import eval_path
+from swevis.paths import eval_path, run_path
 
 log = logging.getLogger(__name__)
 
@@ -185,9 +186,10 @@ def validate_docker(
         for name, patch_of in (("gold", lambda r: r["patch"]), ("empty", lambda r: NOOP_PATCH)):
             cdir = work_dir / name
             for row in pending:
-                (cdir / row["instance_id"]).mkdir(parents=True, exist_ok=True)
-                (cdir / row["instance_id"] / "patch.diff").write_text(patch_of(row))
-            evaluate_condition(cdir, pending, model="validation", agent=name, scope="env", condition="check",
+                patch = run_path(cdir, row["instance_id"], 0, "patch.diff")
+                patch.parent.mkdir(parents=True, exist_ok=True)
+                patch.write_text(patch_of(row))
+            evaluate_condition_docker(cdir, pending, model="validation", agent=name, scope="env", condition="check",
                                settings=settings, client_factory=client_factory, mirrors=mirrors)
             evals[name] = {r["instance_id"]: json.loads(eval_path(cdir, r["instance_id"]).read_text()) for r in pending}
         return {iid: (evals["gold"][iid], evals["empty"][iid]) for iid in evals["gold"]}
@@ -196,6 +198,21 @@ def validate_docker(
     environments = instance_environment_ids(rows, settings, client_factory, mirrors)
     cache = EvalCache(Path(cache_dir).resolve() if cache_dir else None)
     return _validate_rows(rows, "docker", docker_environment_id(settings), environments, cache, grade)
+
+
+def validate_environments(
+    rows: list[dict[str, Any]],
+    settings: dict[str, Any],
+    work_dir: str | Path,
+    *,
+    mirrors: dict[str, str],
+    client_factory: Callable[[], Any] | None = None,
+) -> dict[str, Any]:
+    """The validation report of `rows` with the backend `settings["kind"]` names (the one entry
+    point; validate_local and validate_docker are its two backends)."""
+    if settings["kind"] == "docker":
+        return validate_docker(rows, settings, work_dir, client_factory=client_factory, mirrors=mirrors)
+    return validate_local(rows, mirrors, settings, work_dir)
 
 
 def write_validation(report: dict[str, Any], path: str | Path) -> Path:
