@@ -168,6 +168,33 @@ def test_no_import_cycle_between_swevis_packages():
     assert sorted(sorted(c) for c in import_cycles(package_graph(import_graph()))) == []
 
 
+DESIGN = ROOT / "docs" / "DESIGN.md"
+
+
+def may_import_table() -> dict[str, set[str]]:
+    """docs/DESIGN.md's may-import table: swevis.<package> -> the swevis packages it may import
+    ("every package but cli" allows all the others)."""
+    text = DESIGN.read_text()
+    rows = text[text.index("<!-- may-import table"):text.index("<!-- end may-import table")].splitlines()
+    table: dict[str, set[str]] = {}
+    cells = [[c.strip() for c in row.strip().strip("|").split("|")] for row in rows if row.startswith("| `")]
+    everything = {f"swevis.{n.strip('` ')}" for names, _, _ in cells for n in names.split(",")}
+    for names, _owns, allowed in cells:
+        targets = ({p for p in everything | {"swevis"} if p != "swevis.cli"} if allowed.startswith("every package but cli")
+                   else {("swevis" if a == "swevis" else f"swevis.{a}") for a in allowed.split(", ") if a})
+        for name in names.split(","):
+            table[f"swevis.{name.strip('` ')}"] = targets
+    return table
+
+
+def test_every_package_imports_only_what_the_design_allows():
+    table, graph = may_import_table(), package_graph(import_graph())
+    assert sorted(set(graph) - set(table) - {"swevis"}) == []  # every package has its row
+    outside = sorted(f"{room} -> {target}" for room, targets in graph.items() if room != "swevis"
+                     for target in targets - table[room] - {room})
+    assert outside == []
+
+
 def test_atomic_writes_go_through_fsutil():
     renames = [
         f"{_where(path)}:{node.lineno}"
@@ -212,5 +239,8 @@ def test_the_checks_find_what_they_look_for(tmp_path):
     assert "swevis.fsutil" in graph["swevis.analysis.localization"]
     # a deferred import counts: harness.docker imports sandbox.specs inside a function
     assert "swevis.sandbox.specs" in graph["swevis.harness.docker"]
+    table = may_import_table()
+    assert table["swevis.localize"] == {"swevis.arguments", "swevis.config", "swevis.index"}
+    assert table["swevis.logutil"] == table["swevis.arguments"] and "swevis.harness" in table["swevis.analysis"]
     deferred = {"swevis.x.a": {"swevis.y.b"}, "swevis.y.b": {"swevis.x.c"}, "swevis.x.c": set()}
     assert import_cycles(package_graph(deferred)) == {frozenset({"swevis.x", "swevis.y"})}
