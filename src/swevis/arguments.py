@@ -73,9 +73,9 @@ def output_folder(path: str | Path, what: str) -> Path:
     """A folder to write into, checked before any work: it may not exist yet, but it must not
     be a file, the nearest folder that exists must be writable, and no name may be too long."""
     p = Path(path)
-    if p.exists() and not p.is_dir():
-        raise SwevisError(f"{what} {p} is a file, not a folder")
     _writable_below(p, what)
+    if _kind(p) == "file":
+        raise SwevisError(f"{what} {p} is a file, not a folder")
     return p
 
 
@@ -84,19 +84,28 @@ def output_file(path: str | Path, what: str, *, new_folders: bool = True) -> Pat
     this user may write (one that exists, unless `new_folders`: then the nearest existing
     one), with no name too long."""
     p = Path(path)
-    if p.is_dir():
-        raise SwevisError(f"{what} {p} is a folder, not a file")
     _writable_below(p, what)
-    if not new_folders and not p.parent.is_dir():
+    if _kind(p) == "dir":
+        raise SwevisError(f"{what} {p} is a folder, not a file")
+    if not new_folders and _kind(p.parent) != "dir":
         raise SwevisError(f"{what} {p}: its folder {p.parent} does not exist")
     return p
+
+
+def _kind(path: Path) -> str | None:
+    """'dir', 'file' (anything else that exists) or None; a path the system cannot even look
+    up (a name too long) does not exist."""
+    try:
+        return "dir" if path.is_dir() else "file" if path.exists() else None
+    except OSError:
+        return None
 
 
 def _writable_below(path: Path, what: str) -> None:
     """The names of `path` that do not exist yet can be created: each within the file
     system's name length, under the nearest existing folder, which this user may write."""
-    existing = next((a for a in [path, *path.parents] if a.exists()), Path("."))
-    if existing != path and not existing.is_dir():
+    existing = next((a for a in [path, *path.parents] if _kind(a)), Path("."))
+    if existing != path and _kind(existing) != "dir":
         raise SwevisError(f"{what} {path}: {existing} is a file, not a folder")
     new_names = path.relative_to(existing).parts if existing != path else ()
     limit = _name_max(existing)
@@ -105,9 +114,7 @@ def _writable_below(path: Path, what: str) -> None:
         raise SwevisError(f"{what} {path}: the name {long_name[:20]}... is longer than {limit} bytes")
     if new_names and not os.access(existing, os.W_OK | os.X_OK):
         raise SwevisError(f"{what} {path}: the folder {existing} is not writable")
-    if not new_names and path.is_dir() and not os.access(path, os.W_OK | os.X_OK):
-        raise SwevisError(f"{what} {path} is not writable")
-    if not new_names and path.is_file() and not os.access(path, os.W_OK):
+    if not new_names and not os.access(path, os.W_OK | (os.X_OK if _kind(path) == "dir" else 0)):
         raise SwevisError(f"{what} {path} is not writable")
 
 

@@ -59,6 +59,9 @@ def chosen_command(argv: list[str]) -> str | None:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
+    # mini-swe-agent prints a banner on stdout when first imported (by whichever stage loads
+    # it first); stdout is the subcommands' output (`swevis evaluate ... | jq`)
+    os.environ.setdefault("MSWEA_SILENT_STARTUP", "1")
     try:
         args = build_parser([c for c in [chosen_command(argv)] if c in SUBCOMMANDS]).parse_args(argv)
     except SystemExit as exc:  # --help, --version, or a usage error already printed as one line
