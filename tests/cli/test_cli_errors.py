@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from swevis.cli import build_parser, main
+from swevis.cli import SUBCOMMANDS, build_parser, main
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIG = str(ROOT / "config.yaml")
@@ -264,7 +264,9 @@ def test_every_argument_of_every_subcommand_has_a_bad_input():
     subparsers = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
     covered = {(sub, dest) for sub, dest, _, _ in CASES}
     missing = []
+    assert set(subparsers.choices) == set(SUBCOMMANDS)  # every subcommand built in full, none left out
     for name, sp in subparsers.choices.items():
+        assert len(sp._actions) > 1, f"{name}: built without its arguments (only -h)"
         for action in sp._actions:
             takes_value = action.nargs != 0 and not isinstance(action, argparse._HelpAction)
             if takes_value and (name, action.dest) not in covered | FREE_TEXT:
