@@ -10,6 +10,7 @@ import os
 import sqlite3
 import sys
 from pathlib import Path
+from urllib.parse import quote
 
 from swevis.arguments import add_config_argument, input_folder, output_file, require_file
 from swevis.errors import SwevisError
@@ -63,7 +64,7 @@ def is_swevis_index(path: str | Path) -> bool:
     """Whether `path` is a SQLite database with swevis's `meta` table and a schema version
     (of any version: an old index is rebuilt in place)."""
     try:
-        con = sqlite3.connect(f"file:{Path(path).resolve()}?mode=ro", uri=True)
+        con = sqlite3.connect(f"file:{quote(str(Path(path).resolve()))}?mode=ro", uri=True)
         try:
             row = con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
         finally:
