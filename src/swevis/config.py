@@ -36,8 +36,33 @@ def validate_config(config: dict[str, Any], schema_path: Path = SCHEMA_PATH) -> 
         _default_filling_validator(str(schema_path)).validate(config)
     except jsonschema.ValidationError as exc:
         where = "/".join(str(k) for k in exc.absolute_path) or "<top level>"
-        raise ConfigError(f"config key '{where}': {exc.message.splitlines()[0]}") from None
+        raise ConfigError(f"config key '{where}': {_in_words(exc)}") from None
+    check_distinct_cells(config)
     return config
+
+
+def _in_words(exc: jsonschema.ValidationError) -> str:
+    """jsonschema's message, or the schema's own words for the failed keyword: an
+    `errorMessage: {keyword: text}` beside it (ajv-errors' convention), so a pattern error
+    says which forms are allowed instead of printing the regular expression."""
+    words = (exc.schema.get("errorMessage") or {}).get(exc.validator) if isinstance(exc.schema, dict) else None
+    if words:
+        return f"{json.dumps(exc.instance)} {words}"
+    return exc.message.splitlines()[0]
+
+
+def check_distinct_cells(config: dict[str, Any]) -> None:
+    """Each (agent, scope) pair once in agents.matrix: a second entry would be a second row
+    of the same cell in the tables (the schema's uniqueItems only catches identical entries)."""
+    seen: dict[tuple[str, str], int] = {}
+    for i, cell in enumerate((config.get("agents") or {}).get("matrix") or []):
+        key = (cell.get("agent"), cell.get("scope"))
+        if key in seen:
+            raise ConfigError(
+                f"config key 'agents/matrix/{i}': {key[0]}/{key[1]} is already entry {seen[key]}; "
+                "list all of its conditions in one entry"
+            )
+        seen[key] = i
 
 
 @functools.lru_cache(maxsize=4)
@@ -68,19 +93,36 @@ def load_config(path: str | Path) -> dict[str, Any]:
     if not path.is_file():
         raise ConfigError(f"config file {path} does not exist" if not path.exists() else f"config file {path} is not a file")
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"config file {path} cannot be read: {getattr(exc, 'strerror', None) or exc}") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
         raise ConfigError(f"{path}: not valid YAML{where}: {getattr(exc, 'problem', None) or exc}") from None
+    if data is None:  # empty, blank or comments only: a mistake, not a wish for the defaults
+        raise ConfigError(f"config file {path} is empty (leave --config out to run on the schema's defaults)")
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: the top level must be a mapping")
     try:
         return validate_config(data)
     except ConfigError as exc:
         raise ConfigError(f"{path}: {exc}") from None
+
+
+# The config a subcommand reads when --config is not given, if the working folder has one.
+WORKFLOW_CONFIG = "config.yaml"
+
+
+def load_user_config(path: str | Path | None) -> tuple[dict[str, Any], str]:
+    """(validated config, how messages name it) for a subcommand: `path` (--config), else
+    the working folder's config.yaml, else the schema's defaults alone, so every subcommand
+    runs outside the workflow folder."""
+    if path is not None:
+        return load_config(path), str(path)
+    if Path(WORKFLOW_CONFIG).is_file():
+        return load_config(WORKFLOW_CONFIG), WORKFLOW_CONFIG
+    return validate_config({}), "the schema's defaults (no --config, no config.yaml here)"
 
 
 def config_hash(config: dict[str, Any]) -> str:

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import sqlite3
 from pathlib import Path
 
 import pytest
 
-from swevis.cli import build_parser, main
+from swevis.cli import SUBCOMMANDS, build_parser, main
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIG = str(ROOT / "config.yaml")
@@ -33,9 +35,21 @@ CASES: list[tuple[str, str, list[str], str]] = [
     ("tasks", "config", ["tasks", "sample", "--config", "{bad_yaml}"], "not valid YAML at line 2"),
     ("tasks", "config", ["tasks", "sample", "--config", "{binary}"], "cannot be read"),
     ("tasks", "config", ["tasks", "sample", "--config", "{json_list}"], "the top level must be a mapping"),
-    ("tasks", "config", ["tasks", "sample", "--config", "{bad_condition_config}"], "'r0' does not match"),
-    ("tasks", "output", ["tasks", "sample", "--config", CONFIG, "-o", "{file}/x.jsonl"], "cannot write"),
+    ("tasks", "config", ["tasks", "sample", "--config", "{bad_condition_config}"], '"r0" is not a condition: a condition is text or rN'),
+    ("tasks", "output", ["tasks", "sample", "--config", CONFIG, "-o", "{file}/x.jsonl"], "is a file, not a folder"),
     ("tasks", "output", ["tasks", "checkout", "--config", CONFIG, "-o", "{missing}"], "-o/--output is for"),
+    ("tasks", "output", ["tasks", "sample", "--config", CONFIG, "-o", "{long}"], "longer than"),
+    ("tasks", "output", ["tasks", "sample", "--config", CONFIG, "-o", "{unwritable}/x.jsonl"], "is not writable"),
+    # the config check (any subcommand reads it the same way)
+    ("tasks", "config", ["tasks", "sample", "--config", "{empty}"], "is empty"),
+    ("tasks", "config", ["tasks", "sample", "--config", "{blank}"], "is empty"),
+    ("tasks", "config", ["tasks", "sample", "--config", "{comments}"], "is empty"),
+    ("tasks", "config", ["tasks", "sample", "--config", "{twice_condition_config}"], "lists a condition twice"),
+    ("tasks", "config", ["tasks", "sample", "--config", "{twice_cell_config}"], "plb/normal is already entry 1"),
+    ("tasks", "config", ["tasks", "sample", "--config", "{family_config}"], '"nosuchfamily" is not an image family'),
+    ("tasks", "config", ["tasks", "sample", "--config", "{empty_path_config}"], "'results_dir': \"\" is an empty path"),
+    ("tasks", "config", ["tasks", "sample", "--config", "{replay_condition_config}"],
+     '"mem+x" is not a replay condition: text, rN, mem or mem+rN'),
     # evaluate
     ("evaluate", "instance_id", ["evaluate", "nope__x-1", "--config", CONFIG], "unknown instance id nope__x-1"),
     ("evaluate", "patch", ["evaluate", IID, "--patch", "{missing}", "--config", CONFIG], "patch file"),
@@ -43,9 +57,14 @@ CASES: list[tuple[str, str, list[str], str]] = [
     ("evaluate", "patch", ["evaluate", IID, "--patch", "{binary}", "--config", CONFIG], "is not UTF-8 text"),
     ("evaluate", "instances", ["evaluate", IID, "--instances", "{missing}", "--config", CONFIG], "instances file"),
     ("evaluate", "instances", ["evaluate", IID, "--instances", "{not_json}", "--config", CONFIG], "invalid JSON"),
+    ("evaluate", "instances", ["evaluate", IID, "--instances", "{binary}", "--config", CONFIG], "is not UTF-8 text"),
+    ("evaluate", "instances", ["evaluate", IID, "--instances", "{empty}", "--config", CONFIG], "is empty"),
+    ("evaluate", "instances", ["evaluate", IID, "--instances", "{blank}", "--config", CONFIG], "is empty"),
     ("evaluate", "config", ["evaluate", IID, "--config", "{bad_yaml}"], "not valid YAML"),
     ("evaluate", "log", ["evaluate", IID, "--log", "{file}/log.txt", "--config", CONFIG], "is a file, not a folder"),
     ("evaluate", "log", ["evaluate", IID, "--log", "{folder}", "--config", CONFIG], "is a folder, not a file"),
+    ("evaluate", "log", ["evaluate", IID, "--log", "{long}", "--config", CONFIG], "longer than"),
+    ("evaluate", "log", ["evaluate", IID, "--log", "{unwritable}/log.txt", "--config", CONFIG], "is not writable"),
     ("evaluate", "timeout", ["evaluate", IID, "--timeout", "0"], "argument --timeout"),
     ("evaluate", "timeout", ["evaluate", IID, "--timeout", "soon"], "argument --timeout"),
     # images
@@ -61,11 +80,18 @@ CASES: list[tuple[str, str, list[str], str]] = [
     ("estimate", "results", ["estimate", "--config", CONFIG, "--results", "{file}"], "is not a folder"),
     ("estimate", "instances", ["estimate", "--config", CONFIG, "--instances", "{missing}"], "instances file"),
     ("estimate", "instances", ["estimate", "--config", CONFIG, "--instances", "{not_json}"], "invalid JSON"),
+    ("estimate", "instances", ["estimate", "--config", CONFIG, "--instances", "{binary}"], "is not UTF-8 text"),
+    ("estimate", "instances", ["estimate", "--config", CONFIG, "--instances", "{empty}"], "is empty"),
     # index
     ("index", "repo_dir", ["index", "{missing}"], "repository folder"),
     ("index", "repo_dir", ["index", "{file}"], "is not a folder"),
     ("index", "db", ["index", "{repo}", "--db", "{folder}"], "is a folder, not a file"),
     ("index", "db", ["index", "{repo}", "--db", "{file}/x.sqlite"], "is a file, not a folder"),
+    ("index", "db", ["index", "{repo}", "--db", "{file}"], "is not a swevis index: it is left untouched"),
+    ("index", "db", ["index", "{repo}", "--db", "{other_sqlite}"], "is not a swevis index: it is left untouched"),
+    ("index", "db", ["index", "{repo}", "--db", "{missing}/x.sqlite"], "its folder"),
+    ("index", "db", ["index", "{repo}", "--db", "{long}"], "longer than"),
+    ("index", "db", ["index", "{repo}", "--db", "{unwritable}/x.sqlite"], "is not writable"),
     ("index", "repo", ["index", "{repo}", "--db", "{missing}", "--repo", "widgets"], "not of the form owner/name"),
     ("index", "config", ["index", "{repo}", "--db", "{missing}", "--config", "{bad_yaml}"], "not valid YAML"),
     ("index", "base", ["index", "{repo}", "--db", "{missing}", "--base", "{missing}"], "--base"),
@@ -74,6 +100,12 @@ CASES: list[tuple[str, str, list[str], str]] = [
     ("localize", "issue", ["localize", "{repo}", "--issue", "{missing}"], "issue file"),
     ("localize", "issue", ["localize", "{repo}", "--issue", "{folder}"], "is not a file"),
     ("localize", "issue", ["localize", "{repo}"], "required: --issue"),
+    ("localize", "issue", ["localize", "{repo}", "--issue", "{empty}"], "is empty"),
+    ("localize", "issue", ["localize", "{repo}", "--issue", "{blank}"], "is empty"),
+    ("localize", "issue", ["localize", "{repo}", "--issue", "{binary}"], "is not UTF-8 text"),
+    ("localize", "issue", ["localize", "{repo}", "--issue", "{nul}"], "is binary (NUL bytes)"),
+    ("localize", "db", ["localize", "{repo}", "--issue", "{file}", "--db", "{other_sqlite}"], "is not a swevis index"),
+    ("localize", "db", ["localize", "{repo}", "--issue", "{file}", "--db", "{missing}/x.sqlite"], "its folder"),
     ("localize", "db", ["localize", "{repo}", "--issue", "{file}", "--db", "{not_json}"], "is not a swevis index"),
     ("localize", "db", ["localize", "{repo}", "--issue", "{file}", "--db", "{folder}"], "is a folder"),
     ("localize", "top_k", ["localize", "{repo}", "--issue", "{file}", "--top-k", "0"], "argument --top-k"),
@@ -106,6 +138,10 @@ CASES: list[tuple[str, str, list[str], str]] = [
                         "-o", "{out}"], "--cache"),
     ("agent", "out", ["agent", "run", "--agent", "plb", "--instance", IID, "--config", CONFIG, "-o", "{file}"],
      "-o/--out"),
+    ("agent", "out", ["agent", "run", "--agent", "plb", "--instance", IID, "--config", CONFIG, "-o", "{long}"],
+     "longer than"),
+    ("agent", "out", ["agent", "run", "--agent", "plb", "--instance", IID, "--config", CONFIG, "-o", "{unwritable}/o"],
+     "is not writable"),
     # replay
     ("replay", "traj", ["replay", "{missing}", "--config", CONFIG], "trajectory"),
     ("replay", "traj", ["replay", "{not_json}", "--config", CONFIG], "is not JSON"),
@@ -114,6 +150,10 @@ CASES: list[tuple[str, str, list[str], str]] = [
     ("replay", "traj", ["replay", "{folder}/repo", "--config", CONFIG], "holds no *.traj.json"),
     ("replay", "traj", ["replay", "{traj_bad_scope}", "--config", CONFIG], "neither normal nor wide"),
     ("replay", "out", ["replay", "{traj}", "--out", "{file}", "--config", CONFIG], "--out"),
+    ("replay", "out", ["replay", "{traj}", "--out", "{long}", "--config", CONFIG], "longer than"),
+    ("replay", "out", ["replay", "{traj}", "--out", "{unwritable}/o", "--config", CONFIG], "is not writable"),
+    ("replay", "conditions", ["replay", "{traj}", "--conditions", "text,,r3"], "an empty condition in 'text,,r3'"),
+    ("replay", "conditions", ["replay", "{traj}", "--conditions", "text,r3,"], "an empty condition"),
     ("replay", "conditions", ["replay", "{traj}", "--conditions", "text,rX"], "unknown condition 'rX'"),
     ("replay", "conditions", ["replay", "{traj}", "--conditions", "r0"], "unknown condition 'r0'"),
     ("replay", "conditions", ["replay", "{traj}", "--conditions", ","], "no conditions given"),
@@ -146,7 +186,14 @@ CASES: list[tuple[str, str, list[str], str]] = [
     ("render", "config", ["render", SRC, "--config", "{bad_yaml}"], "not valid YAML"),
     ("render", "min_font", ["render", SRC, "--min-font", "-3"], "argument --min-font"),
     ("render", "out", ["render", SRC, "--config", CONFIG, "-o", "{file}"], "-o/--out"),
+    ("render", "out", ["render", SRC, "--config", CONFIG, "-o", "{long}"], "longer than"),
+    ("render", "out", ["render", SRC, "--config", CONFIG, "-o", "{unwritable}/pages"], "is not writable"),
 ]
+
+# A folder no one may write, root included (the tests may run as root, for whom a chmod'ed
+# folder is writable): os.access says no, and mkdir below it fails.
+UNWRITABLE = "/proc/self"
+assert not os.access(UNWRITABLE, os.W_OK)
 
 # Arguments with no bad value: free text recorded or searched as given.
 FREE_TEXT = {("index", "commit"), ("localize", "query")}
@@ -163,6 +210,21 @@ def paths(tmp_path: Path) -> dict[str, str]:
     config = (ROOT / "config.yaml").read_text()
     (tmp_path / "r0.yaml").write_text(config.replace("conditions: [text, r1, r3, r5, r7]}", "conditions: [text, r0]}", 1))
     (tmp_path / "null-namespace.yaml").write_text("harness: {kind: docker, namespace: null}\n")
+    (tmp_path / "empty").write_text("")
+    (tmp_path / "blank").write_text("  \n\n   \n")
+    (tmp_path / "comments.yaml").write_text("# results_dir: out\n")
+    (tmp_path / "nul.txt").write_text("TypeError in f\x00\x00\x00")
+    sqlite3.connect(tmp_path / "other.sqlite").execute("CREATE TABLE notes (body TEXT)").connection.commit()
+    bad_configs = {
+        "twice-condition": "agents: {matrix: [{agent: mini, scope: normal, conditions: [text, text]}]}",
+        "twice-cell": "agents: {matrix: [{agent: mini, scope: normal, conditions: [text]},"
+                      " {agent: plb, scope: normal, conditions: [text]}, {agent: plb, scope: normal, conditions: [r3]}]}",
+        "family": "models: {qwen3.5: {image_family: nosuchfamily}}",
+        "empty-path": 'results_dir: ""',
+        "replay-condition": "counterfactual: {conditions: [text, mem+x]}",
+    }
+    for name, text in bad_configs.items():
+        (tmp_path / f"{name}.yaml").write_text(text + "\n")
     (tmp_path / "traj.json").write_text(json.dumps({
         "trajectory_format": "mini-swe-agent-1.1", "instance_id": "nope__x-1",
         "messages": [{"role": "system", "content": "s"}, {"role": "assistant", "content": "x"}],
@@ -177,6 +239,11 @@ def paths(tmp_path: Path) -> dict[str, str]:
         "bad_condition_config": str(tmp_path / "r0.yaml"),
         "null_namespace_config": str(tmp_path / "null-namespace.yaml"), "traj": str(tmp_path / "traj.json"),
         "traj_bad_scope": str(tmp_path / "scope.json"), "repo": str(tmp_path / "repo"), "out": str(tmp_path / "out"),
+        "empty": str(tmp_path / "empty"), "blank": str(tmp_path / "blank"), "nul": str(tmp_path / "nul.txt"),
+        "comments": str(tmp_path / "comments.yaml"),
+        "other_sqlite": str(tmp_path / "other.sqlite"), "long": str(tmp_path / ("x" * 300)),
+        "unwritable": UNWRITABLE,
+        **{f"{name.replace('-', '_')}_config": str(tmp_path / f"{name}.yaml") for name in bad_configs},
     }
 
 
@@ -197,7 +264,9 @@ def test_every_argument_of_every_subcommand_has_a_bad_input():
     subparsers = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
     covered = {(sub, dest) for sub, dest, _, _ in CASES}
     missing = []
+    assert set(subparsers.choices) == set(SUBCOMMANDS)  # every subcommand built in full, none left out
     for name, sp in subparsers.choices.items():
+        assert len(sp._actions) > 1, f"{name}: built without its arguments (only -h)"
         for action in sp._actions:
             takes_value = action.nargs != 0 and not isinstance(action, argparse._HelpAction)
             if takes_value and (name, action.dest) not in covered | FREE_TEXT:

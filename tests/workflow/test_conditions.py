@@ -56,8 +56,9 @@ def _schema_condition_patterns(node):
     if isinstance(node, dict):
         if "pattern" in node and "text" in node["pattern"]:
             yield node["pattern"]
-        for value in node.values():
-            yield from _schema_condition_patterns(value)
+        for key, value in node.items():
+            if key != "errorMessage":  # the pattern's explanation in words, not a pattern
+                yield from _schema_condition_patterns(value)
     elif isinstance(node, list):
         for value in node:
             yield from _schema_condition_patterns(value)

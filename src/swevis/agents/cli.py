@@ -11,15 +11,9 @@ import argparse
 import json
 from pathlib import Path
 
-from swevis.agents.runner import clear_outputs, make_run_spec, prelocalize_run, run_instance
-from swevis.arguments import output_folder, require_file
+from swevis.arguments import add_config_argument, output_folder, require_file
 from swevis.conditions import condition_arg
-from swevis.config import load_config
 from swevis.errors import SwevisError
-from swevis.index import build_index
-from swevis.paths import repo_slug
-from swevis.tasks.repos import checkout_instance, ensure_mirror
-from swevis.tasks.sources import open_source
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -30,7 +24,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--scope", default="normal", choices=["normal", "wide"])
     parser.add_argument("--model", help="model profile (default: the first in config)")
     parser.add_argument("--demo", help="replay this demonstration or trajectory (default: the bundled demo)")
-    parser.add_argument("--config", default="config.yaml")
+    add_config_argument(parser)
     parser.add_argument("--cache", default=".swevis-cache", help="mirrors, checkouts and indexes for hand runs")
     parser.add_argument("-o", "--out", required=True, help="folder for traj.json and patch.diff")
 
@@ -45,6 +39,11 @@ def model_profile(cfg: dict, name: str | None, config_path: str) -> tuple[str, d
 def prepare_instance(cfg: dict, instance_id: str, cache_dir: str, *, index: bool = True):
     """(row, mirror manifest, checkout manifest, index path or None) of one instance, in a
     cache folder; `index=False` skips the index (mini never reads one)."""
+    from swevis.index import build_index
+    from swevis.paths import repo_slug
+    from swevis.tasks.repos import checkout_instance, ensure_mirror
+    from swevis.tasks.sources import open_source
+
     row = next((r for r in open_source(cfg["tasks"]).load() if r["instance_id"] == instance_id), None)
     if row is None:
         raise SwevisError(f"unknown instance id {instance_id}: not in the configured task source")
@@ -59,11 +58,14 @@ def prepare_instance(cfg: dict, instance_id: str, cache_dir: str, *, index: bool
 
 
 def run(args: argparse.Namespace) -> int:
-    cfg = load_config(args.config)
+    from swevis.agents.runner import clear_outputs, make_run_spec, prelocalize_run, run_instance
+    from swevis.config import load_user_config
+
+    cfg, config_name = load_user_config(args.config)
     agents = ["mini", "plb", "let", *(cfg["agents"].get("variants") or {})]
     if args.agent not in agents:
-        raise SwevisError(f"unknown agent {args.agent!r}: one of {', '.join(agents)} (variants come from agents.variants in {args.config})")
-    model, profile = model_profile(cfg, args.model, args.config)
+        raise SwevisError(f"unknown agent {args.agent!r}: one of {', '.join(agents)} (variants come from agents.variants in {config_name})")
+    model, profile = model_profile(cfg, args.model, config_name)
     if args.demo:
         require_file(args.demo, "--demo")
     output_folder(args.out, "-o/--out")

@@ -18,15 +18,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from swevis.agents.demos import DEMOS_DIR, load_demo
-from swevis.analysis.load import condition_traj_paths
-from swevis.config import load_config
+from swevis.arguments import add_config_argument, read_nonempty_text
 from swevis.errors import SwevisError
-from swevis.models.spend import call_cost
-from swevis.paths import ConditionKey, ResultsLayout
-from swevis.tasks import load_instances
-from swevis.tasks.sources import select_instances
-from swevis.workflow import ablation_cells
 
 PER_RUN = ("calls", "prompt_tokens", "completion_tokens", "cost")
 
@@ -34,6 +27,8 @@ PER_RUN = ("calls", "prompt_tokens", "completion_tokens", "cost")
 def planned_cells(config: dict[str, Any]) -> list[tuple[str, str, str, str]]:
     """(model, agent, scope, condition) of every cell the workflow runs and pays for: the
     matrix under every profile, then the ablation's cells it does not already hold."""
+    from swevis.workflow import ablation_cells
+
     matrix = [
         (model, cell["agent"], cell["scope"], condition)
         for model in config["models"]
@@ -46,6 +41,9 @@ def planned_cells(config: dict[str, Any]) -> list[tuple[str, str, str, str]]:
 def history(results_dir: str | Path, cell: tuple[str, str, str, str]) -> list[dict[str, Any]]:
     """traj.json totals of every past run of one cell (unreadable files are skipped: this is
     an estimate, not an analysis)."""
+    from swevis.analysis.load import condition_traj_paths
+    from swevis.paths import ConditionKey, ResultsLayout
+
     cdir = Path(ResultsLayout(str(results_dir)).condition_dir(ConditionKey(*cell)))
     out = []
     for path in condition_traj_paths(cdir) if cdir.is_dir() else []:
@@ -68,6 +66,8 @@ def borrowed_history(
     """(profile, its runs) of the same (agent, scope, condition) under another profile: the
     config's profiles first, then any other that ran under the results dir; (None, [])
     when none did."""
+    from swevis.paths import ResultsLayout
+
     layout = ResultsLayout(str(results_dir))
     ran = sorted({key.model for key in layout.condition_dirs() if tuple(key[1:]) == tuple(cell[1:])})
     for other in [p for p in profiles if p in ran] + [p for p in ran if p not in profiles]:
@@ -79,6 +79,8 @@ def borrowed_history(
 
 def demo_calls(agent: str, instance_ids: list[str], demos_dir: str | Path | None) -> float | None:
     """Mean recorded turns (one model call each) of the agent's demonstrations of the instances."""
+    from swevis.agents.demos import DEMOS_DIR, load_demo
+
     counts = []
     for iid in instance_ids:
         path = Path(demos_dir or DEMOS_DIR) / agent / f"{iid}.yaml"
@@ -122,6 +124,8 @@ def _cost(profile: dict[str, Any], per_run: dict[str, Any], own_past: list[dict[
     borrowed run's cost is another profile's price)."""
     priced = profile.get("cost_per_1k_prompt") or profile.get("cost_per_1k_completion")
     if priced and per_run["prompt_tokens"] is not None:
+        from swevis.models.spend import call_cost
+
         return call_cost(profile, per_run["prompt_tokens"], per_run["completion_tokens"] or 0)
     recorded = [p["cost"] for p in own_past if p.get("cost")]
     return _mean(recorded) if recorded else None
@@ -138,7 +142,9 @@ def estimate(config: dict[str, Any], instance_ids: list[str], results_dir: str |
         if not past:
             lender, past = borrowed_history(results_dir, cell, profiles)
         turns = None if past else demo_calls(cell[1], instance_ids, demos_dir)
-        rows.append(cell_estimate(cell, config["models"][cell[0]], past, turns, runs, lender))
+        row = cell_estimate(cell, config["models"][cell[0]], past, turns, runs, lender)
+        row["unknown"] = unknown_reasons(row, config, results_dir)
+        rows.append(row)
     totals = {}
     for k in PER_RUN:
         known = [r[f"expected_{k}"] for r in rows if r[f"expected_{k}"] is not None]
@@ -149,12 +155,46 @@ def estimate(config: dict[str, Any], instance_ids: list[str], results_dir: str |
     return {"instances": len(instance_ids), "runs_per_cell": runs, "cells": rows, "totals": totals, "no_history": no_history}
 
 
+def unknown_reasons(row: dict[str, Any], config: dict[str, Any], results_dir: str | Path) -> dict[str, str]:
+    """{column: why it is unknown and what would make it known} for each unknown column of
+    a cell's row (calls, prompt tokens, spend)."""
+    from swevis.models import is_live
+
+    model = row["model"]
+    profile = config["models"][model]
+    runs = f"{Path(results_dir) / 'runs' / model / (row['agent'] + '-' + row['scope']) / row['condition']}"
+    replay = next((name for name, p in config["models"].items() if not is_live(p)), None)
+    if not is_live(profile):
+        measure = f"a demonstration run of this cell (offline, profile {model} replays the demonstrations) measures them"
+    elif replay is not None:
+        measure = (f"a demonstration run of this cell under the replay profile {replay} (offline) gives them, "
+                   f"counted with {replay}'s tokenizer")
+    else:
+        measure = "a demonstration run gives them: add a profile with backend replay and run this cell under it"
+    why: dict[str, str] = {}
+    if row["expected_calls"] is None:
+        why["calls"] = (f"no past runs of {model} under {runs} and no demonstration of {row['agent']} for these "
+                        f"instances; past runs of this profile give them")
+    if row["expected_prompt_tokens"] is None:
+        recorded = "demonstrations record turns, not prompt sizes" if row["expected_calls"] is not None else "nothing recorded"
+        why["prompt_tokens"] = f"no past runs of {model} under {runs} ({recorded}); {measure}"
+    if row["expected_cost"] is None:
+        priced = profile.get("cost_per_1k_prompt") or profile.get("cost_per_1k_completion")
+        if priced:
+            why["cost"] = "follows the prompt tokens (the profile's prices are set)"
+        else:
+            pays = "replays recorded turns and pays nothing" if not is_live(profile) else "recorded no cost in past runs"
+            why["cost"] = (f"models.{model} sets no prices (cost_per_1k_prompt, cost_per_1k_completion) and {pays}; "
+                           "its prices give the spend of its tokens")
+    return why
+
+
 def _cell_name(row: dict[str, Any]) -> str:
     return f"{row['model']}/{row['agent']}-{row['scope']}/{row['condition']}"
 
 
 def _fmt(x: float | None, nd: int = 0) -> str:
-    return "?" if x is None else f"{x:,.{nd}f}"
+    return "unknown" if x is None else f"{x:,.{nd}f}"
 
 
 def render(report: dict[str, Any]) -> str:
@@ -166,6 +206,8 @@ def render(report: dict[str, Any]) -> str:
             f"{_cell_name(r):<34} {r['runs']:>5} {_fmt(r['expected_calls']):>9} {_fmt(r['expected_prompt_tokens']):>15} "
             f"{_fmt(r['expected_cost'], 2):>10}  {r['basis']}"
         )
+        names = {"calls": "calls", "prompt_tokens": "prompt tokens", "cost": "spend"}
+        lines += [f"    {names[k]} unknown: {why}" for k, why in r.get("unknown", {}).items()]
     t = report["totals"]
     lines.append(
         f"{'total':<34} {'':>5} {_fmt(t['expected_calls']):>9} {_fmt(t['expected_prompt_tokens']):>15} "
@@ -178,19 +220,25 @@ def render(report: dict[str, Any]) -> str:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--config", default="config.yaml", help="the planned run's config file")
+    add_config_argument(parser, " of the planned run")
     parser.add_argument("--results", default=None, help="where past runs live (default: the config's results_dir)")
     parser.add_argument("--instances", default=None, help="instances.jsonl of the plan (default: what the config samples)")
     parser.add_argument("--json", action="store_true", help="print the estimate as JSON")
 
 
 def run(args: argparse.Namespace) -> int:
+    from swevis.config import load_user_config
+    from swevis.tasks import load_instances
+    from swevis.tasks.sources import select_instances
+
     if args.results is not None and not Path(args.results).is_dir():
         raise SwevisError(f"results folder {args.results} is not a folder (past runs are read from it)")
-    config = load_config(args.config)
+    config, config_name = load_user_config(args.config)
+    if args.instances:
+        read_nonempty_text(args.instances, "instances file")  # a binary or empty file is refused by name
     rows = load_instances(args.instances) if args.instances else select_instances(config["tasks"])
     if not rows:
-        raise SwevisError(f"{args.instances or args.config}: the plan has no instances")
+        raise SwevisError(f"{args.instances or config_name}: the plan has no instances")
     report = estimate(config, [r["instance_id"] for r in rows], args.results or config["results_dir"])
     print(json.dumps(report, indent=1) if args.json else render(report))
     return 0

@@ -1,12 +1,13 @@
-"""`swevis replay FILE_OR_DIR --out DIR [--conditions text,r1,r3,r5,r7] [--model qwen3.5]`: the
+"""`swevis replay FILE_OR_DIR [--out DIR] [--conditions text,r1,r3,r5,r7] [--model qwen3.5]`: the
 counterfactual cost of recorded trajectories under each representation (and, recorded mode
 only, with the working memory in front of one: mem, mem+r3).
 
 A trajectory of any known format (mini-swe-agent 1.x/2.x, SWE-agent, OpenHands, swevis) is
 replayed from its recorded observations (no environment; --repo DIR checks the windows
 against the repository at base_commit), or with --reexecute in a fresh checkout of the
-configured task (always for swevis traj.json). Per-step records go to DIR/per_step.parquet,
-the table to DIR/summary.csv and stdout, a progress line per trajectory to stderr.
+configured task (always for swevis traj.json). The table goes to stdout and a progress line
+per trajectory to stderr; nothing is written unless --out DIR asks for the per-step records
+(DIR/per_step.parquet) and the table (DIR/summary.csv).
 """
 
 from __future__ import annotations
@@ -18,33 +19,41 @@ import time
 from pathlib import Path
 from typing import Any
 
-import polars as pl
-
-from swevis.agents.cli import model_profile, prepare_instance
-from swevis.counterfactual.replay import counterfactual_costs, recorded_costs, replay_conditions_arg
-from swevis.counterfactual.formats import Trajectory, read_trajectory, trajectory_files
-from swevis.arguments import input_folder, output_folder
-from swevis.config import load_config
+from swevis.arguments import add_config_argument, input_folder, output_folder
 from swevis.errors import SwevisError
 
+
+def replay_conditions(value: str) -> list:
+    """argparse `type=` for --conditions: an empty name between commas (text,,r3) is a typo,
+    not a wish to skip it. The grammar itself is swevis.counterfactual.replay's, imported
+    when the option is given (that module loads the agents' memory)."""
+    names = value.split(",")
+    if any(n.strip() for n in names) and not all(n.strip() for n in names):
+        raise argparse.ArgumentTypeError(f"an empty condition in {value!r} (e.g. text,r1,r3)")
+    from swevis.counterfactual.replay import replay_conditions_arg
+
+    return replay_conditions_arg(value)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("traj", help="a trajectory file, or a folder of them (searched recursively)")
-    parser.add_argument("--out", default="swevis-replay", help="folder for per_step.parquet and summary.csv")
-    parser.add_argument("--conditions", type=replay_conditions_arg, default="text,r1,r3,r5,r7",
+    parser.add_argument("--out", default=None, help="write per_step.parquet and summary.csv into this folder (default: write nothing)")
+    parser.add_argument("--conditions", type=replay_conditions, default="text,r1,r3,r5,r7",
                         help="comma-separated: text, r<ratio>; mem, mem+r<ratio> add the working memory (recorded mode)")
     parser.add_argument("--model", help="profile whose tokenizer and image family account the cost (default: first)")
     parser.add_argument("--repo", help="the repository at base_commit: recorded windows are checked against it")
     parser.add_argument("--reexecute", action="store_true", help="run the commands again in a fresh checkout")
     parser.add_argument("--instance", help="instance id for --reexecute (default: read from the trajectory or its file name)")
     parser.add_argument("--scope", default=None, choices=["normal", "wide"], help="--reexecute only")
-    parser.add_argument("--config", default="config.yaml")
+    add_config_argument(parser)
     parser.add_argument("--cache", default=".swevis-cache", help="mirrors and checkouts for --reexecute")
     parser.add_argument("--json", action="store_true")
 
 
-def _reexecute(args: argparse.Namespace, path: Path, traj: Trajectory, cfg: dict, model: str, profile: dict) -> list[dict]:
+def _reexecute(args: argparse.Namespace, path: Path, traj, cfg: dict, model: str, profile: dict) -> list[dict]:
+    from swevis.agents.cli import prepare_instance
+    from swevis.counterfactual.replay import counterfactual_costs
+
     data = json.loads(path.read_text()) if traj.format == "swevis" else {}
     scope = args.scope or data.get("scope", "normal")
     if scope not in ("normal", "wide"):
@@ -66,8 +75,10 @@ def _reexecute(args: argparse.Namespace, path: Path, traj: Trajectory, cfg: dict
     )
 
 
-def _replay_one(args, path: Path, traj: Trajectory, cfg: dict, model: str, profile: dict) -> tuple[list[dict], list[dict]]:
+def _replay_one(args, path: Path, traj, cfg: dict, model: str, profile: dict) -> tuple[list[dict], list[dict]]:
     """(table rows, step records) of one trajectory, each tagged with the trajectory."""
+    from swevis.counterfactual.replay import recorded_costs
+
     tag = {"trajectory": str(path), "format": traj.format, "instance_id": traj.instance_id, "model": model}
     started = time.perf_counter()
     if args.reexecute or traj.format == "swevis":
@@ -99,6 +110,8 @@ def _print_table(rows: list[dict], model: str, profile: dict) -> None:
 
 
 def _write(out: Path, rows: list[dict], steps: list[dict[str, Any]]) -> None:
+    import polars as pl
+
     out.mkdir(parents=True, exist_ok=True)
     pl.DataFrame(rows, infer_schema_length=None).write_csv(out / "summary.csv")
     schema = {"windows": pl.List(pl.Utf8), "command": pl.Utf8}
@@ -106,14 +119,18 @@ def _write(out: Path, rows: list[dict], steps: list[dict[str, Any]]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    out = output_folder(args.out, "--out")
+    from swevis.agents.cli import model_profile
+    from swevis.config import load_user_config
+    from swevis.counterfactual.formats import read_trajectory, trajectory_files
+
+    out = None if args.out is None else output_folder(args.out, "--out")
     files = trajectory_files(args.traj, out)
     if args.repo:
         input_folder(args.repo, "--repo")
     if args.scope == "wide" and not args.reexecute:
         raise SwevisError("--scope wide needs --reexecute: recorded observations show the recorded window only")
-    cfg = load_config(args.config)
-    model, profile = model_profile(cfg, args.model, args.config)
+    cfg, config_name = load_user_config(args.config)
+    model, profile = model_profile(cfg, args.model, config_name)
     trajs = [(f, read_trajectory(f)) for f in files]  # every file is read before anything is accounted
     rows: list[dict] = []
     steps: list[dict] = []
@@ -121,10 +138,12 @@ def run(args: argparse.Namespace) -> int:
         r, s = _replay_one(args, path, traj, cfg, model, profile)
         rows += r
         steps += s
-    _write(out, rows, steps)
+    if out is not None:
+        _write(out, rows, steps)
     if args.json:
         print(json.dumps(rows, indent=2))
     else:
         _print_table(rows, model, profile)
-    print(f"per-step records: {out / 'per_step.parquet'}; table: {out / 'summary.csv'}", file=sys.stderr)
+    if out is not None:
+        print(f"per-step records: {out / 'per_step.parquet'}; table: {out / 'summary.csv'}", file=sys.stderr)
     return 0

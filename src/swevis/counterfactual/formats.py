@@ -460,16 +460,17 @@ def read_trajectory(path: str | Path) -> Trajectory:
 TRAJECTORY_SUFFIXES = (".traj.json", ".traj", ".json")
 
 
-def trajectory_files(path: str, out: Path) -> list[Path]:
-    """The file, or every trajectory file below the folder (not those in the output folder)."""
+def trajectory_files(path: str, out: Path | None) -> list[Path]:
+    """The file, or every trajectory file below the folder (not those in the output folder
+    `out`, if there is one)."""
     p = Path(path)
     if not p.exists():
         raise SwevisError(f"trajectory {p} does not exist")
     if p.is_file():
         return [p]
-    out = out.resolve()
+    out = None if out is None else out.resolve()
     files = sorted(f for f in p.rglob("*") if f.is_file() and f.name.endswith(TRAJECTORY_SUFFIXES)
-                   and out not in f.resolve().parents)
+                   and (out is None or out not in f.resolve().parents))
     if not files:
         raise SwevisError(f"trajectory folder {p} holds no {', '.join('*' + s for s in TRAJECTORY_SUFFIXES)} files")
     return files

@@ -7,14 +7,13 @@ import argparse
 import hashlib
 import json
 import os
+import sqlite3
 import sys
 from pathlib import Path
+from urllib.parse import quote
 
-from swevis.arguments import input_folder, output_file, require_file
-from swevis.config import load_config
+from swevis.arguments import add_config_argument, input_folder, output_file, require_file
 from swevis.errors import SwevisError
-from swevis.index.build import build_index
-from swevis.paths import repo_slug
 
 
 def default_db(repo_dir: str) -> str:
@@ -35,20 +34,52 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--base", help="index of another version of the repository: unchanged files' rows are copied"
                         " from it (the result equals a cold build; the base is not modified)")
     parser.add_argument("--force", action="store_true", help="rebuild from scratch, ignoring an existing --db and --base")
-    parser.add_argument("--config", help="config.yaml whose `index` section gives build options")
+    add_config_argument(parser, " whose `index` section gives build options")
     parser.add_argument("--json", action="store_true", help="print the build statistics as JSON")
 
 
 def load_index_options(config_path: str | None, section: str = "index") -> dict:
-    """One section of a config file (`index` for the build, `localize` for D_loc / D_pkg)."""
-    if not config_path:
-        return {}
-    return dict(load_config(config_path).get(section, {}))
+    """One section of the config (`index` for the build, `localize` for D_loc / D_pkg):
+    --config over the schema's defaults, else ./config.yaml, else the defaults."""
+    from swevis.config import load_user_config
+
+    return dict(load_user_config(config_path)[0].get(section, {}))
+
+
+def index_path(db: str | None, repo_dir: str) -> str:
+    """The index database to write, checked before any work: --db may name a new file in an
+    existing folder or a swevis index (updated in place), never another file, which it would
+    overwrite; without --db, the default in the user's cache (its folders are made)."""
+    if db is None:
+        path = default_db(repo_dir)
+        output_file(path, "index database")
+        return path
+    path = output_file(db, "--db", new_folders=False)
+    if path.exists() and not is_swevis_index(path):
+        raise SwevisError(f"--db {path} exists and is not a swevis index: it is left untouched (choose another path)")
+    return str(path)
+
+
+def is_swevis_index(path: str | Path) -> bool:
+    """Whether `path` is a SQLite database with swevis's `meta` table and a schema version
+    (of any version: an old index is rebuilt in place)."""
+    try:
+        con = sqlite3.connect(f"file:{quote(str(Path(path).resolve()))}?mode=ro", uri=True)
+        try:
+            row = con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+        finally:
+            con.close()
+    except sqlite3.Error:
+        return False
+    return row is not None
 
 
 def run(args: argparse.Namespace) -> int:
+    from swevis.index.build import build_index
+    from swevis.paths import repo_slug
+
     input_folder(args.repo_dir, "repository folder")
-    db = str(output_file(args.db, "--db")) if args.db else default_db(args.repo_dir)
+    db = index_path(args.db, args.repo_dir)
     if args.repo:
         try:
             repo_slug(args.repo)

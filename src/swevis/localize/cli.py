@@ -7,12 +7,14 @@ import json
 import sys
 from pathlib import Path
 
-from swevis.arguments import input_folder, output_file, positive_int, require_file
-from swevis.index.build import build_index
-from swevis.index.cli import default_db, load_index_options
-from swevis.index.store import open_index
-from swevis.localize.dloc import bm25_baseline, by_kind, localize_issue
-from swevis.localize.dpkg import pack_context
+from swevis.arguments import (
+    add_config_argument,
+    input_folder,
+    nonempty_text,
+    positive_int,
+    read_nonempty_text,
+)
+from swevis.errors import SwevisError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -27,17 +29,32 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="symbol ranking: the fitted re-ranker or the hand-weighted heuristic alone (default: the config's localize.ranker)")
     parser.add_argument("--wide", action="store_true", help="wide scope: larger code windows")
     parser.add_argument("--baseline", action="store_true", help="rank with BM25 alone instead of D_loc")
-    parser.add_argument("--config", help="config.yaml whose `index` section gives build options and `localize` section operator weights")
+    add_config_argument(parser, " whose `index` section gives build options and `localize` section operator weights")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
 
 
+def read_issue(path: str) -> str:
+    """The issue text ('-': stdin): UTF-8 text with something in it, or a one-line error (an
+    empty or binary issue would give an arbitrary ranking)."""
+    if path != "-":
+        return read_nonempty_text(path, "issue file")
+    try:
+        text = sys.stdin.buffer.read().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise SwevisError(f"the issue on stdin is not UTF-8 text (byte {exc.start})") from None
+    return nonempty_text(text, "the issue on stdin")
+
+
 def run(args: argparse.Namespace) -> int:
+    from swevis.index.build import build_index
+    from swevis.index.cli import index_path, load_index_options
+    from swevis.index.store import open_index
+    from swevis.localize.dloc import bm25_baseline, by_kind, localize_issue
+    from swevis.localize.dpkg import pack_context
+
     input_folder(args.repo_dir, "repository folder")
-    db = str(output_file(args.db, "--db")) if args.db else default_db(args.repo_dir)
-    if args.issue == "-":
-        issue = sys.stdin.read()
-    else:
-        issue = require_file(args.issue, "issue file").read_bytes().decode("utf-8", "replace")
+    db = index_path(args.db, args.repo_dir)
+    issue = read_issue(args.issue)
     opts = load_index_options(args.config, "localize")
     if args.ranker:
         opts = {**opts, "ranker": args.ranker}

@@ -11,17 +11,11 @@ from __future__ import annotations
 import argparse
 import json
 import re
-from pathlib import Path
 
-from swevis.arguments import output_folder, positive_float
+from swevis.arguments import add_config_argument, output_folder, positive_float
 from swevis.conditions import ratio_arg
-from swevis.config import load_config
 from swevis.errors import SwevisError
-from swevis.render import RenderSettings, read_window, render_window, save_pages
-from swevis.render.ocr import ocr_page_accuracy
-from swevis.tokens import FAMILIES
 
-DEFAULT_CONFIG = "config.yaml"
 _DEFAULT_TOKENIZER = {"openai-tile": "cl100k_base", "openai-patch": "cl100k_base", "claude": "cl100k_base"}
 
 
@@ -32,20 +26,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", default="qwen3.5", help="model profile from --config, or an image family")
     parser.add_argument("--tokenizer", default=None, help="override the text tokenizer (qwen3, cl100k_base, ...)")
     parser.add_argument("--family", default=None, help="override the image-token family")
-    parser.add_argument("--config", default=None, help="workflow config for model profiles and renderer settings (default: config.yaml, if there is one)")
+    add_config_argument(parser, " for model profiles and renderer settings")
     parser.add_argument("--min-font", type=positive_float, default=None, help="override the readability guard (px)")
     parser.add_argument("-o", "--out", default=None, help="folder for the PNG pages and layout.json")
     parser.add_argument("--ocr", action="store_true", help="also OCR one strip per page (rapidocr, slow)")
     parser.add_argument("--json", action="store_true", help="print the layout record as JSON")
-
-
-def _load_config(path: str | None) -> dict:
-    """The validated config; none at all ({}) when --config is not given and there is no config.yaml."""
-    if path is None:
-        if not Path(DEFAULT_CONFIG).is_file():
-            return {}
-        path = DEFAULT_CONFIG
-    return load_config(path)
 
 
 def _parse_lines(spec: str | None) -> tuple[int, int | None]:
@@ -64,8 +49,12 @@ def _parse_lines(spec: str | None) -> tuple[int, int | None]:
 def run(args: argparse.Namespace) -> int:
     if args.out:
         output_folder(args.out, "-o/--out")
-    cfg = _load_config(args.config)
-    profiles = cfg.get("models") or {}
+    from swevis.config import load_user_config
+    from swevis.render import RenderSettings, read_window, render_window, save_pages
+    from swevis.tokens import FAMILIES
+
+    cfg, config_name = load_user_config(args.config)
+    profiles = cfg["models"]
     if args.model in profiles:
         family = profiles[args.model]["image_family"]
         tokenizer = profiles[args.model]["tokenizer"]
@@ -74,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
         tokenizer = _DEFAULT_TOKENIZER.get(family.partition(":")[0], "qwen3")
     else:
         known = sorted(set(profiles) | set(FAMILIES))
-        raise SwevisError(f"--model {args.model!r} is neither a profile in {args.config or DEFAULT_CONFIG} nor a family; known: {', '.join(known)}")
+        raise SwevisError(f"--model {args.model!r} is neither a profile in {config_name} nor a family; known: {', '.join(known)}")
     family = args.family or family
     tokenizer = args.tokenizer or tokenizer
     render_cfg = dict(cfg.get("single_read", {}).get("render", {}))
@@ -87,6 +76,8 @@ def run(args: argparse.Namespace) -> int:
     L = res.layout
     files = save_pages(res, args.out) if args.out else []
     if args.ocr:
+        from swevis.render.ocr import ocr_page_accuracy
+
         L["ocr_accuracy_per_page"] = [round(ocr_page_accuracy(res, text, i), 4) for i in range(len(res.pages))]
     if args.json:
         print(json.dumps(dict(L, files=files), indent=2))

@@ -9,23 +9,24 @@ from __future__ import annotations
 import argparse
 import json
 
-from swevis.config import load_config
+from swevis.arguments import add_config_argument
 from swevis.errors import SwevisError
-from swevis.sandbox.images import instance_image_name
-from swevis.sandbox.images import build_images
-from swevis.tasks.repos import ensure_mirror
-from swevis.tasks.sources import select_instances
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("action", choices=["build"], help="build: make or keep every image")
-    parser.add_argument("--config", default="config.yaml")
+    add_config_argument(parser)
     parser.add_argument("--instances", help="comma-separated instance ids (default: the configured sample)")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
 
 
 def run(args: argparse.Namespace) -> int:
-    config = load_config(args.config)
+    from swevis.config import load_user_config
+    from swevis.sandbox.images import build_images, instance_image_name
+    from swevis.tasks.repos import ensure_mirror
+    from swevis.tasks.sources import select_instances
+
+    config, config_name = load_user_config(args.config)
     tasks, harness = config["tasks"], config["harness"]
     if harness["namespace"] is None:
         raise SwevisError("harness.namespace is null (swebench builds its own images); set a namespace, e.g. swevis")
@@ -35,7 +36,7 @@ def run(args: argparse.Namespace) -> int:
         known = {r["instance_id"] for r in rows}
         unknown = [i for i in wanted if i not in known]
         if unknown:
-            raise SwevisError(f"unknown instance id {unknown[0]}: not in the configured sample of {args.config}")
+            raise SwevisError(f"unknown instance id {unknown[0]}: not in the configured sample of {config_name}")
         rows = [r for r in rows if r["instance_id"] in wanted]
     mirrors = {}
     for repo in sorted({r["repo"] for r in rows}):

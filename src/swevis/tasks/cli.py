@@ -6,17 +6,14 @@ import argparse
 import json
 from collections import Counter
 
-from swevis.config import load_config
+from swevis.arguments import add_config_argument, output_file
 from swevis.errors import SwevisError
-from swevis.tasks import write_instances
-from swevis.tasks.repos import checkout_instance, ensure_mirror
-from swevis.tasks.sources import select_instances
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("action", choices=["sample", "checkout"], help="sample: print (or write) the configured sample; checkout: mirror and check out instances")
     parser.add_argument("instance_ids", nargs="*", help="checkout: which instances (default: the whole sample)")
-    parser.add_argument("--config", default="config.yaml", help="config file (default: config.yaml)")
+    add_config_argument(parser)
     parser.add_argument("-o", "--output", help="sample: write the rows as JSONL here")
 
 
@@ -25,7 +22,15 @@ def run(args: argparse.Namespace) -> int:
         raise SwevisError(f"instance ids ({' '.join(args.instance_ids)}) are for `swevis tasks checkout`; sample takes none")
     if args.output and args.action != "sample":
         raise SwevisError("-o/--output is for `swevis tasks sample`")
-    cfg = load_config(args.config)["tasks"]
+    from swevis.config import load_user_config
+    from swevis.tasks import write_instances
+    from swevis.tasks.repos import checkout_instance, ensure_mirror
+    from swevis.tasks.sources import select_instances
+
+    if args.output:
+        output_file(args.output, "-o/--output")
+    config, config_name = load_user_config(args.config)
+    cfg = config["tasks"]
     rows = select_instances(cfg)
     if args.action == "sample":
         if args.output:
@@ -41,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
     unknown = sorted(wanted - {r["instance_id"] for r in rows})
     if unknown:
         raise SwevisError(
-            f"unknown instance id(s) {', '.join(unknown)}: not in the sample of {args.config} (see `swevis tasks sample`)"
+            f"unknown instance id(s) {', '.join(unknown)}: not in the sample of {config_name} (see `swevis tasks sample`)"
         )
     for row in rows:
         if row["instance_id"] not in wanted:
