@@ -9,6 +9,7 @@ import sys
 from swevis import __version__
 from swevis.arguments import OneLineParser
 from swevis.errors import InfrastructureError, SwevisError
+from swevis.redaction import redact
 
 # name -> (module with add_arguments(parser) and run(args) -> int, one-line help)
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
@@ -54,8 +55,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _one_line(exc: Exception) -> str:
-    """The message on one line, whatever a library put in it."""
-    return " ".join(str(exc).split())
+    """The message on one line, whatever a library put in it, with no secret in it."""
+    return " ".join(redact(str(exc)).split())
 
 
 if __name__ == "__main__":

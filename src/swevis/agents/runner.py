@@ -42,6 +42,7 @@ from swevis.localize import localize_issue, pack_context
 from swevis.localize.rerank import describe as describe_ranker
 from swevis.models import ContextLengthExceeded, ModelCallFailed, ReplayExhausted
 from swevis.models.spend import CostLimitExceeded, spend_of_usage
+from swevis.fsutil import write_atomic
 from swevis.provenance import write_json_atomic
 
 log = logging.getLogger(__name__)
@@ -420,7 +421,7 @@ def run_instance(spec: RunSpec) -> dict[str, Any]:
             env.cleanup()
     traj = assemble_trajectory(run, final, plan, ranker=ranker, started=started)
     out.mkdir(parents=True, exist_ok=True)
-    (out / "patch.diff").write_text(patch)
+    write_atomic(out / "patch.diff", patch)  # redacted, like every record
     write_json_atomic(traj, out / "traj.json")
     if (traj["error"] or "").startswith("CostLimitExceeded"):
         log.warning("journal %s kept: a rerun continues this trajectory after the cap is raised", spec.journal_path)

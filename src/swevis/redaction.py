@@ -1,0 +1,221 @@
+"""Secret values never leave the process in text: one registry of the values this process
+must not write, and one ``redact`` every exit for text goes through.
+
+What is registered: the API key of a live model profile (when the model is built,
+swevis.models.openai_backend) and the value of every pass-through variable whose name looks
+like a credential (when an agent's environment is made, swevis.sandbox.environments).
+
+Where text leaves the process, and how it is redacted there:
+
+- log records: a LogRecord factory (installed with the first secret) redacts each record as
+  it is made, whichever logger or handler it goes to -- a filter on the root logger would
+  miss records of child loggers, which skip the root's filters when they propagate;
+- uncaught exceptions: ``sys.excepthook`` prints the traceback redacted;
+- one-line errors: the CLI, the scripts' last log line and the model errors call ``redact``;
+- record files: every text written through swevis.fsutil (trajectories, journals, eval
+  records, ledgers, provenance, the response cache) is redacted on the way to disk;
+- requests and responses: a model's prepared messages and the endpoint's answer are
+  redacted before they are sent, cached or read (swevis.models).
+
+A value is found raw, JSON-escaped, Python-escaped or URL-encoded, and also with
+whitespace or an escaped line break between its characters (a body that wrapped it); it is
+replaced by ``[REDACTED:<variable name>]``. Values shorter than MIN_SECRET_CHARS are not
+redacted: the key "EMPTY" a local server ignores would otherwise rewrite ordinary text
+(model output, code) in every record.
+
+Why not a library: log-redaction packages match patterns of well-known key formats; we
+know the exact values, any format, and also need them out of files and messages.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import sys
+import threading
+import traceback
+from collections.abc import Iterable, Mapping
+from typing import Any
+from urllib.parse import quote, quote_plus
+
+log = logging.getLogger(__name__)
+
+MIN_SECRET_CHARS = 8
+MARKER = "[REDACTED:{name}]"
+
+# Words of a variable name that make it a credential (the name split at "_", "-" and ".");
+# a word ending in one of the ENDINGS counts too (APIKEY, ACCESSTOKEN, CLIENTSECRET).
+CREDENTIAL_WORDS = frozenset({
+    "KEY", "KEYS", "TOKEN", "TOKENS", "SECRET", "SECRETS", "PASSWORD", "PASSWORDS", "PASSWD", "PASSPHRASE",
+    "PAT", "CREDENTIAL", "CREDENTIALS", "CREDS", "AUTH", "COOKIE", "DSN",
+})
+CREDENTIAL_ENDINGS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD")
+
+# between two characters of a value: whitespace, or a line break escaped in JSON or a repr
+_GAP = r"(?:\s|\\[nrt])*"
+
+_lock = threading.Lock()
+_secrets: dict[str, str] = {}  # value -> the variable name it came from
+_pattern: re.Pattern[str] | None = None
+_forms: list[str] = []  # the encodings of every value, longest first: group i of _pattern is _forms[i]
+_names_by_value: dict[str, str] = {}  # each encoding -> the variable name
+_installed = False
+_short_names: set[str] = set()  # variables already said to be too short to redact
+
+
+def looks_like_credential(name: str) -> bool:
+    """Whether an environment variable's name says it holds a credential (GITHUB_PAT,
+    HF_TOKEN, OPENAI_API_KEY, DB_PASSWORD; not PATH, PYTHONPATH, LANG)."""
+    words = [w for w in re.split(r"[_.\-]+", name.upper()) if w]
+    return any(w in CREDENTIAL_WORDS or w.endswith(CREDENTIAL_ENDINGS) for w in words)
+
+
+def encodings(value: str) -> set[str]:
+    """The forms a value takes in text we write: raw, JSON- and Python-escaped, URL-encoded."""
+    forms = {
+        value,
+        json.dumps(value)[1:-1],
+        json.dumps(value, ensure_ascii=False)[1:-1],
+        repr(value)[1:-1],
+        quote(value, safe=""),
+        quote_plus(value, safe=""),
+    }
+    return {f for f in forms if f}
+
+
+def _spread(form: str) -> str:
+    """A regular expression for `form` that also matches it with gaps between its characters."""
+    return _GAP.join(re.escape(ch) for ch in form)
+
+
+def _compile() -> None:
+    global _pattern
+    by_form: dict[str, str] = {}
+    for value, name in _secrets.items():
+        for form in encodings(value):
+            by_form.setdefault(form, name)
+    forms = sorted(by_form, key=len, reverse=True)  # the longest form wins where two overlap
+    _names_by_value.clear()
+    _names_by_value.update(by_form)
+    _pattern = re.compile("|".join(f"(?P<s{i}>{_spread(f)})" for i, f in enumerate(forms))) if forms else None
+    _forms[:] = forms
+
+
+def register_secret(value: str | None, name: str) -> bool:
+    """Never write `value` (the content of variable `name`) from now on. Returns whether it
+    is redacted: an empty value is nothing to hide, a short one is not (see the module doc)."""
+    if not value:
+        return False
+    if len(value) < MIN_SECRET_CHARS:
+        if name in _short_names:
+            return False
+        _short_names.add(name)
+        log.info("%s holds fewer than %d characters: not redacted from outputs (too short to tell from ordinary text)",
+                 name, MIN_SECRET_CHARS)
+        return False
+    with _lock:
+        if value not in _secrets:
+            _secrets[value] = name
+            _compile()
+        _install_hooks()
+    return True
+
+
+def register_credentials(names: Iterable[str], environ: Mapping[str, str] | None = None) -> list[str]:
+    """Register the values of those variables among `names` whose names look like credentials
+    (looks_like_credential); returns the names registered."""
+    environ = os.environ if environ is None else environ
+    return [n for n in names if looks_like_credential(n) and register_secret(environ.get(n), n)]
+
+
+def forget_secrets() -> None:
+    """Drop every registered value (tests; a process that ends needs no clean-up)."""
+    global _pattern
+    with _lock:
+        _secrets.clear()
+        _forms.clear()
+        _names_by_value.clear()
+        _pattern = None
+
+
+def registered_names() -> list[str]:
+    """The variables whose values are redacted (never the values)."""
+    with _lock:
+        return sorted(set(_secrets.values()))
+
+
+def redact(text: str) -> str:
+    """`text` with every registered value replaced by its marker (see the module doc)."""
+    pattern = _pattern
+    if pattern is None or not text:
+        return text
+    forms = _forms
+
+    def marker(match: re.Match[str]) -> str:
+        index = int(match.lastgroup[1:])
+        return MARKER.format(name=_names_by_value[forms[index]])
+
+    return pattern.sub(marker, text)
+
+
+def redact_data(obj: Any) -> Any:
+    """A copy of JSON-like data (dicts, lists, strings) with every string redacted; data that
+    holds no secret is returned as it is."""
+    if _pattern is None:
+        return obj
+    if isinstance(obj, str):
+        return redact(obj)
+    if isinstance(obj, dict):
+        return {redact_data(k): redact_data(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return type(obj)(redact_data(v) for v in obj)
+    return obj
+
+
+# ---------------------------------------------------------------- hooks
+
+
+def _redact_record(record: logging.LogRecord) -> None:
+    """Replace a record's message (and its traceback text) by the redacted text, formatted now."""
+    try:
+        message = record.getMessage()
+    except Exception:  # a bad format string: logging reports it, with the arguments redacted
+        record.msg, record.args = redact(str(record.msg)), redact_data(record.args)
+        return
+    redacted = redact(message)
+    if redacted != message:
+        record.msg, record.args = redacted, ()
+    if record.exc_info and not record.exc_text:
+        record.exc_text = redact(logging.Formatter().formatException(record.exc_info))
+    if record.stack_info:
+        record.stack_info = redact(record.stack_info)
+
+
+def _excepthook(previous):
+    def hook(exc_type, exc, tb):
+        if _pattern is None:
+            return previous(exc_type, exc, tb)
+        sys.stderr.write(redact("".join(traceback.format_exception(exc_type, exc, tb))))
+        sys.stderr.flush()
+
+    return hook
+
+
+def _install_hooks() -> None:
+    """Once per process: the record factory and the excepthook (see the module doc)."""
+    global _installed
+    if _installed:
+        return
+    make_record = logging.getLogRecordFactory()
+
+    def factory(*args: Any, **kwargs: Any) -> logging.LogRecord:
+        record = make_record(*args, **kwargs)
+        if _pattern is not None:
+            _redact_record(record)
+        return record
+
+    logging.setLogRecordFactory(factory)
+    sys.excepthook = _excepthook(sys.excepthook)
+    _installed = True
