@@ -74,9 +74,11 @@ def looks_like_credential(name: str) -> bool:
 
 def encodings(value: str) -> set[str]:
     """The forms a value takes in text we write: raw, JSON- and Python-escaped, URL-encoded."""
+    in_json = json.dumps(value)[1:-1]
     forms = {
         value,
-        json.dumps(value)[1:-1],
+        in_json,
+        in_json.replace("/", "\\/"),  # JSON that escapes "/" too (PHP, some Java encoders)
         json.dumps(value, ensure_ascii=False)[1:-1],
         repr(value)[1:-1],
         quote(value, safe=""),
