@@ -37,6 +37,7 @@ import sys
 import threading
 import traceback
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote, quote_plus
 
@@ -56,11 +57,23 @@ CREDENTIAL_ENDINGS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD")
 # between two characters of a value: whitespace, or a line break escaped in JSON or a repr
 _GAP = r"(?:\s|\\[nrt])*"
 
+
+
+@dataclass(frozen=True)
+class Redactor:
+    """One regular expression for every form of every value; group i is replaced by markers[i].
+    Replaced whole when a value is registered, so a reader never sees half of an update."""
+
+    pattern: re.Pattern[str]
+    markers: tuple[str, ...]
+
+    def sub(self, text: str) -> str:
+        return self.pattern.sub(lambda m: self.markers[int(m.lastgroup[1:])], text)
+
+
 _lock = threading.Lock()
 _secrets: dict[str, str] = {}  # value -> the variable name it came from
-_pattern: re.Pattern[str] | None = None
-_forms: list[str] = []  # the encodings of every value, longest first: group i of _pattern is _forms[i]
-_names_by_value: dict[str, str] = {}  # each encoding -> the variable name
+_active: Redactor | None = None
 _installed = False
 _short_names: set[str] = set()  # variables already said to be too short to redact
 
@@ -92,17 +105,16 @@ def _spread(form: str) -> str:
     return _GAP.join(re.escape(ch) for ch in form)
 
 
-def _compile() -> None:
-    global _pattern
+def _compile(secrets: Mapping[str, str]) -> Redactor | None:
     by_form: dict[str, str] = {}
-    for value, name in _secrets.items():
+    for value, name in secrets.items():
         for form in encodings(value):
             by_form.setdefault(form, name)
+    if not by_form:
+        return None
     forms = sorted(by_form, key=len, reverse=True)  # the longest form wins where two overlap
-    _names_by_value.clear()
-    _names_by_value.update(by_form)
-    _pattern = re.compile("|".join(f"(?P<s{i}>{_spread(f)})" for i, f in enumerate(forms))) if forms else None
-    _forms[:] = forms
+    pattern = re.compile("|".join(f"(?P<s{i}>{_spread(f)})" for i, f in enumerate(forms)))
+    return Redactor(pattern, tuple(MARKER.format(name=by_form[f]) for f in forms))
 
 
 def register_secret(value: str | None, name: str) -> bool:
@@ -117,10 +129,11 @@ def register_secret(value: str | None, name: str) -> bool:
         log.info("%s holds fewer than %d characters: not redacted from outputs (too short to tell from ordinary text)",
                  name, MIN_SECRET_CHARS)
         return False
+    global _active
     with _lock:
         if value not in _secrets:
             _secrets[value] = name
-            _compile()
+            _active = _compile(_secrets)
         _install_hooks()
     return True
 
@@ -134,12 +147,10 @@ def register_credentials(names: Iterable[str], environ: Mapping[str, str] | None
 
 def forget_secrets() -> None:
     """Drop every registered value (tests; a process that ends needs no clean-up)."""
-    global _pattern
+    global _active
     with _lock:
         _secrets.clear()
-        _forms.clear()
-        _names_by_value.clear()
-        _pattern = None
+        _active = None
 
 
 def registered_names() -> list[str]:
@@ -150,22 +161,14 @@ def registered_names() -> list[str]:
 
 def redact(text: str) -> str:
     """`text` with every registered value replaced by its marker (see the module doc)."""
-    pattern = _pattern
-    if pattern is None or not text:
-        return text
-    forms = _forms
-
-    def marker(match: re.Match[str]) -> str:
-        index = int(match.lastgroup[1:])
-        return MARKER.format(name=_names_by_value[forms[index]])
-
-    return pattern.sub(marker, text)
+    active = _active
+    return text if active is None or not text else active.sub(text)
 
 
 def redact_data(obj: Any) -> Any:
     """A copy of JSON-like data (dicts, lists, strings) with every string redacted; data that
     holds no secret is returned as it is."""
-    if _pattern is None:
+    if _active is None:
         return obj
     if isinstance(obj, str):
         return redact(obj)
@@ -197,7 +200,7 @@ def _redact_record(record: logging.LogRecord) -> None:
 
 def _excepthook(previous):
     def hook(exc_type, exc, tb):
-        if _pattern is None:
+        if _active is None:
             return previous(exc_type, exc, tb)
         sys.stderr.write(redact("".join(traceback.format_exception(exc_type, exc, tb))))
         sys.stderr.flush()
@@ -214,7 +217,7 @@ def _install_hooks() -> None:
 
     def factory(*args: Any, **kwargs: Any) -> logging.LogRecord:
         record = make_record(*args, **kwargs)
-        if _pattern is not None:
+        if _active is not None:
             _redact_record(record)
         return record
 

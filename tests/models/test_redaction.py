@@ -139,3 +139,17 @@ def test_text_written_through_fsutil_is_redacted_bytes_are_not(tmp_path):
     fsutil.write_atomic(tmp_path / "raw.bin", KEY.encode())
     assert json.loads((tmp_path / "r.json").read_text()) == {"error": "401 Bearer [REDACTED:K]"}
     assert (tmp_path / "raw.bin").read_bytes() == KEY.encode()  # images and databases stay byte for byte
+
+
+def test_every_live_profiles_key_is_registered_not_only_the_one_in_use():
+    from swevis.models import register_api_keys
+
+    profiles = {
+        "a": {"backend": "openai", "base_url": "http://a/v1", "model_id": "m", "api_key_env": "A_KEY"},
+        "b": {"backend": "openai", "base_url": "http://b/v1", "model_id": "m", "api_key_env": "B_VAR"},
+        "replayed": {"backend": "replay", "api_key_env": "R_KEY"},
+        "local": {"backend": "openai", "base_url": "http://c/v1", "model_id": "m", "api_key_env": "C_KEY"},
+    }
+    environ = {"A_KEY": "sk-a-0123456789", "B_VAR": "sk-b-0123456789", "R_KEY": "sk-r-0123456789", "C_KEY": "EMPTY"}
+    assert register_api_keys(profiles, environ) == ["A_KEY", "B_VAR"]
+    assert redact("sk-a-0123456789 sk-b-0123456789 sk-r-0123456789 EMPTY") == "[REDACTED:A_KEY] [REDACTED:B_VAR] sk-r-0123456789 EMPTY"

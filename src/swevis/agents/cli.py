@@ -17,6 +17,7 @@ from swevis.conditions import condition_arg
 from swevis.config import load_config
 from swevis.errors import SwevisError
 from swevis.index import build_index
+from swevis.models import register_api_keys
 from swevis.paths import repo_slug
 from swevis.tasks.repos import checkout_instance, ensure_mirror
 from swevis.tasks.sources import open_source
@@ -64,6 +65,7 @@ def run(args: argparse.Namespace) -> int:
     if args.agent not in agents:
         raise SwevisError(f"unknown agent {args.agent!r}: one of {', '.join(agents)} (variants come from agents.variants in {args.config})")
     model, profile = model_profile(cfg, args.model, args.config)
+    register_api_keys(cfg["models"])  # every live profile's key is redacted from what this run writes
     if args.demo:
         require_file(args.demo, "--demo")
     output_folder(args.out, "-o/--out")
