@@ -153,3 +153,10 @@ def test_every_live_profiles_key_is_registered_not_only_the_one_in_use():
     environ = {"A_KEY": "sk-a-0123456789", "B_VAR": "sk-b-0123456789", "R_KEY": "sk-r-0123456789", "C_KEY": "EMPTY"}
     assert register_api_keys(profiles, environ) == ["A_KEY", "B_VAR"]
     assert redact("sk-a-0123456789 sk-b-0123456789 sk-r-0123456789 EMPTY") == "[REDACTED:A_KEY] [REDACTED:B_VAR] sk-r-0123456789 EMPTY"
+
+
+def test_a_base64_image_url_is_kept_byte_for_byte():
+    register_secret(KEY, "K")
+    url = "data:image/png;base64," + "QUJD" * 1000 + KEY  # not text: never rewritten
+    out = redact_data([{"type": "image_url", "image_url": {"url": url}}, {"type": "text", "text": KEY}])
+    assert out[0]["image_url"]["url"] == url and out[1]["text"] == "[REDACTED:K]"
