@@ -1,9 +1,10 @@
 """Secret values never leave the process in text: one registry of the values this process
 must not write, and one ``redact`` every exit for text goes through.
 
-What is registered: the API key of a live model profile (when the model is built,
-swevis.models.openai_backend) and the value of every pass-through variable whose name looks
-like a credential (when an agent's environment is made, swevis.sandbox.environments).
+What is registered: the API key of a live model profile when its model is built
+(swevis.models.openai_backend; `swevis agent run` registers every live profile's key), and
+the value of every pass-through variable whose name looks like a credential
+(looks_like_credential) when an agent's environment is made (swevis.sandbox.environments).
 
 Where text leaves the process, and how it is redacted there:
 
@@ -11,20 +12,25 @@ Where text leaves the process, and how it is redacted there:
   it is made, whichever logger or handler it goes to -- a filter on the root logger would
   miss records of child loggers, which skip the root's filters when they propagate;
 - uncaught exceptions: ``sys.excepthook`` prints the traceback redacted;
-- one-line errors: the CLI, the scripts' last log line and the model errors call ``redact``;
-- record files: every text written through swevis.fsutil (trajectories, journals, eval
-  records, ledgers, provenance, the response cache) is redacted on the way to disk;
+- one-line errors: the CLI's, and the model errors' (redacted before they are cut to one
+  line, so no part of a key is left at the cut);
+- record files: every text written through swevis.fsutil (traj.json, patch.diff, journals,
+  eval records, ledgers, provenance, the response cache) is redacted on the way to disk;
 - requests and responses: a model's prepared messages and the endpoint's answer are
-  redacted before they are sent, cached or read (swevis.models).
+  redacted before they are sent, cached or read (swevis.models), so an observation that
+  printed a token is not sent to the endpoint either.
 
-A value is found raw, JSON-escaped, Python-escaped or URL-encoded, and also with
-whitespace or an escaped line break between its characters (a body that wrapped it); it is
-replaced by ``[REDACTED:<variable name>]``. Values shorter than MIN_SECRET_CHARS are not
-redacted: the key "EMPTY" a local server ignores would otherwise rewrite ordinary text
-(model output, code) in every record.
+A value is found raw, JSON-escaped (also with "/" escaped), Python-escaped or URL-encoded,
+and also with whitespace or an escaped line break between its characters (a body that
+wrapped it); it is replaced by ``[REDACTED:<variable name>]``. Values shorter than
+MIN_SECRET_CHARS are not redacted: the key "EMPTY" a local server ignores would otherwise
+rewrite ordinary text (model output, code) in every record. Not covered: a value drawn
+into an image (a rendered page), one inside other encodings (base64 of a Basic auth
+header), a fragment a server cut from it (OpenAI's "sk-...abcd"), and text a library
+prints without logging.
 
 Why not a library: log-redaction packages match patterns of well-known key formats; we
-know the exact values, any format, and also need them out of files and messages.
+know the exact values, whatever their format, and need them out of files and messages too.
 """
 
 from __future__ import annotations

@@ -37,12 +37,12 @@ from swevis.agents.tools import (
 from swevis.agents.trajectory import TRAJ_FORMAT, StepRecorder, exit_status_of, image_free
 from swevis.config import filled_section
 from swevis.errors import InfrastructureError, RepoError
+from swevis.fsutil import write_atomic
 from swevis.index import open_index
 from swevis.localize import localize_issue, pack_context
 from swevis.localize.rerank import describe as describe_ranker
 from swevis.models import ContextLengthExceeded, ModelCallFailed, ReplayExhausted
 from swevis.models.spend import CostLimitExceeded, spend_of_usage
-from swevis.fsutil import write_atomic
 from swevis.provenance import write_json_atomic
 
 log = logging.getLogger(__name__)
