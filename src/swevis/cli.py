@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from swevis import __version__
 from swevis.arguments import OneLineParser
 from swevis.errors import InfrastructureError, SwevisError
+from swevis.redaction import redact
 
 # name -> (module with add_arguments(parser) and run(args) -> int, one-line help). Only the
 # chosen subcommand's module is imported: a stage's imports (polars, mini-swe-agent, docker,
@@ -95,8 +96,8 @@ def _quiet_broken_pipe() -> int:
 
 
 def _one_line(exc: Exception) -> str:
-    """The message on one line, whatever a library put in it."""
-    return " ".join(str(exc).split())
+    """The message on one line, whatever a library put in it, with no secret in it."""
+    return " ".join(redact(str(exc)).split())
 
 
 if __name__ == "__main__":

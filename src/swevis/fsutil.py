@@ -15,6 +15,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator
 
+from swevis.redaction import redact
+
 
 def temp_path_for(path: Path) -> Path:
     """A fresh hidden name next to `path` that keeps its suffix (writers such as matplotlib
@@ -39,8 +41,12 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
 
 def write_atomic(path: str | Path, data: str | bytes, *, fsync: bool = False) -> Path:
     """Write text or bytes to `path` atomically; `fsync` also forces the data to disk before
-    the rename (for records that must survive a power loss, not only a crash)."""
+    the rename (for records that must survive a power loss, not only a crash). Text is
+    redacted (swevis.redaction): no registered secret reaches a record file. Bytes (images,
+    databases) are written as they are."""
     path = Path(path)
+    if isinstance(data, str):
+        data = redact(data)
     with atomic_path(path) as tmp:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
         with os.fdopen(fd, "wb" if isinstance(data, bytes) else "w") as fh:

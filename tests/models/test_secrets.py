@@ -1,12 +1,18 @@
 """API keys come only from environment variables and never reach a file: live trajectories
 against the scripted server on 127.0.0.1 with a sentinel key, then every file written
-(results, response cache, journals, ledgers, logs, Snakemake's metadata) is scanned for it."""
+(results, response cache, journals, ledgers, logs, Snakemake's metadata) is scanned for it.
+An endpoint that echoes the request's Authorization header (in a 401, a 500, a context
+error or a completion) gets the same scan, of the CLI's and Snakemake's output too."""
 
 from __future__ import annotations
 
+import json
 import logging
+import os
+import subprocess
 import sys
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 
@@ -14,10 +20,11 @@ from helpers import run_snakemake
 from swevis.agents.runner import RunSpec, run_instance
 from swevis.config import schema_defaults
 from swevis.errors import InfrastructureError
-from swevis.models import ModelConfigError
+from swevis.models import ContextLengthExceeded, EndpointFailed, ModelConfigError, make_model
+from swevis.redaction import register_credentials
 from swevis.tasks.bundled import load_bundled_instances
 from swevis.tasks.repos import ensure_mirror
-from scripted_server import ScriptedServer, conversation
+from scripted_server import Fail, Raw, Reply, ScriptedServer, conversation
 
 # the environment options as the runner passes them (the validated agents settings): the schema's defaults
 ENV_OPTIONS = {k: schema_defaults("agents")[k] for k in ("docker_network", "docker_cpus", "docker_memory", "docker_pids", "env_passthrough")}
@@ -42,6 +49,72 @@ def files_containing(root: Path, needle: str) -> list[str]:
                 hits.append(str(path.relative_to(root)))
     assert n > 0
     return hits
+
+
+# ------------------------------------------------------------------ an endpoint that echoes the key
+
+
+def echoed(request) -> str:
+    return request.headers["authorization"]
+
+
+ECHOES = {
+    # what servers and proxies do: quote the header in the error message, dump the request's
+    # headers as JSON into it, or wrap them in a plain-text page (which this openai client
+    # leaves out of its message: the case guards a client that puts it in)
+    "401": lambda i, r: Fail(401, f"Incorrect API key. Received header Authorization: {echoed(r)}", code="invalid_api_key"),
+    "500": lambda i, r: Fail(500, f"Internal error while handling {{'authorization': '{echoed(r)}'}}"),
+    "502-json-headers": lambda i, r: Fail(502, "bad gateway; request headers: " + json.dumps(dict(r.headers))),
+    "503-wrapped": lambda i, r: Raw(503, f"upstream said:\n  {echoed(r)[:20]}\n  {echoed(r)[20:]}\n", content_type="text/plain"),
+    "400-context": lambda i, r: Fail(400, f"maximum context length is 8 tokens (request by {echoed(r)})",
+                                     code="context_length_exceeded"),
+}
+QUOTED_IN_MESSAGE = {"401", "500", "502-json-headers", "400-context"}
+
+
+def live_profile(server, **over) -> dict:
+    return {"backend": "openai", "base_url": server.base_url, "model_id": "m", "api_key_env": KEY_ENV,
+            "tokenizer": "qwen3", "image_family": "qwen3.5", "max_retries": 1, "retry_backoff_s": 0.01} | over
+
+
+@pytest.mark.parametrize("echo", sorted(ECHOES))
+def test_an_echoed_key_reaches_no_error_log_or_file(echo, tmp_path, monkeypatch, caplog):
+    monkeypatch.setenv(KEY_ENV, SENTINEL)
+    caplog.set_level(logging.DEBUG)  # the openai client's and httpx's debug records too
+    with ScriptedServer(responder=ECHOES[echo]) as server:
+        model = make_model("live", live_profile(server), cache_dir=tmp_path / "cache")
+        with pytest.raises((EndpointFailed, ContextLengthExceeded)) as err:
+            model.complete([{"role": "user", "content": "hi"}])
+        assert server.chat_requests[0].headers["authorization"] == f"Bearer {SENTINEL}"  # the server did echo it
+    assert ("[REDACTED:SWEVIS_SECRET_TEST_KEY]" in str(err.value)) == (echo in QUOTED_IN_MESSAGE)
+    for text in (str(err.value), repr(err.value), caplog.text):
+        assert SENTINEL not in text and SENTINEL[:20] not in text
+    logging.getLogger("swevis.test").error("job failed: %s", err.value)  # as the scripts log it
+    assert SENTINEL not in caplog.text
+
+
+def test_an_echoed_key_in_a_completion_reaches_no_record_or_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv(KEY_ENV, SENTINEL)
+    with ScriptedServer(responder=lambda i, r: Reply(f"THOUGHT: your header was {echoed(r)}")) as server:
+        response = make_model("live", live_profile(server), cache_dir=tmp_path / "cache").complete(
+            [{"role": "user", "content": "hi"}])
+        again = make_model("live", live_profile(server), cache_dir=tmp_path / "cache").complete(
+            [{"role": "user", "content": "hi"}])
+    assert response.content == "THOUGHT: your header was Bearer [REDACTED:SWEVIS_SECRET_TEST_KEY]"
+    assert again.cached and again.content == response.content
+    assert SENTINEL not in json.dumps(response.raw) and files_containing(tmp_path, SENTINEL) == []
+
+
+def test_a_credential_a_command_printed_is_not_sent_to_the_endpoint(tmp_path, monkeypatch):
+    token = "ghp_passthrough0a1b2c3d4e5f6a7b8c9d"
+    monkeypatch.setenv(KEY_ENV, SENTINEL)
+    assert register_credentials(["GITHUB_PAT", "LANG"], {"GITHUB_PAT": token, "LANG": "C.UTF-8"}) == ["GITHUB_PAT"]
+    observation = f"<output>GITHUB_PAT={token}\nLANG=C.UTF-8</output>"
+    with ScriptedServer() as server:
+        make_model("live", live_profile(server), cache_dir=tmp_path / "cache").complete(
+            [{"role": "user", "content": [{"type": "text", "text": observation}]}])
+        sent = server.chat_requests[0].raw
+    assert token.encode() not in sent and b"GITHUB_PAT=[REDACTED:GITHUB_PAT]" in sent and b"LANG=C.UTF-8" in sent
 
 
 @pytest.mark.slow
@@ -198,3 +271,86 @@ def test_local_template_vars_hold_no_host_variable(tmp_path, monkeypatch, bundle
         assert not any(v in str(template_vars) for v in HOST_SECRETS.values())
     finally:
         ws.close()
+
+
+# ------------------------------------------------------------------ end to end: the CLI and Snakemake
+
+
+def live_config(server, *, instances: list[str], passthrough: list[str] = ()) -> str:
+    return (
+        "tasks: {source: bundled, instance_ids: [" + ", ".join(instances) + "]}\n"
+        "models:\n"
+        f"  live: {{backend: openai, base_url: '{server.base_url}', model_id: m, api_key_env: {KEY_ENV}, "
+        "tokenizer: qwen3, image_family: qwen3.5, max_retries: 0}\n"
+        "agents:\n  environment: local\n  allow_live_on_host: true\n"
+        f"  env_passthrough: [{', '.join(passthrough)}]\n"
+        "  matrix: [{agent: mini, scope: normal, conditions: [text]}]\n"
+    )
+
+
+def no_key_anywhere(root: Path, *outputs: str, key: str = SENTINEL) -> None:
+    """No byte of the key -- raw, JSON-escaped or URL-encoded -- in the outputs or any file under root."""
+    forms = {key, json.dumps(key)[1:-1], quote(key, safe="")}
+    for form in forms:
+        assert not any(form in out for out in outputs), form
+        assert files_containing(root, form) == [], form
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("status", ["401", "500"])
+def test_cli_agent_run_against_an_echoing_endpoint_writes_no_key(status, tmp_path):
+    with ScriptedServer(responder=ECHOES[status]) as server:
+        (tmp_path / "config.yaml").write_text(live_config(server, instances=[IID]))
+        proc = subprocess.run(
+            [str(Path(sys.executable).parent / "swevis"), "agent", "run", "--agent", "mini", "--instance", IID, "-o", "out"],
+            cwd=tmp_path, env={**os.environ, KEY_ENV: SENTINEL}, capture_output=True, text=True, timeout=600,
+        )
+        assert server.chat_requests and server.chat_requests[0].headers["authorization"] == f"Bearer {SENTINEL}"
+    assert proc.returncode == 1, proc.stderr[-2000:]
+    assert f"Bearer [REDACTED:{KEY_ENV}]" in proc.stderr.splitlines()[-1]  # the one-line error says what happened
+    assert (tmp_path / ".swevis-cache").is_dir()  # mirrors, checkouts, index, journal: all scanned
+    no_key_anywhere(tmp_path, proc.stdout, proc.stderr)
+
+
+@pytest.mark.slow
+def test_workflow_against_an_echoing_endpoint_writes_no_key(tmp_path):
+    """Two trajectory jobs, one answered 401 and one 500 with the header echoed: no key in
+    Snakemake's output, the rules' logs, .snakemake/log or anything else under the folder."""
+    echo = lambda i, r: ECHOES["401" if i == 0 else "500"](i, r)  # noqa: E731
+    others = "swevis-samples__ledgerkit-101"
+    with ScriptedServer(responder=echo) as server:
+        (tmp_path / "config.yaml").write_text(live_config(server, instances=[IID, others]))
+        targets = [f"results/runs/live/mini-normal/text/{iid}/traj.json" for iid in (IID, others)]
+        proc = run_snakemake(tmp_path, *targets, "--keep-going", env={KEY_ENV: SENTINEL})
+        assert len(server.chat_requests) == 2
+    assert proc.returncode != 0
+    logs = [p.read_text() for p in (tmp_path / "results" / "logs" / "runs").rglob("*.log")]
+    assert sum(f"Bearer [REDACTED:{KEY_ENV}]" in text for text in logs) == 2, logs  # each job's log says why
+    assert any("[REDACTED:" in p.read_text() for p in (tmp_path / ".snakemake" / "log").glob("*.log"))  # shown there too
+    no_key_anywhere(tmp_path, proc.stdout, proc.stderr)
+
+
+@pytest.mark.slow
+def test_a_credential_passed_to_the_commands_is_redacted_from_everything(tmp_path, monkeypatch, bundled_mirror):
+    """agents.env_passthrough: [HF_TOKEN] gives the commands the token; when one prints it,
+    the observation, the request, the cache, the journal and traj.json hold the marker."""
+    token = "hf_passthrough0a1b2c3d4e5f6a7b8c9d"
+    row, mirror = bundled_mirror(IID, tmp_path / "mirrors")
+    monkeypatch.setenv(KEY_ENV, SENTINEL)
+    monkeypatch.setenv("HF_TOKEN", token)
+    turns = ["THOUGHT: token.\n\n```mswea_bash_command\necho \"token=[$HF_TOKEN]\"\n```",
+             "THOUGHT: done.\n\n```mswea_bash_command\necho COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT\n```"]
+    with ScriptedServer(responder=conversation(turns)) as server:
+        profile = live_profile(server, max_retries=0)
+        traj = run_instance(RunSpec(
+            "live", profile, "mini", "normal", "text", row, mirror, str(tmp_path / "out"),
+            agents_cfg={"environment": "local", "allow_live_on_host": True, "env_passthrough": ["HF_TOKEN"]},
+            cache_dir=str(tmp_path / "cache"), journal_path=str(tmp_path / "journal.jsonl"), workspace=str(tmp_path / "ws"),
+        ))
+        requests = [r.raw for r in server.chat_requests]
+    assert traj["exit_status"] == "submitted", traj["error"]
+    written = (tmp_path / "out" / "traj.json").read_text()
+    assert "token=[[REDACTED:HF_TOKEN]]" in written  # the command ran, saw the token, and traj.json says so
+    assert len(requests) == 2 and not any(token.encode() in raw for raw in requests)
+    no_key_anywhere(tmp_path, key=token)
+    no_key_anywhere(tmp_path)

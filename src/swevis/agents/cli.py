@@ -60,12 +60,14 @@ def prepare_instance(cfg: dict, instance_id: str, cache_dir: str, *, index: bool
 def run(args: argparse.Namespace) -> int:
     from swevis.agents.runner import clear_outputs, make_run_spec, prelocalize_run, run_instance
     from swevis.config import load_user_config
+    from swevis.models import register_api_keys
 
     cfg, config_name = load_user_config(args.config)
     agents = ["mini", "plb", "let", *(cfg["agents"].get("variants") or {})]
     if args.agent not in agents:
         raise SwevisError(f"unknown agent {args.agent!r}: one of {', '.join(agents)} (variants come from agents.variants in {config_name})")
     model, profile = model_profile(cfg, args.model, config_name)
+    register_api_keys(cfg["models"])  # every live profile's key is redacted from what this run writes
     if args.demo:
         require_file(args.demo, "--demo")
     output_folder(args.out, "-o/--out")

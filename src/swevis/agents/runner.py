@@ -37,6 +37,7 @@ from swevis.agents.tools import (
 from swevis.agents.trajectory import TRAJ_FORMAT, StepRecorder, exit_status_of, image_free
 from swevis.config import filled_section
 from swevis.errors import InfrastructureError, RepoError
+from swevis.fsutil import write_atomic
 from swevis.index import open_index
 from swevis.localize import localize_issue, pack_context
 from swevis.localize.rerank import describe as describe_ranker
@@ -420,7 +421,7 @@ def run_instance(spec: RunSpec) -> dict[str, Any]:
             env.cleanup()
     traj = assemble_trajectory(run, final, plan, ranker=ranker, started=started)
     out.mkdir(parents=True, exist_ok=True)
-    (out / "patch.diff").write_text(patch)
+    write_atomic(out / "patch.diff", patch)  # redacted, like every record
     write_json_atomic(traj, out / "traj.json")
     if (traj["error"] or "").startswith("CostLimitExceeded"):
         log.warning("journal %s kept: a rerun continues this trajectory after the cap is raised", spec.journal_path)

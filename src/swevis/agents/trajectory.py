@@ -13,6 +13,7 @@ from typing import Any
 
 from swevis import provenance
 from swevis.agents.actions import classify_action, scripts_written
+from swevis.redaction import redact
 
 TRAJ_FORMAT = "swevis-traj-1"
 
@@ -59,7 +60,7 @@ class StepRecorder:
         if not self.journal_path:
             return
         with self.journal_path.open("a") as fh:
-            fh.write(json.dumps(record, default=str) + "\n")
+            fh.write(redact(json.dumps(record, default=str)) + "\n")  # appended: not through fsutil
             fh.flush()
             os.fsync(fh.fileno())
 

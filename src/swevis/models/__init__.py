@@ -24,7 +24,7 @@ from swevis.models.base import (
     resolve_profile,
 )
 from swevis.models.cache import ResponseCache, request_key
-from swevis.models.factory import make_model
+from swevis.models.factory import make_model, register_api_keys
 from swevis.models.messages import apply_image_cap, image_part, prepare_messages
 from swevis.models.openai_backend import OpenAIChatModel
 from swevis.models.replay import (
@@ -65,6 +65,7 @@ __all__ = [
     "read_demonstration",
     "read_minisweagent_trajectory",
     "read_swevis_trajectory",
+    "register_api_keys",
     "request_key",
     "resolve_profile",
 ]

@@ -24,6 +24,7 @@ from swevis.config import ConfigError, filled_section
 from swevis.errors import InfrastructureError, SwevisError
 from swevis.models.messages import apply_image_cap, prepare_messages
 from swevis.paths import MODEL
+from swevis.redaction import redact_data
 from swevis.tokens import count_message_tokens, text_tokens
 
 # ---------------------------------------------------------------- errors
@@ -253,8 +254,9 @@ class ChatModel(ABC):
         return int(self.profile["max_tokens"])
 
     def prepare(self, messages: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], dict[str, int]]:
-        """What would be sent for ``messages``: API keys only, image cap applied."""
-        prepared = prepare_messages(messages)
+        """What would be sent for ``messages``: API keys only, image cap applied, and no
+        registered secret (an observation of a command that printed a pass-through token)."""
+        prepared = redact_data(prepare_messages(messages))
         cap = self.profile["max_images_per_request"]
         prepared, stats = apply_image_cap(prepared, cap)
         if stats["omitted"] and self.profile["image_policy"] == "reject":

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from swevis.models.base import ChatModel, Estimator, ModelConfigError, TextCounter, resolve_profile
+from swevis.models.base import ChatModel, Estimator, ModelConfigError, TextCounter, is_live, resolve_profile
 from swevis.models.openai_backend import OpenAIChatModel
 from swevis.models.replay import ReplayModel
+from swevis.redaction import register_secret
 
 
 def make_model(
@@ -47,3 +49,12 @@ def make_model(
             )
         return ReplayModel(profile_name, profile, source=replay_source, estimator=estimator, text_counter=text_counter)
     raise ModelConfigError(f"config key 'models/{profile_name}/backend': unknown backend {backend!r} (openai, replay)")
+
+
+def register_api_keys(profiles: Mapping[str, dict[str, Any]], environ: Mapping[str, str] | None = None) -> list[str]:
+    """Register for redaction the API key of every live profile of a config (config section
+    ``models``), not only the one a run uses (registered when its model is built): a key is
+    a secret whichever profile it belongs to. Returns the variables registered."""
+    environ = os.environ if environ is None else environ
+    names = {resolve_profile(name, p)["api_key_env"] for name, p in profiles.items() if is_live(p)}
+    return sorted(n for n in names if n and register_secret(environ.get(n), n))

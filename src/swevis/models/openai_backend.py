@@ -17,9 +17,12 @@ Retry policy
    prompt does not fit (an outcome of the trajectory), :class:`EndpointFailed` otherwise
    (``reason`` tells which), an InfrastructureError: the job fails and is retried.
 
-The API key is read from the environment variable named by ``api_key_env`` when the first
-request is made (a rerun served entirely from the cache needs no key), handed to the
-client and kept nowhere else: not in the cache, the usage records, errors or reprs.
+The API key is read from the environment variable named by ``api_key_env``, handed to the
+client and kept nowhere else: not in the cache, the usage records, errors or reprs. A key
+that is missing is an error only when the first request is made (a rerun served entirely
+from the cache needs none). The key is registered with swevis.redaction when the model is
+built: an endpoint that quotes the request's Authorization header in an error body (or
+in a completion) never puts it into a message, a log line, a record or the cache.
 """
 
 from __future__ import annotations
@@ -49,6 +52,7 @@ from swevis.models.base import (
 )
 from swevis.models.cache import ResponseCache, request_key
 from swevis.models.messages import content_text, count_images
+from swevis.redaction import redact, register_secret
 
 log = logging.getLogger(__name__)
 
@@ -76,8 +80,9 @@ REQUEST_FIELDS = frozenset(
 
 def one_line(error: Exception | str, limit: int = 500) -> str:
     """An error message on one line, cut to ``limit`` characters: it becomes a job's last log
-    line and the CLI's one-line error, and a server may put a whole traceback into it."""
-    text = " ".join(str(error).split())
+    line and the CLI's one-line error, and a server may put a whole traceback into it (or
+    the request's headers: redacted before it is cut, so no part of a key is left)."""
+    text = " ".join(redact(str(error)).split())
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
@@ -156,19 +161,30 @@ class OpenAIChatModel(ChatModel):
                 f"config key 'models/{profile_name}/max_tokens_field': must be max_tokens or max_completion_tokens"
             )
         self.base_url: str = p["base_url"]
-        self._environ = environ  # None: os.environ, read when the first request is made
+        self._environ = environ  # None: os.environ
         self._client = None
         self.deterministic = float(p["temperature"]) == 0.0
         self.cache = ResponseCache(cache_dir) if (cache_dir and p["cache"] and self.deterministic) else None
+        # the endpoint the cache keys name; None: answers are shared across endpoints
+        self.cache_endpoint: str | None = None if p["cache_shared_across_endpoints"] else self.base_url
+        self._passed_over_shared_entry = False
         self.n_requests = 0  # HTTP requests made, the client's own retries included
+        self.api_key()  # registered for redaction before anything can echo it
 
     # -- client ------------------------------------------------------------------
+
+    def api_key(self) -> str:
+        """The key in the profile's api_key_env ("" when unset), registered for redaction."""
+        env = self.profile["api_key_env"]
+        environ = os.environ if self._environ is None else self._environ
+        key = environ.get(env, "") if env else ""
+        register_secret(key, env)
+        return key
 
     def _get_client(self):
         if self._client is None:
             env = self.profile["api_key_env"]
-            environ = os.environ if self._environ is None else self._environ
-            key = environ.get(env, "") if env else ""
+            key = self.api_key()
             if not key:
                 raise MissingAPIKey(
                     f"model profile '{self.profile_name}': environment variable {env or '<unset>'} "
@@ -286,7 +302,7 @@ class OpenAIChatModel(ChatModel):
                 ) from None
             requests += int(getattr(raw, "retries_taken", 0)) + 1
             try:
-                parsed = parse_completion_body(raw.http_response.text)
+                parsed = parse_completion_body(redact(raw.http_response.text))
             except InvalidResponse as exc:
                 problem = str(exc)
                 if attempt < limit:
@@ -315,19 +331,35 @@ class OpenAIChatModel(ChatModel):
         estimated_prompt_tokens,
     ) -> ChatResponse:
         body = self.request_body(messages, max_tokens=max_tokens, tools=tools, tool_choice=tool_choice, stop=stop)
-        key = request_key(body)
+        key = request_key(body, self.cache_endpoint)
         cached = False
         requests = 0
         entry = self.cache.get(key) if self.cache is not None else None
         if entry is not None:
             parsed, cached = entry["response"], True
         else:
+            self._note_shared_entry(body)
             parsed, requests = self._post(body)
             if self.cache is not None:
                 summary = {k: v for k, v in body.items() if k not in ("messages", "tools")}
                 summary |= {"n_messages": len(messages), "n_images": count_images(messages)}
-                self.cache.put(key, parsed, summary=summary)
+                self.cache.put(key, parsed, summary=summary, endpoint=self.cache_endpoint)
         return self._to_response(parsed, key=key, cached=cached, requests=requests, estimate=estimated_prompt_tokens)
+
+    def _note_shared_entry(self, body: dict[str, Any]) -> None:
+        """Say once that the cache holds an answer naming no endpoint that this profile does
+        not read (an entry from before endpoints were part of the key, or of a profile that
+        shares answers): the user who trusts it can opt in, nobody pays twice unknowingly."""
+        if self.cache is None or self.cache_endpoint is None or self._passed_over_shared_entry:
+            return
+        if request_key(body, None) in self.cache:
+            self._passed_over_shared_entry = True
+            log.warning(
+                "model '%s': the response cache %s holds answers to these requests that name no endpoint (written "
+                "before the endpoint was part of the cache key, or by a profile that shares answers); they are not "
+                "used for %s, which is asked again. Set models/%s/cache_shared_across_endpoints: true to reuse them.",
+                self.profile_name, self.cache.dir, self.base_url, self.profile_name,
+            )
 
     def _to_response(self, parsed, *, key, cached, requests, estimate) -> ChatResponse:
         choice = parsed["choices"][0]

@@ -20,6 +20,7 @@ from minisweagent.environments.docker import DockerEnvironment
 from swevis.config import filled_section
 from swevis.errors import InfrastructureError, SwevisError
 from swevis.paths import workspace_id
+from swevis.redaction import register_credentials
 from swevis.sandbox import resolved_environment
 from swevis.sandbox.images import instance_image_name
 from swevis.tasks.repos import checkout, run_git
@@ -327,8 +328,11 @@ def make_environment(
     run's image is ``agent_image`` (`harness`: the config's harness section). The
     environment's ``base_commit`` is what the patch is taken against
     (tools.working_tree_diff), whatever the agent commits. A docker environment is closed
-    by its ``cleanup`` (the runner calls it on every path)."""
+    by its ``cleanup`` (the runner calls it on every path). The values of pass-through
+    variables named like credentials (GITHUB_PAT, HF_TOKEN) are redacted from every output:
+    a command that prints one puts it into the observation (swevis.redaction)."""
     passthrough = checked_passthrough(env_passthrough, secret_env_names)
+    register_credentials(passthrough)
     kind = resolved_environment(kind, live_model)
     if kind == "local":
         return _local_environment(row, mirror=mirror, timeout_s=timeout_s, live_model=live_model,
