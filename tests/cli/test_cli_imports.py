@@ -18,7 +18,7 @@ from swevis.cli import SUBCOMMANDS
 # was imported to build the parser).
 HEAVY = ("polars", "minisweagent", "swebench", "docker", "matplotlib")
 # Modules every subcommand may load to parse its arguments.
-PARSING = {"swevis", "swevis.cli", "swevis.arguments", "swevis.errors", "swevis.conditions"}
+PARSING = {"swevis", "swevis.cli", "swevis.arguments", "swevis.errors", "swevis.conditions", "swevis.redaction"}  # redaction: the one-line error (stdlib only)
 
 PROBE = """
 import json, sys
