@@ -11,6 +11,7 @@ tests/test_docs.py fails when the committed page differs from what this script p
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 from typing import Any
@@ -18,6 +19,11 @@ from typing import Any
 import yaml
 
 from swevis.config import SCHEMA_PATH, schema_defaults
+from swevis.render.settings import RenderSettings
+
+# Sections whose unset keys the package fills (the schema says so in the section's
+# description): their defaults are read from the settings class, never restated here.
+PACKAGE_DEFAULTS = {"single_read.render": RenderSettings}
 
 HEADER = """\
 # Config reference
@@ -32,13 +38,14 @@ fails when the two differ. How a config file is read, validated and combined wit
 
 `<name>` stands for a name you choose (a model profile, a LET variant, a trajectory set);
 `[]` for an item of a list. "—" in the default column: the key has no default of its own
-(it is required where its parent is given, or its parent's default sets it).
+(it is required where its parent is given, or its parent's default sets it); "keys below":
+a mapping whose keys follow it.
 """
 
 
 def cell(value: Any) -> str:
     """A value as one table cell: compact JSON in backticks, pipes escaped."""
-    text = json.dumps(value, ensure_ascii=False)
+    text = json.dumps(list(value) if isinstance(value, tuple) else value, ensure_ascii=False)
     return "`" + text.replace("|", "\\|") + "`"
 
 
@@ -46,9 +53,7 @@ def constraints(node: dict[str, Any]) -> str:
     """The node's type and bounds in words (the meaning column's second half)."""
     kinds = node.get("type")
     kinds = [kinds] if isinstance(kinds, str) else list(kinds or [])
-    words = [" or ".join(k for k in kinds if k != "null")] if kinds else []
-    if "null" in kinds:
-        words.append("or null")
+    words = [" or ".join(k for k in kinds if k != "null") + (" or null" if "null" in kinds else "")] if kinds else []
     if "enum" in node:
         words.append("one of " + ", ".join(f"`{v}`" for v in node["enum"]))
     for key, sign in (("minimum", "≥"), ("exclusiveMinimum", ">"), ("maximum", "≤"), ("exclusiveMaximum", "<")):
@@ -58,7 +63,7 @@ def constraints(node: dict[str, Any]) -> str:
         words.append(f"at least {node['minItems']} item(s)")
     if "pattern" in node:
         words.append(f"matching `{node['pattern']}`")
-    return " ".join(w for w in words if w)
+    return ", ".join(w for w in words if w)
 
 
 def meaning(node: dict[str, Any]) -> str:
@@ -70,10 +75,14 @@ def meaning(node: dict[str, Any]) -> str:
 def rows(node: dict[str, Any], path: str, default: Any) -> list[str]:
     """One table row per key under `node`, depth first, in schema order."""
     out = []
+    settings = PACKAGE_DEFAULTS.get(path)
+    if settings is not None:
+        default = {**dataclasses.asdict(settings()), **default}
     for name, child in (node.get("properties") or {}).items():
         key = f"{path}.{name}" if path else name
         value = default.get(name, child.get("default", ...)) if isinstance(default, dict) else child.get("default", ...)
-        out.append(f"| `{key}` | {'—' if value is ... else cell(value)} | {meaning(child)} |")
+        shown = "keys below" if "properties" in child else "—" if value is ... else cell(value)
+        out.append(f"| `{key}` | {shown} | {meaning(child)} |")
         out.extend(rows(child, key, value if isinstance(value, dict) else {}))
     extra = node.get("additionalProperties")
     if isinstance(extra, dict):
@@ -96,7 +105,8 @@ def reference() -> str:
         if node.get("description"):
             parts.append(" ".join(str(node["description"]).split()) + "\n")
         table = ["| key | default | meaning |", "|---|---|---|"]
-        table.append(f"| `{name}` | {cell(defaults[name])} | {meaning(node)} |")
+        if "properties" not in node:  # a section of its own keys lists them; else the section is the key
+            table.append(f"| `{name}` | {cell(defaults[name])} | {meaning(node)} |")
         table.extend(rows(node, name, defaults[name] if isinstance(defaults[name], dict) else {}))
         parts.append("\n".join(table) + "\n")
     return "\n".join(parts)
