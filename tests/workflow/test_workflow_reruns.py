@@ -69,7 +69,7 @@ def test_the_table_covers_every_key_of_the_schema():
 
 
 def rerun_table_markdown() -> str:
-    """The README's rerun table, rendered from the fixture (so the two cannot drift apart)."""
+    """docs/reruns.md's rerun table, rendered from the fixture (so the two cannot drift apart)."""
     def reruns(r: dict | None) -> str:
         return ", ".join(f"{k}×{v}" if v != 1 else k for k, v in sorted((r or {}).items())) or "nothing"
 
@@ -80,9 +80,9 @@ def rerun_table_markdown() -> str:
     return "\n".join(rows)
 
 
-def test_the_readme_shows_the_rerun_table():
-    assert rerun_table_markdown() in (PROJECT_ROOT / "README.md").read_text(), (
-        "README.md's rerun table differs from tests/fixtures/rerun_table.yaml; paste:\n" + rerun_table_markdown()
+def test_the_docs_show_the_rerun_table():
+    assert rerun_table_markdown() in (PROJECT_ROOT / "docs" / "reruns.md").read_text(), (
+        "docs/reruns.md's rerun table differs from tests/fixtures/rerun_table.yaml; paste:\n" + rerun_table_markdown()
     )
 
 

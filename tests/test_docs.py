@@ -1,0 +1,356 @@
+"""Every shell command in README.md and docs/*.md runs, so a documented command that fails
+fails the tests.
+
+The convention the pages follow: shell commands are in ```console blocks, one a line after a
+`$ ` prompt; a line ending in a backslash continues on the next. Lines without a prompt are
+output and are not run. Other shell fences (bash, sh, shell, zsh), and prompt-less fences that
+hold commands, are refused, so no command can hide from this test. A ```yaml block whose first
+line is `# file: NAME` is written to NAME in the work folder before its page's commands run
+(the pages' study files, such as my.yaml, are then checked by the commands that read them).
+
+Each console block runs in a fresh copy of the workflow folder (the repository's files, with
+`.venv` linked to the repository's), in one bash session (so `export` carries to the next
+line), with HOME in the test's tmp folder. RULES says, for every documented command, how it
+runs: as written, or replaced by the dry run or `--help` it names and why (a real run is long,
+or needs an engine, a cluster or a live endpoint). A command without a rule fails the test.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+VENV = ROOT / ".venv"
+BLOCK_TIMEOUT_S = 1200
+
+
+@dataclass(frozen=True)
+class Rule:
+    """How one documented command runs: `run` is None for "as written"."""
+
+    run: str | None = None
+    why: str = ""
+    slow: bool = False
+    # a Makefile target another branch adds: until the Makefile has it, the block is an
+    # expected failure instead of a failure (delete the field once the target is merged)
+    pending_make_target: str | None = None
+
+
+AS_WRITTEN = Rule()
+AS_WRITTEN_SLOW = Rule(slow=True)
+
+LONG = "the real run is long: a dry run plans the same jobs from the same config"
+ENDPOINT = "needs a live model endpoint: a dry run checks the config and plans the jobs"
+CLUSTER = "needs a cluster: a dry run loads the profile and plans the jobs"
+ENGINE = "needs a Docker engine and minutes: --help checks the subcommand and its arguments"
+DATA = "needs downloaded SWE-bench rows and repository clones: --help checks the script and its arguments"
+
+# The one table of documented commands (continuation lines joined, runs of spaces as one).
+RULES: dict[str, Rule] = {
+    # README.md
+    "make install && make results": Rule(
+        "make -n install results && .venv/bin/snakemake -n --cores 2",
+        "make install would reinstall into the shared .venv, make results takes most of an hour: "
+        "make's dry run of both, then the dry run of the Snakemake target make results runs", slow=True),
+    "make test": Rule("make -n test", "the suite would run itself: make's dry run of its recipe"),
+    ".venv/bin/snakemake --cores 2 results/table1.csv": Rule(
+        ".venv/bin/snakemake -n --cores 2 results/table1.csv", LONG, slow=True),
+    "make report": Rule(
+        "make -n report", "a report needs the whole run: make's dry run of its recipe",
+        pending_make_target="report"),
+    "export MY_ENDPOINT_KEY=...": AS_WRITTEN,
+    ".venv/bin/snakemake --cores 2 --configfile examples/my-endpoint.yaml -- results/table1.csv": Rule(
+        ".venv/bin/snakemake -n --cores 2 --configfile examples/my-endpoint.yaml -- results/table1.csv",
+        ENDPOINT, slow=True),
+    ".venv/bin/swevis images build --config examples/docker-sample.yaml": Rule(
+        ".venv/bin/swevis images build --help", ENGINE),
+    ".venv/bin/snakemake --cores 2 --configfile examples/docker-sample.yaml": Rule(
+        ".venv/bin/snakemake -n --cores 2 --configfile examples/docker-sample.yaml",
+        "needs the Docker images and an engine: " + LONG, slow=True),
+    "export SWEVIS_SLURM_ACCOUNT=my_account SWEVIS_SLURM_PARTITION=cpu": AS_WRITTEN,
+    ".venv/bin/snakemake --cores 2 results/checkouts/all.json": Rule(
+        ".venv/bin/snakemake -n --cores 2 results/checkouts/all.json", LONG, slow=True),
+    ".venv/bin/snakemake --cores 2 results/checkouts/all.json # on the login node: clones need the internet": Rule(
+        ".venv/bin/snakemake -n --cores 2 results/checkouts/all.json", LONG, slow=True),
+    ".venv/bin/snakemake --workflow-profile profiles/slurm results/table1.csv": Rule(
+        ".venv/bin/snakemake -n --workflow-profile profiles/slurm results/table1.csv", CLUSTER, slow=True),
+    # docs/cli.md
+    ".venv/bin/swevis --help": AS_WRITTEN,
+    ".venv/bin/swevis --version": AS_WRITTEN,
+    # docs/tasks.md, docs/localization.md
+    ".venv/bin/swevis tasks sample": AS_WRITTEN,
+    ".venv/bin/swevis tasks checkout swevis-samples__tabulon-305": AS_WRITTEN,
+    ".venv/bin/swevis index .swevis-cache/checkouts/swevis-samples__tabulon-305 --db tabulon.sqlite": AS_WRITTEN,
+    ".venv/bin/swevis localize .swevis-cache/checkouts/swevis-samples__tabulon-305 --db tabulon.sqlite "
+    "--issue src/swevis/data/sample/instances/swevis-samples__tabulon-305/problem_statement.md": AS_WRITTEN,
+    ".venv/bin/python benchmarks/loc_devset.py prepare --rows swe-bench-lite-dev.json --rows "
+    "swe-bench-dev-easy.json --rows swe-bench-lite-test.json --mirrors MIRRORS_DIR --out DEVSET_DIR": Rule(
+        ".venv/bin/python benchmarks/loc_devset.py prepare --help", DATA),
+    ".venv/bin/python benchmarks/loc_devset.py measure --out DEVSET_DIR": Rule(
+        ".venv/bin/python benchmarks/loc_devset.py measure --help", DATA),
+    # docs/single-read.md
+    ".venv/bin/snakemake --cores 2 results/table4.csv": Rule(
+        ".venv/bin/snakemake -n --cores 2 results/table4.csv", LONG, slow=True),
+    ".venv/bin/swevis render src/swevis/render/layout.py --lines 1-120 --ratio 3 --model qwen3.5 -o out/": AS_WRITTEN_SLOW,
+    # docs/agents.md, docs/counterfactual.md, docs/evaluation.md
+    ".venv/bin/swevis agent run --agent let --instance swevis-samples__tabulon-305 --condition r3 -o out/": AS_WRITTEN_SLOW,
+    ".venv/bin/swevis agent run --agent mini --instance swevis-samples__tabulon-305 --condition text -o out/": AS_WRITTEN_SLOW,
+    ".venv/bin/swevis replay src/swevis/data/trajectories/mini1__swevis-samples__tabulon-305.traj.json "
+    "--out replay-out": AS_WRITTEN_SLOW,
+    ".venv/bin/swevis replay src/swevis/data/trajectories/ --out replay-out "
+    "--repo .swevis-cache/checkouts/swevis-samples__tabulon-305": AS_WRITTEN_SLOW,
+    ".venv/bin/swevis replay out/traj.json --out replay-out --reexecute": AS_WRITTEN_SLOW,
+    ".venv/bin/swevis evaluate swevis-samples__ledgerkit-101": AS_WRITTEN_SLOW,
+    ".venv/bin/swevis evaluate swevis-samples__tabulon-305 --patch out/patch.diff": AS_WRITTEN_SLOW,
+    # docs/running.md
+    ".venv/bin/snakemake --cores 2 --configfile my.yaml -- results/table1.csv": AS_WRITTEN_SLOW,
+    "export MY_ENDPOINT_KEY=... KIMI_KEY=...": AS_WRITTEN,
+    ".venv/bin/snakemake --cores 16 --resources llm=16 docker=4 --configfile my-study.yaml -- results/table1.csv": Rule(
+        ".venv/bin/snakemake -n --cores 16 --resources llm=16 docker=4 --configfile my-study.yaml -- results/table1.csv",
+        ENDPOINT + " (the sampling checkpoint, which would download SWE-bench Verified, is planned, not run)",
+        slow=True),
+    ".venv/bin/snakemake --workflow-profile profiles/kubernetes results/table1.csv": Rule(
+        ".venv/bin/snakemake -n --workflow-profile profiles/kubernetes --default-storage-prefix \"$PWD/storage\" "
+        "results/table1.csv",
+        CLUSTER + "; the storage prefix stands for the ReadWriteMany volume step 3 mounts", slow=True),
+    # docs/reruns.md
+    "rm -r results/runs/qwen3.5/plb-normal/r3": Rule(
+        "rm -rf results/runs/qwen3.5/plb-normal/r3",
+        "a fresh copy has no results to delete; that a deleted condition reruns exactly itself and the "
+        "tables is tests/workflow/test_workflow_reruns.py's and test_workflow.py's to check"),
+    ".venv/bin/snakemake --cores 8 results/table1.csv # reruns exactly that condition and the tables": Rule(
+        ".venv/bin/snakemake -n --cores 8 results/table1.csv", LONG, slow=True),
+}
+
+SHELL_FENCES = {"bash", "sh", "shell", "zsh", "shell-session"}
+COMMAND_START = re.compile(r"^(\$ |\.venv/bin/|make |snakemake |swevis |export |python )")
+
+
+@dataclass(frozen=True)
+class Block:
+    page: str
+    line: int  # of the opening fence, 1-based
+    commands: tuple[str, ...]
+
+
+def normalized(command: str) -> str:
+    return " ".join(command.split())
+
+
+def fences(text: str) -> list[tuple[int, str, list[str]]]:
+    """(line of the opening fence, its info string, its body lines), indentation removed."""
+    out, lines, i = [], text.split("\n"), 0
+    while i < len(lines):
+        stripped = lines[i].lstrip()
+        if stripped.startswith("```"):
+            indent, info, body, j = len(lines[i]) - len(stripped), stripped[3:].strip(), [], i + 1
+            while j < len(lines) and not lines[j].lstrip().startswith("```"):
+                body.append(lines[j][indent:] if lines[j][:indent].strip() == "" else lines[j])
+                j += 1
+            out.append((i + 1, info, body))
+            i = j + 1
+        else:
+            i += 1
+    return out
+
+
+def console_commands(body: list[str]) -> list[str]:
+    """The `$ ` lines of a console block, continuation lines joined."""
+    commands, current = [], None
+    for line in body:
+        if current is not None:
+            current += "\n" + line
+        elif line.startswith("$ "):
+            current = line[2:]
+        if current is not None and not current.endswith("\\"):
+            commands.append(current)
+            current = None
+    assert current is None, f"a command ends in a continuation backslash: {current!r}"
+    return commands
+
+
+def page_blocks(path: Path) -> tuple[list[Block], dict[str, str], list[str]]:
+    return parse_page(path.read_text(encoding="utf-8"), str(path.relative_to(ROOT)))
+
+
+def parse_page(text: str, page: str) -> tuple[list[Block], dict[str, str], list[str]]:
+    """A page's console blocks, its study files (name -> text) and the problems found."""
+    blocks, files, problems = [], {}, []
+    for line, info, body in fences(text):
+        if info == "console":
+            commands = console_commands(body)
+            if not commands:
+                problems.append(f"{page}:{line}: a console block without a `$ ` command")
+            blocks.append(Block(page, line, tuple(commands)))
+        elif info in SHELL_FENCES:
+            problems.append(f"{page}:{line}: a ```{info} block; write shell commands as ```console with `$ `")
+        elif info in {"yaml", "yml"} and body and body[0].startswith("# file: "):
+            files[body[0].removeprefix("# file: ").strip()] = "\n".join(body) + "\n"
+        elif info == "" and any(COMMAND_START.match(b) for b in body):
+            problems.append(f"{page}:{line}: commands in a fence without ```console")
+    return blocks, files, problems
+
+
+def all_blocks() -> list[tuple[Block, dict[str, str]]]:
+    out = []
+    for path in PAGES:
+        blocks, files, _ = page_blocks(path)
+        out.extend((b, files) for b in blocks)
+    return out
+
+
+def rule_for(command: str, rules: dict[str, Rule]) -> Rule:
+    key = normalized(command.replace("\\\n", " "))
+    assert key in rules, (
+        f"no rule in tests/test_docs.py RULES for the documented command {key!r}: add it, as written "
+        "(AS_WRITTEN) or with the dry run it stands for and why")
+    return rules[key]
+
+
+def script(commands: tuple[str, ...], rules: dict[str, Rule]) -> str:
+    """A bash script that runs each command (or its substitute) and stops at the first failure,
+    naming it (`set -e` would not: it ignores a failure left of `&&`)."""
+    lines = []
+    for n, command in enumerate(commands):
+        rule = rule_for(command, rules)
+        lines.append(rule.run if rule.run is not None else command)
+        lines.append(f'rc=$?; if [ $rc -ne 0 ]; then echo "docs-test: command {n} exited $rc" >&2; exit 3; fi')
+    return "\n".join(lines) + "\n"
+
+
+def fresh_workflow_copy(dest: Path) -> Path:
+    """The repository's files (tracked and new, not ignored) copied with their times, so make
+    sees .venv as up to date; .venv linked, not copied."""
+    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                            cwd=ROOT, capture_output=True, check=True).stdout.decode().split("\0")
+    for name in filter(None, listed):
+        source = ROOT / name
+        if source.is_file():
+            (dest / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, dest / name)
+    (dest / ".venv").symlink_to(VENV)
+    return dest
+
+
+def run_block(block: Block, files: dict[str, str], rules: dict[str, Rule], tmp: Path) -> subprocess.CompletedProcess:
+    work = fresh_workflow_copy(tmp / "work")
+    for name, text in files.items():
+        (work / name).write_text(text)
+    home = tmp / "home"
+    home.mkdir()
+    env = {**os.environ, "HOME": str(home), "PATH": f"{VENV / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}"}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return subprocess.run(["bash", "-c", script(block.commands, rules)], cwd=work, env=env,
+                          capture_output=True, text=True, timeout=BLOCK_TIMEOUT_S)
+
+
+def block_params() -> list:
+    params = []
+    for block, files in all_blocks():
+        rules = [RULES.get(normalized(c.replace("\\\n", " ")), AS_WRITTEN) for c in block.commands]
+        slow = any(r.slow for r in rules) or len(block.commands) > 1
+        marks = [pytest.mark.slow] if slow else []
+        params.append(pytest.param(block, files, id=f"{block.page}:{block.line}", marks=marks))
+    return params
+
+
+@pytest.mark.parametrize(("block", "files"), block_params())
+def test_documented_commands_run(block: Block, files: dict[str, str], tmp_path: Path):
+    for command in block.commands:
+        pending = rule_for(command, RULES).pending_make_target
+        if pending and not re.search(rf"^{re.escape(pending)}:", (ROOT / "Makefile").read_text(), re.M):
+            pytest.xfail(f"`make {pending}` is documented before its Makefile target exists")
+    proc = run_block(block, files, RULES, tmp_path)
+    assert proc.returncode == 0, f"{block.page}:{block.line}:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+
+
+def test_every_rule_is_a_documented_command():
+    documented = {normalized(c.replace("\\\n", " ")) for block, _ in all_blocks() for c in block.commands}
+    assert sorted(set(RULES) - documented) == [], "rules for commands no page documents any more"
+
+
+def test_pages_follow_the_convention():
+    problems = [p for path in PAGES for p in page_blocks(path)[2]]
+    assert problems == []
+
+
+def test_the_readme_is_a_way_in():
+    assert len((ROOT / "README.md").read_text().splitlines()) <= 250
+
+
+# --- the checks above can fail -------------------------------------------------------------
+
+
+def test_a_failing_command_fails_its_block(tmp_path: Path):
+    block = Block("page.md", 1, ("export X=1", "false", "echo never"))
+    proc = run_block(block, {}, {"export X=1": AS_WRITTEN, "false": AS_WRITTEN, "echo never": AS_WRITTEN}, tmp_path)
+    assert proc.returncode != 0 and "command 1 exited 1" in proc.stderr and "never" not in proc.stdout
+
+
+def test_a_failure_left_of_and_fails_its_block(tmp_path: Path):
+    block = Block("page.md", 1, ("false && true",))
+    proc = run_block(block, {}, {"false && true": AS_WRITTEN}, tmp_path)
+    assert proc.returncode != 0
+
+
+def test_a_command_without_a_rule_fails():
+    with pytest.raises(AssertionError, match="no rule"):
+        script(("rm -rf /tmp/nothing-here",), {})
+
+
+def test_page_parsing():
+    text = ("```console\n$ echo a \\\n    b\noutput\n$ true\n```\n\n```bash\nls\n```\n\n```\nmake results\n```\n"
+            "```yaml\n# file: s.yaml\nk: 1\n```\n")
+    blocks, files, problems = parse_page(text, "probe.md")
+    assert [b.commands for b in blocks] == [("echo a \\\n    b", "true")]
+    assert files == {"s.yaml": "# file: s.yaml\nk: 1\n"}
+    assert len(problems) == 2 and "```bash" in problems[0] and "without ```console" in problems[1]
+
+
+# --- links and the generated config reference --------------------------------------------
+
+# Files a page links to that the lead adds after merging (the report's screenshot).
+PENDING_FILES = {"docs/img/report.png"}
+
+
+def anchors(path: Path) -> set[str]:
+    """GitHub's heading anchors of a page."""
+    out = set()
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.startswith("#"):
+            title = line.lstrip("#").strip().lower()
+            out.add(re.sub(r"[^\w\- ]", "", title).replace(" ", "-"))
+    return out
+
+
+def test_relative_links_resolve():
+    broken = []
+    for page in PAGES:
+        for target in re.findall(r"\]\(([^)\s]+)\)", page.read_text(encoding="utf-8")):
+            if re.match(r"[a-z]+://", target):
+                continue
+            name, _, anchor = target.partition("#")
+            dest = (page.parent / name).resolve() if name else page
+            where = str(dest.relative_to(ROOT)) if dest.is_relative_to(ROOT) else str(dest)
+            if where in PENDING_FILES:
+                continue
+            if not dest.exists():
+                broken.append(f"{page.name}: {target} (no such file)")
+            elif anchor and dest.suffix == ".md" and anchor not in anchors(dest):
+                broken.append(f"{page.name}: {target} (no such heading)")
+    assert broken == []
+
+
+def test_config_reference_is_generated_from_the_schema():
+    proc = subprocess.run([str(VENV / "bin" / "python"), str(ROOT / "scripts" / "config_reference.py")],
+                          capture_output=True, text=True, check=True)
+    assert proc.stdout == (ROOT / "docs" / "config.md").read_text(), (
+        "docs/config.md differs from the schema: run .venv/bin/python scripts/config_reference.py > docs/config.md")
