@@ -49,11 +49,12 @@ CAPTIONS = {
 
 
 def save_figure(fig, out: str | Path, dpi: int) -> Path:
-    """Lay out, write (creating the folder) and close a figure."""
+    """Lay out, write (creating the folder) and close a figure. bbox_inches="tight" grows the
+    image to every label and legend, also those placed outside the axes, so none is clipped."""
     fig.tight_layout()
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=dpi)
+    fig.savefig(out, dpi=dpi, bbox_inches="tight", pad_inches=0.1)
     plt.close(fig)
     return out
 
