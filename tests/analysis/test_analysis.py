@@ -123,7 +123,7 @@ def test_mcnemar_table(tables):
     plb = {r["condition"]: r for r in m.filter((pl.col("model") == "qwen3.5") & (pl.col("agent") == "plb") & (pl.col("scope") == "normal")).to_dicts()}
     assert plb["r1"]["text_only"] == 0 and plb["r1"]["visual_only"] == 3 and plb["r1"]["p_value"] == pytest.approx(0.25)
     assert plb["r3"]["p_value"] == 1.0 and plb["r3"]["text_only"] == 3 and plb["r3"]["visual_only"] == 3
-    assert plb["r5"]["p_value"] == pytest.approx(0.5) and plb["r5"]["diff_pp"] == pytest.approx(-33.33)
+    assert plb["r5"]["p_value"] == pytest.approx(0.5) and plb["r5"]["diff_pp"] == -33.3  # percentage points to 0.1
     assert plb["r7"]["p_value"] == pytest.approx(0.25) and plb["r7"]["n_pairs"] == 6
     assert m.height == 2 * 4 * 4  # models x (agent, scope) x visual conditions; mini has no visual
     assert (m["backend"] == "replay").all()
@@ -139,7 +139,7 @@ def test_table3_shares_and_buckets(tables):
     assert phase["all"]["locator_share_pct"] == pytest.approx(17.5, abs=1e-4)
     assert phase["all"]["n"] == 60 and phase["resolved"]["n"] == 30
     buckets = t3.filter(pl.col("block") == "editor_buckets")
-    assert buckets["share_pct"].sum() == pytest.approx(100.0)
+    assert buckets["share_pct"].sum() == pytest.approx(100.0, abs=0.05 * buckets.height)  # each rounded to 0.1
     assert buckets["n"].to_list() == [10] * 6
     hr = buckets.filter((pl.col("bucket") == "high") & (pl.col("outcome") == "resolved")).to_dicts()[0]
     # instance 1 (coverage 1.0, resolved in every LET cell): editor = 75% of its prompt tokens
