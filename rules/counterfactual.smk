@@ -58,7 +58,13 @@ rule counterfactual_table:
     output:
         table=f"{COUNTERFACTUAL_DIR}/{{cfset}}/table.csv",
         decomposition=f"{COUNTERFACTUAL_DIR}/{{cfset}}/decomposition.csv",
-        figure=f"{COUNTERFACTUAL_DIR}/{{cfset}}/figure.png",
+        figure=report(
+            f"{COUNTERFACTUAL_DIR}/{{cfset}}/figure.png",
+            caption="../report/counterfactual_figure.rst",
+            category="Counterfactual replay",
+            subcategory="{cfset}",
+            labels={"item": "Figure", "file": f"{COUNTERFACTUAL_DIR}/{{cfset}}/figure.png"},
+        ),
     log:
         LAYOUT.log("counterfactual", "{cfset}-table.log"),
     wildcard_constraints:
