@@ -34,11 +34,9 @@ results: install
 
 # results/report.html: Snakemake's report of every table and figure, with captions
 # (report/*.rst). It runs the workflow first (what is up to date is not redone), so it works
-# from a fresh clone; report/workflow.rst is its landing page, which Snakemake shows only
-# when metadata (report/metadata.yaml) is given.
+# from a fresh clone; report/workflow.rst is its landing page.
 report: install
-	env -u PYTHONDONTWRITEBYTECODE $(BIN)/snakemake --cores $(CORES) --report-after-run \
-		--report results/report.html --report-metadata report/metadata.yaml
+	env -u PYTHONDONTWRITEBYTECODE $(BIN)/snakemake --cores $(CORES) --report-after-run --report results/report.html
 
 lint: install
 	$(BIN)/snakemake --lint
