@@ -63,7 +63,10 @@ rule counterfactual_table:
             caption="../report/counterfactual_figure.rst",
             category="Counterfactual replay",
             subcategory="{cfset}",
-            labels={"item": "Figure", "file": f"{COUNTERFACTUAL_DIR}/{{cfset}}/figure.png"},
+            labels={
+                "item": "Figure",
+                "file": f"{COUNTERFACTUAL_DIR}/{{cfset}}/figure.png",
+            },
         ),
     log:
         LAYOUT.log("counterfactual", "{cfset}-table.log"),

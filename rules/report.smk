@@ -9,7 +9,11 @@ REPORT_VIEWS = {
     "table4": LAYOUT.table("table4.csv"),
     "frontier": LAYOUT.single_read("frontier.csv"),
     "localization": LAYOUT.table("localization.csv"),
-    **({"table_ablation": LAYOUT.table("table_ablation.csv")} if ABLATION_VARIANTS else {}),
+    **(
+        {"table_ablation": LAYOUT.table("table_ablation.csv")}
+        if ABLATION_VARIANTS
+        else {}
+    ),
     "validation": VALIDATION,
 }
 REPORT_TITLES = {
@@ -28,31 +32,40 @@ REPORT_TITLES = {
 }
 REPORT_TARGETS = [
     *[LAYOUT.report_view(n) for n in REPORT_VIEWS],
-    *[LAYOUT.report_view(f"counterfactual-{s}-{part}") for s in COUNTERFACTUAL_SETS for part in ("table", "decomposition")],
+    *[
+        LAYOUT.report_view(f"counterfactual-{s}-{part}")
+        for s in COUNTERFACTUAL_SETS
+        for part in ("table", "decomposition")
+    ],
 ]
 
 
-rule report_views:
-    input:
-        **REPORT_VIEWS,
-    output:
-        **{
-            n: report(
-                LAYOUT.report_view(n),
-                caption=f"../report/{n}.rst",
-                category="Validation" if n == "validation" else "Tables",
-                labels={"item": REPORT_TITLES[n], "file": path},
-            )
-            for n, path in REPORT_VIEWS.items()
-        },
-    log:
-        LAYOUT.log("report", "views.log"),
-    conda:
-        "../envs/swevis.yaml"
-    params:
-        titles=REPORT_TITLES,
-    script:
-        "../scripts/report_views.py"
+# one rule (and job) per view, so a report on a few targets builds only their views; a
+# caption cannot take wildcards, so a wildcard rule could not give each view its own
+for _name, _source in REPORT_VIEWS.items():
+
+    rule:
+        name:
+            f"report_view_{_name}"
+        input:
+            **{_name: _source},
+        output:
+            **{
+                _name: report(
+                    LAYOUT.report_view(_name),
+                    caption=f"../report/{_name}.rst",
+                    category="Validation" if _name == "validation" else "Tables",
+                    labels={"item": REPORT_TITLES[_name], "file": _source},
+                )
+            },
+        log:
+            LAYOUT.log("report", f"{_name}.log"),
+        conda:
+            "../envs/swevis.yaml"
+        params:
+            titles={_name: REPORT_TITLES[_name]},
+        script:
+            "../scripts/report_views.py"
 
 
 rule report_counterfactual_views:
@@ -65,14 +78,20 @@ rule report_counterfactual_views:
             caption="../report/counterfactual_table.rst",
             category="Counterfactual replay",
             subcategory="{cfset}",
-            labels={"item": "Reductions", "file": f"{COUNTERFACTUAL_DIR}/{{cfset}}/table.csv"},
+            labels={
+                "item": "Reductions",
+                "file": f"{COUNTERFACTUAL_DIR}/{{cfset}}/table.csv",
+            },
         ),
         decomposition=report(
             LAYOUT.report_view("counterfactual-{cfset}-decomposition"),
             caption="../report/counterfactual_decomposition.rst",
             category="Counterfactual replay",
             subcategory="{cfset}",
-            labels={"item": "Gap to the ceiling", "file": f"{COUNTERFACTUAL_DIR}/{{cfset}}/decomposition.csv"},
+            labels={
+                "item": "Gap to the ceiling",
+                "file": f"{COUNTERFACTUAL_DIR}/{{cfset}}/decomposition.csv",
+            },
         ),
     log:
         LAYOUT.log("report", "counterfactual-{cfset}-views.log"),
