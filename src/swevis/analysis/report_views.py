@@ -41,7 +41,7 @@ td.empty { color: #9ca3af; }
 {% if caption %}<h2 style="font-size:15px">{{ caption }}</h2>{% endif %}
 {% if rows %}
 <table><thead><tr>{% for h in header %}<th>{{ h }}</th>{% endfor %}</tr></thead>
-<tbody>{% for row in rows %}<tr>{% for cell in row %}<td class="{{ cell_class(cell) }}">{{ cell if cell is not none else "" }}</td>{% endfor %}</tr>
+<tbody>{% for row in rows %}<tr>{% for cell in row %}{% set cls = cell_class(cell) %}<td{% if cls %} class="{{ cls }}"{% endif %}>{{ cell if cell is not none else "" }}</td>{% endfor %}</tr>
 {% endfor %}</tbody></table>
 {% else %}<p>No rows.</p>{% endif %}
 {% endfor %}
