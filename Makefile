@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 CORES ?= 2
 
-.PHONY: install test results lock lint clean
+.PHONY: install test results report lock lint clean
 
 # --compile-bytecode: every agent command and test run starts Python afresh; without .pyc
 # files (uv writes none by default) each pytest run recompiled pytest itself.
@@ -31,6 +31,12 @@ test: install
 
 results: install
 	env -u PYTHONDONTWRITEBYTECODE $(BIN)/snakemake --cores $(CORES)
+
+# results/report.html: Snakemake's report of every table and figure, with captions
+# (report/*.rst). It runs the workflow first (what is up to date is not redone), so it works
+# from a fresh clone; report/workflow.rst is its landing page.
+report: install
+	env -u PYTHONDONTWRITEBYTECODE $(BIN)/snakemake --cores $(CORES) --report-after-run --report results/report.html
 
 lint: install
 	$(BIN)/snakemake --lint

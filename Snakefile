@@ -43,6 +43,11 @@ include: "rules/evaluation.smk"
 include: "rules/analysis.smk"
 include: "rules/ablation.smk"
 include: "rules/counterfactual.smk"
+include: "rules/report.smk"
+
+
+# the landing page of `snakemake --report` (make report)
+report: "report/workflow.rst"
 
 
 rule all:
@@ -58,3 +63,4 @@ rule all:
         [LAYOUT.figure(n) for n in FIGURE_NAMES],
         ABLATION_TARGETS,
         COUNTERFACTUAL_TARGETS,
+        REPORT_TARGETS,

@@ -28,15 +28,15 @@ if ABLATION_VARIANTS:
                 for cell in ABLATION_CELLS
             ],
         output:
-            table=report(
-                LAYOUT.table("table_ablation.csv"),
-                caption="../report/tables.rst",
-                category="Tables",
-            ),
+            table=LAYOUT.table("table_ablation.csv"),
             figure=report(
                 LAYOUT.figure("figure_ablation.png"),
-                caption="../report/figures.rst",
+                caption="../report/figure_ablation.rst",
                 category="Figures",
+                labels={
+                    "item": "LET variants (ablation)",
+                    "file": LAYOUT.figure("figure_ablation.png"),
+                },
             ),
         log:
             LAYOUT.log("analysis", "ablation.log"),

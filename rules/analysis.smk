@@ -20,14 +20,7 @@ rule tables:
     input:
         summaries=condition_summaries(),
     output:
-        **{
-            n: report(
-                LAYOUT.table(f"{n}.csv"),
-                caption="../report/tables.rst",
-                category="Tables",
-            )
-            for n in TABLE_NAMES
-        },
+        **{n: LAYOUT.table(f"{n}.csv") for n in TABLE_NAMES},
     log:
         LAYOUT.log("analysis", "tables.log"),
     conda:
@@ -49,7 +42,10 @@ rule figures:
     output:
         **{
             n.removesuffix(".png"): report(
-                LAYOUT.figure(n), caption="../report/figures.rst", category="Figures"
+                LAYOUT.figure(n),
+                caption=f"../report/{n.removesuffix('.png')}.rst",
+                category="Figures",
+                labels={"item": f"Figure {n[6]}", "file": LAYOUT.figure(n)},
             )
             for n in FIGURE_NAMES
         },

@@ -55,7 +55,16 @@ rule counterfactual_table:
     output:
         table=LAYOUT.counterfactual("{cfset}", "table.csv"),
         decomposition=LAYOUT.counterfactual("{cfset}", "decomposition.csv"),
-        figure=LAYOUT.counterfactual("{cfset}", "figure.png"),
+        figure=report(
+            LAYOUT.counterfactual("{cfset}", "figure.png"),
+            caption="../report/counterfactual_figure.rst",
+            category="Counterfactual replay",
+            subcategory="{cfset}",
+            labels={
+                "item": "Figure",
+                "file": LAYOUT.counterfactual("{cfset}", "figure.png"),
+            },
+        ),
     log:
         LAYOUT.log("counterfactual", "{cfset}-table.log"),
     wildcard_constraints:

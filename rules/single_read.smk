@@ -63,7 +63,12 @@ rule single_read_tables:
             LAYOUT.single_read("table4_ocr_{backbone}.csv"),
             backbone=list(SR_BACKBONES),
         ),
-        figure=LAYOUT.figure("figure3.png"),
+        figure=report(
+            LAYOUT.figure("figure3.png"),
+            caption="../report/figure3.rst",
+            category="Figures",
+            labels={"item": "Figure 3", "file": LAYOUT.figure("figure3.png")},
+        ),
     log:
         LAYOUT.log("single_read", "tables.log"),
     conda:

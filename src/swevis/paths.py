@@ -236,6 +236,10 @@ class ResultsLayout:
     def figure(self, name: str) -> str:
         return self._p("figures", name)
 
+    def report_view(self, name: str) -> str:
+        """The HTML view of a table that Snakemake's report shows (rules/report.smk)."""
+        return self._p("report", f"{name}.html")
+
     def log(self, *parts: str) -> str:
         return self._p("logs", *parts)
 

@@ -23,8 +23,8 @@ import polars as pl
 from swevis.analysis.figures import save_figure
 from swevis.analysis.load import read_summaries, rows_frame
 from swevis.analysis.stats import mcnemar_exact
+from swevis.analysis.table_csv import write_table_csv
 from swevis.analysis.tables import cell_stats, settings_from_config
-from swevis.fsutil import atomic_path
 
 COLUMNS = [
     "model", "backend", "scope", "condition", "variant", "memory", "reproduction", "verification", "n",
@@ -180,8 +180,7 @@ def ablation_figure(table: pl.DataFrame, out_path: str | Path, dpi: int = 150) -
 def build_ablation(summary_paths: list[str], variants: dict[str, dict[str, Any]], config: dict[str, Any],
                    table_path: str, figure_path: str | None = None) -> pl.DataFrame:
     table = ablation_table(read_summaries(summary_paths), variants, config)
-    with atomic_path(table_path) as tmp:
-        table.write_csv(tmp)
+    write_table_csv(table, table_path)
     if figure_path:
         ablation_figure(table, figure_path, int(settings_from_config(config)["figure_dpi"]))
     return table

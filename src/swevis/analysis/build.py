@@ -13,17 +13,11 @@ import polars as pl
 
 from swevis.analysis.figures import ACTION_FIGURES, coverage_figure, action_figure
 from swevis.analysis.load import read_summaries, write_condition_summary
+from swevis.analysis.table_csv import write_table_csv
 from swevis.analysis.tables import calibration_table, frame, main_table, mcnemar_table, settings_from_config, table3
-from swevis.fsutil import atomic_path
 from swevis.provenance import provenance
 
 TABLE_OUTPUTS = ("table1", "table1_long", "table2", "table2_long", "table3", "stats_mcnemar", "calibration")
-
-
-def write_csv_atomic(df: pl.DataFrame, path: str | Path) -> Path:
-    with atomic_path(path) as tmp:
-        df.write_csv(tmp)
-    return Path(path)
 
 
 def rows_from_summaries(summary_paths: Iterable[str | Path]) -> list[dict[str, Any]]:
@@ -64,7 +58,7 @@ def build_tables(
     tables["calibration"] = calibration_table(rows, models)
     for name, df_out in tables.items():
         if name in out_paths:
-            write_csv_atomic(df_out, out_paths[name])
+            write_table_csv(df_out, out_paths[name])
     for path in retired:
         Path(path).unlink(missing_ok=True)
     return tables

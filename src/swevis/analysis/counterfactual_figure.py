@@ -12,6 +12,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import polars as pl  # noqa: E402
 
 from swevis.analysis.counterfactual import TERMS  # noqa: E402
+from swevis.analysis.figures import save_figure  # noqa: E402
 
 
 def counterfactual_figure(costs: pl.DataFrame, decomposition: pl.DataFrame, out: str | Path, dpi: int) -> None:
@@ -45,6 +46,4 @@ def counterfactual_figure(costs: pl.DataFrame, decomposition: pl.DataFrame, out:
     right.axhline(0, color="grey", lw=0.6)
     right.set_ylabel("prompt tokens above the ceiling")
     right.legend(fontsize=7, ncol=2, loc="upper left", bbox_to_anchor=(1.01, 1.0))
-    fig.tight_layout()
-    fig.savefig(out, dpi=dpi)
-    plt.close(fig)
+    save_figure(fig, out, dpi)

@@ -19,41 +19,14 @@ COLORS = {"read": "#4C72B0", "search": "#DD8452", "edit": "#55A868", "test": "#C
 # figure file -> (agent, human name) for the action-class figures
 ACTION_FIGURES = {"figure2.png": ("mini", "mini-SWE-agent"), "figure4.png": ("plb", "PLB"), "figure5.png": ("let", "LET")}
 
-CAPTIONS = {
-    "figure2.png": (
-        "Figure 2: action-class distribution (read, search, edit, test, other) over the normalized "
-        "trajectory of mini (mini-normal/text), one panel per model; each bar is a tenth of the "
-        "trajectory, legend shares are over all steps. Under the replay backend the trajectories "
-        "are recorded demonstrations."
-    ),
-    "figure4.png": (
-        "Figure 4: action-class distribution over the normalized trajectory of PLB (all scopes and "
-        "conditions pooled; the offline pre-localization is not a step)."
-    ),
-    "figure5.png": (
-        "Figure 5: action-class distribution over the normalized trajectory of LET (locator and "
-        "editor steps in order, all scopes and conditions pooled)."
-    ),
-    "figure6.png": (
-        "Figure 6: locator evidence coverage of the gold patch (share of gold hunks overlapped by "
-        "viewed windows and committed snippets) against resolution, LET runs of every scope and "
-        "condition, instances with a valid environment only. Points: runs (jittered); line: resolve "
-        "rate per coverage bin with its run count."
-    ),
-    "table1.csv": "Table 1: accuracy (%) and mean prompt tokens (M) for the first model profile; long form with n and 95% bootstrap CIs in table1_long.csv.",
-    "table2.csv": "Table 2: the same for the second model profile.",
-    "table3.csv": "Table 3: LET phase split and editor-cost buckets by locator evidence coverage, per model.",
-    "stats_mcnemar.csv": "Exact McNemar tests of each visual condition against its text condition (paired instances).",
-    "calibration.csv": "Estimated against server-reported prompt tokens per model, where the server reports usage.",
-}
-
 
 def save_figure(fig, out: str | Path, dpi: int) -> Path:
-    """Lay out, write (creating the folder) and close a figure."""
+    """Lay out, write (creating the folder) and close a figure. bbox_inches="tight" grows the
+    image to every label and legend, also those placed outside the axes, so none is clipped."""
     fig.tight_layout()
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=dpi)
+    fig.savefig(out, dpi=dpi, bbox_inches="tight", pad_inches=0.1)
     plt.close(fig)
     return out
 

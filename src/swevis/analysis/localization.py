@@ -6,12 +6,11 @@ gold patch); `summarize` averages per (k, level) into the rows of results/locali
 
 from __future__ import annotations
 
-import csv
 import json
 import math
 from pathlib import Path
 
-from swevis.fsutil import atomic_path
+from swevis.analysis.table_csv import write_table_csv
 from swevis.index.store import RepoIndex, open_index
 from swevis.localize.coverage import gold_hunks, hit_rates
 from swevis.localize.dloc import bm25_baseline, localize_issue
@@ -109,10 +108,5 @@ def localization_table(rows: list[dict], db_for, ks=(1, 3, 5, 10), options: dict
 
 
 def write_csv(rows: list[dict], path: str | Path, extra: dict | None = None) -> None:
-    """Write rows (plus constant provenance columns) to CSV atomically."""
-    rows = [{**r, **(extra or {})} for r in rows]
-    with atomic_path(path) as tmp, tmp.open("w", newline="") as fh:
-        if rows:
-            w = csv.DictWriter(fh, fieldnames=list(rows[0].keys()))
-            w.writeheader()
-            w.writerows(rows)
+    """Write rows (plus constant provenance columns) to CSV atomically, rounded as every table."""
+    write_table_csv([{**r, **(extra or {})} for r in rows], path)

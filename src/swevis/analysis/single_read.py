@@ -191,7 +191,7 @@ def figure3(rows: list[dict], backbones: list[str], ratios: list[float], out_pat
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(out_path, dpi=120)
+    fig.savefig(out_path, dpi=120, bbox_inches="tight", pad_inches=0.1)  # no label clipped
     plt.close(fig)
 
 

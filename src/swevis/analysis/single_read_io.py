@@ -13,6 +13,7 @@ from swevis.fsutil import atomic_path, write_json_atomic
 from swevis.provenance import provenance
 from swevis.render.settings import RenderSettings
 from swevis.analysis.single_read import figure3, frontier, frontier_summary, run_costs, table4
+from swevis.analysis.table_csv import write_table_csv
 from swevis.analysis.single_read_windows import matplotlib_source_root, package_windows, sample_windows
 
 log = logging.getLogger(__name__)
@@ -21,11 +22,6 @@ log = logging.getLogger(__name__)
 def _write_parquet(rows: list[dict], path: str | Path) -> None:
     with atomic_path(path) as tmp:
         pl.DataFrame(rows, infer_schema_length=None).write_parquet(tmp)
-
-
-def _write_csv(rows: list[dict], path: str | Path) -> None:
-    with atomic_path(path) as tmp:
-        pl.DataFrame(rows, infer_schema_length=None).write_csv(tmp)
 
 
 def _read_rows(path: str | Path) -> list[dict]:
@@ -92,10 +88,10 @@ def study_tables(costs_path, ratios, backbones: list[str], table4_path, per_back
             "swevis_version": __version__,
         }
         table = [dict(t, **prov) for t in table]
-        _write_csv(table, per_backbone[i])
-        _write_csv([dict(o, **prov) for o in ocr], ocr_paths[i])
+        write_table_csv(table, per_backbone[i])
+        write_table_csv([dict(o, **prov) for o in ocr], ocr_paths[i])
         if i == 0:
-            _write_csv(table, table4_path)
+            write_table_csv(table, table4_path)
     with atomic_path(figure_path) as tmp:
         figure3(rows, backbones, ratios, str(tmp))
 
@@ -109,7 +105,7 @@ def study_frontier(cfg: dict, backbones: dict, out_path, summary_path) -> dict:
     settings = RenderSettings.from_config(cfg["render"])
     fonts = [float(f) for f in ocr["frontier_fonts"]]
     rows = frontier(wins, fonts, backbones, settings, ocr, seed=int(cfg["seed"]))
-    _write_csv(rows, out_path)
+    write_table_csv(rows, out_path)
     summary = frontier_summary(rows, guard_threshold=float(ocr["guard_threshold"]))
     summary = {
         "per_backbone": summary,
