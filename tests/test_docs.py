@@ -39,9 +39,6 @@ class Rule:
     run: str | None = None
     why: str = ""
     slow: bool = False
-    # a Makefile target another branch adds: until the Makefile has it, the block is an
-    # expected failure instead of a failure (delete the field once the target is merged)
-    pending_make_target: str | None = None
 
 
 AS_WRITTEN = Rule()
@@ -64,8 +61,7 @@ RULES: dict[str, Rule] = {
     ".venv/bin/snakemake --cores 2 results/table1.csv": Rule(
         ".venv/bin/snakemake -n --cores 2 results/table1.csv", LONG, slow=True),
     "make report": Rule(
-        "make -n report", "a report needs the whole run: make's dry run of its recipe",
-        pending_make_target="report"),
+        "make -n report", "a report needs the whole run: make's dry run of its recipe"),
     "export MY_ENDPOINT_KEY=...": AS_WRITTEN,
     ".venv/bin/snakemake --cores 2 --configfile examples/my-endpoint.yaml -- results/table1.csv": Rule(
         ".venv/bin/snakemake -n --cores 2 --configfile examples/my-endpoint.yaml -- results/table1.csv",
@@ -264,10 +260,6 @@ def block_params() -> list:
 
 @pytest.mark.parametrize(("block", "files"), block_params())
 def test_documented_commands_run(block: Block, files: dict[str, str], tmp_path: Path):
-    for command in block.commands:
-        pending = rule_for(command, RULES).pending_make_target
-        if pending and not re.search(rf"^{re.escape(pending)}:", (ROOT / "Makefile").read_text(), re.M):
-            pytest.xfail(f"`make {pending}` is documented before its Makefile target exists")
     proc = run_block(block, files, RULES, tmp_path)
     assert proc.returncode == 0, f"{block.page}:{block.line}:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
 
