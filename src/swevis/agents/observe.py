@@ -13,7 +13,8 @@ both modalities, so a visual condition never shows more code than its text twin.
 Never dearer: a window is sent as pages only when the pages and their note cost fewer prompt
 tokens than its text under the backbone's accounting (swevis.tokens.count_message_tokens:
 the run's tokenizer and image family). Otherwise it stays text and its record says why in
-`text_reason` (`cheaper_as_text`, `render_failed`, `over_max_window_chars`; pack_context:
+`text_reason` (`cheaper_as_text`, `render_failed`, `missing_glyph` (a character no font of
+the renderer draws: drawn, it would be an empty box), `over_max_window_chars`; pack_context:
 `text_reasons`, one per window kept as text), so a replay and the tables can count the
 windows a visual condition kept as text.
 
@@ -34,7 +35,7 @@ from swevis.agents.volatile import normalize as normalize_volatile
 from swevis.agents.settings import AgentSettings
 from swevis.conditions import Condition
 from swevis.models import image_part, resolve_profile
-from swevis.render import RenderError, render_window
+from swevis.render import MissingGlyphs, RenderError, render_window
 from swevis.tokens import count_message_tokens, text_tokens
 
 log = logging.getLogger(__name__)
@@ -147,7 +148,8 @@ class ObservationPipeline:
         message = {"role": "user", "content": content}
         return count_message_tokens([message], self.config.tokenizer, self.config.image_family)
 
-    def _render_parts(self, window: Window) -> tuple[list[dict], dict[str, Any]] | None:
+    def _render_parts(self, window: Window) -> tuple[list[dict], dict[str, Any]] | str:
+        """The window's image parts and render record, or why it cannot be rendered."""
         try:
             result = render_window(
                 window.path,
@@ -161,7 +163,7 @@ class ObservationPipeline:
             )
         except RenderError as exc:
             log.info("window %s:%d-%d stays text: %s", window.path, window.start, window.end, exc)
-            return None
+            return "missing_glyph" if isinstance(exc, MissingGlyphs) else "render_failed"
         pngs = result.png_bytes() if self.config.draw_pages else result.blank_png_bytes()
         label = f"{window.path}:{window.start}-{window.end}"
         parts = [image_part(png, label=f"page {i + 1} of {label}") for i, png in enumerate(pngs)]
@@ -216,8 +218,8 @@ class ObservationPipeline:
         """The window as pages and their record, if they cost less than its text; otherwise
         (why it stays text, None)."""
         rendered = self._render_parts(window)
-        if rendered is None:
-            return "render_failed", None
+        if isinstance(rendered, str):
+            return rendered, None
         parts, info = rendered
         header = self._text({**output, "output": image_note(info["pages"]) + "\n"}, template_vars)
         content = [{"type": "text", "text": header}, *parts]
@@ -250,14 +252,14 @@ class ObservationPipeline:
             body = [{"type": "text", "text": f"[window {w['path']}:{w['start']}-{w['end']}]\n{format_window_text(window)}"}]
             rendered = self._render_parts(window)
             shown = None
-            if rendered is not None:
+            if not isinstance(rendered, str):
                 window_parts, info = rendered
                 caption = f"[window {w['path']}:{w['start']}-{w['end']}] {image_note(info['pages'])}"
                 shown = [{"type": "text", "text": caption}, *window_parts]
                 if self._prompt_tokens(shown) >= self._prompt_tokens(body):
                     shown = None
             if shown is None:  # never dearer: this window stays text, and the record says why
-                reasons.append("render_failed" if rendered is None else "cheaper_as_text")
+                reasons.append(rendered if isinstance(rendered, str) else "cheaper_as_text")
                 parts.extend(body)
                 tokens += self._text_tokens(body[0]["text"])
                 continue

@@ -18,7 +18,8 @@ as shown under rN (text tokens when kept as text; note + image tokens when rende
   read as a code read).
 - over_size_limit, kept_as_text, render_failed = c_w - t_w / N of a window kept as text
   because it is longer than agents.max_window_chars, because its pages would cost more
-  (never dearer), or because it could not be rendered.
+  (never dearer), or because it could not be rendered (render_failed also takes a window
+  with a character no font of the renderer draws, text_reason missing_glyph).
 - page_overhead = c_w - image_tokens (the note and its message parts) of every rendered
   window, plus image_tokens - t_w / N of a window whose pages hit the family's per-image
   token floor (floor_bound).
@@ -56,7 +57,7 @@ TERMS = (
     "page_overhead", "guard_bound", "layout_tolerance", "memory",
 )
 REASON_TERM = {"over_max_window_chars": "over_size_limit", "cheaper_as_text": "kept_as_text",
-               "render_failed": "render_failed"}
+               "render_failed": "render_failed", "missing_glyph": "render_failed"}
 WINDOW_COST = pl.Struct({"text_tokens": pl.Int64, "tokens": pl.Int64, "kind": pl.Utf8, "text_reason": pl.Utf8,
                          "pages": pl.Int64, "image_tokens": pl.Int64, "guard_bound": pl.Boolean,
                          "floor_bound": pl.Boolean, "full_tokens": pl.Int64, "memory": pl.Utf8})
