@@ -147,6 +147,11 @@ def test_cli_replays_a_folder_and_keeps_the_step_records(tmp_path, capsys):
     steps = pl.read_parquet(out / "per_step.parquet")
     assert steps.height == 2 * (8 + 7 + 7 + 6 + 10 + 4)
     assert {"trajectory", "format", "condition", "step", "windows", "prompt_tokens", "pages"} <= set(steps.columns)
+    ceiling = pl.read_csv(out / "ceiling.csv").row(0, named=True)  # the code-window ceiling, reported
+    assert ceiling["condition"] == "r3" and 0 < ceiling["code_share"] < 1
+    assert ceiling["code_ceiling_reduction"] > 1 and 0 < ceiling["realized_share"] <= 1.0
+    assert f"code windows are {ceiling['code_share']:.1%} of the cumulative prompt" in stdout
+    assert f"{ceiling['realized_share']:.0%}" in stdout.split("gap to the ceiling by term")[1]
 
 
 def test_a_bare_list_of_mini_messages_is_read_by_its_blocks(tmp_path):

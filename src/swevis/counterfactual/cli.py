@@ -6,7 +6,11 @@ A trajectory of any known format (mini-swe-agent 1.x/2.x, SWE-agent, OpenHands, 
 replayed from its recorded observations (no environment; --repo DIR checks the windows
 against the repository at base_commit), or with --reexecute in a fresh checkout of the
 configured task (always for swevis traj.json). Per-step records go to DIR/per_step.parquet,
-the table to DIR/summary.csv and stdout, a progress line per trajectory to stderr.
+the table to DIR/summary.csv and stdout, a progress line per trajectory to stderr. With text
+among the conditions, recorded mode also reports the ceiling (swevis.counterfactual.ceiling):
+the code windows' share of the cumulative prompt, the reduction rendering exactly them at T/N
+would give, the share of that saving each condition realizes and the gap by term
+(DIR/ceiling.csv and stdout).
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from typing import Any
 import polars as pl
 
 from swevis.agents.cli import model_profile, prepare_instance
+from swevis.counterfactual.ceiling import CODE_TERMS, ceiling_table
 from swevis.counterfactual.replay import counterfactual_costs, recorded_costs, replay_conditions_arg
 from swevis.counterfactual.formats import Trajectory, read_trajectory, trajectory_files
 from swevis.arguments import input_folder, output_folder
@@ -98,6 +103,29 @@ def _print_table(rows: list[dict], model: str, profile: dict) -> None:
               f"{r['calls']:>5} {r['image_pages']:>5}  {r['exit_status']}")
 
 
+def _ceiling(args: argparse.Namespace, steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The ceiling table over the recorded-mode trajectories (none without text or recorded steps)."""
+    recorded = [s for s in steps if s.get("mode") == "recorded"]
+    names = [str(c) for c in args.conditions]
+    if "text" not in names or not recorded:
+        return []
+    ratios = {str(c): (c.observation.ratio or (1.0 if c.memory else None)) for c in args.conditions}
+    return ceiling_table(recorded, ratios)
+
+
+def _print_ceiling(rows: list[dict[str, Any]]) -> None:
+    share = rows[0]["code_share"]
+    print(f"\nceiling: code windows are {share:.1%} of the cumulative prompt under text; rendering exactly them at "
+          "T/N (no note, page floor or guard) would give the ceiling; realized = share of its saving")
+    heads = [t.replace("_", " ") for t in CODE_TERMS]
+    print(f"{'condition':<9} {'vs text':>8} {'ceiling':>8} {'realized':>8}  gap to the ceiling by term: " + ", ".join(heads))
+    for r in rows:
+        gap = r["code_gap_tokens"]
+        parts = ", ".join(f"{r['code_gap_' + t] / gap:.0%}".replace("-0%", "0%") if gap else "-" for t in CODE_TERMS)
+        realized = "-" if r["realized_share"] is None else f"{r['realized_share']:.0%}"
+        print(f"{r['condition']:<9} {r['reduction']:>7.3f}x {r['code_ceiling_reduction']:>7.3f}x {realized:>8}  {parts}")
+
+
 def _write(out: Path, rows: list[dict], steps: list[dict[str, Any]]) -> None:
     out.mkdir(parents=True, exist_ok=True)
     pl.DataFrame(rows, infer_schema_length=None).write_csv(out / "summary.csv")
@@ -122,9 +150,14 @@ def run(args: argparse.Namespace) -> int:
         rows += r
         steps += s
     _write(out, rows, steps)
+    ceiling = _ceiling(args, steps)
+    if ceiling:
+        pl.DataFrame(ceiling).write_csv(out / "ceiling.csv")
     if args.json:
         print(json.dumps(rows, indent=2))
     else:
         _print_table(rows, model, profile)
+        if ceiling:
+            _print_ceiling(ceiling)
     print(f"per-step records: {out / 'per_step.parquet'}; table: {out / 'summary.csv'}", file=sys.stderr)
     return 0
