@@ -420,3 +420,21 @@ def test_an_observation_with_a_missing_glyph_stays_text_and_says_why():
     pipeline.read_file = lambda p: source.replace("\U00010000", "x")
     content, record = pipeline.observe("cat a.py", {"returncode": 0, "output": source.replace("\U00010000", "x")})
     assert record["kind"] == "image"  # the same window without that character is drawn
+
+
+def test_pages_cost_at_most_the_budget_when_a_layout_can():
+    """The band's top is the budget (render.budget_is_cap): in the band, T_img <= T_text / r;
+    the straddling band of before lets the objective buy a larger font above it."""
+    root = Path(__file__).resolve().parents[2] / "src/swevis/data/sample/repos"
+    files = sorted(p for p in root.rglob("*.py") if len(p.read_text().splitlines()) >= 80)[:6]
+    over = 0
+    for path in files:
+        text = "".join(path.read_text().splitlines(keepends=True)[:80])
+        for r in (2.0, 3.0):
+            capped = render_window(path.name, 1, text, r, "qwen3", "qwen3.5", rasterize=False).layout
+            if capped["search_mode"] == "band":
+                assert capped["image_tokens"] <= capped["budget"] + 1e-9
+            straddling = render_window(path.name, 1, text, r, "qwen3", "qwen3.5", {"budget_is_cap": False},
+                                       rasterize=False).layout
+            over += straddling["image_tokens"] > straddling["budget"]
+    assert over > 0  # the cap changes what is chosen

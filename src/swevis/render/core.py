@@ -150,7 +150,7 @@ def render_window(
     if isinstance(settings, dict) or settings is None:
         settings = RenderSettings.from_config(settings)
     text = _checked_window(path, start_line, text, ratio)
-    missing = missing_glyphs(text) if not text.isascii() else []
+    missing = missing_glyphs(text, settings.font) if not text.isascii() else []
     if missing:
         raise MissingGlyphs(path, missing)
     t0 = time.perf_counter()
@@ -213,6 +213,7 @@ def _layout_record(
         "image_tokens": plan.tokens,
         "message_overhead_c0": message_overhead(image_family),
         "realized_ratio": realized,
+        "font": plan.font,
         "font_px": plan.font_px,
         "font_px_seen": plan.font_eff,
         "line_px": plan.line_px,

@@ -21,6 +21,7 @@ from PIL import ImageFont
 from swevis.errors import SwevisError
 
 FONT_FILE = "DejaVuSansMono.ttf"
+DEFAULT_FONT = "DejaVu Sans Mono"  # render.font: this name, or the path of a monospace font file
 # (package, file) of each fallback font, in the order they are tried
 FALLBACK_FONTS = (
     ("noto_cjk_sans_jp_regular", "NotoSansCJKjp-Regular.otf"),
@@ -43,11 +44,20 @@ def font_path() -> str:
     return str(path)
 
 
-@functools.lru_cache(maxsize=1)
-def font_chain() -> tuple[str, ...]:
-    """The font files in the order a character is looked up: DejaVu Sans Mono, then each
-    fallback font whose package is installed."""
-    paths = [font_path()]
+def primary_font(name: str = DEFAULT_FONT) -> str:
+    """The file of the primary font: DejaVu Sans Mono by its name, another font by its path."""
+    if name in ("", DEFAULT_FONT):
+        return font_path()
+    if not Path(name).is_file():
+        raise SwevisError(f"render.font: no font file {name!r} (give {DEFAULT_FONT!r} or the path of a font file)")
+    return name
+
+
+@functools.lru_cache(maxsize=8)
+def font_chain(primary: str = DEFAULT_FONT) -> tuple[str, ...]:
+    """The font files in the order a character is looked up: the primary font (DejaVu Sans
+    Mono unless render.font names another), then each fallback font whose package is installed."""
+    paths = [primary_font(primary)]
     for package, name in FALLBACK_FONTS:
         spec = importlib.util.find_spec(package)
         if spec is not None and spec.submodule_search_locations:
@@ -66,9 +76,9 @@ def _codepoints(path: str) -> frozenset[int]:
 
 
 @functools.lru_cache(maxsize=8192)
-def font_index(ch: str) -> int | None:
-    """The first font of `font_chain()` that has a glyph for `ch`, or None."""
-    for i, path in enumerate(font_chain()):
+def font_index(ch: str, primary: str = DEFAULT_FONT) -> int | None:
+    """The first font of `font_chain(primary)` that has a glyph for `ch`, or None."""
+    for i, path in enumerate(font_chain(primary)):
         if ord(ch) in _codepoints(path):
             return i
     return None
@@ -84,22 +94,24 @@ def cells(ch: str) -> int:
     return 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
 
 
-def missing_glyphs(text: str) -> list[str]:
+def missing_glyphs(text: str, primary: str = DEFAULT_FONT) -> list[str]:
     """The characters of `text` that no font of the chain draws (whitespace and invisible
     characters aside), each once, in order."""
     out: dict[str, None] = {}
     for ch in text:
-        if ord(ch) > 0x7E and not ch.isspace() and not invisible(ch) and (ch == CELL_FILLER or font_index(ch) is None):
+        if ord(ch) > 0x7E and not ch.isspace() and not invisible(ch) and (
+            ch == CELL_FILLER or font_index(ch, primary) is None
+        ):
             out[ch] = None
     return list(out)
 
 
 @functools.lru_cache(maxsize=256)
-def font(size: float, index: int = 0):
-    return ImageFont.truetype(font_chain()[index], size)
+def font(size: float, index: int = 0, primary: str = DEFAULT_FONT):
+    return ImageFont.truetype(font_chain(primary)[index], size)
 
 
 @functools.lru_cache(maxsize=256)
-def font_advance(size: float) -> float:
+def font_advance(size: float, primary: str = DEFAULT_FONT) -> float:
     """Advance width of one character (monospace) in px, from PIL's own layout."""
-    return font(size).getlength("M" * 64) / 64.0
+    return font(size, 0, primary).getlength("M" * 64) / 64.0

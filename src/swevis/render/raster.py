@@ -1,4 +1,5 @@
-"""Rasterize a chosen layout: Pygments highlighting, DejaVu Sans Mono, repository line numbers,
+"""Rasterize a chosen layout: Pygments highlighting, the configured font (DejaVu Sans Mono by default)
+with fallbacks, repository line numbers,
 wrapped rows at token boundaries with a continuation mark in the gutter."""
 
 from __future__ import annotations
@@ -68,7 +69,7 @@ def highlight(lines: list[str], path: str) -> list[list[tuple[int, str, tuple[in
 
 def rasterize(lines: list[str], start_line: int, path: str, layout: Layout) -> list[Image.Image]:
     runs = highlight(lines, path)
-    fnt = font(layout.font_px)
+    fnt = font(layout.font_px, 0, layout.font)
     adv, lh, m = layout.advance, layout.line_px, layout.margin
     gap = 2.0 * adv
     colw = (layout.gutter + layout.wrap) * adv + gap
@@ -99,24 +100,25 @@ def _draw_run(draw, x: float, y: float, text: str, layout: Layout, colour) -> No
     """Draw one run of cells: the characters DejaVu Sans Mono has in one call, any other in
     the first fallback font that has it, scaled down to fit its cells if it is wider."""
     if text.isascii():
-        draw.text((x, y), text, font=font(layout.font_px), fill=colour)
+        draw.text((x, y), text, font=font(layout.font_px, 0, layout.font), fill=colour)
         return
     adv, plain = layout.advance, ""
     for k, ch in enumerate(text + "\0"):
-        index = 0 if ch == "\0" or ch == CELL_FILLER else font_index(ch)
+        index = 0 if ch == "\0" or ch == CELL_FILLER else font_index(ch, layout.font)
         if index == 0 and ch != "\0":
             plain += ch
             continue
         if plain.replace(CELL_FILLER, " ").strip():
-            draw.text((x + (k - len(plain)) * adv, y), plain.replace(CELL_FILLER, " "), font=font(layout.font_px), fill=colour)
+            draw.text((x + (k - len(plain)) * adv, y), plain.replace(CELL_FILLER, " "),
+                      font=font(layout.font_px, 0, layout.font), fill=colour)
         plain = ""
         if ch == "\0":
             break
         size = layout.font_px
-        width = font(size, index).getlength(ch)
+        width = font(size, index, layout.font).getlength(ch)
         if width > cells(ch) * adv:
             size = size * cells(ch) * adv / width
-        draw.text((x + k * adv, y + (layout.font_px - size) / 2), ch, font=font(size, index), fill=colour)
+        draw.text((x + k * adv, y + (layout.font_px - size) / 2), ch, font=font(size, index, layout.font), fill=colour)
 
 
 def _gutter_text(layout: Layout, number: int, row: int) -> str:
