@@ -139,7 +139,7 @@ def test_the_table_has_cis_around_its_estimates_and_is_seeded(costs):
         assert r["aggregate_reduction"] == pytest.approx(r["text_prompt_tokens"] / r["prompt_tokens"])
     r3 = a.filter(pl.col("condition") == "r3").row(0, named=True)
     assert r3["aggregate_reduction"] > 1 and r3["aggregate_ci_high"] > r3["aggregate_ci_low"]
-    assert 0 < r3["code_share"] < 1 and r3["code_ceiling_reduction"] > 1 and 0 < r3["realized_share"] <= 1.05
+    assert 0 < r3["code_share"] < 1 and r3["code_ceiling_reduction"] > 1 and r3["realized_share"] > 0.5
     assert a.filter(pl.col("condition") == "text")["realized_share"].null_count() == 1
 
 

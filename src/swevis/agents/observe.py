@@ -7,6 +7,9 @@ user message, with the repository's line numbers; every other output stays text.
 window text always comes from the file itself, so the pages are faithful to the repository
 whatever the command printed.
 
+Several windows of one recorded observation (grep's context groups, a diff's hunks) may share
+pages (`shared_pages`): one render, the windows separated by a row without a number.
+
 Outputs longer than `max_window_chars` take the text path with mini-swe-agent's elision in
 both modalities, so a visual condition never shows more code than its text twin.
 
@@ -122,6 +125,25 @@ def format_window_text(window: Window) -> str:
     return number_lines(window.text.splitlines(), window.start)
 
 
+SEPARATOR = "\u22ef"  # ⋯, the row between windows that share pages (with the file's name when it changes)
+
+
+def shared_window(windows: list[Window]) -> tuple[Window, list[int | None]]:
+    """Several windows of one observation as one window to render on shared pages, and each
+    line's gutter number (None: the separator row between two windows)."""
+    lines: list[str] = []
+    numbers: list[int | None] = []
+    for k, w in enumerate(windows):
+        if k:
+            lines.append(SEPARATOR if w.path == windows[k - 1].path else f"{SEPARATOR} {w.path}")
+            numbers.append(None)
+        body = w.text.splitlines()
+        lines += body
+        numbers += list(range(w.start, w.start + len(body)))
+    text = "".join(line + "\n" for line in lines)
+    return Window(windows[0].path, windows[0].start, windows[-1].end, text, True), numbers
+
+
 def image_note(pages: int) -> str:
     """The text that goes with a window's pages: only that the code follows as images (the
     model named the file in its command; the pages carry the repository's line numbers)."""
@@ -148,8 +170,9 @@ class ObservationPipeline:
         message = {"role": "user", "content": content}
         return count_message_tokens([message], self.config.tokenizer, self.config.image_family)
 
-    def _render_parts(self, window: Window) -> tuple[list[dict], dict[str, Any]] | str:
-        """The window's image parts and render record, or why it cannot be rendered."""
+    def _render_parts(self, window: Window, numbers: list[int | None] | None = None) -> tuple[list[dict], dict[str, Any]] | str:
+        """The window's image parts and render record, or why it cannot be rendered
+        (`numbers`: the gutter numbers of windows that share pages, see shared_window)."""
         try:
             result = render_window(
                 window.path,
@@ -160,6 +183,7 @@ class ObservationPipeline:
                 self.config.image_family,
                 self.config.render or None,
                 rasterize=self.config.draw_pages,
+                numbers=numbers,
             )
         except RenderError as exc:
             log.info("window %s:%d-%d stays text: %s", window.path, window.start, window.end, exc)
@@ -178,6 +202,12 @@ class ObservationPipeline:
             "resolution": result.layout.get("resolution"),
         }
         return parts, info
+
+    def shared_pages(self, windows: list[Window]) -> tuple[list[dict], dict[str, Any]] | str:
+        """Several windows of one observation on shared pages: their image parts and render
+        record, or why they cannot be rendered (the caller then renders each on its own)."""
+        window, numbers = shared_window(windows)
+        return self._render_parts(window, numbers)
 
     # -- main entry
     def observe(

@@ -32,7 +32,7 @@ from typing import Any
 from swevis.agents.actions import classify_actions
 from swevis.agents.memory import MemoryObservationPipeline, WorkingMemory
 from swevis.agents.model_adapter import ACTION_REGEX
-from swevis.agents.observe import ObservationConfig, ObservationPipeline
+from swevis.agents.observe import ObservationConfig, ObservationPipeline, Window, image_note
 from swevis.counterfactual.windows import RecordedWindow, identify_windows
 from swevis.agents.runner import RunSpec, run_instance
 from swevis.agents.settings import AgentSettings
@@ -335,11 +335,61 @@ def observe_recorded_windows(
 ) -> tuple[Any, int, list[dict[str, Any]]]:
     """The observation under the pipeline's condition: the recorded text, with each window
     passed through the pipeline (pages under rN, unless it keeps the window text; the
-    memory's note in place of lines shown before). Returns (content, image pages, a
-    window_cost record per window; none under text without the memory)."""
+    memory's note in place of lines shown before), or, when it costs less, all its windows
+    on shared pages. Returns (content, image pages, a window_cost record per window; none
+    under text without the memory)."""
     memory = isinstance(pipeline, RecordedMemoryPipeline)
     if not windows or (pipeline.config.ratio is None and not memory):
         return observation, 0, []
+    each = _windows_each(pipeline, observation, windows, memory)
+    if len(windows) < 2:
+        return each
+    # with the memory too: the windows were shown (so remembered) either way, and shared
+    # pages cheaper than the memory's notes and pages keep mem+rN no dearer than rN
+    shared = _windows_shared(pipeline, observation, windows)
+    if shared is not None and pipeline._prompt_tokens(shared[0]) < pipeline._prompt_tokens(each[0]):
+        return shared
+    return each
+
+
+def _windows_shared(pipeline: ObservationPipeline, observation: str,
+                    windows: list[RecordedWindow]) -> tuple[Any, int, list[dict[str, Any]]] | None:
+    """All windows of one observation on shared pages, placed where the first one was; the
+    text around them stays. None when they cannot be rendered together."""
+    rendered = pipeline.shared_pages([Window(w.path, w.start, w.end, w.text, w.numbered) for w in windows])
+    if isinstance(rendered, str):
+        return None
+    images, info = rendered
+    note = image_note(info["pages"]) + "\n"
+    parts: list[dict] = [{"type": "text", "text": observation[: windows[0].span[0]]}, {"type": "text", "text": note},
+                         *images]
+    for w, nxt in zip(windows, [*windows[1:], None]):
+        parts.append({"type": "text", "text": observation[w.span[1] : nxt.span[0] if nxt else len(observation)]})
+    segments = [observation[w.span[0] : w.span[1]] for w in windows]
+    return _merge_parts(parts), info["pages"], _shared_costs(pipeline, segments, info, pipeline._text_tokens(note))
+
+
+def _shared_costs(pipeline: ObservationPipeline, segments: list[str], info: dict[str, Any],
+                  note_tokens: int) -> list[dict[str, Any]]:
+    """window_cost records of windows on shared pages: the note's and the pages' tokens split
+    in proportion to each window's text tokens (integers that add up to the whole)."""
+    text = [pipeline._text_tokens(s) for s in segments]
+    total = max(1, sum(text))
+
+    def split(amount: int) -> list[int]:
+        shares = [amount * t // total for t in text]
+        shares[-1] += amount - sum(shares)
+        return shares
+
+    images, shown = split(int(info["image_tokens"])), split(int(info["image_tokens"]) + note_tokens)
+    return [{"text_tokens": t, "tokens": c, "kind": "image", "text_reason": None, "pages": info["pages"] if k == 0 else 0,
+             "image_tokens": i, "guard_bound": bool(info["guard_bound"]), "floor_bound": bool(info["floor_bound"]),
+             "full_tokens": c, "memory": None} for k, (t, c, i) in enumerate(zip(text, shown, images))]
+
+
+def _windows_each(pipeline: ObservationPipeline, observation: str, windows: list[RecordedWindow],
+                  memory: bool) -> tuple[Any, int, list[dict[str, Any]]]:
+    """Each window through the pipeline on its own (see observe_recorded_windows)."""
     parts: list[dict] = []
     pos, pages, costs = 0, 0, []
     for w in windows:

@@ -138,6 +138,7 @@ def render_window(
     fonts: list[float] | None = None,
     guard: float | None = None,
     rasterize: bool = True,
+    numbers: list[int | None] | None = None,
 ) -> RenderResult:
     """Render a code window (first line `start_line` of `path`) for the budget B = T_text/ratio.
 
@@ -146,6 +147,8 @@ def render_window(
     (`guard_bound`) or the family's token floor (`floor_bound`) kept it from the budget.
     `fonts`/`guard` restrict the search (used by the readability frontier). A window with a
     character no font draws raises MissingGlyphs (a RenderError) before any layout.
+    `numbers` gives each line's gutter number (None: a separator row), for several windows
+    drawn on shared pages; by default the lines are numbered from `start_line`.
     """
     if isinstance(settings, dict) or settings is None:
         settings = RenderSettings.from_config(settings)
@@ -158,8 +161,10 @@ def render_window(
     t_text = text_tokens(text, tokenizer)
     budget = max(1e-9, t_text / ratio)
     t1 = time.perf_counter()
+    if numbers is not None and len(numbers) != len(lines):
+        raise RenderError(f"{path}: {len(numbers)} line numbers for {len(lines)} lines")
     breaks = break_points(tuple(lines), path)
-    search = LayoutSearch([len(l) for l in lines], breaks, int(start_line), image_family, settings)
+    search = LayoutSearch([len(l) for l in lines], breaks, int(start_line), image_family, settings, numbers)
     try:
         plan, info = search.choose(budget, fonts=fonts, guard=guard)
     except ValueError as exc:

@@ -66,6 +66,13 @@ class Layout:
     in_band: bool = False
     extra: dict = field(default_factory=dict)
     font: str = DEFAULT_FONT  # render.font: the primary font's name or file
+    # per display line, the number its gutter shows (None: a separator row, no number);
+    # None: the window's lines numbered from its start line
+    numbers: list[int | None] | None = None
+
+    def number(self, start_line: int, i: int) -> int | None:
+        """The gutter number of display line i."""
+        return start_line + i if self.numbers is None else self.numbers[i]
 
     @property
     def pages(self) -> int:
@@ -79,11 +86,11 @@ class Layout:
 class _Window:
     """Per-window quantities shared by every candidate."""
 
-    def __init__(self, lengths: list[int], breaks: list[tuple[int, ...]], start_line: int, settings: RenderSettings):
+    def __init__(self, lengths: list[int], breaks: list[tuple[int, ...]], last_number: int, settings: RenderSettings):
         self.lengths = np.asarray(lengths, dtype=np.int64)
         self.breaks = breaks
         self.n = len(lengths)
-        self.gutter = len(str(start_line + self.n - 1)) + 1
+        self.gutter = len(str(last_number)) + 1
         self.maxlen = int(max(1, self.lengths.max(initial=1)))
         self.settings = settings
         self._rows: dict[int, tuple[np.ndarray, np.ndarray]] = {}
@@ -158,9 +165,12 @@ class LayoutSearch:
     """
 
     def __init__(
-        self, lengths: list[int], breaks: list[tuple[int, ...]], start_line: int, family: str, settings: RenderSettings
+        self, lengths: list[int], breaks: list[tuple[int, ...]], start_line: int, family: str, settings: RenderSettings,
+        numbers: list[int | None] | None = None,
     ):
-        self.w = _Window(lengths, breaks, start_line, settings)
+        self.numbers = numbers
+        last = max((n for n in numbers if n is not None), default=1) if numbers else start_line + len(lengths) - 1
+        self.w = _Window(lengths, breaks, last, settings)
         self.s = settings
         self.family = family
         self.grid = page_grid(family)
@@ -232,6 +242,7 @@ class LayoutSearch:
             font_eff=f * scale,
             breaks=self.w.breaks,
             page_cap=cap,
+            numbers=self.numbers,
         )
 
     def single_page(self, f: float, wrap: int, ncols: int) -> Layout | None:

@@ -85,7 +85,7 @@ def rasterize(lines: list[str], start_line: int, path: str, layout: Layout) -> l
                 segs = layout.line_rows(i, lines[i])
                 for r, (s, e) in enumerate(segs):
                     y = m + (row + r) * lh
-                    draw.text((x0, y), _gutter_text(layout, start_line + i, r), font=fnt, fill=GUTTER)
+                    draw.text((x0, y), _gutter_text(layout, layout.number(start_line, i), r), font=fnt, fill=GUTTER)
                     for col, text, colour in runs[i]:
                         lo, hi = max(s, col), min(e, col + len(text))
                         seg = text[lo - col : hi - col] if lo < hi else ""
@@ -121,9 +121,12 @@ def _draw_run(draw, x: float, y: float, text: str, layout: Layout, colour) -> No
         draw.text((x + k * adv, y + (layout.font_px - size) / 2), ch, font=font(size, index, layout.font), fill=colour)
 
 
-def _gutter_text(layout: Layout, number: int, row: int) -> str:
-    """The gutter of a rendered row: the line number, or the continuation mark on a wrapped row."""
+def _gutter_text(layout: Layout, number: int | None, row: int) -> str:
+    """The gutter of a rendered row: the line number, the continuation mark on a wrapped row,
+    nothing on a separator row between windows that share pages."""
     digits = layout.gutter - 1
+    if number is None:
+        return " " * digits
     return (str(number) if row == 0 else CONTINUATION_MARK).rjust(digits)
 
 
@@ -136,5 +139,5 @@ def visible_rows(lines: list[str], start_line: int, layout: Layout, page: int, c
     for i in range(a, b):
         line = lines[i]
         for r, (s, e) in enumerate(layout.line_rows(i, line)):
-            rows.append(_gutter_text(layout, start_line + i, r) + " " + line[s:e].replace(CELL_FILLER, ""))
+            rows.append(_gutter_text(layout, layout.number(start_line, i), r) + " " + line[s:e].replace(CELL_FILLER, ""))
     return rows
