@@ -1,5 +1,5 @@
 """Window finding on the hand-labelled set (tests/fixtures/windows_labelled): recall and
-precision of swevis.counterfactual.windows.identify_windows, overall and per trajectory
+precision of swevis.agents.output_windows.identify_windows, overall and per trajectory
 format, and the windows it misses or invents.
 
     .venv/bin/python benchmarks/bench_windows.py

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from swevis.counterfactual.windows import identify_windows
+from swevis.agents.output_windows import identify_windows
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "windows_labelled"
 ROWS = [json.loads(line) for line in (FIXTURE / "observations.jsonl").read_text().splitlines()]

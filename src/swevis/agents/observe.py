@@ -28,12 +28,14 @@ the like), so a rerun's requests match the response cache.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field
+import shlex
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
 from jinja2 import StrictUndefined, Template
 
 from swevis.agents.actions import CodeRead, detect_code_read
+from swevis.agents.output_windows import RecordedWindow, identify_windows
 from swevis.agents.volatile import normalize as normalize_volatile
 from swevis.agents.settings import AgentSettings
 from swevis.conditions import Condition
@@ -150,8 +152,59 @@ def image_note(pages: int) -> str:
     return f"[code shown as {pages} image{'' if pages == 1 else 's'} below]"
 
 
+def canonical_command(w: RecordedWindow) -> str:
+    """A command the observation pipeline reads as exactly this window."""
+    quoted = shlex.quote(w.path)
+    return f"nl -ba {quoted} | sed -n '{w.start},{w.end}p'" if w.numbered else f"sed -n '{w.start},{w.end}p' {quoted}"
+
+
+def merge_parts(parts: list[dict]) -> str | list[dict]:
+    """Adjacent text parts joined; a content of text only is a plain string."""
+    out: list[dict] = []
+    for p in parts:
+        if p["type"] == "text" and out and out[-1]["type"] == "text":
+            out[-1] = {"type": "text", "text": out[-1]["text"] + p["text"]}
+        elif p["type"] != "text" or p["text"]:
+            out.append(p)
+    if all(p["type"] == "text" for p in out):
+        return "".join(p["text"] for p in out)
+    return out
+
+
+def shown_tokens(pipeline: "ObservationPipeline", content: Any, record: dict[str, Any]) -> int:
+    """A window's tokens as shown: its text's, or the record's (note + pages) when it has pages."""
+    return int(record["tokens"]) if isinstance(content, list) else pipeline._text_tokens(content)
+
+
+def window_cost(pipeline: "ObservationPipeline", segment: str, content: Any, record: dict[str, Any],
+                plain: tuple[Any, dict[str, Any]] | None = None) -> dict[str, Any]:
+    """What one window cost under the condition, for the gap decompositions
+    (swevis.analysis.counterfactual, swevis.counterfactual.ceiling): its text's tokens as the
+    output printed it, its tokens as shown, and why it stayed text or how its pages were
+    bound. With the memory, `plain` is what the condition without it showed: kind, reason
+    and pages describe that, `full_tokens` its tokens and `memory` what the memory did."""
+    plain_content, plain_record = plain or (content, record)
+    render = plain_record.get("render") or {}
+    return {
+        "text_tokens": pipeline._text_tokens(segment),
+        "tokens": shown_tokens(pipeline, content, record),
+        "kind": plain_record["kind"],
+        "text_reason": plain_record.get("text_reason"),
+        "pages": int(plain_record.get("pages") or 0),
+        "image_tokens": int(render.get("image_tokens") or 0),
+        "guard_bound": bool(render.get("guard_bound")),
+        "floor_bound": bool(render.get("floor_bound")),
+        "full_tokens": shown_tokens(pipeline, plain_content, plain_record),
+        "memory": (record.get("memory") or {}).get("kind"),
+    }
+
+
 class ObservationPipeline:
     """Turns (command, output) into a user-message content and an observation record."""
+
+    # the plain condition's (content, record) of the last window, kept by a pipeline that puts
+    # the memory in front of one (the counterfactual's), for window_cost; None here
+    plain: tuple[Any, dict[str, Any]] | None = None
 
     def __init__(self, config: ObservationConfig, read_file: ReadFile, observation_template: str):
         self.config = config
@@ -209,12 +262,82 @@ class ObservationPipeline:
         window, numbers = shared_window(windows)
         return self._render_parts(window, numbers)
 
+    # -- code windows found inside an output (swevis.agents.output_windows)
+    def observe_in_place(self, observation: str, windows: list[RecordedWindow]) -> tuple[Any, int, list[dict[str, Any]]]:
+        """`observation` with each window passed through the pipeline where it stands (pages
+        under rN unless it keeps the text; with the memory, its notes), or, when that costs
+        less, all of them on shared pages. Returns (content, image pages, a window_cost
+        record per window)."""
+        each = self._in_place_each(observation, windows)
+        if len(windows) < 2:
+            return each
+        # with the memory too: the windows were shown (so remembered) either way, and shared
+        # pages cheaper than the memory's notes and pages keep mem+rN no dearer than rN
+        shared = self._in_place_shared(observation, windows)
+        if shared is not None and self._prompt_tokens(shared[0]) < self._prompt_tokens(each[0]):
+            return shared
+        return each
+
+    def _in_place_each(self, observation: str, windows: list[RecordedWindow]) -> tuple[Any, int, list[dict[str, Any]]]:
+        parts: list[dict] = []
+        pos, pages, costs = 0, 0, []
+        read_file = self.read_file
+        try:
+            for w in windows:
+                parts.append({"type": "text", "text": observation[pos : w.span[0]]})
+                synthetic = "\n" * (w.start - 1) + w.text  # the window's lines at their line numbers
+                self.read_file = lambda path, w=w, synthetic=synthetic: synthetic if path == w.path else None
+                segment = observation[w.span[0] : w.span[1]]
+                content, record = self.observe(canonical_command(w), {"returncode": 0, "output": segment})
+                parts.extend([{"type": "text", "text": content}] if isinstance(content, str) else content)
+                pages += int(record.get("pages") or 0)
+                costs.append(window_cost(self, segment, content, record, self.plain))
+                pos = w.span[1]
+        finally:
+            self.read_file = read_file
+        parts.append({"type": "text", "text": observation[pos:]})
+        return merge_parts(parts), pages, costs
+
+    def _in_place_shared(self, observation: str, windows: list[RecordedWindow]) -> tuple[Any, int, list[dict[str, Any]]] | None:
+        """All windows on shared pages, placed where the first one was; the text around them
+        stays. None when they cannot be rendered together."""
+        rendered = self.shared_pages([Window(w.path, w.start, w.end, w.text, w.numbered) for w in windows])
+        if isinstance(rendered, str):
+            return None
+        images, info = rendered
+        note = image_note(info["pages"]) + "\n"
+        parts = [{"type": "text", "text": observation[: windows[0].span[0]]}, {"type": "text", "text": note}, *images]
+        for w, nxt in zip(windows, [*windows[1:], None]):
+            parts.append({"type": "text", "text": observation[w.span[1] : nxt.span[0] if nxt else len(observation)]})
+        segments = [observation[w.span[0] : w.span[1]] for w in windows]
+        return merge_parts(parts), info["pages"], self._shared_costs(segments, info, self._text_tokens(note))
+
+    def _shared_costs(self, segments: list[str], info: dict[str, Any], note_tokens: int) -> list[dict[str, Any]]:
+        """window_cost records of windows on shared pages: the note's and the pages' tokens
+        split in proportion to each window's text tokens (integers that add up to the whole)."""
+        text = [self._text_tokens(s) for s in segments]
+        total = max(1, sum(text))
+
+        def split(amount: int) -> list[int]:
+            shares = [amount * t // total for t in text]
+            shares[-1] += amount - sum(shares)
+            return shares
+
+        images, shown = split(int(info["image_tokens"])), split(int(info["image_tokens"]) + note_tokens)
+        return [{"text_tokens": t, "tokens": c, "kind": "image", "text_reason": None, "pages": info["pages"] if k == 0 else 0,
+                 "image_tokens": i, "guard_bound": bool(info["guard_bound"]), "floor_bound": bool(info["floor_bound"]),
+                 "full_tokens": c, "memory": None} for k, (t, c, i) in enumerate(zip(text, shown, images))]
+
     # -- main entry
     def observe(
         self, command: str | None, output: dict[str, Any], template_vars: dict | None = None
     ) -> tuple[str | list[dict], dict[str, Any]]:
         """Content for the observation message, and what it was (kind, pages, tokens, window)."""
         read = detect_code_read(command) if output.get("returncode") == 0 else None
+        if read is None and output.get("returncode") == 0 and self.config.ratio is not None:
+            found = self._in_output(command, output, template_vars)
+            if found is not None:
+                return found
         window = None
         if read is not None:
             margin = self.config.wide_margin if self.config.scope == "wide" else 0
@@ -241,6 +364,32 @@ class ObservationPipeline:
         if text_reason is not None:
             record["text_reason"] = text_reason
         return text, record
+
+    def _in_output(self, command: str | None, output: dict[str, Any],
+                   template_vars: dict | None) -> tuple[list[dict], dict[str, Any]] | None:
+        """The code windows the output itself shows (grep's context groups, a diff's hunks,
+        several reads in one command; swevis.agents.output_windows), rendered where they
+        stand; only windows whose lines the file has as shown (a hunk is the diff's own
+        text). None when there are none, or the pages would not cost less than the text."""
+        printed = output.get("output") or ""
+        windows = [w for w in identify_windows(command, printed, returncode=0) if self._as_in_file(w)]
+        text = self._text(output, template_vars)
+        at = text.find(printed) if printed else -1
+        if not windows or at < 0 or len(printed) > self.config.max_window_chars:
+            return None
+        windows = [replace(w, span=(w.span[0] + at, w.span[1] + at)) for w in windows]
+        content, pages, costs = self.observe_in_place(text, windows)
+        if not pages or self._prompt_tokens(content) >= self._prompt_tokens(text):
+            return None
+        tokens = sum(c["tokens"] for c in costs) + self._text_tokens(text) - sum(c["text_tokens"] for c in costs)
+        return content, {"kind": "image", "pages": pages, "tokens": tokens, "window": None,
+                         "windows": [w.ref() for w in windows], "window_costs": costs}
+
+    def _as_in_file(self, w: RecordedWindow) -> bool:
+        if w.kind == "diff":
+            return True
+        content = self.read_file(w.path)
+        return content is not None and content.splitlines()[w.start - 1 : w.end] == w.text.splitlines()
 
     def _as_pages(
         self, window: Window, output: dict[str, Any], template_vars: dict | None

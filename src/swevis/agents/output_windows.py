@@ -1,7 +1,9 @@
-"""Code windows in RECORDED observations: which file and line range a command showed, found
+"""Code windows in a command's output: which file and line range a command showed, found
 from the command and from the output it produced (no repository needed).
 
-The counterfactual's recorded mode re-renders these windows under each condition. Recognized,
+The counterfactual's recorded mode re-renders these windows under each condition; the live
+observation pipeline renders those detect_code_read cannot tell from the command alone
+(checked against the file first). Recognized,
 optionally after `cd DIR &&`:
 
 - readers: `sed -n 'A,Bp' F`, `nl [-ba] F`, `cat [-n] F`, `head`/`tail` with line counts,
