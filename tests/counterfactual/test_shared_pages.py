@@ -54,7 +54,8 @@ def live(condition, files=None):
     files = files or {}
     read = lambda path: files.get(path, (REPO / path).read_text() if (REPO / path).is_file() else None)  # noqa: E731
     return ObservationPipeline(ObservationConfig(condition=condition), read_file=read,
-                               observation_template="<output>\n{{ output.output }}</output>")
+                               observation_template="<returncode>{{ output.returncode }}</returncode>\n"
+                                                    "<output>\n{{ output.output }}</output>")  # keys past output
 
 
 def grep_output():
@@ -69,7 +70,7 @@ def test_the_live_pipeline_renders_the_windows_an_output_shows():
     assert [(w["path"], w["start"], w["end"]) for w in record["windows"]] == [("ledgerly/parse.py", 48, 52),
                                                                               ("ledgerly/report.py", 12, 16)]
     text, record = live("text").observe(command, {"returncode": 0, "output": output})
-    assert text == f"<output>\n{output}</output>" and record["kind"] == "text"
+    assert text == f"<returncode>0</returncode>\n<output>\n{output}</output>" and record["kind"] == "text"
 
 
 def test_a_window_the_file_does_not_have_stays_text():

@@ -281,7 +281,10 @@ class ObservationPipeline:
     def _in_place_each(self, observation: str, windows: list[RecordedWindow]) -> tuple[Any, int, list[dict[str, Any]]]:
         parts: list[dict] = []
         pos, pages, costs = 0, 0, []
-        read_file = self.read_file
+        # each window is observed alone: its file is its own lines, its output is not templated
+        # again (the observation around it already is)
+        read_file, template = self.read_file, self.template
+        self.template = Template("{{ output.output }}", undefined=StrictUndefined)
         try:
             for w in windows:
                 parts.append({"type": "text", "text": observation[pos : w.span[0]]})
@@ -294,7 +297,7 @@ class ObservationPipeline:
                 costs.append(window_cost(self, segment, content, record, self.plain))
                 pos = w.span[1]
         finally:
-            self.read_file = read_file
+            self.read_file, self.template = read_file, template
         parts.append({"type": "text", "text": observation[pos:]})
         return merge_parts(parts), pages, costs
 
