@@ -151,7 +151,7 @@ def test_cli_replays_a_folder_and_keeps_the_step_records(tmp_path, capsys):
     assert ceiling["condition"] == "r3" and 0 < ceiling["code_share"] < 1
     assert ceiling["code_ceiling_reduction"] > 1 and ceiling["realized_share"] > 0.5  # above 1: below the budget
     assert f"code windows are {ceiling['code_share']:.1%} of the cumulative prompt" in stdout
-    assert f"{ceiling['realized_share']:.0%}" in stdout.split("gap to the ceiling by term")[1]
+    assert f"{ceiling['realized_share']:.1%}" in stdout.split("in shares of that saving:")[1]
 
 
 def test_a_bare_list_of_mini_messages_is_read_by_its_blocks(tmp_path):

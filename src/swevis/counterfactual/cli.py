@@ -114,15 +114,19 @@ def _ceiling(args: argparse.Namespace, steps: list[dict[str, Any]]) -> list[dict
 
 
 def _print_ceiling(rows: list[dict[str, Any]]) -> None:
+    """The ceiling table: each gap term as a share of the ceiling's saving (they add up to
+    100% less the realized share; a negative term is saving beyond the ceiling)."""
     share = rows[0]["code_share"]
     print(f"\nceiling: code windows are {share:.1%} of the cumulative prompt under text; rendering exactly them at "
-          "T/N (no note, page floor or guard) would give the ceiling; realized = share of its saving")
+          "T/N (no note, page floor or guard) gives the ceiling; realized = the share of its saving, and what the "
+          "rest is lost to, in shares of that saving:")
     heads = [t.replace("_", " ") for t in CODE_TERMS]
-    print(f"{'condition':<9} {'vs text':>8} {'ceiling':>8} {'realized':>8}  gap to the ceiling by term: " + ", ".join(heads))
+    print(f"{'condition':<9} {'vs text':>8} {'ceiling':>8} {'realized':>8}  " + ", ".join(heads))
     for r in rows:
-        gap = r["code_gap_tokens"]
-        parts = ", ".join(f"{r['code_gap_' + t] / gap:.0%}".replace("-0%", "0%") if gap else "-" for t in CODE_TERMS)
-        realized = "-" if r["realized_share"] is None else f"{r['realized_share']:.0%}"
+        possible = r["text_prompt_tokens"] - r["code_ceiling_prompt_tokens"]
+        parts = ", ".join(f"{r['code_gap_' + t] / possible:.1%}".replace("-0.0%", "0.0%") if possible > 0 else "-"
+                          for t in CODE_TERMS)
+        realized = "-" if r["realized_share"] is None else f"{r['realized_share']:.1%}"
         print(f"{r['condition']:<9} {r['reduction']:>7.3f}x {r['code_ceiling_reduction']:>7.3f}x {realized:>8}  {parts}")
 
 
