@@ -353,7 +353,8 @@ def recorded_costs(
     traj: Trajectory | None = None,
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], dict[str, Any]]:
     """(one row per condition, one record per call and condition, what was found: format,
-    steps parsed, windows identified and, with `repo_dir`, how many match the repository).
+    steps parsed, windows identified and, with `repo_dir`, how many match the repository; a
+    diff hunk is the diff's text, not the file's, and never counts as matching).
     Conditions are replay conditions (text, r<N>, mem, mem+r<N>)."""
     conditions = [ReplayCondition.parse(str(c)) for c in conditions]
     if not conditions:
@@ -366,7 +367,8 @@ def recorded_costs(
     found = [w for ws in windows for w in ws]
     summary = {
         "format": traj.format, "instance_id": traj.instance_id, "steps": len(traj.steps), "parsed": traj.parsed,
-        "windows": len(found), "windows_matching_repo": sum(repo.matches(w) for w in found) if repo else None,
+        "windows": len(found),
+        "windows_matching_repo": sum(repo.matches(w) for w in found if w.kind == "file") if repo else None,
     }
     settings = AgentSettings.from_config(agents_cfg)
     rows, per_step = [], []
