@@ -1,13 +1,16 @@
 """Readability frontier as the model sees a page, per nominal ratio r.
 
-Windows: `--windows` 100-line windows of installed packages (single_read.ocr.frontier_packages
-of config.yaml, window k from package k mod len, seeded by single_read.seed). Each window is
+Windows: `--windows` 100-line windows of installed packages that are not SWE-bench
+repositories (`--packages`, default those of bench_legibility; window k from package k mod len,
+seeded by single_read.seed). `--font FILE --guard PX` measure another font at its own guard
+(bench_legibility.py measures the guard per font). Each window is
 rendered at each r with the study's renderer settings (guard on) under one backbone's
 accounting; one seeded page per render is OCR'd whole (swevis.render.ocr's protocol: no strips,
 no upscaling, code text without the line-number gutter). Prints one row per r: median realized
 ratio T_text/T_img, median and min OCR accuracy, mean pages, mean font px as seen.
 
-    .venv/bin/python benchmarks/bench_frontier.py [--windows 12] [--ratios 1 2 3 5 7] [--backbone qwen3.5] [--config config.yaml] [--json OUT]
+    .venv/bin/python benchmarks/bench_frontier.py [--windows 12] [--ratios 1 2 3 5 7] [--backbone qwen3.5]
+        [--packages jinja2 docker ...] [--font FILE --guard PX] [--config config.yaml] [--json OUT]
 """
 
 from __future__ import annotations
@@ -24,6 +27,8 @@ from swevis.render.ocr import protocol
 from swevis.render.ocr import ocr_page_accuracy
 from swevis.workflow import study_backbones
 from swevis.analysis.single_read_windows import package_windows
+
+PACKAGES = ["jinja2", "docker", "snakemake", "swebench", "polars", "pygments"]  # none is a SWE-bench repository
 
 
 def measure(windows, ratios, backbone, settings, seed):
@@ -66,19 +71,25 @@ def main() -> None:
     ap.add_argument("--backbone", default=None, help="a model profile; default: the study's first backbone")
     ap.add_argument("--json", default=None)
     ap.add_argument("--config", default="config.yaml")
+    ap.add_argument("--packages", nargs="+", default=PACKAGES, help="installed packages outside SWE-bench to sample from")
+    ap.add_argument("--font", default=None, help="render.font: a font file (default: the configured font)")
+    ap.add_argument("--guard", type=float, default=None, help="render.min_font_px for that font")
     args = ap.parse_args()
     cfg = load_config(args.config)
     sr = cfg["single_read"]
     backbones = study_backbones(cfg)
     name = args.backbone or next(iter(backbones))
     seed = int(sr["seed"])
-    wins = package_windows(list(sr["ocr"]["frontier_packages"]), int(sr["ocr"]["frontier_lines"]), args.windows, seed)
+    wins = package_windows(list(args.packages), int(sr["ocr"]["frontier_lines"]), args.windows, seed)
+    render = {**sr["render"], **({"font": args.font} if args.font else {}),
+              **({"min_font_px": args.guard} if args.guard is not None else {})}
     print(f"{len(wins)} windows of {sr['ocr']['frontier_lines']} lines from {sorted({w['source'] for w in wins})}; "
-          f"backbone {name} ({backbones[name]['image_family']}); {protocol()}")
+          f"backbone {name} ({backbones[name]['image_family']}); font {render.get('font', 'DejaVu Sans Mono')} "
+          f"at guard {render.get('min_font_px')} px; {protocol()}")
     print("| r | realized ratio (median) | OCR median | OCR min | pages | font px seen | time |")
     print("|---|---|---|---|---|---|---|")
     rows = measure(wins, args.ratios or [float(r) for r in sr["ratios"]], backbones[name],
-                   RenderSettings.from_config(sr["render"]), seed)
+                   RenderSettings.from_config(render), seed)
     if args.json:
         with open(args.json, "w") as fh:
             json.dump({"backbone": name, "protocol": protocol(), "rows": rows}, fh, indent=2)

@@ -13,6 +13,7 @@ from swevis.analysis.counterfactual import (
     replay_set,
     trajectory_costs,
 )
+from swevis.counterfactual.ceiling import CODE_TERMS
 from swevis.counterfactual.replay import ReplayCondition
 from swevis.config import load_config
 from swevis.errors import SwevisError
@@ -56,6 +57,10 @@ def test_the_terms_add_up_to_the_gap(costs):
     assert r7["guard_bound"] > 0 and r7["page_overhead"] > 0 and r7["not_code_window"] > 0 and r7["kept_as_text"] > 0
     memory = {r["condition"]: r["memory"] for r in table.iter_rows(named=True)}
     assert memory["r3"] == memory["r7"] == 0 and memory["mem+r3"] <= 0
+    # the code-window ceiling's gap adds up too (swevis.counterfactual.ceiling)
+    assert (sum(visual[f"code_gap_{t}"] for t in CODE_TERMS) - visual["code_gap_tokens"]).abs().max() < 1e-6
+    assert (visual["prompt_tokens"] - visual["code_ceiling_prompt_tokens"] - visual["code_gap_tokens"]).abs().max() < 1e-6
+    assert (sum(table[f"code_gap_{t}_share"] for t in CODE_TERMS) - 1).abs().max() < 1e-9
     assert memory["mem"] < 0  # the SWE-agent trajectory reads lines it was shown before
 
 
@@ -134,6 +139,8 @@ def test_the_table_has_cis_around_its_estimates_and_is_seeded(costs):
         assert r["aggregate_reduction"] == pytest.approx(r["text_prompt_tokens"] / r["prompt_tokens"])
     r3 = a.filter(pl.col("condition") == "r3").row(0, named=True)
     assert r3["aggregate_reduction"] > 1 and r3["aggregate_ci_high"] > r3["aggregate_ci_low"]
+    assert 0 < r3["code_share"] < 1 and r3["code_ceiling_reduction"] > 1 and r3["realized_share"] > 0.5
+    assert a.filter(pl.col("condition") == "text")["realized_share"].null_count() == 1
 
 
 def test_bootstrap_of_a_single_item_is_a_point():

@@ -353,3 +353,88 @@ def test_frontier_windows_come_from_installed_packages_by_a_seeded_rule(tmp_path
     assert "whole pages" in rows[0]["ocr_protocol"] and "without line numbers" in rows[0]["ocr_protocol"]
     assert rows[0]["realized_ratio_median"] > rows[1]["realized_ratio_median"]
     assert summary["per_backbone"]["qwen3.5"]["guard_px"] == 7
+
+
+# ---------------------------------------------------------------- characters beyond DejaVu Sans Mono
+
+def _glyph_ink(ch: str, size: float, index: int):
+    """The bitmap one font draws for `ch` (PIL, the font file as the renderer loads it)."""
+    from PIL import Image, ImageDraw
+
+    from swevis.render.fonts import font
+
+    img = Image.new("L", (int(size * 3), int(size * 2)), 255)
+    ImageDraw.Draw(img).text((2, 2), ch, font=font(size, index), fill=0)
+    return img.tobytes()
+
+
+def test_the_bundled_cjk_file_renders_without_boxes():
+    """Every character of tabulon's tests/test_wrap.py is in the cmap (fontTools) of the font
+    that draws it, and its bitmap is ink that is not that font's missing-glyph box."""
+    from fontTools.ttLib import TTFont
+
+    from swevis.render.fonts import font_chain, font_index
+
+    path = Path(__file__).resolve().parents[2] / "src/swevis/data/sample/repos/tabulon/tests/test_wrap.py"
+    text = path.read_text(encoding="utf-8")
+    wide = sorted({ch for ch in text if not ch.isascii()})
+    assert wide, "the bundled file should hold CJK characters"
+    res = render_window("tests/test_wrap.py", 1, text, 3.0, "qwen3.5", "qwen3-vl")
+    size = res.layout["font_px"]
+    for ch in wide:
+        index = font_index(ch)
+        assert index is not None, f"U+{ord(ch):04X} has no font"
+        assert ord(ch) in TTFont(font_chain()[index], lazy=True).getBestCmap(), f"U+{ord(ch):04X} not in the cmap"
+        ink = _glyph_ink(ch, size, index)
+        assert ink != _glyph_ink("\U0010fffd", size, index), f"U+{ord(ch):04X} drawn as the missing-glyph box"
+        assert min(ink) < 128, f"U+{ord(ch):04X} drawn blank"
+    assert res.pages and res.layout["pages"] >= 1
+
+
+def test_a_wide_character_takes_two_cells_and_is_read_once():
+    from swevis.render.fonts import CELL_FILLER
+
+    lines = prepare_lines('s = "東京"\ufeff  # ok\n')
+    assert lines == [f's = "東{CELL_FILLER}京{CELL_FILLER}"  # ok']  # the BOM has no glyph: no cell
+    res = render_window("a.py", 1, 's = "東京"  # ok\n', 1.0, "qwen3.5", "qwen3-vl")
+    rows = visible_rows(prepare_lines('s = "東京"  # ok\n'), 1, res.plan, 0, 0)
+    assert rows[0].split(" ", 1)[1] == 's = "東京"  # ok'
+
+
+def test_a_character_no_font_draws_is_refused_not_boxed():
+    from swevis.render import MissingGlyphs
+
+    with pytest.raises(MissingGlyphs, match="U\\+10000"):
+        render_window("a.py", 1, "LINEAR_B = '\U00010000'\n", 3.0, "qwen3.5", "qwen3-vl")
+
+
+def test_an_observation_with_a_missing_glyph_stays_text_and_says_why():
+    from swevis.agents.observe import ObservationConfig, ObservationPipeline
+
+    source = "".join(f"value_{i} = compute_something(argument_{i}, other={i})\n" for i in range(40))
+    source += "LINEAR_B = '\U00010000'\n"
+    pipeline = ObservationPipeline(ObservationConfig(condition="r3"), read_file=lambda p: source,
+                                   observation_template="{{ output.output }}")
+    content, record = pipeline.observe("cat a.py", {"returncode": 0, "output": source})
+    assert content == source and record["kind"] == "text" and record["text_reason"] == "missing_glyph"
+    pipeline.read_file = lambda p: source.replace("\U00010000", "x")
+    content, record = pipeline.observe("cat a.py", {"returncode": 0, "output": source.replace("\U00010000", "x")})
+    assert record["kind"] == "image"  # the same window without that character is drawn
+
+
+def test_pages_cost_at_most_the_budget_when_a_layout_can():
+    """The band's top is the budget (render.budget_is_cap): in the band, T_img <= T_text / r;
+    the straddling band of before lets the objective buy a larger font above it."""
+    root = Path(__file__).resolve().parents[2] / "src/swevis/data/sample/repos"
+    files = sorted(p for p in root.rglob("*.py") if len(p.read_text().splitlines()) >= 80)[:6]
+    over = 0
+    for path in files:
+        text = "".join(path.read_text().splitlines(keepends=True)[:80])
+        for r in (2.0, 3.0):
+            capped = render_window(path.name, 1, text, r, "qwen3", "qwen3.5", rasterize=False).layout
+            if capped["search_mode"] == "band":
+                assert capped["image_tokens"] <= capped["budget"] + 1e-9
+            straddling = render_window(path.name, 1, text, r, "qwen3", "qwen3.5", {"budget_is_cap": False},
+                                       rasterize=False).layout
+            over += straddling["image_tokens"] > straddling["budget"]
+    assert over > 0  # the cap changes what is chosen

@@ -275,7 +275,7 @@ class MemoryObservationPipeline(ObservationPipeline):
         as_text = [{"type": "text", "text": body}], self._text_tokens(body), 0
         if self.config.ratio is not None:
             rendered = self._render_parts(window)
-            if rendered is not None:
+            if not isinstance(rendered, str):  # a str says why it cannot be rendered
                 parts, info = rendered
                 caption = f"[window {path}:{window.start}-{window.end}, {info['pages']} image(s)]"
                 as_pages = [{"type": "text", "text": caption}, *parts], self._text_tokens(caption) + info["image_tokens"], info["pages"]

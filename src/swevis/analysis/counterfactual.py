@@ -18,7 +18,8 @@ as shown under rN (text tokens when kept as text; note + image tokens when rende
   read as a code read).
 - over_size_limit, kept_as_text, render_failed = c_w - t_w / N of a window kept as text
   because it is longer than agents.max_window_chars, because its pages would cost more
-  (never dearer), or because it could not be rendered.
+  (never dearer), or because it could not be rendered (render_failed also takes a window
+  with a character no font of the renderer draws, text_reason missing_glyph).
 - page_overhead = c_w - image_tokens (the note and its message parts) of every rendered
   window, plus image_tokens - t_w / N of a window whose pages hit the family's per-image
   token floor (floor_bound).
@@ -34,6 +35,12 @@ as shown under rN (text tokens when kept as text; note + image tokens when rende
 
 Each term is weighted by w_j and summed; the terms add up to the gap exactly (up to float
 rounding), by construction: per observation they sum to C_j - T_j / N.
+
+Beside this ceiling (every observation compressed, code or not), the tables carry the
+code-window ceiling of swevis.counterfactual.ceiling: the code windows' share of the
+cumulative prompt (code_share), the reduction rendering exactly them at T/N gives
+(code_ceiling_reduction), the share of that saving realized (realized_share) and its gap by
+term (code_gap_*).
 """
 
 from __future__ import annotations
@@ -44,6 +51,7 @@ from typing import Any, Sequence
 import numpy as np
 import polars as pl
 
+from swevis.counterfactual.ceiling import CODE_TERMS, realized_share, trajectory_ceiling
 from swevis.counterfactual.replay import ReplayCondition, recorded_costs
 from swevis.counterfactual.formats import trajectory_files
 from swevis.counterfactual.formats import read_trajectory
@@ -56,7 +64,7 @@ TERMS = (
     "page_overhead", "guard_bound", "layout_tolerance", "memory",
 )
 REASON_TERM = {"over_max_window_chars": "over_size_limit", "cheaper_as_text": "kept_as_text",
-               "render_failed": "render_failed"}
+               "render_failed": "render_failed", "missing_glyph": "render_failed"}
 WINDOW_COST = pl.Struct({"text_tokens": pl.Int64, "tokens": pl.Int64, "kind": pl.Utf8, "text_reason": pl.Utf8,
                          "pages": pl.Int64, "image_tokens": pl.Int64, "guard_bound": pl.Boolean,
                          "floor_bound": pl.Boolean, "full_tokens": pl.Int64, "memory": pl.Utf8})
@@ -115,8 +123,13 @@ def trajectory_costs(steps: pl.DataFrame) -> pl.DataFrame:
     """Per trajectory, backbone and condition: prompt tokens, the text condition's, the
     reduction, and for the other conditions the ceiling and the gap terms (module docstring)."""
     key = ["trajectory", "backbone"]
-    text = {(r["trajectory"], r["backbone"], r["step"]): r["observation_tokens"]
-            for r in steps.filter(pl.col("condition") == "text").iter_rows(named=True)}
+    text_steps = steps.filter(pl.col("condition") == "text")
+    text: dict[tuple[str, str], dict[int, int]] = {}  # (trajectory, backbone) -> step -> observation tokens
+    for r in text_steps.iter_rows(named=True):
+        text.setdefault((r["trajectory"], r["backbone"]), {})[r["step"]] = r["observation_tokens"]
+    text_prompt = {(t, b): int(p) for t, b, p in text_steps.group_by(key).agg(pl.col("prompt_tokens").sum()).iter_rows()}
+    code_keys = ["code_tokens_weighted", "code_share", "code_ceiling_prompt_tokens", "code_gap_tokens",
+                 *[f"code_gap_{t}" for t in CODE_TERMS]]
     rows = []
     for (traj, backbone, condition), g in steps.group_by([*key, "condition"], maintain_order=True):
         parsed = ReplayCondition.parse(condition)
@@ -130,12 +143,15 @@ def trajectory_costs(steps: pl.DataFrame) -> pl.DataFrame:
             for i, r in enumerate(g.iter_rows(named=True)):
                 if r["observation_kind"] == "none":
                     continue
-                obs = _observation_terms(r["observation_tokens"], text[(traj, backbone, r["step"])],
+                obs = _observation_terms(r["observation_tokens"], text[(traj, backbone)][r["step"]],
                                          r["message_tokens"], r["window_costs"] or [], ratio)
                 for k, v in obs.items():
                     terms[k] += (n - 1 - i) * v
         gap = sum(terms.values())
-        rows.append({**row, "gap_tokens": gap, "ceiling_prompt_tokens": prompt - gap, **terms})
+        code = dict.fromkeys(code_keys, None)
+        if ratio is not None:
+            code = trajectory_ceiling(list(g.iter_rows(named=True)), text[(traj, backbone)], text_prompt[(traj, backbone)], ratio)
+        rows.append({**row, "gap_tokens": gap, "ceiling_prompt_tokens": prompt - gap, **terms, **code})
     out = pl.DataFrame(rows)
     base = out.filter(pl.col("condition") == "text").select(*key, pl.col("prompt_tokens").alias("text_prompt_tokens"))
     return out.join(base, on=key, how="left").with_columns(
@@ -167,21 +183,35 @@ def reduction_table(costs: pl.DataFrame, *, resamples: int, seed: int) -> pl.Dat
             "aggregate_reduction": agg[0], "aggregate_ci_low": agg[1], "aggregate_ci_high": agg[2],
             "median_reduction": med[0], "median_ci_low": med[1], "median_ci_high": med[2],
             "ceiling_reduction": float(g["text_prompt_tokens"].sum() / g["ceiling_prompt_tokens"].sum()),
+            **_code_ceiling(g),
         })
     return pl.DataFrame(rows)
 
 
+def _code_ceiling(g: pl.DataFrame) -> dict[str, float | None]:
+    """The code-window ceiling of a group of trajectories (swevis.counterfactual.ceiling); None under text."""
+    if g["code_ceiling_prompt_tokens"].null_count():
+        return {"code_share": None, "code_ceiling_reduction": None, "realized_share": None}
+    p_text, p, ceiling = (float(g[c].sum()) for c in ("text_prompt_tokens", "prompt_tokens", "code_ceiling_prompt_tokens"))
+    return {"code_share": float(g["code_tokens_weighted"].sum()) / p_text, "code_ceiling_reduction": p_text / ceiling,
+            "realized_share": realized_share(p_text, p, ceiling)}
+
+
 def decomposition_table(costs: pl.DataFrame) -> pl.DataFrame:
     """Per condition other than text and backbone: the gap to the ceiling in prompt tokens,
-    each term in tokens and as its share of the gap (terms sum to gap_tokens)."""
+    each term in tokens and as its share of the gap (terms sum to gap_tokens); likewise the
+    gap to the code-window ceiling (code_gap_*, summing to code_gap_tokens)."""
     visual = costs.filter(pl.col("condition") != "text")
     out = visual.group_by(["condition", "backbone"], maintain_order=True).agg(
         pl.len().alias("trajectories"),
         pl.col("text_prompt_tokens").sum(), pl.col("prompt_tokens").sum(), pl.col("ceiling_prompt_tokens").sum(),
         pl.col("gap_tokens").sum(), *[pl.col(t).sum() for t in TERMS],
+        pl.col("code_gap_tokens").sum(), *[pl.col(f"code_gap_{t}").sum() for t in CODE_TERMS],
     )
     return out.with_columns(
         reduction=pl.col("text_prompt_tokens") / pl.col("prompt_tokens"),
         ceiling_reduction=pl.col("text_prompt_tokens") / pl.col("ceiling_prompt_tokens"),
         **{f"{t}_share": pl.when(pl.col("gap_tokens") != 0).then(pl.col(t) / pl.col("gap_tokens")) for t in TERMS},
+        **{f"code_gap_{t}_share": pl.when(pl.col("code_gap_tokens") != 0).then(pl.col(f"code_gap_{t}") / pl.col("code_gap_tokens"))
+           for t in CODE_TERMS},
     )

@@ -6,8 +6,11 @@ A trajectory of any known format (mini-swe-agent 1.x/2.x, SWE-agent, OpenHands, 
 replayed from its recorded observations (no environment; --repo DIR checks the windows
 against the repository at base_commit), or with --reexecute in a fresh checkout of the
 configured task (always for swevis traj.json). The table goes to stdout and a progress line
-per trajectory to stderr; nothing is written unless --out DIR asks for the per-step records
-(DIR/per_step.parquet) and the table (DIR/summary.csv).
+per trajectory to stderr. With text among the conditions, recorded mode also reports the
+ceiling (swevis.counterfactual.ceiling): the code windows' share of the cumulative prompt, the
+reduction rendering exactly them at T/N would give, the share of that saving each condition
+realizes and the gap by term. Nothing is written unless --out DIR asks for the per-step
+records (DIR/per_step.parquet), the table (DIR/summary.csv) and the ceiling (DIR/ceiling.csv).
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from swevis.arguments import add_config_argument, input_folder, output_folder
+from swevis.counterfactual.ceiling import CODE_TERMS, ceiling_table
 from swevis.errors import SwevisError
 
 
@@ -109,11 +113,40 @@ def _print_table(rows: list[dict], model: str, profile: dict) -> None:
               f"{r['calls']:>5} {r['image_pages']:>5}  {r['exit_status']}")
 
 
-def _write(out: Path, rows: list[dict], steps: list[dict[str, Any]]) -> None:
+def _ceiling(args: argparse.Namespace, steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The ceiling table over the recorded-mode trajectories (none without text or recorded steps)."""
+    recorded = [s for s in steps if s.get("mode") == "recorded"]
+    names = [str(c) for c in args.conditions]
+    if "text" not in names or not recorded:
+        return []
+    ratios = {str(c): (c.observation.ratio or (1.0 if c.memory else None)) for c in args.conditions}
+    return ceiling_table(recorded, ratios)
+
+
+def _print_ceiling(rows: list[dict[str, Any]]) -> None:
+    """The ceiling table: each gap term as a share of the ceiling's saving (they add up to
+    100% less the realized share; a negative term is saving beyond the ceiling)."""
+    share = rows[0]["code_share"]
+    print(f"\nceiling: code windows are {share:.1%} of the cumulative prompt under text; rendering exactly them at "
+          "T/N (no note, page floor or guard) gives the ceiling; realized = the share of its saving, and what the "
+          "rest is lost to, in shares of that saving:")
+    heads = [t.replace("_", " ") for t in CODE_TERMS]
+    print(f"{'condition':<9} {'vs text':>8} {'ceiling':>8} {'realized':>8}  " + ", ".join(heads))
+    for r in rows:
+        possible = r["text_prompt_tokens"] - r["code_ceiling_prompt_tokens"]
+        parts = ", ".join(f"{r['code_gap_' + t] / possible:.1%}".replace("-0.0%", "0.0%") if possible > 0 else "-"
+                          for t in CODE_TERMS)
+        realized = "-" if r["realized_share"] is None else f"{r['realized_share']:.1%}"
+        print(f"{r['condition']:<9} {r['reduction']:>7.3f}x {r['code_ceiling_reduction']:>7.3f}x {realized:>8}  {parts}")
+
+
+def _write(out: Path, rows: list[dict], steps: list[dict[str, Any]], ceiling: list[dict[str, Any]]) -> None:
     import polars as pl
 
     out.mkdir(parents=True, exist_ok=True)
     pl.DataFrame(rows, infer_schema_length=None).write_csv(out / "summary.csv")
+    if ceiling:
+        pl.DataFrame(ceiling).write_csv(out / "ceiling.csv")
     schema = {"windows": pl.List(pl.Utf8), "command": pl.Utf8}
     pl.DataFrame(steps, schema_overrides=schema, infer_schema_length=None).write_parquet(out / "per_step.parquet")
 
@@ -138,12 +171,15 @@ def run(args: argparse.Namespace) -> int:
         r, s = _replay_one(args, path, traj, cfg, model, profile)
         rows += r
         steps += s
+    ceiling = _ceiling(args, steps)
     if out is not None:
-        _write(out, rows, steps)
+        _write(out, rows, steps, ceiling)
     if args.json:
         print(json.dumps(rows, indent=2))
     else:
         _print_table(rows, model, profile)
+        if ceiling:
+            _print_ceiling(ceiling)
     if out is not None:
         print(f"per-step records: {out / 'per_step.parquet'}; table: {out / 'summary.csv'}", file=sys.stderr)
     return 0

@@ -4,7 +4,7 @@ trajectory variance). Two modes:
 
 recorded (the default for foreign trajectories, see swevis.counterfactual.formats): the
   recorded conversation is reused as it is; the code windows its observations showed (found
-  by swevis.counterfactual.windows from the command and the output) are rendered under each
+  by swevis.agents.output_windows from the command and the output) are rendered under each
   condition by the agents' own observation pipeline, and every call is accounted by the
   backbone's token accounting (the replay backend's estimate of the request). No
   environment, mirror or index. Given the repository at base_commit, each window is checked
@@ -22,7 +22,6 @@ import dataclasses
 import hashlib
 import json
 import re
-import shlex
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,7 +32,7 @@ from swevis.agents.actions import classify_actions
 from swevis.agents.memory import MemoryObservationPipeline, WorkingMemory
 from swevis.agents.model_adapter import ACTION_REGEX
 from swevis.agents.observe import ObservationConfig, ObservationPipeline
-from swevis.counterfactual.windows import RecordedWindow, identify_windows
+from swevis.agents.output_windows import RecordedWindow, identify_windows
 from swevis.agents.runner import RunSpec, run_instance
 from swevis.agents.settings import AgentSettings
 from swevis.sandbox import resolved_environment
@@ -255,25 +254,6 @@ class RepoFiles:
         return lines is not None and lines[w.start - 1 : w.end] == w.text.splitlines()
 
 
-def _canonical_command(w: RecordedWindow) -> str:
-    """A command the observation pipeline reads as exactly this window."""
-    quoted = shlex.quote(w.path)
-    return f"nl -ba {quoted} | sed -n '{w.start},{w.end}p'" if w.numbered else f"sed -n '{w.start},{w.end}p' {quoted}"
-
-
-def _merge_parts(parts: list[dict]) -> str | list[dict]:
-    """Adjacent text parts joined; a content of text only is a plain string."""
-    out: list[dict] = []
-    for p in parts:
-        if p["type"] == "text" and out and out[-1]["type"] == "text":
-            out[-1] = {"type": "text", "text": out[-1]["text"] + p["text"]}
-        elif p["type"] != "text" or p["text"]:
-            out.append(p)
-    if all(p["type"] == "text" for p in out):
-        return "".join(p["text"] for p in out)
-    return out
-
-
 class _PlainRecord(ObservationPipeline):
     """Keeps the plain condition's (content, record) of the last window in `plain`: what the
     window would have cost without the memory in front, so the memory's saving can be told."""
@@ -302,58 +282,16 @@ def replay_pipeline(condition: ReplayCondition, config: ObservationConfig, steps
     )
 
 
-def _shown_tokens(pipeline: ObservationPipeline, content: Any, record: dict[str, Any]) -> int:
-    """A window's tokens as shown: its text's, or the record's (note + pages) when it has pages."""
-    return int(record["tokens"]) if isinstance(content, list) else pipeline._text_tokens(content)
-
-
-def window_cost(pipeline: ObservationPipeline, segment: str, content: Any, record: dict[str, Any],
-                plain: tuple[Any, dict[str, Any]] | None = None) -> dict[str, Any]:
-    """What one window cost under the condition, for the gap decomposition
-    (swevis.analysis.counterfactual): its recorded text's tokens, its tokens as shown, and
-    why it stayed text or how its pages were bound. With the memory, `plain` is what the
-    condition without it showed: kind, reason and pages describe that, `full_tokens` its
-    tokens and `memory` what the memory did (miss, exact, overlap)."""
-    plain_content, plain_record = plain or (content, record)
-    render = plain_record.get("render") or {}
-    return {
-        "text_tokens": pipeline._text_tokens(segment),
-        "tokens": _shown_tokens(pipeline, content, record),
-        "kind": plain_record["kind"],
-        "text_reason": plain_record.get("text_reason"),
-        "pages": int(plain_record.get("pages") or 0),
-        "image_tokens": int(render.get("image_tokens") or 0),
-        "guard_bound": bool(render.get("guard_bound")),
-        "floor_bound": bool(render.get("floor_bound")),
-        "full_tokens": _shown_tokens(pipeline, plain_content, plain_record),
-        "memory": (record.get("memory") or {}).get("kind"),
-    }
-
-
 def observe_recorded_windows(
     pipeline: ObservationPipeline, observation: str, windows: list[RecordedWindow]
 ) -> tuple[Any, int, list[dict[str, Any]]]:
-    """The observation under the pipeline's condition: the recorded text, with each window
-    passed through the pipeline (pages under rN, unless it keeps the window text; the
-    memory's note in place of lines shown before). Returns (content, image pages, a
-    window_cost record per window; none under text without the memory)."""
+    """The observation under the pipeline's condition (ObservationPipeline.observe_in_place:
+    pages under rN, the memory's notes); returns (content, image pages, a window_cost record
+    per window; none under text without the memory)."""
     memory = isinstance(pipeline, RecordedMemoryPipeline)
     if not windows or (pipeline.config.ratio is None and not memory):
         return observation, 0, []
-    parts: list[dict] = []
-    pos, pages, costs = 0, 0, []
-    for w in windows:
-        parts.append({"type": "text", "text": observation[pos : w.span[0]]})
-        synthetic = "\n" * (w.start - 1) + w.text  # the window's lines at their line numbers
-        pipeline.read_file = lambda path, w=w, synthetic=synthetic: synthetic if path == w.path else None
-        segment = observation[w.span[0] : w.span[1]]
-        content, record = pipeline.observe(_canonical_command(w), {"returncode": 0, "output": segment})
-        parts.extend([{"type": "text", "text": content}] if isinstance(content, str) else content)
-        pages += int(record.get("pages") or 0)
-        costs.append(window_cost(pipeline, segment, content, record, pipeline.plain if memory else None))
-        pos = w.span[1]
-    parts.append({"type": "text", "text": observation[pos:]})
-    return _merge_parts(parts), pages, costs
+    return pipeline.observe_in_place(observation, windows)
 
 
 def recorded_windows(traj: Trajectory, repo: RepoFiles | None = None) -> list[list[RecordedWindow]]:
@@ -415,7 +353,8 @@ def recorded_costs(
     traj: Trajectory | None = None,
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], dict[str, Any]]:
     """(one row per condition, one record per call and condition, what was found: format,
-    steps parsed, windows identified and, with `repo_dir`, how many match the repository).
+    steps parsed, windows identified and, with `repo_dir`, how many match the repository; a
+    diff hunk is the diff's text, not the file's, and never counts as matching).
     Conditions are replay conditions (text, r<N>, mem, mem+r<N>)."""
     conditions = [ReplayCondition.parse(str(c)) for c in conditions]
     if not conditions:
@@ -428,7 +367,8 @@ def recorded_costs(
     found = [w for ws in windows for w in ws]
     summary = {
         "format": traj.format, "instance_id": traj.instance_id, "steps": len(traj.steps), "parsed": traj.parsed,
-        "windows": len(found), "windows_matching_repo": sum(repo.matches(w) for w in found) if repo else None,
+        "windows": len(found),
+        "windows_matching_repo": sum(repo.matches(w) for w in found if w.kind == "file") if repo else None,
     }
     settings = AgentSettings.from_config(agents_cfg)
     rows, per_step = [], []

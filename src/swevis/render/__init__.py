@@ -4,10 +4,11 @@
     save_pages(result, out_dir) -> list[str]
 """
 
-from swevis.render.core import RenderError, RenderResult, prepare_lines, read_window, render_window, save_pages
+from swevis.render.core import MissingGlyphs, RenderError, RenderResult, prepare_lines, read_window, render_window, save_pages
 from swevis.render.settings import RenderSettings
 
 __all__ = [
+    "MissingGlyphs",
     "RenderError",
     "RenderResult",
     "RenderSettings",

@@ -16,6 +16,7 @@ from swevis import __version__
 from swevis.errors import SwevisError
 from swevis.fsutil import write_atomic
 from swevis.render import raster
+from swevis.render.fonts import CELL_FILLER, cells, invisible, missing_glyphs
 from swevis.render.layout import Layout, LayoutSearch
 from swevis.render.settings import RenderSettings
 from swevis.render.wrap import break_points
@@ -24,6 +25,16 @@ from swevis.tokens import message_overhead, text_tokens, tokenizer_info
 
 class RenderError(SwevisError):
     """A window that cannot be rendered: binary or undecodable, empty, bad ratio or range."""
+
+
+class MissingGlyphs(RenderError):
+    """A window with characters no font of the renderer draws: drawn, they would be empty
+    boxes, so the window is not rendered (its observation stays text and says why)."""
+
+    def __init__(self, path: str, chars: list[str]):
+        shown = ", ".join(f"U+{ord(c):04X}" for c in chars[:8]) + (" ..." if len(chars) > 8 else "")
+        super().__init__(f"{path}: no font draws {len(chars)} character(s) of the window ({shown})")
+        self.chars = chars
 
 
 @dataclass
@@ -70,7 +81,9 @@ def _control_picture(ch: str) -> str:
 
 def prepare_lines(text: str, tab_size: int = 4) -> list[str]:
     """Window text -> display lines: newlines kept, tabs expanded to tab stops of `tab_size`,
-    other control characters shown as their Unicode control pictures (one cell each)."""
+    other control characters shown as their Unicode control pictures (one cell each), a wide
+    character followed by CELL_FILLER (its second cell), invisible format characters (BOM,
+    zero-width joiner, variation selectors) dropped: no glyph shows them."""
     if "\x00" in text:
         raise RenderError("window contains NUL bytes: binary content is not rendered")
     text = text.replace("\r\n", "\n").replace("\r", "\n")
@@ -81,6 +94,8 @@ def prepare_lines(text: str, tab_size: int = 4) -> list[str]:
         line = line.expandtabs(tab_size)
         if any(unicodedata.category(ch) == "Cc" for ch in line):
             line = "".join(_control_picture(ch) if unicodedata.category(ch) == "Cc" else ch for ch in line)
+        if not line.isascii():
+            line = "".join("" if invisible(ch) else ch + CELL_FILLER * (cells(ch) - 1) for ch in line)
         lines.append(line)
     return lines
 
@@ -123,24 +138,33 @@ def render_window(
     fonts: list[float] | None = None,
     guard: float | None = None,
     rasterize: bool = True,
+    numbers: list[int | None] | None = None,
 ) -> RenderResult:
     """Render a code window (first line `start_line` of `path`) for the budget B = T_text/ratio.
 
     The layout record holds the font size, page sizes, columns, wrap width, pages, text
     and image tokens, the realized ratio T_text/T_img and whether the readability guard
     (`guard_bound`) or the family's token floor (`floor_bound`) kept it from the budget.
-    `fonts`/`guard` restrict the search (used by the readability frontier).
+    `fonts`/`guard` restrict the search (used by the readability frontier). A window with a
+    character no font draws raises MissingGlyphs (a RenderError) before any layout.
+    `numbers` gives each line's gutter number (None: a separator row), for several windows
+    drawn on shared pages; by default the lines are numbered from `start_line`.
     """
     if isinstance(settings, dict) or settings is None:
         settings = RenderSettings.from_config(settings)
     text = _checked_window(path, start_line, text, ratio)
+    missing = missing_glyphs(text, settings.font) if not text.isascii() else []
+    if missing:
+        raise MissingGlyphs(path, missing)
     t0 = time.perf_counter()
     lines = prepare_lines(text, settings.tab_size)
     t_text = text_tokens(text, tokenizer)
     budget = max(1e-9, t_text / ratio)
     t1 = time.perf_counter()
+    if numbers is not None and len(numbers) != len(lines):
+        raise RenderError(f"{path}: {len(numbers)} line numbers for {len(lines)} lines")
     breaks = break_points(tuple(lines), path)
-    search = LayoutSearch([len(l) for l in lines], breaks, int(start_line), image_family, settings)
+    search = LayoutSearch([len(l) for l in lines], breaks, int(start_line), image_family, settings, numbers)
     try:
         plan, info = search.choose(budget, fonts=fonts, guard=guard)
     except ValueError as exc:
@@ -194,6 +218,7 @@ def _layout_record(
         "image_tokens": plan.tokens,
         "message_overhead_c0": message_overhead(image_family),
         "realized_ratio": realized,
+        "font": plan.font,
         "font_px": plan.font_px,
         "font_px_seen": plan.font_eff,
         "line_px": plan.line_px,

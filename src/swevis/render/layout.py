@@ -16,9 +16,9 @@ content. The objective is appendix B's, made explicit:
 with B = T_text / r, phi = occupied character cells / available cells, p = pages and
 f_eff = the font size as the model sees it. Layouts whose f_eff is below the readability
 guard are not admissible. Among admissible layouts whose T_img lies in the band
-[B/(1+tol), B/(1-tol)] the objective decides; if none lies in the band, the admissible
-layout closest to the budget from below is taken when the budget can be undercut, else the
-cheapest admissible layout (the guard or the family's token floor binds; both are flagged).
+[B/(1+tol), B] (render.budget_is_cap; else [B/(1+tol), B/(1-tol)]) the objective decides;
+if none lies in the band, the admissible layout closest to the budget from below is taken
+when the budget can be undercut, else the cheapest admissible layout (the guard or the family's token floor binds; both are flagged).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from swevis.render.fonts import font_advance
+from swevis.render.fonts import DEFAULT_FONT, font_advance
 from swevis.render.settings import RenderSettings
 from swevis.render.wrap import row_counts, segments
 from swevis.tokens import image_tokens, page_grid, tokens_and_size
@@ -65,6 +65,14 @@ class Layout:
     loss: float = 0.0
     in_band: bool = False
     extra: dict = field(default_factory=dict)
+    font: str = DEFAULT_FONT  # render.font: the primary font's name or file
+    # per display line, the number its gutter shows (None: a separator row, no number);
+    # None: the window's lines numbered from its start line
+    numbers: list[int | None] | None = None
+
+    def number(self, start_line: int, i: int) -> int | None:
+        """The gutter number of display line i."""
+        return start_line + i if self.numbers is None else self.numbers[i]
 
     @property
     def pages(self) -> int:
@@ -78,11 +86,11 @@ class Layout:
 class _Window:
     """Per-window quantities shared by every candidate."""
 
-    def __init__(self, lengths: list[int], breaks: list[tuple[int, ...]], start_line: int, settings: RenderSettings):
+    def __init__(self, lengths: list[int], breaks: list[tuple[int, ...]], last_number: int, settings: RenderSettings):
         self.lengths = np.asarray(lengths, dtype=np.int64)
         self.breaks = breaks
         self.n = len(lengths)
-        self.gutter = len(str(start_line + self.n - 1)) + 1
+        self.gutter = len(str(last_number)) + 1
         self.maxlen = int(max(1, self.lengths.max(initial=1)))
         self.settings = settings
         self._rows: dict[int, tuple[np.ndarray, np.ndarray]] = {}
@@ -157,9 +165,12 @@ class LayoutSearch:
     """
 
     def __init__(
-        self, lengths: list[int], breaks: list[tuple[int, ...]], start_line: int, family: str, settings: RenderSettings
+        self, lengths: list[int], breaks: list[tuple[int, ...]], start_line: int, family: str, settings: RenderSettings,
+        numbers: list[int | None] | None = None,
     ):
-        self.w = _Window(lengths, breaks, start_line, settings)
+        self.numbers = numbers
+        last = max((n for n in numbers if n is not None), default=1) if numbers else start_line + len(lengths) - 1
+        self.w = _Window(lengths, breaks, last, settings)
         self.s = settings
         self.family = family
         self.grid = page_grid(family)
@@ -169,7 +180,7 @@ class LayoutSearch:
 
     # ---- geometry ----------------------------------------------------------------------
     def page_width(self, f: float, wrap: int, ncols: int) -> tuple[int, int]:
-        adv = font_advance(f)
+        adv = font_advance(f, self.s.font)
         text_w = ncols * (self.w.gutter + wrap) * adv + (ncols - 1) * self.s.column_gap_chars * adv
         width = max(self.grid.min_w, _grid_ceil(text_w / (1 - 2 * self.s.margin_frac) + 1, self.grid.step_w))
         margin = int(self.s.margin_frac * width)
@@ -217,7 +228,8 @@ class LayoutSearch:
         fill = min(1.0, used / avail) if avail else 0.0
         return Layout(
             font_px=f,
-            advance=font_advance(f),
+            advance=font_advance(f, self.s.font),
+            font=self.s.font,
             line_px=self.s.line_height * f,
             wrap=wrap,
             gutter=self.w.gutter,
@@ -230,6 +242,7 @@ class LayoutSearch:
             font_eff=f * scale,
             breaks=self.w.breaks,
             page_cap=cap,
+            numbers=self.numbers,
         )
 
     def single_page(self, f: float, wrap: int, ncols: int) -> Layout | None:
@@ -265,7 +278,7 @@ class LayoutSearch:
     def estimates(self, fonts: np.ndarray, wraps: list[int], cols: list[int]) -> np.ndarray:
         """Analytic single-page token estimates, shape (fonts, wraps x cols): page area over
         pixels per token, floored at the family's smallest image. No packing, no rasterizing."""
-        adv = np.array([font_advance(float(f)) for f in fonts])
+        adv = np.array([font_advance(float(f), self.s.font) for f in fonts])
         lh = self.s.line_height * fonts
         floor = image_tokens(self.grid.min_w, self.grid.min_h, self.family)
         out = []
@@ -327,7 +340,7 @@ class LayoutSearch:
         cands = self.candidates(budget, fonts, guard)
         if not cands:
             raise ValueError("no layout fits the page limits of this image family")
-        lo, hi = budget / (1 + s.ratio_tolerance), budget / (1 - s.ratio_tolerance)
+        lo, hi = budget / (1 + s.ratio_tolerance), budget if s.budget_is_cap else budget / (1 - s.ratio_tolerance)
         f_max = self.f_max
         for lay in cands:
             lay.in_band = lo <= lay.tokens <= hi

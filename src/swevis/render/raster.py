@@ -1,4 +1,5 @@
-"""Rasterize a chosen layout: Pygments highlighting, DejaVu Sans Mono, repository line numbers,
+"""Rasterize a chosen layout: Pygments highlighting, the configured font (DejaVu Sans Mono by default)
+with fallbacks, repository line numbers,
 wrapped rows at token boundaries with a continuation mark in the gutter."""
 
 from __future__ import annotations
@@ -7,7 +8,7 @@ import functools
 
 from PIL import Image, ImageDraw
 
-from swevis.render.fonts import font
+from swevis.render.fonts import CELL_FILLER, cells, font, font_index
 from swevis.render.layout import Layout
 from swevis.render.wrap import CONTINUATION_MARK, lexer_for
 
@@ -68,7 +69,7 @@ def highlight(lines: list[str], path: str) -> list[list[tuple[int, str, tuple[in
 
 def rasterize(lines: list[str], start_line: int, path: str, layout: Layout) -> list[Image.Image]:
     runs = highlight(lines, path)
-    fnt = font(layout.font_px)
+    fnt = font(layout.font_px, 0, layout.font)
     adv, lh, m = layout.advance, layout.line_px, layout.margin
     gap = 2.0 * adv
     colw = (layout.gutter + layout.wrap) * adv + gap
@@ -84,30 +85,59 @@ def rasterize(lines: list[str], start_line: int, path: str, layout: Layout) -> l
                 segs = layout.line_rows(i, lines[i])
                 for r, (s, e) in enumerate(segs):
                     y = m + (row + r) * lh
-                    draw.text((x0, y), _gutter_text(layout, start_line + i, r), font=fnt, fill=GUTTER)
+                    draw.text((x0, y), _gutter_text(layout, layout.number(start_line, i), r), font=fnt, fill=GUTTER)
                     for col, text, colour in runs[i]:
                         lo, hi = max(s, col), min(e, col + len(text))
                         seg = text[lo - col : hi - col] if lo < hi else ""
                         if seg.strip():
-                            draw.text((xc + (lo - s) * adv, y), seg, font=fnt, fill=colour)
+                            _draw_run(draw, xc + (lo - s) * adv, y, seg, layout, colour)
                 row += len(segs)
         pages.append(img)
     return pages
 
 
-def _gutter_text(layout: Layout, number: int, row: int) -> str:
-    """The gutter of a rendered row: the line number, or the continuation mark on a wrapped row."""
+def _draw_run(draw, x: float, y: float, text: str, layout: Layout, colour) -> None:
+    """Draw one run of cells: the characters DejaVu Sans Mono has in one call, any other in
+    the first fallback font that has it, scaled down to fit its cells if it is wider."""
+    if text.isascii():
+        draw.text((x, y), text, font=font(layout.font_px, 0, layout.font), fill=colour)
+        return
+    adv, plain = layout.advance, ""
+    for k, ch in enumerate(text + "\0"):
+        index = 0 if ch == "\0" or ch == CELL_FILLER else font_index(ch, layout.font)
+        if index == 0 and ch != "\0":
+            plain += ch
+            continue
+        if plain.replace(CELL_FILLER, " ").strip():
+            draw.text((x + (k - len(plain)) * adv, y), plain.replace(CELL_FILLER, " "),
+                      font=font(layout.font_px, 0, layout.font), fill=colour)
+        plain = ""
+        if ch == "\0":
+            break
+        size = layout.font_px
+        width = font(size, index, layout.font).getlength(ch)
+        if width > cells(ch) * adv:
+            size = size * cells(ch) * adv / width
+        draw.text((x + k * adv, y + (layout.font_px - size) / 2), ch, font=font(size, index, layout.font), fill=colour)
+
+
+def _gutter_text(layout: Layout, number: int | None, row: int) -> str:
+    """The gutter of a rendered row: the line number, the continuation mark on a wrapped row,
+    nothing on a separator row between windows that share pages."""
     digits = layout.gutter - 1
+    if number is None:
+        return " " * digits
     return (str(number) if row == 0 else CONTINUATION_MARK).rjust(digits)
 
 
 def visible_rows(lines: list[str], start_line: int, layout: Layout, page: int, column: int) -> list[str]:
     """The text of each rendered row of one column: gutter (number or continuation mark), a
-    space, then the code of the row; the gutter is `layout.gutter` characters wide."""
+    space, then the code of the row (a wide character once, without its filler cell); the
+    gutter is `layout.gutter` characters wide."""
     a, b = layout.page_columns[page][column]
     rows = []
     for i in range(a, b):
         line = lines[i]
         for r, (s, e) in enumerate(layout.line_rows(i, line)):
-            rows.append(_gutter_text(layout, start_line + i, r) + " " + line[s:e])
+            rows.append(_gutter_text(layout, layout.number(start_line, i), r) + " " + line[s:e].replace(CELL_FILLER, ""))
     return rows

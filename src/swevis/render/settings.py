@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, fields
 
 from swevis.errors import SwevisError
+from swevis.render.fonts import primary_font
 
 
 def _fonts() -> tuple[float, ...]:
@@ -34,12 +35,16 @@ class RenderSettings:
     min_font_px: float = 6.5  # from the readability frontier (median OCR >= 0.90 at 6.5 px)
     # objective of appendix B: w_tok |T/B - 1| + w_fill (1 - phi) + w_page (p - 1) + w_font ln(f_max/f)
     ratio_tolerance: float = 0.12  # band of T around B the objective must stay inside if it can
+    # the band's top is the budget itself: [B/(1+tol), B] (a window's pages cost at most the
+    # budget when a layout can); False: [B/(1+tol), B/(1-tol)], the band straddles it
+    budget_is_cap: bool = True
     w_tok: float = 1.0
     w_fill: float = 0.25
     w_page: float = 0.02
     w_font: float = 2.0
     # appearance
     style: str = "swevis-contrast"
+    font: str = "DejaVu Sans Mono"  # or the path of a monospace font file (the guard is measured per font)
 
     @classmethod
     def from_config(cls, mapping: dict | None) -> "RenderSettings":
@@ -64,6 +69,7 @@ class RenderSettings:
             raise SwevisError("render.max_wrap must be at least 8 characters")
         if not 0 <= self.margin_frac < 0.25:
             raise SwevisError("render.margin_frac must be in [0, 0.25)")
+        primary_font(self.font)  # a font file that is not there fails here, naming the key
 
     def to_dict(self) -> dict:
         d = asdict(self)

@@ -1,0 +1,135 @@
+"""How far rendering is from what it could save: the code-window ceiling of a replay and the
+share of it a condition realizes, with the gap decomposed.
+
+An observation j is part of every later call's prompt, so it counts w_j times (w_j: the calls
+after it). Its code windows (every window swevis.agents.output_windows found in the recorded
+output, the finder's recall and precision measured by tests/counterfactual/test_window_labels.py)
+hold k_j tokens as text, the sum of t_w over its windows. The code share of a trajectory is
+s = sum_j w_j k_j / P_text (P_text: the text condition's prompt tokens summed over calls). At
+ratio N the ceiling renders exactly the code windows at T/N, with no note, page floor or
+guard and everything else as text:
+
+    P*_N = P_text - (1 - 1/N) sum_j w_j k_j,   ceiling reduction = P_text / P*_N,
+    realized share = (P_text - P_N) / (P_text - P*_N)   (1: the whole possible saving).
+
+The gap P_N - P*_N is, per observation, (C_j - T_j) + (1 - 1/N) k_j, which splits exactly into
+per-window terms (c_w - t_w/N; c_w its tokens as shown, f_w as shown without the memory):
+page_overhead (the note and message parts, c_w - image tokens, plus image tokens - t_w/N of a
+window at the family's per-image floor), guard_bound and layout_tolerance (image tokens - t_w/N
+of a window the readability guard held above its budget, or any other rendered window),
+kept_as_text, over_size_limit, render_failed (t_w (1 - 1/N) of a window kept as text and why;
+render_failed takes missing_glyph), memory (c_w - f_w), and outside_windows: the rest of the
+observation's tokens against the text condition's (token boundaries at the window edges;
+about 0).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+CODE_TERMS = (
+    "page_overhead", "guard_bound", "layout_tolerance", "kept_as_text", "over_size_limit", "render_failed",
+    "memory", "outside_windows",
+)
+REASON_TERM = {"over_max_window_chars": "over_size_limit", "cheaper_as_text": "kept_as_text",
+               "render_failed": "render_failed", "missing_glyph": "render_failed"}
+
+
+def window_terms(w: Mapping[str, Any], ratio: float) -> dict[str, float]:
+    """The gap terms of one window (a replay's window_cost record) against t_w / ratio."""
+    terms: dict[str, float] = {}
+    full = w["tokens"] if w.get("full_tokens") is None else w["full_tokens"]  # without the memory
+    terms["memory"] = w["tokens"] - full
+    if w["kind"] == "image":
+        terms["page_overhead"] = full - w["image_tokens"]
+        key = "guard_bound" if w["guard_bound"] else "page_overhead" if w["floor_bound"] else "layout_tolerance"
+        terms[key] = terms.get(key, 0.0) + w["image_tokens"] - w["text_tokens"] / ratio
+    else:  # kept as text: the reason it gives, or (none given) never dearer's
+        terms[REASON_TERM.get(w.get("text_reason") or "", "kept_as_text")] = full - w["text_tokens"] / ratio
+    return terms
+
+
+def observation_code_terms(shown: int, text: int, costs: Iterable[Mapping[str, Any]],
+                           ratio: float) -> tuple[int, dict[str, float]]:
+    """(k_j, the code-ceiling gap terms of one observation): `shown` and `text` are its
+    message tokens under the condition and under text; the terms sum to
+    shown - text + (1 - 1/ratio) k_j."""
+    terms = dict.fromkeys(CODE_TERMS, 0.0)
+    code = 0
+    windows_shown = 0
+    for w in costs:
+        code += int(w["text_tokens"])
+        windows_shown += int(w["tokens"])
+        for k, v in window_terms(w, ratio).items():
+            terms[k] += v
+    terms["outside_windows"] = (shown - windows_shown) - (text - code)
+    return code, terms
+
+
+def trajectory_ceiling(records: list[Mapping[str, Any]], text_tokens: Mapping[int, int],
+                       text_prompt: int, ratio: float) -> dict[str, Any]:
+    """The code-window ceiling of one trajectory under one condition: `records` its per-call
+    records in call order (observation_tokens, prompt_tokens, window_costs), `text_tokens`
+    each step's observation tokens under text, `text_prompt` P_text."""
+    n = len(records)
+    terms = dict.fromkeys(CODE_TERMS, 0.0)
+    weighted_code = 0.0
+    for i, r in enumerate(records):
+        if r["observation_kind"] == "none":
+            continue
+        code, obs = observation_code_terms(r["observation_tokens"], text_tokens[r["step"]], r["window_costs"] or [], ratio)
+        weight = n - 1 - i
+        weighted_code += weight * code
+        for k, v in obs.items():
+            terms[k] += weight * v
+    prompt = sum(int(r["prompt_tokens"]) for r in records)
+    ceiling = text_prompt - (1 - 1 / ratio) * weighted_code
+    return {
+        "code_tokens_weighted": weighted_code, "code_share": weighted_code / text_prompt if text_prompt else 0.0,
+        "code_ceiling_prompt_tokens": ceiling, "code_gap_tokens": prompt - ceiling,
+        **{f"code_gap_{k}": v for k, v in terms.items()},
+    }
+
+
+def realized_share(text_prompt: float, prompt: float, ceiling: float) -> float | None:
+    """The share of the ceiling's saving a condition realizes (None: the ceiling saves nothing)."""
+    possible = text_prompt - ceiling
+    return (text_prompt - prompt) / possible if possible > 0 else None
+
+
+def ceiling_table(steps: list[Mapping[str, Any]], ratios: Mapping[str, float | None]) -> list[dict[str, Any]]:
+    """Per condition (other than text) over every trajectory of a replay: text and condition
+    prompt tokens, the reduction, the code share, the code-window ceiling and the share of its
+    saving realized, and the gap to it by term (tokens). `steps` are the replay's per-call
+    records (trajectory, condition, step, observation_kind, observation_tokens,
+    prompt_tokens, window_costs); `ratios` the render ratio of each condition (1 for `mem`)."""
+    by: dict[tuple[str, str], list[Mapping[str, Any]]] = {}
+    for s in steps:
+        by.setdefault((s["trajectory"], s["condition"]), []).append(s)
+    rows = []
+    for condition, ratio in ratios.items():
+        if ratio is None:
+            continue
+        total: dict[str, float] = {"text_prompt_tokens": 0, "prompt_tokens": 0}
+        trajectories = sorted({t for t, c in by if c == condition})
+        for traj in trajectories:
+            text = sorted(by[(traj, "text")], key=lambda r: r["step"])
+            records = sorted(by[(traj, condition)], key=lambda r: r["step"])
+            text_prompt = sum(int(r["prompt_tokens"]) for r in text)
+            one = trajectory_ceiling(records, {r["step"]: r["observation_tokens"] for r in text}, text_prompt, ratio)
+            total["text_prompt_tokens"] += text_prompt
+            total["prompt_tokens"] += sum(int(r["prompt_tokens"]) for r in records)
+            for k, v in one.items():
+                if k != "code_share":
+                    total[k] = total.get(k, 0.0) + v
+        if not trajectories:
+            continue
+        p_text, p, ceiling = total["text_prompt_tokens"], total["prompt_tokens"], total["code_ceiling_prompt_tokens"]
+        rows.append({
+            "condition": condition, "trajectories": len(trajectories), **total,
+            "reduction": p_text / p if p else None, "code_share": total["code_tokens_weighted"] / p_text if p_text else 0.0,
+            "code_ceiling_reduction": p_text / ceiling if ceiling else None,
+            "realized_share": realized_share(p_text, p, ceiling),
+        })
+    return rows
