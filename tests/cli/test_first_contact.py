@@ -150,7 +150,7 @@ def test_replay_without_out_prints_the_table_and_writes_nothing(tmp_path, monkey
     assert "ledgerkit-117" in out and " r3 " in out
     assert list(tmp_path.iterdir()) == []
     assert main(["replay", TRAJ, "--conditions", "text,r3", "--out", "replayed"]) == 0
-    assert sorted(p.name for p in (tmp_path / "replayed").iterdir()) == ["per_step.parquet", "summary.csv"]
+    assert sorted(p.name for p in (tmp_path / "replayed").iterdir()) == ["ceiling.csv", "per_step.parquet", "summary.csv"]
 
 
 def test_a_config_file_adds_to_the_schema_defaults(tmp_path, monkeypatch, capsys):

@@ -23,7 +23,6 @@ from pathlib import Path
 from typing import Any
 
 from swevis.arguments import add_config_argument, input_folder, output_folder
-from swevis.counterfactual.ceiling import CODE_TERMS, ceiling_table
 from swevis.errors import SwevisError
 
 
@@ -115,6 +114,8 @@ def _print_table(rows: list[dict], model: str, profile: dict) -> None:
 
 def _ceiling(args: argparse.Namespace, steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The ceiling table over the recorded-mode trajectories (none without text or recorded steps)."""
+    from swevis.counterfactual.ceiling import ceiling_table
+
     recorded = [s for s in steps if s.get("mode") == "recorded"]
     names = [str(c) for c in args.conditions]
     if "text" not in names or not recorded:
@@ -126,6 +127,8 @@ def _ceiling(args: argparse.Namespace, steps: list[dict[str, Any]]) -> list[dict
 def _print_ceiling(rows: list[dict[str, Any]]) -> None:
     """The ceiling table: each gap term as a share of the ceiling's saving (they add up to
     100% less the realized share; a negative term is saving beyond the ceiling)."""
+    from swevis.counterfactual.ceiling import CODE_TERMS
+
     share = rows[0]["code_share"]
     print(f"\nceiling: code windows are {share:.1%} of the cumulative prompt under text; rendering exactly them at "
           "T/N (no note, page floor or guard) gives the ceiling; realized = the share of its saving, and what the "
