@@ -31,7 +31,7 @@ FILE_COLS = (
 
 
 def pack(text: str) -> bytes:
-    return zlib.compress(text.encode(), 6)
+    return zlib.compress(text.encode(), 1)
 
 
 def unpack(blob: bytes | None) -> str:
