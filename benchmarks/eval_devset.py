@@ -22,6 +22,7 @@ symbol's text from the clone) is measured without re-indexing.
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import json
 import os
 import subprocess
@@ -35,7 +36,7 @@ from swevis.index import build_index, open_index
 from swevis.localize.coverage import gold_files, gold_hunks, gold_symbols
 from swevis.localize.dloc import bm25_baseline, by_kind, issue_evidence, localize_issue
 from swevis.localize.hints import extract_hints
-from swevis.localize.rerank import FEATURES, FLAGS, default_model, fit, vector
+from swevis.localize.rerank import FEATURES, FLAGS, fit, vector, weights_path
 from swevis.localize.symtext import TEXT_FEATURES, file_context, quoted_strings, text_features
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -61,17 +62,24 @@ def ranked(cands, kind: str) -> list[list]:
     return [[c.path, c.qualified_name, c.start_line, c.end_line] for c in by_kind(cands, kind)[:TOP]]
 
 
+EXPAND = 5  # candidate_files of the run: every subset 0..EXPAND is measured from its results
+
+
 def evaluate(index, work: Path, case: dict, text: str, patch: str) -> dict:
-    """Everything the report and a re-fit need from one case."""
-    dloc = localize_issue(index, text, top_k=TOP, options={"ranker": "learned"}, repo_dir=work)
+    """Everything the report and a re-fit need from one case: the release's rankings (its
+    weights, no expanded candidates), BM25's, and every candidate of D_loc with the symbols of
+    the EXPAND best files added (c[6]: that file's rank, 0 for a candidate with evidence)."""
+    dloc = localize_issue(index, text, top_k=TOP, options={"ranker": "learned"}, model=RELEASE, repo_dir=work)
     base = bm25_baseline(index, text, top_k=TOP, repo_dir=work)
-    sc, feats = issue_evidence(index, text)
+    sc, feats = issue_evidence(index, text, repo_dir=work, candidate_files=EXPAND)
     gsyms = gold_symbols(index, patch)
     gold = {(p, q) for p, names in gsyms for q in names}
     sids = sorted(feats)
     top_file = max(sc.file.values(), default=0.0) or 1.0
+    file_rank = {p: i for i, (p, _v) in enumerate(sorted(sc.file.items(), key=lambda kv: (-kv[1], kv[0])), 1)}
     cands = [[sc.syms[i].path, sc.syms[i].qualname, sc.syms[i].kind, sc.syms[i].start_line, sc.syms[i].end_line,
-              round(sc.file.get(sc.syms[i].path, 0.0) / top_file, 6)] for i in sids]
+              round(sc.file.get(sc.syms[i].path, 0.0) / top_file, 6),
+              file_rank[sc.syms[i].path] if i in sc.expanded else 0] for i in sids]
     return {
         "case_id": case["case_id"], "repo": case["repo"], "text_kind": case["text_kind"],
         "gold_files": gold_files(patch), "gold_hunks": gold_hunks(patch), "gold_symbols": gsyms,
@@ -193,34 +201,34 @@ def blobs(git_dir: Path, commit: str, paths: list[str]) -> dict[str, list[str]]:
 
 
 EXTRA = (*TEXT_FEATURES, "file_score", "in_file_rank")
-ALL_NAMES = (*FEATURES, *EXTRA)
+BASE = tuple(f for f in FEATURES if f not in EXTRA)  # the features stored with each case
+ALL_NAMES = (*BASE, *EXTRA)
 
 
 def extra_features(r: dict, case: dict, text: str, mirrors: Path) -> np.ndarray:
-    """The symbol-text and file-context features of a case's candidates (swevis.localize.symtext),
-    from the clone at the case's base commit, as D_loc computes them from the checkout."""
+    """The symbol-text and file-score features of a case's candidates (swevis.localize.symtext)
+    from the clone at the case's base commit, as D_loc computes them from the checkout; for
+    results stored before D_loc computed them itself (in_file_rank is set per candidate set)."""
     hints = extract_hints(text)
     quoted = quoted_strings(text)
     cands = r["candidates"]
     files = blobs(mirrors / case["mirror"] / "repo", case["base_commit"], sorted({c[0] for c in cands}))
-    heur = [x[r["features"].index("heuristic")] for x in r["x"]]
-    in_file = file_context([c[0] for c in cands], heur)
     rows = []
-    for c, rank in zip(cands, in_file):
-        body = "\n".join(files[c[0]][c[3] - 1:c[4]])
-        f = text_features(hints, quoted, c[1], c[2], body)
-        rows.append([*(f[n] for n in TEXT_FEATURES), c[5], rank])
+    for c in cands:
+        f = text_features(hints, quoted, c[1], c[2], "\n".join(files[c[0]][c[3] - 1:c[4]]))
+        rows.append([*(f[n] for n in TEXT_FEATURES), c[5], 0.0])
     return np.array(rows, dtype=float).reshape(len(cands), len(EXTRA))
 
 
-def ranked_symbols(r: dict, scores: np.ndarray) -> list[tuple[str, str]]:
+def ranked_symbols(cands: list[list], scores: np.ndarray) -> list[tuple[str, str]]:
     """Candidates by score, ties as D_loc breaks them (path, first line)."""
-    order = sorted(range(len(scores)), key=lambda i: (-scores[i], r["candidates"][i][0], r["candidates"][i][3]))
-    return [(r["candidates"][i][0], r["candidates"][i][1]) for i in order]
+    order = sorted(range(len(scores)), key=lambda i: (-scores[i], cands[i][0], cands[i][3]))
+    return [(cands[i][0], cands[i][1]) for i in order]
 
 
-def symbol_rows(r: dict, scores: np.ndarray, method: str) -> list[dict]:
-    syms = ranked_symbols(r, scores)
+def symbol_rows(r: dict, cands: list[list], scores: np.ndarray, method: str) -> list[dict]:
+    """Symbol hit rows of one case's ranking (files for module-level hunks: the release's)."""
+    syms = ranked_symbols(cands, scores)
     files = [c[0] for c in r["dloc"]["file"]]
     out = []
     for k in KS:
@@ -230,57 +238,123 @@ def symbol_rows(r: dict, scores: np.ndarray, method: str) -> list[dict]:
     return out
 
 
-def cross_validate(results: list[dict], mats: list[np.ndarray], columns: list[int], l2: float) -> list[dict]:
+def case_matrix(r: dict, case: dict, out: Path, mirrors: Path) -> np.ndarray:
+    """One case's candidates by ALL_NAMES (stored where the run computed them)."""
+    x = np.array(r["x"], dtype=float).reshape(len(r["y"]), len(r["features"]))
+    if all(n in r["features"] for n in ALL_NAMES):
+        return x[:, [r["features"].index(n) for n in ALL_NAMES]]
+    text = (out / "cases" / r["case_id"] / "problem_statement.md").read_text()
+    return np.hstack([x[:, [r["features"].index(n) for n in BASE]], extra_features(r, case, text, mirrors)])
+
+
+class View:
+    """A case's candidates when the symbols of the `n_files` best files are added (0: only those
+    with evidence), with in_file_rank over that set."""
+
+    def __init__(self, r: dict, m: np.ndarray, n_files: int):
+        keep = [i for i, c in enumerate(r["candidates"]) if (c[6] if len(c) > 6 else 0) <= n_files]
+        self.cands = [r["candidates"][i] for i in keep]
+        self.y = np.array([r["y"][i] for i in keep], dtype=float)
+        self.m = m[keep].copy() if keep else np.zeros((0, len(ALL_NAMES)))
+        if keep:
+            self.m[:, ALL_NAMES.index("in_file_rank")] = file_context(
+                [c[0] for c in self.cands], list(self.m[:, ALL_NAMES.index("heuristic")]))
+
+
+# the re-ranker of the release before this development set (ranker_weights.json at ee96923),
+# kept to measure against after the shipped weights are re-fitted
+RELEASE = {"features": ["heuristic", "heuristic_rank", "symptom", "walk", "chain", "is_class", "is_exception", "is_private"],
+           "weights": [1.885348, 0.697592, 2.479314, 1.216429, 0.198491, -0.579476, -0.213497, 0.813624],
+           "bias": -2.388234}
+FEATURE_SETS = {
+    "release features": BASE,
+    "+ symbol text": (*BASE, *TEXT_FEATURES),
+    "+ file context": (*BASE, "file_score", "in_file_rank"),
+    "+ both": ALL_NAMES,
+}
+
+
+def variants(max_files: int) -> dict[str, tuple[tuple, int]]:
+    """Every (feature set, candidate_files) pair measured."""
+    return {f"{name}, {n} files": (names, n) for n in range(max_files + 1) for name, names in FEATURE_SETS.items()}
+
+
+def cross_validate(results: list[dict], mats: list[np.ndarray], names: tuple, n_files: int, l2: float) -> list[dict]:
     """Leave-one-repository-out: fit on the other repositories' cases, rank the held-out ones."""
+    cols = [ALL_NAMES.index(n) for n in names]
+    views = [View(r, m, n_files) for r, m in zip(results, mats)]
     rows = []
     for held in sorted({r["repo"] for r in results}):
-        train = [(m[:, columns], np.array(r["y"])) for r, m in zip(results, mats) if r["repo"] != held and len(r["y"])]
-        mono = tuple(ALL_NAMES[j] not in FLAGS for j in columns)
-        w, b = fit(train, l2=l2, nonnegative=mono)
-        for r, m in zip(results, mats):
+        train = [(v.m[:, cols], v.y) for r, v in zip(results, views) if r["repo"] != held and len(v.y)]
+        w, b = fit(train, l2=l2, nonnegative=tuple(n not in FLAGS for n in names))
+        for r, v in zip(results, views):
             if r["repo"] == held:
-                rows += symbol_rows(r, m[:, columns] @ w + b if len(r["y"]) else np.zeros(0), "cv")
+                rows += symbol_rows(r, v.cands, v.m[:, cols] @ w + b if len(v.y) else np.zeros(0), "cv")
     return rows
 
 
-def run_cv(results: list[dict], cases: dict, out: Path, mirrors: Path, l2: float) -> None:
-    """The shipped re-ranker against re-fits with and without the new features, by symbol hit."""
-    mats = []
-    for r in results:
-        text = (out / "cases" / r["case_id"] / "problem_statement.md").read_text()
-        x = np.array(r["x"], dtype=float).reshape(len(r["y"]), len(r["features"]))
-        x = x[:, [r["features"].index(n) for n in FEATURES]]
-        mats.append(np.hstack([x, extra_features(r, cases[r["case_id"]], text, mirrors)]) if len(r["y"]) else
-                    np.zeros((0, len(ALL_NAMES))))
-    shipped = default_model()
-    w0 = np.array(vector(dict(zip(shipped["features"], shipped["weights"]))))
-    base = list(range(len(FEATURES)))
-    variants = {"shipped weights": None, "re-fit, same features": base,
-                "+ symbol text": base + [ALL_NAMES.index(n) for n in TEXT_FEATURES],
-                "+ file context": base + [ALL_NAMES.index(n) for n in ("file_score", "in_file_rank")],
-                "+ both": list(range(len(ALL_NAMES)))}
-    same = sum(ranked_symbols(r, m[:, base] @ w0)[:TOP] == [(c[0], c[1]) for c in r["dloc"]["symbol"]]
-               for r, m in zip(results, mats))
-    print(f"the shipped weights over the stored features rank {same} of {len(results)} cases' top {TOP} symbols"
-          " exactly as D_loc did")
-    table = {}
-    for name, cols in variants.items():
-        if cols is None:
-            table[name] = [row for r, m in zip(results, mats)
-                           for row in symbol_rows(r, m[:, base] @ w0 + shipped["bias"] if len(r["y"]) else np.zeros(0), name)]
-        else:
-            table[name] = cross_validate(results, mats, cols, l2)
+def hit_line(rows: list[dict]) -> str:
+    a = "/".join(f"{100 * mean([x['any'] for x in rows if x['k'] == k]):.1f}" for k in KS)
+    s = "/".join(f"{100 * mean([x['share'] for x in rows if x['k'] == k]):.1f}" for k in KS)
+    return f"{a:>24} | {s}"
+
+
+def release_symbol_rows(results: list[dict], mats: list[np.ndarray]) -> list[dict]:
+    """The release's symbol ranking, replayed from the stored features; checked against the
+    ranking the run's D_loc produced (a mismatch is printed, never hidden)."""
+    w0 = np.array(vector(dict(zip(RELEASE["features"], RELEASE["weights"])), BASE))
+    base = [ALL_NAMES.index(n) for n in BASE]
+    rows, same = [], 0
+    for r, m in zip(results, mats):
+        v = View(r, m, 0)
+        scores = v.m[:, base] @ w0 if len(v.y) else np.zeros(0)
+        same += ranked_symbols(v.cands, scores)[:TOP] == [(c[0], c[1]) for c in r["dloc"]["symbol"]]
+        rows += symbol_rows(r, v.cands, scores, "release")
+    print(f"the release weights over the stored features rank {same} of {len(results)} cases' top {TOP} symbols"
+          " exactly as the run's release D_loc did")
+    return rows
+
+
+def run_cv(results: list[dict], mats: list[np.ndarray], l2: float, max_files: int) -> tuple[dict, str]:
+    """The release re-ranker against leave-one-repository-out re-fits with and without the new
+    features and candidates, by symbol hit; returns the table and the variant with the best
+    held-out symbol hit@5 (any gold hunk)."""
+    table = {"release": release_symbol_rows(results, mats)}
+    for name, (names, n) in variants(max_files).items():
+        table[name] = cross_validate(results, mats, names, n, l2)
     print(f"\nsymbol hit at k = {'/'.join(map(str, KS))} (any gold hunk | share of gold hunks), "
           f"{len(results)} cases, leave-one-repository-out for every re-fit")
     for name, rows in table.items():
-        a = "/".join(f"{100 * mean([x['any'] for x in rows if x['k'] == k]):.1f}" for k in KS)
-        s = "/".join(f"{100 * mean([x['share'] for x in rows if x['k'] == k]):.1f}" for k in KS)
-        print(f"  {name:<24} {a:>24} | {s}")
-    for name in ("shipped weights", "+ both"):
-        print(f"\n  {name}, symbol hit@5 (any) per held-out repository:")
-        for repo in sorted({r["repo"] for r in results}):
-            v = [x["any"] for x in table[name] if x["repo"] == repo and x["k"] == 5]
-            print(f"    {repo:<28} {len(v):>4} {100 * mean(v):6.1f}")
+        print(f"  {name:<34} {hit_line(rows)}")
+    vs = list(variants(max_files))
+    best = max(vs, key=lambda n: (round(mean([x["any"] for x in table[n] if x["k"] == 5]), 9), -vs.index(n)))
+    print(f"\nchosen by held-out symbol hit@5: {best}")
+    print(f"\n{'held-out repository':<28}{'n':>5}  {'release':>24}   {best} (CV)")
+    for repo in sorted({r["repo"] for r in results}):
+        rel = [x for x in table["release"] if x["repo"] == repo]
+        cv = [x for x in table[best] if x["repo"] == repo]
+        print(f"{repo:<28}{len(rel) // len(KS):>5}  {hit_line(rel).split(' | ')[0]:>24}   {hit_line(cv).split(' | ')[0]}")
+    return table, best
+
+
+def write_weights(results: list[dict], mats: list[np.ndarray], l2: float, table: dict, best: str,
+                  max_files: int) -> None:
+    """Fit the chosen variant on every case and ship its weights (with the candidate_files they
+    were fitted for), their provenance and CV estimate."""
+    names, n_files = variants(max_files)[best]
+    cols = [ALL_NAMES.index(n) for n in names]
+    views = [View(r, m, n_files) for r, m in zip(results, mats)]
+    groups = [(v.m[:, cols], v.y) for v in views if len(v.y)]
+    w, b = fit(groups, l2=l2, nonnegative=tuple(n not in FLAGS for n in names))
+    est = {f"symbol@{k}": round(mean([x["any"] for x in table[best] if x["k"] == k]), 4) for k in KS}
+    rel = {f"symbol@{k}": round(mean([x["any"] for x in table["release"] if x["k"] == k]), 4) for k in KS}
+    model = {"features": list(names), "weights": [round(float(v), 6) for v in w], "bias": round(b, 6),
+             "candidate_files": n_files, "fitted_on": sorted(r["case_id"] for r in results), "l2": l2,
+             "fitted": dt.date.today().isoformat(), "leave_one_repository_out": est, "release_on_same_cases": rel,
+             "measure": "any gold hunk's symbol in the top k (module-level hunks: the file)",
+             "how": "benchmarks/eval_devset.py cv --write (cases: benchmarks/devset/cases.csv)", "args": ["--l2", str(l2)]}
+    Path(str(weights_path())).write_text(json.dumps(model, indent=1) + "\n")
+    print(f"wrote {weights_path()}: {best}, fitted on {len(groups)} cases")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -296,13 +370,18 @@ def main(argv: list[str] | None = None) -> int:
     c.add_argument("--out", type=Path, required=True)
     c.add_argument("--mirrors", type=Path, required=True)
     c.add_argument("--l2", type=float, default=1.0)
+    c.add_argument("--write", action="store_true", help="fit the chosen features on every case and ship the weights")
     args = ap.parse_args(argv)
     try:
         if args.cmd == "run":
             run(build_devset.read_cases(), args.mirrors, args.out, args.limit)
         elif args.cmd == "cv":
             cases = {c["case_id"]: c for c in build_devset.read_cases()}
-            run_cv(load_results(args.out), cases, args.out, args.mirrors, args.l2)
+            results = load_results(args.out)
+            mats = [case_matrix(r, cases[r["case_id"]], args.out, args.mirrors) for r in results]
+            table, best = run_cv(results, mats, args.l2, EXPAND)
+            if args.write:
+                write_weights(results, mats, args.l2, table, best, EXPAND)
         else:
             rows = [row for r in load_results(args.out) for row in release_rows(r)]
             print_release(rows, "any")
