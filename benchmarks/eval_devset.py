@@ -364,6 +364,7 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--mirrors", type=Path, required=True)
     r.add_argument("--out", type=Path, required=True, help="the folder `build_devset.py prepare` wrote")
     r.add_argument("--limit", type=int, help="at most this many cases per repository")
+    r.add_argument("--repos", nargs="+", help="only these repositories (owner/name): runs on disjoint sets share nothing")
     p = sub.add_parser("report", help="hit@k of the shipped D_loc and of BM25, pooled and per repository")
     p.add_argument("--out", type=Path, required=True)
     c = sub.add_parser("cv", help="re-fit the re-ranker (with the symbol-text and file features) by leave-one-repository-out")
@@ -374,7 +375,8 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     try:
         if args.cmd == "run":
-            run(build_devset.read_cases(), args.mirrors, args.out, args.limit)
+            cases = [c for c in build_devset.read_cases() if not args.repos or c["repo"] in args.repos]
+            run(cases, args.mirrors, args.out, args.limit)
         elif args.cmd == "cv":
             cases = {c["case_id"]: c for c in build_devset.read_cases()}
             results = load_results(args.out)
