@@ -123,3 +123,31 @@ def test_symbol_hits_count_module_level_hunks_by_file():
     assert mod.symbol_hits(gold, [("a.py", "g"), ("a.py", "f")], ["a.py"], 1) == (1 / 3, 1.0)
     assert mod.symbol_hits(gold, [("a.py", "g"), ("a.py", "f")], ["b.py"], 2) == (1 / 3, 1.0)
     assert mod.symbol_hits(gold, [("x.py", "g")], ["x.py"], 5) == (0.0, 0.0)
+
+
+def _result(repo: str, case: str, gold_first: bool) -> dict:
+    """A stored case result: two candidates with evidence, one added from a best file (c[6] = 1);
+    the gold symbol is `f` (quoted in its body: body_quote 1) or the added `h`."""
+    mod = _load("eval_devset")
+    names = list(mod.ALL_NAMES)
+    def row(heur, quote):
+        return [heur if n == "heuristic" else quote if n == "body_quote" else 0.0 for n in names]
+    cands = [["a.py", "f", "function", 1, 2, 1.0, 0], ["a.py", "g", "function", 4, 5, 1.0, 0],
+             ["a.py", "h", "function", 7, 8, 1.0, 1]]
+    gold = "f" if gold_first else "h"
+    return {"case_id": case, "repo": repo, "features": names, "x": [row(0.5, 1.0 if gold == "f" else 0.0), row(1.0, 0.0),
+            row(0.0, 1.0 if gold == "h" else 0.0)], "y": [float(c[1] == gold) for c in cands], "candidates": cands,
+            "gold_symbols": [["a.py", [gold]]], "dloc": {"file": [["a.py", None, None, None]], "symbol": [["a.py", "g", 4, 5]]}}
+
+
+def test_cross_validation_learns_the_quoted_message_and_the_added_candidates_are_only_seen_when_asked():
+    mod = _load("eval_devset")
+    results = [_result(f"o/r{i % 3}", f"c{i}", gold_first=i % 2 == 0) for i in range(12)]
+    mats = [mod.case_matrix(r, {}, Path("."), Path(".")) for r in results]
+    assert mod.View(results[1], mats[1], 0).cands == results[1]["candidates"][:2]
+    assert len(mod.View(results[1], mats[1], 1).cands) == 3
+    with_text = mod.cross_validate(results, mats, (*mod.BASE, "body_quote"), 1, 1.0)
+    at1 = [r["any"] for r in with_text if r["k"] == 1]
+    assert len(at1) == 12 and sum(at1) == 12  # the quoted message finds the gold symbol in every held-out case
+    without = mod.cross_validate(results, mats, mod.BASE, 0, 1.0)
+    assert sum(r["any"] for r in without if r["k"] == 1) < 12
