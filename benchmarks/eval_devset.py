@@ -36,7 +36,7 @@ from swevis.index import build_index, open_index
 from swevis.localize.coverage import gold_files, gold_hunks, gold_symbols
 from swevis.localize.dloc import bm25_baseline, by_kind, issue_evidence, localize_issue
 from swevis.localize.hints import extract_hints
-from swevis.localize.rerank import FEATURES, FLAGS, fit, vector, weights_path
+from swevis.localize.rerank import FEATURES, FLAGS, default_model, fit, vector, weights_path
 from swevis.localize.symtext import TEXT_FEATURES, file_context, quoted_strings, text_features
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -353,8 +353,9 @@ def write_weights(results: list[dict], mats: list[np.ndarray], l2: float, table:
              "fitted": dt.date.today().isoformat(), "leave_one_repository_out": est, "release_on_same_cases": rel,
              "measure": "any gold hunk's symbol in the top k (module-level hunks: the file)",
              "how": "benchmarks/eval_devset.py cv --write (cases: benchmarks/devset/cases.csv)", "args": ["--l2", str(l2)]}
-    Path(str(weights_path())).write_text(json.dumps(model, indent=1) + "\n")
-    print(f"wrote {weights_path()}: {best}, fitted on {len(groups)} cases")
+    target = Path(os.environ.get("SWEVIS_RANKER_WEIGHTS_OUT") or str(weights_path()))  # a test writes elsewhere
+    target.write_text(json.dumps(model, indent=1) + "\n")
+    print(f"wrote {target}: {best}, fitted on {len(groups)} cases")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -372,6 +373,8 @@ def main(argv: list[str] | None = None) -> int:
     c.add_argument("--mirrors", type=Path, required=True)
     c.add_argument("--l2", type=float, default=1.0)
     c.add_argument("--write", action="store_true", help="fit the chosen features on every case and ship the weights")
+    c.add_argument("--shipped-cases", action="store_true",
+                   help="only the cases the shipped weights were fitted on (to reproduce them while a run goes on)")
     args = ap.parse_args(argv)
     try:
         if args.cmd == "run":
@@ -380,6 +383,9 @@ def main(argv: list[str] | None = None) -> int:
         elif args.cmd == "cv":
             cases = {c["case_id"]: c for c in build_devset.read_cases()}
             results = load_results(args.out)
+            if args.shipped_cases:
+                shipped = set(default_model()["fitted_on"])
+                results = [r for r in results if r["case_id"] in shipped]
             mats = [case_matrix(r, cases[r["case_id"]], args.out, args.mirrors) for r in results]
             table, best = run_cv(results, mats, args.l2, EXPAND)
             if args.write:
