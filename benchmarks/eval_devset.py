@@ -27,6 +27,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -279,13 +280,39 @@ def variants(max_files: int) -> dict[str, tuple[tuple, int]]:
     return {f"{name}, {n} files": (names, n) for n in range(max_files + 1) for name, names in FEATURE_SETS.items()}
 
 
-def cross_validate(results: list[dict], mats: list[np.ndarray], names: tuple, n_files: int, l2: float) -> list[dict]:
-    """Leave-one-repository-out: fit on the other repositories' cases, rank the held-out ones."""
+def synthetic_groups() -> list[tuple[np.ndarray, np.ndarray]]:
+    """The project's 42 small cases (bundled sample and held-out sets, benchmarks/fit_ranker.py)
+    as (features by ALL_NAMES, gold labels): added to every fit with --synthetic."""
+    import fit_ranker
+    from bench_localize import case_index
+
+    out = []
+    with tempfile.TemporaryDirectory(prefix="eval-devset-synthetic-") as tmp:
+        opened: dict = {}
+        try:
+            for row in fit_ranker.training_rows():
+                index = case_index(row, Path(tmp), opened)
+                sc, feats = issue_evidence(index, row["problem_statement"])
+                gold = {(p, q) for p, names in gold_symbols(index, row["patch"]) for q in names}
+                sids = sorted(feats)
+                out.append((np.array([vector(feats[i], ALL_NAMES) for i in sids]).reshape(len(sids), len(ALL_NAMES)),
+                            np.array([1.0 if (sc.syms[i].path, sc.syms[i].qualname) in gold else 0.0 for i in sids])))
+        finally:
+            for idx in opened.values():
+                idx.close()
+    return out
+
+
+def cross_validate(results: list[dict], mats: list[np.ndarray], names: tuple, n_files: int, l2: float,
+                   extra: list | None = None) -> list[dict]:
+    """Leave-one-repository-out: fit on the other repositories' cases (and `extra` groups, by
+    ALL_NAMES), rank the held-out ones."""
     cols = [ALL_NAMES.index(n) for n in names]
     views = [View(r, m, n_files) for r, m in zip(results, mats)]
     rows = []
     for held in sorted({r["repo"] for r in results}):
         train = [(v.m[:, cols], v.y) for r, v in zip(results, views) if r["repo"] != held and len(v.y)]
+        train += [(m[:, cols], y) for m, y in extra or []]
         w, b = fit(train, l2=l2, nonnegative=tuple(n not in FLAGS for n in names))
         for r, v in zip(results, views):
             if r["repo"] == held:
@@ -315,13 +342,13 @@ def release_symbol_rows(results: list[dict], mats: list[np.ndarray]) -> list[dic
     return rows
 
 
-def run_cv(results: list[dict], mats: list[np.ndarray], l2: float, max_files: int) -> tuple[dict, str]:
+def run_cv(results: list[dict], mats: list[np.ndarray], l2: float, max_files: int, extra: list | None = None) -> tuple[dict, str]:
     """The release re-ranker against leave-one-repository-out re-fits with and without the new
     features and candidates, by symbol hit; returns the table and the variant with the best
     held-out symbol hit@5 (any gold hunk)."""
     table = {"release": release_symbol_rows(results, mats)}
     for name, (names, n) in variants(max_files).items():
-        table[name] = cross_validate(results, mats, names, n, l2)
+        table[name] = cross_validate(results, mats, names, n, l2, extra)
     print(f"\nsymbol hit at k = {'/'.join(map(str, KS))} (any gold hunk | share of gold hunks), "
           f"{len(results)} cases, leave-one-repository-out for every re-fit")
     for name, rows in table.items():
@@ -338,13 +365,13 @@ def run_cv(results: list[dict], mats: list[np.ndarray], l2: float, max_files: in
 
 
 def write_weights(results: list[dict], mats: list[np.ndarray], l2: float, table: dict, best: str,
-                  max_files: int) -> None:
+                  max_files: int, extra: list | None = None) -> None:
     """Fit the chosen variant on every case and ship its weights (with the candidate_files they
     were fitted for), their provenance and CV estimate."""
     names, n_files = variants(max_files)[best]
     cols = [ALL_NAMES.index(n) for n in names]
     views = [View(r, m, n_files) for r, m in zip(results, mats)]
-    groups = [(v.m[:, cols], v.y) for v in views if len(v.y)]
+    groups = [(v.m[:, cols], v.y) for v in views if len(v.y)] + [(m[:, cols], y) for m, y in extra or []]
     w, b = fit(groups, l2=l2, nonnegative=tuple(n not in FLAGS for n in names))
     est = {f"symbol@{k}": round(mean([x["any"] for x in table[best] if x["k"] == k]), 4) for k in KS}
     rel = {f"symbol@{k}": round(mean([x["any"] for x in table["release"] if x["k"] == k]), 4) for k in KS}
@@ -352,7 +379,9 @@ def write_weights(results: list[dict], mats: list[np.ndarray], l2: float, table:
              "candidate_files": n_files, "fitted_on": sorted(r["case_id"] for r in results), "l2": l2,
              "fitted": dt.date.today().isoformat(), "leave_one_repository_out": est, "release_on_same_cases": rel,
              "measure": "any gold hunk's symbol in the top k (module-level hunks: the file)",
-             "how": "benchmarks/eval_devset.py cv --write (cases: benchmarks/devset/cases.csv)", "args": ["--l2", str(l2)]}
+             "synthetic_cases": len(extra or []),
+             "how": "benchmarks/eval_devset.py cv --write (cases: benchmarks/devset/cases.csv)",
+             "args": ["--l2", str(l2), *(["--synthetic"] if extra else [])]}
     target = Path(os.environ.get("SWEVIS_RANKER_WEIGHTS_OUT") or str(weights_path()))  # a test writes elsewhere
     target.write_text(json.dumps(model, indent=1) + "\n")
     print(f"wrote {target}: {best}, fitted on {len(groups)} cases")
@@ -373,6 +402,8 @@ def main(argv: list[str] | None = None) -> int:
     c.add_argument("--mirrors", type=Path, required=True)
     c.add_argument("--l2", type=float, default=1.0)
     c.add_argument("--write", action="store_true", help="fit the chosen features on every case and ship the weights")
+    c.add_argument("--synthetic", action="store_true",
+                   help="add the project's 42 small cases (bundled sample, held-out sets) to every fit")
     c.add_argument("--shipped-cases", action="store_true",
                    help="only the cases the shipped weights were fitted on (to reproduce them while a run goes on)")
     args = ap.parse_args(argv)
@@ -387,9 +418,10 @@ def main(argv: list[str] | None = None) -> int:
                 shipped = set(default_model()["fitted_on"])
                 results = [r for r in results if r["case_id"] in shipped]
             mats = [case_matrix(r, cases[r["case_id"]], args.out, args.mirrors) for r in results]
-            table, best = run_cv(results, mats, args.l2, EXPAND)
+            extra = synthetic_groups() if args.synthetic else None
+            table, best = run_cv(results, mats, args.l2, EXPAND, extra)
             if args.write:
-                write_weights(results, mats, args.l2, table, best, EXPAND)
+                write_weights(results, mats, args.l2, table, best, EXPAND, extra)
         else:
             rows = [row for r in load_results(args.out) for row in release_rows(r)]
             print_release(rows, "any")
