@@ -46,6 +46,8 @@ def test_text_features_read_the_symbols_own_lines():
     assert read["named"] == 1.0 and section["named"] == 0.0
     assert section["class_named"] == write["class_named"] == 1.0  # the issue names Parser
     assert text_features(hints, quoted, "helper", "function", "")["class_named"] == 0.0
+    one_line = text_features(hints, quoted, "f", "function", "def f(): pass")
+    assert 0.0 < one_line["size"] < write["size"] < 1.0 and text_features(hints, quoted, "f", "function", "")["size"] == 0.0
 
 
 def test_file_context_ranks_candidates_within_their_file():

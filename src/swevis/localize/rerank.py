@@ -42,6 +42,7 @@ FEATURES: tuple[str, ...] = (
     "body_quote",  # the share of the issue's quoted strings found there
     "named",  # the issue names the symbol
     "class_named",  # the issue names the class a method belongs to
+    "size",  # its number of lines, log-scaled
     "file_score",  # its file's heuristic score, relative to the best file's
     "in_file_rank",  # 1 / its heuristic rank among its own file's candidates
 )

@@ -12,6 +12,7 @@ D_loc (reading them from the checkout) compute the same numbers.
 
 from __future__ import annotations
 
+import math
 import re
 
 from swevis.localize.hints import IssueHints
@@ -19,7 +20,8 @@ from swevis.localize.hints import IssueHints
 # a quoted run of 4-80 characters on one line: an error message, an option value, a key
 _QUOTED = re.compile(r"""(?<![\w'"])(?:'([^'\n]{4,80})'|"([^"\n]{4,80})")""")
 _WORD = re.compile(r"[A-Za-z_]\w*")
-TEXT_FEATURES = ("body_ident", "body_quote", "named", "class_named")
+TEXT_FEATURES = ("body_ident", "body_quote", "named", "class_named", "size")
+_SIZE_SCALE = math.log(1000)  # a 1,000-line definition scores 1
 
 
 def quoted_strings(text: str) -> list[str]:
@@ -43,7 +45,8 @@ def _named_words(hints: IssueHints) -> set[str]:
 def text_features(hints: IssueHints, quoted: list[str], qualname: str, kind: str, body: str) -> dict[str, float]:
     """body_ident: the issue identifiers' strength found as words of the symbol's own lines,
     over all of it; body_quote: the share of quoted strings found there; named: the issue
-    names the symbol; class_named: the issue names the class a method belongs to."""
+    names the symbol; class_named: the issue names the class a method belongs to; size: its
+    number of lines, on a log scale (fixes land in longer definitions more often)."""
     words = set(_WORD.findall(body))
     total = sum(hints.identifiers.values())
     found = sum(w for name, w in hints.identifiers.items() if name in words)
@@ -55,6 +58,7 @@ def text_features(hints: IssueHints, quoted: list[str], qualname: str, kind: str
         "body_quote": sum(1 for q in quoted if q in low) / len(quoted) if quoted else 0.0,
         "named": 1.0 if parts[-1] in named else 0.0,
         "class_named": 1.0 if kind == "method" and len(parts) > 1 and parts[-2] in named else 0.0,
+        "size": math.log1p(len(body.splitlines())) / _SIZE_SCALE,
     }
 
 
