@@ -9,8 +9,13 @@ the repository to this one (`--second DIR`; without it, a copy of the checkout w
 CPU seconds are what to compare on a loaded machine; wall times are not reported.
 
     .venv/bin/python benchmarks/bench_index.py CHECKOUT [--second DIR] [--before REV] [--json out.json]
+    .venv/bin/python benchmarks/bench_index.py --mirror GIT_DIR [--months 4] [--repeat 1]
 
-Nothing here reaches the network; without CHECKOUT it says so and exits.
+--mirror measures a full-history clone (a bare git directory, e.g. django's as the search
+tool's `fetch` brings it: /work/.mirror/swe-bench+django__django/repo): its newest commit is
+the checkout, and the last first-parent commit at least `--months` older is the second version
+(an update across months of real history, not edited copies). Nothing here reaches the network;
+without CHECKOUT or a clone at --mirror it says so and exits.
 """
 
 from __future__ import annotations
@@ -70,6 +75,33 @@ def edited_copy(src: Path, dst: Path, n: int) -> Path:
     return dst
 
 
+def lay_out(git_dir: Path, rev: str, dest: Path) -> Path:
+    """The tree of `rev` in `git_dir` as plain files under `dest` (blobs a snapshot lacks skipped)."""
+    dest.mkdir(parents=True)
+    env = {**os.environ, "GIT_INDEX_FILE": str(dest) + ".gitindex"}
+    subprocess.run(["git", "--git-dir", str(git_dir), "--work-tree", str(dest), "read-tree", "-u", "--reset", rev],
+                   check=True, capture_output=True, env=env)
+    return dest
+
+
+def from_mirror(git_dir: Path, months: int, work: Path) -> tuple[Path, Path, str]:
+    """(newest checkout, checkout `months` older, description) of a full-history clone."""
+    def git(*args: str) -> str:
+        return subprocess.run(["git", "--git-dir", str(git_dir), *args], check=True, capture_output=True,
+                              text=True).stdout.strip()
+
+    head, when = git("log", "-1", "--format=%H %cI", "HEAD").split()
+    older = git("rev-list", "-1", "--first-parent", f"--before={when[:10]} -{months} months", "HEAD")
+    if not older:
+        raise SystemExit(f"bench_index: {git_dir} has no commit {months} months before {when[:10]}")
+    old_when = git("log", "-1", "--format=%cI", older)
+    changed = len(git("diff", "--name-only", older, head, "--", "*.py").splitlines())
+    name = git_dir.parent.name
+    repo = lay_out(git_dir, head, work / "new" / name)
+    second = lay_out(git_dir, older, work / "old" / name)
+    return repo, second, f"{name} {head[:10]} ({when[:10]}), update from {older[:10]} ({old_when[:10]}, {changed} .py files differ)"
+
+
 def same_rows(a: Path, b: Path) -> bool:
     cons = [sqlite3.connect(a), sqlite3.connect(b)]
     try:
@@ -119,7 +151,10 @@ def report(res: dict[str, dict], repo: Path) -> list[tuple]:
     print(f"{'':28s} {'before':>10s} {'after':>10s} {'after/before':>13s}")
     for label, b, a, ratio in rows:
         print(f"{label:28s} {b:>10s} {a:>10s} {ratio:>13s}")
-    print(f"after, cold build phases (s): {cold['timings']}")
+    for name in ("before", "after"):
+        cold_cpu = statistics.median(x["cpu"] for x in res[name]["cold"])
+        print(f"{name}: update / cold CPU = {res[name]['update']['cpu'] / cold_cpu:.2f}")
+    print(f"after, cold build phases (wall s): {cold['timings']}")
     return rows
 
 
@@ -132,17 +167,27 @@ def main() -> int:
     ap.add_argument("--after", help="revision to measure instead of this worktree's src")
     ap.add_argument("--repeat", type=int, default=3, help="cold builds per version")
     ap.add_argument("--json", help="also write the measurements here")
+    ap.add_argument("--mirror", help="a full-history bare clone: measure its newest commit, update from an older one")
+    ap.add_argument("--months", type=int, default=4, help="with --mirror: how much older the second version is")
     args = ap.parse_args()
-    if not args.checkout:
-        print("bench_index: skipped: give a repository checkout to index (nothing is downloaded)")
+    if args.mirror and not Path(args.mirror, "HEAD").is_file():
+        print(f"bench_index: skipped: no git clone at {args.mirror} (bring one with the search tool's fetch;"
+              " nothing is downloaded here)")
         return 0
-    repo = Path(args.checkout).resolve()
-    if not repo.is_dir():
-        print(f"bench_index: {repo} is not a folder", file=sys.stderr)
-        return 2
+    if not args.checkout and not args.mirror:
+        print("bench_index: skipped: give a repository checkout or --mirror GIT_DIR to index (nothing is downloaded)")
+        return 0
     with tempfile.TemporaryDirectory(prefix="swevis-bench-index-") as d:
         work = Path(d)
-        old = Path(args.second).resolve() if args.second else edited_copy(repo, work / "second" / repo.name, args.edit)
+        if args.mirror:
+            repo, old, what = from_mirror(Path(args.mirror).resolve(), args.months, work)
+            print(f"bench_index: {what}")
+        else:
+            repo = Path(args.checkout).resolve()
+            if not repo.is_dir():
+                print(f"bench_index: {repo} is not a folder", file=sys.stderr)
+                return 2
+            old = Path(args.second).resolve() if args.second else edited_copy(repo, work / "second" / repo.name, args.edit)
         after = export_rev(args.after, work / "after") if args.after else ROOT / "src"
         versions = {"before": export_rev(args.before, work / "before"), "after": after}
         res = measure(versions, repo, old, work, args.repeat)

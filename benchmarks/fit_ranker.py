@@ -11,6 +11,11 @@ positive when a gold hunk touches it (swevis.localize.coverage.gold_symbols). Th
 3. fits on every case and, with --write, stores the weights with the cases, the L2 strength
    and both estimates in src/swevis/data/ranker_weights.json.
 
+The shipped weights no longer come from here: they are fitted on the mined development set of
+real fixes (benchmarks/eval_devset.py cv --write), about a thousand cases from the 12
+repositories of SWE-bench Verified, rather than on these 42 small cases; --write would replace
+them. This script stays for the small sets' leave-one-case-out and blind measurements.
+
     .venv/bin/python benchmarks/fit_ranker.py [--l2 1.0] [--exclude SET ...] [--write | --out FILE]
     .venv/bin/python benchmarks/fit_ranker.py [--exclude SET ...] --blind SET
 

@@ -39,6 +39,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 import fit_ranker  # noqa: E402 (sibling scripts: the re-ranker's features and fit, the case indexes)
 import bench_localize  # noqa: E402
+import eval_devset  # noqa: E402
 from bench_localize import case_index  # noqa: E402
 
 CASES = ROOT / "tests" / "fixtures" / "localize" / "devset.csv"
@@ -266,6 +267,8 @@ def main(argv: list[str] | None = None) -> int:
     m.add_argument("--out", type=Path, required=True)
     m.add_argument("--ranker", choices=("heuristic", "learned"), action="append")
     m.add_argument("--json", type=Path, help="also write the per-instance rows as JSON")
+    m.add_argument("--release", action="store_true",
+                   help="the learned ranker with the release's weights (before the mined development set), not the shipped ones")
     c = sub.add_parser("cv", help="choose a localize option's value by leave-one-repository-out cross-validation")
     c.add_argument("--out", type=Path, required=True)
     c.add_argument("--option", required=True, help="KEY=V1,V2,... (values as JSON), e.g. w_file_symbol=0,0.5,1")
@@ -289,7 +292,7 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         out = {}
         for ranker in args.ranker or ["learned", "heuristic"]:
-            per = measure(rows, {"ranker": ranker})
+            per = measure(rows, {"ranker": ranker}, model=eval_devset.RELEASE if args.release and ranker == "learned" else None)
             print_table(f"dev set, {ranker} ranker", per)
             for repo in sorted({r["repo"] for r in rows}):
                 print_table(f"  {repo}, {ranker}", [r for r in per if r["repo"] == repo])

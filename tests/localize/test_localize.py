@@ -207,11 +207,13 @@ def test_bundled_sample_targets(tmp_path):
     for (k, level), r in summary.items():
         assert r["dloc"] >= r["bm25"], (k, level, r)
     assert summary[(1, "file")]["dloc"] > summary[(1, "file")]["bm25"]
-    # the targets: file hit@5 = 1.0, symbol hit@5 >= 0.8. In-sample: the heuristic was
-    # tuned on these instances and the shipped re-ranker fitted on them among 42 (0.72 when each
-    # is left out; 0.83 on two blind sets: README, test_rerank's leave-one-out check).
+    # file hit@5 = 1.0 (the heuristic was tuned on these instances). Symbol hit@5 was 0.83 when
+    # the re-ranker was fitted on these 9 among 42 small cases (in-sample; 0.72 left out); the
+    # shipped re-ranker is now fitted on 633 fixes mined from the 12 real repositories plus those
+    # 42 (benchmarks/eval_devset.py: +2.6 points symbol hit@5 held out by repository) and scores
+    # 0.72 here, as the 42-case fit did on a case it had not seen.
     assert summary[(5, "file")]["dloc"] == 1.0, summary[(5, "file")]
-    assert summary[(5, "symbol")]["dloc"] >= 0.8, summary[(5, "symbol")]
+    assert summary[(5, "symbol")]["dloc"] >= 0.7, summary[(5, "symbol")]
 
 
 def test_focused_walk_reaches_a_helper_described_only_by_its_symptom(tmp_path):

@@ -209,12 +209,14 @@ def build_index(
     options: dict | None = None,
     force: bool = False,
     base: str | Path | None = None,
+    progress=None,
 ) -> IndexStats:
     """Index `repo_dir` into `db_path`.
 
     The rows of files whose content is unchanged are copied from an earlier index (`base`,
     say another version's; else `db_path` itself when it exists) instead of parsed; the result
-    is row for row the cold build's. `force` ignores both.
+    is row for row the cold build's. `force` ignores both. `progress(done, total, parsed)`, when
+    given, is called after each file (swevis.index.progress draws it).
     """
     t0 = time.perf_counter()
     repo_dir = Path(repo_dir).resolve()
@@ -242,7 +244,7 @@ def build_index(
         _finish_noop(db_path, repo_dir, opts, stats, timings, t0)
     else:
         with atomic_path(db_path) as target:
-            _index_into(target, source, repo_dir, paths, modules, opts, stats, timings, t0)
+            _index_into(target, source, repo_dir, paths, modules, opts, stats, timings, t0, progress)
     log.info(
         "indexed %s (%s): %d files (%d parsed, %d unchanged, %d removed), %d symbols, %d edges, %.2fs",
         repo_dir, stats.mode, stats.n_files, stats.files_parsed, stats.files_unchanged, stats.files_removed,
@@ -296,7 +298,7 @@ def _finish(con: sqlite3.Connection, stats: IndexStats, timings: dict, t0: float
 
 
 def _index_into(target: Path, source: Path | None, repo_dir: Path, paths: list[str], modules: dict[str, str],
-                opts: dict, stats: IndexStats, timings: dict, t0: float) -> None:
+                opts: dict, stats: IndexStats, timings: dict, t0: float, progress=None) -> None:
     """Write a whole index into `target`: every file's rows (copied from `source` when its
     content is unchanged), then the indexes, resolved edges and BM25 model, then statistics
     and provenance."""
@@ -309,7 +311,7 @@ def _index_into(target: Path, source: Path | None, repo_dir: Path, paths: list[s
             con.execute("ATTACH DATABASE ? AS old", (str(source),))  # only read
         con.execute("BEGIN")
         t = time.perf_counter()
-        _write_files(con, source, repo_dir, paths, modules, opts, stats)
+        _write_files(con, source, repo_dir, paths, modules, opts, stats, progress)
         timings["parse"] = time.perf_counter() - t
         t = time.perf_counter()
         _create(con, store.INDEXES)
@@ -331,14 +333,16 @@ def _create(con: sqlite3.Connection, indexes: str) -> None:
 
 
 def _write_files(con: sqlite3.Connection, source: Path | None, repo_dir: Path, paths: list[str],
-                 modules: dict[str, str], opts: dict, stats: IndexStats) -> None:
+                 modules: dict[str, str], opts: dict, stats: IndexStats, progress=None) -> None:
     """Every file's rows in path order: copied from the index at `source` (attached as `old`)
     when its content and module are the same there, a run of such files at a time, else parsed."""
     before = _old_files(con, "old") if source else {}
     edges = rows.edge_ranges(con, "old") if source else {}
     writer = rows.Writer(con)
     run: list[int] = []  # old ids of unchanged files consecutive in both indexes
-    for p in paths:
+    for n, p in enumerate(paths):
+        if progress is not None:
+            progress(n, len(paths), stats.files_parsed)
         data, digest = _digest(repo_dir, p)
         prev = before.pop(p, None)
         if prev is not None and prev[1] == digest and prev[2] == modules[p]:
@@ -355,6 +359,8 @@ def _write_files(con: sqlite3.Connection, source: Path | None, repo_dir: Path, p
         stats.files_parsed += 1
     if run:
         writer.copy(run[0], run[-1], edges)
+    if progress is not None:
+        progress(len(paths), len(paths), stats.files_parsed)
     stats.files_removed = len(before)
 
 

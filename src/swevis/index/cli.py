@@ -76,6 +76,7 @@ def is_swevis_index(path: str | Path) -> bool:
 
 def run(args: argparse.Namespace) -> int:
     from swevis.index.build import build_index
+    from swevis.index.progress import BuildProgress
     from swevis.paths import repo_slug
 
     input_folder(args.repo_dir, "repository folder")
@@ -87,7 +88,10 @@ def run(args: argparse.Namespace) -> int:
             raise SwevisError(f"--repo: {exc}") from None
     base = require_file(args.base, "--base") if args.base else None
     opts = load_index_options(args.config)
-    stats = build_index(args.repo_dir, db, repo=args.repo, commit=args.commit, options=opts, force=args.force, base=base)
+    progress = BuildProgress(Path(args.repo_dir).resolve().name)
+    stats = build_index(args.repo_dir, db, repo=args.repo, commit=args.commit, options=opts, force=args.force, base=base,
+                        progress=progress)
+    progress.finish(stats)
     if args.json:
         json.dump(stats.to_dict(), sys.stdout, indent=2)
         print()

@@ -170,7 +170,7 @@ class Lexical:
         }
         rows = [
             ("params", json.dumps(params).encode()),
-            ("vocab", zlib.compress(json.dumps(m.vocab_dict).encode(), 6)),
+            ("vocab", zlib.compress(json.dumps(m.vocab_dict).encode(), 1)),
         ]
         nnoc = getattr(m, "nonoccurrence_array", None)
         if nnoc is not None:  # BM25L / BM25+ only
@@ -179,7 +179,7 @@ class Lexical:
             arr = np.ascontiguousarray(m.scores[key])
             if key == "indices":  # document numbers, ascending within a token: small steps
                 arr = np.diff(arr, prepend=arr.dtype.type(0))
-            rows.append((key, zlib.compress(arr.tobytes(), 6)))
+            rows.append((key, zlib.compress(arr.tobytes(), 1)))
             rows.append((key + ".dtype", str(arr.dtype).encode()))
         con.executemany("INSERT INTO bm25_model(key, value) VALUES (?, ?)", rows)
 

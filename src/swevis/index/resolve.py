@@ -86,12 +86,16 @@ class World:
         self.bases: dict[int, list[int]] = defaultdict(list)
         self.subs: dict[int, list[int]] = defaultdict(list)
         self._mro: dict[int, list[int]] = {}
+        self._descendants: dict[int, list[int]] = {}
+        self._overrides: dict[tuple[int, str], list[int]] = {}
         self._cache: dict = {}
 
     def load_bases(self, con: sqlite3.Connection) -> None:
         self.bases.clear()
         self.subs.clear()
         self._mro.clear()
+        self._descendants.clear()
+        self._overrides.clear()
         for src, dst in con.execute(
             "SELECT src_symbol, dst_symbol FROM edges WHERE kind = 'inherits' AND dst_symbol IS NOT NULL"
             " AND src_symbol IS NOT NULL ORDER BY id"
@@ -123,19 +127,37 @@ class World:
 
     def overrides(self, cid: int, name: str) -> list[int]:
         """Definitions of `name` in (transitive) subclasses of `cid`: where a call may dispatch."""
-        out: list[int] = []
-        seen = {cid}
-        stack = list(self.subs.get(cid, []))
-        while stack and len(out) < self.max_dispatch:
-            c = stack.pop()
-            if c in seen:
-                continue
-            seen.add(c)
-            m = self.members.get(c, {}).get(name)
-            if m is not None:
-                out.append(m)
-            stack.extend(self.subs.get(c, []))
+        key = (cid, name)
+        out = self._overrides.get(key)
+        if out is None and self.max_dispatch <= 0:
+            out = []
+        elif out is None:
+            out = []
+            for c in self.descendants(cid):
+                m = self.members.get(c, {}).get(name)
+                if m is not None:
+                    out.append(m)
+                    if len(out) >= self.max_dispatch:
+                        break
+            self._overrides[key] = out
         return out
+
+    def descendants(self, cid: int) -> list[int]:
+        """The (transitive) subclasses of `cid`, depth first, each once; computed once per class
+        (a django build asks for a few classes' overrides thirty thousand times)."""
+        if cid not in self._descendants:
+            out: list[int] = []
+            seen = {cid}
+            stack = list(self.subs.get(cid, []))
+            while stack:
+                c = stack.pop()
+                if c in seen:
+                    continue
+                seen.add(c)
+                out.append(c)
+                stack.extend(self.subs.get(c, []))
+            self._descendants[cid] = out
+        return self._descendants[cid]
 
     def is_class(self, sid) -> bool:
         return sid is not None and sid in self.sym and self.sym[sid][2] == "class"

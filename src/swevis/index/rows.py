@@ -31,7 +31,8 @@ FILE_COLS = (
 
 
 def pack(text: str) -> bytes:
-    return zlib.compress(text.encode(), 6)
+    # level 1: a fraction of level 6's CPU (1 s of a django build at 6) for a 2% larger database
+    return zlib.compress(text.encode(), 1)
 
 
 def unpack(blob: bytes | None) -> str:

@@ -48,6 +48,7 @@ def read_issue(path: str) -> str:
 def run(args: argparse.Namespace) -> int:
     from swevis.index.build import build_index
     from swevis.index.cli import index_path, load_index_options
+    from swevis.index.progress import BuildProgress
     from swevis.index.store import open_index
     from swevis.localize.dloc import bm25_baseline, by_kind, localize_issue
     from swevis.localize.dpkg import pack_context
@@ -59,7 +60,8 @@ def run(args: argparse.Namespace) -> int:
     if args.ranker:
         opts = {**opts, "ranker": args.ranker}
     if not Path(db).exists():
-        build_index(args.repo_dir, db, options=load_index_options(args.config))
+        progress = BuildProgress(Path(args.repo_dir).resolve().name)
+        progress.finish(build_index(args.repo_dir, db, options=load_index_options(args.config), progress=progress))
     with open_index(db) as index:
         if args.baseline:
             cands = bm25_baseline(index, issue, args.top_k, repo_dir=args.repo_dir, options=opts)

@@ -25,8 +25,9 @@ from pathlib import Path
 from swevis.config import schema_defaults, with_defaults
 from swevis.index.store import RepoIndex, Symbol
 from swevis.localize.hints import IssueHints, extract_hints, without_environment
-from swevis.localize.rerank import chain_scores, check_model, default_model, probability
+from swevis.localize.rerank import candidate_files, chain_scores, check_model, default_model, probability
 from swevis.localize.spans import SourceLines, issue_terms, symbol_span
+from swevis.localize.symtext import file_context, quoted_strings, text_features
 
 
 @dataclass
@@ -75,6 +76,7 @@ class _Scores:
         self.file: dict[str, float] = {}
         self.file_ev: dict[str, list[str]] = {}
         self.spans: list[Candidate] = []
+        self.expanded: set[int] = set()  # candidates only because their file ranks high
 
     def add_sym(self, s: Symbol, w: float, ev: str) -> None:
         self.syms[s.id] = s
@@ -349,15 +351,17 @@ def localize_issue(
     spans first, then one span inside each ranked symbol (swevis.localize.spans), read from
     `repo_dir` (default: the folder the index was built from).
     """
-    sc, feats = issue_evidence(index, issue_text, query=query, options=options)
     o = localize_options(options)
     if o["ranker"] not in ("heuristic", "learned"):
         raise ValueError(f"unknown ranker {o['ranker']!r}: expected 'heuristic' or 'learned'")
+    learned = model is not None or o["ranker"] == "learned"
+    if model is not None:
+        check_model(model)
+    m = (model or default_model()) if learned else None
+    sc, feats = issue_evidence(index, issue_text, query=query, options=options, repo_dir=repo_dir,
+                               candidate_files=candidate_files(m) if learned else 0)
     file_scores = sc.file  # it already holds its best symbol's heuristic score (_lift_files)
-    if model is not None or o["ranker"] == "learned":
-        if model is not None:
-            check_model(model)
-        m = model or default_model()
+    if learned:
         sym = {sid: probability(f, m) for sid, f in feats.items()}
         file_scores = _file_scores(sc, sym, o)
     else:
@@ -443,10 +447,14 @@ def _issue_text(issue_text: str | None, query: str | None, o: dict) -> str:
 
 
 def issue_evidence(
-    index: RepoIndex, issue_text: str, *, query: str | None = None, options: dict | None = None
+    index: RepoIndex, issue_text: str, *, query: str | None = None, options: dict | None = None,
+    repo_dir: str | Path | None = None, candidate_files: int = 0,
 ) -> tuple["_Scores", dict[int, dict[str, float]]]:
     """The heuristic scores of files, symbols and spans, and the re-ranker's features of every
-    symbol candidate (test code excluded, local functions folded into their definition)."""
+    symbol candidate (test code excluded, local functions folded into their definition); a
+    symbol's own lines are read from `repo_dir` (default: the folder the index was built from).
+    `candidate_files`: every definition of that many best files is a candidate too (a setting
+    of the re-ranker's model, which was fitted with them: swevis.localize.rerank)."""
     o = localize_options(options)
     text = _issue_text(issue_text, query, o)
     hints = extract_hints(text)
@@ -465,13 +473,17 @@ def issue_evidence(
     # ... and the direct neighbours of the top seeds
     _neighbour_evidence(index, sc, o, pen)
     _lift_files(sc)
+    _top_file_symbols(index, sc, candidate_files)
 
     # the edit site is an innermost definition: a class ranks as a symbol candidate below its
     # members (it has already seeded the walk and lifted its file)
     for sid in sc.sym:
         if sc.syms[sid].kind == "class":
             sc.sym[sid] *= o["final_class_factor"]
-    return sc, _symbol_features(index, sc, relevance, walked, o)
+    feats = _symbol_features(index, sc, relevance, walked, o)
+    source = SourceLines(repo_dir if repo_dir is not None else index.meta.get("repo_dir"))
+    _own_text_features(sc, feats, text, hints, source)
+    return sc, feats
 
 
 def _frame_evidence(index: RepoIndex, sc: "_Scores", hints: IssueHints, o: dict) -> None:
@@ -673,6 +685,21 @@ def _neighbour_evidence(index: RepoIndex, sc: "_Scores", o: dict, pen: dict) -> 
             sc.add_file(other, score * o["w_import"] * _penalty(index, other, o, pen), f"graph: imported by {path}")
 
 
+def _top_file_symbols(index: RepoIndex, sc: "_Scores", n_files: int) -> None:
+    """Every definition of the `n_files` best files becomes a symbol candidate (score 0, no
+    evidence of its own), so the re-ranker can pick the edited one by its own text and its
+    file's score: an issue that finds the file often names nothing inside it."""
+    for path, _v in sorted(sc.file.items(), key=lambda kv: (-kv[1], kv[0]))[:n_files]:
+        if is_test_module(path):
+            continue
+        for s in index.symbols_in_file(path):
+            if s.id not in sc.sym and s.kind in ("function", "method", "class"):
+                sc.syms[s.id] = s
+                sc.sym[s.id] = 0.0
+                sc.sym_ev[s.id] = [f"a definition in {path}, a top-{n_files} file"]
+                sc.expanded.add(s.id)
+
+
 def _lift_files(sc: "_Scores") -> None:
     """Symbols lift their files by the best symbol score in each."""
     best_in_file: dict[str, float] = {}
@@ -714,6 +741,24 @@ def _symbol_features(
     for rank, (sid, v) in enumerate(ranked, start=1):
         feats[sid].update(heuristic=v / top, heuristic_rank=1.0 / rank)
     return feats
+
+
+def _own_text_features(sc: "_Scores", feats: dict[int, dict[str, float]], text: str, hints: IssueHints,
+                       source: SourceLines) -> None:
+    """The features that tell a symbol from its neighbours (swevis.localize.symtext): the issue's
+    identifiers and quoted strings in its own lines, whether the issue names it or its class,
+    its file's score and its rank among its file's candidates. Over the final candidates (after
+    local functions are folded in), as benchmarks/eval_devset.py computes them from a clone."""
+    quoted = quoted_strings(text)
+    top_file = max(sc.file.values(), default=0.0) or 1.0
+    sids = sorted(feats)
+    in_file = file_context([sc.syms[sid].path for sid in sids], [feats[sid]["heuristic"] for sid in sids])
+    for sid, rank in zip(sids, in_file):
+        s = sc.syms[sid]
+        lines = source(s.path) or []
+        body = "\n".join(lines[s.start_line - 1:s.end_line])
+        feats[sid].update(text_features(hints, quoted, s.qualname, s.kind, body),
+                          file_score=sc.file.get(s.path, 0.0) / top_file, in_file_rank=rank)
 
 
 def bm25_baseline(index: RepoIndex, issue_text: str, top_k: int = 10, repo_dir: str | Path | None = None,

@@ -37,6 +37,14 @@ FEATURES: tuple[str, ...] = (
     "is_class",
     "is_exception",  # an exception class or its method: raised in many places, rarely the fix
     "is_private",  # a _helper: where many fixes land
+    # what tells the edited symbol from its neighbours (swevis.localize.symtext)
+    "body_ident",  # the issue's identifiers (by strength) found in the symbol's own lines
+    "body_quote",  # the share of the issue's quoted strings found there
+    "named",  # the issue names the symbol
+    "class_named",  # the issue names the class a method belongs to
+    "size",  # its number of lines, log-scaled
+    "file_score",  # its file's heuristic score, relative to the best file's
+    "in_file_rank",  # 1 / its heuristic rank among its own file's candidates
 )
 FLAGS = frozenset({"is_class", "is_exception", "is_private"})
 MONOTONE = tuple(name not in FLAGS for name in FEATURES)
@@ -75,6 +83,12 @@ def check_model(model: dict) -> None:
     unknown = [f for f in model.get("features", []) if f not in FEATURES]
     if unknown or len(model.get("weights", [])) != len(model.get("features", [])) or "bias" not in model:
         raise ValueError(f"re-ranker model does not match swevis.localize.rerank.FEATURES (unknown: {unknown})")
+
+
+def candidate_files(model: dict) -> int:
+    """How many best files' definitions the model was fitted to see as candidates (a model
+    written before such candidates existed has no such key: none)."""
+    return int(model.get("candidate_files", 0))
 
 
 def vector(features: dict[str, float], names=FEATURES) -> list[float]:

@@ -1,0 +1,437 @@
+"""Run D_loc over the mined development set (benchmarks/build_devset.py) with one index per
+repository, updated from case to case along history, and keep what each case needs for
+measuring and fitting without the index again.
+
+Indexing a thousand checkouts cold would cost hours of CPU on this project's 2-core machines,
+so each repository has one work tree and one index under OUT/work/: for every case (oldest
+first) git moves the work tree to the case's base commit (only changed files are written) and
+`build_index` updates the index in place (only changed files are parsed). The cases are
+visited round-robin over the repositories, so a run stopped early is still balanced; a case
+whose result exists is skipped (a rerun resumes).
+
+Per case, OUT/results/<id>.json holds: gold files, hunks and symbols; D_loc's top-10 files,
+symbols and spans with the shipped re-ranker (the current release), BM25's top 10, and the
+re-ranker's candidate features with their gold labels and each candidate's path, name, kind,
+lines and its file's heuristic score, from which a re-fit (and features that read the
+symbol's text from the clone) is measured without re-indexing.
+
+    nice -n 15 .venv/bin/python benchmarks/eval_devset.py run --mirrors /work/.mirror --out DIR [--limit N]
+    .venv/bin/python benchmarks/eval_devset.py report --out DIR
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from swevis.index import build_index, open_index
+from swevis.localize.coverage import gold_files, gold_hunks, gold_symbols
+from swevis.localize.dloc import bm25_baseline, by_kind, issue_evidence, localize_issue
+from swevis.localize.hints import extract_hints
+from swevis.localize.rerank import FEATURES, FLAGS, default_model, fit, vector, weights_path
+from swevis.localize.symtext import TEXT_FEATURES, file_context, quoted_strings, text_features
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+import build_devset  # noqa: E402
+
+TOP = 10
+KS = (1, 3, 5, 10)
+
+
+def move_work_tree(git_dir: Path, work: Path, commit: str) -> None:
+    """Make `work` the tree of `commit`: git writes only the files that differ from the last
+    commit it laid there and removes those gone (its own index file beside the tree)."""
+    work.mkdir(parents=True, exist_ok=True)
+    env = {**os.environ, "GIT_INDEX_FILE": str(work) + ".gitindex"}
+    cmd = ["git", "--git-dir", str(git_dir), "--work-tree", str(work), "read-tree", "-u", "--reset", commit]
+    out = subprocess.run(cmd, capture_output=True, env=env)
+    if out.returncode != 0:
+        raise build_devset.MineError(f"{git_dir}: cannot lay out {commit}: {out.stderr.decode(errors='replace').strip()[:300]}")
+
+
+def ranked(cands, kind: str) -> list[list]:
+    return [[c.path, c.qualified_name, c.start_line, c.end_line] for c in by_kind(cands, kind)[:TOP]]
+
+
+EXPAND = 5  # candidate_files of the run: every subset 0..EXPAND is measured from its results
+
+
+def evaluate(index, work: Path, case: dict, text: str, patch: str) -> dict:
+    """Everything the report and a re-fit need from one case: the release's rankings (its
+    weights, no expanded candidates), BM25's, and every candidate of D_loc with the symbols of
+    the EXPAND best files added (c[6]: that file's rank, 0 for a candidate with evidence)."""
+    dloc = localize_issue(index, text, top_k=TOP, options={"ranker": "learned"}, model=RELEASE, repo_dir=work)
+    base = bm25_baseline(index, text, top_k=TOP, repo_dir=work)
+    sc, feats = issue_evidence(index, text, repo_dir=work, candidate_files=EXPAND)
+    gsyms = gold_symbols(index, patch)
+    gold = {(p, q) for p, names in gsyms for q in names}
+    sids = sorted(feats)
+    top_file = max(sc.file.values(), default=0.0) or 1.0
+    file_rank = {p: i for i, (p, _v) in enumerate(sorted(sc.file.items(), key=lambda kv: (-kv[1], kv[0])), 1)}
+    cands = [[sc.syms[i].path, sc.syms[i].qualname, sc.syms[i].kind, sc.syms[i].start_line, sc.syms[i].end_line,
+              round(sc.file.get(sc.syms[i].path, 0.0) / top_file, 6),
+              file_rank[sc.syms[i].path] if i in sc.expanded else 0] for i in sids]
+    return {
+        "case_id": case["case_id"], "repo": case["repo"], "text_kind": case["text_kind"],
+        "gold_files": gold_files(patch), "gold_hunks": gold_hunks(patch), "gold_symbols": gsyms,
+        "dloc": {k: ranked(dloc, k) for k in ("file", "symbol", "span")},
+        "bm25": {k: ranked(base, k) for k in ("file", "symbol", "span")},
+        "features": list(FEATURES), "x": [[round(v, 6) for v in vector(feats[i])] for i in sids],
+        "y": [1.0 if (c[0], c[1]) in gold else 0.0 for c in cands], "candidates": cands,
+        "gold_missed": len(gold - {(c[0], c[1]) for c in cands}),
+    }
+
+
+def round_robin(cases: list[dict]) -> list[dict]:
+    """Oldest first within a repository, one case of each repository in turn."""
+    per: dict[str, list[dict]] = {}
+    for c in sorted(cases, key=lambda c: int(c["committed"])):
+        per.setdefault(c["repo"], []).append(c)
+    out, i = [], 0
+    while any(i < len(v) for v in per.values()):
+        out += [v[i] for _, v in sorted(per.items()) if i < len(v)]
+        i += 1
+    return out
+
+
+def run(cases: list[dict], mirrors: Path, out: Path, limit: int | None) -> None:
+    order = round_robin(cases)
+    if limit:
+        order = [c for c in order if sum(1 for d in order[:order.index(c)] if d["repo"] == c["repo"]) < limit]
+    (out / "results").mkdir(parents=True, exist_ok=True)
+    for n, case in enumerate(order, 1):
+        res = out / "results" / f"{case['case_id']}.json"
+        if res.exists():
+            continue
+        cdir = out / "cases" / case["case_id"]
+        name = case["repo"].replace("/", "+")
+        work = out / "work" / name
+        t = time.process_time()
+        move_work_tree(mirrors / case["mirror"] / "repo", work, case["base_commit"])
+        stats = build_index(work, out / "work" / f"{name}.sqlite", repo=case["repo"], commit=case["base_commit"])
+        t_index = time.process_time() - t
+        with open_index(out / "work" / f"{name}.sqlite") as index:
+            r = evaluate(index, work, case, (cdir / "problem_statement.md").read_text(), (cdir / "patch.diff").read_text())
+        r["cpu"] = {"index": round(t_index, 3), "parsed": stats.files_parsed, "total": round(time.process_time() - t, 3)}
+        res.write_text(json.dumps(r))
+        print(f"[{n}/{len(order)}] {case['case_id']}: {stats.files_parsed} files parsed, index {t_index:.1f} s, "
+              f"case {r['cpu']['total']:.1f} CPU s", file=sys.stderr, flush=True)
+
+
+def load_results(out: Path) -> list[dict]:
+    res = [json.loads(p.read_text()) for p in sorted((out / "results").glob("*.json"))]
+    if not res:
+        raise build_devset.MineError(f"no results under {out / 'results'} (run `run` first)")
+    return res
+
+
+def symbol_hits(gold_symbols: list, symbols: list[tuple[str, str]], files: list[str], k: int) -> tuple[float, float]:
+    """(share of gold hunks hit, any hunk hit) by the top-k symbols; a module-level hunk (no
+    enclosing definition) is hit by its file in the top k (swevis.localize.coverage.hit_rates)."""
+    top, top_files = set(symbols[:k]), set(files[:k])
+    hits = [(p in top_files) if not names else any((p, n) in top for n in names) for p, names in gold_symbols]
+    return (sum(hits) / len(hits), float(any(hits))) if hits else (float("nan"), float("nan"))
+
+
+def release_rows(r: dict) -> list[dict]:
+    """Hit rates (share of gold and any gold hit) of the stored D_loc and BM25 rankings."""
+    out = []
+    for method in ("dloc", "bm25"):
+        files = [c[0] for c in r[method]["file"]]
+        syms = [(c[0], c[1]) for c in r[method]["symbol"]]
+        spans = r[method]["span"]
+        for k in KS:
+            f_hit = [g in files[:k] for g in r["gold_files"]]
+            s_share, s_any = symbol_hits(r["gold_symbols"], syms, files, k)
+            sp = [any(c[0] == p and c[2] is not None and c[2] <= e and (c[3] or c[2]) >= s for c in spans[:k])
+                  for p, s, e in r["gold_hunks"]]
+            for level, share, anyhit in (("file", sum(f_hit) / len(f_hit), any(f_hit)), ("symbol", s_share, s_any),
+                                         ("span", sum(sp) / len(sp) if sp else float("nan"), any(sp))):
+                out.append({"case": r["case_id"], "repo": r["repo"], "method": method, "k": k, "level": level,
+                            "share": share, "any": float(anyhit)})
+    return out
+
+
+def mean(vals: list[float]) -> float:
+    vals = [v for v in vals if v == v]
+    return sum(vals) / len(vals) if vals else float("nan")
+
+
+def print_release(rows: list[dict], measure: str) -> None:
+    """Pooled and per-repository hit@k of D_loc (shipped) and BM25."""
+    print(f"\n{measure} of gold hit at k = {'/'.join(map(str, KS))}, D_loc (release) | BM25")
+    print(f"{'repository':<28}{'n':>5}  {'file':^23}  {'symbol':^23}  {'span':^23}")
+    repos = sorted({r["repo"] for r in rows})
+    for repo in [*repos, "all"]:
+        sel = [r for r in rows if repo in ("all", r["repo"])]
+        n = len({r["case"] for r in sel})
+        cells = []
+        for level in ("file", "symbol", "span"):
+            d = "/".join(f"{100 * mean([r[measure] for r in sel if r['method'] == 'dloc' and r['level'] == level and r['k'] == k]):.0f}" for k in KS)
+            b = mean([r[measure] for r in sel if r["method"] == "bm25" and r["level"] == level and r["k"] == 5])
+            cells.append(f"{d:>15} |{100 * b:>3.0f}@5")
+        print(f"{repo:<28}{n:>5}  " + "  ".join(cells))
+
+
+def blobs(git_dir: Path, commit: str, paths: list[str]) -> dict[str, list[str]]:
+    """The lines of `paths` at `commit`, read from the clone in one `git cat-file --batch`."""
+    req = "".join(f"{commit}:{p}\n" for p in paths).encode()
+    out = subprocess.run(["git", "--git-dir", str(git_dir), "cat-file", "--batch"], input=req, capture_output=True).stdout
+    res, pos = {}, 0
+    for p in paths:
+        nl = out.index(b"\n", pos)
+        header = out[pos:nl].split()
+        pos = nl + 1
+        if header[-1] == b"missing":
+            res[p] = []
+            continue
+        size = int(header[2])
+        res[p] = out[pos:pos + size].decode("utf-8", "replace").splitlines()
+        pos += size + 1
+    return res
+
+
+EXTRA = (*TEXT_FEATURES, "file_score", "in_file_rank")
+BASE = tuple(f for f in FEATURES if f not in EXTRA)  # the features stored with each case
+ALL_NAMES = (*BASE, *EXTRA)
+
+
+def extra_features(r: dict, case: dict, text: str, mirrors: Path) -> np.ndarray:
+    """The symbol-text and file-score features of a case's candidates (swevis.localize.symtext)
+    from the clone at the case's base commit, as D_loc computes them from the checkout; for
+    results stored before D_loc computed them itself (in_file_rank is set per candidate set)."""
+    hints = extract_hints(text)
+    quoted = quoted_strings(text)
+    cands = r["candidates"]
+    files = blobs(mirrors / case["mirror"] / "repo", case["base_commit"], sorted({c[0] for c in cands}))
+    rows = []
+    for c in cands:
+        f = text_features(hints, quoted, c[1], c[2], "\n".join(files[c[0]][c[3] - 1:c[4]]))
+        rows.append([*(f[n] for n in TEXT_FEATURES), c[5], 0.0])
+    return np.array(rows, dtype=float).reshape(len(cands), len(EXTRA))
+
+
+def ranked_symbols(cands: list[list], scores: np.ndarray) -> list[tuple[str, str]]:
+    """Candidates by score, ties as D_loc breaks them (path, first line)."""
+    order = sorted(range(len(scores)), key=lambda i: (-scores[i], cands[i][0], cands[i][3]))
+    return [(cands[i][0], cands[i][1]) for i in order]
+
+
+def symbol_rows(r: dict, cands: list[list], scores: np.ndarray, method: str) -> list[dict]:
+    """Symbol hit rows of one case's ranking (files for module-level hunks: the release's)."""
+    syms = ranked_symbols(cands, scores)
+    files = [c[0] for c in r["dloc"]["file"]]
+    out = []
+    for k in KS:
+        share, anyhit = symbol_hits(r["gold_symbols"], syms, files, k)
+        out.append({"case": r["case_id"], "repo": r["repo"], "method": method, "k": k, "level": "symbol",
+                    "share": share, "any": anyhit})
+    return out
+
+
+def case_matrix(r: dict, case: dict, out: Path, mirrors: Path) -> np.ndarray:
+    """One case's candidates by ALL_NAMES (stored where the run computed them)."""
+    x = np.array(r["x"], dtype=float).reshape(len(r["y"]), len(r["features"]))
+    if all(n in r["features"] for n in ALL_NAMES):
+        return x[:, [r["features"].index(n) for n in ALL_NAMES]]
+    text = (out / "cases" / r["case_id"] / "problem_statement.md").read_text()
+    return np.hstack([x[:, [r["features"].index(n) for n in BASE]], extra_features(r, case, text, mirrors)])
+
+
+class View:
+    """A case's candidates when the symbols of the `n_files` best files are added (0: only those
+    with evidence), with in_file_rank over that set."""
+
+    def __init__(self, r: dict, m: np.ndarray, n_files: int):
+        keep = [i for i, c in enumerate(r["candidates"]) if (c[6] if len(c) > 6 else 0) <= n_files]
+        self.cands = [r["candidates"][i] for i in keep]
+        self.y = np.array([r["y"][i] for i in keep], dtype=float)
+        self.m = m[keep].copy() if keep else np.zeros((0, len(ALL_NAMES)))
+        if keep:
+            self.m[:, ALL_NAMES.index("in_file_rank")] = file_context(
+                [c[0] for c in self.cands], list(self.m[:, ALL_NAMES.index("heuristic")]))
+
+
+# the re-ranker of the release before this development set (ranker_weights.json at ee96923),
+# kept to measure against after the shipped weights are re-fitted
+RELEASE = {"features": ["heuristic", "heuristic_rank", "symptom", "walk", "chain", "is_class", "is_exception", "is_private"],
+           "weights": [1.885348, 0.697592, 2.479314, 1.216429, 0.198491, -0.579476, -0.213497, 0.813624],
+           "bias": -2.388234}
+FEATURE_SETS = {
+    "release features": BASE,
+    "+ symbol text": (*BASE, *TEXT_FEATURES),
+    "+ file context": (*BASE, "file_score", "in_file_rank"),
+    "+ both": ALL_NAMES,
+}
+
+
+def variants(max_files: int) -> dict[str, tuple[tuple, int]]:
+    """Every (feature set, candidate_files) pair measured: no added candidates, or those of the
+    `max_files` best files (on the first 66 cases every count from 1 to 5 scored alike)."""
+    return {f"{name}, {n} files": (names, n) for n in (0, max_files) for name, names in FEATURE_SETS.items()}
+
+
+def synthetic_groups() -> list[tuple[np.ndarray, np.ndarray]]:
+    """The project's 42 small cases (bundled sample and held-out sets, benchmarks/fit_ranker.py)
+    as (features by ALL_NAMES, gold labels): added to every fit with --synthetic."""
+    import fit_ranker
+    from bench_localize import case_index
+
+    out = []
+    with tempfile.TemporaryDirectory(prefix="eval-devset-synthetic-") as tmp:
+        opened: dict = {}
+        try:
+            for row in fit_ranker.training_rows():
+                index = case_index(row, Path(tmp), opened)
+                sc, feats = issue_evidence(index, row["problem_statement"])
+                gold = {(p, q) for p, names in gold_symbols(index, row["patch"]) for q in names}
+                sids = sorted(feats)
+                out.append((np.array([vector(feats[i], ALL_NAMES) for i in sids]).reshape(len(sids), len(ALL_NAMES)),
+                            np.array([1.0 if (sc.syms[i].path, sc.syms[i].qualname) in gold else 0.0 for i in sids])))
+        finally:
+            for idx in opened.values():
+                idx.close()
+    return out
+
+
+def cross_validate(results: list[dict], mats: list[np.ndarray], names: tuple, n_files: int, l2: float,
+                   extra: list | None = None) -> list[dict]:
+    """Leave-one-repository-out: fit on the other repositories' cases (and `extra` groups, by
+    ALL_NAMES), rank the held-out ones."""
+    cols = [ALL_NAMES.index(n) for n in names]
+    views = [View(r, m, n_files) for r, m in zip(results, mats)]
+    rows = []
+    for held in sorted({r["repo"] for r in results}):
+        train = [(v.m[:, cols], v.y) for r, v in zip(results, views) if r["repo"] != held and len(v.y)]
+        train += [(m[:, cols], y) for m, y in extra or []]
+        w, b = fit(train, l2=l2, nonnegative=tuple(n not in FLAGS for n in names))
+        for r, v in zip(results, views):
+            if r["repo"] == held:
+                rows += symbol_rows(r, v.cands, v.m[:, cols] @ w + b if len(v.y) else np.zeros(0), "cv")
+    return rows
+
+
+def hit_line(rows: list[dict]) -> str:
+    a = "/".join(f"{100 * mean([x['any'] for x in rows if x['k'] == k]):.1f}" for k in KS)
+    s = "/".join(f"{100 * mean([x['share'] for x in rows if x['k'] == k]):.1f}" for k in KS)
+    return f"{a:>24} | {s}"
+
+
+def release_symbol_rows(results: list[dict], mats: list[np.ndarray]) -> list[dict]:
+    """The release's symbol ranking, replayed from the stored features; checked against the
+    ranking the run's D_loc produced (a mismatch is printed, never hidden)."""
+    w0 = np.array(vector(dict(zip(RELEASE["features"], RELEASE["weights"])), BASE))
+    base = [ALL_NAMES.index(n) for n in BASE]
+    rows, same = [], 0
+    for r, m in zip(results, mats):
+        v = View(r, m, 0)
+        scores = v.m[:, base] @ w0 if len(v.y) else np.zeros(0)
+        same += ranked_symbols(v.cands, scores)[:TOP] == [(c[0], c[1]) for c in r["dloc"]["symbol"]]
+        rows += symbol_rows(r, v.cands, scores, "release")
+    print(f"the release weights over the stored features rank {same} of {len(results)} cases' top {TOP} symbols"
+          " exactly as the run's release D_loc did")
+    return rows
+
+
+def run_cv(results: list[dict], mats: list[np.ndarray], l2: float, max_files: int, extra: list | None = None) -> tuple[dict, str]:
+    """The release re-ranker against leave-one-repository-out re-fits with and without the new
+    features and candidates, by symbol hit; returns the table and the variant with the best
+    held-out symbol hit@5 (any gold hunk)."""
+    table = {"release": release_symbol_rows(results, mats)}
+    for name, (names, n) in variants(max_files).items():
+        table[name] = cross_validate(results, mats, names, n, l2, extra)
+    print(f"\nsymbol hit at k = {'/'.join(map(str, KS))} (any gold hunk | share of gold hunks), "
+          f"{len(results)} cases, leave-one-repository-out for every re-fit")
+    for name, rows in table.items():
+        print(f"  {name:<34} {hit_line(rows)}")
+    vs = list(variants(max_files))
+    best = max(vs, key=lambda n: (round(mean([x["any"] for x in table[n] if x["k"] == 5]), 9), -vs.index(n)))
+    print(f"\nchosen by held-out symbol hit@5: {best}")
+    print(f"\n{'held-out repository':<28}{'n':>5}  {'release':>24}   {best} (CV)")
+    for repo in sorted({r["repo"] for r in results}):
+        rel = [x for x in table["release"] if x["repo"] == repo]
+        cv = [x for x in table[best] if x["repo"] == repo]
+        print(f"{repo:<28}{len(rel) // len(KS):>5}  {hit_line(rel).split(' | ')[0]:>24}   {hit_line(cv).split(' | ')[0]}")
+    return table, best
+
+
+def write_weights(results: list[dict], mats: list[np.ndarray], l2: float, table: dict, best: str,
+                  max_files: int, extra: list | None = None) -> None:
+    """Fit the chosen variant on every case and ship its weights (with the candidate_files they
+    were fitted for), their provenance and CV estimate."""
+    names, n_files = variants(max_files)[best]
+    cols = [ALL_NAMES.index(n) for n in names]
+    views = [View(r, m, n_files) for r, m in zip(results, mats)]
+    groups = [(v.m[:, cols], v.y) for v in views if len(v.y)] + [(m[:, cols], y) for m, y in extra or []]
+    w, b = fit(groups, l2=l2, nonnegative=tuple(n not in FLAGS for n in names))
+    est = {f"symbol@{k}": round(mean([x["any"] for x in table[best] if x["k"] == k]), 4) for k in KS}
+    rel = {f"symbol@{k}": round(mean([x["any"] for x in table["release"] if x["k"] == k]), 4) for k in KS}
+    model = {"features": list(names), "weights": [round(float(v), 6) for v in w], "bias": round(b, 6),
+             "candidate_files": n_files, "fitted_on": sorted(r["case_id"] for r in results), "l2": l2,
+             "fitted": dt.date.today().isoformat(), "leave_one_repository_out": est, "release_on_same_cases": rel,
+             "measure": "any gold hunk's symbol in the top k (module-level hunks: the file)",
+             "synthetic_cases": len(extra or []),
+             "how": "benchmarks/eval_devset.py cv --write (cases: benchmarks/devset/cases.csv)",
+             "args": ["--l2", str(l2), *(["--synthetic"] if extra else [])]}
+    target = Path(os.environ.get("SWEVIS_RANKER_WEIGHTS_OUT") or str(weights_path()))  # a test writes elsewhere
+    target.write_text(json.dumps(model, indent=1) + "\n")
+    print(f"wrote {target}: {best}, fitted on {len(groups)} cases")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    r = sub.add_parser("run", help="index along history and keep each case's rankings and features")
+    r.add_argument("--mirrors", type=Path, required=True)
+    r.add_argument("--out", type=Path, required=True, help="the folder `build_devset.py prepare` wrote")
+    r.add_argument("--limit", type=int, help="at most this many cases per repository")
+    r.add_argument("--repos", nargs="+", help="only these repositories (owner/name): runs on disjoint sets share nothing")
+    p = sub.add_parser("report", help="hit@k of the shipped D_loc and of BM25, pooled and per repository")
+    p.add_argument("--out", type=Path, required=True)
+    c = sub.add_parser("cv", help="re-fit the re-ranker (with the symbol-text and file features) by leave-one-repository-out")
+    c.add_argument("--out", type=Path, required=True)
+    c.add_argument("--mirrors", type=Path, required=True)
+    c.add_argument("--l2", type=float, default=1.0)
+    c.add_argument("--write", action="store_true", help="fit the chosen features on every case and ship the weights")
+    c.add_argument("--synthetic", action="store_true",
+                   help="add the project's 42 small cases (bundled sample, held-out sets) to every fit")
+    c.add_argument("--shipped-cases", action="store_true",
+                   help="only the cases the shipped weights were fitted on (to reproduce them while a run goes on)")
+    args = ap.parse_args(argv)
+    try:
+        if args.cmd == "run":
+            cases = [c for c in build_devset.read_cases() if not args.repos or c["repo"] in args.repos]
+            run(cases, args.mirrors, args.out, args.limit)
+        elif args.cmd == "cv":
+            cases = {c["case_id"]: c for c in build_devset.read_cases()}
+            results = load_results(args.out)
+            if args.shipped_cases:
+                shipped = set(default_model()["fitted_on"])
+                results = [r for r in results if r["case_id"] in shipped]
+            mats = [case_matrix(r, cases[r["case_id"]], args.out, args.mirrors) for r in results]
+            extra = synthetic_groups() if args.synthetic else None
+            table, best = run_cv(results, mats, args.l2, EXPAND, extra)
+            if args.write:
+                write_weights(results, mats, args.l2, table, best, EXPAND, extra)
+        else:
+            rows = [row for r in load_results(args.out) for row in release_rows(r)]
+            print_release(rows, "any")
+            print_release(rows, "share")
+    except build_devset.MineError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

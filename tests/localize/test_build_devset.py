@@ -1,0 +1,153 @@
+"""benchmarks/build_devset.py: which commits of a history become development cases, and that
+no SWE-bench Verified fix does; benchmarks/eval_devset.py: cases run along one index."""
+
+from __future__ import annotations
+
+import csv
+import importlib.util
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+from helpers import git
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _load(name: str):
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / f"{name}.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _commit(repo: Path, files: dict[str, str], message: str, date: str = "2024-05-01T12:00:00") -> str:
+    for rel, text in files.items():
+        (repo / rel).parent.mkdir(parents=True, exist_ok=True)
+        (repo / rel).write_text(text)
+    git(repo, "add", "-A")
+    os.environ["GIT_COMMITTER_DATE"] = os.environ["GIT_AUTHOR_DATE"] = date
+    try:
+        git(repo, "commit", "-q", "-m", message)
+    finally:
+        del os.environ["GIT_COMMITTER_DATE"], os.environ["GIT_AUTHOR_DATE"]
+    return git(repo, "rev-parse", "HEAD")
+
+
+def _merge_pr(repo: Path, number: int, files: dict[str, str], title: str, message: str) -> str:
+    git(repo, "checkout", "-q", "-b", f"pr{number}")
+    _commit(repo, files, message)
+    git(repo, "checkout", "-q", "main")
+    os.environ["GIT_COMMITTER_DATE"] = os.environ["GIT_AUTHOR_DATE"] = "2024-05-02T12:00:00"
+    try:
+        git(repo, "merge", "-q", "--no-ff", f"pr{number}", "-m", f"Merge pull request #{number} from me/pr{number}\n\n{title}")
+    finally:
+        del os.environ["GIT_COMMITTER_DATE"], os.environ["GIT_AUTHOR_DATE"]
+    return git(repo, "rev-parse", "HEAD")
+
+
+@pytest.fixture
+def history(tmp_path):
+    """A requests-like history: fixes by merged and squashed pull requests, one of them a
+    Verified instance's (psf__requests-2317), and changes that are no localization case."""
+    repo = tmp_path / "work"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    _commit(repo, {"requests/__init__.py": "", "requests/models.py": "def send(r):\n    return r\n\n\ndef other():\n    return 1\n"},
+            "initial")
+    fixed = _merge_pr(repo, 7001, {"requests/models.py": "def send(r):\n    return r or None\n\n\ndef other():\n    return 1\n"},
+                      "Fix send on an empty request", "send() crashed on an empty request")
+    _merge_pr(repo, 2317, {"requests/models.py": "def send(r):\n    return r or 0\n\n\ndef other():\n    return 1\n"},
+              "Fix the Verified one", "fix: the bug of a Verified instance")
+    _commit(repo, {"requests/models.py": "def send(r):\n    return r or 0\n\n\ndef other():\n    return 2\n"},
+            "Fix other() returning the wrong value (#7010)")
+    _commit(repo, {"tests/test_models.py": "def test_send():\n    pass\n"}, "Fix a test (#7011)")
+    _commit(repo, {"requests/new.py": "X = 1\n"}, "Fix by adding a module (#7012)")
+    _commit(repo, {"requests/models.py": "def send(r):\n    return r or 0\n\n\ndef other():\n    return 3\n"},
+            "Make other() return three (#7013)")
+    mirrors = tmp_path / "mirrors"
+    git(tmp_path, "clone", "-q", "--bare", str(repo), str(mirrors / "psf+requests" / "repo"))
+    return mirrors, fixed
+
+
+def test_mined_fixes_exclude_verified_pull_requests_and_non_localization_changes(history, tmp_path, monkeypatch):
+    mod = _load("build_devset")
+    mirrors, fixed = history
+    monkeypatch.setattr(mod, "MIRROR", {"psf/requests": "psf+requests"})
+    cases = mod.mine(mirrors, per_repo=10, out=tmp_path / "cases.csv")
+    assert [(c["case_id"], c["source"]) for c in cases] == [("mined__requests-7010", "squashed-pr"),
+                                                             ("mined__requests-7001", "merged-pr")]
+    assert cases[1]["fix_commit"] == fixed and all(c["text_kind"] == "commit-message" for c in cases)
+    with (tmp_path / "cases.csv").open() as fh:
+        assert [r["case_id"] for r in csv.DictReader(fh)] == ["mined__requests-7010", "mined__requests-7001"]
+    monkeypatch.setattr(mod, "CASES", tmp_path / "cases.csv")
+    mod.prepare(mod.read_cases(tmp_path / "cases.csv"), mirrors, tmp_path / "out")
+    cdir = tmp_path / "out" / "cases" / "mined__requests-7001"
+    assert cdir.joinpath("problem_statement.md").read_text().startswith("Fix send on an empty request\n\nsend() crashed")
+    assert "+    return r or None" in cdir.joinpath("patch.diff").read_text()
+    assert json.loads(cdir.joinpath("meta.json").read_text())["gold_files"] == ["requests/models.py"]
+
+
+def test_a_verified_pull_request_or_a_late_django_commit_in_the_list_is_refused(tmp_path):
+    mod = _load("build_devset")
+    bad = tmp_path / "cases.csv"
+    row = {"case_id": "mined__requests-2317", "repo": "psf/requests", "base_commit": "a", "fix_commit": "b",
+           "pull_request": "2317", "committed": "1", "source": "merged-pr", "text_kind": "commit-message", "mirror": "m"}
+    with bad.open("w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=mod.FIELDS)
+        w.writeheader()
+        w.writerow(row)
+        w.writerow({**row, "case_id": "mined__django-abc", "repo": "django/django", "pull_request": "",
+                    "committed": str(mod.DJANGO_BEFORE + 1)})
+    with pytest.raises(mod.MineError, match="mined__requests-2317, mined__django-abc may be SWE-bench Verified"):
+        mod.read_cases(bad)
+
+
+def test_the_shipped_case_list_meets_the_sizes_and_is_outside_verified():
+    mod = _load("build_devset")
+    cases = mod.read_cases()
+    per = {}
+    for c in cases:
+        per[c["repo"]] = per.get(c["repo"], 0) + 1
+    assert len(cases) >= 1000 and len(per) == 12 and min(per.values()) >= 50, per
+    assert len({c["case_id"] for c in cases}) == len(cases)
+    assert all(c["text_kind"] == "commit-message" for c in cases)
+
+
+def test_symbol_hits_count_module_level_hunks_by_file():
+    mod = _load("eval_devset")
+    gold = [("a.py", ["f"]), ("a.py", []), ("b.py", ["C.m"])]
+    assert mod.symbol_hits(gold, [("a.py", "g"), ("a.py", "f")], ["a.py"], 1) == (1 / 3, 1.0)
+    assert mod.symbol_hits(gold, [("a.py", "g"), ("a.py", "f")], ["b.py"], 2) == (1 / 3, 1.0)
+    assert mod.symbol_hits(gold, [("x.py", "g")], ["x.py"], 5) == (0.0, 0.0)
+
+
+def _result(repo: str, case: str, gold_first: bool) -> dict:
+    """A stored case result: two candidates with evidence, one added from a best file (c[6] = 1);
+    the gold symbol is `f` (quoted in its body: body_quote 1) or the added `h`."""
+    mod = _load("eval_devset")
+    names = list(mod.ALL_NAMES)
+    def row(heur, quote):
+        return [heur if n == "heuristic" else quote if n == "body_quote" else 0.0 for n in names]
+    cands = [["a.py", "f", "function", 1, 2, 1.0, 0], ["a.py", "g", "function", 4, 5, 1.0, 0],
+             ["a.py", "h", "function", 7, 8, 1.0, 1]]
+    gold = "f" if gold_first else "h"
+    return {"case_id": case, "repo": repo, "features": names, "x": [row(0.5, 1.0 if gold == "f" else 0.0), row(1.0, 0.0),
+            row(0.0, 1.0 if gold == "h" else 0.0)], "y": [float(c[1] == gold) for c in cands], "candidates": cands,
+            "gold_symbols": [["a.py", [gold]]], "dloc": {"file": [["a.py", None, None, None]], "symbol": [["a.py", "g", 4, 5]]}}
+
+
+def test_cross_validation_learns_the_quoted_message_and_the_added_candidates_are_only_seen_when_asked():
+    mod = _load("eval_devset")
+    results = [_result(f"o/r{i % 3}", f"c{i}", gold_first=i % 2 == 0) for i in range(12)]
+    mats = [mod.case_matrix(r, {}, Path("."), Path(".")) for r in results]
+    assert mod.View(results[1], mats[1], 0).cands == results[1]["candidates"][:2]
+    assert len(mod.View(results[1], mats[1], 1).cands) == 3
+    with_text = mod.cross_validate(results, mats, (*mod.BASE, "body_quote"), 1, 1.0)
+    at1 = [r["any"] for r in with_text if r["k"] == 1]
+    assert len(at1) == 12 and sum(at1) == 12  # the quoted message finds the gold symbol in every held-out case
+    without = mod.cross_validate(results, mats, mod.BASE, 0, 1.0)
+    assert sum(r["any"] for r in without if r["k"] == 1) < 12
