@@ -48,6 +48,7 @@ LONG = "the real run is long: a dry run plans the same jobs from the same config
 ENDPOINT = "needs a live model endpoint: a dry run checks the config and plans the jobs"
 CLUSTER = "needs a cluster: a dry run loads the profile and plans the jobs"
 ENGINE = "needs a Docker engine and minutes: --help checks the subcommand and its arguments"
+MINED = "needs full-history clones of the 12 repositories: --help checks the script and its arguments"
 DATA = "needs downloaded SWE-bench rows and repository clones: --help checks the script and its arguments"
 
 # The one table of documented commands (continuation lines joined, runs of spaces as one).
@@ -92,6 +93,16 @@ RULES: dict[str, Rule] = {
         ".venv/bin/python benchmarks/loc_devset.py prepare --help", DATA),
     ".venv/bin/python benchmarks/loc_devset.py measure --out DEVSET_DIR": Rule(
         ".venv/bin/python benchmarks/loc_devset.py measure --help", DATA),
+    ".venv/bin/python benchmarks/build_devset.py mine --mirrors MIRRORS_DIR --per-repo 90": Rule(
+        ".venv/bin/python benchmarks/build_devset.py mine --help", MINED),
+    ".venv/bin/python benchmarks/build_devset.py prepare --mirrors MIRRORS_DIR --out MINED_DIR": Rule(
+        ".venv/bin/python benchmarks/build_devset.py prepare --help", MINED),
+    "nice -n 15 .venv/bin/python benchmarks/eval_devset.py run --mirrors MIRRORS_DIR --out MINED_DIR": Rule(
+        ".venv/bin/python benchmarks/eval_devset.py run --help", MINED),
+    ".venv/bin/python benchmarks/eval_devset.py report --out MINED_DIR": Rule(
+        ".venv/bin/python benchmarks/eval_devset.py report --help", MINED),
+    ".venv/bin/python benchmarks/eval_devset.py cv --out MINED_DIR --mirrors MIRRORS_DIR --synthetic": Rule(
+        ".venv/bin/python benchmarks/eval_devset.py cv --help", MINED),
     # docs/single-read.md
     ".venv/bin/snakemake --cores 2 results/table4.csv": Rule(
         ".venv/bin/snakemake -n --cores 2 results/table4.csv", LONG, slow=True),
