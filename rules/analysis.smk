@@ -30,6 +30,8 @@ rule tables:
         },
     log:
         LAYOUT.log("analysis", "tables.log"),
+    benchmark:
+        bench("tables")
     conda:
         "../envs/swevis.yaml"
     params:
@@ -55,6 +57,8 @@ rule figures:
         },
     log:
         LAYOUT.log("analysis", "figures.log"),
+    benchmark:
+        bench("figures")
     conda:
         "../envs/swevis.yaml"
     params:

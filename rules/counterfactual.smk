@@ -38,6 +38,8 @@ rule counterfactual_replay:
         steps=f"{COUNTERFACTUAL_DIR}/{{cfset}}/per_step.parquet",
     log:
         LAYOUT.log("counterfactual", "{cfset}-replay.log"),
+    benchmark:
+        bench("counterfactual_replay", "{cfset}")
     wildcard_constraints:
         cfset="|".join(COUNTERFACTUAL_SETS),
     conda:
@@ -61,6 +63,8 @@ rule counterfactual_table:
         figure=f"{COUNTERFACTUAL_DIR}/{{cfset}}/figure.png",
     log:
         LAYOUT.log("counterfactual", "{cfset}-table.log"),
+    benchmark:
+        bench("counterfactual_table", "{cfset}")
     wildcard_constraints:
         cfset="|".join(COUNTERFACTUAL_SETS),
     conda:

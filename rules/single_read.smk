@@ -15,6 +15,8 @@ rule single_read_windows:
         windows=LAYOUT.single_read("windows.parquet"),
     log:
         LAYOUT.log("single_read", "windows.log"),
+    benchmark:
+        bench("single_read_windows")
     conda:
         "../envs/swevis.yaml"
     params:
@@ -39,7 +41,7 @@ rule single_read_costs:
     log:
         LAYOUT.log("single_read", "costs.log"),
     benchmark:
-        LAYOUT.log("single_read", "costs.benchmark.tsv")
+        bench("single_read_costs")
     conda:
         "../envs/swevis.yaml"
     params:
@@ -66,6 +68,8 @@ rule single_read_tables:
         figure=LAYOUT.figure("figure3.png"),
     log:
         LAYOUT.log("single_read", "tables.log"),
+    benchmark:
+        bench("single_read_tables")
     conda:
         "../envs/swevis.yaml"
     params:
@@ -82,7 +86,7 @@ rule single_read_frontier:
     log:
         LAYOUT.log("single_read", "frontier.log"),
     benchmark:
-        LAYOUT.log("single_read", "frontier.benchmark.tsv")
+        bench("single_read_frontier")
     conda:
         "../envs/swevis.yaml"
     params:
