@@ -12,6 +12,10 @@ import re
 from swevis.workflow import study_backbones
 
 SR_BACKBONES = study_backbones(config)
+# The study's OCR jobs are the workflow's longest single processes: started first (Snakemake
+# runs the ready job of highest priority), the many short run and evaluation jobs fill the
+# other cores around them instead of leaving them as the tail of the run.
+SR_PRIORITY = 10
 SR_OCR = section(config, "single_read")["ocr"]
 # the OCR keys each part reads: the frontier's settings rerun no Table 4 OCR, and back
 SR_OCR_COSTS = {
@@ -44,6 +48,7 @@ rule single_read_windows:
         LAYOUT.log("single_read", "windows.log"),
     benchmark:
         bench("single_read_windows")
+    priority: SR_PRIORITY
     conda:
         "../envs/swevis.yaml"
     params:
@@ -69,6 +74,7 @@ rule single_read_layouts:
         LAYOUT.log("single_read", "layouts.log"),
     benchmark:
         bench("single_read_layouts")
+    priority: SR_PRIORITY
     conda:
         "../envs/swevis.yaml"
     params:
@@ -87,6 +93,7 @@ rule single_read_ocr:
         LAYOUT.log("single_read", "ocr-{sr_backbone}.log"),
     benchmark:
         bench("single_read_ocr", "{sr_backbone}")
+    priority: SR_PRIORITY
     conda:
         "../envs/swevis.yaml"
     params:
@@ -152,6 +159,7 @@ rule single_read_frontier_part:
         LAYOUT.log("single_read", "frontier-{sr_backbone}.log"),
     benchmark:
         bench("single_read_frontier_part", "{sr_backbone}")
+    priority: SR_PRIORITY
     conda:
         "../envs/swevis.yaml"
     params:
