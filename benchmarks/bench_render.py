@@ -21,7 +21,7 @@ from swevis.config import load_config
 from swevis.render import RenderSettings, render_window
 from swevis.render.core import prepare_lines
 from swevis.render.raster import rasterize
-from swevis.analysis.single_read import run_costs
+from swevis.analysis.single_read import layout_rows
 from swevis.workflow import study_backbones
 from swevis.analysis.single_read_windows import matplotlib_source_root, sample_windows
 
@@ -73,9 +73,8 @@ def main(argv=None) -> int:
     render_window("warm.py", 1, "x = 1\n", 1, "qwen3", "qwen3.5", settings)  # load tokenizer + font
     result = {"search_vs_raster_100_lines_qwen3.5": bench_search_vs_raster(wins, sr["ratios"], "qwen3.5", settings)}
     study_wins = sample_windows([matplotlib_source_root()], list(sr["window_lines"]), args.study_per_size, seed=int(sr["seed"]))
-    rows, stats = run_costs(
-        study_wins, [float(r) for r in sr["ratios"]], study_backbones(cfg), settings,
-        ocr={**sr["ocr"], "enabled": False}, seed=int(sr["seed"]), rasterize_all=True,
+    rows, stats = layout_rows(
+        study_wins, [float(r) for r in sr["ratios"]], study_backbones(cfg), settings, rasterize_all=True
     )
     result["study_throughput"] = {
         k: stats[k] for k in ("windows", "renders", "wall_s", "windows_per_s", "renders_per_s", "search_s", "raster_s")

@@ -40,6 +40,8 @@ if ABLATION_VARIANTS:
             ),
         log:
             LAYOUT.log("analysis", "ablation.log"),
+        benchmark:
+            bench("ablation")
         conda:
             "../envs/swevis.yaml"
         params:

@@ -17,7 +17,7 @@ rule prelocalize:
     log:
         LAYOUT.log("preloc", "{model}", "{instance}.log"),
     benchmark:
-        LAYOUT.log("preloc", "{model}", "{instance}.benchmark.tsv")
+        bench("prelocalize", "{model}/{instance}")
     conda:
         "../envs/swevis.yaml"
     resources:
@@ -48,13 +48,7 @@ rule run_agent:
             "runs", "{model}", "{agent}-{scope}", "{condition}", "{instance}.log"
         ),
     benchmark:
-        LAYOUT.log(
-            "runs",
-            "{model}",
-            "{agent}-{scope}",
-            "{condition}",
-            "{instance}.benchmark.tsv",
-        )
+        bench("run_agent", "{model}/{agent}-{scope}-{condition}/{instance}")
     conda:
         "../envs/swevis.yaml"
     resources:
@@ -85,10 +79,6 @@ use rule run_agent as run_agent_repeat with:
             "{instance}.repeat-{rep}.log",
         ),
     benchmark:
-        LAYOUT.log(
-            "runs",
-            "{model}",
-            "{agent}-{scope}",
-            "{condition}",
-            "{instance}.repeat-{rep}.benchmark.tsv",
+        bench(
+            "run_agent_repeat", "{model}/{agent}-{scope}-{condition}/{instance}-{rep}"
         )

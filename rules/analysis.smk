@@ -23,6 +23,8 @@ rule tables:
         **{n: LAYOUT.table(f"{n}.csv") for n in TABLE_NAMES},
     log:
         LAYOUT.log("analysis", "tables.log"),
+    benchmark:
+        bench("tables")
     conda:
         "../envs/swevis.yaml"
     params:
@@ -51,6 +53,8 @@ rule figures:
         },
     log:
         LAYOUT.log("analysis", "figures.log"),
+    benchmark:
+        bench("figures")
     conda:
         "../envs/swevis.yaml"
     params:

@@ -33,6 +33,14 @@ from swevis.workflow import (
 LAYOUT = ResultsLayout(config["results_dir"])
 
 
+def bench(rule, name=None):
+    """The `benchmark:` file of a job: results/logs/benchmarks/<rule>[/<name>].tsv, so that
+    benchmarks/bench_rules.py can name each job's rule from its path alone."""
+    if name is None:
+        return LAYOUT.log("benchmarks", f"{rule}.tsv")
+    return LAYOUT.log("benchmarks", rule, f"{name}.tsv")
+
+
 _SAMPLE_CACHE = {}
 _SAMPLE_PATH = []
 

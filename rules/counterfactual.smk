@@ -35,6 +35,8 @@ rule counterfactual_replay:
         steps=LAYOUT.counterfactual("{cfset}", "per_step.parquet"),
     log:
         LAYOUT.log("counterfactual", "{cfset}-replay.log"),
+    benchmark:
+        bench("counterfactual_replay", "{cfset}")
     wildcard_constraints:
         cfset="|".join(COUNTERFACTUAL_SETS),
     conda:
@@ -67,6 +69,8 @@ rule counterfactual_table:
         ),
     log:
         LAYOUT.log("counterfactual", "{cfset}-table.log"),
+    benchmark:
+        bench("counterfactual_table", "{cfset}")
     wildcard_constraints:
         cfset="|".join(COUNTERFACTUAL_SETS),
     conda:

@@ -31,6 +31,8 @@ rule validate_environments:
         validation=VALIDATION,
     log:
         LAYOUT.log("harness", f"validation-{config['harness']['kind']}.log"),
+    benchmark:
+        bench("validate_environments")
     conda:
         "../envs/swevis.yaml"
     resources:
@@ -52,7 +54,7 @@ rule evaluate_condition:
     log:
         LAYOUT.log("harness", "{model}", "{agent}-{scope}", "{condition}.log"),
     benchmark:
-        LAYOUT.log("harness", "{model}", "{agent}-{scope}", "{condition}.benchmark.tsv")
+        bench("evaluate_condition", "{model}/{agent}-{scope}-{condition}")
     conda:
         "../envs/swevis.yaml"
     resources:
@@ -74,6 +76,8 @@ rule summarize_condition:
         summary=LAYOUT.condition_summary(WILDCARD_CONDITION),
     log:
         LAYOUT.log("summaries", "{model}", "{agent}-{scope}", "{condition}.log"),
+    benchmark:
+        bench("summarize_condition", "{model}/{agent}-{scope}-{condition}")
     conda:
         "../envs/swevis.yaml"
     params:

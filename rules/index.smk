@@ -13,7 +13,7 @@ rule index_repo:
     log:
         LAYOUT.log("index", "{repo_slug}@{sha}.log"),
     benchmark:
-        LAYOUT.log("index", "{repo_slug}@{sha}.benchmark.tsv")
+        bench("index_repo", "{repo_slug}@{sha}")
     conda:
         "../envs/swevis.yaml"
     params:
@@ -35,7 +35,7 @@ rule localization_table:
     log:
         LAYOUT.log("index", "localization_table.log"),
     benchmark:
-        LAYOUT.log("index", "localization_table.benchmark.tsv")
+        bench("localization_table")
     conda:
         "../envs/swevis.yaml"
     params:

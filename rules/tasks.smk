@@ -15,6 +15,8 @@ checkpoint sample_instances:
         summary=LAYOUT.table("instances.summary.json"),
     log:
         LAYOUT.log("tasks", "sample_instances.log"),
+    benchmark:
+        bench("sample_instances")
     conda:
         "../envs/swevis.yaml"
     params:
@@ -33,6 +35,8 @@ rule mirror_repo:
         manifest=LAYOUT.mirror_manifest("{repo_slug}"),
     log:
         LAYOUT.log("tasks", "mirror_{repo_slug}.log"),
+    benchmark:
+        bench("mirror_repo", "{repo_slug}")
     retries: 1
     conda:
         "../envs/swevis.yaml"
@@ -53,6 +57,8 @@ rule checkout_instance:
         manifest=LAYOUT.checkout_manifest("{instance}"),
     log:
         LAYOUT.log("tasks", "checkout_{instance}.log"),
+    benchmark:
+        bench("checkout_instance", "{instance}")
     conda:
         "../envs/swevis.yaml"
     params:
@@ -69,6 +75,8 @@ rule all_checkouts:
         done=LAYOUT.checkouts_done(),
     log:
         LAYOUT.log("tasks", "all_checkouts.log"),
+    benchmark:
+        bench("all_checkouts")
     conda:
         "../envs/swevis.yaml"
     script:

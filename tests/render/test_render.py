@@ -13,7 +13,7 @@ from swevis.render.ocr import char_accuracy, levenshtein
 from swevis.render.raster import visible_rows
 from swevis.render.wrap import CONTINUATION_MARK, break_points, segments
 from swevis.errors import SwevisError
-from swevis.analysis.single_read_io import study_costs, study_frontier, study_tables
+from swevis.analysis.single_read_io import study_costs, study_frontier, study_frontier_part, study_layouts, study_ocr, study_tables
 from swevis.analysis.single_read_windows import matplotlib_source_root, package_windows, sample_windows
 from swevis.tokens import image_tokens
 
@@ -294,8 +294,9 @@ def test_single_read_study_costs_tables_and_figure(tmp_path):
     pl.DataFrame(windows).write_parquet(tmp_path / "windows.parquet")
     backbones = {"qwen3.5": {"tokenizer": "qwen3", "image_family": "qwen3.5"}}
     cfg = filled_section("single_read", {"ratios": [1, 3], "seed": 0, "ocr": {"enabled": False}})
-    stats = study_costs(tmp_path / "windows.parquet", cfg, backbones, tmp_path / "costs.parquet", tmp_path / "stats.json")
+    stats = _costs(tmp_path, cfg, backbones)
     assert stats["renders"] == 4 and stats["windows"] == 2 and stats["ocr_protocol"] is None
+    assert stats["ocr_pages"] == 0 and stats["ocr_scope"] == "off"
 
     rows = pl.read_parquet(tmp_path / "costs.parquet").to_dicts()
     assert sorted((r["lines"], r["ratio"]) for r in rows) == [(10, 1.0), (10, 3.0), (40, 1.0), (40, 3.0)]
@@ -321,13 +322,25 @@ def test_single_read_study_takes_its_settings_from_the_validated_section(tmp_pat
     windows = [{"window_id": "w", "source": "synthetic", "path": "mod.py", "start_line": 1, "text": code, "n_lines": 20}]
     pl.DataFrame(windows).write_parquet(tmp_path / "windows.parquet")
     backbones = {"qwen3.5": {"tokenizer": "qwen3", "image_family": "qwen3.5"}}
-    partial = {"ratios": [1], "seed": 0, "render": {}, "ocr": {"enabled": False}}
+    partial = {"ratios": [1], "seed": 0, "render": {}, "ocr": {"enabled": True, "pages_per_cell": 1}}
     with pytest.raises(KeyError, match="rasterize_all"):
-        study_costs(tmp_path / "windows.parquet", partial, backbones, tmp_path / "c.parquet", tmp_path / "s.json")
+        study_layouts(tmp_path / "windows.parquet", partial, backbones, tmp_path / "l.parquet", tmp_path / "l.json")
+    with pytest.raises(KeyError, match="full"):
+        study_ocr(tmp_path / "windows.parquet", partial, "qwen3.5", backbones["qwen3.5"], tmp_path / "o.parquet")
     filled = filled_section("single_read", {"ratios": [1], "seed": 0, "ocr": {"enabled": False}})
     assert filled["rasterize_all"] is schema_defaults("single_read")["rasterize_all"] is False
-    stats = study_costs(tmp_path / "windows.parquet", filled, backbones, tmp_path / "c.parquet", tmp_path / "s.json")
+    stats = _costs(tmp_path, filled, backbones)
     assert stats["renders"] == 1 and stats["raster_s"] < 1e-3  # the layout alone, no page drawn
+
+
+def _costs(tmp_path, cfg, backbones, cache_dir=None):
+    """The workflow's cost jobs in turn: layouts, one OCR job per backbone, the gather."""
+    wins, layouts, lstats = tmp_path / "windows.parquet", tmp_path / "layouts.parquet", tmp_path / "layouts.json"
+    study_layouts(wins, cfg, backbones, layouts, lstats)
+    parts = [tmp_path / f"ocr-{b}.parquet" for b in backbones]
+    for (b, profile), part in zip(backbones.items(), parts):
+        study_ocr(wins, cfg, b, profile, part, cache_dir)
+    return study_costs(layouts, lstats, parts, cfg, backbones, tmp_path / "costs.parquet", tmp_path / "stats.json")
 
 
 def test_frontier_windows_come_from_installed_packages_by_a_seeded_rule(tmp_path, monkeypatch):
@@ -342,14 +355,15 @@ def test_frontier_windows_come_from_installed_packages_by_a_seeded_rule(tmp_path
         package_windows(["no_such_package_here"], 30, 1, 1)
 
     read = []
-    monkeypatch.setattr(study, "ocr_page_accuracy", lambda res, text, page: read.append(res.layout["font_px"]) or 0.95)
+    monkeypatch.setattr(study, "ocr_page_accuracy", lambda res, text, page, cache: read.append(res.layout["font_px"]) or 0.95)
     cfg = filled_section("single_read", {"seed": 3, "ocr": {"frontier_fonts": [7, 10], "frontier_windows": 2,
                                                           "frontier_pages": 1, "frontier_packages": ["requests", "jinja2"]}})
     backbones = {"qwen3.5": {"tokenizer": "qwen3", "image_family": "qwen3.5"}}
-    summary = study_frontier(cfg, backbones, tmp_path / "frontier.csv", tmp_path / "summary.json")
+    study_frontier_part(cfg, "qwen3.5", backbones["qwen3.5"], tmp_path / "part.parquet")
+    summary = study_frontier([tmp_path / "part.parquet"], cfg, backbones, tmp_path / "frontier.csv", tmp_path / "summary.json")
     rows = pl.read_csv(tmp_path / "frontier.csv").to_dicts()
     assert [r["font_px"] for r in rows] == [7, 10] and sorted(read) == [7, 10]
-    assert all(r["sources"] == "jinja2,requests" and r["lines"] == 100 and r["ocr_n"] == 1 for r in rows)
+    assert all(r["sources"] == "jinja2,requests" and r["lines"] == 100 and r["ocr_n"] == r["ocr_picked"] == 1 for r in rows)
     assert "whole pages" in rows[0]["ocr_protocol"] and "without line numbers" in rows[0]["ocr_protocol"]
     assert rows[0]["realized_ratio_median"] > rows[1]["realized_ratio_median"]
     assert summary["per_backbone"]["qwen3.5"]["guard_px"] == 7

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import random
 import statistics
@@ -9,81 +10,168 @@ import time
 
 from swevis import __version__
 from swevis.conditions import Condition
-from swevis.render.core import RenderResult, render_window
-from swevis.render.ocr import ocr_page_accuracy, protocol
+from swevis.render import raster
+from swevis.render.core import RenderResult, prepare_lines, render_window
+from swevis.render.ocr import OcrCache, ocr_page_accuracy, protocol
 from swevis.render.settings import RenderSettings
 from swevis.tokens import tokenizer_info
 
 log = logging.getLogger(__name__)
 
+OCR_MEASURED = "measured"
+OCR_NOT_SAMPLED = "not sampled"  # a seeded pick outside the default sample (single_read.ocr.full)
+
 
 # ---- costs --------------------------------------------------------------------------------
+#
+# The study is split so that only what a table reports is drawn: every render's layout is
+# computed undrawn (its token counts depend on the pages' sizes alone, swevis.tokens), and only
+# the seeded OCR pages are drawn and read, one job per backbone (`ocr_rows`), beside the
+# layouts job; `merge_ocr` joins them into costs.parquet.
 
 
-def run_costs(
+def layout_rows(
     windows: list[dict],
     ratios: list[float],
     backbones: dict[str, dict],
     settings: RenderSettings,
-    ocr: dict,
-    seed: int,
     rasterize_all: bool,
 ) -> tuple[list[dict], dict]:
-    """One row per window x ratio x backbone; OCR accuracy of one seeded whole page of each of
-    `ocr["pages_per_cell"]` seeded windows per cell (the protocol of swevis.render.ocr).
+    """One row per window x ratio x backbone from the undrawn layout (no OCR columns filled).
 
-    ocr: a validated single_read.ocr section; a partial one is filled through
-    swevis.config.filled_section.
-    Returns (rows, stats) with stats = wall time, windows/s, search and raster time.
+    rasterize_all: also draw every page (not kept), a check that costs time only.
+    Returns (rows, stats) with stats = wall time, renders/s, search and raster time.
     """
-    ocr_on = bool(ocr["enabled"])
+    rows: list[dict] = []
+    t_search = t_raster = 0.0
+    t0 = time.perf_counter()
+    for bname, b in backbones.items():
+        counted_by = tokenizer_info(b["tokenizer"])["counted_by"]
+        for r in ratios:
+            for w in windows:
+                res = render_window(
+                    w["path"], w["start_line"], w["text"], r, b["tokenizer"], b["image_family"], settings,
+                    rasterize=rasterize_all,
+                )
+                t_search += res.timings["search_s"]
+                t_raster += res.timings["raster_s"]
+                rows.append(_cost_row(w, w["n_lines"], float(r), bname, b, counted_by, res))
+    wall = time.perf_counter() - t0
+    stats = {
+        "renders": len(rows),
+        "windows": len(windows),
+        "wall_s": wall,
+        "renders_per_s": len(rows) / wall if wall else None,
+        "windows_per_s": len(windows) / wall if wall else None,
+        "search_s": t_search,
+        "raster_s": t_raster,
+    }
+    return _in_table_order(rows, windows, ratios, list(backbones)), stats
+
+
+def _in_table_order(rows: list[dict], windows: list[dict], ratios: list[float], backbones: list[str]) -> list[dict]:
+    """Rows in the order of the one-process study: backbone, ratio, window size, window."""
+    pos = {w["window_id"]: i for i, w in enumerate(windows)}
+    return sorted(
+        rows, key=lambda r: (backbones.index(r["backbone"]), ratios.index(r["ratio"]), r["lines"], pos[r["window_id"]])
+    )
+
+
+def in_ocr_sample(ocr: dict, lines: int) -> bool:
+    """Whether a Table 4 cell of `lines`-line windows is OCR'd: every cell under ocr.full, else
+    the cells of windows up to ocr.sample_max_lines lines (the default sample)."""
+    return bool(ocr["full"]) or lines <= int(ocr["sample_max_lines"])
+
+
+def ocr_picks(
+    windows: list[dict], ratios: list[float], bname: str, backbone: dict, settings: RenderSettings, ocr: dict, seed: int
+) -> list[dict]:
+    """The seeded OCR pages of one backbone: per cell (window size x ratio), `pages_per_cell`
+    windows and one page of each, drawn by the same seeded generator in the same order as
+    the one-process study did, so a cell measured here reads the very page it read.
+
+    Each pick: window (index), ratio, lines, page, measure (whether the cell is in the sample).
+    """
+    if not ocr["enabled"]:
+        return []
     per_cell = int(ocr["pages_per_cell"])
     by_size: dict[int, list[int]] = {}
     for i, w in enumerate(windows):
         by_size.setdefault(w["n_lines"], []).append(i)
-    rows: list[dict] = []
-    t_search = t_raster = t_ocr = 0.0
-    t0 = time.perf_counter()
-    for bname, b in backbones.items():
-        tok, fam = b["tokenizer"], b["image_family"]
-        counted_by = tokenizer_info(tok)["counted_by"]
-        for r in ratios:
-            for n, idxs in sorted(by_size.items()):
-                rng = random.Random(f"{seed}:ocr:{bname}:{r}:{n}")
-                ocr_pick = set(rng.sample(idxs, min(per_cell, len(idxs)))) if ocr_on else set()
-                for i in idxs:
-                    w = windows[i]
-                    need_pages = rasterize_all or i in ocr_pick
-                    res = render_window(
-                        w["path"], w["start_line"], w["text"], r, tok, fam, settings, rasterize=need_pages
-                    )
-                    t_search += res.timings["search_s"]
-                    t_raster += res.timings["raster_s"]
-                    acc = None
-                    if i in ocr_pick:
-                        t1 = time.perf_counter()
-                        acc = ocr_page_accuracy(res, w["text"], rng.randrange(len(res.pages)))
-                        t_ocr += time.perf_counter() - t1
-                    rows.append(_cost_row(w, n, float(r), bname, b, counted_by, res, acc))
-    wall = time.perf_counter() - t0
-    renders = len(rows)
-    stats = {
-        "renders": renders,
-        "windows": len(windows),
-        "wall_s": wall,
-        "renders_per_s": renders / wall if wall else None,
-        "windows_per_s": len(windows) / wall if wall else None,
-        "search_s": t_search,
-        "raster_s": t_raster,
-        "ocr_s": t_ocr,
-        "ocr_protocol": protocol() if ocr_on else None,
-    }
+    picks = []
+    for r in ratios:
+        for n, idxs in sorted(by_size.items()):
+            rng = random.Random(f"{seed}:ocr:{bname}:{r}:{n}")
+            chosen = set(rng.sample(idxs, min(per_cell, len(idxs))))
+            for i in idxs:  # window order: the page draws follow it
+                if i not in chosen:
+                    continue
+                w = windows[i]
+                res = render_window(
+                    w["path"], w["start_line"], w["text"], r, backbone["tokenizer"], backbone["image_family"],
+                    settings, rasterize=False,
+                )
+                page = rng.randrange(res.layout["pages"])
+                picks.append({"window": i, "ratio": float(r), "lines": n, "page": page, "measure": in_ocr_sample(ocr, n)})
+    return picks
+
+
+def draw_page(res: RenderResult, text: str, page: int, settings: RenderSettings) -> RenderResult:
+    """`res` with page `page` drawn (the others left None): each page is drawn on its own
+    image, so it is the very image `render_window(rasterize=True)` would have drawn."""
+    plan = res.plan
+    one = dataclasses.replace(plan, page_sizes=[plan.page_sizes[page]], page_columns=[plan.page_columns[page]])
+    pages: list = [None] * plan.pages
+    pages[page] = raster.rasterize(prepare_lines(text, settings.tab_size), res.start_line, res.path, one)[0]
+    return dataclasses.replace(res, pages=pages)
+
+
+def ocr_rows(
+    windows: list[dict], picks: list[dict], bname: str, backbone: dict, settings: RenderSettings,
+    cache: OcrCache | None,
+) -> tuple[list[dict], dict]:
+    """Draw and read the measured picks of one backbone; a pick outside the sample is kept as
+    'not sampled'. Returns (rows keyed by window_id, backbone, ratio; stats)."""
+    rows = []
+    t_raster = t_ocr = 0.0
+    for p in picks:
+        w = windows[p["window"]]
+        row = {"window_id": w["window_id"], "backbone": bname, "ratio": p["ratio"], "ocr_page": p["page"]}
+        if not p["measure"]:
+            rows.append(dict(row, ocr_accuracy=None, ocr_status=OCR_NOT_SAMPLED))
+            continue
+        t0 = time.perf_counter()
+        res = render_window(
+            w["path"], w["start_line"], w["text"], p["ratio"], backbone["tokenizer"], backbone["image_family"],
+            settings, rasterize=False,
+        )
+        res = draw_page(res, w["text"], p["page"], settings)
+        t1 = time.perf_counter()
+        acc = ocr_page_accuracy(res, w["text"], p["page"], cache)
+        t_raster += t1 - t0
+        t_ocr += time.perf_counter() - t1
+        rows.append(dict(row, ocr_accuracy=acc, ocr_status=OCR_MEASURED))
+        log.info("OCR %s r=%g %d lines page %d: %.3f", bname, p["ratio"], p["lines"], p["page"], acc)
+    measured = sum(1 for r in rows if r["ocr_status"] == OCR_MEASURED)
+    stats = {"ocr_pages": measured, "ocr_not_sampled": len(rows) - measured, "ocr_raster_s": t_raster, "ocr_s": t_ocr}
+    if cache is not None:
+        stats.update(ocr_cache_hits=cache.hits, ocr_cache_misses=cache.misses)
     return rows, stats
 
 
-def _cost_row(
-    w: dict, n: int, ratio: float, bname: str, backbone: dict, counted_by: str, res: RenderResult, acc: float | None
-) -> dict:
+def merge_ocr(rows: list[dict], ocr: list[dict]) -> list[dict]:
+    """The layout rows with the OCR columns of their picks (a render nobody picked: None)."""
+    by_key = {(o["window_id"], o["backbone"], o["ratio"]): o for o in ocr}
+    out = []
+    for r in rows:
+        o = by_key.get((r["window_id"], r["backbone"], r["ratio"]), {})
+        out.append(
+            dict(r, ocr_accuracy=o.get("ocr_accuracy"), ocr_page=o.get("ocr_page"), ocr_status=o.get("ocr_status"))
+        )
+    return out
+
+
+def _cost_row(w: dict, n: int, ratio: float, bname: str, backbone: dict, counted_by: str, res: RenderResult) -> dict:
     """One costs.parquet row: the window, the backbone, the layout chosen and its timings."""
     L = res.layout
     return {
@@ -114,7 +202,6 @@ def _cost_row(
         "floor_bound": L["floor_bound"],
         "search_mode": L["search_mode"],
         "message_overhead_c0": L["message_overhead_c0"],
-        "ocr_accuracy": acc,
         "search_s": res.timings["search_s"],
         "raster_s": res.timings["raster_s"],
         "swevis_version": __version__,
@@ -133,7 +220,8 @@ def table4(rows: list[dict], backbone: str, ratios: list[float]) -> tuple[list[d
 
     A cell where the readability guard kept some windows from the budget is marked
     '[guard k/N]'; where the family's smallest image is above the budget, '[floor k/N]'.
-    Returns (table rows, OCR rows: median/mean OCR accuracy of the sampled pages per cell).
+    Returns (table rows, OCR rows: median OCR accuracy of the sampled pages per cell and, per
+    row, `ocr_pages`, how many pages were OCR'd).
     """
     sel = [r for r in rows if r["backbone"] == backbone]
     sizes = sorted({r["lines"] for r in sel})
@@ -157,13 +245,22 @@ def table4(rows: list[dict], backbone: str, ratios: list[float]) -> tuple[list[d
             if fl:
                 cell += f" [floor {fl}/{len(c)}]"
             out[_ratio_label(ratio)] = cell
-            accs = [r["ocr_accuracy"] for r in c if r["ocr_accuracy"] is not None]
-            o[_ratio_label(ratio)] = (
-                f"{statistics.median(accs):.3f} (n={len(accs)})" if accs else "n/a"
-            )
+            o[_ratio_label(ratio)] = _ocr_cell(c)
+        o["ocr_pages"] = sum(1 for r in cell_rows if r.get("ocr_status") == OCR_MEASURED)
         table.append(out)
         ocr_rows.append(o)
     return table, ocr_rows
+
+
+def _ocr_cell(cell: list[dict]) -> str:
+    """'median (n=k)' of the cell's OCR'd pages; 'not sampled' where its seeded pages lie
+    outside the default sample (single_read.ocr.full reads them); 'n/a' where OCR is off."""
+    accs = [r["ocr_accuracy"] for r in cell if r["ocr_accuracy"] is not None]
+    if accs:
+        return f"{statistics.median(accs):.3f} (n={len(accs)})"
+    if any(r.get("ocr_status") == OCR_NOT_SAMPLED for r in cell):
+        return OCR_NOT_SAMPLED
+    return "n/a"
 
 
 def figure3(rows: list[dict], backbones: list[str], ratios: list[float], out_path: str) -> None:
@@ -205,58 +302,67 @@ def frontier(
     settings: RenderSettings,
     ocr: dict,
     seed: int,
+    cache: OcrCache | None = None,
 ) -> list[dict]:
     """For each backbone and font size: the realized ratio the windows reach at that size (the
     cheapest layout with that font, the guard lifted) and the OCR accuracy at that size.
 
     OCR: one seeded page, read whole as the model is sent it, of each of
-    `ocr["frontier_pages"]` seeded windows (the protocol of swevis.render.ocr).
+    `ocr["frontier_pages"]` seeded windows (the protocol of swevis.render.ocr); without
+    ocr.full, only the first `ocr["sample_frontier_pages"]` of them (in window order) are
+    read, and `ocr_n` says how many were. Layouts are computed undrawn; only read pages are
+    drawn. One backbone is one job of the workflow; the rows do not depend on the others.
     """
-    n_ocr = int(ocr["frontier_pages"])
     out = []
     for bname, b in backbones.items():
-        tok, fam = b["tokenizer"], b["image_family"]
         for f in fonts:
-            rng = random.Random(f"{seed}:frontier:{bname}:{f}")
-            pick = set(rng.sample(range(len(windows)), min(n_ocr, len(windows))))
-            ratios, accs, pages, tokens, texts = [], [], [], [], []
-            for i, w in enumerate(windows):
-                res = render_window(
-                    w["path"], w["start_line"], w["text"], 1e6, tok, fam, settings,
-                    fonts=[f], guard=0.0, rasterize=i in pick,
-                )
-                L = res.layout
-                ratios.append(L["realized_ratio"])
-                pages.append(L["pages"])
-                tokens.append(L["image_tokens"])
-                texts.append(L["text_tokens"])
-                if i in pick:
-                    page = rng.randrange(len(res.pages))
-                    accs.append(ocr_page_accuracy(res, w["text"], page))
-            out.append(
-                {
-                    "backbone": bname,
-                    "image_family": fam,
-                    "tokenizer": tok,
-                    "counted_by": tokenizer_info(tok)["counted_by"],
-                    "lines": windows[0]["n_lines"] if windows else None,
-                    "font_px": f,
-                    "windows": len(windows),
-                    "sources": ",".join(sorted({w["source"] for w in windows})),
-                    "realized_ratio_median": statistics.median(ratios),
-                    "realized_ratio_mean": statistics.fmean(ratios),
-                    "image_tokens_mean": statistics.fmean(tokens),
-                    "text_tokens_mean": statistics.fmean(texts),
-                    "pages_mean": statistics.fmean(pages),
-                    "ocr_median": statistics.median(accs) if accs else None,
-                    "ocr_min": min(accs) if accs else None,
-                    "ocr_n": len(accs),
-                    "ocr_protocol": protocol(),
-                    "swevis_version": __version__,
-                }
-            )
+            out.append(_frontier_row(windows, f, bname, b, settings, ocr, seed, cache))
             log.info("frontier %s f=%.1f ratio=%.2f ocr=%s", bname, f, out[-1]["realized_ratio_median"], out[-1]["ocr_median"])
     return out
+
+
+def _frontier_row(
+    windows: list[dict], f: float, bname: str, b: dict, settings: RenderSettings, ocr: dict, seed: int,
+    cache: OcrCache | None,
+) -> dict:
+    """One frontier.csv row: one backbone at one font size."""
+    tok, fam = b["tokenizer"], b["image_family"]
+    rng = random.Random(f"{seed}:frontier:{bname}:{f}")
+    pick = set(rng.sample(range(len(windows)), min(int(ocr["frontier_pages"]), len(windows))))
+    n_read = len(pick) if ocr["full"] else min(len(pick), int(ocr["sample_frontier_pages"]))
+    ratios, accs, pages, tokens, texts = [], [], [], [], []
+    for i, w in enumerate(windows):
+        res = render_window(w["path"], w["start_line"], w["text"], 1e6, tok, fam, settings, fonts=[f], guard=0.0, rasterize=False)
+        L = res.layout
+        ratios.append(L["realized_ratio"])
+        pages.append(L["pages"])
+        tokens.append(L["image_tokens"])
+        texts.append(L["text_tokens"])
+        if i in pick:
+            page = rng.randrange(L["pages"])  # drawn for every pick, in window order, read or not
+            if len(accs) < n_read:
+                accs.append(ocr_page_accuracy(draw_page(res, w["text"], page, settings), w["text"], page, cache))
+    return {
+        "backbone": bname,
+        "image_family": fam,
+        "tokenizer": tok,
+        "counted_by": tokenizer_info(tok)["counted_by"],
+        "lines": windows[0]["n_lines"] if windows else None,
+        "font_px": f,
+        "windows": len(windows),
+        "sources": ",".join(sorted({w["source"] for w in windows})),
+        "realized_ratio_median": statistics.median(ratios),
+        "realized_ratio_mean": statistics.fmean(ratios),
+        "image_tokens_mean": statistics.fmean(tokens),
+        "text_tokens_mean": statistics.fmean(texts),
+        "pages_mean": statistics.fmean(pages),
+        "ocr_median": statistics.median(accs) if accs else None,
+        "ocr_min": min(accs) if accs else None,
+        "ocr_n": len(accs),
+        "ocr_picked": len(pick),
+        "ocr_protocol": protocol(),
+        "swevis_version": __version__,
+    }
 
 
 def frontier_summary(rows: list[dict], thresholds=(0.93, 0.90), *, guard_threshold: float) -> dict:

@@ -11,8 +11,19 @@ import polars as pl
 from swevis import __version__
 from swevis.fsutil import atomic_path, write_json_atomic
 from swevis.provenance import provenance
+from swevis.render.ocr import OcrCache, protocol
 from swevis.render.settings import RenderSettings
-from swevis.analysis.single_read import figure3, frontier, frontier_summary, run_costs, table4
+from swevis.analysis.single_read import (
+    OCR_MEASURED,
+    figure3,
+    frontier,
+    frontier_summary,
+    layout_rows,
+    merge_ocr,
+    ocr_picks,
+    ocr_rows,
+    table4,
+)
 from swevis.analysis.table_csv import write_table_csv
 from swevis.analysis.single_read_windows import matplotlib_source_root, package_windows, sample_windows
 
@@ -57,22 +68,76 @@ def sample_study_windows(checkouts_json, cfg: dict, out_path) -> int:
     return len(wins)
 
 
-def study_costs(windows_path, cfg: dict, backbones: dict, out_path, stats_path) -> dict:
+def _ocr_cache(cache_dir) -> OcrCache | None:
+    return OcrCache(cache_dir) if cache_dir else None
+
+
+def study_layouts(windows_path, cfg: dict, backbones: dict, out_path, stats_path) -> dict:
+    """Every window x ratio x backbone laid out, undrawn: the token columns of costs.parquet."""
     wins = _read_rows(windows_path)
     settings = RenderSettings.from_config(cfg["render"])
-    rows, stats = run_costs(
-        wins,
-        [float(r) for r in cfg["ratios"]],
-        backbones,
-        settings,
-        ocr=cfg["ocr"],
-        seed=int(cfg["seed"]),
-        rasterize_all=bool(cfg["rasterize_all"]),
+    rows, stats = layout_rows(
+        wins, [float(r) for r in cfg["ratios"]], backbones, settings, rasterize_all=bool(cfg["rasterize_all"])
     )
     _write_parquet(rows, out_path)
+    write_json_atomic(stats_path, stats)
+    return stats
+
+
+def study_ocr(windows_path, cfg: dict, bname: str, backbone: dict, out_path, cache_dir=None) -> dict:
+    """The seeded OCR pages of one backbone's Table 4 cells, drawn and read (single_read.ocr)."""
+    wins = _read_rows(windows_path)
+    settings = RenderSettings.from_config(cfg["render"])
+    ocr = cfg["ocr"]
+    picks = ocr_picks(wins, [float(r) for r in cfg["ratios"]], bname, backbone, settings, ocr, int(cfg["seed"]))
+    log.info("%s: %d OCR picks, %d in the sample", bname, len(picks), sum(p["measure"] for p in picks))
+    rows, stats = ocr_rows(wins, picks, bname, backbone, settings, _ocr_cache(cache_dir))
+    schema = {"window_id": pl.Utf8, "backbone": pl.Utf8, "ratio": pl.Float64, "ocr_page": pl.Int64,
+              "ocr_accuracy": pl.Float64, "ocr_status": pl.Utf8}
+    with atomic_path(out_path) as tmp:
+        pl.DataFrame(rows, schema=schema).write_parquet(tmp)
+    return stats
+
+
+def study_costs(layouts_path, layout_stats_path, ocr_paths, cfg: dict, backbones: dict, out_path, stats_path) -> dict:
+    """costs.parquet: the layouts joined with the OCR pages of every backbone (the gather)."""
+    ocr = [r for p in ocr_paths for r in _read_rows(p)]
+    rows = merge_ocr(_read_rows(layouts_path), ocr)
+    _write_parquet(rows, out_path)
+    stats = json.loads(Path(layout_stats_path).read_text())
+    measured = [r for r in ocr if r["ocr_status"] == OCR_MEASURED]
+    stats.update(
+        ocr_pages=len(measured),
+        ocr_not_sampled=len(ocr) - len(measured),
+        ocr_scope=ocr_scope(cfg["ocr"]),
+        ocr_protocol=protocol() if cfg["ocr"]["enabled"] else None,
+    )
+    settings = RenderSettings.from_config(cfg["render"])
     stats.update(provenance(cfg, backbones=backbones, render_settings=settings.to_dict()))
     write_json_atomic(stats_path, stats)
     return stats
+
+
+def ocr_scope(ocr: dict) -> str:
+    """What Table 4's OCR numbers rest on, in words (costs.stats.json)."""
+    if not ocr["enabled"]:
+        return "off"
+    if ocr["full"]:
+        return "full: the seeded pages of every Table 4 cell"
+    return (
+        f"default sample: the seeded pages of the Table 4 cells of windows up to {ocr['sample_max_lines']} lines "
+        "(single_read.ocr.full: true reads every cell)"
+    )
+
+
+def frontier_ocr_scope(ocr: dict) -> str:
+    """What the frontier's OCR numbers rest on, in words (frontier_summary.json)."""
+    if ocr["full"]:
+        return f"full: {ocr['frontier_pages']} seeded pages per font and backbone"
+    return (
+        f"default sample: {ocr['sample_frontier_pages']} of the {ocr['frontier_pages']} seeded pages per font and "
+        "backbone (single_read.ocr.full: true reads them all)"
+    )
 
 
 def study_tables(costs_path, ratios, backbones: list[str], table4_path, per_backbone, ocr_paths, figure_path) -> None:
@@ -96,20 +161,29 @@ def study_tables(costs_path, ratios, backbones: list[str], table4_path, per_back
         figure3(rows, backbones, ratios, str(tmp))
 
 
-def study_frontier(cfg: dict, backbones: dict, out_path, summary_path) -> dict:
-    """The readability frontier on windows of installed packages (single_read.ocr.frontier_*)."""
+def study_frontier_part(cfg: dict, bname: str, backbone: dict, out_path, cache_dir=None) -> list[dict]:
+    """The readability frontier of one backbone on windows of installed packages."""
     ocr = cfg["ocr"]
     wins = package_windows(
         list(ocr["frontier_packages"]), int(ocr["frontier_lines"]), int(ocr["frontier_windows"]), int(cfg["seed"])
     )
     settings = RenderSettings.from_config(cfg["render"])
     fonts = [float(f) for f in ocr["frontier_fonts"]]
-    rows = frontier(wins, fonts, backbones, settings, ocr, seed=int(cfg["seed"]))
+    rows = frontier(wins, fonts, {bname: backbone}, settings, ocr, seed=int(cfg["seed"]), cache=_ocr_cache(cache_dir))
+    _write_parquet(rows, out_path)
+    return rows
+
+
+def study_frontier(part_paths, cfg: dict, backbones: dict, out_path, summary_path) -> dict:
+    """frontier.csv (the backbones' rows in their order) and the guard each one justifies."""
+    rows = [r for p in part_paths for r in _read_rows(p)]
     write_table_csv(rows, out_path)
-    summary = frontier_summary(rows, guard_threshold=float(ocr["guard_threshold"]))
+    settings = RenderSettings.from_config(cfg["render"])
+    summary = frontier_summary(rows, guard_threshold=float(cfg["ocr"]["guard_threshold"]))
     summary = {
         "per_backbone": summary,
         "configured_guard_px": settings.min_font_px,
+        "ocr_scope": frontier_ocr_scope(cfg["ocr"]),
         **provenance(cfg, backbones=backbones),
     }
     write_json_atomic(summary_path, summary)

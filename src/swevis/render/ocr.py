@@ -18,13 +18,18 @@ is read the way the model sees it.
 from __future__ import annotations
 
 import functools
+import hashlib
+import io
+import json
 import logging
 import threading
 from importlib.metadata import version
+from pathlib import Path
 
 import numpy as np
 
 from swevis.errors import SwevisError
+from swevis.fsutil import write_atomic
 from swevis.render.core import RenderResult, prepare_lines
 from swevis.render.raster import visible_rows
 
@@ -91,6 +96,51 @@ def rapidocr_version() -> str:
         return "unknown"
 
 
+def _onnxruntime_version() -> str:
+    try:
+        return version("onnxruntime")
+    except Exception:  # pragma: no cover
+        return "unknown"
+
+
+class OcrCache:
+    """rapidocr's words of a page, kept on disk by page content, so that a rerun (or a second
+    cell that draws the very same page) reads no page twice.
+
+    The key is the SHA-256 of the page's PNG bytes (the image as it is sent) together with the
+    OCR protocol, which names the rapidocr version, and the onnxruntime version: a new engine
+    reads every page again. Entries are small JSON files under `folder/<2 hex>/<key>.json`,
+    written atomically (jobs that run side by side may share the folder).
+    """
+
+    def __init__(self, folder: str | Path):
+        self.folder = Path(folder)
+        self.hits = 0
+        self.misses = 0
+
+    def key(self, image) -> str:
+        buf = io.BytesIO()
+        image.save(buf, format="PNG", optimize=False)
+        h = hashlib.sha256(buf.getvalue())
+        h.update(f"\0{protocol()}\0onnxruntime {_onnxruntime_version()}".encode())
+        return h.hexdigest()
+
+    def words(self, image) -> list[tuple[float, float, str]]:
+        """`ocr_words(image)`, from the cache when this page was read before."""
+        path = self.folder / (k := self.key(image))[:2] / f"{k}.json"
+        try:
+            words = [tuple(w) for w in json.loads(path.read_text())["words"]]
+            self.hits += 1
+            return words
+        except (OSError, ValueError, KeyError, TypeError):
+            pass  # absent or unreadable: read the page (a damaged entry is rewritten)
+        words = ocr_words(image)
+        self.misses += 1
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(path, json.dumps({"protocol": protocol(), "words": words}))
+        return words
+
+
 _lock = threading.Lock()
 
 
@@ -127,13 +177,17 @@ def ocr_words(image) -> list[tuple[float, float, str]]:
     return out
 
 
-def read_code_columns(image, columns: list[tuple[float, float]], line_height: float) -> list[str]:
+def read_code_columns(
+    image, columns: list[tuple[float, float]], line_height: float, cache: OcrCache | None = None
+) -> list[str]:
     """OCR a whole page and return the code text of each column, the gutter dropped.
 
     columns: per text column, (x where its gutter starts, x where its code starts) in page px.
+    cache: where words of pages read before are kept (None: read the page).
     """
     rows_by_col: list[list[tuple[float, float, str]]] = [[] for _ in columns]
-    for y, x, txt in ocr_words(image):
+    words = cache.words(image) if cache is not None else ocr_words(image)
+    for y, x, txt in words:
         col = max((i for i, (g0, _) in enumerate(columns) if g0 <= x), default=0)
         if x < columns[col][1]:
             continue  # a line number or continuation mark
@@ -152,9 +206,10 @@ def _rows_in_order(words: list[tuple[float, float, str]], line_height: float) ->
     return "\n".join(" ".join(t for _, _, t in sorted(r, key=lambda b: b[1])) for r in rows)
 
 
-def ocr_page_accuracy(result: RenderResult, text: str, page: int) -> float:
+def ocr_page_accuracy(result: RenderResult, text: str, page: int, cache: OcrCache | None = None) -> float:
     """OCR accuracy of one whole rendered page over its code text, gutter excluded on both
-    sides (the protocol of swevis.render.ocr): what the model is shown, read as it is shown."""
+    sides (the protocol of swevis.render.ocr): what the model is shown, read as it is shown.
+    Only `result.pages[page]` needs to be drawn."""
     plan = result.plan
     lines = prepare_lines(text)
     colw = (plan.gutter + plan.wrap) * plan.advance + 2.0 * plan.advance  # raster.py's column pitch
@@ -162,5 +217,5 @@ def ocr_page_accuracy(result: RenderResult, text: str, page: int) -> float:
     # a word belongs to the gutter when its centre is left of the separator space's middle
     geometry = [(plan.margin + c * colw, plan.margin + c * colw + (plan.gutter - 0.5) * plan.advance) for c in range(ncols)]
     ref = "\n".join(r[plan.gutter :] for c in range(ncols) for r in visible_rows(lines, result.start_line, plan, page, c))
-    hyp = "\n".join(read_code_columns(result.pages[page], geometry, plan.line_px))
+    hyp = "\n".join(read_code_columns(result.pages[page], geometry, plan.line_px, cache))
     return char_accuracy(ref, hyp)
