@@ -60,6 +60,8 @@ for _name, _source in REPORT_VIEWS.items():
             },
         log:
             LAYOUT.log("report", f"{_name}.log"),
+        benchmark:
+            bench("report_view", _name)
         conda:
             "../envs/swevis.yaml"
         params:
@@ -95,6 +97,8 @@ rule report_counterfactual_views:
         ),
     log:
         LAYOUT.log("report", "counterfactual-{cfset}-views.log"),
+    benchmark:
+        bench("report_counterfactual_views", "{cfset}")
     wildcard_constraints:
         cfset="|".join(COUNTERFACTUAL_SETS),
     conda:
