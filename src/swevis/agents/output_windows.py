@@ -455,11 +455,16 @@ def _swe_viewer(lines: list[Line]) -> list[RecordedWindow]:
             body.append((lines[j], m))
             j += 1
         if body:
-            path = header.group(1).removeprefix(SWEBENCH_ROOT)
-            w = _window(path, [int(m.group(1)) for _, m in body], [m.group(2) for _, m in body],
-                        (body[0][0][0], body[-1][0][1]), True)
-            windows += [w] if w else []
+            windows += _numbered_window(header.group(1), body)
     return windows
+
+
+def _numbered_window(path: str, body: list) -> list[RecordedWindow]:
+    """The window a viewer's numbered lines show (`body`: (line, match of number and text)
+    pairs), as a list of none or one."""
+    w = _window(path.removeprefix(SWEBENCH_ROOT), [int(m.group(1)) for _, m in body], [m.group(2) for _, m in body],
+                (body[0][0][0], body[-1][0][1]), True)
+    return [w] if w else []
 
 
 def _editor_views(lines: list[Line]) -> list[RecordedWindow]:
@@ -477,10 +482,7 @@ def _editor_views(lines: list[Line]) -> list[RecordedWindow]:
                 break
             body.append((line, m))
         if body:
-            path = header.group(1).removeprefix(SWEBENCH_ROOT)
-            w = _window(path, [int(m.group(1)) for _, m in body], [m.group(2) for _, m in body],
-                        (body[0][0][0], body[-1][0][1]), True)
-            windows += [w] if w else []
+            windows += _numbered_window(header.group(1), body)
     return windows
 
 
