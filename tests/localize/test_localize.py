@@ -320,13 +320,14 @@ def test_a_folded_definition_keeps_its_own_features(tmp_path):
     """When the enclosing definition was no candidate, folding gives it its own features too
     (each feature the larger of its own and the local function's), not only its flags."""
     from swevis.localize.dloc import _fold_local_functions, _Scores, localize_options
+    from swevis.localize.spans import SourceLines
 
     repo, idx = indexed_repo(tmp_path, {"pkg/__init__.py": "", "pkg/fmt.py": (
         "def render(rows):\n    def emit(width):\n        return '-' * width\n    return emit(3)\n")})
     with idx:
         emit = next(s for s in idx.symbols_by_name("emit"))
         render = next(s for s in idx.symbols_by_name("render"))
-        sc = _Scores(idx, localize_options(None))
+        sc = _Scores(idx, localize_options(None), SourceLines(repo))
         sc.add_sym(emit, 2.0, "identifier `emit`")
         feats = {emit.id: {"symptom": 0.2, "walk": 0.9, "is_private": 0.0}}
         own = {render.id: {"symptom": 0.7, "walk": 0.1, "is_private": 0.0, "is_class": 0.0}}

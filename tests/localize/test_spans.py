@@ -119,11 +119,12 @@ def test_w_file_symbol_lets_the_best_symbol_lift_its_file(tmp_path):
     """A file the heuristic ranks second but whose symbol ranks first comes first with
     w_file_symbol > 0; 0 keeps the heuristic file order."""
     from swevis.localize.dloc import _file_scores, localize_options, _Scores
+    from swevis.localize.spans import SourceLines
 
     repo, idx = indexed_repo(tmp_path, {"ledger/__init__.py": "", "ledger/report.py": REPORT})
     with idx:
         render = next(iter(idx.symbols_by_name("render_report")))
-        sc = _Scores(idx, localize_options(None))
+        sc = _Scores(idx, localize_options(None), SourceLines(repo))
         sc.syms[render.id] = render
         sc.file = {"ledger/__init__.py": 2.0, "ledger/report.py": 1.5}
         sym = {render.id: 0.9}

@@ -67,9 +67,10 @@ def resolve_path(index: RepoIndex, path: str) -> str | None:
 
 
 class _Scores:
-    def __init__(self, index: RepoIndex, o: dict):
+    def __init__(self, index: RepoIndex, o: dict, source: SourceLines):
         self.index = index
         self.o = o
+        self.source = source  # the candidates' files, read once for features and spans
         self.sym: dict[int, float] = {}
         self.sym_ev: dict[int, list[str]] = {}
         self.syms: dict[int, Symbol] = {}
@@ -369,8 +370,7 @@ def localize_issue(
     files = sorted(file_scores.items(), key=lambda kv: (-kv[1], kv[0]))[:top_k]
     syms = sorted(sym.items(), key=lambda kv: (-kv[1], sc.syms[kv[0]].path, sc.syms[kv[0]].start_line))[:top_k]
     ranked = [(sc.syms[sid], v) for sid, v in syms]
-    spans = _ranked_spans(sc.spans, ranked, _issue_text(issue_text, query, o), top_k,
-                          repo_dir if repo_dir is not None else index.meta.get("repo_dir"), o)
+    spans = _ranked_spans(sc.spans, ranked, _issue_text(issue_text, query, o), top_k, sc.source, o)
     out = [Candidate("file", p, None, None, None, round(v, 4), sc.file_ev.get(p, [])[:6]) for p, v in files]
     for sid, v in syms:
         s = sc.syms[sid]
@@ -395,7 +395,7 @@ def _file_scores(sc: "_Scores", sym: dict[int, float], o: dict) -> dict[str, flo
 
 
 def _ranked_spans(trace_spans: list[Candidate], ranked: list[tuple[Symbol, float]], text: str, top_k: int,
-                  repo_dir: str | Path | None, o: dict) -> list[Candidate]:
+                  source: SourceLines, o: dict) -> list[Candidate]:
     """Traceback/file-line spans (by heuristic score), then a span inside each ranked symbol
     that overlaps none before it, in the symbols' order; up to top_k.
 
@@ -405,7 +405,6 @@ def _ranked_spans(trace_spans: list[Candidate], ranked: list[tuple[Symbol, float
     spans = sorted(trace_spans, key=lambda c: -c.score)[:top_k]
     floor = min((c.score for c in spans), default=1.0)
     words, quoted = issue_terms(text or "", extract_hints(text or ""))
-    source = SourceLines(repo_dir)
     n = len(ranked)
     for i, (s, _v) in enumerate(ranked):
         if len(spans) >= top_k:
@@ -458,7 +457,7 @@ def issue_evidence(
     o = localize_options(options)
     text = _issue_text(issue_text, query, o)
     hints = extract_hints(text)
-    sc = _Scores(index, o)
+    sc = _Scores(index, o, SourceLines(repo_dir if repo_dir is not None else index.meta.get("repo_dir")))
     _frame_evidence(index, sc, hints, o)
     _mention_evidence(index, sc, hints, o)
     _identifier_evidence(index, sc, hints, o)
@@ -481,8 +480,7 @@ def issue_evidence(
         if sc.syms[sid].kind == "class":
             sc.sym[sid] *= o["final_class_factor"]
     feats = _symbol_features(index, sc, relevance, walked, o)
-    source = SourceLines(repo_dir if repo_dir is not None else index.meta.get("repo_dir"))
-    _own_text_features(sc, feats, text, hints, source)
+    _own_text_features(sc, feats, text, hints, sc.source)
     return sc, feats
 
 
@@ -778,8 +776,8 @@ def bm25_baseline(index: RepoIndex, issue_text: str, top_k: int = 10, repo_dir: 
             if s is not None:
                 syms.append(Candidate("symbol", s.path, s.qualname, s.start_line, s.end_line, round(h.score, 4), ev))
                 ranked.append((s, h.score))
-    spans = _ranked_spans([], ranked, issue_text or "", top_k,
-                          repo_dir if repo_dir is not None else index.meta.get("repo_dir"), localize_options(options))
+    source = SourceLines(repo_dir if repo_dir is not None else index.meta.get("repo_dir"))
+    spans = _ranked_spans([], ranked, issue_text or "", top_k, source, localize_options(options))
     out = list(files.values())[:top_k] + syms + spans
     out.sort(key=lambda c: -c.score)
     return out
