@@ -1,6 +1,6 @@
 """Snakemake adapter: summary.json of one condition (accuracy over valid environments, tokens, cost, per-run rows)."""
 
-from swevis.analysis.build import summarize_condition
+from swevis.analysis.summary import summarize_condition
 from swevis.logutil import script_logging
 from swevis.paths import ConditionKey, ResultsLayout
 

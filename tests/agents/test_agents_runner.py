@@ -13,7 +13,7 @@ from swevis.sandbox.environments import EnvironmentRefused, make_environment
 from swevis.agents.runner import RunSpec, prelocalize, run_instance
 from swevis.agents.tools import PlanError, validate_plan
 from swevis.config import schema_defaults
-from swevis.harness import evaluate_patch
+from swevis.harness.local import evaluate_patch
 from swevis.models import make_model
 
 # the environment options as the runner passes them (the validated agents settings): the schema's defaults

@@ -105,7 +105,7 @@ def test_verification_catches_a_patch_that_breaks_pass_to_pass(setup, tmp_path):
     assert len(submit_steps) == 2 and submit_steps[0]["observation"]["kind"] == "text"
     patch = (tmp_path / "v" / "patch.diff").read_text()
     assert "end=self.as_of" in patch
-    from swevis.harness import evaluate_patch
+    from swevis.harness.local import evaluate_patch
 
     assert evaluate_patch(setup["row"], patch, mirror=setup["mirror"])["resolved"]
 

@@ -237,7 +237,7 @@ def test_figures_are_pngs(tree, tmp_path):
 
 
 def test_summarize_condition_uses_config_thresholds(tree, tmp_path):
-    from swevis.analysis.build import summarize_condition
+    from swevis.analysis.summary import summarize_condition
 
     root, _ = tree
     cdir = root / "runs" / "qwen3.5" / "let-normal" / "text"

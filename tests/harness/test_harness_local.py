@@ -2,7 +2,7 @@ from pathlib import Path
 
 import pytest
 
-from swevis.harness import apply_patch, evaluate_patch, resolve_log_parser, resolve_test_cmd
+from swevis.harness.local import apply_patch, evaluate_patch, resolve_log_parser, resolve_test_cmd
 from swevis.paths import eval_path
 
 

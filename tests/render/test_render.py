@@ -452,3 +452,14 @@ def test_pages_cost_at_most_the_budget_when_a_layout_can():
                                        rasterize=False).layout
             over += straddling["image_tokens"] > straddling["budget"]
     assert over > 0  # the cap changes what is chosen
+
+
+def test_python_files_get_the_lexer_pygments_would_choose():
+    """wrap._lexer skips Pygments' filename search for Python files; the choice is the same."""
+    from pygments.lexers import get_lexer_for_filename
+
+    from swevis.render.wrap import lexer_for
+
+    for path in ("pkg/mod.py", "stubs/mod.pyi", "setup.py"):
+        assert type(lexer_for(path)) is type(get_lexer_for_filename(path.rsplit("/", 1)[-1]))
+    assert type(lexer_for("Makefile")).__name__ == "MakefileLexer"  # other names still searched

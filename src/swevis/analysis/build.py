@@ -12,10 +12,9 @@ from typing import Any, Iterable
 import polars as pl
 
 from swevis.analysis.figures import ACTION_FIGURES, coverage_figure, action_figure
-from swevis.analysis.load import read_summaries, write_condition_summary
+from swevis.analysis.load import read_summaries
 from swevis.analysis.table_csv import write_table_csv
 from swevis.analysis.tables import calibration_table, frame, main_table, mcnemar_table, settings_from_config, table3
-from swevis.provenance import provenance
 
 TABLE_OUTPUTS = ("table1", "table1_long", "table2", "table2_long", "table3", "stats_mcnemar", "calibration")
 
@@ -78,23 +77,3 @@ def build_figures(summary_paths: Iterable[str | Path], config: dict[str, Any], o
     return paths
 
 
-def summarize_condition(
-    condition_dir: str | Path,
-    instances_path: str | Path,
-    config: dict[str, Any],
-    out_path: str | Path | None = None,
-    validation: str | Path | None = None,
-) -> dict[str, Any]:
-    """The per-condition rule: summary.json from the condition's run folders, with the
-    Table 3 coverage thresholds of `analysis.coverage` (recorded as the provenance) and the
-    environment validation report (invalid instances leave accuracy)."""
-    coverage = settings_from_config(config)["coverage"]
-    return write_condition_summary(
-        condition_dir,
-        instances_path,
-        out_path,
-        coverage_high=float(coverage["high"]),
-        coverage_mid=float(coverage["mid"]),
-        provenance=provenance({"analysis": {"coverage": coverage}}),
-        validation=validation,
-    )

@@ -26,7 +26,7 @@ import polars as pl
 
 from swevis.errors import SwevisError
 from swevis.fsutil import write_json_atomic
-from swevis.harness.validate import read_validation
+from swevis.harness.records import read_validation
 from swevis.paths import ResultsLayout, eval_path, run_path
 from swevis.localize import coverage_bucket, evidence_coverage
 

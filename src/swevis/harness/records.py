@@ -1,12 +1,16 @@
 """The eval.json record both backends write, and the checks around it: a missing patch, and a
-harness failure that must fail the job rather than become a verdict."""
+harness failure that must fail the job rather than become a verdict; and the reader of the
+environment validation report (the summaries read it without the harness's engines)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 from swevis.errors import InfrastructureError, SwevisError
+
+VALIDATION_FORMAT = "swevis-validation-1"
 
 
 def new_eval_record(instance_id: str, harness: str) -> dict[str, Any]:
@@ -52,3 +56,15 @@ def read_patch(run_dir: str | Path) -> str:
     if not path.exists():
         raise MissingPatchError(f"{path}: missing (the agent run did not finish?)")
     return path.read_text(encoding="utf-8", errors="replace")
+
+
+def read_validation(path: str | Path) -> dict[str, Any]:
+    """A validation report; a missing or foreign file is an error naming it."""
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, json.JSONDecodeError) as exc:
+        raise SwevisError(f"{path}: unreadable environment validation ({exc})") from None
+    if not isinstance(data, dict) or data.get("format") != VALIDATION_FORMAT:
+        raise SwevisError(f"{path}: not an environment validation report ({VALIDATION_FORMAT})")
+    return data

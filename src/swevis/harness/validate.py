@@ -24,6 +24,7 @@ from typing import Any, Callable
 
 from swevis.errors import InfrastructureError, SwevisError
 from swevis.harness.cache import EvalCache, validation_cache_key
+from swevis.harness.records import VALIDATION_FORMAT, read_validation  # noqa: F401 (read_validation: re-exported)
 from swevis.harness.docker import evaluate_condition_docker, instance_environment_ids
 from swevis.sandbox.images import docker_environment_id
 from swevis.harness.local import grade_with_retries, local_environment_id
@@ -32,7 +33,6 @@ from swevis.paths import eval_path, run_path
 
 log = logging.getLogger(__name__)
 
-VALIDATION_FORMAT = "swevis-validation-1"
 
 # The Docker stand-in for the empty patch (swebench skips empty predictions): it adds one
 # file no test reads, so the tests run on the base commit plus test_patch.
@@ -219,14 +219,3 @@ def write_validation(report: dict[str, Any], path: str | Path) -> Path:
     write_json_atomic(path, report)
     return Path(path)
 
-
-def read_validation(path: str | Path) -> dict[str, Any]:
-    """A validation report; a missing or foreign file is an error naming it."""
-    path = Path(path)
-    try:
-        data = json.loads(path.read_text())
-    except (OSError, json.JSONDecodeError) as exc:
-        raise SwevisError(f"{path}: unreadable environment validation ({exc})") from None
-    if not isinstance(data, dict) or data.get("format") != VALIDATION_FORMAT:
-        raise SwevisError(f"{path}: not an environment validation report ({VALIDATION_FORMAT})")
-    return data

@@ -34,8 +34,6 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-import docker
-
 from swevis.errors import InfrastructureError, SwevisError
 from swevis.tasks.bundled import is_bundled
 from swevis.tasks.repos import checkout
@@ -82,6 +80,8 @@ def _content_hash(*parts: Any) -> str:
 
 def _current(client: Any, name: str, content: str) -> Any | None:
     """The image `name` if it exists and was built from `content`."""
+    import docker  # here, not at the top: agent jobs import this module only for image names
+
     try:
         image = client.images.get(name)
     except docker.errors.ImageNotFound:
@@ -97,6 +97,7 @@ def _docker_error(exc: Exception) -> str:
 
 def build_base(client: Any, settings: dict[str, Any], work_dir: Path) -> tuple[Any, bool]:
     """The debootstrapped base image: (image, built now)."""
+    import docker
     content = _content_hash("base", settings["suite"], settings["mirror"], sorted(settings["packages"]))
     name = f"swevis-base:{content[:12]}"
     image = _current(client, name, content)
@@ -147,6 +148,8 @@ def _context(dockerfile: str, files: Path | None = None, arcname: str = "", **te
 
 
 def _build(client: Any, name: str, content: str, context: io.BytesIO) -> Any:
+    import docker
+
     try:
         image, _ = client.images.build(
             fileobj=context, custom_context=True, tag=name, labels={CONTENT_LABEL: content}, rm=True, forcerm=True,
@@ -200,6 +203,8 @@ def build_images(
             f"swevis builds images only for the bundled sample; {foreign[0]} uses SWE-bench's prebuilt images "
             "(harness.namespace: swebench) or swebench's own builders (harness.namespace: null)"
         )
+    import docker
+
     try:
         client = client or docker.from_env()
         client.ping()

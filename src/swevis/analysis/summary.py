@@ -1,0 +1,36 @@
+"""The per-condition summary rule's entry: summary.json of one condition.
+
+Its own module (not analysis.build) so that each of the workflow's per-condition jobs
+imports only the readers and the config settings, not matplotlib and the table code.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from swevis.analysis.load import write_condition_summary
+from swevis.analysis.tables import settings_from_config
+from swevis.provenance import provenance
+
+
+def summarize_condition(
+    condition_dir: str | Path,
+    instances_path: str | Path,
+    config: dict[str, Any],
+    out_path: str | Path | None = None,
+    validation: str | Path | None = None,
+) -> dict[str, Any]:
+    """The per-condition rule: summary.json from the condition's run folders, with the
+    Table 3 coverage thresholds of `analysis.coverage` (recorded as the provenance) and the
+    environment validation report (invalid instances leave accuracy)."""
+    coverage = settings_from_config(config)["coverage"]
+    return write_condition_summary(
+        condition_dir,
+        instances_path,
+        out_path,
+        coverage_high=float(coverage["high"]),
+        coverage_mid=float(coverage["mid"]),
+        provenance=provenance({"analysis": {"coverage": coverage}}),
+        validation=validation,
+    )
