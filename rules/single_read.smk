@@ -31,6 +31,7 @@ SR_OCR_FRONTIER = {
         "frontier_windows",
         "frontier_pages",
         "sample_frontier_pages",
+        "sample_frontier_fonts",
     )
 }
 

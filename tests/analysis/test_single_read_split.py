@@ -171,3 +171,21 @@ def test_frontier_sample_reads_the_first_picks_in_window_order(monkeypatch):
     assert rows_full[0]["ocr_picked"] == rows_sample[0]["ocr_picked"] == 3
     same = [k for k in rows_full[0] if not k.startswith("ocr_")]
     assert {k: rows_full[0][k] for k in same} == {k: rows_sample[0][k] for k in same}
+
+
+def test_frontier_sample_reads_only_the_sampled_fonts_and_the_guard_skips_the_others(monkeypatch):
+    read = []
+    monkeypatch.setattr(study, "ocr_page_accuracy", lambda res, text, page, cache: read.append(res.path) or 0.95)
+    wins = sample_windows([matplotlib_source_root()], [30], 3, seed=2)
+    settings = RenderSettings.from_config({})
+    b = {"qwen3.5": BACKBONES["qwen3.5"]}
+    sample = filled_section("single_read", {"ocr": {"sample_frontier_fonts": [7, 9]}})["ocr"]
+    full = filled_section("single_read", {"ocr": {"full": True, "sample_frontier_fonts": [7, 9]}})["ocr"]
+    rows = study.frontier(wins, [7.0, 8.0, 9.0], b, settings, sample, seed=1)
+    assert [r["ocr_n"] for r in rows] == [1, 0, 1] and len(read) == 2
+    assert rows[1]["ocr_median"] is None and rows[1]["realized_ratio_median"] > 0
+    rows_full = study.frontier(wins, [7.0, 8.0, 9.0], b, settings, full, seed=1)
+    assert [r["ocr_n"] for r in rows_full] == [2, 2, 2]  # full ignores the font sample
+    assert [r["realized_ratio_median"] for r in rows] == [r["realized_ratio_median"] for r in rows_full]
+    summary = study.frontier_summary(rows, guard_threshold=0.9)["qwen3.5"]
+    assert summary["guard_px"] == 7.0  # the unread 8 px neither passes nor breaks the run of passing fonts

@@ -310,7 +310,8 @@ def frontier(
     OCR: one seeded page, read whole as the model is sent it, of each of
     `ocr["frontier_pages"]` seeded windows (the protocol of swevis.render.ocr); without
     ocr.full, only the first `ocr["sample_frontier_pages"]` of them (in window order) are
-    read, and `ocr_n` says how many were. Layouts are computed undrawn; only read pages are
+    read, at the fonts of `ocr["sample_frontier_fonts"]` (all when empty), and `ocr_n` says
+    how many were. Layouts are computed undrawn; only read pages are
     drawn. One backbone is one job of the workflow; the rows do not depend on the others.
     """
     out = []
@@ -330,6 +331,9 @@ def _frontier_row(
     rng = random.Random(f"{seed}:frontier:{bname}:{f}")
     pick = set(rng.sample(range(len(windows)), min(int(ocr["frontier_pages"]), len(windows))))
     n_read = len(pick) if ocr["full"] else min(len(pick), int(ocr["sample_frontier_pages"]))
+    sampled_fonts = [float(x) for x in ocr["sample_frontier_fonts"]]
+    if not ocr["full"] and sampled_fonts and float(f) not in sampled_fonts:
+        n_read = 0
     ratios, accs, pages, tokens, texts = [], [], [], [], []
     for i, w in enumerate(windows):
         res = render_window(w["path"], w["start_line"], w["text"], 1e6, tok, fam, settings, fonts=[f], guard=0.0, rasterize=False)
@@ -368,7 +372,7 @@ def _frontier_row(
 def frontier_summary(rows: list[dict], thresholds=(0.93, 0.90), *, guard_threshold: float) -> dict:
     """Per backbone: the largest median realized ratio at median OCR >= each threshold, and the
     guard the frontier justifies (smallest font whose median OCR, and every larger font's, is
-    >= guard_threshold)."""
+    >= guard_threshold). Fonts whose pages were not read (ocr_n 0) say nothing either way."""
     out = {}
     for b in sorted({r["backbone"] for r in rows}):
         sel = sorted((r for r in rows if r["backbone"] == b), key=lambda r: r["font_px"])
@@ -379,8 +383,8 @@ def frontier_summary(rows: list[dict], thresholds=(0.93, 0.90), *, guard_thresho
             entry[f"best_ratio_at_ocr_{t:.2f}"] = best["realized_ratio_median"] if best else None
             entry[f"font_at_ocr_{t:.2f}"] = best["font_px"] if best else None
         guard = None
-        for r in reversed(sel):
-            if r["ocr_median"] is not None and r["ocr_median"] >= guard_threshold:
+        for r in reversed([r for r in sel if r["ocr_median"] is not None]):
+            if r["ocr_median"] >= guard_threshold:
                 guard = r["font_px"]
             else:
                 break

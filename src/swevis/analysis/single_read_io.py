@@ -134,9 +134,11 @@ def frontier_ocr_scope(ocr: dict) -> str:
     """What the frontier's OCR numbers rest on, in words (frontier_summary.json)."""
     if ocr["full"]:
         return f"full: {ocr['frontier_pages']} seeded pages per font and backbone"
+    fonts = ocr["sample_frontier_fonts"]
+    at = f" at fonts {', '.join(f'{x:g}' for x in fonts)} px" if fonts else ""
     return (
         f"default sample: {ocr['sample_frontier_pages']} of the {ocr['frontier_pages']} seeded pages per font and "
-        "backbone (single_read.ocr.full: true reads them all)"
+        f"backbone{at} (single_read.ocr.full: true reads them all)"
     )
 
 
