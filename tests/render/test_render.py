@@ -357,7 +357,8 @@ def test_frontier_windows_come_from_installed_packages_by_a_seeded_rule(tmp_path
     read = []
     monkeypatch.setattr(study, "ocr_page_accuracy", lambda res, text, page, cache: read.append(res.layout["font_px"]) or 0.95)
     cfg = filled_section("single_read", {"seed": 3, "ocr": {"frontier_fonts": [7, 10], "frontier_windows": 2,
-                                                          "frontier_pages": 1, "frontier_packages": ["requests", "jinja2"]}})
+                                                          "frontier_pages": 1, "frontier_packages": ["requests", "jinja2"],
+                                                          "sample_frontier_fonts": []}})
     backbones = {"qwen3.5": {"tokenizer": "qwen3", "image_family": "qwen3.5"}}
     study_frontier_part(cfg, "qwen3.5", backbones["qwen3.5"], tmp_path / "part.parquet")
     summary = study_frontier([tmp_path / "part.parquet"], cfg, backbones, tmp_path / "frontier.csv", tmp_path / "summary.json")
