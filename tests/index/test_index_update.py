@@ -105,3 +105,20 @@ def test_the_bm25_model_is_the_same_bytes_under_any_hash_seed(tmp_path):
         subprocess.run([sys.executable, "-c", script, str(FIXTURE), str(db)], check=True, env=env, capture_output=True)
         blobs.append(_rows(db)["bm25_model"])
     assert blobs[0] == blobs[1]
+
+
+def test_an_index_in_a_folder_named_with_sqlite_uri_characters_updates_in_place(two_commits, tmp_path):
+    """`?` and `#` in a folder name: the index is reused (noop, then incremental), opened read-only
+    by the store, and no stray file appears where an unquoted `file:` URI would have pointed."""
+    from swevis.index import open_index
+
+    repo = two_commits
+    folder = tmp_path / "odd?name #1"
+    db = folder / "idx.sqlite"
+    _git(repo, "checkout", "-q", "HEAD~1")
+    assert build_index(repo, db).mode == "cold"
+    assert build_index(repo, db).mode == "noop"
+    _git(repo, "checkout", "-q", "-")
+    assert build_index(repo, db).mode == "incremental"
+    assert open_index(db).con.execute("SELECT COUNT(*) FROM files").fetchone()[0] > 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["minirepo", "odd?name #1"]

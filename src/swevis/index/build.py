@@ -140,7 +140,7 @@ def _existing_ok(db_path: Path, opts: dict) -> bool:
     if not db_path.exists():
         return False
     try:
-        con = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
+        con = store.open_read_only(db_path)
         try:
             meta = dict(con.execute("SELECT key, value FROM meta WHERE key IN ('schema_version', 'options')"))
         finally:
@@ -268,7 +268,7 @@ def _digest(repo_dir: Path, path: str) -> tuple[bytes, str]:
 
 def _unchanged(db_path: Path, repo_dir: Path, paths: list[str], modules: dict[str, str]) -> bool:
     """Whether the index at `db_path` has exactly these files, contents and modules."""
-    con = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
+    con = store.open_read_only(db_path)
     try:
         old = _old_files(con)
     finally:

@@ -10,7 +10,6 @@ import os
 import sqlite3
 import sys
 from pathlib import Path
-from urllib.parse import quote
 
 from swevis.arguments import add_config_argument, input_folder, output_file, require_file
 from swevis.errors import SwevisError
@@ -63,8 +62,10 @@ def index_path(db: str | None, repo_dir: str) -> str:
 def is_swevis_index(path: str | Path) -> bool:
     """Whether `path` is a SQLite database with swevis's `meta` table and a schema version
     (of any version: an old index is rebuilt in place)."""
+    from swevis.index.store import open_read_only
+
     try:
-        con = sqlite3.connect(f"file:{quote(str(Path(path).resolve()))}?mode=ro", uri=True)
+        con = open_read_only(path)
         try:
             row = con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
         finally:

@@ -26,12 +26,20 @@ import json
 import sqlite3
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from urllib.parse import quote
 
 import numpy as np
 
 from swevis.errors import SwevisError
 from swevis.index.lexical import Lexical, tokenize
 from swevis.index.rows import unpack
+
+
+def open_read_only(path: str | Path, **kwargs) -> sqlite3.Connection:
+    """A read-only connection to the database at `path`, whatever characters its folders hold:
+    SQLite reads `?` and `#` in a `file:` URI as the start of its query and fragment, so an
+    unquoted path there opens (or creates) another file."""
+    return sqlite3.connect(f"file:{quote(str(Path(path).resolve()))}?mode=ro", uri=True, **kwargs)
 
 # 2: stemmed BM25 tokens; 3: type-aware call targets, namespaces, attrs; 4: collection
 # element types (withdrawn: its mutation facts hid attribute types); 5: the graph of 3 again;
@@ -182,7 +190,7 @@ class RepoIndex:
         self.db_path = str(db_path)
         if not Path(self.db_path).exists():
             raise IndexError_(f"index database {self.db_path} does not exist (build it with `swevis index`)")
-        self.con = sqlite3.connect(f"file:{self.db_path}?mode=ro", uri=True, check_same_thread=False)
+        self.con = open_read_only(self.db_path, check_same_thread=False)
         try:
             meta = dict(self.con.execute("SELECT key, value FROM meta").fetchall())
         except sqlite3.DatabaseError as exc:
