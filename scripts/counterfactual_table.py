@@ -4,7 +4,7 @@ import polars as pl
 
 from swevis.analysis.counterfactual import decomposition_table, reduction_table, trajectory_costs
 from swevis.analysis.counterfactual_figure import counterfactual_figure
-from swevis.analysis.table_csv import write_table_csv
+from swevis.table_csv import write_table_csv
 from swevis.logutil import script_logging
 
 with script_logging(snakemake.log[0]) as log:

@@ -236,7 +236,7 @@ def test_the_checks_find_what_they_look_for(tmp_path):
     assert not DEFAULTS_NAMES.match("DEFAULT_CONFIG")
     graph = import_graph()
     assert "swevis.index.store" in graph["swevis.index.build"]  # from swevis.index import store
-    assert "swevis.fsutil" in graph["swevis.analysis.table_csv"]
+    assert "swevis.fsutil" in graph["swevis.table_csv"]
     # a deferred import counts: harness.docker imports sandbox.specs inside a function
     assert "swevis.sandbox.specs" in graph["swevis.harness.docker"]
     table = may_import_table()

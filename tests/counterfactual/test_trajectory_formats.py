@@ -2,6 +2,7 @@
 them (windows, accounting, determinism); `swevis replay` on files and folders."""
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -152,6 +153,8 @@ def test_cli_replays_a_folder_and_keeps_the_step_records(tmp_path, capsys):
     assert ceiling["code_ceiling_reduction"] > 1 and ceiling["realized_share"] > 0.5  # above 1: below the budget
     assert f"code windows are {ceiling['code_share']:.1%} of the cumulative prompt" in stdout
     assert f"{ceiling['realized_share']:.1%}" in stdout.split("in shares of that saving:")[1]
+    text = (out / "summary.csv").read_text() + (out / "ceiling.csv").read_text()  # rounded as every table
+    assert not re.search(r"\d\.\d{5,}", text), "a table printed more digits than it carries"
 
 
 def test_a_bare_list_of_mini_messages_is_read_by_its_blocks(tmp_path):

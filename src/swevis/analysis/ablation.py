@@ -23,7 +23,7 @@ import polars as pl
 from swevis.analysis.figures import save_figure
 from swevis.analysis.load import read_summaries, rows_frame
 from swevis.analysis.stats import mcnemar_exact
-from swevis.analysis.table_csv import write_table_csv
+from swevis.table_csv import write_table_csv
 from swevis.analysis.tables import cell_stats, settings_from_config
 
 COLUMNS = [

@@ -13,7 +13,7 @@ import polars as pl
 
 from swevis.analysis.figures import ACTION_FIGURES, coverage_figure, action_figure
 from swevis.analysis.load import read_summaries
-from swevis.analysis.table_csv import write_table_csv
+from swevis.table_csv import write_table_csv
 from swevis.analysis.tables import calibration_table, frame, main_table, mcnemar_table, settings_from_config, table3
 
 TABLE_OUTPUTS = ("table1", "table1_long", "table2", "table2_long", "table3", "stats_mcnemar", "calibration")

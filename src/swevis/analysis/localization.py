@@ -10,7 +10,7 @@ import json
 import math
 from pathlib import Path
 
-from swevis.analysis.table_csv import write_table_csv
+from swevis.table_csv import write_table_csv
 from swevis.index.store import RepoIndex, open_index
 from swevis.localize.coverage import gold_hunks, hit_rates
 from swevis.localize.dloc import bm25_baseline, localize_issue

@@ -4,7 +4,7 @@ Snakemake's report shows images and HTML pages in the page but offers a CSV only
 download, so a table could not be read there. Its recommended table viewer (datavzrd) is a
 separate program outside PyPI; a view here is the CSV as one self-contained HTML page, with
 Jinja2 (already a dependency). Cells are shown exactly as the CSV writes them
-(swevis.analysis.table_csv has rounded them).
+(swevis.table_csv has rounded them).
 """
 
 from __future__ import annotations

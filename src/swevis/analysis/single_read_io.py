@@ -24,7 +24,7 @@ from swevis.analysis.single_read import (
     ocr_rows,
     table4,
 )
-from swevis.analysis.table_csv import write_table_csv
+from swevis.table_csv import write_table_csv
 from swevis.analysis.single_read_windows import matplotlib_source_root, package_windows, sample_windows
 
 log = logging.getLogger(__name__)

@@ -147,9 +147,11 @@ def _write(out: Path, rows: list[dict], steps: list[dict[str, Any]], ceiling: li
     import polars as pl
 
     out.mkdir(parents=True, exist_ok=True)
-    pl.DataFrame(rows, infer_schema_length=None).write_csv(out / "summary.csv")
+    from swevis.table_csv import write_table_csv
+
+    write_table_csv(rows, out / "summary.csv")
     if ceiling:
-        pl.DataFrame(ceiling).write_csv(out / "ceiling.csv")
+        write_table_csv(ceiling, out / "ceiling.csv")
     schema = {"windows": pl.List(pl.Utf8), "command": pl.Utf8}
     pl.DataFrame(steps, schema_overrides=schema, infer_schema_length=None).write_parquet(out / "per_step.parquet")
 

@@ -1,8 +1,8 @@
-"""Results tables are written rounded to the digits they carry (swevis.analysis.table_csv)."""
+"""Results tables are written rounded to the digits they carry (swevis.table_csv)."""
 
 import polars as pl
 
-from swevis.analysis.table_csv import column_decimals, rounded, write_table_csv
+from swevis.table_csv import column_decimals, rounded, write_table_csv
 
 
 def test_a_column_is_rounded_by_its_unit_and_others_to_four_significant_digits():
