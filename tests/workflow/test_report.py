@@ -100,6 +100,9 @@ def test_make_report_opens_in_chromium_with_table_1_and_figure_3(tmp_path: Path)
         browser.get(report.as_uri())
         wait.until(ec.presence_of_element_located((By.XPATH, "//a[normalize-space()='Table 1']")))  # landing page
         browser.save_screenshot(str(tmp_path / "report-home.png"))
+        home = browser.find_element(By.TAG_NAME, "body").text
+        # the landing page lists the paper's tables first (the menu above it names the categories)
+        assert home.index("Table 1") < home.rindex("Statistics and measurements") < home.index("McNemar tests")
 
         row = open_result(browser, "Tables", "Table 1")
         frame = wait.until(ec.presence_of_element_located((By.TAG_NAME, "iframe")))
