@@ -38,6 +38,7 @@ def validate_config(config: dict[str, Any], schema_path: Path = SCHEMA_PATH) -> 
         where = "/".join(str(k) for k in exc.absolute_path) or "<top level>"
         raise ConfigError(f"config key '{where}': {_in_words(exc)}") from None
     check_distinct_cells(config)
+    check_frontier_sample(config)
     return config
 
 
@@ -49,6 +50,18 @@ def _in_words(exc: jsonschema.ValidationError) -> str:
     if words:
         return f"{json.dumps(exc.instance)} {words}"
     return exc.message.splitlines()[0]
+
+
+def check_frontier_sample(config: dict[str, Any]) -> None:
+    """A frontier font sample that names none of the frontier's fonts would read no page at
+    all, silently: say so (with `full` the sample is not used)."""
+    ocr = ((config.get("single_read") or {}).get("ocr")) or {}
+    sample, fonts = ocr.get("sample_frontier_fonts") or [], ocr.get("frontier_fonts") or []
+    if sample and fonts and not ocr.get("full") and not {float(f) for f in sample} & {float(f) for f in fonts}:
+        raise ConfigError(
+            f"config key 'single_read/ocr/sample_frontier_fonts': {json.dumps(sample)} names none of "
+            f"frontier_fonts {json.dumps(fonts)}; list some of them, or [] to read every font"
+        )
 
 
 def check_distinct_cells(config: dict[str, Any]) -> None:

@@ -50,6 +50,8 @@ CASES: list[tuple[str, str, list[str], str]] = [
     ("tasks", "config", ["tasks", "sample", "--config", "{empty_path_config}"], "'results_dir': \"\" is an empty path"),
     ("tasks", "config", ["tasks", "sample", "--config", "{replay_condition_config}"],
      '"mem+x" is not a replay condition: text, rN, mem or mem+rN'),
+    ("tasks", "config", ["tasks", "sample", "--config", "{frontier_sample_config}"],
+     "sample_frontier_fonts': [6, 6.5, 7, 8] names none of frontier_fonts [9, 10]"),
     # evaluate
     ("evaluate", "instance_id", ["evaluate", "nope__x-1", "--config", CONFIG], "unknown instance id nope__x-1"),
     ("evaluate", "patch", ["evaluate", IID, "--patch", "{missing}", "--config", CONFIG], "patch file"),
@@ -222,6 +224,7 @@ def paths(tmp_path: Path) -> dict[str, str]:
         "family": "models: {qwen3.5: {image_family: nosuchfamily}}",
         "empty-path": 'results_dir: ""',
         "replay-condition": "counterfactual: {conditions: [text, mem+x]}",
+        "frontier-sample": "single_read: {ocr: {frontier_fonts: [9, 10]}}",
     }
     for name, text in bad_configs.items():
         (tmp_path / f"{name}.yaml").write_text(text + "\n")

@@ -156,4 +156,9 @@ def test_the_qwen3_tokenizer_loads_from_its_checked_parts_as_exactly_itself(tmp_
     assert text._qwen3_tokenizer(path).to_str() == reference.to_str() and cache.stat().st_size > 1_000_000
     (tmp_path / "a-file").write_text("")  # a cache folder that cannot be made (root may write anywhere)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "a-file"))
+    built = []
+    monkeypatch.setattr(text, "_parts", lambda p: built.append(p))  # never reached: no folder to write in
+    assert text._qwen3_tokenizer(path).encode(sample, add_special_tokens=False).ids == ids and not built
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache2"))
+    monkeypatch.setattr(text, "_parts", lambda p: 1 / 0)  # any failure of the optional step
     assert text._qwen3_tokenizer(path).encode(sample, add_special_tokens=False).ids == ids

@@ -103,12 +103,16 @@ def _qwen3_tokenizer(path: Path) -> Tokenizer:
         pass
     tok = Tokenizer.from_file(str(path))
     try:
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        if not os.access(cache.parent, os.W_OK):
+            raise OSError(f"{cache.parent} is not writable")
+        # checked before the file is written: building and comparing costs ~0.5 s, paid once
         parts = _parts(path)
         if _assembled(*parts).to_str() == tok.to_str():
             write_atomic(cache, marshal.dumps(parts))
         else:  # pragma: no cover - a tokenizer these parts do not capture
             log.warning("tokenizer %s is not rebuilt exactly from its parts: no fast-load file written", path)
-    except OSError as exc:
+    except Exception as exc:  # the fast path is optional: the tokenizer from the file stands
         log.debug("no fast-load file for %s: %s", path, exc)
     return tok
 
@@ -118,7 +122,9 @@ def _marshal_path(path: Path) -> Path:
     of the file's identity, the tokenizers version and the Python (marshal's format) version."""
     st = path.stat()
     ident = f"{path.resolve()}|{st.st_size}|{st.st_mtime_ns}|{tokenizers.__version__}|{sys.version_info[:2]}"
-    folder = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "swevis" / "tokenizers"
+    xdg = os.environ.get("XDG_CACHE_HOME", "")
+    base = Path(xdg) if os.path.isabs(xdg) else Path.home() / ".cache"  # the XDG spec ignores a relative one
+    folder = base / "swevis" / "tokenizers"
     return folder / f"{path.stem}-{hashlib.sha256(ident.encode()).hexdigest()[:16]}.marshal"
 
 
