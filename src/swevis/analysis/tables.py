@@ -154,9 +154,9 @@ def main_table(df: pl.DataFrame, model: str, settings: dict[str, Any]) -> tuple[
         reds = [mini_tok / stats[c]["prompt_tokens"]["mean"] for c in visual if mini_tok and stats[c]["prompt_tokens"]["mean"]]
         row["reduction_text"] = _fmt_x(red_text)
         row["reduction_visual"] = f"{min(reds):.2f}-{max(reds):.2f}x" if reds else None
-        row["reduction_text_x"] = _round(red_text, 4)
-        row["reduction_visual_min_x"] = _round(min(reds), 4) if reds else None
-        row["reduction_visual_max_x"] = _round(max(reds), 4) if reds else None
+        row["reduction_text_x"] = red_text  # rounded once, by table_csv (to 0.001)
+        row["reduction_visual_min_x"] = min(reds) if reds else None
+        row["reduction_visual_max_x"] = max(reds) if reds else None
         cells = [stats[c]["accuracy"] for c in conds]
         row["n_min"] = min(s["n"] for s in cells)
         row["n_max"] = max(s["n"] for s in cells)
@@ -213,9 +213,9 @@ def mcnemar_table(df: pl.DataFrame, settings: dict[str, Any]) -> pl.DataFrame:
                     "text_only": text_only,
                     "visual_only": visual_only,
                     "neither": neither,
-                    "acc_text": round(100.0 * (both + text_only) / n, 2) if n else None,
-                    "acc_visual": round(100.0 * (both + visual_only) / n, 2) if n else None,
-                    "diff_pp": round(100.0 * (visual_only - text_only) / n, 2) if n else None,
+                    "acc_text": 100.0 * (both + text_only) / n if n else None,  # table_csv rounds to 0.1
+                    "acc_visual": 100.0 * (both + visual_only) / n if n else None,
+                    "diff_pp": 100.0 * (visual_only - text_only) / n if n else None,
                     "p_value": mcnemar_exact(text_only, visual_only),
                 }
             )
