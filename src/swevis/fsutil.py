@@ -18,6 +18,14 @@ from typing import Any, Iterator
 from swevis.redaction import redact
 
 
+def user_cache_dir(*parts: str) -> Path:
+    """swevis's folder in the user's cache: `$XDG_CACHE_HOME/swevis` when that is an absolute
+    path (the XDG spec ignores a relative one), else `~/.cache/swevis`; `parts` below it."""
+    xdg = os.environ.get("XDG_CACHE_HOME", "")
+    base = Path(xdg) if os.path.isabs(xdg) else Path.home() / ".cache"
+    return base.joinpath("swevis", *parts)
+
+
 def temp_path_for(path: Path) -> Path:
     """A fresh hidden name next to `path` that keeps its suffix (writers such as matplotlib
     choose the format by suffix); unique per call, so concurrent writers never share one."""

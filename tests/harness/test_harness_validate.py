@@ -11,7 +11,8 @@ import docker
 import pytest
 
 from swevis.errors import InfrastructureError
-from swevis.harness.validate import NOOP_PATCH, read_validation, validate_docker, validate_local, write_validation
+from swevis.harness.records import read_validation
+from swevis.harness.validate import NOOP_PATCH, validate_docker, validate_local, write_validation
 
 _spec = importlib.util.spec_from_file_location("harness_docker_tests", Path(__file__).parent / "test_harness_docker.py")
 hd = importlib.util.module_from_spec(_spec)

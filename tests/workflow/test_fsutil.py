@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 
 import pytest
 
@@ -89,3 +90,12 @@ def test_new_files_get_the_usual_permissions(tmp_path):
     os.umask(umask)
     path = write_atomic(tmp_path / "p", "x")
     assert path.stat().st_mode & 0o777 == 0o666 & ~umask
+
+
+def test_the_user_cache_folder_follows_an_absolute_xdg_cache_home_only(tmp_path, monkeypatch):
+    from swevis.fsutil import user_cache_dir
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert user_cache_dir("index") == tmp_path / "swevis" / "index"
+    monkeypatch.setenv("XDG_CACHE_HOME", "relative/cache")  # the XDG spec: ignored
+    assert user_cache_dir("tokenizers") == Path.home() / ".cache" / "swevis" / "tokenizers"

@@ -322,6 +322,13 @@ def frontier(
     return out
 
 
+def reads_font(ocr: dict, font: float) -> bool:
+    """Whether the frontier OCRs its pages at `font`: always under ocr.full, else when the font
+    sample is empty or names it."""
+    sample = [float(x) for x in ocr["sample_frontier_fonts"]]
+    return bool(ocr["full"]) or not sample or float(font) in sample
+
+
 def _frontier_row(
     windows: list[dict], f: float, bname: str, b: dict, settings: RenderSettings, ocr: dict, seed: int,
     cache: OcrCache | None,
@@ -331,8 +338,7 @@ def _frontier_row(
     rng = random.Random(f"{seed}:frontier:{bname}:{f}")
     pick = set(rng.sample(range(len(windows)), min(int(ocr["frontier_pages"]), len(windows))))
     n_read = len(pick) if ocr["full"] else min(len(pick), int(ocr["sample_frontier_pages"]))
-    sampled_fonts = [float(x) for x in ocr["sample_frontier_fonts"]]
-    if not ocr["full"] and sampled_fonts and float(f) not in sampled_fonts:
+    if not reads_font(ocr, f):
         n_read = 0
     ratios, accs, pages, tokens, texts = [], [], [], [], []
     for i, w in enumerate(windows):

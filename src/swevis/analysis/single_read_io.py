@@ -22,6 +22,7 @@ from swevis.analysis.single_read import (
     merge_ocr,
     ocr_picks,
     ocr_rows,
+    reads_font,
     table4,
 )
 from swevis.table_csv import write_table_csv
@@ -134,8 +135,8 @@ def frontier_ocr_scope(ocr: dict) -> str:
     """What the frontier's OCR numbers rest on, in words (frontier_summary.json)."""
     if ocr["full"]:
         return f"full: {ocr['frontier_pages']} seeded pages per font and backbone"
-    fonts = ocr["sample_frontier_fonts"]
-    at = f" at fonts {', '.join(f'{x:g}' for x in fonts)} px" if fonts else ""
+    read = [f for f in ocr["frontier_fonts"] if reads_font(ocr, f)]
+    at = f" at fonts {', '.join(f'{x:g}' for x in read)} px" if ocr["sample_frontier_fonts"] else ""
     return (
         f"default sample: {ocr['sample_frontier_pages']} of the {ocr['frontier_pages']} seeded pages per font and "
         f"backbone{at} (single_read.ocr.full: true reads them all)"

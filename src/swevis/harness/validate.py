@@ -22,9 +22,9 @@ import logging
 from pathlib import Path
 from typing import Any, Callable
 
-from swevis.errors import InfrastructureError, SwevisError
+from swevis.errors import InfrastructureError
 from swevis.harness.cache import EvalCache, validation_cache_key
-from swevis.harness.records import VALIDATION_FORMAT, read_validation  # noqa: F401 (read_validation: re-exported)
+from swevis.harness.records import VALIDATION_FORMAT
 from swevis.harness.docker import evaluate_condition_docker, instance_environment_ids
 from swevis.sandbox.images import docker_environment_id
 from swevis.harness.local import grade_with_retries, local_environment_id

@@ -6,13 +6,13 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import os
 import sqlite3
 import sys
 from pathlib import Path
 
 from swevis.arguments import add_config_argument, input_folder, output_file, require_file
 from swevis.errors import SwevisError
+from swevis.fsutil import user_cache_dir
 
 
 def default_db(repo_dir: str) -> str:
@@ -20,9 +20,8 @@ def default_db(repo_dir: str) -> str:
     repository (a database in the checkout shows up in its `git status` and in the agent's
     diff). One file per folder: its name and a hash of its absolute path."""
     repo = Path(repo_dir).resolve()
-    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
     digest = hashlib.sha256(str(repo).encode()).hexdigest()[:12]
-    return str(cache / "swevis" / "index" / f"{repo.name}-{digest}.sqlite")
+    return str(user_cache_dir("index") / f"{repo.name}-{digest}.sqlite")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

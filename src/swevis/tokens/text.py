@@ -26,7 +26,7 @@ import tokenizers
 from tokenizers import Tokenizer, models
 
 from swevis.errors import SwevisError
-from swevis.fsutil import write_atomic
+from swevis.fsutil import user_cache_dir, write_atomic
 
 log = logging.getLogger(__name__)
 
@@ -122,9 +122,7 @@ def _marshal_path(path: Path) -> Path:
     of the file's identity, the tokenizers version and the Python (marshal's format) version."""
     st = path.stat()
     ident = f"{path.resolve()}|{st.st_size}|{st.st_mtime_ns}|{tokenizers.__version__}|{sys.version_info[:2]}"
-    xdg = os.environ.get("XDG_CACHE_HOME", "")
-    base = Path(xdg) if os.path.isabs(xdg) else Path.home() / ".cache"  # the XDG spec ignores a relative one
-    folder = base / "swevis" / "tokenizers"
+    folder = user_cache_dir("tokenizers")
     return folder / f"{path.stem}-{hashlib.sha256(ident.encode()).hexdigest()[:16]}.marshal"
 
 
