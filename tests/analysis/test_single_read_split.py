@@ -155,17 +155,24 @@ def test_the_split_jobs_write_the_tables_and_say_what_ocr_covered(tmp_path, wind
     assert o["ocr_pages"].to_list() == [2, 2, 0] and o["r1"].to_list()[2] == "not sampled"
 
 
-def test_frontier_sample_reads_the_first_picks_in_window_order(monkeypatch):
+def _counted_frontier(monkeypatch, n_windows: int, accuracy: float):
+    """study.frontier on `n_windows` matplotlib windows for qwen3.5 with OCR replaced by a
+    constant `accuracy`: (the paths of the pages read, a function (fonts, ocr) -> rows)."""
     read = []
-    monkeypatch.setattr(study, "ocr_page_accuracy", lambda res, text, page, cache: read.append(res.path) or 0.9)
-    wins = sample_windows([matplotlib_source_root()], [30], 4, seed=2)
+    monkeypatch.setattr(study, "ocr_page_accuracy", lambda res, text, page, cache: read.append(res.path) or accuracy)
+    wins = sample_windows([matplotlib_source_root()], [30], n_windows, seed=2)
     settings = RenderSettings.from_config({})
     b = {"qwen3.5": BACKBONES["qwen3.5"]}
+    return read, lambda fonts, ocr: study.frontier(wins, fonts, b, settings, ocr, seed=1)
+
+
+def test_frontier_sample_reads_the_first_picks_in_window_order(monkeypatch):
+    read, frontier = _counted_frontier(monkeypatch, 4, 0.9)
     full = filled_section("single_read", {"ocr": {"full": True, "frontier_pages": 3}})["ocr"]
     sample = filled_section("single_read", {"ocr": {"frontier_pages": 3, "sample_frontier_pages": 1}})["ocr"]
-    rows_full = study.frontier(wins, [8.0], b, settings, full, seed=1)
+    rows_full = frontier([8.0], full)
     read_full, read[:] = list(read), []
-    rows_sample = study.frontier(wins, [8.0], b, settings, sample, seed=1)
+    rows_sample = frontier([8.0], sample)
     assert read == read_full[:1] and len(read_full) == 3
     assert rows_full[0]["ocr_n"] == 3 and rows_sample[0]["ocr_n"] == 1
     assert rows_full[0]["ocr_picked"] == rows_sample[0]["ocr_picked"] == 3
@@ -174,17 +181,13 @@ def test_frontier_sample_reads_the_first_picks_in_window_order(monkeypatch):
 
 
 def test_frontier_sample_reads_only_the_sampled_fonts_and_the_guard_skips_the_others(monkeypatch):
-    read = []
-    monkeypatch.setattr(study, "ocr_page_accuracy", lambda res, text, page, cache: read.append(res.path) or 0.95)
-    wins = sample_windows([matplotlib_source_root()], [30], 3, seed=2)
-    settings = RenderSettings.from_config({})
-    b = {"qwen3.5": BACKBONES["qwen3.5"]}
+    read, frontier = _counted_frontier(monkeypatch, 3, 0.95)
     sample = filled_section("single_read", {"ocr": {"sample_frontier_fonts": [7, 9]}})["ocr"]
     full = filled_section("single_read", {"ocr": {"full": True, "sample_frontier_fonts": [7, 9]}})["ocr"]
-    rows = study.frontier(wins, [7.0, 8.0, 9.0], b, settings, sample, seed=1)
+    rows = frontier([7.0, 8.0, 9.0], sample)
     assert [r["ocr_n"] for r in rows] == [1, 0, 1] and len(read) == 2
     assert rows[1]["ocr_median"] is None and rows[1]["realized_ratio_median"] > 0
-    rows_full = study.frontier(wins, [7.0, 8.0, 9.0], b, settings, full, seed=1)
+    rows_full = frontier([7.0, 8.0, 9.0], full)
     assert [r["ocr_n"] for r in rows_full] == [2, 2, 2]  # full ignores the font sample
     assert [r["realized_ratio_median"] for r in rows] == [r["realized_ratio_median"] for r in rows_full]
     summary = study.frontier_summary(rows, guard_threshold=0.9)["qwen3.5"]

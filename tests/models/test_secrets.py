@@ -77,6 +77,18 @@ def live_profile(server, **over) -> dict:
             "tokenizer": "qwen3", "image_family": "qwen3.5", "max_retries": 1, "retry_backoff_s": 0.01} | over
 
 
+def live_mini_run(tmp_path, row, mirror, turns: list[str], passthrough: list[str]) -> tuple[dict, list[bytes]]:
+    """mini on the host (local environment) against a scripted endpoint answering `turns`,
+    with `passthrough` given to its commands: (the trajectory, the raw chat requests)."""
+    with ScriptedServer(responder=conversation(turns)) as server:
+        traj = run_instance(RunSpec(
+            "live", live_profile(server, max_retries=0), "mini", "normal", "text", row, mirror, str(tmp_path / "out"),
+            agents_cfg={"environment": "local", "allow_live_on_host": True, "env_passthrough": passthrough},
+            cache_dir=str(tmp_path / "cache"), journal_path=str(tmp_path / "journal.jsonl"), workspace=str(tmp_path / "ws"),
+        ))
+        return traj, [r.raw for r in server.chat_requests]
+
+
 @pytest.mark.parametrize("echo", sorted(ECHOES))
 def test_an_echoed_key_reaches_no_error_log_or_file(echo, tmp_path, monkeypatch, caplog):
     monkeypatch.setenv(KEY_ENV, SENTINEL)
@@ -204,15 +216,7 @@ def test_host_variables_under_any_name_never_reach_commands_files_or_requests(tm
     for name, value in {**HOST_SECRETS, KEY_ENV: SENTINEL, "SWEVIS_PASSED": "passed-through-value"}.items():
         monkeypatch.setenv(name, value)
 
-    with ScriptedServer(responder=conversation(PEEK_TURNS)) as server:
-        profile = {"backend": "openai", "base_url": server.base_url, "model_id": "m", "api_key_env": KEY_ENV,
-                   "tokenizer": "qwen3", "image_family": "qwen3.5", "max_retries": 0}
-        traj = run_instance(RunSpec(
-            "live", profile, "mini", "normal", "text", row, mirror, str(tmp_path / "out"),
-            agents_cfg={"environment": "local", "allow_live_on_host": True, "env_passthrough": ["SWEVIS_PASSED"]},
-            cache_dir=str(tmp_path / "cache"), journal_path=str(tmp_path / "journal.jsonl"), workspace=str(tmp_path / "ws"),
-        ))
-        requests = [r.raw for r in server.chat_requests]
+    traj, requests = live_mini_run(tmp_path, row, mirror, PEEK_TURNS, passthrough=["SWEVIS_PASSED"])
     assert traj["exit_status"] == "submitted", traj["error"]
     outputs = "\n".join(str(m["content"]) for m in traj["messages"] if m["role"] == "user")
     assert "[][][][passed-through-value]" in outputs and "HOME=" in outputs  # the commands ran and saw the allowlist
@@ -340,14 +344,7 @@ def test_a_credential_passed_to_the_commands_is_redacted_from_everything(tmp_pat
     monkeypatch.setenv("HF_TOKEN", token)
     turns = ["THOUGHT: token.\n\n```mswea_bash_command\necho \"token=[$HF_TOKEN]\"\n```",
              "THOUGHT: done.\n\n```mswea_bash_command\necho COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT\n```"]
-    with ScriptedServer(responder=conversation(turns)) as server:
-        profile = live_profile(server, max_retries=0)
-        traj = run_instance(RunSpec(
-            "live", profile, "mini", "normal", "text", row, mirror, str(tmp_path / "out"),
-            agents_cfg={"environment": "local", "allow_live_on_host": True, "env_passthrough": ["HF_TOKEN"]},
-            cache_dir=str(tmp_path / "cache"), journal_path=str(tmp_path / "journal.jsonl"), workspace=str(tmp_path / "ws"),
-        ))
-        requests = [r.raw for r in server.chat_requests]
+    traj, requests = live_mini_run(tmp_path, row, mirror, turns, passthrough=["HF_TOKEN"])
     assert traj["exit_status"] == "submitted", traj["error"]
     written = (tmp_path / "out" / "traj.json").read_text()
     assert "token=[[REDACTED:HF_TOKEN]]" in written  # the command ran, saw the token, and traj.json says so
