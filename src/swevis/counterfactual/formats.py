@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from swevis.errors import SwevisError
+from swevis.models.messages import content_text
 
 MSWEA2_BLOCK = re.compile(r"```mswea_bash_command\s*\n(.*?)\n```", re.DOTALL)
 MSWEA1_BLOCK = re.compile(r"```bash\s*\n(.*?)\n```", re.DOTALL)
@@ -86,14 +87,8 @@ class Trajectory:
 
 
 def _text(content: Any) -> str:
-    """Message content as text: a string, or the text parts of a content list."""
-    if content is None:
-        return ""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "".join(p.get("text", "") if isinstance(p, dict) else str(p) for p in content)
-    return str(content)
+    """Message content as text: a string, or the text of every part of a content list."""
+    return content_text(content, part_types=None)
 
 
 def _one_block(pattern: re.Pattern, text: str) -> str | None:

@@ -244,25 +244,20 @@ class RepoIndex:
         return dict(self.con.execute("SELECT status, count(*) FROM files GROUP BY status").fetchall())
 
     # ---- symbols
+    def _symbols(self, where: str, args: tuple | list) -> list[Symbol]:
+        """Symbols with their file's path and module, selected by `where` (and its ORDER/LIMIT)."""
+        sql = f"SELECT {_SYM_COLS} FROM symbols s JOIN files f ON f.id = s.file_id WHERE {where}"
+        return [_sym(r) for r in self.con.execute(sql, args)]
+
     def symbol(self, symbol_id: int) -> Symbol | None:
-        row = self.con.execute(
-            f"SELECT {_SYM_COLS} FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.id = ?", (symbol_id,)
-        ).fetchone()
-        return _sym(row) if row else None
+        found = self._symbols("s.id = ?", (symbol_id,))
+        return found[0] if found else None
 
     def symbols_by_name(self, name: str, limit: int = 200) -> list[Symbol]:
-        rows = self.con.execute(
-            f"SELECT {_SYM_COLS} FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.name = ? LIMIT ?",
-            (name, limit),
-        ).fetchall()
-        return [_sym(r) for r in rows]
+        return self._symbols("s.name = ? LIMIT ?", (name, limit))
 
     def symbols_by_qualname(self, qualname: str) -> list[Symbol]:
-        rows = self.con.execute(
-            f"SELECT {_SYM_COLS} FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.qualname = ?",
-            (qualname,),
-        ).fetchall()
-        return [_sym(r) for r in rows]
+        return self._symbols("s.qualname = ?", (qualname,))
 
     def symbols_by_dotted(self, dotted: str) -> list[Symbol]:
         """Symbols whose module-qualified name ends with `dotted` (component-wise)."""
@@ -275,30 +270,18 @@ class RepoIndex:
         return out
 
     def symbols_in_file(self, path: str) -> list[Symbol]:
-        rows = self.con.execute(
-            f"SELECT {_SYM_COLS} FROM symbols s JOIN files f ON f.id = s.file_id WHERE f.path = ?"
-            " ORDER BY s.start_line",
-            (path,),
-        ).fetchall()
-        return [_sym(r) for r in rows]
+        return self._symbols("f.path = ? ORDER BY s.start_line", (path,))
 
     def enclosing_symbol(self, path: str, line: int) -> Symbol | None:
         """The innermost definition whose span contains `line` in `path`, or None (module level)."""
-        row = self.con.execute(
-            f"SELECT {_SYM_COLS} FROM symbols s JOIN files f ON f.id = s.file_id"
-            " WHERE f.path = ? AND s.start_line <= ? AND s.end_line >= ?"
-            " ORDER BY s.start_line DESC, s.end_line ASC LIMIT 1",
+        found = self._symbols(
+            "f.path = ? AND s.start_line <= ? AND s.end_line >= ? ORDER BY s.start_line DESC, s.end_line ASC LIMIT 1",
             (path, line, line),
-        ).fetchone()
-        return _sym(row) if row else None
+        )
+        return found[0] if found else None
 
     def children(self, symbol_id: int) -> list[Symbol]:
-        rows = self.con.execute(
-            f"SELECT {_SYM_COLS} FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.parent_id = ?"
-            " ORDER BY s.start_line",
-            (symbol_id,),
-        ).fetchall()
-        return [_sym(r) for r in rows]
+        return self._symbols("s.parent_id = ? ORDER BY s.start_line", (symbol_id,))
 
     # ---- graph
     def neighbours(self, symbol_id: int, relations: tuple[str, ...] | None = None, limit: int = 50):
@@ -338,10 +321,7 @@ class RepoIndex:
         for i in range(0, len(ids), 500):
             part = ids[i : i + 500]
             q = ",".join("?" * len(part))
-            for row in self.con.execute(
-                f"SELECT {_SYM_COLS} FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.id IN ({q})", part
-            ):
-                out[row[0]] = _sym(row)
+            out.update((s.id, s) for s in self._symbols(f"s.id IN ({q})", part))
         return out
 
     def adjacency(self, ids, limit: int = 40) -> list[tuple[int, str, int, str]]:
@@ -448,17 +428,18 @@ class RepoIndex:
         return {sids[i]: float(vals[i]) for i in nz}
 
     def imports_of(self, file_id: int) -> list[str]:
-        rows = self.con.execute(
-            "SELECT DISTINCT f.path FROM edges e JOIN files f ON f.id = e.dst_file"
-            " WHERE e.src_file = ? AND e.kind = 'imports' AND e.dst_file != e.src_file ORDER BY f.path",
-            (file_id,),
-        ).fetchall()
-        return [r[0] for r in rows]
+        return self._import_ends(file_id, near="src", far="dst", limit=-1)
 
     def imported_by(self, file_id: int, limit: int = 50) -> list[str]:
+        return self._import_ends(file_id, near="dst", far="src", limit=limit)
+
+    def _import_ends(self, file_id: int, *, near: str, far: str, limit: int) -> list[str]:
+        """Paths at the `far` end of the import edges whose `near` end is `file_id`, sorted
+        (SQLite's LIMIT -1: all)."""
         rows = self.con.execute(
-            "SELECT DISTINCT f.path FROM edges e JOIN files f ON f.id = e.src_file"
-            " WHERE e.dst_file = ? AND e.kind = 'imports' AND e.src_file != e.dst_file ORDER BY f.path LIMIT ?",
+            f"SELECT DISTINCT f.path FROM edges e JOIN files f ON f.id = e.{far}_file"
+            f" WHERE e.{near}_file = ? AND e.kind = 'imports' AND e.{far}_file != e.{near}_file"
+            " ORDER BY f.path LIMIT ?",
             (file_id, limit),
         ).fetchall()
         return [r[0] for r in rows]

@@ -87,17 +87,25 @@ def apply_image_cap(messages: list[dict[str, Any]], cap: int | None) -> tuple[li
     return out, {"sent": total - omit, "omitted": omit}
 
 
-def content_text(content: Any) -> str:
-    """The text of a message content (string, list of parts, or None)."""
+def content_text(content: Any, part_types: tuple[str, ...] | None = ("text", "output_text")) -> str:
+    """The text of a message content (string, list of parts, or None). `part_types` are the
+    parts whose text counts (an API response's text parts); None takes every part's text and
+    bare strings in the list, as recorded trajectories of other tools hold them."""
     if content is None:
         return ""
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return "".join(
-            p.get("text", "") for p in content if isinstance(p, dict) and p.get("type") in ("text", "output_text")
-        )
+        return "".join(_part_text(p, part_types) for p in content)
     return str(content)
+
+
+def _part_text(part: Any, part_types: tuple[str, ...] | None) -> str:
+    if not isinstance(part, dict):
+        return "" if part_types is not None else str(part)
+    if part_types is not None and part.get("type") not in part_types:
+        return ""
+    return part.get("text", "")
 
 
 def image_part(png: bytes, label: str | None = None) -> dict[str, Any]:

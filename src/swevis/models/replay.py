@@ -276,19 +276,18 @@ class ReplayModel(ChatModel):
             return 0
         return len(self._queues[q]) - self._next[q]
 
-    def _complete(self, messages, *, max_tokens, purpose, tools, tool_choice, stop, estimated_prompt_tokens):
+    def _complete(self, messages, *, purpose, estimated_prompt_tokens, **call):
+        """The next recorded turn for `purpose`; the fallback model's answer once they are
+        used up (a fallback takes the call's other arguments; a recorded turn ignores them)."""
         if self.fallback is not None and self.remaining(purpose) == 0:
             resp = self.fallback._complete(
-                messages,
-                max_tokens=max_tokens,
-                purpose=purpose,
-                tools=tools,
-                tool_choice=tool_choice,
-                stop=stop,
-                estimated_prompt_tokens=estimated_prompt_tokens,
+                messages, purpose=purpose, estimated_prompt_tokens=estimated_prompt_tokens, **call
             )
             resp.meta = {"replay_fallback": self.fallback.backend, **resp.meta}
             return resp
+        return self._recorded_response(self._next_turn(purpose), estimated_prompt_tokens)
+
+    def _next_turn(self, purpose: str) -> ReplayTurn:
         q = self._queue_for(purpose)
         queue = self._queues[q]
         i = self._next[q]
@@ -298,7 +297,9 @@ class ReplayModel(ChatModel):
                 f"replay source {self.source.origin} ran out of assistant turns{label} after {len(queue)} turn(s)"
             )
         self._next[q] = i + 1
-        turn = queue[i]
+        return queue[i]
+
+    def _recorded_response(self, turn: ReplayTurn, estimated_prompt_tokens: int) -> ChatResponse:
         completion_text = turn.content + (json.dumps(turn.tool_calls) if turn.tool_calls else "")
         completion = self.estimate_text_tokens(completion_text)
         usage = Usage(
