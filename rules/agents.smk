@@ -35,8 +35,9 @@ rule prelocalize:
 rule run_agent:
     input:
         instances=ancient(LAYOUT.instances()),
+        # the checkout manifest names the mirror it was made from: no edge of its own to
+        # the mirror manifest (one fewer per run job in a study's DAG of thousands)
         checkout=LAYOUT.checkout_manifest("{instance}"),
-        mirror=run_mirror,
         index=run_index,
         preloc=run_preloc,
         demos=replay_demos,

@@ -11,8 +11,8 @@ from swevis.tasks.repos import read_manifest
 with script_logging(snakemake.log[0]) as log:
     wc, params = snakemake.wildcards, snakemake.params
     row = next(r for r in load_instances(snakemake.input.instances) if r["instance_id"] == wc.instance)
-    pristine = read_manifest(snakemake.input.checkout)["path"]
-    mirror = read_manifest(snakemake.input.mirror)["mirror"]
+    checkout = read_manifest(snakemake.input.checkout)
+    pristine, mirror = checkout["path"], checkout["mirror"]
     preloc = None
     if snakemake.input.preloc:
         with open(snakemake.input.preloc) as fh:
