@@ -29,14 +29,16 @@ def pytest_collection_modifyitems(config, items):
     """Under pytest-xdist (`make test`: -n 2 --dist loadgroup) the engine tests share one
     worker, in turn: they use one Docker daemon and one SLURM node, and some check that
     nothing of theirs is left on the engine, which another test's containers would spoil.
-    They go first, so their waiting on the engines overlaps the other worker's tests."""
+    They go first, so their waiting on the engines overlaps the other worker's tests; the
+    other slow tests next, so that the many short ones fill both workers at the end instead of
+    one long test running alone while the other worker idles."""
     def on_an_engine(item) -> bool:
         return bool(item.get_closest_marker("docker") or item.get_closest_marker("slurm"))
 
     for item in items:
         if on_an_engine(item):
             item.add_marker(pytest.mark.xdist_group("engines"))
-    items.sort(key=lambda item: not on_an_engine(item))
+    items.sort(key=lambda item: (not on_an_engine(item), item.get_closest_marker("slow") is None))
 
 
 @pytest.fixture

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
+
+import snakemake_fork
 
 from swevis.index import build_index, open_index
 
@@ -35,7 +36,32 @@ def indexed_repo(tmp_path: Path, files: dict[str, str]):
     return repo, open_index(tmp_path / "i.sqlite")
 
 
-SNAKEMAKE = str(Path(sys.executable).parent / "snakemake")
+SNAKEMAKE = snakemake_fork.SNAKEMAKE
+
+# The tiny study of the end-to-end and report tests (run once a worker: tests/workflow/conftest.py)
+TINY_STUDY = """
+tasks:
+  source: bundled
+  instance_ids: [swevis-samples__ledgerkit-117, swevis-samples__tabulon-305]
+models:
+  qwen3.5: {backend: replay, model_id: qwen3.5-397b-a17b, tokenizer: qwen3, image_family: qwen3.5}
+agents:
+  matrix:
+    - {agent: mini, scope: normal, conditions: [text]}
+    - {agent: plb, scope: normal, conditions: [text, r3]}
+    - {agent: let, scope: normal, conditions: [text, r3]}
+  variants: {}
+single_read:
+  window_lines: [10, 30]
+  ratios: [1, 3]
+  windows_per_size: 2
+  include_matplotlib: false
+  ocr: {frontier_fonts: [6, 9], frontier_windows: 1, frontier_pages: 1, frontier_packages: [requests]}
+counterfactual:
+  conditions: [text, r3]
+  bootstrap: {resamples: 50}
+"""
+TINY_TARGETS = ["results/table1.csv", "results/table3.csv"]
 
 
 def run_snakemake(
@@ -43,9 +69,9 @@ def run_snakemake(
 ) -> subprocess.CompletedProcess:
     """The project's Snakefile run in `workdir` by the virtualenv's snakemake; `env` adds to os.environ
     (which conftest.py keeps offline); output captured for the assertion messages."""
-    cmd = [SNAKEMAKE, "--snakefile", str(PROJECT_ROOT / "Snakefile"), "--directory", str(workdir)]
+    cmd = ["--snakefile", str(PROJECT_ROOT / "Snakefile"), "--directory", str(workdir)]
     cmd += [] if cores is None else ["--cores", str(cores)]
-    return subprocess.run([*cmd, *args], capture_output=True, text=True, env={**os.environ, **(env or {})}, timeout=timeout)
+    return snakemake_fork.run([*cmd, *args], env={**os.environ, **(env or {})}, timeout=timeout)
 
 
 def bash_block(cmd: str) -> str:

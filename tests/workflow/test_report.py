@@ -12,28 +12,6 @@ import pytest
 from helpers import PROJECT_ROOT, engine_unavailable
 from helpers import run_snakemake as snakemake
 
-TINY = """
-tasks:
-  source: bundled
-  instance_ids: [swevis-samples__ledgerkit-117, swevis-samples__tabulon-305]
-models:
-  qwen3.5: {backend: replay, model_id: qwen3.5-397b-a17b, tokenizer: qwen3, image_family: qwen3.5}
-agents:
-  matrix:
-    - {agent: mini, scope: normal, conditions: [text]}
-    - {agent: plb, scope: normal, conditions: [text, r3]}
-    - {agent: let, scope: normal, conditions: [text, r3]}
-  variants: {}
-single_read:
-  window_lines: [10, 30]
-  ratios: [1, 3]
-  windows_per_size: 2
-  include_matplotlib: false
-  ocr: {frontier_fonts: [6, 9], frontier_windows: 1, frontier_pages: 1, frontier_packages: [requests]}
-counterfactual:
-  conditions: [text, r3]
-  bootstrap: {resamples: 50}
-"""
 CHROMIUM_FLAGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
     "--disable-background-networking", "--disable-component-update", "--disable-sync", "--window-size=1400,900",
@@ -80,16 +58,17 @@ def open_result(browser, category: str, item: str):
 
 @pytest.mark.slow
 @pytest.mark.browser
-def test_make_report_opens_in_chromium_with_table_1_and_figure_3(tmp_path: Path):
-    browser = chromium_driver()  # skips (or fails under SWEVIS_REQUIRE_ENGINES=1) before the long run
+@pytest.mark.xdist_group("tiny_study")
+def test_make_report_opens_in_chromium_with_table_1_and_figure_3(tiny_study, tmp_path: Path):
+    browser = chromium_driver()  # skips (or fails under SWEVIS_REQUIRE_ENGINES=1) where there is none
     try:
-        (tmp_path / "config.yaml").write_text(TINY)
-        run = snakemake(tmp_path, *make_report_command())
+        study = tiny_study[0]  # the tiny study with Tables 1 and 3 made (conftest.py): make report does the rest
+        run = snakemake(study, *make_report_command())
         assert run.returncode == 0, (run.stdout + run.stderr)[-4000:]
-        report = tmp_path / "results" / "report.html"
+        report = study / "results" / "report.html"
         html = report.read_text(errors="replace")
         assert "System Message" not in html  # every caption rendered without an RST error
-        for csv in (tmp_path / "results").rglob("*.csv"):
+        for csv in (study / "results").rglob("*.csv"):
             assert not re.search(r"\d\.\d{7,}", csv.read_text()), f"{csv} carries unrounded floats"
 
         from selenium.webdriver.common.by import By

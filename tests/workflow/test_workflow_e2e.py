@@ -10,22 +10,10 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from helpers import TINY_TARGETS
 from helpers import run_snakemake as snakemake
 from swevis.paths import eval_path
 
-TINY = """
-tasks:
-  source: bundled
-  instance_ids: [swevis-samples__ledgerkit-117, swevis-samples__tabulon-305]
-models:
-  qwen3.5: {backend: replay, model_id: qwen3.5-397b-a17b, tokenizer: qwen3, image_family: qwen3.5}
-agents:
-  matrix:
-    - {agent: mini, scope: normal, conditions: [text]}
-    - {agent: plb, scope: normal, conditions: [text, r3]}
-    - {agent: let, scope: normal, conditions: [text]}
-"""
-TARGETS = ["results/table1.csv", "results/table3.csv"]
 
 
 def finished_rules(proc: subprocess.CompletedProcess) -> Counter:
@@ -33,12 +21,11 @@ def finished_rules(proc: subprocess.CompletedProcess) -> Counter:
 
 
 @pytest.mark.slow
-def test_tiny_matrix_end_to_end_and_rerun_one_condition(tmp_path: Path):
-    (tmp_path / "config.yaml").write_text(TINY)
-    first = snakemake(tmp_path, *TARGETS)
-    assert first.returncode == 0, first.stderr[-4000:]
+@pytest.mark.xdist_group("tiny_study")
+def test_tiny_matrix_end_to_end_and_rerun_one_condition(tiny_study):
+    tmp_path, first = tiny_study  # the study's first run, to Tables 1 and 3 (conftest.py)
     done = finished_rules(first)
-    assert done["run_agent"] == 2 * 4 and done["evaluate_condition"] == 4 and done["prelocalize"] == 2
+    assert done["run_agent"] == 2 * 5 and done["evaluate_condition"] == 5 and done["prelocalize"] == 2
     table = pl.read_csv(tmp_path / "results" / "table1.csv")
     assert set(table["backend"]) == {"replay"}
     plb = table.filter((pl.col("agent") == "plb") & (pl.col("scope") == "normal")).row(0, named=True)
@@ -52,13 +39,13 @@ def test_tiny_matrix_end_to_end_and_rerun_one_condition(tmp_path: Path):
 
     # delete one condition: exactly its jobs and the tables run again
     shutil.rmtree(tmp_path / "results" / "runs" / "qwen3.5" / "plb-normal" / "r3")
-    second = snakemake(tmp_path, *TARGETS)
+    second = snakemake(tmp_path, *TINY_TARGETS)
     assert second.returncode == 0, second.stderr[-4000:]
     assert finished_rules(second) == Counter(
         {"run_agent": 2, "evaluate_condition": 1, "summarize_condition": 1, "tables": 1}
     )
     # and an up-to-date rerun does nothing
-    third = snakemake(tmp_path, *TARGETS)
+    third = snakemake(tmp_path, *TINY_TARGETS)
     assert third.returncode == 0 and "Nothing to be done" in third.stdout + third.stderr
 
     # snakemake --report on a few targets: their views (rules/report.smk) are built, then

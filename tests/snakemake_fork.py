@@ -1,0 +1,56 @@
+"""Snakemake runs for the tests, forked from a process that has imported Snakemake already.
+
+Why: a `snakemake` process spends about 1.1 of its 1.9 CPU seconds importing Snakemake and its
+plugins before it reads the Snakefile, and the suite starts well over a hundred of them. The
+standard library's forkserver (multiprocessing) imports snakemake.cli once per test worker
+and forks a fresh copy of itself for each run; the copy takes the run's arguments, working
+folder and whole environment, writes its output to files and exits with Snakemake's code, as
+the `snakemake` command would. SWEVIS_TEST_FORK=0 runs the command instead.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+SNAKEMAKE = str(Path(sys.executable).parent / "snakemake")
+_CONTEXT = multiprocessing.get_context("forkserver")
+_CONTEXT.set_forkserver_preload(["snakemake.cli", "snakemake_fork"])
+
+
+def _main(args: list[str], env: dict[str, str], cwd: str, out: str, err: str) -> None:
+    """In the forked copy: Snakemake's command line on `args`, output to the two files."""
+    os.environ.clear()
+    os.environ.update(env)
+    os.chdir(cwd)
+    for fd, path in ((1, out), (2, err)):
+        os.dup2(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC), fd)
+    sys.argv = [SNAKEMAKE, *args]
+    from snakemake.cli import main
+
+    main(args)  # exits: multiprocessing makes its SystemExit the exit code
+
+
+def run(args: list[str], env: dict[str, str], timeout: float | None = None) -> subprocess.CompletedProcess:
+    """`snakemake *args` with `env` as its whole environment: its code, stdout and stderr."""
+    cmd = [SNAKEMAKE, *args]
+    if os.environ.get("SWEVIS_TEST_FORK") == "0":
+        return subprocess.run(cmd, check=False, capture_output=True, text=True, env=env, timeout=timeout)
+    with tempfile.TemporaryDirectory(prefix="swevis-snakemake-") as folder:
+        out, err = os.path.join(folder, "stdout"), os.path.join(folder, "stderr")
+        proc = _CONTEXT.Process(target=_main, args=(list(args), dict(env), os.getcwd(), out, err))
+        proc.start()
+        proc.join(timeout)
+        if proc.exitcode is None:
+            proc.kill()
+            proc.join()
+            raise subprocess.TimeoutExpired(cmd, timeout)
+        return subprocess.CompletedProcess(cmd, proc.exitcode, _read(out), _read(err))
+
+
+def _read(path: str) -> str:
+    return Path(path).read_text(errors="replace") if os.path.exists(path) else ""
