@@ -129,7 +129,9 @@ def test_one_condition_through_sbatch_equals_the_local_run(tmp_path: Path):
     proc = run_snakemake(
         slurm, TARGET, "--workflow-profile", str(PROFILE),
         "--slurm-status-command", node["status_command"],
-        "--slurm-init-seconds-before-status-checks", "2",  # not 40 s: these jobs take 15-40 s
+        # the first status check after 1 s, not 40 (the profile's): these jobs take 5-40 s, and each check
+        # that finds a job still running waits 10 s longer for the next (the plugin's back-off)
+        "--slurm-init-seconds-before-status-checks", "1",
         "--slurm-keep-successful-logs",
         "--set-resources", *capped_set_resources(node),
         cores=None, env=env, timeout=1200,
