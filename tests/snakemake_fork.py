@@ -35,14 +35,18 @@ def _main(args: list[str], env: dict[str, str], cwd: str, out: str, err: str) ->
     main(args)  # exits: multiprocessing makes its SystemExit the exit code
 
 
-def run(args: list[str], env: dict[str, str], timeout: float | None = None) -> subprocess.CompletedProcess:
-    """`snakemake *args` with `env` as its whole environment: its code, stdout and stderr."""
+def run(
+    args: list[str], env: dict[str, str], timeout: float | None = None, cwd: str | Path | None = None
+) -> subprocess.CompletedProcess:
+    """`snakemake *args` in `cwd` (default: this one) with `env` as its whole environment: its
+    code, stdout and stderr."""
     cmd = [SNAKEMAKE, *args]
+    cwd = str(cwd or os.getcwd())
     if os.environ.get("SWEVIS_TEST_FORK") == "0":
-        return subprocess.run(cmd, check=False, capture_output=True, text=True, env=env, timeout=timeout)
+        return subprocess.run(cmd, check=False, capture_output=True, text=True, env=env, timeout=timeout, cwd=cwd)
     with tempfile.TemporaryDirectory(prefix="swevis-snakemake-") as folder:
         out, err = os.path.join(folder, "stdout"), os.path.join(folder, "stderr")
-        proc = _CONTEXT.Process(target=_main, args=(list(args), dict(env), os.getcwd(), out, err))
+        proc = _CONTEXT.Process(target=_main, args=(list(args), dict(env), cwd, out, err))
         proc.start()
         proc.join(timeout)
         if proc.exitcode is None:

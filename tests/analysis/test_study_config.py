@@ -4,11 +4,12 @@ name that points at no profile or cell stops the DAG build with one line naming 
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import polars as pl
 import pytest
+import snakemake_fork
+from helpers import PROJECT_ROOT
 
 from swevis.analysis.build import build_tables
 from swevis.analysis.load import SUMMARY_FORMAT
@@ -17,9 +18,6 @@ from swevis.config import validate_config
 from swevis.errors import SwevisError
 from swevis.workflow import check_study
 
-from helpers import PROJECT_ROOT
-
-SNAKEMAKE = str(Path(sys.executable).parent / "snakemake")
 MY = """
 tasks: {source: bundled, instance_ids: [swevis-samples__tabulon-305]}
 models:
@@ -36,10 +34,10 @@ BASELINE = {"agent": "mini", "scope": "normal", "condition": "text"}
 def dry_run(workdir: Path, configfile: Path, *overrides: str, target: str = "all") -> subprocess.CompletedProcess:
     """A dry run of the workflow as a user starts it: from the project folder, whose
     config.yaml is the embedded default, results written under `workdir`."""
-    return subprocess.run(
-        [SNAKEMAKE, target, "-n", "--cores", "1", "--configfile", str(configfile),
-         "--config", f"results_dir={workdir}/results", *overrides],
-        cwd=PROJECT_ROOT, capture_output=True, text=True, env={**os.environ, "HF_DATASETS_OFFLINE": "1"},
+    return snakemake_fork.run(
+        [target, "-n", "--cores", "1", "--configfile", str(configfile), "--config", f"results_dir={workdir}/results",
+         *overrides],
+        env={**os.environ, "HF_DATASETS_OFFLINE": "1"}, cwd=PROJECT_ROOT,
     )
 
 
