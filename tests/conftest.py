@@ -25,6 +25,7 @@ settings.register_profile("swevis", deadline=None)
 settings.load_profile("swevis")
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist's hook, which reads the groups
 def pytest_collection_modifyitems(config, items):
     """Under pytest-xdist (`make test`: -n 2 --dist loadgroup) the engine tests share one
     worker, in turn: they use one Docker daemon and one SLURM node, and some check that
@@ -39,6 +40,19 @@ def pytest_collection_modifyitems(config, items):
         if on_an_engine(item):
             item.add_marker(pytest.mark.xdist_group("engines"))
     items.sort(key=lambda item: (not on_an_engine(item), item.get_closest_marker("slow") is None))
+
+
+def pytest_collection_finish(session):
+    """Stop a `--dist loadgroup` run in which pytest-xdist lost the groups: it marks a grouped
+    test by a suffix to its node id, which pytest 9.2's node ids drop without a word
+    (pytest-xdist issue 1386), and the engine tests would then run on both workers at once.
+    The worker's error reaches the terminal as xdist's INTERNALERROR naming a test without its
+    group; the run fails either way."""
+    if not getattr(session.config.option, "loadgroup", False):
+        return
+    lost = [item.nodeid for item in session.items if item.get_closest_marker("xdist_group") and "@" not in item.nodeid]
+    if lost:
+        raise pytest.UsageError(f"pytest-xdist did not group {len(lost)} tests (first: {lost[0]}); see pyproject.toml's pytest pin")
 
 
 @pytest.fixture
