@@ -21,6 +21,9 @@ The `floor` row is Snakemake alone on a DAG of the same size: a generated Snakef
 many jobs (one run job per instance x cell, each with three inputs from per-instance jobs,
 one summary per cell), no checkpoint, no input functions, no swevis code. What `this` costs
 above it is what swevis's rules and helpers add; the floor is what no change to them removes.
+The `edges` row is that floor with run_agent's inputs, log, benchmark and params (two input
+functions, a param function, still no swevis code): what the run jobs' directives cost in
+Snakemake itself.
 """
 
 from __future__ import annotations
@@ -160,13 +163,50 @@ rule index:
 """
 
 
-def floor_dry_run(workdir: Path, jobs: int) -> dict:
-    """`snakemake -n` of FLOOR_SNAKEFILE sized to about `jobs` jobs."""
-    floor = workdir / "floor"
+# The floor with run_agent's edges and directives: a shared ancient() input, the checkout, two
+# input functions (index; pre-localization or nothing) and one returning nothing (demos), a log
+# and a benchmark file, five params and a param function. Still no swevis code: what `this`
+# costs above it is swevis's own; what it costs above `floor` is what those directives cost.
+FLOOR_SAME_EDGES = FLOOR_SNAKEFILE.replace(
+    """rule run:
+    input: "checkout/{{i}}.txt", "mirror/{{i}}.txt", "index/{{i}}.txt"
+    output: "runs/c{{c}}/{{i}}.txt"
+    log: "logs/c{{c}}/{{i}}.log"
+    resources: llm=1
+    params: cell=lambda wc: wc.c
+    script: "job.py"
+""",
+    """PARAMS = {{"a": 1, "b": [1, 2], "c": {{"d": "e"}}}}
+def index_of(wc): return f"index/{{wc.i}}.txt"
+def preloc_of(wc): return f"mirror/{{wc.i}}.txt" if int(wc.c) % 3 == 0 else []
+def nothing(wc): return []
+def digest_of(wc): return wc.i
+rule run:
+    input:
+        instances=ancient("instances.jsonl"),
+        checkout="checkout/{{i}}.txt",
+        index=index_of,
+        preloc=preloc_of,
+        demos=nothing,
+    output: "runs/c{{c}}/{{i}}.txt"
+    log: "logs/c{{c}}/{{i}}.log"
+    benchmark: "bench/c{{c}}/{{i}}.tsv"
+    resources: llm=1
+    params: profile=PARAMS, agents=PARAMS, harness=PARAMS, localize=PARAMS, render=PARAMS, instance=digest_of
+    script: "job.py"
+""",
+)
+assert FLOOR_SAME_EDGES != FLOOR_SNAKEFILE
+
+
+def floor_dry_run(workdir: Path, jobs: int, name: str = "floor", snakefile: str = FLOOR_SNAKEFILE) -> dict:
+    """`snakemake -n` of a floor Snakefile sized to about `jobs` jobs."""
+    floor = workdir / name
     floor.mkdir(exist_ok=True)
     cells = max(1, round((jobs - 1 - 3 * N_INSTANCES) / (N_INSTANCES + 1)))
-    (floor / "Snakefile").write_text(FLOOR_SNAKEFILE.format(instances=N_INSTANCES, cells=cells))
+    (floor / "Snakefile").write_text(snakefile.format(instances=N_INSTANCES, cells=cells))
     (floor / "job.py").write_text("")
+    (floor / "instances.jsonl").write_text("")
     cmd = [str(SNAKEMAKE), "-n", "--quiet", "rules", "--cores", "1", "-s", str(floor / "Snakefile"), "-d", str(floor)]
     return measured(cmd, floor / "rss.txt")
 
@@ -182,11 +222,12 @@ def main() -> None:
     prepare(workdir)
     roots = {"this": PROJECT_ROOT} | ({"baseline": args.baseline.resolve()} if args.baseline else {})
     runs = {name: [] for name in roots}
-    runs["floor"] = []
+    runs["floor"], runs["edges"] = [], []
     for _ in range(args.repeat):  # interleaved, so a shared machine's load hits all alike
         for name, root in roots.items():
             runs[name].append(dry_run(workdir, root))
         runs["floor"].append(floor_dry_run(workdir, runs["this"][-1]["jobs"]))
+        runs["edges"].append(floor_dry_run(workdir, runs["this"][-1]["jobs"], "floor-edges", FLOOR_SAME_EDGES))
     print(f"{'checkout':<9} {'jobs':>6} {'wall s':>8} {'CPU s':>8} {'peak MB':>8} {'CPU / 10 s':>10}")
     best = {}
     for name, rs in runs.items():
@@ -199,6 +240,8 @@ def main() -> None:
         print(f"{name:<9} best {best[name]:.2f} CPU s = {best[name] / TARGET_S:.2f} x the {TARGET_S:g} s target")
     print(f"swevis's share: {best['this'] - best['floor']:.2f} CPU s above Snakemake's own {best['floor']:.2f} s"
           f" ({best['floor'] / TARGET_S:.2f} x the target) on a DAG of the same size")
+    print(f"this / floor: {best['this'] / best['floor']:.2f}; this / edges (the floor with run_agent's edges"
+          f" and directives): {best['this'] / best['edges']:.2f}")
     if args.baseline:
         print(f"speed-up (CPU) baseline / this: {best['baseline'] / best['this']:.2f}x ({workdir})")
     if args.profile:
