@@ -135,7 +135,7 @@ def measured(cmd: list[str], rss_file: Path, env: dict | None = None) -> dict:
     }
 
 
-FLOOR_SNAKEFILE = """
+FLOOR_REST = """
 IDS = [f"i{{i}}" for i in range({instances})]
 rule all:
     input: expand("sum/c{{c}}.txt", c=range({cells}))
@@ -143,13 +143,6 @@ rule summary:
     input: expand("runs/c{{{{c}}}}/{{i}}.txt", i=IDS)
     output: "sum/c{{c}}.txt"
     log: "logs/c{{c}}.log"
-    script: "job.py"
-rule run:
-    input: "checkout/{{i}}.txt", "mirror/{{i}}.txt", "index/{{i}}.txt"
-    output: "runs/c{{c}}/{{i}}.txt"
-    log: "logs/c{{c}}/{{i}}.log"
-    resources: llm=1
-    params: cell=lambda wc: wc.c
     script: "job.py"
 rule checkout:
     output: "checkout/{{i}}.txt"
@@ -161,22 +154,22 @@ rule index:
     output: "index/{{i}}.txt"
     script: "job.py"
 """
-
-
-# The floor with run_agent's edges and directives: a shared ancient() input, the checkout, two
-# input functions (index; pre-localization or nothing) and one returning nothing (demos), a log
-# and a benchmark file, five params and a param function. Still no swevis code: what `this`
-# costs above it is swevis's own; what it costs above `floor` is what those directives cost.
-FLOOR_SAME_EDGES = FLOOR_SNAKEFILE.replace(
-    """rule run:
+FLOOR_RUN = """
+rule run:
     input: "checkout/{{i}}.txt", "mirror/{{i}}.txt", "index/{{i}}.txt"
     output: "runs/c{{c}}/{{i}}.txt"
     log: "logs/c{{c}}/{{i}}.log"
     resources: llm=1
     params: cell=lambda wc: wc.c
     script: "job.py"
-""",
-    """PARAMS = {{"a": 1, "b": [1, 2], "c": {{"d": "e"}}}}
+"""
+FLOOR_SNAKEFILE = FLOOR_REST + FLOOR_RUN
+# The floor with run_agent's edges and directives: a shared ancient() input, the checkout, two
+# input functions (index; pre-localization or nothing) and one returning nothing (demos), a log
+# and a benchmark file, five params and a param function. Still no swevis code: what `this`
+# costs above it is swevis's own; what it costs above `floor` is what those directives cost.
+FLOOR_SAME_EDGES = FLOOR_REST + """
+PARAMS = {{"a": 1, "b": [1, 2], "c": {{"d": "e"}}}}
 def index_of(wc): return f"index/{{wc.i}}.txt"
 def preloc_of(wc): return f"mirror/{{wc.i}}.txt" if int(wc.c) % 3 == 0 else []
 def nothing(wc): return []
@@ -194,9 +187,7 @@ rule run:
     resources: llm=1
     params: profile=PARAMS, agents=PARAMS, harness=PARAMS, localize=PARAMS, render=PARAMS, instance=digest_of
     script: "job.py"
-""",
-)
-assert FLOOR_SAME_EDGES != FLOOR_SNAKEFILE
+"""
 
 
 def floor_dry_run(workdir: Path, jobs: int, name: str = "floor", snakefile: str = FLOOR_SNAKEFILE) -> dict:
