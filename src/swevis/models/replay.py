@@ -53,10 +53,8 @@ import yaml
 from swevis.models.base import (
     ChatModel,
     ChatResponse,
-    Estimator,
     ReplayExhausted,
     ReplaySourceError,
-    TextCounter,
     Usage,
 )
 from swevis.models.messages import content_text
@@ -242,16 +240,11 @@ class ReplayModel(ChatModel):
     backend = "replay"
 
     def __init__(
-        self,
-        profile_name: str,
-        profile: dict[str, Any],
-        *,
-        source: Any,
-        estimator: Estimator | None = None,
-        text_counter: TextCounter | None = None,
-        fallback: ChatModel | None = None,
+        self, profile_name: str, profile: dict[str, Any], *, source: Any, fallback: ChatModel | None = None, **counting
     ):
-        super().__init__(profile_name, profile, estimator=estimator, text_counter=text_counter)
+        """`source`: what to replay (load_replay_source); `fallback`: the model asked once it is
+        used up; `counting`: ChatModel's estimator and text counter."""
+        super().__init__(profile_name, profile, **counting)
         self.source = load_replay_source(source)
         self.fallback = fallback
         self._queues: dict[str | None, list[ReplayTurn]] = {}
