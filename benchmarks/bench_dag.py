@@ -21,8 +21,8 @@ The `floor` row is Snakemake alone on a DAG of the same size: a generated Snakef
 many jobs (one run job per instance x cell, each with three inputs from per-instance jobs,
 one summary per cell), no checkpoint, no input functions, no swevis code. What `this` costs
 above it is what swevis's rules and helpers add; the floor is what no change to them removes.
-The `edges` row is that floor with run_agent's inputs, log, benchmark and params (two input
-functions, a param function, still no swevis code): what the run jobs' directives cost in
+The `edges` row is that floor with run_agent's inputs, log, benchmark and params (three input
+functions, five param functions, still no swevis code): what the run jobs' directives cost in
 Snakemake itself.
 """
 
@@ -164,15 +164,16 @@ rule run:
     script: "job.py"
 """
 FLOOR_SNAKEFILE = FLOOR_REST + FLOOR_RUN
-# The floor with run_agent's edges and directives: a shared ancient() input, the checkout, two
-# input functions (index; pre-localization or nothing) and one returning nothing (demos), a log
-# and a benchmark file, five params and a param function. Still no swevis code: what `this`
-# costs above it is swevis's own; what it costs above `floor` is what those directives cost.
+# The floor with run_agent's edges and directives: a shared ancient() input, the checkout, three
+# input functions (index; pre-localization or nothing; demos, nothing), a log and a benchmark
+# file, six params of which five are functions, as in rules/agents.smk. Still no swevis code:
+# what `this` costs above it is swevis's own; what it costs above `floor`, those directives'.
 FLOOR_SAME_EDGES = FLOOR_REST + """
 PARAMS = {{"a": 1, "b": [1, 2], "c": {{"d": "e"}}}}
 def index_of(wc): return f"index/{{wc.i}}.txt"
 def preloc_of(wc): return f"mirror/{{wc.i}}.txt" if int(wc.c) % 3 == 0 else []
 def nothing(wc): return []
+def params_of(wc): return PARAMS
 def digest_of(wc): return wc.i
 rule run:
     input:
@@ -185,7 +186,13 @@ rule run:
     log: "logs/c{{c}}/{{i}}.log"
     benchmark: "bench/c{{c}}/{{i}}.tsv"
     resources: llm=1
-    params: profile=PARAMS, agents=PARAMS, harness=PARAMS, localize=PARAMS, render=PARAMS, instance=digest_of
+    params:
+        profile=params_of,
+        agents=params_of,
+        harness=params_of,
+        localize=PARAMS,
+        render=params_of,
+        instance=digest_of,
     script: "job.py"
 """
 

@@ -282,20 +282,18 @@ def tiny_config(path: Path, base_url: str) -> Path:
 @pytest.fixture
 def script_inputs(instance, tmp_path, monkeypatch, bundled_checkout):
     """What the workflow hands run_agent.py / prelocalize.py, built in tmp_path (the cwd)."""
-    row, mirror = instance
+    row, _ = instance
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv(KEY_ENV, "sk-infra")
     url = f"http://127.0.0.1:{closed_port()}/v1"
     cfg = load_config(tiny_config(tmp_path / "config.yaml", url))
     (tmp_path / "instances.jsonl").write_text(json.dumps(row) + "\n")
     co = bundled_checkout(IID, tmp_path, index=True, index_options=cfg["index"])
-    (tmp_path / "checkout.json").write_text(json.dumps(co["manifest"]))
-    (tmp_path / "mirror.json").write_text(json.dumps({"mirror": mirror}))
+    (tmp_path / "checkout.json").write_text(json.dumps(co["manifest"]))  # names the mirror too
     agents = {k: v for k, v in cfg["agents"].items() if k not in ("matrix", "variants", "memory", "ablation")}
     yield SimpleNamespace(
         url=url,
-        input=SimpleNamespace(instances="instances.jsonl", checkout="checkout.json", mirror="mirror.json",
-                              index="index.sqlite", preloc=[]),
+        input=SimpleNamespace(instances="instances.jsonl", checkout="checkout.json", index="index.sqlite", preloc=[]),
         params=SimpleNamespace(profile=cfg["models"]["live"], agents=agents, localize=cfg["localize"],
                                render=cfg["single_read"].get("render", {}), harness={}),  # a local run's
         wildcards=SimpleNamespace(model="live", agent="mini", scope="normal", condition="text", instance=IID),
