@@ -186,13 +186,8 @@ rule run:
     log: "logs/c{{c}}/{{i}}.log"
     benchmark: "bench/c{{c}}/{{i}}.tsv"
     resources: llm=1
-    params:
-        profile=params_of,
-        agents=params_of,
-        harness=params_of,
-        localize=PARAMS,
-        render=params_of,
-        instance=digest_of,
+    params: profile=params_of, agents=params_of, harness=params_of, render=params_of, localize=PARAMS,
+        instance=digest_of
     script: "job.py"
 """
 
