@@ -9,11 +9,10 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-
 from helpers import TINY_TARGETS
 from helpers import run_snakemake as snakemake
-from swevis.paths import eval_path
 
+from swevis.paths import eval_path
 
 
 def finished_rules(proc: subprocess.CompletedProcess) -> Counter:
@@ -23,14 +22,14 @@ def finished_rules(proc: subprocess.CompletedProcess) -> Counter:
 @pytest.mark.slow
 @pytest.mark.xdist_group("tiny_study")
 def test_tiny_matrix_end_to_end_and_rerun_one_condition(tiny_study):
-    tmp_path, first = tiny_study  # the study's first run, to Tables 1 and 3 (conftest.py)
+    study, first = tiny_study  # a copy of the study after its first run, to Tables 1 and 3 (conftest.py)
     done = finished_rules(first)
     assert done["run_agent"] == 2 * 5 and done["evaluate_condition"] == 5 and done["prelocalize"] == 2
-    table = pl.read_csv(tmp_path / "results" / "table1.csv")
+    table = pl.read_csv(study / "results" / "table1.csv")
     assert set(table["backend"]) == {"replay"}
     plb = table.filter((pl.col("agent") == "plb") & (pl.col("scope") == "normal")).row(0, named=True)
     assert plb["acc_mini"] == plb["acc_text"] == plb["acc_r3"] == 100.0
-    long = pl.read_csv(tmp_path / "results" / "table1_long.csv")
+    long = pl.read_csv(study / "results" / "table1_long.csv")
     tokens = {
         (r["agent"], r["column"]): r["mean"]
         for r in long.filter((pl.col("metric") == "prompt_tokens") & (pl.col("scope") == "normal")).iter_rows(named=True)
@@ -38,23 +37,23 @@ def test_tiny_matrix_end_to_end_and_rerun_one_condition(tiny_study):
     assert tokens[("plb", "r3")] < tokens[("plb", "text")] < tokens[("mini", "mini")]
 
     # delete one condition: exactly its jobs and the tables run again
-    shutil.rmtree(tmp_path / "results" / "runs" / "qwen3.5" / "plb-normal" / "r3")
-    second = snakemake(tmp_path, *TINY_TARGETS)
+    shutil.rmtree(study / "results" / "runs" / "qwen3.5" / "plb-normal" / "r3")
+    second = snakemake(study, *TINY_TARGETS)
     assert second.returncode == 0, second.stderr[-4000:]
     assert finished_rules(second) == Counter(
         {"run_agent": 2, "evaluate_condition": 1, "summarize_condition": 1, "tables": 1}
     )
     # and an up-to-date rerun does nothing
-    third = snakemake(tmp_path, *TINY_TARGETS)
+    third = snakemake(study, *TINY_TARGETS)
     assert third.returncode == 0 and "Nothing to be done" in third.stdout + third.stderr
 
     # snakemake --report on a few targets: their views (rules/report.smk) are built, then
     # bundled with their captions, which name the backend
     views = ["results/report/table1.html", "results/report/table3.html"]
-    report = snakemake(tmp_path, "--report-after-run", "--report", "report.html", *views)
+    report = snakemake(study, "--report-after-run", "--report", "report.html", *views)
     assert report.returncode == 0, report.stderr[-2000:]
     assert finished_rules(report) == Counter({"report_view_table1": 1, "report_view_table3": 1})
-    html = (tmp_path / "report.html").read_text(errors="replace")
+    html = (study / "report.html").read_text(errors="replace")
     assert "table1.html" in html and "qwen3.5 = replay" in html and "Table 3" in html
 
 
