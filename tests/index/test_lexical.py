@@ -1,0 +1,43 @@
+"""The BM25 model's score matrix is bm25s's own, array for array, for every method."""
+
+from __future__ import annotations
+
+import bm25s
+import numpy as np
+import pytest
+
+from swevis.index.lexical import Lexical
+
+CORPUS = [
+    ["contour", "set", "contour_set", "get_path", "path", "path"],
+    [],
+    ["widths", "natural_width", "width", "width", "width"],
+    ["merge", "set", "merge"],
+    ["path"],
+    ["a" + str(i % 7) for i in range(40)],
+]
+
+
+@pytest.mark.parametrize("method", ["lucene", "robertson", "atire", "bm25l", "bm25+"])
+def test_matrix_equals_bm25s(method):
+    ours = Lexical.build(iter(CORPUS), k1=1.2, b=0.6, method=method).model
+    vocab: dict[str, int] = {}
+    ids = [[vocab.setdefault(t, len(vocab)) for t in (doc or ["__empty__"])] for doc in CORPUS]
+    ref = bm25s.BM25(k1=1.2, b=0.6, method=method)
+    ref.index((ids, vocab), show_progress=False)
+    assert ours.vocab_dict == ref.vocab_dict
+    for key in ("data", "indices", "indptr"):
+        assert ours.scores[key].dtype == ref.scores[key].dtype, key
+        assert np.array_equal(ours.scores[key], ref.scores[key]), key
+    assert ours.scores["num_docs"] == ref.scores["num_docs"] == len(CORPUS)
+    if method in ("bm25l", "bm25+"):
+        assert np.array_equal(ours.nonoccurrence_array, ref.nonoccurrence_array)
+    else:
+        assert ours.nonoccurrence_array is None
+    query = ["path", "width", "merge", "unknown"]
+    assert np.array_equal(Lexical(ours).scores(query), Lexical(ref).scores(query))
+
+
+def test_empty_corpus_has_no_model():
+    assert Lexical.build(iter([])).model is None
+    assert Lexical.build(iter([])).top(["x"], 3) == []
