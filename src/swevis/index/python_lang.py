@@ -62,7 +62,8 @@ MAX_SIGNATURE = 300
 def _text(node: ts.Node | None) -> str:
     if node is None:
         return ""
-    return node.text.decode("utf-8", "replace") if node.text is not None else ""
+    text = node.text  # a new bytes object at every access: read it once
+    return text.decode("utf-8", "replace") if text is not None else ""
 
 
 def _docstring(body: ts.Node | None) -> str:

@@ -383,7 +383,8 @@ def resolve_edges(con: sqlite3.Connection, max_name_targets: int = 6) -> dict:
     upd = []
     for eid, fid, dotted in bases:
         b = w.resolve_base(fid, dotted, dotted.rpartition(".")[2])
-        upd.append((b, w.sym[b][0] if b is not None else None, eid))
+        if b is not None:  # edges are written unresolved: only a target needs an update
+            upd.append((b, w.sym[b][0], eid))
     con.executemany("UPDATE edges SET dst_symbol = ?, dst_file = ? WHERE id = ?", upd)
     w.load_bases(con)
     con.execute("DELETE FROM targets")
@@ -404,7 +405,8 @@ def resolve_edges(con: sqlite3.Connection, max_name_targets: int = 6) -> dict:
                 primary = sid
         if primary is None and len(res) == 1:
             primary = res[0][0]
-        upd.append((primary, w.sym[primary][0] if primary is not None else None, eid))
+        if primary is not None:
+            upd.append((primary, w.sym[primary][0], eid))
     con.executemany(
         "INSERT INTO targets(edge_id, src_file, src_symbol, dst_symbol, dst_file, how) VALUES (?,?,?,?,?,?)", rows
     )
