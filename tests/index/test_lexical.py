@@ -18,23 +18,28 @@ CORPUS = [
 ]
 
 
+# more documents than one block of the matrix's document numbers (4,096)
+LARGE = [[f"w{(i * 7 + j) % 997}" for j in range(i % 13)] for i in range(9000)]
+
+
 @pytest.mark.parametrize("method", ["lucene", "robertson", "atire", "bm25l", "bm25+"])
-def test_matrix_equals_bm25s(method):
-    ours = Lexical.build(iter(CORPUS), k1=1.2, b=0.6, method=method).model
+@pytest.mark.parametrize("corpus", [CORPUS, LARGE], ids=["small", "large"])
+def test_matrix_equals_bm25s(method, corpus):
+    ours = Lexical.build(iter(corpus), k1=1.2, b=0.6, method=method).model
     vocab: dict[str, int] = {}
-    ids = [[vocab.setdefault(t, len(vocab)) for t in (doc or ["__empty__"])] for doc in CORPUS]
+    ids = [[vocab.setdefault(t, len(vocab)) for t in (doc or ["__empty__"])] for doc in corpus]
     ref = bm25s.BM25(k1=1.2, b=0.6, method=method)
     ref.index((ids, vocab), show_progress=False)
     assert ours.vocab_dict == ref.vocab_dict
     for key in ("data", "indices", "indptr"):
         assert ours.scores[key].dtype == ref.scores[key].dtype, key
         assert np.array_equal(ours.scores[key], ref.scores[key]), key
-    assert ours.scores["num_docs"] == ref.scores["num_docs"] == len(CORPUS)
+    assert ours.scores["num_docs"] == ref.scores["num_docs"] == len(corpus)
     if method in ("bm25l", "bm25+"):
         assert np.array_equal(ours.nonoccurrence_array, ref.nonoccurrence_array)
     else:
         assert ours.nonoccurrence_array is None
-    query = ["path", "width", "merge", "unknown"]
+    query = ["path", "width", "merge", "unknown", "w5", "w996"]
     assert np.array_equal(Lexical(ours).scores(query), Lexical(ref).scores(query))
 
 
