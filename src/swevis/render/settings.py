@@ -12,6 +12,9 @@ from swevis.errors import SwevisError
 from swevis.render.fonts import primary_font
 
 
+FONT_MODES = ("antialias", "bilevel", "supersample")
+
+
 def _fonts() -> tuple[float, ...]:
     return tuple(x / 2 for x in range(10, 41))  # 5.0, 5.5, ..., 20.0 px
 
@@ -45,6 +48,16 @@ class RenderSettings:
     # appearance
     style: str = "swevis-contrast"
     font: str = "DejaVu Sans Mono"  # or the path of a monospace font file (the guard is measured per font)
+    # how glyphs are drawn (benchmarks/bench_legibility.py measures each choice):
+    # "antialias" (FreeType's hinted greyscale), "bilevel" (hinted, one bit a pixel) or
+    # "supersample" (drawn at 4x and reduced with a box filter: greyscale without the
+    # hinting's snapping to the send-size pixel grid)
+    font_mode: str = "antialias"
+    stroke_px: float = 0.0  # extra stroke around each glyph (bolder strokes), px at send size
+    highlight: bool = True  # Pygments colours; False draws all code in one dark colour
+    # rows sit on the family's merged-patch grid (32 px for Qwen3/3.5): a whole number of
+    # rows per grid cell, so no text row straddles a merged patch
+    rows_on_patch_grid: bool = False
 
     @classmethod
     def from_config(cls, mapping: dict | None) -> "RenderSettings":
@@ -69,6 +82,10 @@ class RenderSettings:
             raise SwevisError("render.max_wrap must be at least 8 characters")
         if not 0 <= self.margin_frac < 0.25:
             raise SwevisError("render.margin_frac must be in [0, 0.25)")
+        if self.font_mode not in FONT_MODES:
+            raise SwevisError(f"render.font_mode must be one of {', '.join(FONT_MODES)}, got {self.font_mode!r}")
+        if self.stroke_px < 0:
+            raise SwevisError("render.stroke_px must be >= 0")
         primary_font(self.font)  # a font file that is not there fails here, naming the key
 
     def to_dict(self) -> dict:
