@@ -368,7 +368,7 @@ class LayoutSearch:
 
     def choose(self, budget: float, fonts: list[float] | None = None, guard: float | None = None) -> tuple[Layout, dict]:
         s = self.s
-        guard = s.min_font_px if guard is None else guard
+        guard = s.guard_px() if guard is None else guard
         cands = self.candidates(budget, fonts, guard)
         if not cands:
             raise ValueError("no layout fits the page limits of this image family")
