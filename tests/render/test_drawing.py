@@ -6,6 +6,7 @@ import pytest
 
 from swevis.errors import SwevisError
 from swevis.render import RenderSettings, read_window, render_window
+from swevis.render import guards
 from swevis.render.guards import guard_table, measured_guard
 from swevis.render.raster import BACKGROUND, DEFAULT, GUTTER
 from swevis.analysis.single_read_windows import matplotlib_source_root
@@ -87,3 +88,13 @@ def test_an_unmeasured_font_is_an_error_not_a_guess(tmp_path):
                         "highlight": True, "rows_on_patch_grid": False})
     with pytest.raises(SwevisError, match="font_mode"):
         RenderSettings.from_config({"font_mode": "subpixel"})
+
+
+def test_a_way_of_drawing_that_never_reads_says_so(monkeypatch):
+    row = {"font": "Tiny.ttf", "font_mode": "bilevel", "line_height": 1.2, "stroke_px": 0.0, "highlight": True,
+           "rows_on_patch_grid": False, "min_font_px": None, "measured": {"6.0": 0.37}}
+    monkeypatch.setattr(guards, "guard_table", lambda: {"threshold": 0.93, "rows": [row]})
+    with pytest.raises(SwevisError, match="no size reached a median OCR of 0.93"):
+        measured_guard({**row, "font": "/fonts/Tiny.ttf"})
+    row["min_font_px"] = 7.5
+    assert measured_guard({**row, "font": "/fonts/Tiny.ttf"}) == 7.5

@@ -44,10 +44,15 @@ def measured_guard(settings: dict) -> float:
     """The measured guard (px as the model sees the page) of this way of drawing."""
     table = guard_table()
     want = drawing_key(settings)
-    for row in table["rows"]:
-        if drawing_key(row) == want and row.get("min_font_px") is not None:
-            return float(row["min_font_px"])
     shown = ", ".join(f"{k}={v!r}" for k, v in zip(DRAWING_KEYS, want))
+    for row in table["rows"]:
+        if drawing_key(row) == want:
+            if row.get("min_font_px") is None:
+                raise SwevisError(
+                    f"render.min_font_px: {shown} was measured ({GUARD_TABLE}: {row.get('measured')}) and no "
+                    f"size reached a median OCR of {table['threshold']}; set render.min_font_px or draw otherwise"
+                )
+            return float(row["min_font_px"])
     raise SwevisError(
         f"render.min_font_px: no measured readability guard for {shown} in {GUARD_TABLE} "
         f"(median OCR >= {table['threshold']}); measure it with benchmarks/bench_legibility.py "
