@@ -10,7 +10,8 @@ no upscaling, code text without the line-number gutter). Prints one row per r: m
 ratio T_text/T_img, median and min OCR accuracy, mean pages, mean font px as seen.
 
     .venv/bin/python benchmarks/bench_frontier.py [--windows 12] [--ratios 1 2 3 5 7] [--backbone qwen3.5]
-        [--packages jinja2 docker ...] [--font FILE --guard PX] [--config config.yaml] [--json OUT]
+        [--packages jinja2 docker ...] [--font FILE --guard PX] [--render KEY=VALUE ...] [--config config.yaml]
+        [--json OUT]
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ import json
 import random
 import statistics
 import time
+
+import yaml
 
 from swevis.config import load_config
 from swevis.render import RenderSettings, render_window
@@ -74,6 +77,8 @@ def main() -> None:
     ap.add_argument("--packages", nargs="+", default=PACKAGES, help="installed packages outside SWE-bench to sample from")
     ap.add_argument("--font", default=None, help="render.font: a font file (default: the configured font)")
     ap.add_argument("--guard", type=float, default=None, help="render.min_font_px for that font")
+    ap.add_argument("--render", nargs="+", default=[], metavar="KEY=VALUE",
+                    help="more render settings (YAML values), e.g. font_mode=antialias line_height=1.1")
     args = ap.parse_args()
     cfg = load_config(args.config)
     sr = cfg["single_read"]
@@ -82,14 +87,16 @@ def main() -> None:
     seed = int(sr["seed"])
     wins = package_windows(list(args.packages), int(sr["ocr"]["frontier_lines"]), args.windows, seed)
     render = {**sr["render"], **({"font": args.font} if args.font else {}),
-              **({"min_font_px": args.guard} if args.guard is not None else {})}
+              **({"min_font_px": args.guard} if args.guard is not None else {}),
+              **{k: yaml.safe_load(v) for k, _, v in (kv.partition("=") for kv in args.render)}}
+    settings = RenderSettings.from_config(render)
     print(f"{len(wins)} windows of {sr['ocr']['frontier_lines']} lines from {sorted({w['source'] for w in wins})}; "
           f"backbone {name} ({backbones[name]['image_family']}); font {render.get('font', 'DejaVu Sans Mono')} "
-          f"at guard {render.get('min_font_px')} px; {protocol()}")
+          f"({settings.font_mode}, line height {settings.line_height}) at guard {settings.guard_px()} px; {protocol()}")
     print("| r | realized ratio (median) | OCR median | OCR min | pages | font px seen | time |")
     print("|---|---|---|---|---|---|---|")
     rows = measure(wins, args.ratios or [float(r) for r in sr["ratios"]], backbones[name],
-                   RenderSettings.from_config(render), seed)
+                   settings, seed)
     if args.json:
         with open(args.json, "w") as fh:
             json.dump({"backbone": name, "protocol": protocol(), "rows": rows}, fh, indent=2)

@@ -50,6 +50,7 @@ CLUSTER = "needs a cluster: a dry run loads the profile and plans the jobs"
 ENGINE = "needs a Docker engine and minutes: --help checks the subcommand and its arguments"
 MINED = "needs full-history clones of the 12 repositories: --help checks the script and its arguments"
 DATA = "needs downloaded SWE-bench rows and repository clones: --help checks the script and its arguments"
+OCR = "reads dozens of whole pages with rapidocr (about 10 CPU s a page): --help checks the script and its arguments"
 
 # The one table of documented commands (continuation lines joined, runs of spaces as one).
 RULES: dict[str, Rule] = {
@@ -104,6 +105,16 @@ RULES: dict[str, Rule] = {
     ".venv/bin/python benchmarks/eval_devset.py cv --out MINED_DIR --mirrors MIRRORS_DIR --synthetic": Rule(
         ".venv/bin/python benchmarks/eval_devset.py cv --help", MINED),
     # docs/single-read.md
+    "nice .venv/bin/python benchmarks/bench_legibility.py --windows 4 --sizes 5.5 6 6.5 7 --modes aa super "
+    "super+lh1.1 --write-guards src/swevis/data/legibility_guards.json": Rule(
+        ".venv/bin/python benchmarks/bench_legibility.py --help", OCR),
+    "nice .venv/bin/python benchmarks/bench_legibility.py --windows 2 --sizes 5.5 6 6.5 --fonts "
+    "/usr/share/fonts/truetype/hack/Hack-Regular.ttf --modes super bilevel mono grid stroke0.5 --no-tesseract": Rule(
+        ".venv/bin/python benchmarks/bench_legibility.py --help", OCR),
+    "nice .venv/bin/python benchmarks/bench_frontier.py --windows 8 --ratios 3 5 7": Rule(
+        ".venv/bin/python benchmarks/bench_frontier.py --help", OCR),
+    "nice .venv/bin/python benchmarks/bench_frontier.py --windows 8 --ratios 3 5 7 --render font_mode=antialias "
+    "min_font_px=6.5": Rule(".venv/bin/python benchmarks/bench_frontier.py --help", OCR),
     ".venv/bin/snakemake --cores 2 results/table4.csv": Rule(
         ".venv/bin/snakemake -n --cores 2 results/table4.csv", LONG, slow=True),
     ".venv/bin/swevis render src/swevis/render/layout.py --lines 1-120 --ratio 3 --model qwen3.5 -o out/": AS_WRITTEN_SLOW,

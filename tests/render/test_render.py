@@ -70,7 +70,8 @@ def test_realized_ratio_within_15_percent(win100, ratio):
 def test_guard_binds_and_is_reported(win100):
     res = render_window(str(AXES), 2000, win100, 7, "qwen3", "qwen3.5")
     L = res.layout
-    assert L["guard_bound"] and L["font_px"] >= L["guard_px"] == 6.5
+    # the guard measured for DejaVu Sans Mono drawn supersampled (swevis/data/legibility_guards.json)
+    assert L["guard_bound"] and L["font_px"] >= L["guard_px"] == 6.0
     looser = render_window(str(AXES), 2000, win100, 7, "qwen3", "qwen3.5", {"min_font_px": 5.0}, rasterize=False)
     assert looser.layout["realized_ratio"] > L["realized_ratio"]
 

@@ -185,7 +185,7 @@ def study_frontier(part_paths, cfg: dict, backbones: dict, out_path, summary_pat
     summary = frontier_summary(rows, guard_threshold=float(cfg["ocr"]["guard_threshold"]))
     summary = {
         "per_backbone": summary,
-        "configured_guard_px": settings.min_font_px,
+        "configured_guard_px": settings.guard_px(),
         "ocr_scope": frontier_ocr_scope(cfg["ocr"]),
         **provenance(cfg, backbones=backbones),
     }

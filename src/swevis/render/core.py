@@ -175,7 +175,7 @@ def render_window(
         pages = raster.rasterize(lines, int(start_line), path, plan)
     t3 = time.perf_counter()
     layout = _layout_record(path, int(start_line), len(lines), float(ratio), tokenizer, image_family, t_text, budget,
-                            plan, info, settings.min_font_px if guard is None else guard)
+                            plan, info, settings.guard_px() if guard is None else guard)
     timings = {"tokenize_s": t1 - t0, "search_s": t2 - t1, "raster_s": t3 - t2}
     return RenderResult(path, int(start_line), pages, layout, plan.tokens, t_text, timings, plan)
 

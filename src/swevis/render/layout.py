@@ -69,6 +69,20 @@ class Layout:
     # per display line, the number its gutter shows (None: a separator row, no number);
     # None: the window's lines numbered from its start line
     numbers: list[int | None] | None = None
+    top: int | None = None  # px above the first row (None: the margin)
+    row_grid: int = 0  # rows on a grid of this many px (render.rows_on_patch_grid), 0: off
+    # how the glyphs are drawn (render.font_mode, stroke_px, highlight; raster.py)
+    font_mode: str = "antialias"
+    stroke_px: float = 0.0
+    highlight: bool = True
+
+    def row_y(self, row: int) -> float:
+        """The top of rendered row `row` of a column: on the grid, whole pixels, so that rows
+        that share a grid cell never reach into the next one."""
+        top = self.margin if self.top is None else self.top
+        if self.row_grid:
+            return top + math.floor(row * self.line_px + 1e-6)
+        return top + row * self.line_px
 
     def number(self, start_line: int, i: int) -> int | None:
         """The gutter number of display line i."""
@@ -179,6 +193,19 @@ class LayoutSearch:
         self.evaluated = 0
 
     # ---- geometry ----------------------------------------------------------------------
+    def pitch(self, f: float) -> float:
+        """Line pitch in px: line_height x f, or on the merged-patch grid a whole number of
+        rows per grid cell (the nearest to line_height x f)."""
+        lh = self.s.line_height * f
+        if not self.s.rows_on_patch_grid:
+            return lh
+        g = self.grid.step_h
+        return g / max(1, round(g / lh))
+
+    def top(self, margin: int) -> int:
+        """Space above the first row: the margin, rounded up to the grid when rows sit on it."""
+        return _grid_ceil(margin, self.grid.step_h) if self.s.rows_on_patch_grid else margin
+
     def page_width(self, f: float, wrap: int, ncols: int) -> tuple[int, int]:
         adv = font_advance(f, self.s.font)
         text_w = ncols * (self.w.gutter + wrap) * adv + (ncols - 1) * self.s.column_gap_chars * adv
@@ -187,8 +214,8 @@ class LayoutSearch:
         return width, margin
 
     def page_height(self, f: float, rows: int, width: int, margin: int) -> int:
-        lh = self.s.line_height * f
-        h = max(self.grid.min_h, _grid_ceil(rows * lh + 2 * margin + 0.25 * f, self.grid.step_h))
+        lh = self.pitch(f)
+        h = max(self.grid.min_h, _grid_ceil(rows * lh + self.top(margin) + margin + 0.25 * f, self.grid.step_h))
         if width * h < self.grid.min_pixels:
             h = _grid_ceil(self.grid.min_pixels / width, self.grid.step_h)
         return h
@@ -230,7 +257,12 @@ class LayoutSearch:
             font_px=f,
             advance=font_advance(f, self.s.font),
             font=self.s.font,
-            line_px=self.s.line_height * f,
+            line_px=self.pitch(f),
+            top=self.top(margin),
+            row_grid=self.grid.step_h if self.s.rows_on_patch_grid else 0,
+            font_mode=self.s.font_mode,
+            stroke_px=self.s.stroke_px,
+            highlight=self.s.highlight,
             wrap=wrap,
             gutter=self.w.gutter,
             columns=ncols,
@@ -254,8 +286,8 @@ class LayoutSearch:
 
     def multi_page(self, f: float, wrap: int, ncols: int, cap_px: int) -> Layout | None:
         width, margin = self.page_width(f, wrap, ncols)
-        lh = self.s.line_height * f
-        cap_rows = int((cap_px - 2 * margin - 0.25 * f) // lh)
+        lh = self.pitch(f)
+        cap_rows = int((cap_px - self.top(margin) - margin - 0.25 * f) // lh)
         if cap_rows < 1:
             return None
         cols = self.w.pack(wrap, 0, self.w.n, cap_rows)
@@ -279,7 +311,7 @@ class LayoutSearch:
         """Analytic single-page token estimates, shape (fonts, wraps x cols): page area over
         pixels per token, floored at the family's smallest image. No packing, no rasterizing."""
         adv = np.array([font_advance(float(f), self.s.font) for f in fonts])
-        lh = self.s.line_height * fonts
+        lh = np.array([self.pitch(float(f)) for f in fonts])
         floor = image_tokens(self.grid.min_w, self.grid.min_h, self.family)
         out = []
         for wrap in wraps:
@@ -336,7 +368,7 @@ class LayoutSearch:
 
     def choose(self, budget: float, fonts: list[float] | None = None, guard: float | None = None) -> tuple[Layout, dict]:
         s = self.s
-        guard = s.min_font_px if guard is None else guard
+        guard = s.guard_px() if guard is None else guard
         cands = self.candidates(budget, fonts, guard)
         if not cands:
             raise ValueError("no layout fits the page limits of this image family")

@@ -67,42 +67,59 @@ def highlight(lines: list[str], path: str) -> list[list[tuple[int, str, tuple[in
     return out
 
 
+# "supersample" draws at this many times the send size, then reduces with a box filter
+SUPERSAMPLE = 4
+
+
 def rasterize(lines: list[str], start_line: int, path: str, layout: Layout) -> list[Image.Image]:
-    runs = highlight(lines, path)
-    fnt = font(layout.font_px, 0, layout.font)
-    adv, lh, m = layout.advance, layout.line_px, layout.margin
-    gap = 2.0 * adv
-    colw = (layout.gutter + layout.wrap) * adv + gap
+    """The pages of a layout, drawn as render.font_mode, stroke_px and highlight say."""
+    runs = highlight(lines, path) if layout.highlight else [[(0, line, DEFAULT)] if line else [] for line in lines]
+    scale = SUPERSAMPLE if layout.font_mode == "supersample" else 1
     pages = []
     for (pw, ph), cols in zip(layout.page_sizes, layout.page_columns):
-        img = Image.new("RGB", (pw, ph), BACKGROUND)
+        img = Image.new("RGB", (pw * scale, ph * scale), BACKGROUND)
         draw = ImageDraw.Draw(img)
-        for ci, (a, b) in enumerate(cols):
-            x0 = m + ci * colw
-            xc = x0 + layout.gutter * adv
-            row = 0
-            for i in range(a, b):
-                segs = layout.line_rows(i, lines[i])
-                for r, (s, e) in enumerate(segs):
-                    y = m + (row + r) * lh
-                    draw.text((x0, y), _gutter_text(layout, layout.number(start_line, i), r), font=fnt, fill=GUTTER)
-                    for col, text, colour in runs[i]:
-                        lo, hi = max(s, col), min(e, col + len(text))
-                        seg = text[lo - col : hi - col] if lo < hi else ""
-                        if seg.strip():
-                            _draw_run(draw, xc + (lo - s) * adv, y, seg, layout, colour)
-                row += len(segs)
-        pages.append(img)
+        if layout.font_mode == "bilevel":
+            draw.fontmode = "1"
+        for ci, ab in enumerate(cols):
+            _draw_column(draw, lines, runs, start_line, layout, ci, ab, scale)
+        pages.append(img.reduce(scale) if scale > 1 else img)
     return pages
 
 
-def _draw_run(draw, x: float, y: float, text: str, layout: Layout, colour) -> None:
-    """Draw one run of cells: the characters DejaVu Sans Mono has in one call, any other in
+def _draw_column(draw, lines, runs, start_line: int, layout: Layout, ci: int, ab: tuple[int, int], scale: int) -> None:
+    """One text column: the gutter and the code of lines a..b, coordinates x `scale`."""
+    adv = layout.advance
+    colw = (layout.gutter + layout.wrap) * adv + 2.0 * adv
+    x0 = layout.margin + ci * colw
+    xc = x0 + layout.gutter * adv
+    fnt = font(layout.font_px * scale, 0, layout.font)
+    stroke = layout.stroke_px * scale
+    row = 0
+    for i in range(*ab):
+        segs = layout.line_rows(i, lines[i])
+        for r, (s, e) in enumerate(segs):
+            y = layout.row_y(row + r)
+            draw.text((x0 * scale, y * scale), _gutter_text(layout, layout.number(start_line, i), r), font=fnt,
+                      fill=GUTTER, stroke_width=stroke, stroke_fill=GUTTER)
+            for col, text, colour in runs[i]:
+                lo, hi = max(s, col), min(e, col + len(text))
+                seg = text[lo - col : hi - col] if lo < hi else ""
+                if seg.strip():
+                    _draw_run(draw, xc + (lo - s) * adv, y, seg, layout, colour, scale)
+        row += len(segs)
+
+
+def _draw_run(draw, x: float, y: float, text: str, layout: Layout, colour, scale: int = 1) -> None:
+    """Draw one run of cells: the characters the primary font has in one call, any other in
     the first fallback font that has it, scaled down to fit its cells if it is wider."""
+    stroke = {"stroke_width": layout.stroke_px * scale, "stroke_fill": colour}
+    size0 = layout.font_px * scale
     if text.isascii():
-        draw.text((x, y), text, font=font(layout.font_px, 0, layout.font), fill=colour)
+        draw.text((x * scale, y * scale), text, font=font(size0, 0, layout.font), fill=colour, **stroke)
         return
-    adv, plain = layout.advance, ""
+    adv, plain = layout.advance * scale, ""
+    x, y = x * scale, y * scale
     for k, ch in enumerate(text + "\0"):
         index = 0 if ch == "\0" or ch == CELL_FILLER else font_index(ch, layout.font)
         if index == 0 and ch != "\0":
@@ -110,15 +127,15 @@ def _draw_run(draw, x: float, y: float, text: str, layout: Layout, colour) -> No
             continue
         if plain.replace(CELL_FILLER, " ").strip():
             draw.text((x + (k - len(plain)) * adv, y), plain.replace(CELL_FILLER, " "),
-                      font=font(layout.font_px, 0, layout.font), fill=colour)
+                      font=font(size0, 0, layout.font), fill=colour, **stroke)
         plain = ""
         if ch == "\0":
             break
-        size = layout.font_px
+        size = size0
         width = font(size, index, layout.font).getlength(ch)
         if width > cells(ch) * adv:
             size = size * cells(ch) * adv / width
-        draw.text((x + k * adv, y + (layout.font_px - size) / 2), ch, font=font(size, index, layout.font), fill=colour)
+        draw.text((x + k * adv, y + (size0 - size) / 2), ch, font=font(size, index, layout.font), fill=colour, **stroke)
 
 
 def _gutter_text(layout: Layout, number: int | None, row: int) -> str:

@@ -10,6 +10,10 @@ from dataclasses import asdict, dataclass, field, fields
 
 from swevis.errors import SwevisError
 from swevis.render.fonts import primary_font
+from swevis.render.guards import DRAWING_KEYS, measured_guard
+
+
+FONT_MODES = ("antialias", "bilevel", "supersample")
 
 
 def _fonts() -> tuple[float, ...]:
@@ -31,8 +35,9 @@ class RenderSettings:
     margin_frac: float = 0.01  # of the page width, every side
     tab_size: int = 4
     column_gap_chars: float = 2.0
-    # readability guard: minimum glyph size (font px as the model sees the page)
-    min_font_px: float = 6.5  # from the readability frontier (median OCR >= 0.90 at 6.5 px)
+    # readability guard: minimum glyph size (font px as the model sees the page); None: the
+    # guard measured for this font and way of drawing (swevis/data/legibility_guards.json)
+    min_font_px: float | None = None
     # objective of appendix B: w_tok |T/B - 1| + w_fill (1 - phi) + w_page (p - 1) + w_font ln(f_max/f)
     ratio_tolerance: float = 0.12  # band of T around B the objective must stay inside if it can
     # the band's top is the budget itself: [B/(1+tol), B] (a window's pages cost at most the
@@ -45,6 +50,17 @@ class RenderSettings:
     # appearance
     style: str = "swevis-contrast"
     font: str = "DejaVu Sans Mono"  # or the path of a monospace font file (the guard is measured per font)
+    # how glyphs are drawn (benchmarks/bench_legibility.py measures each choice):
+    # "antialias" (FreeType's hinted greyscale), "bilevel" (hinted, one bit a pixel) or
+    # "supersample" (drawn at 4x and reduced with a box filter: greyscale without the
+    # hinting's snapping to the send-size pixel grid). Supersampled DejaVu Sans Mono reads
+    # at 6 px what hinted greyscale reads at 7 px (median OCR .942 vs .939, 2026-12-02)
+    font_mode: str = "supersample"
+    stroke_px: float = 0.0  # extra stroke around each glyph (bolder strokes), px at send size
+    highlight: bool = True  # Pygments colours; False draws all code in one dark colour
+    # rows sit on the family's merged-patch grid (32 px for Qwen3/3.5): a whole number of
+    # rows per grid cell, so no text row straddles a merged patch
+    rows_on_patch_grid: bool = False
 
     @classmethod
     def from_config(cls, mapping: dict | None) -> "RenderSettings":
@@ -69,7 +85,17 @@ class RenderSettings:
             raise SwevisError("render.max_wrap must be at least 8 characters")
         if not 0 <= self.margin_frac < 0.25:
             raise SwevisError("render.margin_frac must be in [0, 0.25)")
+        if self.font_mode not in FONT_MODES:
+            raise SwevisError(f"render.font_mode must be one of {', '.join(FONT_MODES)}, got {self.font_mode!r}")
+        if self.stroke_px < 0:
+            raise SwevisError("render.stroke_px must be >= 0")
         primary_font(self.font)  # a font file that is not there fails here, naming the key
+
+    def guard_px(self) -> float:
+        """The readability guard: render.min_font_px when set, else the measured one."""
+        if self.min_font_px is not None:
+            return float(self.min_font_px)
+        return measured_guard({k: getattr(self, k) for k in DRAWING_KEYS})
 
     def to_dict(self) -> dict:
         d = asdict(self)
