@@ -98,3 +98,20 @@ def test_a_way_of_drawing_that_never_reads_says_so(monkeypatch):
         measured_guard({**row, "font": "/fonts/Tiny.ttf"})
     row["min_font_px"] = 7.5
     assert measured_guard({**row, "font": "/fonts/Tiny.ttf"}) == 7.5
+
+
+@pytest.mark.parametrize("stroke_px", [0.0, 0.3])
+def test_supersampled_pages_drawn_in_bands_equal_one_canvas(win40, stroke_px):
+    """Bands bound the 16-times canvas's memory; they must not change a pixel, not even where a
+    row or a fallback glyph (CJK, emoji) crosses a band's edge."""
+    from swevis.render import prepare_lines, raster
+
+    text = win40 + "\n    label = '中文字符 ✓ 🙂'  # fallback glyphs\n" * 3
+    res = _render(text, stroke_px=stroke_px, rows_on_patch_grid=True)
+    lines = prepare_lines(text)
+    whole = raster.rasterize(lines, 2000, AXES, res.plan, band_px=10**6)
+    for band_px in (7, 64):
+        banded = raster.rasterize(lines, 2000, AXES, res.plan, band_px=band_px)
+        assert [p.size for p in banded] == [p.size for p in whole]
+        assert all(np.array_equal(np.asarray(a), np.asarray(b)) for a, b in zip(banded, whole)), band_px
+    assert all(np.array_equal(np.asarray(a), np.asarray(b)) for a, b in zip(res.pages, whole))

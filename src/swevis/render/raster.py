@@ -67,59 +67,74 @@ def highlight(lines: list[str], path: str) -> list[list[tuple[int, str, tuple[in
     return out
 
 
-# "supersample" draws at this many times the send size, then reduces with a box filter
+# "supersample" draws at this many times the send size, then reduces with a box filter; a page
+# is drawn in bands of BAND_PX rows (send size) at a time, so the 16-times larger canvas never
+# holds a whole page (a 1312 x 4096 page would take 260 MB of RGB at once)
 SUPERSAMPLE = 4
+BAND_PX = 256
 
 
-def rasterize(lines: list[str], start_line: int, path: str, layout: Layout) -> list[Image.Image]:
+def rasterize(lines: list[str], start_line: int, path: str, layout: Layout, band_px: int = BAND_PX) -> list[Image.Image]:
     """The pages of a layout, drawn as render.font_mode, stroke_px and highlight say."""
     runs = highlight(lines, path) if layout.highlight else [[(0, line, DEFAULT)] if line else [] for line in lines]
     scale = SUPERSAMPLE if layout.font_mode == "supersample" else 1
     pages = []
     for (pw, ph), cols in zip(layout.page_sizes, layout.page_columns):
-        img = Image.new("RGB", (pw * scale, ph * scale), BACKGROUND)
-        draw = ImageDraw.Draw(img)
-        if layout.font_mode == "bilevel":
-            draw.fontmode = "1"
-        for ci, ab in enumerate(cols):
-            _draw_column(draw, lines, runs, start_line, layout, ci, ab, scale)
-        pages.append(img.reduce(scale) if scale > 1 else img)
+        page = Image.new("RGB", (pw, ph), BACKGROUND)
+        step = band_px if scale > 1 else ph  # drawn at send size: one band, the page
+        for top in range(0, ph, step):
+            band = (top, min(top + step, ph))
+            img = Image.new("RGB", (pw * scale, (band[1] - top) * scale), BACKGROUND)
+            draw = ImageDraw.Draw(img)
+            if layout.font_mode == "bilevel":
+                draw.fontmode = "1"
+            for ci, ab in enumerate(cols):
+                _draw_column(draw, lines, runs, start_line, layout, ci, ab, scale, band)
+            page.paste(img.reduce(scale) if scale > 1 else img, (0, top))
+        pages.append(page)
     return pages
 
 
-def _draw_column(draw, lines, runs, start_line: int, layout: Layout, ci: int, ab: tuple[int, int], scale: int) -> None:
-    """One text column: the gutter and the code of lines a..b, coordinates x `scale`."""
+def _draw_column(draw, lines, runs, start_line: int, layout: Layout, ci: int, ab: tuple[int, int], scale: int,
+                 band: tuple[int, int]) -> None:
+    """One text column: the gutter and the code of lines a..b that reach into the band of page
+    rows `band` (send px), coordinates x `scale` from the band's top."""
     adv = layout.advance
     colw = (layout.gutter + layout.wrap) * adv + 2.0 * adv
     x0 = layout.margin + ci * colw
     xc = x0 + layout.gutter * adv
     fnt = font(layout.font_px * scale, 0, layout.font)
     stroke = layout.stroke_px * scale
+    dy = band[0] * scale  # an integer: the band's pixels are the whole page's, exactly
+    reach = 2 * layout.line_px + layout.stroke_px  # a glyph's ink may overhang its row
     row = 0
     for i in range(*ab):
         segs = layout.line_rows(i, lines[i])
         for r, (s, e) in enumerate(segs):
             y = layout.row_y(row + r)
-            draw.text((x0 * scale, y * scale), _gutter_text(layout, layout.number(start_line, i), r), font=fnt,
+            if not band[0] - reach < y < band[1] + reach:
+                continue
+            draw.text((x0 * scale, y * scale - dy), _gutter_text(layout, layout.number(start_line, i), r), font=fnt,
                       fill=GUTTER, stroke_width=stroke, stroke_fill=GUTTER)
             for col, text, colour in runs[i]:
                 lo, hi = max(s, col), min(e, col + len(text))
                 seg = text[lo - col : hi - col] if lo < hi else ""
                 if seg.strip():
-                    _draw_run(draw, xc + (lo - s) * adv, y, seg, layout, colour, scale)
+                    _draw_run(draw, xc + (lo - s) * adv, y, seg, layout, colour, scale, dy)
         row += len(segs)
 
 
-def _draw_run(draw, x: float, y: float, text: str, layout: Layout, colour, scale: int = 1) -> None:
+def _draw_run(draw, x: float, y: float, text: str, layout: Layout, colour, scale: int = 1, dy: int = 0) -> None:
     """Draw one run of cells: the characters the primary font has in one call, any other in
-    the first fallback font that has it, scaled down to fit its cells if it is wider."""
+    the first fallback font that has it, scaled down to fit its cells if it is wider
+    (coordinates x `scale`, less `dy` rows)."""
     stroke = {"stroke_width": layout.stroke_px * scale, "stroke_fill": colour}
     size0 = layout.font_px * scale
     if text.isascii():
-        draw.text((x * scale, y * scale), text, font=font(size0, 0, layout.font), fill=colour, **stroke)
+        draw.text((x * scale, y * scale - dy), text, font=font(size0, 0, layout.font), fill=colour, **stroke)
         return
     adv, plain = layout.advance * scale, ""
-    x, y = x * scale, y * scale
+    x, y = x * scale, y * scale - dy
     for k, ch in enumerate(text + "\0"):
         index = 0 if ch == "\0" or ch == CELL_FILLER else font_index(ch, layout.font)
         if index == 0 and ch != "\0":
