@@ -40,7 +40,7 @@ from swevis.localize.hints import extract_hints
 from swevis.localize.rerank import FEATURES, FLAGS, default_model, fit, fit_listwise, vector, weights_path
 from swevis.localize.symtext import (
     NAME_FEATURES, SET_FEATURES, TEXT_FEATURES, IssueWords, file_context, found_terms, name_features, quoted_strings,
-    set_features, text_features,
+    frame_features, set_features, text_features,
 )
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -204,7 +204,7 @@ def blobs(git_dir: Path, commit: str, paths: list[str]) -> dict[str, list[str]]:
     return res
 
 
-EXTRA = (*TEXT_FEATURES, "file_score", "in_file_rank", *NAME_FEATURES, *SET_FEATURES)
+EXTRA = (*TEXT_FEATURES, "file_score", "in_file_rank", *NAME_FEATURES, *SET_FEATURES, "in_frame")
 BASE = tuple(f for f in FEATURES if f not in EXTRA)  # the features stored with each case
 ALL_NAMES = (*BASE, *EXTRA)
 
@@ -220,9 +220,11 @@ def extra_features(r: dict, case: dict, text: str, mirrors: Path) -> tuple[np.nd
     cands = r["candidates"]
     files = blobs(mirrors / case["mirror"] / "repo", case["base_commit"], sorted({c[0] for c in cands}))
     rows, found = [], []
-    for c in cands:
+    in_frame = frame_features(hints, [c[0] for c in cands], [(c[3], c[4]) for c in cands])
+    for c, framed in zip(cands, in_frame):
         body = "\n".join(files[c[0]][c[3] - 1:c[4]])
-        f = {**text_features(hints, quoted, c[1], c[2], body), **name_features(words, c[0], c[1], c[2])}
+        f = {**text_features(hints, quoted, c[1], c[2], body), **name_features(words, c[0], c[1], c[2]),
+             "in_frame": framed}
         rows.append([f.get(n, c[5] if n == "file_score" else 0.0) for n in EXTRA])
         found.append(found_terms(words, body))
     return np.array(rows, dtype=float).reshape(len(cands), len(EXTRA)), found
@@ -328,7 +330,8 @@ RELEASE = {"features": ["heuristic", "heuristic_rank", "symptom", "walk", "chain
 FEATURE_SETS = {
     "release features": BASE,
     "+ symbol text, file context": (*BASE, *TEXT_FEATURES, "file_score", "in_file_rank"),  # the fit of 2026-12-02 a.m.
-    "+ names, candidate set": ALL_NAMES,
+    "+ names, candidate set": tuple(n for n in ALL_NAMES if n != "in_frame"),
+    "+ names, candidate set, frames": ALL_NAMES,
 }
 LOSSES = {"pointwise": fit, "listwise": fit_listwise}  # swevis.localize.rerank
 
@@ -401,19 +404,22 @@ def release_symbol_rows(results: list[dict], mats: list) -> list[dict]:
     return rows
 
 
-def run_cv(results: list[dict], mats: list, l2: float, max_files: int, extra: list | None = None) -> tuple[dict, str]:
+def run_cv(results: list[dict], mats: list, l2: float, max_files: int, extra: list | None = None,
+           only: list[str] | None = None) -> tuple[dict, str]:
     """The release re-ranker against leave-one-repository-out re-fits with and without the new
     features and candidates, by symbol hit; returns the table and the variant with the best
     held-out symbol hit@5 (any gold hunk)."""
     table = {"release": release_symbol_rows(results, mats)}
     for name, (names, n, loss) in variants(max_files).items():
+        if only and name not in only:
+            continue
         table[name] = cross_validate(results, mats, names, n, l2, extra, loss)
         print(f"  {name}: done", file=sys.stderr, flush=True)
     print(f"\nsymbol hit at k = {'/'.join(map(str, KS))} (any gold hunk | share of gold hunks), "
           f"{len(results)} cases, leave-one-repository-out for every re-fit")
     for name, rows in table.items():
         print(f"  {name:<34} {hit_line(rows)}")
-    vs = list(variants(max_files))
+    vs = [v for v in variants(max_files) if v in table]
     best = max(vs, key=lambda n: (round(mean([x["any"] for x in table[n] if x["k"] == 5]), 9), -vs.index(n)))
     print(f"\nchosen by held-out symbol hit@5: {best}")
     print_lost(table, ["release", best])
@@ -442,7 +448,7 @@ def write_weights(results: list[dict], mats: list, l2: float, table: dict, best:
              "measure": "any gold hunk's symbol in the top k (module-level hunks: the file)",
              "synthetic_cases": len(extra or []),
              "how": "benchmarks/eval_devset.py cv --write (cases: benchmarks/devset/cases.csv)",
-             "args": ["--l2", str(l2), "--files", str(max_files), *(["--synthetic"] if extra else [])]}
+             "args": ["--l2", str(l2), "--files", str(max_files), "--only", best, *(["--synthetic"] if extra else [])]}
     target = Path(os.environ.get("SWEVIS_RANKER_WEIGHTS_OUT") or str(weights_path()))  # a test writes elsewhere
     target.write_text(json.dumps(model, indent=1) + "\n")
     print(f"wrote {target}: {best}, fitted on {len(groups)} cases")
@@ -464,6 +470,8 @@ def main(argv: list[str] | None = None) -> int:
     c.add_argument("--l2", type=float, default=1.0)
     c.add_argument("--files", type=int, default=0, choices=range(EXPAND + 1), metavar=f"0..{EXPAND}",
                    help="add the definitions of this many best files as candidates (the run stored them)")
+    c.add_argument("--only", nargs="+", choices=list(variants(0)), metavar="VARIANT",
+                   help=f"measure (and choose among) only these variants: {'; '.join(variants(0))}")
     c.add_argument("--write", action="store_true", help="fit the chosen features on every case and ship the weights")
     c.add_argument("--synthetic", action="store_true",
                    help="add the project's 42 small cases (bundled sample, held-out sets) to every fit")
@@ -482,7 +490,7 @@ def main(argv: list[str] | None = None) -> int:
                 results = [r for r in results if r["case_id"] in shipped]
             mats = [case_matrix(r, cases[r["case_id"]], args.out, args.mirrors) for r in results]
             extra = synthetic_groups() if args.synthetic else None
-            table, best = run_cv(results, mats, args.l2, args.files, extra)
+            table, best = run_cv(results, mats, args.l2, args.files, extra, args.only)
             if args.write:
                 write_weights(results, mats, args.l2, table, best, args.files, extra)
         else:

@@ -9,7 +9,7 @@ from swevis.localize import by_kind, localize_issue
 from swevis.localize.dloc import issue_evidence
 from swevis.localize.hints import extract_hints
 from swevis.localize.symtext import (
-    IssueWords, file_context, found_terms, name_features, quoted_strings, set_features, subwords, text_features,
+    IssueWords, file_context, found_terms, frame_features, name_features, quoted_strings, set_features, subwords, text_features,
 )
 
 ISSUE = (
@@ -81,6 +81,12 @@ def test_set_features_weigh_rare_words_and_rank_files_together():
     assert f["file_cands"][0] == f["file_cands"][1] > f["file_cands"][2]
 
 
+def test_frame_features_point_into_the_definition_holding_the_frames_line():
+    hints = extract_hints('Traceback (most recent call last):\n  File "/usr/lib/site-packages/cfg/parser.py", line 12, in section')
+    assert frame_features(hints, ["cfg/parser.py", "cfg/parser.py", "other/parser.py"], [(9, 13), (5, 8), (9, 13)]) == [1.0, 0.0, 0.0]
+    assert frame_features(extract_hints("no frames here"), ["cfg/parser.py"], [(1, 99)]) == [0.0]
+
+
 def test_dloc_computes_the_features_and_adds_the_best_files_definitions(tmp_path):
     filler = "".join(f"\n\ndef tally_{i}(values):\n    return sum(values) * {i}\n" for i in range(30))
     repo, index = indexed_repo(tmp_path, {"cfg/__init__.py": "", "cfg/parser.py": PARSER + filler})
@@ -92,6 +98,7 @@ def test_dloc_computes_the_features_and_adds_the_best_files_definitions(tmp_path
         assert by_name["Parser.read"]["named"] == 1.0
         assert all(0.0 < f["in_file_rank"] <= 1.0 and 0.0 <= f["file_score"] <= 1.0 for f in feats.values())
         assert by_name["Parser.section"]["body_terms"] > by_name["Parser.write"]["body_terms"]
+        assert not any(f["in_frame"] for f in feats.values())  # the issue has no traceback
         assert by_name["Parser.read"]["name_in_text"] == 1.0 and by_name["Parser.read"]["class_words"] == 1.0
         assert {f["file_rank"] for f in feats.values()} == {1.0} and all(f["file_best"] == 1.0 for f in feats.values())
         assert "tally_7" not in by_name and not sc.expanded

@@ -80,6 +80,7 @@ class _Scores:
         self.file_ev: dict[str, list[str]] = {}
         self.spans: list[Candidate] = []
         self.expanded: set[int] = set()  # candidates only because their file ranks high
+        self.in_frame: set[int] = set()  # symbols a traceback frame or file:line hint points into
 
     def add_sym(self, s: Symbol, w: float, ev: str) -> None:
         self.syms[s.id] = s
@@ -503,6 +504,7 @@ def _frame_evidence(index: RepoIndex, sc: "_Scores", hints: IssueHints, o: dict)
                 sym = named[0]
         if sym is not None:
             sc.add_sym(sym, w, f"traceback/file-line hint {where} is inside {sym.qualname}")
+            sc.in_frame.add(sym.id)
             if f.func and o["w_frame_callee"] > 0:
                 _frame_callee_evidence(index, sc, sym, w * o["w_frame_callee"], where)
         sc.add_file(path, w, f"traceback/file-line hint {where}")
@@ -728,6 +730,7 @@ def _symbol_features(
             "symptom": relevance.get(sid, 0.0),
             "walk": walked.gained.get(sid, 0.0) if walked else 0.0,
             "chain": chain.get(sid, 0.0),
+            "in_frame": 1.0 if sid in sc.in_frame else 0.0,
             **_symbol_flags(index, sc.syms[sid], parents),
         }
 

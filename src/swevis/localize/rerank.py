@@ -55,6 +55,7 @@ FEATURES: tuple[str, ...] = (
     "file_rank",  # 1 / its file's rank
     "file_best",  # the best heuristic score among its file's candidates
     "file_cands",  # how many candidates its file has (log)
+    "in_frame",  # a traceback frame or file:line hint of the issue points into it
 )
 FLAGS = frozenset({"is_class", "is_exception", "is_private", "outside_package"})
 MONOTONE = tuple(name not in FLAGS for name in FEATURES)

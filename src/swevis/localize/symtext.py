@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import re
+from functools import lru_cache
 
 from swevis.localize.hints import IssueHints
 
@@ -55,12 +56,18 @@ def _named_words(hints: IssueHints) -> set[str]:
     return words
 
 
+@lru_cache(maxsize=4096)
+def body_words(body: str) -> frozenset[str]:
+    """The words of a symbol's lines; cached, as text_features and body_terms both read them."""
+    return frozenset(_WORD.findall(body))
+
+
 def text_features(hints: IssueHints, quoted: list[str], qualname: str, kind: str, body: str) -> dict[str, float]:
     """body_ident: the issue identifiers' strength found as words of the symbol's own lines,
     over all of it; body_quote: the share of quoted strings found there; named: the issue
     names the symbol; class_named: the issue names the class a method belongs to; size: its
     number of lines, on a log scale (fixes land in longer definitions more often)."""
-    words = set(_WORD.findall(body))
+    words = body_words(body)
     total = sum(hints.identifiers.values())
     found = sum(w for name, w in hints.identifiers.items() if name in words)
     low = body.lower()
@@ -87,10 +94,12 @@ def file_context(paths: list[str], heuristic: list[float]) -> list[float]:
     return out
 
 
-def subwords(name: str) -> set[str]:
+@lru_cache(maxsize=65536)
+def subwords(name: str) -> frozenset[str]:
     """The lower-cased words of an identifier of three letters or more: `RelatedOnlyFieldListFilter`
-    -> related, only, field, list, filter; `_group_parentheses` -> group, parentheses."""
-    return {w.lower() for part in name.split("_") for w in _SUBWORD.findall(part) if len(w) >= 3}
+    -> related, only, field, list, filter; `_group_parentheses` -> group, parentheses. Cached:
+    the same names recur in every candidate's lines."""
+    return frozenset(w.lower() for part in name.split("_") for w in _SUBWORD.findall(part) if len(w) >= 3)
 
 
 class IssueWords:
@@ -130,9 +139,9 @@ def name_features(words: IssueWords, path: str, qualname: str, kind: str) -> dic
 
 def body_terms(text: str) -> set[str]:
     """A symbol's words and their sub-words, lower-cased (matched against IssueWords.terms)."""
-    out = set()
-    for w in _WORD.findall(text):
-        out.add(w.lower())
+    words = body_words(text)
+    out = {w.lower() for w in words}
+    for w in words:
         out |= subwords(w)
     return out
 
@@ -171,3 +180,15 @@ def set_features(paths: list[str], heuristic: list[float], file_score: list[floa
         "file_best": [best[p] for p in paths],
         "file_cands": [math.log1p(count[p]) / math.log(100) for p in paths],
     }
+
+
+def frame_features(hints: IssueHints, paths: list[str], spans: list[tuple[int, int]]) -> list[float]:
+    """in_frame for candidates known only by path and lines (the development set's stored
+    results): 1.0 when a traceback frame or file:line hint of the issue names a line inside
+    it, its path matched by its last two components (the file name alone when the frame has
+    one). D_loc sets it where it resolves the frame against the index (the enclosing
+    definition, or the one the frame's function names), so the two can differ when a frame's
+    path is ambiguous or names a function elsewhere in the file."""
+    frames = [("/".join(f.path.replace("\\", "/").split("/")[-2:]), f.line) for f in hints.frames]
+    return [1.0 if any((p == fp or p.endswith("/" + fp)) and s <= line <= e for fp, line in frames) else 0.0
+            for p, (s, e) in zip(paths, spans)]
