@@ -37,8 +37,11 @@ from swevis.index import build_index, open_index
 from swevis.localize.coverage import gold_files, gold_hunks, gold_symbols
 from swevis.localize.dloc import bm25_baseline, by_kind, issue_evidence, localize_issue
 from swevis.localize.hints import extract_hints
-from swevis.localize.rerank import FEATURES, FLAGS, default_model, fit, vector, weights_path
-from swevis.localize.symtext import TEXT_FEATURES, file_context, quoted_strings, text_features
+from swevis.localize.rerank import FEATURES, FLAGS, default_model, fit, fit_listwise, vector, weights_path
+from swevis.localize.symtext import (
+    NAME_FEATURES, SET_FEATURES, TEXT_FEATURES, IssueWords, file_context, found_terms, name_features, quoted_strings,
+    frame_features, set_features, text_features,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -201,24 +204,30 @@ def blobs(git_dir: Path, commit: str, paths: list[str]) -> dict[str, list[str]]:
     return res
 
 
-EXTRA = (*TEXT_FEATURES, "file_score", "in_file_rank")
+EXTRA = (*TEXT_FEATURES, "file_score", "in_file_rank", *NAME_FEATURES, *SET_FEATURES, "in_frame")
 BASE = tuple(f for f in FEATURES if f not in EXTRA)  # the features stored with each case
 ALL_NAMES = (*BASE, *EXTRA)
 
 
-def extra_features(r: dict, case: dict, text: str, mirrors: Path) -> np.ndarray:
-    """The symbol-text and file-score features of a case's candidates (swevis.localize.symtext)
-    from the clone at the case's base commit, as D_loc computes them from the checkout; for
-    results stored before D_loc computed them itself (in_file_rank is set per candidate set)."""
+def extra_features(r: dict, case: dict, text: str, mirrors: Path) -> tuple[np.ndarray, list[frozenset[str]]]:
+    """The symbol-text, name and file features of a case's candidates (swevis.localize.symtext)
+    from the clone at the case's base commit, as D_loc computes them from the checkout, and the
+    issue's words each candidate's lines hold; for results stored before D_loc computed them
+    (in_file_rank and the candidate-set features are set per candidate set: View)."""
     hints = extract_hints(text)
     quoted = quoted_strings(text)
+    words = IssueWords(text)
     cands = r["candidates"]
     files = blobs(mirrors / case["mirror"] / "repo", case["base_commit"], sorted({c[0] for c in cands}))
-    rows = []
-    for c in cands:
-        f = text_features(hints, quoted, c[1], c[2], "\n".join(files[c[0]][c[3] - 1:c[4]]))
-        rows.append([*(f[n] for n in TEXT_FEATURES), c[5], 0.0])
-    return np.array(rows, dtype=float).reshape(len(cands), len(EXTRA))
+    rows, found = [], []
+    in_frame = frame_features(hints, [c[0] for c in cands], [(c[3], c[4]) for c in cands])
+    for c, framed in zip(cands, in_frame):
+        body = "\n".join(files[c[0]][c[3] - 1:c[4]])
+        f = {**text_features(hints, quoted, c[1], c[2], body), **name_features(words, c[0], c[1], c[2]),
+             "in_frame": framed}
+        rows.append([f.get(n, c[5] if n == "file_score" else 0.0) for n in EXTRA])
+        found.append(found_terms(words, body))
+    return np.array(rows, dtype=float).reshape(len(cands), len(EXTRA)), found
 
 
 def ranked_symbols(cands: list[list], scores: np.ndarray) -> list[tuple[str, str]]:
@@ -235,31 +244,82 @@ def symbol_rows(r: dict, cands: list[list], scores: np.ndarray, method: str) -> 
     for k in KS:
         share, anyhit = symbol_hits(r["gold_symbols"], syms, files, k)
         out.append({"case": r["case_id"], "repo": r["repo"], "method": method, "k": k, "level": "symbol",
-                    "share": share, "any": anyhit})
+                    "share": share, "any": anyhit, "lost": lost_where(r, syms, files, k) if anyhit == 0.0 else ""})
     return out
 
 
-def case_matrix(r: dict, case: dict, out: Path, mirrors: Path) -> np.ndarray:
-    """One case's candidates by ALL_NAMES (stored where the run computed them)."""
+LOST = {
+    "file": "gold a candidate, its file not in the top 5 files",
+    "neighbours": "gold file in the top 5, its other symbols chosen",
+    "other files": "gold file in the top 5, none of its symbols chosen",
+    "added only": "gold only among the best files' added definitions",
+    "no candidate": "gold symbol not a candidate",
+    "module level": "module-level hunks only, file not in the top 5",
+}
+
+
+def lost_where(r: dict, syms: list[tuple[str, str]], files: list[str], k: int) -> str:
+    """Why a case's top-k symbols miss every gold hunk (a key of LOST); files: the release's."""
+    named = [(p, n) for p, names in r["gold_symbols"] for n in names]
+    if not named:
+        return "module level"
+    ranked = set(syms)
+    gold_files = {p for p, n in named if (p, n) in ranked}
+    if not gold_files:
+        added = {(c[0], c[1]) for c in r["candidates"]}
+        return "added only" if any(g in added for g in named) else "no candidate"
+    if not gold_files & set(files[:k]):
+        return "file"
+    return "neighbours" if any(p in gold_files for p, _ in syms[:k]) else "other files"
+
+
+def print_lost(table: dict, names: list[str], k: int = 5) -> None:
+    """Where symbol hit@k is lost, per method: shares of the cases, pooled and per repository."""
+    print(f"\nwhere symbol hit@{k} is lost (% of cases; files: the release's top {k})")
+    keys = list(LOST)
+    print(f"{'method / held-out repository':<34}{'n':>5}{'hit':>6}" + "".join(f"{c[:11]:>12}" for c in keys))
+    for name in names:
+        rows = [x for x in table[name] if x["k"] == k and x["any"] == x["any"]]
+        for repo in ["all", *sorted({x["repo"] for x in rows})]:
+            sel = [x for x in rows if repo in ("all", x["repo"])]
+            cells = "".join(f"{100 * sum(x['lost'] == c for x in sel) / len(sel):>12.1f}" for c in keys)
+            label = name if repo == "all" else f"  {repo}"
+            print(f"{label[:34]:<34}{len(sel):>5}{100 * mean([x['any'] for x in sel]):>6.1f}{cells}")
+    print("  " + "; ".join(f"{c}: {v}" for c, v in LOST.items()))
+
+
+def case_matrix(r: dict, case: dict, out: Path, mirrors: Path) -> tuple[np.ndarray, list | None]:
+    """One case's candidates by ALL_NAMES (stored where the run computed them: then body_terms
+    keeps its value over the run's candidates, their found words being unknown), and the
+    issue's words in each candidate's lines (None when stored)."""
     x = np.array(r["x"], dtype=float).reshape(len(r["y"]), len(r["features"]))
     if all(n in r["features"] for n in ALL_NAMES):
-        return x[:, [r["features"].index(n) for n in ALL_NAMES]]
+        return x[:, [r["features"].index(n) for n in ALL_NAMES]], None
     text = (out / "cases" / r["case_id"] / "problem_statement.md").read_text()
-    return np.hstack([x[:, [r["features"].index(n) for n in BASE]], extra_features(r, case, text, mirrors)])
+    extra, found = extra_features(r, case, text, mirrors)
+    return np.hstack([x[:, [r["features"].index(n) for n in BASE]], extra]), found
 
 
 class View:
     """A case's candidates when the symbols of the `n_files` best files are added (0: only those
-    with evidence), with in_file_rank over that set."""
+    with evidence), with in_file_rank and the candidate-set features over that set."""
 
-    def __init__(self, r: dict, m: np.ndarray, n_files: int):
+    def __init__(self, r: dict, m: tuple[np.ndarray, list | None], n_files: int):
+        m, found = m
         keep = [i for i, c in enumerate(r["candidates"]) if (c[6] if len(c) > 6 else 0) <= n_files]
         self.cands = [r["candidates"][i] for i in keep]
         self.y = np.array([r["y"][i] for i in keep], dtype=float)
         self.m = m[keep].copy() if keep else np.zeros((0, len(ALL_NAMES)))
-        if keep:
-            self.m[:, ALL_NAMES.index("in_file_rank")] = file_context(
-                [c[0] for c in self.cands], list(self.m[:, ALL_NAMES.index("heuristic")]))
+        if not keep:
+            return
+        paths = [c[0] for c in self.cands]
+        heuristic = list(self.m[:, ALL_NAMES.index("heuristic")])
+        self.m[:, ALL_NAMES.index("in_file_rank")] = file_context(paths, heuristic)
+        kept_found = [found[i] for i in keep] if found is not None else [frozenset()] * len(keep)
+        for name, values in set_features(paths, heuristic, list(self.m[:, ALL_NAMES.index("file_score")]),
+                                         kept_found).items():
+            if name != "body_terms" or found is not None:
+                self.m[:, ALL_NAMES.index(name)] = values
 
 
 # the re-ranker of the release before this development set (ranker_weights.json at ee96923),
@@ -269,16 +329,17 @@ RELEASE = {"features": ["heuristic", "heuristic_rank", "symptom", "walk", "chain
            "bias": -2.388234}
 FEATURE_SETS = {
     "release features": BASE,
-    "+ symbol text": (*BASE, *TEXT_FEATURES),
-    "+ file context": (*BASE, "file_score", "in_file_rank"),
-    "+ both": ALL_NAMES,
+    "+ symbol text, file context": (*BASE, *TEXT_FEATURES, "file_score", "in_file_rank"),  # the fit of 2026-12-02 a.m.
+    "+ names, candidate set": tuple(n for n in ALL_NAMES if n != "in_frame"),
+    "+ names, candidate set, frames": ALL_NAMES,
 }
+LOSSES = {"pointwise": fit, "listwise": fit_listwise}  # swevis.localize.rerank
 
 
-def variants(max_files: int) -> dict[str, tuple[tuple, int]]:
-    """Every (feature set, candidate_files) pair measured: no added candidates, or those of the
-    `max_files` best files (on the first 66 cases every count from 1 to 5 scored alike)."""
-    return {f"{name}, {n} files": (names, n) for n in (0, max_files) for name, names in FEATURE_SETS.items()}
+def variants(n_files: int) -> dict[str, tuple[tuple, int, str]]:
+    """Every (feature set, loss) pair measured, with the candidates of the `n_files` best files
+    added (0: none; with the earlier features on 633 cases, 5 files scored 0.3 points below 0)."""
+    return {f"{name}, {loss}": (names, n_files, loss) for name, names in FEATURE_SETS.items() for loss in LOSSES}
 
 
 def synthetic_groups() -> list[tuple[np.ndarray, np.ndarray]]:
@@ -304,8 +365,8 @@ def synthetic_groups() -> list[tuple[np.ndarray, np.ndarray]]:
     return out
 
 
-def cross_validate(results: list[dict], mats: list[np.ndarray], names: tuple, n_files: int, l2: float,
-                   extra: list | None = None) -> list[dict]:
+def cross_validate(results: list[dict], mats: list, names: tuple, n_files: int, l2: float,
+                   extra: list | None = None, loss: str = "pointwise") -> list[dict]:
     """Leave-one-repository-out: fit on the other repositories' cases (and `extra` groups, by
     ALL_NAMES), rank the held-out ones."""
     cols = [ALL_NAMES.index(n) for n in names]
@@ -314,7 +375,7 @@ def cross_validate(results: list[dict], mats: list[np.ndarray], names: tuple, n_
     for held in sorted({r["repo"] for r in results}):
         train = [(v.m[:, cols], v.y) for r, v in zip(results, views) if r["repo"] != held and len(v.y)]
         train += [(m[:, cols], y) for m, y in extra or []]
-        w, b = fit(train, l2=l2, nonnegative=tuple(n not in FLAGS for n in names))
+        w, b = LOSSES[loss](train, l2=l2, nonnegative=tuple(n not in FLAGS for n in names))
         for r, v in zip(results, views):
             if r["repo"] == held:
                 rows += symbol_rows(r, v.cands, v.m[:, cols] @ w + b if len(v.y) else np.zeros(0), "cv")
@@ -327,7 +388,7 @@ def hit_line(rows: list[dict]) -> str:
     return f"{a:>24} | {s}"
 
 
-def release_symbol_rows(results: list[dict], mats: list[np.ndarray]) -> list[dict]:
+def release_symbol_rows(results: list[dict], mats: list) -> list[dict]:
     """The release's symbol ranking, replayed from the stored features; checked against the
     ranking the run's D_loc produced (a mismatch is printed, never hidden)."""
     w0 = np.array(vector(dict(zip(RELEASE["features"], RELEASE["weights"])), BASE))
@@ -343,20 +404,25 @@ def release_symbol_rows(results: list[dict], mats: list[np.ndarray]) -> list[dic
     return rows
 
 
-def run_cv(results: list[dict], mats: list[np.ndarray], l2: float, max_files: int, extra: list | None = None) -> tuple[dict, str]:
+def run_cv(results: list[dict], mats: list, l2: float, max_files: int, extra: list | None = None,
+           only: list[str] | None = None) -> tuple[dict, str]:
     """The release re-ranker against leave-one-repository-out re-fits with and without the new
     features and candidates, by symbol hit; returns the table and the variant with the best
     held-out symbol hit@5 (any gold hunk)."""
     table = {"release": release_symbol_rows(results, mats)}
-    for name, (names, n) in variants(max_files).items():
-        table[name] = cross_validate(results, mats, names, n, l2, extra)
+    for name, (names, n, loss) in variants(max_files).items():
+        if only and name not in only:
+            continue
+        table[name] = cross_validate(results, mats, names, n, l2, extra, loss)
+        print(f"  {name}: done", file=sys.stderr, flush=True)
     print(f"\nsymbol hit at k = {'/'.join(map(str, KS))} (any gold hunk | share of gold hunks), "
           f"{len(results)} cases, leave-one-repository-out for every re-fit")
     for name, rows in table.items():
         print(f"  {name:<34} {hit_line(rows)}")
-    vs = list(variants(max_files))
+    vs = [v for v in variants(max_files) if v in table]
     best = max(vs, key=lambda n: (round(mean([x["any"] for x in table[n] if x["k"] == 5]), 9), -vs.index(n)))
     print(f"\nchosen by held-out symbol hit@5: {best}")
+    print_lost(table, ["release", best])
     print(f"\n{'held-out repository':<28}{'n':>5}  {'release':>24}   {best} (CV)")
     for repo in sorted({r["repo"] for r in results}):
         rel = [x for x in table["release"] if x["repo"] == repo]
@@ -365,24 +431,24 @@ def run_cv(results: list[dict], mats: list[np.ndarray], l2: float, max_files: in
     return table, best
 
 
-def write_weights(results: list[dict], mats: list[np.ndarray], l2: float, table: dict, best: str,
+def write_weights(results: list[dict], mats: list, l2: float, table: dict, best: str,
                   max_files: int, extra: list | None = None) -> None:
     """Fit the chosen variant on every case and ship its weights (with the candidate_files they
     were fitted for), their provenance and CV estimate."""
-    names, n_files = variants(max_files)[best]
+    names, n_files, loss = variants(max_files)[best]
     cols = [ALL_NAMES.index(n) for n in names]
     views = [View(r, m, n_files) for r, m in zip(results, mats)]
     groups = [(v.m[:, cols], v.y) for v in views if len(v.y)] + [(m[:, cols], y) for m, y in extra or []]
-    w, b = fit(groups, l2=l2, nonnegative=tuple(n not in FLAGS for n in names))
+    w, b = LOSSES[loss](groups, l2=l2, nonnegative=tuple(n not in FLAGS for n in names))
     est = {f"symbol@{k}": round(mean([x["any"] for x in table[best] if x["k"] == k]), 4) for k in KS}
     rel = {f"symbol@{k}": round(mean([x["any"] for x in table["release"] if x["k"] == k]), 4) for k in KS}
     model = {"features": list(names), "weights": [round(float(v), 6) for v in w], "bias": round(b, 6),
-             "candidate_files": n_files, "fitted_on": sorted(r["case_id"] for r in results), "l2": l2,
+             "candidate_files": n_files, "loss": loss, "fitted_on": sorted(r["case_id"] for r in results), "l2": l2,
              "fitted": dt.date.today().isoformat(), "leave_one_repository_out": est, "release_on_same_cases": rel,
              "measure": "any gold hunk's symbol in the top k (module-level hunks: the file)",
              "synthetic_cases": len(extra or []),
              "how": "benchmarks/eval_devset.py cv --write (cases: benchmarks/devset/cases.csv)",
-             "args": ["--l2", str(l2), *(["--synthetic"] if extra else [])]}
+             "args": ["--l2", str(l2), "--files", str(max_files), "--only", best, *(["--synthetic"] if extra else [])]}
     target = Path(os.environ.get("SWEVIS_RANKER_WEIGHTS_OUT") or str(weights_path()))  # a test writes elsewhere
     target.write_text(json.dumps(model, indent=1) + "\n")
     print(f"wrote {target}: {best}, fitted on {len(groups)} cases")
@@ -402,6 +468,10 @@ def main(argv: list[str] | None = None) -> int:
     c.add_argument("--out", type=Path, required=True)
     c.add_argument("--mirrors", type=Path, required=True)
     c.add_argument("--l2", type=float, default=1.0)
+    c.add_argument("--files", type=int, default=0, choices=range(EXPAND + 1), metavar=f"0..{EXPAND}",
+                   help="add the definitions of this many best files as candidates (the run stored them)")
+    c.add_argument("--only", nargs="+", choices=list(variants(0)), metavar="VARIANT",
+                   help=f"measure (and choose among) only these variants: {'; '.join(variants(0))}")
     c.add_argument("--write", action="store_true", help="fit the chosen features on every case and ship the weights")
     c.add_argument("--synthetic", action="store_true",
                    help="add the project's 42 small cases (bundled sample, held-out sets) to every fit")
@@ -420,9 +490,9 @@ def main(argv: list[str] | None = None) -> int:
                 results = [r for r in results if r["case_id"] in shipped]
             mats = [case_matrix(r, cases[r["case_id"]], args.out, args.mirrors) for r in results]
             extra = synthetic_groups() if args.synthetic else None
-            table, best = run_cv(results, mats, args.l2, EXPAND, extra)
+            table, best = run_cv(results, mats, args.l2, args.files, extra, args.only)
             if args.write:
-                write_weights(results, mats, args.l2, table, best, EXPAND, extra)
+                write_weights(results, mats, args.l2, table, best, args.files, extra)
         else:
             rows = [row for r in load_results(args.out) for row in release_rows(r)]
             print_release(rows, "any")

@@ -151,3 +151,15 @@ def test_cross_validation_learns_the_quoted_message_and_the_added_candidates_are
     assert len(at1) == 12 and sum(at1) == 12  # the quoted message finds the gold symbol in every held-out case
     without = mod.cross_validate(results, mats, mod.BASE, 0, 1.0)
     assert sum(r["any"] for r in without if r["k"] == 1) < 12
+
+
+def test_a_missed_case_says_where_the_gold_symbol_was_lost():
+    mod = _load("eval_devset")
+    r = {"gold_symbols": [["a.py", ["f"]]], "candidates": [["a.py", "f", "function", 1, 2, 1.0, 0],
+                                                         ["b.py", "g", "function", 1, 2, 1.0, 3]]}
+    assert mod.lost_where(r, [("a.py", "h"), ("a.py", "f")], ["a.py"], 1) == "neighbours"
+    assert mod.lost_where(r, [("c.py", "h"), ("a.py", "f")], ["a.py"], 1) == "other files"
+    assert mod.lost_where(r, [("c.py", "h"), ("a.py", "f")], ["c.py"], 1) == "file"
+    assert mod.lost_where({**r, "gold_symbols": [["b.py", ["g"]]]}, [("c.py", "h")], ["c.py"], 1) == "added only"
+    assert mod.lost_where({**r, "gold_symbols": [["z.py", ["q"]]]}, [("c.py", "h")], ["c.py"], 1) == "no candidate"
+    assert mod.lost_where({**r, "gold_symbols": [["a.py", []]]}, [("c.py", "h")], ["c.py"], 1) == "module level"

@@ -20,6 +20,7 @@ from swevis.localize.rerank import (
     default_model,
     describe,
     fit,
+    fit_listwise,
     probability,
 )
 
@@ -55,6 +56,22 @@ def test_evidence_weights_never_go_negative():
     held, _ = fit(groups, l2=0.01, nonnegative=(True, True))
     assert free[1] < 0
     assert held[1] == 0.0 and held[0] > 0
+
+
+def test_listwise_fit_ranks_unseen_gold_first_keeps_the_constraint_and_calibrates():
+    true = np.array([3.0, 0.0, 1.0])
+    w, b = fit_listwise(_groups(np.random.default_rng(0), true), l2=0.01, nonnegative=(True, True, True))
+    assert w[0] > w[2] > abs(w[1])
+    test = _groups(np.random.default_rng(1), true)
+    assert np.mean([y[int(np.argmax(x @ w))] for x, y in test]) > 0.5
+    # calibrated: the best candidate of an issue is likelier than a typical one, both in (0, 1)
+    x = test[0][0]
+    p = 1 / (1 + np.exp(-(x @ w + b)))
+    assert 0.0 < p.mean() < p.max() < 1.0
+    held, _ = fit_listwise(_groups(np.random.default_rng(2), np.array([2.0, -2.0])), l2=0.01, nonnegative=(True, True))
+    assert held[1] == 0.0 and held[0] > 0
+    with pytest.raises(ValueError, match="no issue"):
+        fit_listwise([(np.ones((3, 2)), np.zeros(3))], nonnegative=(True, True))
 
 
 def test_fit_needs_an_issue_with_gold_and_other_candidates():

@@ -8,7 +8,9 @@ from helpers import indexed_repo
 from swevis.localize import by_kind, localize_issue
 from swevis.localize.dloc import issue_evidence
 from swevis.localize.hints import extract_hints
-from swevis.localize.symtext import file_context, quoted_strings, text_features
+from swevis.localize.symtext import (
+    IssueWords, file_context, found_terms, frame_features, name_features, quoted_strings, set_features, subwords, text_features,
+)
 
 ISSUE = (
     "Parsing a config with an empty section fails with `ConfigError`: 'section must not be empty'.\n"
@@ -54,6 +56,37 @@ def test_file_context_ranks_candidates_within_their_file():
     assert file_context(["a", "b", "a", "a"], [0.2, 0.9, 0.7, 0.1]) == [0.5, 1.0, 1.0, 1 / 3]
 
 
+def test_name_features_match_the_names_words_against_the_issue():
+    assert subwords("RelatedOnlyFieldListFilter") == {"related", "only", "field", "list", "filter"}
+    assert subwords("_group_parentheses") == {"group", "parentheses"}
+    words = IssueWords("Fixed IndexError on unmatched parentheses in group tokens of helpers.py and `Parser`")
+    grouped = name_features(words, "pkg/helpers.py", "_group_parentheses", "function")
+    assert grouped["name_words"] == 1.0 and grouped["file_named"] == 1.0 and grouped["name_in_text"] == 0.0
+    other = name_features(words, "pkg/core.py", "Parser.apply_rules", "method")
+    assert other["name_words"] == 0.0 and other["class_words"] == 1.0 and other["file_named"] == 0.0
+    assert name_features(words, "pkg/core.py", "Parser", "class")["name_in_text"] == 1.0
+    assert name_features(words, "pkg/__init__.py", "f", "function")["file_named"] == 0.0  # the package is pkg
+    assert [name_features(words, p, "main", "function")["outside_package"] for p in
+            ("bin/mailmap_check.py", "setup.py", "pkg/bin.py")] == [1.0, 1.0, 0.0]
+
+
+def test_set_features_weigh_rare_words_and_rank_files_together():
+    words = IssueWords("Fix the tranforms typo in value handling")
+    bodies = ["x = value  # tranforms", "return value", "return value + 1", "pass"]
+    found = [found_terms(words, b) for b in bodies]
+    f = set_features(["a.py", "a.py", "b.py", "c.py"], [0.2, 1.0, 0.5, 0.0], [0.3, 0.3, 1.0, 0.1], found)
+    assert f["body_terms"][0] == 1.0 and 0.0 < f["body_terms"][1] == f["body_terms"][2] < 0.5 and f["body_terms"][3] == 0.0
+    assert f["file_rank"] == [0.5, 0.5, 1.0, 1 / 3]
+    assert f["file_best"] == [1.0, 1.0, 0.5, 0.0]
+    assert f["file_cands"][0] == f["file_cands"][1] > f["file_cands"][2]
+
+
+def test_frame_features_point_into_the_definition_holding_the_frames_line():
+    hints = extract_hints('Traceback (most recent call last):\n  File "/usr/lib/site-packages/cfg/parser.py", line 12, in section')
+    assert frame_features(hints, ["cfg/parser.py", "cfg/parser.py", "other/parser.py"], [(9, 13), (5, 8), (9, 13)]) == [1.0, 0.0, 0.0]
+    assert frame_features(extract_hints("no frames here"), ["cfg/parser.py"], [(1, 99)]) == [0.0]
+
+
 def test_dloc_computes_the_features_and_adds_the_best_files_definitions(tmp_path):
     filler = "".join(f"\n\ndef tally_{i}(values):\n    return sum(values) * {i}\n" for i in range(30))
     repo, index = indexed_repo(tmp_path, {"cfg/__init__.py": "", "cfg/parser.py": PARSER + filler})
@@ -64,6 +97,10 @@ def test_dloc_computes_the_features_and_adds_the_best_files_definitions(tmp_path
         assert by_name["Parser.section"]["body_quote"] == 1.0 and by_name["Parser.write"]["body_quote"] == 0.0
         assert by_name["Parser.read"]["named"] == 1.0
         assert all(0.0 < f["in_file_rank"] <= 1.0 and 0.0 <= f["file_score"] <= 1.0 for f in feats.values())
+        assert by_name["Parser.section"]["body_terms"] > by_name["Parser.write"]["body_terms"]
+        assert not any(f["in_frame"] for f in feats.values())  # the issue has no traceback
+        assert by_name["Parser.read"]["name_in_text"] == 1.0 and by_name["Parser.read"]["class_words"] == 1.0
+        assert {f["file_rank"] for f in feats.values()} == {1.0} and all(f["file_best"] == 1.0 for f in feats.values())
         assert "tally_7" not in by_name and not sc.expanded
         sc2, feats2 = issue_evidence(index, ISSUE, repo_dir=repo, options=shallow, candidate_files=1)
         added = {sc2.syms[sid].qualname for sid in sc2.expanded}

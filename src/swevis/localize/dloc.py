@@ -27,7 +27,9 @@ from swevis.index.store import RepoIndex, Symbol
 from swevis.localize.hints import IssueHints, extract_hints, without_environment
 from swevis.localize.rerank import candidate_files, chain_scores, check_model, default_model, probability
 from swevis.localize.spans import SourceLines, issue_terms, symbol_span
-from swevis.localize.symtext import file_context, quoted_strings, text_features
+from swevis.localize.symtext import (
+    IssueWords, file_context, found_terms, name_features, quoted_strings, set_features, text_features,
+)
 
 
 @dataclass
@@ -78,6 +80,7 @@ class _Scores:
         self.file_ev: dict[str, list[str]] = {}
         self.spans: list[Candidate] = []
         self.expanded: set[int] = set()  # candidates only because their file ranks high
+        self.in_frame: set[int] = set()  # symbols a traceback frame or file:line hint points into
 
     def add_sym(self, s: Symbol, w: float, ev: str) -> None:
         self.syms[s.id] = s
@@ -501,6 +504,7 @@ def _frame_evidence(index: RepoIndex, sc: "_Scores", hints: IssueHints, o: dict)
                 sym = named[0]
         if sym is not None:
             sc.add_sym(sym, w, f"traceback/file-line hint {where} is inside {sym.qualname}")
+            sc.in_frame.add(sym.id)
             if f.func and o["w_frame_callee"] > 0:
                 _frame_callee_evidence(index, sc, sym, w * o["w_frame_callee"], where)
         sc.add_file(path, w, f"traceback/file-line hint {where}")
@@ -726,6 +730,7 @@ def _symbol_features(
             "symptom": relevance.get(sid, 0.0),
             "walk": walked.gained.get(sid, 0.0) if walked else 0.0,
             "chain": chain.get(sid, 0.0),
+            "in_frame": 1.0 if sid in sc.in_frame else 0.0,
             **_symbol_flags(index, sc.syms[sid], parents),
         }
 
@@ -744,19 +749,27 @@ def _symbol_features(
 def _own_text_features(sc: "_Scores", feats: dict[int, dict[str, float]], text: str, hints: IssueHints,
                        source: SourceLines) -> None:
     """The features that tell a symbol from its neighbours (swevis.localize.symtext): the issue's
-    identifiers and quoted strings in its own lines, whether the issue names it or its class,
-    its file's score and its rank among its file's candidates. Over the final candidates (after
-    local functions are folded in), as benchmarks/eval_devset.py computes them from a clone."""
+    identifiers, quoted strings and rarer words in its own lines, what its name, its class's
+    and its file's share with the issue's words, and its file beside the others (score, rank,
+    best symbol, candidates, its own rank in it): files and symbols ranked together. Over the
+    final candidates (after local functions are folded in), as benchmarks/eval_devset.py
+    computes them from a clone."""
     quoted = quoted_strings(text)
+    words = IssueWords(text)
     top_file = max(sc.file.values(), default=0.0) or 1.0
     sids = sorted(feats)
-    in_file = file_context([sc.syms[sid].path for sid in sids], [feats[sid]["heuristic"] for sid in sids])
-    for sid, rank in zip(sids, in_file):
-        s = sc.syms[sid]
-        lines = source(s.path) or []
-        body = "\n".join(lines[s.start_line - 1:s.end_line])
-        feats[sid].update(text_features(hints, quoted, s.qualname, s.kind, body),
-                          file_score=sc.file.get(s.path, 0.0) / top_file, in_file_rank=rank)
+    syms = [sc.syms[sid] for sid in sids]
+    paths = [s.path for s in syms]
+    heuristic = [feats[sid]["heuristic"] for sid in sids]
+    file_score = [sc.file.get(p, 0.0) / top_file for p in paths]
+    bodies = ["\n".join((source(s.path) or [])[s.start_line - 1:s.end_line]) for s in syms]
+    in_file = file_context(paths, heuristic)
+    joint = set_features(paths, heuristic, file_score, [found_terms(words, b) for b in bodies])
+    for i, (sid, s) in enumerate(zip(sids, syms)):
+        feats[sid].update(text_features(hints, quoted, s.qualname, s.kind, bodies[i]),
+                          **name_features(words, s.path, s.qualname, s.kind),
+                          **{name: values[i] for name, values in joint.items()},
+                          file_score=file_score[i], in_file_rank=in_file[i])
 
 
 def bm25_baseline(index: RepoIndex, issue_text: str, top_k: int = 10, repo_dir: str | Path | None = None,
