@@ -44,17 +44,24 @@ def measured_guard(settings: dict) -> float:
     """The measured guard (px as the model sees the page) of this way of drawing."""
     table = guard_table()
     want = drawing_key(settings)
-    shown = ", ".join(f"{k}={v!r}" for k, v in zip(DRAWING_KEYS, want))
     for row in table["rows"]:
         if drawing_key(row) == want:
             if row.get("min_font_px") is None:
+                shown = _shown(want)
                 raise SwevisError(
                     f"render.min_font_px: {shown} was measured ({GUARD_TABLE}: {row.get('measured')}) and no "
                     f"size reached a median OCR of {table['threshold']}; set render.min_font_px or draw otherwise"
                 )
             return float(row["min_font_px"])
+    shown = _shown(want)
     raise SwevisError(
         f"render.min_font_px: no measured readability guard for {shown} in {GUARD_TABLE} "
         f"(median OCR >= {table['threshold']}); measure it with benchmarks/bench_legibility.py "
         f"or set render.min_font_px"
     )
+
+
+def _shown(key: tuple) -> str:
+    """A way of drawing as an error message names it (built only for an error: every render
+    asks for its guard)."""
+    return ", ".join(f"{k}={v!r}" for k, v in zip(DRAWING_KEYS, key))
