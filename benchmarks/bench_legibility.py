@@ -82,6 +82,7 @@ MODE_WORDS = {
     "aa": {"font_mode": "antialias"},
     "bilevel": {"font_mode": "bilevel"},
     "super": {"font_mode": "supersample"},
+    "bicubic": {"font_mode": "supersample-bicubic"},
     "mono": {"highlight": False},
     "grid": {"rows_on_patch_grid": True},
 }
@@ -210,7 +211,7 @@ def main() -> None:
     ap.add_argument("--fonts", nargs="+", default=None, help="font names or files (default: DejaVu and the Debian fonts found)")
     ap.add_argument("--line-height", type=float, default=1.2)
     ap.add_argument("--modes", nargs="+", default=["aa"],
-                    help="drawing modes, words joined by '+': aa, bilevel, super, mono, grid, stroke<px>, lh<x>")
+                    help="drawing modes, words joined by '+': aa, bilevel, super, bicubic, mono, grid, stroke<px>, lh<x>")
     ap.add_argument("--threshold", type=float, default=0.93)
     ap.add_argument("--seed", type=int, default=20260519)
     ap.add_argument("--no-tesseract", action="store_true", help="skip the second reader (it reads <= .26 here)")

@@ -170,9 +170,9 @@ def test_frontier_sample_reads_the_first_picks_in_window_order(monkeypatch):
     read, frontier = _counted_frontier(monkeypatch, 4, 0.9)
     full = filled_section("single_read", {"ocr": {"full": True, "frontier_pages": 3}})["ocr"]
     sample = filled_section("single_read", {"ocr": {"frontier_pages": 3, "sample_frontier_pages": 1}})["ocr"]
-    rows_full = frontier([7.0], full)
+    rows_full = frontier([6.0], full)  # a font of the default sample
     read_full, read[:] = list(read), []
-    rows_sample = frontier([7.0], sample)
+    rows_sample = frontier([6.0], sample)
     assert read == read_full[:1] and len(read_full) == 3
     assert rows_full[0]["ocr_n"] == 3 and rows_sample[0]["ocr_n"] == 1
     assert rows_full[0]["ocr_picked"] == rows_sample[0]["ocr_picked"] == 3

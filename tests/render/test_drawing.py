@@ -100,14 +100,16 @@ def test_a_way_of_drawing_that_never_reads_says_so(monkeypatch):
     assert measured_guard({**row, "font": "/fonts/Tiny.ttf"}) == 7.5
 
 
+@pytest.mark.parametrize("font_mode", ["supersample", "supersample-bicubic"])
 @pytest.mark.parametrize("stroke_px", [0.0, 0.3])
-def test_supersampled_pages_drawn_in_bands_equal_one_canvas(win40, stroke_px):
+def test_supersampled_pages_drawn_in_bands_equal_one_canvas(win40, stroke_px, font_mode):
     """Bands bound the 16-times canvas's memory; they must not change a pixel, not even where a
-    row or a fallback glyph (CJK, emoji) crosses a band's edge."""
+    row or a fallback glyph (CJK, emoji) crosses a band's edge, nor where the bicubic filter
+    reads rows of the next band."""
     from swevis.render import prepare_lines, raster
 
     text = win40 + "\n    label = '中文字符 ✓ 🙂'  # fallback glyphs\n" * 3
-    res = _render(text, stroke_px=stroke_px, rows_on_patch_grid=True)
+    res = _render(text, stroke_px=stroke_px, rows_on_patch_grid=True, font_mode=font_mode)
     lines = prepare_lines(text)
     whole = raster.rasterize(lines, 2000, AXES, res.plan, band_px=10**6)
     for band_px in (7, 64):

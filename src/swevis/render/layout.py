@@ -213,6 +213,20 @@ class LayoutSearch:
         margin = int(self.s.margin_frac * width)
         return width, margin
 
+    def filled_wrap(self, f: float, wrap: int, ncols: int) -> int:
+        """The widest wrap whose page is as wide as `wrap`'s (render.wrap_fills_page): the page
+        width is rounded up to the patch grid anyway, so the rounding's columns hold text
+        instead of blank (never wider than the longest line or max_wrap)."""
+        if not self.s.wrap_fills_page:
+            return wrap
+        width, _ = self.page_width(f, wrap, ncols)
+        adv = font_advance(f, self.s.font)
+        room = (width - 1) * (1 - 2 * self.s.margin_frac) / adv - (ncols - 1) * self.s.column_gap_chars
+        w = max(wrap, min(int(room / ncols + 1e-9) - self.w.gutter, self.s.max_wrap, max(wrap, self.w.maxlen)))
+        while w > wrap and self.page_width(f, w, ncols)[0] != width:  # float edge of the formula
+            w -= 1
+        return w
+
     def page_height(self, f: float, rows: int, width: int, margin: int) -> int:
         lh = self.pitch(f)
         h = max(self.grid.min_h, _grid_ceil(rows * lh + self.top(margin) + margin + 0.25 * f, self.grid.step_h))
@@ -280,11 +294,13 @@ class LayoutSearch:
     def single_page(self, f: float, wrap: int, ncols: int) -> Layout | None:
         if ncols > self.w.n:
             return None
+        wrap = self.filled_wrap(f, wrap, ncols)
         k, cols = self.w.balanced(wrap, 0, self.w.n, ncols)
         width, margin = self.page_width(f, wrap, len(cols))
         return self._finish(f, wrap, len(cols), width, margin, [(cols, k)], None)
 
     def multi_page(self, f: float, wrap: int, ncols: int, cap_px: int) -> Layout | None:
+        wrap = self.filled_wrap(f, wrap, ncols)
         width, margin = self.page_width(f, wrap, ncols)
         lh = self.pitch(f)
         cap_rows = int((cap_px - self.top(margin) - margin - 0.25 * f) // lh)

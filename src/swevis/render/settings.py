@@ -13,11 +13,13 @@ from swevis.render.fonts import primary_font
 from swevis.render.guards import DRAWING_KEYS, measured_guard
 
 
-FONT_MODES = ("antialias", "bilevel", "supersample")
+FONT_MODES = ("antialias", "bilevel", "supersample", "supersample-bicubic")
 
 
 def _fonts() -> tuple[float, ...]:
-    return tuple(x / 2 for x in range(10, 41))  # 5.0, 5.5, ..., 20.0 px
+    # quarter pixels where the guards lie (a quarter pixel is ~8% of a character's area at 6
+    # px), half pixels above: 5.0, 5.25, ..., 7.0, 7.5, ..., 20.0 px
+    return tuple(x / 4 for x in range(20, 28)) + tuple(x / 2 for x in range(14, 41))
 
 
 @dataclass(frozen=True)
@@ -26,6 +28,9 @@ class RenderSettings:
     font_sizes: tuple[float, ...] = field(default_factory=_fonts)
     wrap_widths: tuple[int, ...] = (40, 48, 56, 64, 72, 80, 96, 120)
     max_wrap: int = 160  # longest rendered row in characters; longer lines always wrap
+    # each wrap width is widened to fill the page width the patch grid rounds it up to
+    # (False: the wrap widths as listed, the layout of appendix B)
+    wrap_fills_page: bool = True
     columns: tuple[int, ...] = (1, 2, 3)
     page_heights: tuple[int, ...] = (768, 1024, 1536, 2048, 3072, 4096)  # caps that paginate
     max_page_height: int = 4096  # taller single pages are paginated
@@ -51,11 +56,12 @@ class RenderSettings:
     style: str = "swevis-contrast"
     font: str = "DejaVu Sans Mono"  # or the path of a monospace font file (the guard is measured per font)
     # how glyphs are drawn (benchmarks/bench_legibility.py measures each choice):
-    # "antialias" (FreeType's hinted greyscale), "bilevel" (hinted, one bit a pixel) or
+    # "antialias" (FreeType's hinted greyscale), "bilevel" (hinted, one bit a pixel),
     # "supersample" (drawn at 4x and reduced with a box filter: greyscale without the
-    # hinting's snapping to the send-size pixel grid). Supersampled DejaVu Sans Mono reads
-    # at 6 px what hinted greyscale reads at 7 px (median OCR .942 vs .939, 2026-12-02)
-    font_mode: str = "supersample"
+    # hinting's snapping to the send-size pixel grid) or "supersample-bicubic" (drawn at 4x,
+    # reduced with bicubic resampling: sharper). On 16 windows, 2026-12-02, DejaVu Sans Mono
+    # reads a median .935 at 5.75 px bicubic, where the box filter reads .918 (.936 at 6 px)
+    font_mode: str = "supersample-bicubic"
     stroke_px: float = 0.0  # extra stroke around each glyph (bolder strokes), px at send size
     highlight: bool = True  # Pygments colours; False draws all code in one dark colour
     # rows sit on the family's merged-patch grid (32 px for Qwen3/3.5): a whole number of
