@@ -113,8 +113,11 @@ RULES: dict[str, Rule] = {
         ".venv/bin/python benchmarks/bench_legibility.py --help", OCR),
     "nice .venv/bin/python benchmarks/bench_frontier.py --windows 8 --ratios 3 5 7": Rule(
         ".venv/bin/python benchmarks/bench_frontier.py --help", OCR),
-    "nice .venv/bin/python benchmarks/bench_frontier.py --windows 8 --ratios 3 5 7 --render font_mode=antialias "
-    "min_font_px=6.5": Rule(".venv/bin/python benchmarks/bench_frontier.py --help", OCR),
+    "nice .venv/bin/python benchmarks/bench_frontier.py --windows 12 --ratios 3 5 7": Rule(
+        ".venv/bin/python benchmarks/bench_frontier.py --help", OCR),
+    "nice .venv/bin/python benchmarks/bench_legibility.py --windows 16 --sizes 5.5 5.75 6 6.5 --fonts "
+    "\"DejaVu Sans Mono\" --modes bicubic super --no-tesseract": Rule(
+        ".venv/bin/python benchmarks/bench_legibility.py --help", OCR),
     ".venv/bin/snakemake --cores 2 results/table4.csv": Rule(
         ".venv/bin/snakemake -n --cores 2 results/table4.csv", LONG, slow=True),
     ".venv/bin/swevis render src/swevis/render/layout.py --lines 1-120 --ratio 3 --model qwen3.5 -o out/": AS_WRITTEN_SLOW,
