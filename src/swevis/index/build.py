@@ -191,11 +191,8 @@ def _resolve(con: sqlite3.Connection, opts: dict) -> dict:
 
 
 def _rebuild_bm25(con: sqlite3.Connection, opts: dict) -> int:
-    docs = con.execute(
-        "SELECT t.tokens, (SELECT count(*) FROM bm25_docs d WHERE d.file_id = t.file_id) FROM doc_tokens t"
-        " ORDER BY t.file_id"
-    )
-    lex = Lexical.build((doc for blob, n in docs for doc in rows.unpack_docs(blob, n)), **opts["bm25"])
+    groups = con.execute("SELECT terms, counts FROM doc_tokens ORDER BY file_id")
+    lex = Lexical.from_counts((rows.unpack_counts(t, c) for t, c in groups), **opts["bm25"])
     lex.save(con)
     return lex.num_docs
 
