@@ -34,6 +34,7 @@ from swevis.index import rows, store
 from swevis.index.languages import FileExtract, language_for
 from swevis.index.lexical import Lexical, tokenize
 from swevis.index.resolve import resolve_edges, resolve_names
+from swevis.index.reuse import OldUnits
 from swevis.paths import portable
 
 log = logging.getLogger(__name__)
@@ -56,6 +57,7 @@ class IndexStats:
     files_parsed: int = 0
     files_unchanged: int = 0
     files_removed: int = 0
+    units_reused: int = 0  # functions of changed files whose rows came from the earlier index
     status_counts: dict = field(default_factory=dict)
     n_non_utf8: int = 0
     call_targets: dict = field(default_factory=dict)  # resolved call targets of this run, per `how`
@@ -150,8 +152,9 @@ def _existing_ok(db_path: Path, opts: dict) -> bool:
     return meta.get("schema_version") == store.SCHEMA_VERSION and meta.get("options") == json.dumps(opts, sort_keys=True)
 
 
-def _extract(path: str, data: bytes, module: str, opts: dict) -> tuple[FileExtract | None, str, str]:
-    """(extract or None, status, error) for one file; never raises."""
+def _extract(path: str, data: bytes, module: str, opts: dict, reuse=None) -> tuple[FileExtract | None, str, str]:
+    """(extract or None, status, error) for one file; never raises. `reuse`: the units of its
+    previous version (swevis.index.reuse), if any."""
     spec = language_for(path)
     if b"\x00" in data[:8192]:
         return None, "binary", "NUL bytes: not a text file"
@@ -160,22 +163,23 @@ def _extract(path: str, data: bytes, module: str, opts: dict) -> tuple[FileExtra
     if data and max(map(len, data.split(b"\n"))) > opts["max_line_chars"]:
         return None, "generated", f"a line longer than max_line_chars {opts['max_line_chars']}"
     try:
-        fx = spec.extract(path, data, module, {"is_test": is_test_path(path), "chunk_chars": opts["chunk_chars"]})
+        fx = spec.extract(path, data, module,
+                          {"is_test": is_test_path(path), "chunk_chars": opts["chunk_chars"], "reuse": reuse})
     except Exception as exc:  # noqa: BLE001 - a bad file must not stop the build
         log.warning("could not index %s: %s", path, exc)
         return None, "error", f"{type(exc).__name__}: {exc}"
     return fx, fx.status, fx.error
 
 
-def _parse_rows(path: str, data: bytes, digest: str, module: str, opts: dict) -> rows.FileRows:
-    """Parse one file into its rows."""
+def _parse_rows(path: str, data: bytes, digest: str, module: str, opts: dict, reuse=None) -> rows.FileRows:
+    """Parse one file into its rows (reusing the units of its previous version, `reuse`)."""
     spec = language_for(path)
     try:
         data.decode("utf-8")
         encoding = "utf-8"
     except UnicodeDecodeError:
         encoding = "invalid-utf-8"
-    fx, status, error = _extract(path, data, module, opts)
+    fx, status, error = _extract(path, data, module, opts, reuse)
     n_lines = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
     file = rows.file_row(path, spec.name, spec.kind, data, digest, module, is_test_path(path), n_lines, status,
                          encoding, error, fx)
@@ -352,8 +356,12 @@ def _write_files(con: sqlite3.Connection, source: Path | None, repo_dir: Path, p
         if run:
             writer.copy(run[0], run[-1], edges)
             run = []
-        writer.write(_parse_rows(p, data, digest, modules[p], opts))
+        # the same module: its functions' rows are the same (python_units); else none reused
+        reuse = OldUnits(con, prev[0], edges.get(prev[0])) if prev is not None and prev[2] == modules[p] else None
+        file_rows = _parse_rows(p, data, digest, modules[p], opts, reuse)
+        writer.write(file_rows)
         stats.files_parsed += 1
+        stats.units_reused += file_rows.n_reused
     if run:
         writer.copy(run[0], run[-1], edges)
     if progress is not None:

@@ -235,21 +235,35 @@ class Lexical:
         return cls(model)
 
 
-def term_counts(docs: Iterable[list[str]]) -> tuple[list[str], np.ndarray]:
+def term_counts(docs: Iterable[list[str] | dict[str, int]]) -> tuple[list[str], np.ndarray]:
     """A group of documents (one file's) as its distinct terms in first-seen order and one
     int32 array: [n documents, each document's number of distinct terms, their local term
     ids (document by document, first-seen order), their counts]. An empty document holds a
-    placeholder term: bm25s needs every document non-empty to keep document ids aligned."""
+    placeholder term: bm25s needs every document non-empty to keep document ids aligned. A
+    document may come counted already (a dict in first-seen order, as `doc_counts` gives)."""
     local: dict[str, int] = {}
     n_pairs, ids, counts = [], [], []
     for doc in docs:
-        c = Counter(doc or ["__empty__"])
+        c = doc if isinstance(doc, dict) else Counter(doc or ["__empty__"])
         for t in c:
             local.setdefault(t, len(local))
         n_pairs.append(len(c))
         ids.extend(map(local.__getitem__, c))
         counts.extend(c.values())
     return list(local), np.array([len(n_pairs), *n_pairs, *ids, *counts], dtype=np.int32)
+
+
+def doc_counts(terms: list[str], counts: np.ndarray) -> list[dict[str, int]]:
+    """The documents of a group (`term_counts`) as term -> count dicts, in first-seen order."""
+    n = int(counts[0])
+    pairs = counts[1 : 1 + n].tolist()
+    rest = counts[1 + n :].tolist()
+    ids, tfs = rest[: len(rest) // 2], rest[len(rest) // 2 :]
+    out, i = [], 0
+    for k in pairs:
+        out.append({terms[t]: c for t, c in zip(ids[i : i + k], tfs[i : i + k])})
+        i += k
+    return out
 
 
 def _score_matrix(model, term: np.ndarray, doc: np.ndarray, tf: np.ndarray, n_docs: int, n_vocab: int) -> dict:

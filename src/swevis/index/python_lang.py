@@ -14,6 +14,7 @@ import re
 import tree_sitter as ts
 import tree_sitter_python as tsp
 
+from swevis.index.python_units import Spans, Unit, candidates, find_units
 from swevis.index.records import EdgeRec, FileExtract, SymbolRec
 
 LANGUAGE = ts.Language(tsp.language())
@@ -340,8 +341,12 @@ class _Bindings:
     def __init__(self, symbols: list[SymbolRec]):
         self.symbols = symbols
         self.local: dict[tuple[int | None, str], str] = {}
+        # every module-level bind: name, type, start byte of the assignment (None: a parameter)
+        self.module_events: list[tuple[str, str, int | None]] = []
 
-    def bind(self, scope: int | None, name: str, te: str) -> None:
+    def bind(self, scope: int | None, name: str, te: str, at: int | None = None) -> None:
+        if scope is None:
+            self.module_events.append((name, te, at))
         if not self.local.get((scope, name)):
             self.local[(scope, name)] = te
 
@@ -421,20 +426,33 @@ def _import_edges(fx: FileExtract) -> None:
 
 
 def _bindings(params: list[tuple[int, dict]], assigns: list[tuple[int, dict]], fx: FileExtract,
-              nesting: _Nesting) -> _Bindings:
+              nesting: _Nesting, skip: Spans | None = None, reused: list | None = None) -> tuple[_Bindings, list[int]]:
     """Typed parameters, local assignments and self attributes (flow-insensitive); class and
-    self attributes with a type go to fx.attrs."""
+    self attributes with a type go to fx.attrs. Matches inside `skip` (reused units) are left
+    out; `reused` = (start byte, attrs) of each reused unit, its attrs put in at its place.
+    Returns the bindings and the start byte of the assignment behind each of fx.attrs."""
     syms = fx.symbols
     bindings = _Bindings(syms)
     for _, caps in params:
-        if "param" in caps:
-            node = caps["param"][0]
-            bindings.bind(nesting.scope_of(node.start_byte), _text(node), _annotation(caps["ptype"][0]))
-        else:
-            node = (caps.get("uparam") or caps["loopvar"])[0]
-            bindings.bind(nesting.scope_of(node.start_byte), _text(node), "")
+        node = (caps.get("param") or caps.get("uparam") or caps["loopvar"])[0]
+        if skip is not None and node.start_byte in skip:
+            continue
+        te = _annotation(caps["ptype"][0]) if "param" in caps else ""
+        bindings.bind(nesting.scope_of(node.start_byte), _text(node), te)
+    pending = list(reused or [])
+    at: list[int] = []
+
+    def put(upto: int) -> None:
+        while pending and pending[0][0] <= upto:
+            start, attrs = pending.pop(0)
+            fx.attrs.extend(attrs)
+            at.extend([start] * len(attrs))
+
     for _, caps in assigns:
         asg = (caps.get("asg") or caps["sasg"])[0]
+        if skip is not None and asg.start_byte in skip:
+            continue
+        put(asg.start_byte)
         scope = nesting.scope_of(asg.start_byte)
         ann = asg.child_by_field_name("type")
         te = _annotation(ann) if ann is not None else ""
@@ -446,21 +464,33 @@ def _bindings(params: list[tuple[int, dict]], assigns: list[tuple[int, dict]], f
             if owner is not None and syms[owner].kind == "class":  # class body: a class attribute
                 if te:
                     fx.attrs.append((owner, name, te))
+                    at.append(asg.start_byte)
             else:
-                bindings.bind(scope, name, te)
+                bindings.bind(scope, name, te, asg.start_byte)
         elif _text(caps["obj"][0]) == "self" and te:
             cls = nesting.class_of(scope)
             if cls is not None:
                 fx.attrs.append((cls, _text(caps["attr"][0]), te))
-    return bindings
+                at.append(asg.start_byte)
+    put(1 << 62)  # the reused units after the last assignment
+    return bindings, at
 
 
-def _call_edges(callees: list[ts.Node], fx: FileExtract, nesting: _Nesting, bindings: _Bindings) -> None:
-    """`calls` edges with their receivers, deduplicated per caller."""
+def _call_edges(callees: list[ts.Node], fx: FileExtract, nesting: _Nesting, bindings: _Bindings,
+                skip: Spans | None = None, reused: list | None = None) -> None:
+    """`calls` edges with their receivers, deduplicated per caller. Callees inside `skip`
+    (reused units) are left out; `reused` = (start byte, edges) of each reused unit, its
+    edges put in at its place (a unit's callers are its own: no duplicate across it)."""
     seen: set[tuple[int | None, str, str]] = set()
+    pending = list(reused or [])
     for node in callees:
+        byte = node.start_byte
+        while pending and pending[0][0] <= byte:
+            fx.edges.extend(pending.pop(0)[1])
+        if skip is not None and byte in skip:
+            continue
         name = _text(node)
-        src = nesting.enclosing(node.start_byte)
+        src = nesting.enclosing(byte)
         recv = ""
         fn = node.parent
         if fn is not None and fn.type == "attribute":
@@ -469,6 +499,8 @@ def _call_edges(callees: list[ts.Node], fx: FileExtract, nesting: _Nesting, bind
             continue
         seen.add((src, recv, name))
         fx.edges.append(EdgeRec("calls", name, src, node.start_point[0] + 1, recv))
+    for _, edges in pending:
+        fx.edges.extend(edges)
 
 
 def _test_references(data: bytes, fx: FileExtract) -> None:
@@ -497,8 +529,66 @@ def _own_texts(data: bytes, fx: FileExtract) -> None:
     fx.module_text = b"\n".join(mod_lines).decode("utf-8", "replace")
 
 
+def _units(data: bytes, parts: dict, fx: FileExtract, nesting: _Nesting) -> list[Unit]:
+    """The file's reusable units (python_units), with the span of their definitions."""
+    funcs = candidates(parts["defs"])
+    outside = Spans([(f.start_byte, f.end_byte) for f in funcs])
+    pre = FileExtract(language="python", symbols=fx.symbols)  # a throwaway: only the module's binds
+    bindings, _ = _bindings(parts["params"], parts["assigns"], pre, nesting, outside)
+    units = find_units(data, funcs, bindings.module_events)
+    index = {start: i for i, start in enumerate(nesting.starts)}
+    for u in units:
+        u.sym_lo = index[u.node.start_byte]
+        n = u.sym_lo
+        while n < len(nesting.starts) and nesting.starts[n] < u.node.end_byte:
+            n += 1
+        u.n_sym = n - u.sym_lo
+    return units
+
+
+def _reuse(units: list[Unit], fx: FileExtract, reuse) -> tuple[Spans | None, list, list]:
+    """The units an earlier index has (`reuse.get(key)`: a python_units.Piece): their
+    definitions' BM25 term counts set, and (start byte, attrs) and (start byte, calls edges)
+    of each, shifted to here, for _bindings and _call_edges to put in."""
+    if reuse is None:
+        return None, [], []
+    spans, attrs, calls = [], [], []
+    for u in units:
+        piece = reuse.get(u.key)
+        if piece is None or piece.n_sym != u.n_sym:
+            continue
+        parent = fx.symbols[u.sym_lo].parent
+        for k, terms in enumerate(piece.docs):
+            fx.symbols[u.sym_lo + k].terms = terms
+        start = u.node.start_byte
+        spans.append((start, u.node.end_byte))
+        attrs.append((start, [(parent if c < 0 else u.sym_lo + c, name, te) for c, name, te in piece.attrs]))
+        calls.append((start, [EdgeRec("calls", name, u.sym_lo + src, u.first_line + line, recv)
+                              for name, src, line, recv in piece.calls]))
+    return (Spans(spans) if spans else None), attrs, calls
+
+
+def _place_units(units: list[Unit], fx: FileExtract, attr_at: list[int]) -> None:
+    """Where each unit's attrs and calls edges are in fx's lists (for a later update to reuse)."""
+    owner = {}
+    for i, u in enumerate(units):
+        owner.update((k, i) for k in range(u.sym_lo, u.sym_lo + u.n_sym))
+    spans = Spans([(u.node.start_byte, u.node.end_byte) for u in units])
+    for j, byte in enumerate(attr_at):
+        if byte in spans:
+            u = units[bisect.bisect_right(spans.starts, byte) - 1]
+            u.attr_lo, u.n_attr = (j, 1) if not u.n_attr else (u.attr_lo, u.n_attr + 1)
+    for j, e in enumerate(fx.edges):
+        if e.kind == "calls" and e.src_symbol in owner:
+            u = units[owner[e.src_symbol]]
+            u.call_lo, u.n_call = (j, 1) if not u.n_call else (u.call_lo, u.n_call + 1)
+
+
 def extract(path: str, data: bytes, module: str, options: dict | None = None) -> FileExtract:
-    """Definitions, imports, bases, typed bindings, calls and (in tests) references of one file."""
+    """Definitions, imports, bases, typed bindings, calls and (in tests) references of one file.
+
+    `options["reuse"]`, when given, has the units of this file's previous version (see
+    python_units): their calls, attribute types and term counts are taken from it."""
     options = options or {}
     root = _PARSER.parse(data).root_node
     fx = FileExtract(language="python")
@@ -510,8 +600,13 @@ def extract(path: str, data: bytes, module: str, options: dict | None = None) ->
     nesting = _definitions(parts["defs"], fx)
     fx.imports = _imports(parts["imports"], module, is_package, fx.names)
     _import_edges(fx)
-    bindings = _bindings(parts["params"], parts["assigns"], fx, nesting)
-    _call_edges(parts["calls"], fx, nesting, bindings)
+    units = [] if root.has_error else _units(data, parts, fx, nesting)
+    skip, attrs, calls = _reuse(units, fx, options.get("reuse"))
+    bindings, attr_at = _bindings(parts["params"], parts["assigns"], fx, nesting, skip, attrs)
+    _call_edges(parts["calls"], fx, nesting, bindings, skip, calls)
+    _place_units(units, fx, attr_at)
+    fx.units = [u.record() for u in units]
+    fx.n_reused = len(attrs)
     if options.get("is_test"):
         _test_references(data, fx)
     _own_texts(data, fx)

@@ -65,6 +65,8 @@ class FileRows:
     docs: list[tuple] = field(default_factory=list)  # sym, chunk, start, end
     terms: bytes = b""  # the documents' term counts (see pack_counts)
     counts: bytes = b""
+    units: bytes | None = None  # the file's reusable units (python_units), JSON, compressed
+    n_reused: int = 0
 
 
 def from_extract(file: tuple, fx: FileExtract | None, code: bool, path_tokens: list[str], n_lines: int) -> FileRows:
@@ -81,12 +83,17 @@ def from_extract(file: tuple, fx: FileExtract | None, code: bool, path_tokens: l
         rows.edges = [(e.kind, e.src_symbol, e.dst_name, e.line, e.recv) for e in fx.edges]
         rows.attrs = [(c, name, te) for c, name, te in fx.attrs]
         rows.chunks = [(c.start_line, c.end_line, c.text) for c in fx.chunks]
+        rows.units = pack(json.dumps(fx.units)) if fx.units else None
+        rows.n_reused = fx.n_reused
         if code or not fx.chunks:
             rows.docs.append(whole)
             texts.append(path_tokens + tokenize(fx.module_text) if code else path_tokens)
         for i, s in enumerate(fx.symbols):
             rows.docs.append((i, None, s.start_line, s.end_line))
-            texts.append(tokenize(s.qualname.replace(".", " ")) + path_tokens[-3:] + tokenize(s.own_text))
+            if s.terms is not None:  # counted in an earlier index (python_units)
+                texts.append(s.terms)
+            else:
+                texts.append(tokenize(s.qualname.replace(".", " ")) + path_tokens[-3:] + tokenize(s.own_text))
         for i, c in enumerate(fx.chunks):
             rows.docs.append((None, i, c.start_line, c.end_line))
             texts.append(path_tokens + tokenize(c.text))
@@ -148,6 +155,8 @@ class Writer:
             " start_line, end_line FROM old.bm25_docs WHERE file_id BETWEEN ? AND ? ORDER BY id", run)
         con.execute(f"INSERT INTO doc_tokens(file_id, terms, counts) SELECT file_id + {df}, terms, counts FROM old.doc_tokens"
                     " WHERE file_id BETWEEN ? AND ? ORDER BY file_id", run)
+        con.execute(f"INSERT INTO units(file_id, units) SELECT file_id + {df}, units FROM old.units"
+                    " WHERE file_id BETWEEN ? AND ? ORDER BY file_id", run)
 
     def write(self, rows: FileRows) -> int:
         """Insert one file's rows; returns its file id."""
@@ -185,6 +194,8 @@ class Writer:
              for i, (s, c, a, b) in enumerate(rows.docs)],
         )
         con.execute("INSERT INTO doc_tokens(file_id, terms, counts) VALUES (?, ?, ?)", (fid, rows.terms, rows.counts))
+        if rows.units is not None:
+            con.execute("INSERT INTO units(file_id, units) VALUES (?, ?)", (fid, rows.units))
         return fid
 
 
