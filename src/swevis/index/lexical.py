@@ -15,8 +15,10 @@ import logging
 import re
 import sqlite3
 import zlib
+from array import array
 from collections import Counter
 from collections.abc import Iterable
+from itertools import filterfalse
 
 import numpy as np
 
@@ -146,7 +148,9 @@ class Lexical:
         n_docs = 0
         for words, counts in groups:
             n, pairs = int(counts[0]), counts[1 : 1 + int(counts[0])]
-            local = np.fromiter((vocab.setdefault(w, len(vocab)) for w in words), dtype=np.int64, count=len(words))
+            new = list(filterfalse(vocab.__contains__, words))  # a group's terms are distinct
+            vocab.update(zip(new, range(len(vocab), len(vocab) + len(new))))
+            local = np.fromiter(map(vocab.__getitem__, words), dtype=np.int64, count=len(words))
             k = len(counts) - 1 - n
             terms.append(local[counts[1 + n : 1 + n + k // 2]])
             tfs.append(counts[1 + n + k // 2 :])
@@ -242,15 +246,18 @@ def term_counts(docs: Iterable[list[str] | dict[str, int]]) -> tuple[list[str], 
     placeholder term: bm25s needs every document non-empty to keep document ids aligned. A
     document may come counted already (a dict in first-seen order, as `doc_counts` gives)."""
     local: dict[str, int] = {}
-    n_pairs, ids, counts = [], [], []
+    n_pairs, ids, counts = array("i"), array("i"), array("i")
     for doc in docs:
         c = doc if isinstance(doc, dict) else Counter(doc or ["__empty__"])
-        for t in c:
-            local.setdefault(t, len(local))
+        new = list(filterfalse(local.__contains__, c))
+        local.update(zip(new, range(len(local), len(local) + len(new))))
         n_pairs.append(len(c))
         ids.extend(map(local.__getitem__, c))
         counts.extend(c.values())
-    return list(local), np.array([len(n_pairs), *n_pairs, *ids, *counts], dtype=np.int32)
+    out = array("i", [len(n_pairs)])
+    for part in (n_pairs, ids, counts):
+        out.extend(part)
+    return list(local), np.frombuffer(out, dtype=np.int32)
 
 
 def doc_counts(terms: list[str], counts: np.ndarray) -> list[dict[str, int]]:

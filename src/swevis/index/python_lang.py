@@ -52,6 +52,12 @@ _QUERY = ts.Query(LANGUAGE, "".join(_PARTS.values()))
 _PART_OF: list[str] = [
     part for part, src in _PARTS.items() for _ in range(ts.Query(LANGUAGE, src).pattern_count)
 ]
+# the same split in two, for an update that reuses functions (python_units): the file's
+# structure everywhere, function bodies only where not reused (their pattern numbers keep
+# their order, all the order of matches depends on)
+_STRUCTURE = ts.Query(LANGUAGE, _PARTS["defs"] + _PARTS["imports"])
+_BODY = ts.Query(LANGUAGE, _PARTS["calls"] + _PARTS["bindings"])
+_BODY_PART_OF = _PART_OF[_STRUCTURE.pattern_count :]
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _KEYWORDS = frozenset(keyword.kwlist) | {"self", "cls", "pytest", "assert_", "None", "True", "False"}
 _ERRORS = ts.Query(LANGUAGE, "(ERROR) @err")
@@ -126,13 +132,50 @@ def _by_start(nodes: list[ts.Node]) -> list[ts.Node]:
 
 
 def _scan(root: ts.Node) -> dict[str, list]:
-    """The one query's matches by part, each in source order: `defs` (pattern, captures; every
-    definition starts at its own byte, and _definitions sorts them by it), `params` (by the
-    name they bind, then pattern) and `assigns` (by the assignment), and `imports` and `calls`
-    as their captured nodes (`imp`, `callee`)."""
+    """The one query's matches by part (see _order)."""
     parts: dict[str, list] = {part: [] for part in _PARTS}
     for match in ts.QueryCursor(_QUERY).matches(root):
         parts[_PART_OF[match[0]]].append(match)
+    return parts
+
+
+def _position(part: str, caps: dict) -> int:
+    """The byte a calls or bindings match is placed at (as _order and the extractor place it)."""
+    if part == "calls":
+        return caps["callee"][0].start_byte
+    return (caps.get("asg") or caps.get("sasg") or caps.get("param") or caps.get("uparam") or caps["loopvar"])[0].start_byte
+
+
+def _scan_body(root: ts.Node, parts: dict[str, list], lo: int, hi: int) -> None:
+    """Add to `parts` the calls and bindings matches placed in bytes lo..hi-1."""
+    cursor = ts.QueryCursor(_BODY)
+    cursor.set_byte_range(lo, hi)
+    for match in cursor.matches(root):
+        part = _BODY_PART_OF[match[0]]
+        if lo <= _position(part, match[1]) < hi:
+            parts[part].append(match)
+
+
+def _scan_structure(root: ts.Node, data: bytes) -> dict[str, list]:
+    """Definitions and imports everywhere, calls and bindings outside the candidate units
+    (python_units.candidates: the reused ones' are never needed)."""
+    parts: dict[str, list] = {part: [] for part in _PARTS}
+    for match in ts.QueryCursor(_STRUCTURE).matches(root):
+        parts[_PART_OF[match[0]]].append(match)
+    lo = 0
+    for f in candidates(parts["defs"]):
+        if f.start_byte > lo:
+            _scan_body(root, parts, lo, f.start_byte)
+        lo = f.end_byte
+    _scan_body(root, parts, lo, len(data) + 1)
+    return parts
+
+
+def _order(parts: dict[str, list]) -> dict[str, list]:
+    """Matches by part, each in source order: `defs` (pattern, captures; every
+    definition starts at its own byte, and _definitions sorts them by it), `params` (by the
+    name they bind, then pattern) and `assigns` (by the assignment), and `imports` and `calls`
+    as their captured nodes (`imp`, `callee`)."""
     params, assigns = [], []
     for m in parts["bindings"]:
         caps = m[1]
@@ -426,17 +469,15 @@ def _import_edges(fx: FileExtract) -> None:
 
 
 def _bindings(params: list[tuple[int, dict]], assigns: list[tuple[int, dict]], fx: FileExtract,
-              nesting: _Nesting, skip: Spans | None = None, reused: list | None = None) -> tuple[_Bindings, list[int]]:
+              nesting: _Nesting, reused: list | None = None) -> tuple[_Bindings, list[int]]:
     """Typed parameters, local assignments and self attributes (flow-insensitive); class and
-    self attributes with a type go to fx.attrs. Matches inside `skip` (reused units) are left
-    out; `reused` = (start byte, attrs) of each reused unit, its attrs put in at its place.
-    Returns the bindings and the start byte of the assignment behind each of fx.attrs."""
+    self attributes with a type go to fx.attrs. `reused` = (start byte, attrs) of each reused
+    unit (whose matches are not searched), its attrs put in at its place. Returns the
+    bindings and the start byte of the assignment behind each of fx.attrs."""
     syms = fx.symbols
     bindings = _Bindings(syms)
     for _, caps in params:
         node = (caps.get("param") or caps.get("uparam") or caps["loopvar"])[0]
-        if skip is not None and node.start_byte in skip:
-            continue
         te = _annotation(caps["ptype"][0]) if "param" in caps else ""
         bindings.bind(nesting.scope_of(node.start_byte), _text(node), te)
     pending = list(reused or [])
@@ -450,8 +491,6 @@ def _bindings(params: list[tuple[int, dict]], assigns: list[tuple[int, dict]], f
 
     for _, caps in assigns:
         asg = (caps.get("asg") or caps["sasg"])[0]
-        if skip is not None and asg.start_byte in skip:
-            continue
         put(asg.start_byte)
         scope = nesting.scope_of(asg.start_byte)
         ann = asg.child_by_field_name("type")
@@ -477,18 +516,16 @@ def _bindings(params: list[tuple[int, dict]], assigns: list[tuple[int, dict]], f
 
 
 def _call_edges(callees: list[ts.Node], fx: FileExtract, nesting: _Nesting, bindings: _Bindings,
-                skip: Spans | None = None, reused: list | None = None) -> None:
-    """`calls` edges with their receivers, deduplicated per caller. Callees inside `skip`
-    (reused units) are left out; `reused` = (start byte, edges) of each reused unit, its
-    edges put in at its place (a unit's callers are its own: no duplicate across it)."""
+                reused: list | None = None) -> None:
+    """`calls` edges with their receivers, deduplicated per caller. `reused` = (start byte,
+    edges) of each reused unit (whose callees are not searched), its edges put in at its
+    place (a unit's callers are its own: no duplicate across it)."""
     seen: set[tuple[int | None, str, str]] = set()
     pending = list(reused or [])
     for node in callees:
         byte = node.start_byte
         while pending and pending[0][0] <= byte:
             fx.edges.extend(pending.pop(0)[1])
-        if skip is not None and byte in skip:
-            continue
         name = _text(node)
         src = nesting.enclosing(byte)
         recv = ""
@@ -529,43 +566,40 @@ def _own_texts(data: bytes, fx: FileExtract) -> None:
     fx.module_text = b"\n".join(mod_lines).decode("utf-8", "replace")
 
 
-def _units(data: bytes, parts: dict, fx: FileExtract, nesting: _Nesting) -> list[Unit]:
-    """The file's reusable units (python_units), with the span of their definitions."""
-    funcs = candidates(parts["defs"])
-    outside = Spans([(f.start_byte, f.end_byte) for f in funcs])
-    pre = FileExtract(language="python", symbols=fx.symbols)  # a throwaway: only the module's binds
-    bindings, _ = _bindings(parts["params"], parts["assigns"], pre, nesting, outside)
-    units = find_units(data, funcs, bindings.module_events)
+def _units(data: bytes, funcs: list[ts.Node], fx: FileExtract, nesting: _Nesting, events: list) -> list[Unit]:
+    """The file's reusable units (python_units) of functions `funcs`, with the span of their
+    definitions in fx.symbols; `events`: the module-level bindings (_Bindings.module_events)."""
     index = {start: i for i, start in enumerate(nesting.starts)}
-    for u in units:
-        u.sym_lo = index[u.node.start_byte]
-        n = u.sym_lo
+    first = [index[f.start_byte] for f in funcs]
+    parents = [fx.symbols[i].parent for i in first]
+    units = find_units(data, funcs, ["" if p is None else fx.symbols[p].qualname for p in parents], events)
+    for u, i in zip(units, first):
+        n = i
         while n < len(nesting.starts) and nesting.starts[n] < u.node.end_byte:
             n += 1
-        u.n_sym = n - u.sym_lo
+        u.sym_lo, u.n_sym = i, n - i
     return units
 
 
-def _reuse(units: list[Unit], fx: FileExtract, reuse) -> tuple[Spans | None, list, list]:
+def _reuse(units: list[Unit], fx: FileExtract, reuse) -> tuple[list[Unit], list, list]:
     """The units an earlier index has (`reuse.get(key)`: a python_units.Piece): their
-    definitions' BM25 term counts set, and (start byte, attrs) and (start byte, calls edges)
-    of each, shifted to here, for _bindings and _call_edges to put in."""
-    if reuse is None:
-        return None, [], []
-    spans, attrs, calls = [], [], []
+    definitions' BM25 term counts set; the units not reused, and (start byte, attrs) and
+    (start byte, calls edges) of each reused one, shifted to here, for _bindings and
+    _call_edges to put in."""
+    missed, attrs, calls = [], [], []
     for u in units:
         piece = reuse.get(u.key)
         if piece is None or piece.n_sym != u.n_sym:
+            missed.append(u)
             continue
         parent = fx.symbols[u.sym_lo].parent
         for k, terms in enumerate(piece.docs):
             fx.symbols[u.sym_lo + k].terms = terms
         start = u.node.start_byte
-        spans.append((start, u.node.end_byte))
         attrs.append((start, [(parent if c < 0 else u.sym_lo + c, name, te) for c, name, te in piece.attrs]))
         calls.append((start, [EdgeRec("calls", name, u.sym_lo + src, u.first_line + line, recv)
                               for name, src, line, recv in piece.calls]))
-    return (Spans(spans) if spans else None), attrs, calls
+    return missed, attrs, calls
 
 
 def _place_units(units: list[Unit], fx: FileExtract, attr_at: list[int]) -> None:
@@ -584,11 +618,27 @@ def _place_units(units: list[Unit], fx: FileExtract, attr_at: list[int]) -> None
             u.call_lo, u.n_call = (j, 1) if not u.n_call else (u.call_lo, u.n_call + 1)
 
 
+def _reusing(root: ts.Node, data: bytes, found: dict, fx: FileExtract, nesting: _Nesting, reuse,
+             funcs: list[ts.Node]) -> tuple[list[Unit], dict, list, list]:
+    """Units keyed from the module's bindings (`found` has no matches inside `funcs` yet),
+    those `reuse` has taken from it, and the others' bodies searched: (units, the matches in
+    order, reused attrs, reused calls) for _bindings and _call_edges."""
+    parts = _order(found)
+    pre = FileExtract(language="python", symbols=fx.symbols)  # a throwaway: only the module's binds
+    bindings, _ = _bindings(parts["params"], parts["assigns"], pre, nesting)
+    units = _units(data, funcs, fx, nesting, bindings.module_events)
+    missed, attrs, calls = _reuse(units, fx, reuse)
+    for u in missed:
+        _scan_body(root, found, u.node.start_byte, u.node.end_byte)
+    return units, _order(found), attrs, calls
+
+
 def extract(path: str, data: bytes, module: str, options: dict | None = None) -> FileExtract:
     """Definitions, imports, bases, typed bindings, calls and (in tests) references of one file.
 
     `options["reuse"]`, when given, has the units of this file's previous version (see
-    python_units): their calls, attribute types and term counts are taken from it."""
+    python_units): their calls, attribute types and term counts are taken from it, and their
+    bodies are not searched."""
     options = options or {}
     root = _PARSER.parse(data).root_node
     fx = FileExtract(language="python")
@@ -596,14 +646,20 @@ def extract(path: str, data: bytes, module: str, options: dict | None = None) ->
         fx.status = "partial"
         fx.n_errors = len(ts.QueryCursor(_ERRORS).captures(root).get("err", [])) or 1
     is_package = path.endswith("__init__.py") or path.endswith("__init__.pyi")
-    parts = _scan(root)
+    reuse = None if root.has_error else options.get("reuse")
+    found = _scan(root) if reuse is None else _scan_structure(root, data)
+    parts = _order(found)
     nesting = _definitions(parts["defs"], fx)
     fx.imports = _imports(parts["imports"], module, is_package, fx.names)
     _import_edges(fx)
-    units = [] if root.has_error else _units(data, parts, fx, nesting)
-    skip, attrs, calls = _reuse(units, fx, options.get("reuse"))
-    bindings, attr_at = _bindings(parts["params"], parts["assigns"], fx, nesting, skip, attrs)
-    _call_edges(parts["calls"], fx, nesting, bindings, skip, calls)
+    funcs = [] if root.has_error else candidates(parts["defs"])
+    attrs, calls = [], []
+    if reuse is not None:
+        units, parts, attrs, calls = _reusing(root, data, found, fx, nesting, reuse, funcs)
+    bindings, attr_at = _bindings(parts["params"], parts["assigns"], fx, nesting, attrs)
+    _call_edges(parts["calls"], fx, nesting, bindings, calls)
+    if reuse is None:
+        units = _units(data, funcs, fx, nesting, bindings.module_events)
     _place_units(units, fx, attr_at)
     fx.units = [u.record() for u in units]
     fx.n_reused = len(attrs)

@@ -82,38 +82,28 @@ def _outermost(nodes: list[ts.Node]) -> list[ts.Node]:
     return out
 
 
-def _class_path(node: ts.Node) -> str:
-    """Qualified name of the classes around `node` ("" at module level)."""
-    names = []
-    p = node.parent
-    while p is not None:
-        if p.type == "class_definition":
-            name = p.child_by_field_name("name")
-            names.append(name.text.decode("utf-8", "replace") if name is not None else "")
-        p = p.parent
-    return ".".join(reversed(names))
-
-
 def candidates(defs: list) -> list[ts.Node]:
     """The function definitions not inside another function (`defs`: the query's definition
     matches), in source order."""
     return _outermost([caps["def"][0] for _, caps in defs if caps["def"][0].type == "function_definition"])
 
 
-def find_units(data: bytes, funcs: list[ts.Node], module_events: list[tuple]) -> list[Unit]:
-    """The units of `funcs` (see `candidates`), keyed (see the module's docstring):
-    `module_events` is every module-level binding (name, type expression, start byte of the
-    assignment or None for a parameter) in the order the extractor binds them."""
+def find_units(data: bytes, funcs: list[ts.Node], classes: list[str], module_events: list[tuple]) -> list[Unit]:
+    """The units of `funcs` (see `candidates`; `classes`: the qualified name of the class each
+    is in, "" at module level), keyed (see the module's docstring): `module_events` is every
+    module-level binding (name, type expression, start byte of the assignment or None for a
+    parameter) in the order the extractor binds them."""
+    events = [(name.encode(), (name, te, at is None), at) for name, te, at in module_events]
     out = []
-    for node in funcs:
+    for node, cls in zip(funcs, classes):
         outer = node.parent if node.parent is not None and node.parent.type == "decorated_definition" else node
         lo = data.rfind(b"\n", 0, outer.start_byte) + 1
         hi = data.find(b"\n", node.end_byte)
         text = data[lo : len(data) if hi < 0 else hi]
         # a name in its text (a substring: more than its words, never fewer)
-        seen = [(name, te, at) for name, te, at in module_events if name.encode() in text]
-        before = sum(1 for _, _, at in seen if at is not None and at < node.start_byte)
+        seen = [(event, at) for name, event, at in events if name in text]
+        before = sum(1 for _, at in seen if at is not None and at < node.start_byte)
         h = hashlib.blake2b(text, digest_size=16)
-        h.update(repr((_class_path(node), before, [(name, te, at is None) for name, te, at in seen])).encode())
+        h.update(repr((cls, before, [event for event, _ in seen])).encode())
         out.append(Unit(node, h.hexdigest(), outer.start_point[0] + 1))
     return out

@@ -38,18 +38,23 @@ class OldUnits:
         row = con.execute("SELECT units FROM old.units WHERE file_id = ?", (fid,)).fetchone()
         if row is None:
             return {}
+        units = json.loads(unpack(row[0]))
         first = con.execute("SELECT min(id) FROM old.symbols WHERE file_id = ?", (fid,)).fetchone()[0]
+        # only the units' calls edges (a test module's thousands of references edges come after)
+        spans = [(u[6], u[6] + u[7]) for u in units if u[7]]
+        lo, hi = (min(a for a, _ in spans), max(b for _, b in spans)) if spans and self.edges else (0, 0)
+        e0 = self.edges[0] if self.edges else 0
         edges = con.execute("SELECT dst_name, src_symbol, line, recv FROM old.edges WHERE id BETWEEN ? AND ?"
-                            " ORDER BY id", self.edges).fetchall() if self.edges else []
+                            " ORDER BY id", (e0 + lo, e0 + hi - 1)).fetchall() if hi else []
         attrs = con.execute("SELECT class_id, name, type FROM old.attrs WHERE file_id = ? ORDER BY rowid",
                             (fid,)).fetchall()
         blobs = con.execute("SELECT terms, counts FROM old.doc_tokens WHERE file_id = ?", (fid,)).fetchone()
         docs = doc_counts(*unpack_counts(*blobs))
         out: dict[str, Piece] = {}
-        for key, first_line, sym_lo, n_sym, attr_lo, n_attr, call_lo, n_call in json.loads(unpack(row[0])):
+        for key, first_line, sym_lo, n_sym, attr_lo, n_attr, call_lo, n_call in units:
             base = first + sym_lo
             calls = [(name, src - base, line - first_line, recv)
-                     for name, src, line, recv in edges[call_lo : call_lo + n_call]]
+                     for name, src, line, recv in edges[call_lo - lo : call_lo - lo + n_call]]
             unit_attrs = [(c - base if base <= c < base + n_sym else -1, name, te)
                           for c, name, te in attrs[attr_lo : attr_lo + n_attr]]
             # a code file's documents: the whole file's, then one per definition
