@@ -34,7 +34,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 # the last revision before ids in path order, row copying and the one-pass query
 BEFORE = "52450dd"
-TABLES = ("files", "symbols", "edges", "targets", "attrs", "chunks", "bm25_docs", "doc_tokens")
+TABLES = ("files", "symbols", "edges", "targets", "attrs", "chunks", "bm25_docs", "doc_tokens", "units")
 
 STEP = r"""
 import json, resource, sys, time
@@ -105,10 +105,13 @@ def from_mirror(git_dir: Path, months: int, work: Path) -> tuple[Path, Path, str
 def same_rows(a: Path, b: Path) -> bool:
     cons = [sqlite3.connect(a), sqlite3.connect(b)]
     try:
+        present = [{r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")} for con in cons]
+        if present[0] != present[1]:
+            return False
         return all(
             cons[0].execute(f"SELECT * FROM {t} ORDER BY rowid").fetchall()
             == cons[1].execute(f"SELECT * FROM {t} ORDER BY rowid").fetchall()
-            for t in TABLES
+            for t in TABLES if t in present[0]  # an older schema has fewer tables
         )
     finally:
         for con in cons:
@@ -154,7 +157,9 @@ def report(res: dict[str, dict], repo: Path) -> list[tuple]:
     for name in ("before", "after"):
         cold_cpu = statistics.median(x["cpu"] for x in res[name]["cold"])
         print(f"{name}: update / cold CPU = {res[name]['update']['cpu'] / cold_cpu:.2f}")
-    print(f"after, cold build phases (wall s): {cold['timings']}")
+    for name in ("before", "after"):
+        print(f"{name}, cold build phases (s; _cpu: CPU s): {res[name]['cold'][0]['timings']}")
+        print(f"{name}, update phases (s; _cpu: CPU s): {res[name]['update']['timings']}")
     return rows
 
 

@@ -18,7 +18,7 @@ import zlib
 from array import array
 from collections import Counter
 from collections.abc import Iterable
-from itertools import filterfalse
+from itertools import chain, filterfalse
 
 import numpy as np
 
@@ -245,19 +245,14 @@ def term_counts(docs: Iterable[list[str] | dict[str, int]]) -> tuple[list[str], 
     ids (document by document, first-seen order), their counts]. An empty document holds a
     placeholder term: bm25s needs every document non-empty to keep document ids aligned. A
     document may come counted already (a dict in first-seen order, as `doc_counts` gives)."""
-    local: dict[str, int] = {}
-    n_pairs, ids, counts = array("i"), array("i"), array("i")
-    for doc in docs:
-        c = doc if isinstance(doc, dict) else Counter(doc or ["__empty__"])
-        new = list(filterfalse(local.__contains__, c))
-        local.update(zip(new, range(len(local), len(local) + len(new))))
-        n_pairs.append(len(c))
-        ids.extend(map(local.__getitem__, c))
-        counts.extend(c.values())
-    out = array("i", [len(n_pairs)])
-    for part in (n_pairs, ids, counts):
-        out.extend(part)
-    return list(local), np.frombuffer(out, dtype=np.int32)
+    counted = [doc if isinstance(doc, dict) else Counter(doc or ["__empty__"]) for doc in docs]
+    terms = list(dict.fromkeys(chain.from_iterable(counted)))  # first seen, document after document
+    local = dict(zip(terms, range(len(terms))))
+    out = array("i", [len(counted)])
+    out.extend(map(len, counted))
+    out.extend(map(local.__getitem__, chain.from_iterable(counted)))
+    out.extend(chain.from_iterable(c.values() for c in counted))
+    return terms, np.frombuffer(out, dtype=np.int32)
 
 
 def doc_counts(terms: list[str], counts: np.ndarray) -> list[dict[str, int]]:
