@@ -34,7 +34,7 @@ from swevis.index import rows, store
 from swevis.index.languages import FileExtract, language_for
 from swevis.index.lexical import Lexical, tokenize
 from swevis.index.resolve import resolve_edges, resolve_names
-from swevis.index.reuse import OldUnits
+from swevis.index.reuse import OldFile
 from swevis.paths import portable
 
 log = logging.getLogger(__name__)
@@ -184,7 +184,7 @@ def _parse_rows(path: str, data: bytes, digest: str, module: str, opts: dict, re
     file = rows.file_row(path, spec.name, spec.kind, data, digest, module, is_test_path(path), n_lines, status,
                          encoding, error, fx)
     path_tokens = tokenize(path.replace("/", " ").replace(".", " ")) + tokenize(module.replace(".", " "))
-    return rows.from_extract(file, fx, spec.kind == "code", path_tokens, n_lines)
+    return rows.from_extract(file, fx, spec.kind == "code", path_tokens, n_lines, reuse.chunk if reuse else None)
 
 
 def _resolve(con: sqlite3.Connection, opts: dict) -> dict:
@@ -362,8 +362,9 @@ def _write_files(con: sqlite3.Connection, source: Path | None, repo_dir: Path, p
         if run:
             writer.copy(run[0], run[-1], edges)
             run = []
-        # the same module: its functions' rows are the same (python_units); else none reused
-        reuse = OldUnits(con, prev[0], edges.get(prev[0])) if prev is not None and prev[2] == modules[p] else None
+        # the same path and module: its unchanged functions' and chunks' rows are the same
+        # (python_units, reuse); else none is reused
+        reuse = OldFile(con, prev[0], edges.get(prev[0])) if prev is not None and prev[2] == modules[p] else None
         file_rows = _parse_rows(p, data, digest, modules[p], opts, reuse)
         writer.write(file_rows)
         stats.files_parsed += 1

@@ -1,9 +1,10 @@
-"""The functions of a file's previous version in an earlier index, for the extractor to reuse.
+"""The parts of a file's previous version in an earlier index that an update can reuse.
 
-An update parses a changed file afresh, but most of its functions are usually unchanged
-(django's test modules change by a few tests at a time): `OldUnits` gives the extractor each
-unchanged function's calls edges, attribute types and BM25 term counts from the earlier
-index's rows (swevis.index.python_units says when that is exact).
+An update parses a changed file afresh, but most of it is usually unchanged (django's test
+modules change by a few tests at a time, its reference docs by a few paragraphs): `OldFile`
+gives the extractor each unchanged function's calls edges, attribute types and BM25 term
+counts (swevis.index.python_units says when that is exact), and the builder each unchanged
+text chunk's term counts (a chunk's document is its path's and text's tokens).
 """
 
 from __future__ import annotations
@@ -15,23 +16,37 @@ from swevis.index.lexical import doc_counts
 from swevis.index.python_units import Piece
 from swevis.index.rows import unpack, unpack_counts
 
-__all__ = ["OldUnits"]
+__all__ = ["OldFile"]
 
 
-class OldUnits:
-    """The units (python_units.Piece by key) of one file of the index attached as `old`,
-    read on the first `get`; `edges` = the file's first and last edge id there."""
+class OldFile:
+    """One file of the index attached as `old` (of the same path and module): its units
+    (python_units.Piece by key, read on the first `get`) and its chunks' term counts (by text,
+    read on the first `chunk`); `edges` = the file's first and last edge id there."""
 
     def __init__(self, con: sqlite3.Connection, file_id: int, edges: tuple[int, int] | None):
         self.con = con
         self.file_id = file_id
         self.edges = edges
         self._pieces: dict[str, Piece] | None = None
+        self._chunks: dict[str, dict] | None = None
 
     def get(self, key: str) -> Piece | None:
         if self._pieces is None:
             self._pieces = self._load()
         return self._pieces.get(key)
+
+    def chunk(self, text: str) -> dict | None:
+        """The term counts of a chunk with this text, if the old file had one."""
+        if self._chunks is None:
+            texts = [t for (t,) in self.con.execute("SELECT text FROM old.chunks WHERE file_id = ? ORDER BY seq",
+                                                     (self.file_id,))]
+            blobs = self.con.execute("SELECT terms, counts FROM old.doc_tokens WHERE file_id = ?",
+                                     (self.file_id,)).fetchone()
+            docs = doc_counts(*unpack_counts(*blobs)) if blobs else []
+            # a documentation file's documents are its chunks', in order
+            self._chunks = dict(zip(texts, docs)) if texts and len(texts) == len(docs) else {}
+        return self._chunks.get(text)
 
     def _load(self) -> dict[str, Piece]:
         con, fid = self.con, self.file_id

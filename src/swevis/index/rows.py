@@ -69,8 +69,11 @@ class FileRows:
     n_reused: int = 0
 
 
-def from_extract(file: tuple, fx: FileExtract | None, code: bool, path_tokens: list[str], n_lines: int) -> FileRows:
-    """The rows of a parsed file (`fx` None: a file kept as a row and a path-only document)."""
+def from_extract(file: tuple, fx: FileExtract | None, code: bool, path_tokens: list[str], n_lines: int,
+                 known_chunk=None) -> FileRows:
+    """The rows of a parsed file (`fx` None: a file kept as a row and a path-only document).
+    `known_chunk(text)`: the term counts of a chunk of this text in the file's previous
+    version, or None (a chunk's document depends on nothing else: it is not tokenized again)."""
     rows = FileRows(file)
     whole = (None, None, 1, max(n_lines, 1))
     texts: list[list[str]] = []
@@ -96,7 +99,8 @@ def from_extract(file: tuple, fx: FileExtract | None, code: bool, path_tokens: l
                 texts.append(tokenize(s.qualname.replace(".", " ")) + path_tokens[-3:] + tokenize(s.own_text))
         for i, c in enumerate(fx.chunks):
             rows.docs.append((None, i, c.start_line, c.end_line))
-            texts.append(path_tokens + tokenize(c.text))
+            counted = known_chunk(c.text) if known_chunk is not None else None
+            texts.append(counted if counted is not None else path_tokens + tokenize(c.text))
     rows.terms, rows.counts = pack_counts(*term_counts(texts))
     return rows
 
