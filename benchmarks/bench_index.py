@@ -4,7 +4,7 @@ For each version of the code (`--before REV`, exported with `git archive`, and t
 src or `--after REV`) it measures in fresh subprocesses, the two versions' runs interleaved so machine load
 hits both alike: the CPU seconds of a cold build (median of `--repeat`), the peak RSS of that
 process, the database's size, and the CPU seconds of updating an index of a second version of
-the repository to this one (`--second DIR`; without it, a copy of the checkout with
+the repository to this one (median of `--repeat`) (`--second DIR`; without it, a copy of the checkout with
 `--edit` files edited stands in), and whether that update's rows equal the cold build's.
 CPU seconds are what to compare on a loaded machine; wall times are not reported.
 
@@ -34,7 +34,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 # the last revision before ids in path order, row copying and the one-pass query
 BEFORE = "52450dd"
-TABLES = ("files", "symbols", "edges", "targets", "attrs", "chunks", "bm25_docs", "doc_tokens")
+TABLES = ("files", "symbols", "edges", "targets", "attrs", "chunks", "bm25_docs", "doc_tokens", "units")
 
 STEP = r"""
 import json, resource, sys, time
@@ -105,10 +105,13 @@ def from_mirror(git_dir: Path, months: int, work: Path) -> tuple[Path, Path, str
 def same_rows(a: Path, b: Path) -> bool:
     cons = [sqlite3.connect(a), sqlite3.connect(b)]
     try:
+        present = [{r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")} for con in cons]
+        if present[0] != present[1]:
+            return False
         return all(
             cons[0].execute(f"SELECT * FROM {t} ORDER BY rowid").fetchall()
             == cons[1].execute(f"SELECT * FROM {t} ORDER BY rowid").fetchall()
-            for t in TABLES
+            for t in TABLES if t in present[0]  # an older schema has fewer tables
         )
     finally:
         for con in cons:
@@ -122,13 +125,18 @@ def measure(versions: dict[str, Path], repo: Path, old: Path, work: Path, repeat
             r = step(src, repo, work / f"{name}-cold.sqlite", True)
             res[name]["cold"].append(r)
     for name, src in versions.items():
-        seed = work / f"{name}-old.sqlite"
-        step(src, old, seed, True)
-        upd = work / f"{name}-update.sqlite"
-        shutil.copyfile(seed, upd)
-        res[name]["update"] = step(src, repo, upd, False)
+        step(src, old, work / f"{name}-old.sqlite", True)
+        res[name]["updates"] = []
+    for i in range(repeat):  # as many updates as cold builds, interleaved likewise: the median is reported
+        for name, src in versions.items():
+            upd = work / f"{name}-update.sqlite"
+            shutil.copyfile(work / f"{name}-old.sqlite", upd)
+            res[name]["updates"].append(step(src, repo, upd, False))
+    for name in versions:
+        ups = sorted(res[name]["updates"], key=lambda r: r["cpu"])
+        res[name]["update"] = ups[len(ups) // 2]
         res[name]["db_mb"] = (work / f"{name}-cold.sqlite").stat().st_size / 1e6
-        res[name]["same"] = same_rows(upd, work / f"{name}-cold.sqlite")
+        res[name]["same"] = same_rows(work / f"{name}-update.sqlite", work / f"{name}-cold.sqlite")
     return res
 
 
@@ -143,18 +151,21 @@ def report(res: dict[str, dict], repo: Path) -> list[tuple]:
         row("cold CPU s (median)", lambda r: statistics.median(x["cpu"] for x in r["cold"])),
         row("cold peak RSS MB", lambda r: max(x["rss_mb"] for x in r["cold"]), "{:.0f}"),
         row("database MB", lambda r: r["db_mb"], "{:.1f}"),
-        row("update CPU s", lambda r: r["update"]["cpu"]),
+        row("update CPU s (median)", lambda r: r["update"]["cpu"]),
         row("update: files parsed", lambda r: r["update"]["parsed"], "{}"),
         row("update rows == cold rows", lambda r: r["same"], "{}"),
     ]
-    print(f"index benchmark on {repo} ({cold['files']} files); {len(res['after']['cold'])} cold builds per version")
+    print(f"index benchmark on {repo} ({cold['files']} files); {len(res['after']['cold'])} cold builds and updates"
+          " per version")
     print(f"{'':28s} {'before':>10s} {'after':>10s} {'after/before':>13s}")
     for label, b, a, ratio in rows:
         print(f"{label:28s} {b:>10s} {a:>10s} {ratio:>13s}")
     for name in ("before", "after"):
         cold_cpu = statistics.median(x["cpu"] for x in res[name]["cold"])
         print(f"{name}: update / cold CPU = {res[name]['update']['cpu'] / cold_cpu:.2f}")
-    print(f"after, cold build phases (wall s): {cold['timings']}")
+    for name in ("before", "after"):
+        print(f"{name}, cold build phases (s; _cpu: CPU s): {res[name]['cold'][0]['timings']}")
+        print(f"{name}, update phases (s; _cpu: CPU s): {res[name]['update']['timings']}")
     return rows
 
 
@@ -165,7 +176,7 @@ def main() -> int:
     ap.add_argument("--edit", type=int, default=20, help="files edited in the stand-in second version")
     ap.add_argument("--before", default=BEFORE, help=f"revision to compare against (default {BEFORE})")
     ap.add_argument("--after", help="revision to measure instead of this worktree's src")
-    ap.add_argument("--repeat", type=int, default=3, help="cold builds per version")
+    ap.add_argument("--repeat", type=int, default=3, help="cold builds and updates per version")
     ap.add_argument("--json", help="also write the measurements here")
     ap.add_argument("--mirror", help="a full-history bare clone: measure its newest commit, update from an older one")
     ap.add_argument("--months", type=int, default=4, help="with --mirror: how much older the second version is")

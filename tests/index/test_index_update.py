@@ -14,7 +14,7 @@ import pytest
 from swevis.index import build_index
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "index" / "minirepo"
-TABLES = ("files", "symbols", "edges", "targets", "attrs", "chunks", "bm25_docs", "doc_tokens", "bm25_model")
+TABLES = ("files", "symbols", "edges", "targets", "attrs", "chunks", "bm25_docs", "doc_tokens", "bm25_model", "units")
 
 
 def _git(repo: Path, *args: str) -> None:

@@ -6,7 +6,7 @@ import bm25s
 import numpy as np
 import pytest
 
-from swevis.index.lexical import Lexical
+from swevis.index.lexical import Lexical, term_counts
 
 CORPUS = [
     ["contour", "set", "contour_set", "get_path", "path", "path"],
@@ -46,3 +46,15 @@ def test_matrix_equals_bm25s(method, corpus):
 def test_empty_corpus_has_no_model():
     assert Lexical.build(iter([])).model is None
     assert Lexical.build(iter([])).top(["x"], 3) == []
+
+
+def test_a_corpus_counted_file_by_file_gives_the_same_model():
+    """An update rebuilds the model from each file's stored counts: grouping the documents by
+    file must not change the vocabulary's numbering or any array."""
+    whole = Lexical.build(iter(LARGE[:3000] + CORPUS)).model
+    groups = [term_counts(LARGE[i : min(i + 37, 3000)]) for i in range(0, 3000, 37)] + [term_counts(CORPUS[:2]),
+                                                                         term_counts([]), term_counts(CORPUS[2:])]
+    parts = Lexical.from_counts(groups).model
+    assert parts.vocab_dict == whole.vocab_dict and list(parts.vocab_dict) == list(whole.vocab_dict)
+    for key in ("data", "indices", "indptr"):
+        assert np.array_equal(parts.scores[key], whole.scores[key]), key

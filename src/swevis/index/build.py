@@ -34,6 +34,7 @@ from swevis.index import rows, store
 from swevis.index.languages import FileExtract, language_for
 from swevis.index.lexical import Lexical, tokenize
 from swevis.index.resolve import resolve_edges, resolve_names
+from swevis.index.reuse import OldFile
 from swevis.paths import portable
 
 log = logging.getLogger(__name__)
@@ -56,6 +57,7 @@ class IndexStats:
     files_parsed: int = 0
     files_unchanged: int = 0
     files_removed: int = 0
+    units_reused: int = 0  # functions of changed files whose rows came from the earlier index
     status_counts: dict = field(default_factory=dict)
     n_non_utf8: int = 0
     call_targets: dict = field(default_factory=dict)  # resolved call targets of this run, per `how`
@@ -150,8 +152,9 @@ def _existing_ok(db_path: Path, opts: dict) -> bool:
     return meta.get("schema_version") == store.SCHEMA_VERSION and meta.get("options") == json.dumps(opts, sort_keys=True)
 
 
-def _extract(path: str, data: bytes, module: str, opts: dict) -> tuple[FileExtract | None, str, str]:
-    """(extract or None, status, error) for one file; never raises."""
+def _extract(path: str, data: bytes, module: str, opts: dict, reuse=None) -> tuple[FileExtract | None, str, str]:
+    """(extract or None, status, error) for one file; never raises. `reuse`: the units of its
+    previous version (swevis.index.reuse), if any."""
     spec = language_for(path)
     if b"\x00" in data[:8192]:
         return None, "binary", "NUL bytes: not a text file"
@@ -160,27 +163,28 @@ def _extract(path: str, data: bytes, module: str, opts: dict) -> tuple[FileExtra
     if data and max(map(len, data.split(b"\n"))) > opts["max_line_chars"]:
         return None, "generated", f"a line longer than max_line_chars {opts['max_line_chars']}"
     try:
-        fx = spec.extract(path, data, module, {"is_test": is_test_path(path), "chunk_chars": opts["chunk_chars"]})
+        fx = spec.extract(path, data, module,
+                          {"is_test": is_test_path(path), "chunk_chars": opts["chunk_chars"], "reuse": reuse})
     except Exception as exc:  # noqa: BLE001 - a bad file must not stop the build
         log.warning("could not index %s: %s", path, exc)
         return None, "error", f"{type(exc).__name__}: {exc}"
     return fx, fx.status, fx.error
 
 
-def _parse_rows(path: str, data: bytes, digest: str, module: str, opts: dict) -> rows.FileRows:
-    """Parse one file into its rows."""
+def _parse_rows(path: str, data: bytes, digest: str, module: str, opts: dict, reuse=None) -> rows.FileRows:
+    """Parse one file into its rows (reusing the units of its previous version, `reuse`)."""
     spec = language_for(path)
     try:
         data.decode("utf-8")
         encoding = "utf-8"
     except UnicodeDecodeError:
         encoding = "invalid-utf-8"
-    fx, status, error = _extract(path, data, module, opts)
+    fx, status, error = _extract(path, data, module, opts, reuse)
     n_lines = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
     file = rows.file_row(path, spec.name, spec.kind, data, digest, module, is_test_path(path), n_lines, status,
                          encoding, error, fx)
     path_tokens = tokenize(path.replace("/", " ").replace(".", " ")) + tokenize(module.replace(".", " "))
-    return rows.from_extract(file, fx, spec.kind == "code", path_tokens, n_lines)
+    return rows.from_extract(file, fx, spec.kind == "code", path_tokens, n_lines, reuse.chunk if reuse else None)
 
 
 def _resolve(con: sqlite3.Connection, opts: dict) -> dict:
@@ -191,11 +195,8 @@ def _resolve(con: sqlite3.Connection, opts: dict) -> dict:
 
 
 def _rebuild_bm25(con: sqlite3.Connection, opts: dict) -> int:
-    docs = con.execute(
-        "SELECT t.tokens, (SELECT count(*) FROM bm25_docs d WHERE d.file_id = t.file_id) FROM doc_tokens t"
-        " ORDER BY t.file_id"
-    )
-    lex = Lexical.build((doc for blob, n in docs for doc in rows.unpack_docs(blob, n)), **opts["bm25"])
+    groups = con.execute("SELECT terms, counts FROM doc_tokens ORDER BY file_id")
+    lex = Lexical.from_counts((rows.unpack_counts(t, c) for t, c in groups), **opts["bm25"])
     lex.save(con)
     return lex.num_docs
 
@@ -310,20 +311,26 @@ def _index_into(target: Path, source: Path | None, repo_dir: Path, paths: list[s
         if source:
             con.execute("ATTACH DATABASE ? AS old", (str(source),))  # only read
         con.execute("BEGIN")
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         _write_files(con, source, repo_dir, paths, modules, opts, stats, progress)
-        timings["parse"] = time.perf_counter() - t
-        t = time.perf_counter()
+        t, c = _phase(timings, "parse", t, c)
         _create(con, store.INDEXES)
         stats.call_targets = _resolve(con, opts)
         _create(con, store.GRAPH_INDEXES)
-        timings["resolve"] = time.perf_counter() - t
-        t = time.perf_counter()
+        t, c = _phase(timings, "resolve", t, c)
         _rebuild_bm25(con, opts)
-        timings["bm25"] = time.perf_counter() - t
+        _phase(timings, "bm25", t, c)
         _finish(con, stats, timings, t0, opts, repo_dir)
     finally:
         con.close()
+
+
+def _phase(timings: dict, name: str, t: float, c: float) -> tuple[float, float]:
+    """Record a phase's wall and CPU seconds (`name`, `name_cpu`: CPU is what compares on a
+    loaded machine); returns the clocks' readings for the next phase."""
+    now, cpu = time.perf_counter(), time.process_time()
+    timings[name], timings[f"{name}_cpu"] = now - t, cpu - c
+    return now, cpu
 
 
 def _create(con: sqlite3.Connection, indexes: str) -> None:
@@ -355,8 +362,13 @@ def _write_files(con: sqlite3.Connection, source: Path | None, repo_dir: Path, p
         if run:
             writer.copy(run[0], run[-1], edges)
             run = []
-        writer.write(_parse_rows(p, data, digest, modules[p], opts))
+        # the same path and module: its unchanged functions' and chunks' rows are the same
+        # (python_units, reuse); else none is reused
+        reuse = OldFile(con, prev[0], edges.get(prev[0])) if prev is not None and prev[2] == modules[p] else None
+        file_rows = _parse_rows(p, data, digest, modules[p], opts, reuse)
+        writer.write(file_rows)
         stats.files_parsed += 1
+        stats.units_reused += file_rows.n_reused
     if run:
         writer.copy(run[0], run[-1], edges)
     if progress is not None:

@@ -1,5 +1,6 @@
 """`swevis index REPO_DIR`: build the index of a repository checkout, reusing the rows of
-unchanged files from an existing index (--db itself, or --base: another version's)."""
+unchanged files, and of changed files' unchanged functions and text chunks, from an existing
+index (--db itself, or --base: another version's)."""
 
 from __future__ import annotations
 
@@ -100,6 +101,7 @@ def run(args: argparse.Namespace) -> int:
         print(
             f"  files {stats.n_files} ({stats.n_code_files} code, {stats.n_doc_files} docs);"
             f" parsed {stats.files_parsed}, unchanged {stats.files_unchanged}, removed {stats.files_removed}"
+            + (f"; functions of changed files reused {stats.units_reused}" if stats.units_reused else "")
         )
         print(f"  symbols {stats.n_symbols}, edges {stats.n_edges} ({stats.n_edges_resolved} resolved),"
               f" doc chunks {stats.n_chunks}, bm25 docs {stats.n_bm25_docs}")

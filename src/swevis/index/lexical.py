@@ -16,7 +16,9 @@ import re
 import sqlite3
 import zlib
 from array import array
+from collections import Counter
 from collections.abc import Iterable
+from itertools import chain, filterfalse
 
 import numpy as np
 
@@ -119,35 +121,48 @@ class Lexical:
 
     @classmethod
     def build(cls, corpus_tokens: Iterable[list[str]], *, k1: float = 1.5, b: float = 0.75, method: str = "lucene"):
-        """The model of documents given as token lists, in order.
+        """The model of documents given as token lists, in order (one group: see from_counts)."""
+        return cls.from_counts([term_counts(corpus_tokens)], k1=k1, b=b, method=method)
+
+    @classmethod
+    def from_counts(cls, groups: Iterable[tuple[list[str], np.ndarray]], *, k1: float = 1.5, b: float = 0.75,
+                    method: str = "lucene"):
+        """The model of the documents of `groups` (each a file's `term_counts`), in order.
 
         bm25s's own `index` counts each document's terms in a Python loop (a Counter and
         three arrays per document: 0.9 of the 1.6 CPU s a django build spent on BM25); this builds the
-        same score matrix, array for array, with one sort over the whole corpus, from bm25s's
-        own idf and term-frequency formulas (a test compares every method with bm25s).
+        same score matrix, array for array, with one sort over the corpus's (term, document)
+        pairs, from bm25s's own idf and term-frequency formulas (a test compares every method
+        with bm25s). Counting per file lets an update reuse an unchanged file's counts: only
+        its distinct terms are looked up here, never its tokens again.
         """
         # lazy: bm25s adds 48-340 ms (python -X importtime, best of 6: 48) to importing swevis.index
         import bm25s
 
-        # bm25s needs every document non-empty to keep document ids aligned, so an empty one
-        # holds a placeholder; the vocabulary is numbered in first-seen order (bm25s numbers a
+        # the vocabulary is numbered in first-seen order over the corpus (bm25s numbers a
         # set's, which varies with the hash seed), so the stored model is the same bytes in
-        # every process. Documents are read one at a time and only their term ids kept (one
-        # machine integer a token), so the corpus's strings are never all alive at once.
+        # every process; each group's terms are in first-seen order, so numbering them group
+        # after group is that order
         vocab: dict[str, int] = {}
-        ids, lengths = array("q"), array("q")
-        for doc in corpus_tokens:
-            doc = doc or ["__empty__"]
-            new = [t for t in dict.fromkeys(doc) if t not in vocab]
+        terms, docs, tfs, n_pairs = [], [], [], []
+        n_docs = 0
+        for words, counts in groups:
+            n, pairs = int(counts[0]), counts[1 : 1 + int(counts[0])]
+            new = list(filterfalse(vocab.__contains__, words))  # a group's terms are distinct
             vocab.update(zip(new, range(len(vocab), len(vocab) + len(new))))
-            ids.extend(map(vocab.__getitem__, doc))
-            lengths.append(len(doc))
-        if not lengths:
+            local = np.fromiter(map(vocab.__getitem__, words), dtype=np.int64, count=len(words))
+            k = len(counts) - 1 - n
+            terms.append(local[counts[1 + n : 1 + n + k // 2]])
+            tfs.append(counts[1 + n + k // 2 :])
+            n_pairs.append(pairs)
+            docs.append(np.arange(n_docs, n_docs + n, dtype=np.int64))
+            n_docs += n
+        if not n_docs:
             return cls(None)
         model = bm25s.BM25(k1=k1, b=b, method=method)
-        key = np.frombuffer(ids, dtype=np.int64)  # the array's own buffer: no copy of the corpus
-        key <<= 32  # each token's term id, then (below) its document's
-        model.scores = _score_matrix(model, key, np.frombuffer(lengths, dtype=np.int64), len(vocab))
+        pairs = np.concatenate(n_pairs)
+        doc = np.repeat(np.concatenate(docs), pairs)
+        model.scores = _score_matrix(model, np.concatenate(terms), doc, np.concatenate(tfs), n_docs, len(vocab))
         vocab[""] = len(vocab)  # bm25s's empty token, as its `index` adds it
         model.vocab_dict = vocab
         model.unique_token_ids_set = set(vocab.values())
@@ -224,23 +239,46 @@ class Lexical:
         return cls(model)
 
 
-def _score_matrix(model, key: np.ndarray, lengths: np.ndarray, n_vocab: int) -> dict:
+def term_counts(docs: Iterable[list[str] | dict[str, int]]) -> tuple[list[str], np.ndarray]:
+    """A group of documents (one file's) as its distinct terms in first-seen order and one
+    int32 array: [n documents, each document's number of distinct terms, their local term
+    ids (document by document, first-seen order), their counts]. An empty document holds a
+    placeholder term: bm25s needs every document non-empty to keep document ids aligned. A
+    document may come counted already (a dict in first-seen order, as `doc_counts` gives)."""
+    counted = [doc if isinstance(doc, dict) else Counter(doc or ["__empty__"]) for doc in docs]
+    terms = list(dict.fromkeys(chain.from_iterable(counted)))  # first seen, document after document
+    local = dict(zip(terms, range(len(terms))))
+    out = array("i", [len(counted)])
+    out.extend(map(len, counted))
+    out.extend(map(local.__getitem__, chain.from_iterable(counted)))
+    out.extend(chain.from_iterable(c.values() for c in counted))
+    return terms, np.frombuffer(out, dtype=np.int32)
+
+
+def doc_counts(terms: list[str], counts: np.ndarray) -> list[dict[str, int]]:
+    """The documents of a group (`term_counts`) as term -> count dicts, in first-seen order."""
+    n = int(counts[0])
+    pairs = counts[1 : 1 + n].tolist()
+    rest = counts[1 + n :].tolist()
+    ids, tfs = rest[: len(rest) // 2], rest[len(rest) // 2 :]
+    out, i = [], 0
+    for k in pairs:
+        out.append({terms[t]: c for t, c in zip(ids[i : i + k], tfs[i : i + k])})
+        i += k
+    return out
+
+
+def _score_matrix(model, term: np.ndarray, doc: np.ndarray, tf: np.ndarray, n_docs: int, n_vocab: int) -> dict:
     """bm25s's CSC score matrix (terms as columns, documents ascending inside one) of the
-    documents whose tokens' term ids, shifted 32 bits up and concatenated, are `key` (filled
-    in and sorted here, in place) and whose lengths are `lengths`."""
+    (term, document, count) triples `term`, `doc`, `tf` (documents numbered from 0, every
+    one with a term)."""
     from bm25s import scoring
 
-    n_docs = len(lengths)
-    ends = np.cumsum(lengths)
-    for lo in range(0, n_docs, 4096):  # each token's document number, a block at a time (no corpus-sized temporary)
-        hi = min(lo + 4096, n_docs)
-        key[ends[lo] - lengths[lo] : ends[hi - 1]] |= np.repeat(np.arange(lo, hi, dtype=np.int64), lengths[lo:hi])
-    key.sort()  # term-major, then document: the CSC order
-    first = np.flatnonzero(np.concatenate(([True], key[1:] != key[:-1])))
-    pair = key[first]
-    term, doc = (pair >> 32).astype(np.int32), (pair & 0xFFFFFFFF).astype(np.int32)
-    del pair
-    tf = np.diff(np.append(first, key.size)).astype(model.dtype)
+    lengths = np.bincount(doc, weights=tf, minlength=n_docs).astype(np.int64)
+    order = np.argsort((term << 32) | doc)  # term-major, then document: the CSC order (pairs are distinct)
+    term, doc = term[order].astype(np.int32), doc[order].astype(np.int32)
+    tf = tf[order].astype(model.dtype)
+    del order
     df = np.bincount(term, minlength=n_vocab)
     avg_len = lengths.mean()
     idf_fn = scoring._select_idf_scorer(model.idf_method)

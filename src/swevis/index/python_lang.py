@@ -14,6 +14,7 @@ import re
 import tree_sitter as ts
 import tree_sitter_python as tsp
 
+from swevis.index.python_units import Spans, Unit, candidates, find_units
 from swevis.index.records import EdgeRec, FileExtract, SymbolRec
 
 LANGUAGE = ts.Language(tsp.language())
@@ -51,6 +52,12 @@ _QUERY = ts.Query(LANGUAGE, "".join(_PARTS.values()))
 _PART_OF: list[str] = [
     part for part, src in _PARTS.items() for _ in range(ts.Query(LANGUAGE, src).pattern_count)
 ]
+# the same split in two, for an update that reuses functions (python_units): the file's
+# structure everywhere, function bodies only where not reused (their pattern numbers keep
+# their order, all the order of matches depends on)
+_STRUCTURE = ts.Query(LANGUAGE, _PARTS["defs"] + _PARTS["imports"])
+_BODY = ts.Query(LANGUAGE, _PARTS["calls"] + _PARTS["bindings"])
+_BODY_PART_OF = _PART_OF[_STRUCTURE.pattern_count :]
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _KEYWORDS = frozenset(keyword.kwlist) | {"self", "cls", "pytest", "assert_", "None", "True", "False"}
 _ERRORS = ts.Query(LANGUAGE, "(ERROR) @err")
@@ -125,13 +132,50 @@ def _by_start(nodes: list[ts.Node]) -> list[ts.Node]:
 
 
 def _scan(root: ts.Node) -> dict[str, list]:
-    """The one query's matches by part, each in source order: `defs` (pattern, captures; every
-    definition starts at its own byte, and _definitions sorts them by it), `params` (by the
-    name they bind, then pattern) and `assigns` (by the assignment), and `imports` and `calls`
-    as their captured nodes (`imp`, `callee`)."""
+    """The one query's matches by part (see _order)."""
     parts: dict[str, list] = {part: [] for part in _PARTS}
     for match in ts.QueryCursor(_QUERY).matches(root):
         parts[_PART_OF[match[0]]].append(match)
+    return parts
+
+
+def _position(part: str, caps: dict) -> int:
+    """The byte a calls or bindings match is placed at (as _order and the extractor place it)."""
+    if part == "calls":
+        return caps["callee"][0].start_byte
+    return (caps.get("asg") or caps.get("sasg") or caps.get("param") or caps.get("uparam") or caps["loopvar"])[0].start_byte
+
+
+def _scan_body(root: ts.Node, parts: dict[str, list], lo: int, hi: int) -> None:
+    """Add to `parts` the calls and bindings matches placed in bytes lo..hi-1."""
+    cursor = ts.QueryCursor(_BODY)
+    cursor.set_byte_range(lo, hi)
+    for match in cursor.matches(root):
+        part = _BODY_PART_OF[match[0]]
+        if lo <= _position(part, match[1]) < hi:
+            parts[part].append(match)
+
+
+def _scan_structure(root: ts.Node, data: bytes) -> dict[str, list]:
+    """Definitions and imports everywhere, calls and bindings outside the candidate units
+    (python_units.candidates: the reused ones' are never needed)."""
+    parts: dict[str, list] = {part: [] for part in _PARTS}
+    for match in ts.QueryCursor(_STRUCTURE).matches(root):
+        parts[_PART_OF[match[0]]].append(match)
+    lo = 0
+    for f in candidates(parts["defs"]):
+        if f.start_byte > lo:
+            _scan_body(root, parts, lo, f.start_byte)
+        lo = f.end_byte
+    _scan_body(root, parts, lo, len(data) + 1)
+    return parts
+
+
+def _order(parts: dict[str, list]) -> dict[str, list]:
+    """Matches by part, each in source order: `defs` (pattern, captures; every
+    definition starts at its own byte, and _definitions sorts them by it), `params` (by the
+    name they bind, then pattern) and `assigns` (by the assignment), and `imports` and `calls`
+    as their captured nodes (`imp`, `callee`)."""
     params, assigns = [], []
     for m in parts["bindings"]:
         caps = m[1]
@@ -340,8 +384,12 @@ class _Bindings:
     def __init__(self, symbols: list[SymbolRec]):
         self.symbols = symbols
         self.local: dict[tuple[int | None, str], str] = {}
+        # every module-level bind: name, type, start byte of the assignment (None: a parameter)
+        self.module_events: list[tuple[str, str, int | None]] = []
 
-    def bind(self, scope: int | None, name: str, te: str) -> None:
+    def bind(self, scope: int | None, name: str, te: str, at: int | None = None) -> None:
+        if scope is None:
+            self.module_events.append((name, te, at))
         if not self.local.get((scope, name)):
             self.local[(scope, name)] = te
 
@@ -421,20 +469,29 @@ def _import_edges(fx: FileExtract) -> None:
 
 
 def _bindings(params: list[tuple[int, dict]], assigns: list[tuple[int, dict]], fx: FileExtract,
-              nesting: _Nesting) -> _Bindings:
+              nesting: _Nesting, reused: list | None = None) -> tuple[_Bindings, list[int]]:
     """Typed parameters, local assignments and self attributes (flow-insensitive); class and
-    self attributes with a type go to fx.attrs."""
+    self attributes with a type go to fx.attrs. `reused` = (start byte, attrs) of each reused
+    unit (whose matches are not searched), its attrs put in at its place. Returns the
+    bindings and the start byte of the assignment behind each of fx.attrs."""
     syms = fx.symbols
     bindings = _Bindings(syms)
     for _, caps in params:
-        if "param" in caps:
-            node = caps["param"][0]
-            bindings.bind(nesting.scope_of(node.start_byte), _text(node), _annotation(caps["ptype"][0]))
-        else:
-            node = (caps.get("uparam") or caps["loopvar"])[0]
-            bindings.bind(nesting.scope_of(node.start_byte), _text(node), "")
+        node = (caps.get("param") or caps.get("uparam") or caps["loopvar"])[0]
+        te = _annotation(caps["ptype"][0]) if "param" in caps else ""
+        bindings.bind(nesting.scope_of(node.start_byte), _text(node), te)
+    pending = list(reused or [])
+    at: list[int] = []
+
+    def put(upto: int) -> None:
+        while pending and pending[0][0] <= upto:
+            start, attrs = pending.pop(0)
+            fx.attrs.extend(attrs)
+            at.extend([start] * len(attrs))
+
     for _, caps in assigns:
         asg = (caps.get("asg") or caps["sasg"])[0]
+        put(asg.start_byte)
         scope = nesting.scope_of(asg.start_byte)
         ann = asg.child_by_field_name("type")
         te = _annotation(ann) if ann is not None else ""
@@ -446,21 +503,31 @@ def _bindings(params: list[tuple[int, dict]], assigns: list[tuple[int, dict]], f
             if owner is not None and syms[owner].kind == "class":  # class body: a class attribute
                 if te:
                     fx.attrs.append((owner, name, te))
+                    at.append(asg.start_byte)
             else:
-                bindings.bind(scope, name, te)
+                bindings.bind(scope, name, te, asg.start_byte)
         elif _text(caps["obj"][0]) == "self" and te:
             cls = nesting.class_of(scope)
             if cls is not None:
                 fx.attrs.append((cls, _text(caps["attr"][0]), te))
-    return bindings
+                at.append(asg.start_byte)
+    put(1 << 62)  # the reused units after the last assignment
+    return bindings, at
 
 
-def _call_edges(callees: list[ts.Node], fx: FileExtract, nesting: _Nesting, bindings: _Bindings) -> None:
-    """`calls` edges with their receivers, deduplicated per caller."""
+def _call_edges(callees: list[ts.Node], fx: FileExtract, nesting: _Nesting, bindings: _Bindings,
+                reused: list | None = None) -> None:
+    """`calls` edges with their receivers, deduplicated per caller. `reused` = (start byte,
+    edges) of each reused unit (whose callees are not searched), its edges put in at its
+    place (a unit's callers are its own: no duplicate across it)."""
     seen: set[tuple[int | None, str, str]] = set()
+    pending = list(reused or [])
     for node in callees:
+        byte = node.start_byte
+        while pending and pending[0][0] <= byte:
+            fx.edges.extend(pending.pop(0)[1])
         name = _text(node)
-        src = nesting.enclosing(node.start_byte)
+        src = nesting.enclosing(byte)
         recv = ""
         fn = node.parent
         if fn is not None and fn.type == "attribute":
@@ -469,6 +536,8 @@ def _call_edges(callees: list[ts.Node], fx: FileExtract, nesting: _Nesting, bind
             continue
         seen.add((src, recv, name))
         fx.edges.append(EdgeRec("calls", name, src, node.start_point[0] + 1, recv))
+    for _, edges in pending:
+        fx.edges.extend(edges)
 
 
 def _test_references(data: bytes, fx: FileExtract) -> None:
@@ -497,8 +566,79 @@ def _own_texts(data: bytes, fx: FileExtract) -> None:
     fx.module_text = b"\n".join(mod_lines).decode("utf-8", "replace")
 
 
+def _units(data: bytes, funcs: list[ts.Node], fx: FileExtract, nesting: _Nesting, events: list) -> list[Unit]:
+    """The file's reusable units (python_units) of functions `funcs`, with the span of their
+    definitions in fx.symbols; `events`: the module-level bindings (_Bindings.module_events)."""
+    index = {start: i for i, start in enumerate(nesting.starts)}
+    first = [index[f.start_byte] for f in funcs]
+    parents = [fx.symbols[i].parent for i in first]
+    units = find_units(data, funcs, ["" if p is None else fx.symbols[p].qualname for p in parents], events)
+    for u, i in zip(units, first):
+        n = i
+        while n < len(nesting.starts) and nesting.starts[n] < u.node.end_byte:
+            n += 1
+        u.sym_lo, u.n_sym = i, n - i
+    return units
+
+
+def _reuse(units: list[Unit], fx: FileExtract, reuse) -> tuple[list[Unit], list, list]:
+    """The units an earlier index has (`reuse.get(key)`: a python_units.Piece): their
+    definitions' BM25 term counts set; the units not reused, and (start byte, attrs) and
+    (start byte, calls edges) of each reused one, shifted to here, for _bindings and
+    _call_edges to put in."""
+    missed, attrs, calls = [], [], []
+    for u in units:
+        piece = reuse.get(u.key)
+        if piece is None or piece.n_sym != u.n_sym:
+            missed.append(u)
+            continue
+        parent = fx.symbols[u.sym_lo].parent
+        for k, terms in enumerate(piece.docs):
+            fx.symbols[u.sym_lo + k].terms = terms
+        start = u.node.start_byte
+        attrs.append((start, [(parent if c < 0 else u.sym_lo + c, name, te) for c, name, te in piece.attrs]))
+        calls.append((start, [EdgeRec("calls", name, u.sym_lo + src, u.first_line + line, recv)
+                              for name, src, line, recv in piece.calls]))
+    return missed, attrs, calls
+
+
+def _place_units(units: list[Unit], fx: FileExtract, attr_at: list[int]) -> None:
+    """Where each unit's attrs and calls edges are in fx's lists (for a later update to reuse)."""
+    owner = {}
+    for i, u in enumerate(units):
+        owner.update((k, i) for k in range(u.sym_lo, u.sym_lo + u.n_sym))
+    spans = Spans([(u.node.start_byte, u.node.end_byte) for u in units])
+    for j, byte in enumerate(attr_at):
+        if byte in spans:
+            u = units[bisect.bisect_right(spans.starts, byte) - 1]
+            u.attr_lo, u.n_attr = (j, 1) if not u.n_attr else (u.attr_lo, u.n_attr + 1)
+    for j, e in enumerate(fx.edges):
+        if e.kind == "calls" and e.src_symbol in owner:
+            u = units[owner[e.src_symbol]]
+            u.call_lo, u.n_call = (j, 1) if not u.n_call else (u.call_lo, u.n_call + 1)
+
+
+def _reusing(root: ts.Node, data: bytes, found: dict, fx: FileExtract, nesting: _Nesting, reuse,
+             funcs: list[ts.Node]) -> tuple[list[Unit], dict, list, list]:
+    """Units keyed from the module's bindings (`found` has no matches inside `funcs` yet),
+    those `reuse` has taken from it, and the others' bodies searched: (units, the matches in
+    order, reused attrs, reused calls) for _bindings and _call_edges."""
+    parts = _order(found)
+    pre = FileExtract(language="python", symbols=fx.symbols)  # a throwaway: only the module's binds
+    bindings, _ = _bindings(parts["params"], parts["assigns"], pre, nesting)
+    units = _units(data, funcs, fx, nesting, bindings.module_events)
+    missed, attrs, calls = _reuse(units, fx, reuse)
+    for u in missed:
+        _scan_body(root, found, u.node.start_byte, u.node.end_byte)
+    return units, _order(found), attrs, calls
+
+
 def extract(path: str, data: bytes, module: str, options: dict | None = None) -> FileExtract:
-    """Definitions, imports, bases, typed bindings, calls and (in tests) references of one file."""
+    """Definitions, imports, bases, typed bindings, calls and (in tests) references of one file.
+
+    `options["reuse"]`, when given, has the units of this file's previous version (see
+    python_units): their calls, attribute types and term counts are taken from it, and their
+    bodies are not searched."""
     options = options or {}
     root = _PARSER.parse(data).root_node
     fx = FileExtract(language="python")
@@ -506,12 +646,23 @@ def extract(path: str, data: bytes, module: str, options: dict | None = None) ->
         fx.status = "partial"
         fx.n_errors = len(ts.QueryCursor(_ERRORS).captures(root).get("err", [])) or 1
     is_package = path.endswith("__init__.py") or path.endswith("__init__.pyi")
-    parts = _scan(root)
+    reuse = None if root.has_error else options.get("reuse")
+    found = _scan(root) if reuse is None else _scan_structure(root, data)
+    parts = _order(found)
     nesting = _definitions(parts["defs"], fx)
     fx.imports = _imports(parts["imports"], module, is_package, fx.names)
     _import_edges(fx)
-    bindings = _bindings(parts["params"], parts["assigns"], fx, nesting)
-    _call_edges(parts["calls"], fx, nesting, bindings)
+    funcs = [] if root.has_error else candidates(parts["defs"])
+    attrs, calls = [], []
+    if reuse is not None:
+        units, parts, attrs, calls = _reusing(root, data, found, fx, nesting, reuse, funcs)
+    bindings, attr_at = _bindings(parts["params"], parts["assigns"], fx, nesting, attrs)
+    _call_edges(parts["calls"], fx, nesting, bindings, calls)
+    if reuse is None:
+        units = _units(data, funcs, fx, nesting, bindings.module_events)
+    _place_units(units, fx, attr_at)
+    fx.units = [u.record() for u in units]
+    fx.n_reused = len(attrs)
     if options.get("is_test"):
         _test_references(data, fx)
     _own_texts(data, fx)

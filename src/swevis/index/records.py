@@ -21,6 +21,7 @@ class SymbolRec:
     doc: str  # first docstring line
     parent: int | None  # index into FileExtract.symbols
     own_text: str = ""  # the lines of the span not inside a child definition (for BM25)
+    terms: dict | None = None  # its BM25 document's term counts, when reused from an earlier index
 
 
 @dataclass
@@ -64,3 +65,5 @@ class FileExtract:
     module_doc: str = ""
     names: dict = field(default_factory=dict)  # local name -> dotted target bound by imports; "*" -> star modules
     attrs: list = field(default_factory=list)  # (class symbol index, attribute, type expression "N:..."/"R:..."/"A:...")
+    units: list = field(default_factory=list)  # reusable units (python_units.Unit.record), for a later update
+    n_reused: int = 0  # units whose rows came from an earlier index

@@ -7,9 +7,11 @@ table. A build that writes the files in path order therefore gives the same rows
 whether each file was parsed or copied, which is what makes an update exactly equal to a
 cold build.
 
-A file's BM25 tokens are stored as one zlib-compressed blob (documents one a line, in
-document order): they are the largest thing an index keeps and are only read back whole, to
-rebuild the BM25 model. Its imports and import namespace (JSON) are compressed likewise.
+A file's BM25 documents are stored as their term counts (swevis.index.lexical.term_counts:
+the file's distinct terms, compressed text, and one compressed int32 array), only read back
+whole to rebuild the BM25 model: counts, not tokens, so an update rebuilds it without
+splitting or looking up an unchanged file's tokens again. Its imports and import namespace
+(JSON) are compressed likewise.
 """
 
 from __future__ import annotations
@@ -19,10 +21,13 @@ import sqlite3
 import zlib
 from dataclasses import dataclass, field
 
-from swevis.index.lexical import tokenize
+import numpy as np
+
+from swevis.index.lexical import term_counts, tokenize
 from swevis.index.records import FileExtract
 
-__all__ = ["FileRows", "from_extract", "edge_ranges", "Writer", "file_row", "pack", "unpack", "unpack_docs"]
+__all__ = ["FileRows", "from_extract", "edge_ranges", "Writer", "file_row", "pack", "unpack", "pack_counts",
+           "unpack_counts"]
 
 FILE_COLS = (
     "path, language, kind, size, sha256, module, is_test, n_lines, status, n_errors, encoding, error, imports,"
@@ -39,10 +44,13 @@ def unpack(blob: bytes | None) -> str:
     return zlib.decompress(blob).decode() if blob else ""
 
 
-def unpack_docs(blob: bytes | None, n_docs: int) -> list[list[str]]:
-    """The token lists of a file's `n_docs` documents from its tokens blob."""
-    lines = unpack(blob).split("\n") if n_docs else []
-    return [line.split() for line in lines]
+def pack_counts(terms: list[str], counts: np.ndarray) -> tuple[bytes, bytes]:
+    """A file's `term_counts` as two blobs (its terms, its counts)."""
+    return pack(" ".join(terms)), zlib.compress(counts.tobytes(), 1)
+
+
+def unpack_counts(terms: bytes, counts: bytes) -> tuple[list[str], np.ndarray]:
+    return unpack(terms).split(), np.frombuffer(zlib.decompress(counts), dtype=np.int32)
 
 
 @dataclass
@@ -55,11 +63,17 @@ class FileRows:
     attrs: list[tuple] = field(default_factory=list)  # cls, name, type
     chunks: list[tuple] = field(default_factory=list)  # start, end, text
     docs: list[tuple] = field(default_factory=list)  # sym, chunk, start, end
-    tokens: bytes = b""  # every document's tokens (see unpack_docs)
+    terms: bytes = b""  # the documents' term counts (see pack_counts)
+    counts: bytes = b""
+    units: bytes | None = None  # the file's reusable units (python_units), JSON, compressed
+    n_reused: int = 0
 
 
-def from_extract(file: tuple, fx: FileExtract | None, code: bool, path_tokens: list[str], n_lines: int) -> FileRows:
-    """The rows of a parsed file (`fx` None: a file kept as a row and a path-only document)."""
+def from_extract(file: tuple, fx: FileExtract | None, code: bool, path_tokens: list[str], n_lines: int,
+                 known_chunk=None) -> FileRows:
+    """The rows of a parsed file (`fx` None: a file kept as a row and a path-only document).
+    `known_chunk(text)`: the term counts of a chunk of this text in the file's previous
+    version, or None (a chunk's document depends on nothing else: it is not tokenized again)."""
     rows = FileRows(file)
     whole = (None, None, 1, max(n_lines, 1))
     texts: list[list[str]] = []
@@ -72,16 +86,22 @@ def from_extract(file: tuple, fx: FileExtract | None, code: bool, path_tokens: l
         rows.edges = [(e.kind, e.src_symbol, e.dst_name, e.line, e.recv) for e in fx.edges]
         rows.attrs = [(c, name, te) for c, name, te in fx.attrs]
         rows.chunks = [(c.start_line, c.end_line, c.text) for c in fx.chunks]
+        rows.units = pack(json.dumps(fx.units)) if fx.units else None
+        rows.n_reused = fx.n_reused
         if code or not fx.chunks:
             rows.docs.append(whole)
             texts.append(path_tokens + tokenize(fx.module_text) if code else path_tokens)
         for i, s in enumerate(fx.symbols):
             rows.docs.append((i, None, s.start_line, s.end_line))
-            texts.append(tokenize(s.qualname.replace(".", " ")) + path_tokens[-3:] + tokenize(s.own_text))
+            if s.terms is not None:  # counted in an earlier index (python_units)
+                texts.append(s.terms)
+            else:
+                texts.append(tokenize(s.qualname.replace(".", " ")) + path_tokens[-3:] + tokenize(s.own_text))
         for i, c in enumerate(fx.chunks):
             rows.docs.append((None, i, c.start_line, c.end_line))
-            texts.append(path_tokens + tokenize(c.text))
-    rows.tokens = pack("\n".join(" ".join(t) for t in texts))
+            counted = known_chunk(c.text) if known_chunk is not None else None
+            texts.append(counted if counted is not None else path_tokens + tokenize(c.text))
+    rows.terms, rows.counts = pack_counts(*term_counts(texts))
     return rows
 
 
@@ -137,7 +157,9 @@ class Writer:
             "INSERT INTO bm25_docs(id, doc_idx, file_id, symbol_id, chunk_id, start_line, end_line)"
             f" SELECT id + {d['doc']}, doc_idx + {d['doc']}, file_id + {df}, symbol_id + {ds}, chunk_id + {dc},"
             " start_line, end_line FROM old.bm25_docs WHERE file_id BETWEEN ? AND ? ORDER BY id", run)
-        con.execute(f"INSERT INTO doc_tokens(file_id, tokens) SELECT file_id + {df}, tokens FROM old.doc_tokens"
+        con.execute(f"INSERT INTO doc_tokens(file_id, terms, counts) SELECT file_id + {df}, terms, counts FROM old.doc_tokens"
+                    " WHERE file_id BETWEEN ? AND ? ORDER BY file_id", run)
+        con.execute(f"INSERT INTO units(file_id, units) SELECT file_id + {df}, units FROM old.units"
                     " WHERE file_id BETWEEN ? AND ? ORDER BY file_id", run)
 
     def write(self, rows: FileRows) -> int:
@@ -175,7 +197,9 @@ class Writer:
             [(d0 + i, d0 + i - 1, fid, sid(s), None if c is None else c0 + c, a, b)
              for i, (s, c, a, b) in enumerate(rows.docs)],
         )
-        con.execute("INSERT INTO doc_tokens(file_id, tokens) VALUES (?, ?)", (fid, rows.tokens))
+        con.execute("INSERT INTO doc_tokens(file_id, terms, counts) VALUES (?, ?, ?)", (fid, rows.terms, rows.counts))
+        if rows.units is not None:
+            con.execute("INSERT INTO units(file_id, units) VALUES (?, ?)", (fid, rows.units))
         return fid
 
 

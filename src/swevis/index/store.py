@@ -16,8 +16,10 @@ Tables (one database file per repo@commit):
   attrs                               attribute types of classes (self.x = C(...), x: C)
   chunks                              doc-file text chunks; next_id = NEXT_CHUNK
   bm25_docs, bm25_model   B           the BM25 documents and the bm25s score matrix as blobs
-  doc_tokens                          per file, its documents' tokens (one compressed blob), kept
-                                      so an update rebuilds the model without re-reading files
+  doc_tokens                          per file, its documents' term counts (compressed), kept so
+                                      an update rebuilds the model without re-reading files
+  units                               per Python file, its functions' keys and where their rows
+                                      are (swevis.index.python_units), for an update to reuse
 """
 
 from __future__ import annotations
@@ -44,8 +46,9 @@ def open_read_only(path: str | Path, **kwargs) -> sqlite3.Connection:
 # 2: stemmed BM25 tokens; 3: type-aware call targets, namespaces, attrs; 4: collection
 # element types (withdrawn: its mutation facts hid attribute types); 5: the graph of 3 again;
 # 6: ids numbered in path order (an update copies unchanged files' rows), compressed BM25
-# tokens, no dirty flags
-SCHEMA_VERSION = "6"
+# tokens, no dirty flags; 7: BM25 term counts per file instead of tokens, functions reusable
+# in an update (units)
+SCHEMA_VERSION = "7"
 
 TABLES = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
@@ -71,7 +74,8 @@ CREATE TABLE IF NOT EXISTS chunks(
 CREATE TABLE IF NOT EXISTS bm25_docs(
     id INTEGER PRIMARY KEY, doc_idx INTEGER, file_id INTEGER NOT NULL, symbol_id INTEGER,
     chunk_id INTEGER, start_line INTEGER, end_line INTEGER);
-CREATE TABLE IF NOT EXISTS doc_tokens(file_id INTEGER PRIMARY KEY, tokens BLOB);
+CREATE TABLE IF NOT EXISTS doc_tokens(file_id INTEGER PRIMARY KEY, terms BLOB, counts BLOB);
+CREATE TABLE IF NOT EXISTS units(file_id INTEGER PRIMARY KEY, units BLOB);
 CREATE TABLE IF NOT EXISTS bm25_model(key TEXT PRIMARY KEY, value BLOB);
 """
 
