@@ -166,6 +166,28 @@ def check_study(config: dict) -> None:
     check_models(config)
     check_ablation(config)
     check_tables(config)
+    check_render_guard(config)
+
+
+# the render settings that pick a measured guard (swevis.render.guards.DRAWING_KEYS; a test
+# keeps the two equal): named here so a config that sets none of them imports no renderer
+DRAWING_KEYS = ("font", "font_mode", "line_height", "stroke_px", "highlight", "rows_on_patch_grid")
+
+
+def check_render_guard(config: dict) -> None:
+    """A way of drawing with no measured readability guard (and no render.min_font_px) would
+    fail at the first render of every job that renders: say so while the DAG is built. The
+    default drawing's guard is in the table, so only a config that changes how glyphs are
+    drawn pays the renderer's import (0.1 s a Snakemake start)."""
+    render = (config.get("single_read") or {}).get("render") or {}
+    if render.get("min_font_px") is not None or not set(render) & set(DRAWING_KEYS):
+        return
+    from swevis.render.settings import RenderSettings
+
+    try:
+        RenderSettings.from_config(render).guard_px()
+    except SwevisError as exc:
+        raise ConfigError(f"config key 'single_read/render': {exc}") from None
 
 
 def check_models(config: dict) -> None:

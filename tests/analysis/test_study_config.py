@@ -112,6 +112,32 @@ def test_a_live_model_in_docker_needs_no_host_acknowledgement(environment):
     check_study(cfg)
 
 
+@pytest.mark.parametrize("render, fails", [
+    ({"font_mode": "bilevel", "highlight": False, "line_height": 1.5}, True),  # never measured
+    ({"font_mode": "bilevel", "highlight": False, "line_height": 1.5, "min_font_px": 8}, False),
+    ({"font_mode": "supersample"}, False),  # measured: 6.0 px
+    ({"ratio_tolerance": 0.2}, False),  # how glyphs are drawn is the default's
+])
+def test_a_drawing_without_a_measured_guard_stops_the_study_before_it_renders(render, fails):
+    cfg = study("models: {m: {}}\n")
+    cfg["single_read"]["render"].update(render)
+    if fails:
+        with pytest.raises(SwevisError, match=r"^config key 'single_read/render': render.min_font_px: no measured"):
+            check_study(cfg)
+    else:
+        check_study(cfg)
+
+
+def test_the_workflow_names_the_renderers_drawing_keys():
+    """The check skips a config that sets no drawing key: the default drawing is measured."""
+    from swevis import workflow
+    from swevis.render.guards import DRAWING_KEYS
+    from swevis.render.settings import RenderSettings
+
+    assert workflow.DRAWING_KEYS == DRAWING_KEYS
+    assert RenderSettings().guard_px() == 5.75
+
+
 def test_the_bundled_default_is_a_consistent_study():
     check_study(study((PROJECT_ROOT / "config.yaml").read_text()))
 
