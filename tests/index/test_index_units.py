@@ -141,14 +141,87 @@ def test_a_changed_module_level_binding_changes_what_functions_call(tmp_path):
     assert upd.units_reused == 4  # __init__, make, total and tail: RATE is not in them
 
 
-@pytest.mark.parametrize("edit", [
-    lambda t: t.replace("def tail():\n    return helper(2)", "def tail(): return helper(2)  # one line"),
-    lambda t: t + "\nbroken = (\n",  # a syntax error: nothing reused, nothing kept
-    lambda t: textwrap.indent(t, "    ").replace('    """Orders."""', "if True:\n    pass"),
+@pytest.mark.parametrize("edit, reused", [
+    # tail on one line: the other six units are reused
+    (lambda t: t.replace("def tail():\n    return helper(2)", "def tail(): return helper(2)  # one line"), 6),
+    (lambda t: t + "\nbroken = (\n", 0),  # a syntax error: nothing reused, nothing kept
+    (lambda t: textwrap.indent(t, "    ").replace('    """Orders."""', "if True:\n    pass"), 0),  # every line moved
 ])
-def test_edits_around_units_keep_update_equal_to_cold(tmp_path, edit):
+def test_edits_around_units_keep_update_equal_to_cold(tmp_path, edit, reused):
     files = {"shop/__init__.py": "", "shop/money.py": MONEY, "shop/orders.py": V1}
-    _update_equals_cold(tmp_path, files, {**files, "shop/orders.py": edit(V1)})
+    upd = _update_equals_cold(tmp_path, files, {**files, "shop/orders.py": edit(V1)})
+    assert upd.units_reused == reused
+
+
+RISKY = '''\
+from shop.money import Money
+import functools
+
+RATE = Money(1)
+G = Money(2)
+
+
+def deco(x):
+    return lambda f: f
+
+
+@deco(RATE)
+def decorated():
+    return 1
+
+
+def defaults(m=RATE):
+    return m.value(1)
+
+
+def uses_global():
+    global G
+    G = G.add(1)
+    return G.value(2)
+
+
+def imports_inside():
+    import json as RATE
+    return RATE.dumps(1)
+
+
+class Outer:
+    class Inner:
+        def method(self):
+            return RATE.value(3)
+
+
+def unrelated():
+    return 4
+'''
+
+
+@pytest.mark.parametrize("edit", [
+    lambda t: t.replace("RATE = Money(1)", "RATE = functools"),  # what default args, decorators, bodies see
+    lambda t: t.replace("G = Money(2)", "G = 7"),  # a global rebound
+    lambda t: t.replace("class Outer:", "class Outer(Money):"),  # the nested class's outer gains a base
+    lambda t: t.replace("class Outer:", "class Renamed:"),  # its qualified name changes
+])
+def test_risky_edits_around_unchanged_functions_keep_update_equal_to_cold(tmp_path, edit):
+    """Decorator arguments, default arguments, `global`, an import inside a function and a
+    method of a nested class: the edit is elsewhere, the function's text unchanged."""
+    files = {"shop/__init__.py": "", "shop/money.py": MONEY}
+    upd = _update_equals_cold(tmp_path, {**files, "shop/risky.py": RISKY}, {**files, "shop/risky.py": edit(RISKY)})
+    assert upd.units_reused >= 2  # deco and unrelated at least: their names were not rebound
+
+
+def test_rows_the_earlier_index_cannot_give_are_extracted_afresh(tmp_path, monkeypatch):
+    """A failure while reading the earlier index's rows of a changed file is not the file's
+    error: it is extracted as a cold build would."""
+    from swevis.index import reuse
+
+    def broken(self, key):
+        raise ValueError("corrupt units")
+
+    monkeypatch.setattr(reuse.OldFile, "get", broken)
+    files = {"shop/__init__.py": "", "shop/money.py": MONEY, "shop/orders.py": V1}
+    upd = _update_equals_cold(tmp_path, files, {**files, "shop/orders.py": _v2(V1)})
+    assert upd.units_reused == 0 and upd.status_counts.get("error", 0) == 0
 
 
 def test_a_function_moved_past_a_module_binding_it_reads_is_extracted_afresh(tmp_path):

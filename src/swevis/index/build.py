@@ -166,6 +166,9 @@ def _extract(path: str, data: bytes, module: str, opts: dict, reuse=None) -> tup
         fx = spec.extract(path, data, module,
                           {"is_test": is_test_path(path), "chunk_chars": opts["chunk_chars"], "reuse": reuse})
     except Exception as exc:  # noqa: BLE001 - a bad file must not stop the build
+        if reuse is not None:  # the earlier index's rows, not the file: extract it as cold would
+            log.warning("could not reuse the earlier index's rows of %s (%s): extracting it afresh", path, exc)
+            return _extract(path, data, module, opts, None)
         log.warning("could not index %s: %s", path, exc)
         return None, "error", f"{type(exc).__name__}: {exc}"
     return fx, fx.status, fx.error

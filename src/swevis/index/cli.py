@@ -30,8 +30,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--db", help="index database (default: ~/.cache/swevis/index/<folder>-<hash>.sqlite)")
     parser.add_argument("--repo", help="owner/name recorded in the index")
     parser.add_argument("--commit", help="commit recorded in the index (default: git HEAD, if any)")
-    parser.add_argument("--base", help="index of another version of the repository: unchanged files' rows are copied"
-                        " from it (the result equals a cold build; the base is not modified)")
+    parser.add_argument("--base", help="index of another version of the repository: unchanged files' rows, and"
+                        " the unchanged functions of changed Python files, are taken from it (the result equals"
+                        " a cold build; the base is not modified)")
     parser.add_argument("--force", action="store_true", help="rebuild from scratch, ignoring an existing --db and --base")
     add_config_argument(parser, " whose `index` section gives build options")
     parser.add_argument("--json", action="store_true", help="print the build statistics as JSON")

@@ -22,9 +22,13 @@ from __future__ import annotations
 
 import bisect
 import hashlib
+import re
 from dataclasses import dataclass
 
 import tree_sitter as ts
+
+# an identifier as the bytes of a file hold it (non-ASCII letters are bytes >= 0x80)
+_WORD = re.compile(rb"[A-Za-z_\x80-\xff][A-Za-z0-9_\x80-\xff]*")
 
 __all__ = ["Unit", "Piece", "Spans", "candidates", "find_units"]
 
@@ -93,15 +97,21 @@ def find_units(data: bytes, funcs: list[ts.Node], classes: list[str], module_eve
     is in, "" at module level), keyed (see the module's docstring): `module_events` is every
     module-level binding (name, type expression, start byte of the assignment or None for a
     parameter) in the order the extractor binds them."""
-    events = [(name.encode(), (name, te, at is None), at) for name, te, at in module_events]
+    by_name: dict[bytes, list[int]] = {}
+    for i, (name, _, _) in enumerate(module_events):
+        by_name.setdefault(name.encode(), []).append(i)
     out = []
     for node, cls in zip(funcs, classes):
         outer = node.parent if node.parent is not None and node.parent.type == "decorated_definition" else node
         lo = data.rfind(b"\n", 0, outer.start_byte) + 1
         hi = data.find(b"\n", node.end_byte)
         text = data[lo : len(data) if hi < 0 else hi]
-        # a name in its text (a substring: more than its words, never fewer)
-        seen = [(event, at) for name, event, at in events if name in text]
+        # a name among its words (every identifier it could look up, and words of its strings
+        # and comments too: more than it uses, never fewer); looked up by word, so keying stays
+        # linear in a module of thousands of bindings and functions
+        hits = sorted(i for word in set(_WORD.findall(text)) for i in by_name.get(word, ()))
+        seen = [((module_events[i][0], module_events[i][1], module_events[i][2] is None), module_events[i][2])
+                for i in hits]
         before = sum(1 for _, at in seen if at is not None and at < node.start_byte)
         h = hashlib.blake2b(text, digest_size=16)
         h.update(repr((cls, before, [event for event, _ in seen])).encode())
