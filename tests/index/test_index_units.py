@@ -233,3 +233,17 @@ def test_a_function_moved_past_a_module_binding_it_reads_is_extracted_afresh(tmp
     files = {"shop/__init__.py": "", "shop/money.py": MONEY}
     upd = _update_equals_cold(tmp_path, {**files, "shop/rates.py": v1}, {**files, "shop/rates.py": v2})
     assert upd.units_reused == 0
+
+
+def test_a_module_of_many_bindings_keys_its_functions_by_their_words(tmp_path):
+    """Above python_units.MANY_BINDINGS distinct module-level names a function's words are
+    looked up: a rebound name still reaches every function that names it, only those."""
+    from swevis.index.python_units import MANY_BINDINGS
+
+    n = MANY_BINDINGS + 6
+    v1 = "from shop.money import Money\n\n" + "".join(f"V{i} = Money({i})\n" for i in range(n)) + "\n\n" + "".join(
+        f"def f{i}():\n    return V{i}.value({i})  # V{i}x\n\n\n" for i in range(n))
+    v2 = v1.replace("V3 = Money(3)", "V3 = 3")
+    files = {"shop/__init__.py": "", "shop/money.py": MONEY}
+    upd = _update_equals_cold(tmp_path, {**files, "shop/many.py": v1}, {**files, "shop/many.py": v2})
+    assert upd.units_reused == n - 1  # all but f3
