@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sqlite3
 import subprocess
 from pathlib import Path
 
@@ -62,6 +63,20 @@ counterfactual:
   bootstrap: {resamples: 50}
 """
 TINY_TARGETS = ["results/table1.csv", "results/table3.csv"]
+
+
+# every table of an index, so an update can be compared with a cold build row for row
+INDEX_TABLES = ("files", "symbols", "edges", "targets", "attrs", "chunks", "bm25_docs", "doc_tokens", "bm25_model",
+                "units")
+
+
+def index_rows(db: Path) -> dict[str, list]:
+    """Every row of every table of the index at `db`, in rowid order."""
+    con = sqlite3.connect(db)
+    try:
+        return {t: con.execute(f"SELECT * FROM {t} ORDER BY rowid").fetchall() for t in INDEX_TABLES}
+    finally:
+        con.close()
 
 
 def run_snakemake(

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import sqlite3
 import textwrap
 from pathlib import Path
 
 import pytest
 
+from helpers import INDEX_TABLES, index_rows
+
 from swevis.index import build_index
 
-TABLES = ("files", "symbols", "edges", "targets", "attrs", "chunks", "bm25_docs", "doc_tokens", "bm25_model", "units")
 
 V1 = '''\
 """Orders."""
@@ -85,13 +85,6 @@ def _v2(text: str) -> str:
     return text
 
 
-def _rows(db: Path) -> dict[str, list]:
-    con = sqlite3.connect(db)
-    try:
-        return {t: con.execute(f"SELECT * FROM {t} ORDER BY rowid").fetchall() for t in TABLES}
-    finally:
-        con.close()
-
 
 def _write(repo: Path, files: dict[str, str]) -> None:
     for rel, text in files.items():
@@ -110,8 +103,8 @@ def _update_equals_cold(tmp_path: Path, v1: dict[str, str], v2: dict[str, str]):
     upd = build_index(repo, tmp_path / "v2.sqlite", base=tmp_path / "v1.sqlite")
     cold = build_index(repo, tmp_path / "cold.sqlite", force=True)
     assert upd.mode == "incremental"
-    got, want = _rows(tmp_path / "v2.sqlite"), _rows(tmp_path / "cold.sqlite")
-    for table in TABLES:
+    got, want = index_rows(tmp_path / "v2.sqlite"), index_rows(tmp_path / "cold.sqlite")
+    for table in INDEX_TABLES:
         assert got[table] == want[table], table
     return upd
 

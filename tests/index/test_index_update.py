@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import os
 import shutil
-import sqlite3
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from helpers import INDEX_TABLES, index_rows
+
 from swevis.index import build_index
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "index" / "minirepo"
-TABLES = ("files", "symbols", "edges", "targets", "attrs", "chunks", "bm25_docs", "doc_tokens", "bm25_model", "units")
 
 
 def _git(repo: Path, *args: str) -> None:
@@ -23,13 +23,6 @@ def _git(repo: Path, *args: str) -> None:
         check=True, capture_output=True,
     )
 
-
-def _rows(db: Path) -> dict[str, list]:
-    con = sqlite3.connect(db)
-    try:
-        return {t: con.execute(f"SELECT * FROM {t} ORDER BY rowid").fetchall() for t in TABLES}
-    finally:
-        con.close()
 
 
 def _second_version(repo: Path) -> None:
@@ -72,8 +65,8 @@ def test_update_between_two_commits_equals_a_cold_build(two_commits, tmp_path):
     cold = build_index(repo, tmp_path / "cold.sqlite", force=True)
     assert upd.mode == "incremental" and cold.mode == "cold"
     assert upd.files_parsed == 4 and upd.files_removed == 1 and upd.files_parsed < cold.files_parsed
-    got, want = _rows(db), _rows(tmp_path / "cold.sqlite")
-    for table in TABLES:
+    got, want = index_rows(db), index_rows(tmp_path / "cold.sqlite")
+    for table in INDEX_TABLES:
         assert got[table] == want[table], table
 
 
@@ -89,8 +82,8 @@ def test_update_from_another_versions_index_leaves_it_alone(two_commits, tmp_pat
     cold = build_index(repo, tmp_path / "cold.sqlite", force=True)
     assert v1.read_bytes() == before
     assert upd.mode == "incremental" and upd.files_unchanged == cold.files_parsed - 4
-    got, want = _rows(tmp_path / "v2.sqlite"), _rows(tmp_path / "cold.sqlite")
-    for table in TABLES:
+    got, want = index_rows(tmp_path / "v2.sqlite"), index_rows(tmp_path / "cold.sqlite")
+    for table in INDEX_TABLES:
         assert got[table] == want[table], table
 
 
@@ -103,7 +96,7 @@ def test_the_bm25_model_is_the_same_bytes_under_any_hash_seed(tmp_path):
         db = tmp_path / f"seed{seed}.sqlite"
         env = {**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(Path(__file__).parents[2] / "src")}
         subprocess.run([sys.executable, "-c", script, str(FIXTURE), str(db)], check=True, env=env, capture_output=True)
-        blobs.append(_rows(db)["bm25_model"])
+        blobs.append(index_rows(db)["bm25_model"])
     assert blobs[0] == blobs[1]
 
 
