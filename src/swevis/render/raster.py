@@ -68,8 +68,8 @@ def highlight(lines: list[str], path: str) -> list[list[tuple[int, str, tuple[in
 
 
 # "supersample" draws at this many times the send size, then reduces with a box filter,
-# "supersample-bicubic" with Pillow's bicubic resampling (sharper: at 5.5 px it reads .923
-# where the box filter reads .894, bench_legibility on 8 windows); a page is drawn in bands of
+# "supersample-bicubic" with Pillow's bicubic resampling (sharper: at 5.75 px it reads .935
+# where the box filter reads .918, bench_legibility on 16 windows); a page is drawn in bands of
 # BAND_PX rows (send size) at a time, so the 16-times larger canvas never holds a whole page
 # (a 1312 x 4096 page would take 260 MB of RGB at once)
 SUPERSAMPLE = 4
