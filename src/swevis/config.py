@@ -19,6 +19,12 @@ from swevis.errors import SwevisError
 SCHEMA_PATH = Path(__file__).resolve().parent / "data" / "config.schema.yaml"
 
 
+# the single_read.render settings that decide how a glyph reads, so pick its measured
+# readability guard (swevis.render.guards), in the order a guard table row names them; here,
+# so the workflow's config check can name them without importing the renderer
+DRAWING_KEYS = ("font", "font_mode", "line_height", "stroke_px", "highlight", "rows_on_patch_grid")
+
+
 class ConfigError(SwevisError, ValueError):
     """A config file that does not satisfy the schema; the message names the key."""
 

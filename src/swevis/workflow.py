@@ -13,7 +13,7 @@ from typing import Any, Callable, Iterable
 from snakemake.common import overwrite_function_params
 
 from swevis.sandbox import resolved_environment
-from swevis.config import ConfigError, check_profile, section, validate_config
+from swevis.config import DRAWING_KEYS, ConfigError, check_profile, section, validate_config
 from swevis.errors import SwevisError
 from swevis.fsutil import write_atomic
 from swevis.models import is_live
@@ -167,11 +167,6 @@ def check_study(config: dict) -> None:
     check_ablation(config)
     check_tables(config)
     check_render_guard(config)
-
-
-# the render settings that pick a measured guard (swevis.render.guards.DRAWING_KEYS; a test
-# keeps the two equal): named here so a config that sets none of them imports no renderer
-DRAWING_KEYS = ("font", "font_mode", "line_height", "stroke_px", "highlight", "rows_on_patch_grid")
 
 
 def check_render_guard(config: dict) -> None:

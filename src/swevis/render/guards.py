@@ -15,12 +15,11 @@ import json
 from importlib.resources import files
 from pathlib import Path
 
+from swevis.config import DRAWING_KEYS
 from swevis.errors import SwevisError
 from swevis.render.fonts import DEFAULT_FONT
 
 GUARD_TABLE = "legibility_guards.json"
-# the settings that decide how a glyph reads, in the order a table row names them
-DRAWING_KEYS = ("font", "font_mode", "line_height", "stroke_px", "highlight", "rows_on_patch_grid")
 
 
 def font_key(font: str) -> str:
