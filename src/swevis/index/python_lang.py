@@ -139,11 +139,17 @@ def _scan(root: ts.Node) -> dict[str, list]:
     return parts
 
 
+def _bound_name(caps: dict) -> ts.Node:
+    """The name a parameter or loop-variable match binds."""
+    return (caps.get("param") or caps.get("uparam") or caps["loopvar"])[0]
+
+
 def _position(part: str, caps: dict) -> int:
     """The byte a calls or bindings match is placed at (as _order and the extractor place it)."""
     if part == "calls":
         return caps["callee"][0].start_byte
-    return (caps.get("asg") or caps.get("sasg") or caps.get("param") or caps.get("uparam") or caps["loopvar"])[0].start_byte
+    asg = caps.get("asg") or caps.get("sasg")
+    return (asg[0] if asg else _bound_name(caps)).start_byte
 
 
 def _scan_body(root: ts.Node, parts: dict[str, list], lo: int, hi: int) -> None:
@@ -183,7 +189,7 @@ def _order(parts: dict[str, list]) -> dict[str, list]:
         if asg is not None:
             assigns.append((asg[0].start_byte, m))
         else:
-            node = (caps.get("param") or caps.get("uparam") or caps["loopvar"])[0]
+            node = _bound_name(caps)
             params.append((node.start_byte, node.end_byte, m[0], m))
     params.sort(key=lambda t: t[:3])
     assigns.sort(key=lambda t: t[0])
@@ -477,7 +483,7 @@ def _bindings(params: list[tuple[int, dict]], assigns: list[tuple[int, dict]], f
     syms = fx.symbols
     bindings = _Bindings(syms)
     for _, caps in params:
-        node = (caps.get("param") or caps.get("uparam") or caps["loopvar"])[0]
+        node = _bound_name(caps)
         te = _annotation(caps["ptype"][0]) if "param" in caps else ""
         bindings.bind(nesting.scope_of(node.start_byte), _text(node), te)
     pending = list(reused or [])
@@ -618,12 +624,11 @@ def _place_units(units: list[Unit], fx: FileExtract, attr_at: list[int]) -> None
             u.call_lo, u.n_call = (j, 1) if not u.n_call else (u.call_lo, u.n_call + 1)
 
 
-def _reusing(root: ts.Node, data: bytes, found: dict, fx: FileExtract, nesting: _Nesting, reuse,
+def _reusing(root: ts.Node, data: bytes, found: dict, parts: dict, fx: FileExtract, nesting: _Nesting, reuse,
              funcs: list[ts.Node]) -> tuple[list[Unit], dict, list, list]:
-    """Units keyed from the module's bindings (`found` has no matches inside `funcs` yet),
-    those `reuse` has taken from it, and the others' bodies searched: (units, the matches in
-    order, reused attrs, reused calls) for _bindings and _call_edges."""
-    parts = _order(found)
+    """Units keyed from the module's bindings (`found` has no matches inside `funcs` yet;
+    `parts`: them in order), those `reuse` has taken from it, and the others' bodies searched:
+    (units, the matches in order, reused attrs, reused calls) for _bindings and _call_edges."""
     pre = FileExtract(language="python", symbols=fx.symbols)  # a throwaway: only the module's binds
     bindings, _ = _bindings(parts["params"], parts["assigns"], pre, nesting)
     units = _units(data, funcs, fx, nesting, bindings.module_events)
@@ -655,7 +660,7 @@ def extract(path: str, data: bytes, module: str, options: dict | None = None) ->
     funcs = [] if root.has_error else candidates(parts["defs"])
     attrs, calls = [], []
     if reuse is not None:
-        units, parts, attrs, calls = _reusing(root, data, found, fx, nesting, reuse, funcs)
+        units, parts, attrs, calls = _reusing(root, data, found, parts, fx, nesting, reuse, funcs)
     bindings, attr_at = _bindings(parts["params"], parts["assigns"], fx, nesting, attrs)
     _call_edges(parts["calls"], fx, nesting, bindings, calls)
     if reuse is None:

@@ -30,6 +30,7 @@ class OldFile:
         self.edges = edges
         self._pieces: dict[str, Piece] | None = None
         self._chunks: dict[str, dict] | None = None
+        self._docs: list[dict] | None = None
 
     def get(self, key: str) -> Piece | None:
         if self._pieces is None:
@@ -41,12 +42,18 @@ class OldFile:
         if self._chunks is None:
             texts = [t for (t,) in self.con.execute("SELECT text FROM old.chunks WHERE file_id = ? ORDER BY seq",
                                                      (self.file_id,))]
-            blobs = self.con.execute("SELECT terms, counts FROM old.doc_tokens WHERE file_id = ?",
-                                     (self.file_id,)).fetchone()
-            docs = doc_counts(*unpack_counts(*blobs)) if blobs else []
+            docs = self.docs()
             # a documentation file's documents are its chunks', in order
             self._chunks = dict(zip(texts, docs)) if texts and len(texts) == len(docs) else {}
         return self._chunks.get(text)
+
+    def docs(self) -> list[dict]:
+        """The old file's BM25 documents as term counts, in order (read once)."""
+        if self._docs is None:
+            blobs = self.con.execute("SELECT terms, counts FROM old.doc_tokens WHERE file_id = ?",
+                                     (self.file_id,)).fetchone()
+            self._docs = doc_counts(*unpack_counts(*blobs)) if blobs else []
+        return self._docs
 
     def _load(self) -> dict[str, Piece]:
         con, fid = self.con, self.file_id
@@ -55,16 +62,16 @@ class OldFile:
             return {}
         units = json.loads(unpack(row[0]))
         first = con.execute("SELECT min(id) FROM old.symbols WHERE file_id = ?", (fid,)).fetchone()[0]
-        # only the units' calls edges (a test module's thousands of references edges come after)
-        spans = [(u[6], u[6] + u[7]) for u in units if u[7]]
+        # only the units' calls edges (a test module's thousands of references edges come after);
+        # a unit is stored as python_units.Unit.record lists it
+        spans = [(call_lo, call_lo + n_call) for *_, call_lo, n_call in units if n_call]
         lo, hi = (min(a for a, _ in spans), max(b for _, b in spans)) if spans and self.edges else (0, 0)
         e0 = self.edges[0] if self.edges else 0
         edges = con.execute("SELECT dst_name, src_symbol, line, recv FROM old.edges WHERE id BETWEEN ? AND ?"
                             " ORDER BY id", (e0 + lo, e0 + hi - 1)).fetchall() if hi else []
         attrs = con.execute("SELECT class_id, name, type FROM old.attrs WHERE file_id = ? ORDER BY rowid",
                             (fid,)).fetchall()
-        blobs = con.execute("SELECT terms, counts FROM old.doc_tokens WHERE file_id = ?", (fid,)).fetchone()
-        docs = doc_counts(*unpack_counts(*blobs))
+        docs = self.docs()
         out: dict[str, Piece] = {}
         for key, first_line, sym_lo, n_sym, attr_lo, n_attr, call_lo, n_call in units:
             base = first + sym_lo
