@@ -44,6 +44,17 @@ def test_profile_parses_with_known_keys(name):
     assert set(prof.get("set-resources", {})) <= rules
 
 
+def test_default_profile_job_rate_limit_never_binds_and_wakes_rarely():
+    """The local profile's rate limit, read by Snakemake's own parser: no local run comes near
+    its count, and its timespan is long enough that the scheduler's re-evaluation chains (one
+    more per finished job) wake rarely, yet short enough not to hold a finished run long."""
+    from snakemake.settings.types import MaxJobsPerTimespan
+
+    limit = MaxJobsPerTimespan.parse_choice(load("default")["max-jobs-per-timespan"])
+    assert limit.max_jobs >= 1000
+    assert 2 <= limit.timespan <= 10
+
+
 def test_slurm_profile_contents():
     prof = load("slurm")
     assert prof["executor"] == "slurm"
