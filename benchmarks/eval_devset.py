@@ -401,9 +401,9 @@ RELEASE = {"features": ["heuristic", "heuristic_rank", "symptom", "walk", "chain
 FEATURE_SETS = {
     "release features": BASE,
     "+ symbol text, file context": (*BASE, *TEXT_FEATURES, "file_score", "in_file_rank"),  # the fit of 2026-12-02 a.m.
-    "+ names, candidate set": tuple(n for n in ALL_NAMES if n != "in_frame"),
+    "+ names, candidate set": tuple(n for n in (*BASE, *EXTRA) if n != "in_frame"),
     "+ names, candidate set, frames": (*BASE, *EXTRA),
-    "+ names, candidate set, history": (*(n for n in ALL_NAMES if n != "in_frame"),),
+    "+ names, candidate set, history": (*(n for n in (*BASE, *EXTRA) if n != "in_frame"), *HISTORY_FEATURES),
 }
 LOSSES = {"pointwise": fit, "listwise": fit_listwise}  # swevis.localize.rerank
 

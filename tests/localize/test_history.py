@@ -87,6 +87,10 @@ def test_read_history_counts_only_commits_up_to_the_given_one(tmp_path):
     assert len(before.commits) == 1 and before.counts(10)[1][("settings.py", "save_config")] == 1
     assert read_history(["-C", str(tmp_path)], "HEAD").commits == []  # not a repository: no prior
     assert repo_history(tmp_path, 10).commits == [] and len(repo_history(repo, 2).commits) == 2
+    assert repo_history(repo, 2) is repo_history(repo, 2)  # read once per checkout, HEAD and depth
+    (repo / "settings.py").write_text(SOURCE + "\n")
+    _git(repo, "commit", "-qam", "one more")
+    assert repo_history(repo, 10).counts(10)[0]["settings.py"] == 5  # a new HEAD is read afresh
 
 
 def test_dloc_reads_the_checkouts_history_when_the_model_counts_it(tmp_path):

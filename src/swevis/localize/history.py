@@ -8,7 +8,8 @@ reachable from the commit the index describes (never later: a fix's own commit i
 base's history). A hunk is attributed to the definition git's Python hunk header names (the
 nearest `def`/`class` line above it) and to every `def`/`class` line it changes, matched to a
 candidate by file and last name component. Costs about 0.5 CPU s for 1,000 commits of django
-(benchmarks/eval_devset.py history measures it); without a git directory the features are 0.
+(benchmarks/eval_devset.py history stores it per case); read once per checkout and HEAD.
+Without a git directory the features are 0.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import subprocess
 import tempfile
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 HISTORY_FEATURES = ("hist_file", "hist_sym")
@@ -92,10 +94,20 @@ def read_history(git_args: list[str], commit: str = "HEAD", depth: int = DEFAULT
 
 
 def repo_history(repo_dir: str | Path | None, depth: int) -> History:
-    """The history of a checkout (its .git), or an empty one when it has none."""
+    """The history of a checkout (its .git), or an empty one when it has none; read once per
+    checkout, HEAD and depth (about 1 CPU s on django at depth 1,000: D_loc's own query is
+    about 0.1 s, so an agent's repeated calls must not pay it again)."""
     if repo_dir is None or depth <= 0 or not (Path(repo_dir) / ".git").exists():
         return History()
-    return read_history(["-C", str(repo_dir)], "HEAD", depth)
+    head = subprocess.run(["git", "-C", str(repo_dir), "rev-parse", "HEAD"], capture_output=True, text=True)
+    if head.returncode != 0:
+        return History()
+    return _cached_history(str(Path(repo_dir).resolve()), head.stdout.strip(), depth)
+
+
+@lru_cache(maxsize=8)
+def _cached_history(repo: str, head: str, depth: int) -> History:
+    return read_history(["-C", repo], head, depth)
 
 
 def history_features(history: History, depth: int, path: str, qualname: str) -> dict[str, float]:
