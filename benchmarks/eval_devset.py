@@ -15,8 +15,14 @@ re-ranker's candidate features with their gold labels and each candidate's path,
 lines and its file's heuristic score, from which a re-fit (and features that read the
 symbol's text from the clone) is measured without re-indexing.
 
+`history` counts, for every case, what the last commits before its base changed (files and
+definitions: swevis.localize.history) into OUT/history/, from which `cv` adds the history
+features; without it they are 0.
+
     nice -n 15 .venv/bin/python benchmarks/eval_devset.py run --mirrors /work/.mirror --out DIR [--limit N]
     .venv/bin/python benchmarks/eval_devset.py report --out DIR
+    .venv/bin/python benchmarks/eval_devset.py history --mirrors /work/.mirror --out DIR [--depth 3000]
+    .venv/bin/python benchmarks/eval_devset.py cv --mirrors /work/.mirror --out DIR [--synthetic] [--only VARIANT]
 """
 
 from __future__ import annotations
@@ -31,12 +37,18 @@ import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
+# one BLAS thread: the re-fits are many small products; on this project's shared 2-core machines
+# a second BLAS thread spinning against the other job made a listwise fit 4x slower in CPU
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import numpy as np  # noqa: E402
 
 from swevis.index import build_index, open_index
 from swevis.localize.coverage import gold_files, gold_hunks, gold_symbols
 from swevis.localize.dloc import bm25_baseline, by_kind, issue_evidence, localize_issue
 from swevis.localize.hints import extract_hints
+from swevis.localize.history import HISTORY_FEATURES, History, git_log, history_features, read_history
 from swevis.localize.rerank import FEATURES, FLAGS, default_model, fit, fit_listwise, vector, weights_path
 from swevis.localize.symtext import (
     NAME_FEATURES, SET_FEATURES, TEXT_FEATURES, IssueWords, file_context, found_terms, name_features, quoted_strings,
@@ -205,8 +217,9 @@ def blobs(git_dir: Path, commit: str, paths: list[str]) -> dict[str, list[str]]:
 
 
 EXTRA = (*TEXT_FEATURES, "file_score", "in_file_rank", *NAME_FEATURES, *SET_FEATURES, "in_frame")
-BASE = tuple(f for f in FEATURES if f not in EXTRA)  # the features stored with each case
-ALL_NAMES = (*BASE, *EXTRA)
+BASE = tuple(f for f in FEATURES if f not in EXTRA and f not in HISTORY_FEATURES)  # stored with each case
+ALL_NAMES = (*BASE, *EXTRA, *HISTORY_FEATURES)
+HISTORY_DEPTH = 1000  # past commits the history features count (chosen by CV: docs/localization.md)
 
 
 def extra_features(r: dict, case: dict, text: str, mirrors: Path) -> tuple[np.ndarray, list[frozenset[str]]]:
@@ -293,11 +306,69 @@ def case_matrix(r: dict, case: dict, out: Path, mirrors: Path) -> tuple[np.ndarr
     keeps its value over the run's candidates, their found words being unknown), and the
     issue's words in each candidate's lines (None when stored)."""
     x = np.array(r["x"], dtype=float).reshape(len(r["y"]), len(r["features"]))
-    if all(n in r["features"] for n in ALL_NAMES):
-        return x[:, [r["features"].index(n) for n in ALL_NAMES]], None
+    hist = history_columns(r, case_history(out, r))
+    stored = (*BASE, *EXTRA)
+    if all(n in r["features"] for n in stored):
+        return np.hstack([x[:, [r["features"].index(n) for n in stored]], hist]), None
     text = (out / "cases" / r["case_id"] / "problem_statement.md").read_text()
     extra, found = extra_features(r, case, text, mirrors)
-    return np.hstack([x[:, [r["features"].index(n) for n in BASE]], extra]), found
+    return np.hstack([x[:, [r["features"].index(n) for n in BASE]], extra, hist]), found
+
+
+def history_run(cases: list[dict], mirrors: Path, out: Path, depth: int) -> None:
+    """Per repository, the last `depth` commits before each case's base (git rev-list, the walk
+    swevis.localize.history.read_history makes) and, parsed once for all its cases, what each
+    of them changed: OUT/history/<owner+name>.json. Prints the query-time cost: one
+    read_history at the newest case's base per repository."""
+    per: dict[str, list[dict]] = {}
+    for c in cases:
+        per.setdefault(c["repo"], []).append(c)
+    (out / "history").mkdir(parents=True, exist_ok=True)
+    for repo, cs in sorted(per.items()):
+        git_dir = mirrors / cs[0]["mirror"] / "repo"
+        lists = {c["case_id"]: build_devset.git(git_dir, "rev-list", "--no-merges", f"-n{depth}", c["base_commit"],
+                                                "--", "*.py").split() for c in cs}
+        union = sorted({h for v in lists.values() for h in v})
+        h = git_log(["--git-dir", str(git_dir)], ["--no-walk=unsorted", "--stdin"], "\n".join(union) + "\n")
+        commits = {k: [sorted(f), sorted(map(list, d))] for k, (f, d) in zip(h.hashes, h.commits)}
+        if set(commits) != set(union):
+            raise build_devset.MineError(f"{repo}: git log read {len(commits)} of {len(union)} commits")
+        (out / "history" / f"{repo.replace('/', '+')}.json").write_text(
+            json.dumps({"depth": depth, "lists": lists, "commits": commits}))
+        newest = max(cs, key=lambda c: int(c["committed"]))
+        t = time.process_time()
+        t_wall = time.time()
+        read_history(["--git-dir", str(git_dir)], newest["base_commit"], depth)
+        print(f"{repo}: {len(cs)} cases, {len(union)} commits; read_history at depth {depth}: "
+              f"{time.process_time() - t:.2f} CPU s in python, {time.time() - t_wall:.2f} s wall", file=sys.stderr)
+
+
+_REPO_HISTORY: dict[Path, dict] = {}
+
+
+def case_history(out: Path, r: dict) -> History | None:
+    """The History before a case's base commit, from OUT/history (None before `history` ran)."""
+    path = out / "history" / f"{r['repo'].replace('/', '+')}.json"
+    if path not in _REPO_HISTORY:
+        _REPO_HISTORY[path] = json.loads(path.read_text()) if path.exists() else {}
+    h = _REPO_HISTORY[path]
+    if r["case_id"] not in h.get("lists", {}):
+        return None
+    if h["depth"] < HISTORY_DEPTH:
+        raise build_devset.MineError(f"{path} counts {h['depth']} commits, fewer than {HISTORY_DEPTH}: rerun history")
+    hashes = h["lists"][r["case_id"]]
+    commits = [(frozenset(h["commits"][k][0]), frozenset(map(tuple, h["commits"][k][1]))) for k in hashes]
+    return History(commits, hashes)
+
+
+def history_columns(r: dict, history: History | None) -> np.ndarray:
+    """The history features (HISTORY_FEATURES) of a case's candidates; 0 without a history."""
+    cols = np.zeros((len(r["y"]), len(HISTORY_FEATURES)))
+    if history is not None:
+        for i, c in enumerate(r["candidates"]):
+            f = history_features(history, HISTORY_DEPTH, c[0], c[1])
+            cols[i] = [f[n] for n in HISTORY_FEATURES]
+    return cols
 
 
 class View:
@@ -330,8 +401,9 @@ RELEASE = {"features": ["heuristic", "heuristic_rank", "symptom", "walk", "chain
 FEATURE_SETS = {
     "release features": BASE,
     "+ symbol text, file context": (*BASE, *TEXT_FEATURES, "file_score", "in_file_rank"),  # the fit of 2026-12-02 a.m.
-    "+ names, candidate set": tuple(n for n in ALL_NAMES if n != "in_frame"),
-    "+ names, candidate set, frames": ALL_NAMES,
+    "+ names, candidate set": tuple(n for n in (*BASE, *EXTRA) if n != "in_frame"),
+    "+ names, candidate set, frames": (*BASE, *EXTRA),
+    "+ names, candidate set, history": (*(n for n in (*BASE, *EXTRA) if n != "in_frame"), *HISTORY_FEATURES),
 }
 LOSSES = {"pointwise": fit, "listwise": fit_listwise}  # swevis.localize.rerank
 
@@ -443,7 +515,8 @@ def write_weights(results: list[dict], mats: list, l2: float, table: dict, best:
     est = {f"symbol@{k}": round(mean([x["any"] for x in table[best] if x["k"] == k]), 4) for k in KS}
     rel = {f"symbol@{k}": round(mean([x["any"] for x in table["release"] if x["k"] == k]), 4) for k in KS}
     model = {"features": list(names), "weights": [round(float(v), 6) for v in w], "bias": round(b, 6),
-             "candidate_files": n_files, "loss": loss, "fitted_on": sorted(r["case_id"] for r in results), "l2": l2,
+             "candidate_files": n_files, "loss": loss,
+             **({"history_depth": HISTORY_DEPTH} if set(HISTORY_FEATURES) & set(names) else {}), "fitted_on": sorted(r["case_id"] for r in results), "l2": l2,
              "fitted": dt.date.today().isoformat(), "leave_one_repository_out": est, "release_on_same_cases": rel,
              "measure": "any gold hunk's symbol in the top k (module-level hunks: the file)",
              "synthetic_cases": len(extra or []),
@@ -464,6 +537,10 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--repos", nargs="+", help="only these repositories (owner/name): runs on disjoint sets share nothing")
     p = sub.add_parser("report", help="hit@k of the shipped D_loc and of BM25, pooled and per repository")
     p.add_argument("--out", type=Path, required=True)
+    h = sub.add_parser("history", help="count each case's past changes per file and definition (git log)")
+    h.add_argument("--out", type=Path, required=True)
+    h.add_argument("--mirrors", type=Path, required=True)
+    h.add_argument("--depth", type=int, default=HISTORY_DEPTH)
     c = sub.add_parser("cv", help="re-fit the re-ranker (with the symbol-text and file features) by leave-one-repository-out")
     c.add_argument("--out", type=Path, required=True)
     c.add_argument("--mirrors", type=Path, required=True)
@@ -482,6 +559,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.cmd == "run":
             cases = [c for c in build_devset.read_cases() if not args.repos or c["repo"] in args.repos]
             run(cases, args.mirrors, args.out, args.limit)
+        elif args.cmd == "history":
+            history_run(build_devset.read_cases(), args.mirrors, args.out, args.depth)
         elif args.cmd == "cv":
             cases = {c["case_id"]: c for c in build_devset.read_cases()}
             results = load_results(args.out)

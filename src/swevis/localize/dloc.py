@@ -25,7 +25,10 @@ from pathlib import Path
 from swevis.config import schema_defaults, with_defaults
 from swevis.index.store import RepoIndex, Symbol
 from swevis.localize.hints import IssueHints, extract_hints, without_environment
-from swevis.localize.rerank import candidate_files, chain_scores, check_model, default_model, probability
+from swevis.localize.history import history_features, repo_history
+from swevis.localize.rerank import (
+    candidate_files, chain_scores, check_model, default_model, history_depth, probability,
+)
 from swevis.localize.spans import SourceLines, issue_terms, symbol_span
 from swevis.localize.symtext import (
     IssueWords, file_context, found_terms, name_features, quoted_strings, set_features, text_features,
@@ -363,7 +366,8 @@ def localize_issue(
         check_model(model)
     m = (model or default_model()) if learned else None
     sc, feats = issue_evidence(index, issue_text, query=query, options=options, repo_dir=repo_dir,
-                               candidate_files=candidate_files(m) if learned else 0)
+                               candidate_files=candidate_files(m) if learned else 0,
+                               history_depth=history_depth(m) if learned else 0)
     file_scores = sc.file  # it already holds its best symbol's heuristic score (_lift_files)
     if learned:
         sym = {sid: probability(f, m) for sid, f in feats.items()}
@@ -450,13 +454,15 @@ def _issue_text(issue_text: str | None, query: str | None, o: dict) -> str:
 
 def issue_evidence(
     index: RepoIndex, issue_text: str, *, query: str | None = None, options: dict | None = None,
-    repo_dir: str | Path | None = None, candidate_files: int = 0,
+    repo_dir: str | Path | None = None, candidate_files: int = 0, history_depth: int = 0,
 ) -> tuple["_Scores", dict[int, dict[str, float]]]:
     """The heuristic scores of files, symbols and spans, and the re-ranker's features of every
     symbol candidate (test code excluded, local functions folded into their definition); a
     symbol's own lines are read from `repo_dir` (default: the folder the index was built from).
     `candidate_files`: every definition of that many best files is a candidate too (a setting
-    of the re-ranker's model, which was fitted with them: swevis.localize.rerank)."""
+    of the re-ranker's model, which was fitted with them: swevis.localize.rerank).
+    `history_depth`: count the changes of each candidate's file and definition in that many
+    past commits of the checkout's git history (swevis.localize.history; 0: not read)."""
     o = localize_options(options)
     text = _issue_text(issue_text, query, o)
     hints = extract_hints(text)
@@ -484,6 +490,10 @@ def issue_evidence(
             sc.sym[sid] *= o["final_class_factor"]
     feats = _symbol_features(index, sc, relevance, walked, o)
     _own_text_features(sc, feats, text, hints, sc.source)
+    if history_depth > 0:
+        history = repo_history(repo_dir if repo_dir is not None else index.meta.get("repo_dir"), history_depth)
+        for sid, f in feats.items():
+            f.update(history_features(history, history_depth, sc.syms[sid].path, sc.syms[sid].qualname))
     return sc, feats
 
 

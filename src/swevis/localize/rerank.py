@@ -56,6 +56,9 @@ FEATURES: tuple[str, ...] = (
     "file_best",  # the best heuristic score among its file's candidates
     "file_cands",  # how many candidates its file has (log)
     "in_frame",  # a traceback frame or file:line hint of the issue points into it
+    # the repository's own history before the checkout (swevis.localize.history)
+    "hist_file",  # how often its file changed in the last commits (log-scaled)
+    "hist_sym",  # how often a definition of its name in its file changed there
 )
 FLAGS = frozenset({"is_class", "is_exception", "is_private", "outside_package"})
 MONOTONE = tuple(name not in FLAGS for name in FEATURES)
@@ -100,6 +103,14 @@ def candidate_files(model: dict) -> int:
     """How many best files' definitions the model was fitted to see as candidates (a model
     written before such candidates existed has no such key: none)."""
     return int(model.get("candidate_files", 0))
+
+
+def history_depth(model: dict) -> int:
+    """How many past commits the model's history features count (0: it has none, or a model
+    written before them): D_loc reads that much of the checkout's git log."""
+    if not any(f.startswith("hist_") for f in model.get("features", [])):
+        return 0
+    return int(model.get("history_depth", 0))
 
 
 def vector(features: dict[str, float], names=FEATURES) -> list[float]:
@@ -188,8 +199,9 @@ def fit_listwise(groups: list[tuple[np.ndarray, np.ndarray]], l2: float = 1.0, i
     starts = np.cumsum([0] + [len(b) for _, b in used[:-1]])
     group = np.repeat(np.arange(len(used)), [len(b) for _, b in used])
     free = np.ones(n_features, dtype=bool)
+    w = np.zeros(n_features)
     while True:
-        w = _listwise_free(x, gold, starts, group, l2, iterations, free)
+        w = _listwise_free(x, gold, starts, group, l2, iterations, free, np.where(free, w, 0.0))
         bad = [j for j in range(n_features) if nonnegative[j] and free[j] and w[j] < 0]
         if not bad:
             break
@@ -213,10 +225,12 @@ def _listwise_loss(x, gold, starts, group, w, l2):
     return loss, e / z[group], eg / zg[group]
 
 
-def _listwise_free(x, gold, starts, group, l2, iterations, free):
-    """Damped Newton on the free weights (the fixed ones stay 0). The curvature is the softmax
-    part's (positive semi-definite); a halving line search keeps each step downhill."""
-    w = np.zeros(x.shape[1])
+def _listwise_free(x, gold, starts, group, l2, iterations, free, w0):
+    """Damped Newton on the free weights (the fixed ones stay 0) from w0 (the previous round's
+    optimum: the objective is convex, so a warm start only saves iterations). The curvature
+    is the softmax part's (positive semi-definite); a halving line search keeps each step
+    downhill."""
+    w = w0.copy()
     for _ in range(iterations):
         loss, p, q = _listwise_loss(x, gold, starts, group, w, l2)
         grad = x.T @ (p - q) + l2 * w
