@@ -127,7 +127,8 @@ def module_names(paths: list[str], root_name: str = "") -> dict[str, str]:
     return out
 
 
-def _git_head(repo_dir: Path) -> str | None:
+def git_head(repo_dir: Path) -> str | None:
+    """The commit checked out in `repo_dir`, or None when it is no git checkout."""
     if not (repo_dir / ".git").exists():
         return None
     try:
@@ -231,7 +232,7 @@ def build_index(
     db_path = Path(db_path)
     db_path.parent.mkdir(parents=True, exist_ok=True)
     opts = _options(options)
-    commit = commit or _git_head(repo_dir)
+    commit = commit or git_head(repo_dir)
     source = None if force else Path(base) if base is not None else db_path
     if source is not None and not _existing_ok(source, opts):
         if base is not None:

@@ -466,7 +466,8 @@ def issue_evidence(
     o = localize_options(options)
     text = _issue_text(issue_text, query, o)
     hints = extract_hints(text)
-    sc = _Scores(index, o, SourceLines(repo_dir if repo_dir is not None else index.meta.get("repo_dir")))
+    checkout = repo_dir if repo_dir is not None else index.meta.get("repo_dir")
+    sc = _Scores(index, o, SourceLines(checkout))
     _frame_evidence(index, sc, hints, o)
     _mention_evidence(index, sc, hints, o)
     _identifier_evidence(index, sc, hints, o)
@@ -491,7 +492,7 @@ def issue_evidence(
     feats = _symbol_features(index, sc, relevance, walked, o)
     _own_text_features(sc, feats, text, hints, sc.source)
     if history_depth > 0:
-        history = repo_history(repo_dir if repo_dir is not None else index.meta.get("repo_dir"), history_depth)
+        history = repo_history(checkout, history_depth)
         for sid, f in feats.items():
             f.update(history_features(history, history_depth, sc.syms[sid].path, sc.syms[sid].qualname))
     return sc, feats

@@ -7,8 +7,9 @@ come from one `git log -p -U0` over the last `depth` non-merge commits that touc
 reachable from the commit the index describes (never later: a fix's own commit is not in its
 base's history). A hunk is attributed to the definition git's Python hunk header names (the
 nearest `def`/`class` line above it) and to every `def`/`class` line it changes, matched to a
-candidate by file and last name component. Costs about 0.5 CPU s for 1,000 commits of django
-(benchmarks/eval_devset.py history stores it per case); read once per checkout and HEAD.
+candidate by file and last name component. Costs about 1 CPU s for 1,000 commits of django
+(git 0.84, parsing 0.18; benchmarks/eval_devset.py history stores it per case); read once per
+checkout and HEAD.
 Without a git directory the features are 0.
 """
 
@@ -22,6 +23,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
+
+from swevis.index.build import git_head
 
 HISTORY_FEATURES = ("hist_file", "hist_sym")
 DEFAULT_DEPTH = 1000
@@ -97,12 +100,10 @@ def repo_history(repo_dir: str | Path | None, depth: int) -> History:
     """The history of a checkout (its .git), or an empty one when it has none; read once per
     checkout, HEAD and depth (about 1 CPU s on django at depth 1,000: D_loc's own query is
     about 0.1 s, so an agent's repeated calls must not pay it again)."""
-    if repo_dir is None or depth <= 0 or not (Path(repo_dir) / ".git").exists():
+    head = git_head(Path(repo_dir)) if repo_dir is not None and depth > 0 else None
+    if head is None:
         return History()
-    head = subprocess.run(["git", "-C", str(repo_dir), "rev-parse", "HEAD"], capture_output=True, text=True)
-    if head.returncode != 0:
-        return History()
-    return _cached_history(str(Path(repo_dir).resolve()), head.stdout.strip(), depth)
+    return _cached_history(str(Path(repo_dir).resolve()), head, depth)
 
 
 @lru_cache(maxsize=8)
