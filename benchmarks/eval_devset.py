@@ -548,7 +548,7 @@ def write_weights(results: list[dict], mats: list, l2: float, table: dict, best:
              "fitted": dt.date.today().isoformat(), "leave_one_repository_out": est, "release_on_same_cases": rel,
              "measure": "any gold hunk's symbol in the top k (module-level hunks: the file)",
              "synthetic_cases": len(extra or []),
-             "how": "benchmarks/eval_devset.py cv --write (cases: benchmarks/devset/cases.csv)",
+             "how": "benchmarks/eval_devset.py cv --write (cases: benchmarks/devset/cases.csv, issues.csv)",
              "args": ["--l2", str(l2), "--files", str(max_files), "--only", best, *(["--synthetic"] if extra else [])]}
     target = Path(os.environ.get("SWEVIS_RANKER_WEIGHTS_OUT") or str(weights_path()))  # a test writes elsewhere
     target.write_text(json.dumps(model, indent=1) + "\n")

@@ -208,12 +208,14 @@ def test_bundled_sample_targets(tmp_path):
         assert r["dloc"] >= r["bm25"], (k, level, r)
     assert summary[(1, "file")]["dloc"] > summary[(1, "file")]["bm25"]
     # file hit@5 = 1.0 (the heuristic was tuned on these instances). Symbol hit@5 was 0.83 when
-    # the re-ranker was fitted on these 9 among 42 small cases (in-sample; 0.72 left out); the
-    # shipped re-ranker is now fitted on 633 fixes mined from the 12 real repositories plus those
-    # 42 (benchmarks/eval_devset.py: +2.6 points symbol hit@5 held out by repository) and scores
-    # 0.72 here, as the 42-case fit did on a case it had not seen.
+    # the re-ranker was fitted on these 9 among 42 small cases (in-sample; 0.72 left out) and
+    # 0.72 under the fit on 633 mined fixes. The shipped re-ranker is fitted on 1,518 real cases
+    # (1,076 mined fixes, 442 real issues; benchmarks/eval_devset.py: symbol hit@5 held out by
+    # repository 66.9 against 64.8 for those features re-fitted) plus these 42, and scores 0.58
+    # here (BM25 alone: 0.42): tabulon-311 and -327 lose their gold, a helper the issue does not
+    # name below what it names, as the real fixes give the call-graph walk almost no weight (0.04).
     assert summary[(5, "file")]["dloc"] == 1.0, summary[(5, "file")]
-    assert summary[(5, "symbol")]["dloc"] >= 0.7, summary[(5, "symbol")]
+    assert summary[(5, "symbol")]["dloc"] >= 0.55, summary[(5, "symbol")]
 
 
 def test_focused_walk_reaches_a_helper_described_only_by_its_symptom(tmp_path):
