@@ -12,7 +12,7 @@ positive when a gold hunk touches it (swevis.localize.coverage.gold_symbols). Th
    and both estimates in src/swevis/data/ranker_weights.json.
 
 The shipped weights no longer come from here: they are fitted on the mined development set of
-real fixes (benchmarks/eval_devset.py cv --write), about a thousand cases from the 12
+real fixes and issues (benchmarks/eval_devset.py cv --write), 1,518 cases from the 12
 repositories of SWE-bench Verified, rather than on these 42 small cases; --write would replace
 them. This script stays for the small sets' leave-one-case-out and blind measurements.
 
