@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 from swevis.localize import by_kind, hit_rates, localize_issue
 from swevis.localize.spans import best_line
 
@@ -180,3 +184,15 @@ def test_without_environment_drops_template_headings_and_version_sections():
     assert without_environment(issue).splitlines() == [
         "Totals are wrong", "render_report rounds", "```", "# not a heading", "```",
         "**TypeError: a bytes-like object is required, not 'MultiValue'**", "no rounding"]
+
+
+def test_a_span_names_the_words_it_matched_in_the_same_order_under_every_hash_seed():
+    # the words were a set: their order, and so the evidence text the agents' packages and
+    # trajectories carry, changed from run to run with Python's string hash seed
+    script = ("from swevis.localize.spans import best_line\n"
+              "lines = ['def f(x):', '    return name + start + as_of + income + Income', '']\n"
+              "w = dict.fromkeys(['as_of', 'name', 'start', 'income', 'Income'], 1.0)\n"
+              "print(best_line(lines, 1, 3, 'f', w, []))\n")
+    outs = {subprocess.run([sys.executable, "-c", script], env={**os.environ, "PYTHONHASHSEED": str(seed)},
+                           capture_output=True, text=True, check=True).stdout for seed in range(6)}
+    assert outs == {"(2, ['`name`', '`start`', '`as_of`'])\n"}, outs

@@ -81,7 +81,9 @@ def best_line(lines: list[str], start: int, end: int, name: str, words: dict[str
     string scores 1.5. The symbol's own name does not count. None when no line scores.
     """
     stmts = _statement_lines(lines, start, end)
-    tokens = [(no, set(_WORD.findall(text)), text) for no, text in stmts]
+    # words in their order on the line (a set's order changes with the hash seed, and so would
+    # the evidence text and a float sum's last bits)
+    tokens = [(no, list(dict.fromkeys(_WORD.findall(text))), text) for no, text in stmts]
     df: dict[str, int] = {}
     for _, toks, _ in tokens:
         for t in toks:
