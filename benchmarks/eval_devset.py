@@ -242,7 +242,7 @@ def blobs(git_dir: Path, commit: str, paths: list[str]) -> dict[str, list[str]]:
 EXTRA = (*TEXT_FEATURES, "file_score", "in_file_rank", *NAME_FEATURES, *SET_FEATURES, "in_frame")
 BASE = tuple(f for f in FEATURES if f not in EXTRA and f not in HISTORY_FEATURES)  # stored with each case
 ALL_NAMES = (*BASE, *EXTRA, *HISTORY_FEATURES)
-HISTORY_DEPTH = 1000  # past commits the history features count (chosen by CV: docs/localization.md)
+HISTORY_DEPTH = 1000  # past commits the history features count (cv --history-depth measures others)
 
 
 def extra_features(r: dict, case: dict, text: str, mirrors: Path) -> tuple[np.ndarray, list[frozenset[str]]]:
@@ -324,12 +324,13 @@ def print_lost(table: dict, names: list[str], k: int = 5) -> None:
     print("  " + "; ".join(f"{c}: {v}" for c, v in LOST.items()))
 
 
-def case_matrix(r: dict, case: dict, out: Path, mirrors: Path) -> tuple[np.ndarray, list | None]:
+def case_matrix(r: dict, case: dict, out: Path, mirrors: Path,
+                depth: int = HISTORY_DEPTH) -> tuple[np.ndarray, list | None]:
     """One case's candidates by ALL_NAMES (stored where the run computed them: then body_terms
     keeps its value over the run's candidates, their found words being unknown), and the
     issue's words in each candidate's lines (None when stored)."""
     x = np.array(r["x"], dtype=float).reshape(len(r["y"]), len(r["features"]))
-    hist = history_columns(r, case_history(out, r))
+    hist = history_columns(r, case_history(out, r, depth), depth)
     stored = (*BASE, *EXTRA)
     if all(n in r["features"] for n in stored):
         return np.hstack([x[:, [r["features"].index(n) for n in stored]], hist]), None
@@ -369,7 +370,7 @@ def history_run(cases: list[dict], mirrors: Path, out: Path, depth: int) -> None
 _REPO_HISTORY: dict[Path, dict] = {}
 
 
-def case_history(out: Path, r: dict) -> History | None:
+def case_history(out: Path, r: dict, depth: int = HISTORY_DEPTH) -> History | None:
     """The History before a case's base commit, from OUT/history (None before `history` ran)."""
     path = out / "history" / f"{r['repo'].replace('/', '+')}.json"
     if path not in _REPO_HISTORY:
@@ -377,19 +378,19 @@ def case_history(out: Path, r: dict) -> History | None:
     h = _REPO_HISTORY[path]
     if r["case_id"] not in h.get("lists", {}):
         return None
-    if h["depth"] < HISTORY_DEPTH:
-        raise build_devset.MineError(f"{path} counts {h['depth']} commits, fewer than {HISTORY_DEPTH}: rerun history")
+    if h["depth"] < depth:
+        raise build_devset.MineError(f"{path} counts {h['depth']} commits, fewer than {depth}: rerun history")
     hashes = h["lists"][r["case_id"]]
     commits = [(frozenset(h["commits"][k][0]), frozenset(map(tuple, h["commits"][k][1]))) for k in hashes]
     return History(commits, hashes)
 
 
-def history_columns(r: dict, history: History | None) -> np.ndarray:
+def history_columns(r: dict, history: History | None, depth: int = HISTORY_DEPTH) -> np.ndarray:
     """The history features (HISTORY_FEATURES) of a case's candidates; 0 without a history."""
     cols = np.zeros((len(r["y"]), len(HISTORY_FEATURES)))
     if history is not None:
         for i, c in enumerate(r["candidates"]):
-            f = history_features(history, HISTORY_DEPTH, c[0], c[1])
+            f = history_features(history, depth, c[0], c[1])
             cols[i] = [f[n] for n in HISTORY_FEATURES]
     return cols
 
@@ -532,7 +533,7 @@ def run_cv(results: list[dict], mats: list, l2: float, max_files: int, extra: li
 
 
 def write_weights(results: list[dict], mats: list, l2: float, table: dict, best: str,
-                  max_files: int, extra: list | None = None) -> None:
+                  max_files: int, extra: list | None = None, depth: int = HISTORY_DEPTH) -> None:
     """Fit the chosen variant on every case and ship its weights (with the candidate_files they
     were fitted for), their provenance and CV estimate."""
     names, n_files, loss = variants(max_files)[best]
@@ -544,12 +545,13 @@ def write_weights(results: list[dict], mats: list, l2: float, table: dict, best:
     rel = {f"symbol@{k}": round(mean([x["any"] for x in table["release"] if x["k"] == k]), 4) for k in KS}
     model = {"features": list(names), "weights": [round(float(v), 6) for v in w], "bias": round(b, 6),
              "candidate_files": n_files, "loss": loss,
-             **({"history_depth": HISTORY_DEPTH} if set(HISTORY_FEATURES) & set(names) else {}), "fitted_on": sorted(r["case_id"] for r in results), "l2": l2,
+             **({"history_depth": depth} if set(HISTORY_FEATURES) & set(names) else {}), "fitted_on": sorted(r["case_id"] for r in results), "l2": l2,
              "fitted": dt.date.today().isoformat(), "leave_one_repository_out": est, "release_on_same_cases": rel,
              "measure": "any gold hunk's symbol in the top k (module-level hunks: the file)",
              "synthetic_cases": len(extra or []),
              "how": "benchmarks/eval_devset.py cv --write (cases: benchmarks/devset/cases.csv, issues.csv)",
-             "args": ["--l2", str(l2), "--files", str(max_files), "--only", best, *(["--synthetic"] if extra else [])]}
+             "args": ["--l2", str(l2), "--files", str(max_files), "--only", best, "--history-depth", str(depth),
+                      *(["--synthetic"] if extra else [])]}
     target = Path(os.environ.get("SWEVIS_RANKER_WEIGHTS_OUT") or str(weights_path()))  # a test writes elsewhere
     target.write_text(json.dumps(model, indent=1) + "\n")
     print(f"wrote {target}: {best}, fitted on {len(groups)} cases")
@@ -577,6 +579,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="add the definitions of this many best files as candidates (the run stored them)")
     c.add_argument("--only", nargs="+", choices=list(variants(0)), metavar="VARIANT",
                    help=f"measure (and choose among) only these variants: {'; '.join(variants(0))}")
+    c.add_argument("--history-depth", type=int, default=HISTORY_DEPTH,
+                   help="past commits the history features count (at most the depth `history` stored)")
     c.add_argument("--write", action="store_true", help="fit the chosen features on every case and ship the weights")
     c.add_argument("--synthetic", action="store_true",
                    help="add the project's 42 small cases (bundled sample, held-out sets) to every fit")
@@ -595,11 +599,11 @@ def main(argv: list[str] | None = None) -> int:
             if args.shipped_cases:
                 shipped = set(default_model()["fitted_on"])
                 results = [r for r in results if r["case_id"] in shipped]
-            mats = [case_matrix(r, cases[r["case_id"]], args.out, args.mirrors) for r in results]
+            mats = [case_matrix(r, cases[r["case_id"]], args.out, args.mirrors, args.history_depth) for r in results]
             extra = synthetic_groups() if args.synthetic else None
             table, best = run_cv(results, mats, args.l2, args.files, extra, args.only)
             if args.write:
-                write_weights(results, mats, args.l2, table, best, args.files, extra)
+                write_weights(results, mats, args.l2, table, best, args.files, extra, args.history_depth)
         else:
             rows = [row for r in load_results(args.out) for row in release_rows(r)]
             print_release(rows, "any")

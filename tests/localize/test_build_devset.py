@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import importlib.util
 import json
+import math
 import os
 import sys
 from pathlib import Path
@@ -247,3 +248,19 @@ def test_a_work_tree_is_laid_out_without_the_blobs_a_clone_lacks(tmp_path, capsy
     assert (work / "pkg" / "a.py").read_text() == "A = 2\n"
     with pytest.raises(mod.build_devset.MineError, match="cannot lay out"):
         mod.move_work_tree(repo / ".git", work, "0" * 40)
+
+
+def test_history_columns_count_only_the_depth_asked_for(tmp_path):
+    mod = _load("eval_devset")
+    (tmp_path / "history").mkdir()
+    commits = {"c1": [["a.py"], [["a.py", "f"]]], "c2": [["a.py"], [["a.py", "f"]]], "c3": [["b.py"], []]}
+    (tmp_path / "history" / "o+r.json").write_text(
+        json.dumps({"depth": 3, "lists": {"x": ["c3", "c1", "c2"]}, "commits": commits}))
+    r = {"case_id": "x", "repo": "o/r", "y": [1.0], "candidates": [["a.py", "f", "function", 1, 2, 1.0, 0]]}
+    mod._REPO_HISTORY.clear()
+    one = mod.history_columns(r, mod.case_history(tmp_path, r, 2), 2)  # the newest two: c3, c1
+    three = mod.history_columns(r, mod.case_history(tmp_path, r, 3), 3)
+    assert one[0].tolist() == pytest.approx([math.log(2) / math.log(3)] * 2)
+    assert three[0].tolist() == pytest.approx([math.log(3) / math.log(4)] * 2)
+    with pytest.raises(mod.build_devset.MineError, match="counts 3 commits, fewer than 4"):
+        mod.case_history(tmp_path, r, 4)
