@@ -52,6 +52,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from swevis.localize.coverage import gold_files
+
 ROOT = Path(__file__).resolve().parents[1]
 CASES = ROOT / "benchmarks" / "devset" / "cases.csv"
 ISSUES = ROOT / "benchmarks" / "devset" / "issues.csv"
@@ -267,7 +269,7 @@ def prepare(cases: list[dict], mirrors: Path, out: Path) -> None:
         if case["text_kind"] == "issue":
             row = issue_row(mirrors, case["case_id"])
             text, patch = row["problem_statement"], row["patch"]
-            paths = sorted(set(re.findall(r"^diff --git a/(\S+) b/", patch, re.M)))
+            paths = gold_files(patch)
         else:
             paths, text, patch = commit_case(git_dir, case)
         cdir.mkdir(parents=True, exist_ok=True)

@@ -422,12 +422,13 @@ class View:
 RELEASE = {"features": ["heuristic", "heuristic_rank", "symptom", "walk", "chain", "is_class", "is_exception", "is_private"],
            "weights": [1.885348, 0.697592, 2.479314, 1.216429, 0.198491, -0.579476, -0.213497, 0.813624],
            "bias": -2.388234}
+NO_FRAMES = tuple(n for n in (*BASE, *EXTRA) if n != "in_frame")
 FEATURE_SETS = {
     "release features": BASE,
     "+ symbol text, file context": (*BASE, *TEXT_FEATURES, "file_score", "in_file_rank"),  # the fit of 2026-12-02 a.m.
-    "+ names, candidate set": tuple(n for n in (*BASE, *EXTRA) if n != "in_frame"),
+    "+ names, candidate set": NO_FRAMES,
     "+ names, candidate set, frames": (*BASE, *EXTRA),
-    "+ names, candidate set, history": (*(n for n in (*BASE, *EXTRA) if n != "in_frame"), *HISTORY_FEATURES),
+    "+ names, candidate set, history": (*NO_FRAMES, *HISTORY_FEATURES),
     "+ names, candidate set, frames, history": (*BASE, *EXTRA, *HISTORY_FEATURES),
 }
 LOSSES = {"pointwise": fit, "listwise": fit_listwise}  # swevis.localize.rerank

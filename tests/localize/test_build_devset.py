@@ -138,7 +138,8 @@ def _rows_repo(tmp_path: Path, rows: list[dict]) -> str:
 
 def test_real_issues_are_listed_outside_verified_and_prepared_from_their_rows(tmp_path, monkeypatch):
     mod = _load("build_devset")
-    patch = "diff --git a/requests/models.py b/requests/models.py\n--- a/requests/models.py\n+++ b/requests/models.py\n"
+    patch = ("diff --git a/requests/models.py b/requests/models.py\n--- a/requests/models.py\n+++ b/requests/models.py\n"
+             "@@ -2 +2 @@ def send(r):\n-    return r\n+    return r or None\n")
     row = {"instance_id": "psf__requests-1963", "repo": "psf/requests", "base_commit": "abc", "patch": patch,
            "problem_statement": "Traceback (most recent call last):\n  File \"requests/models.py\", line 3", "created_at": "2014-03-20T10:00:00Z"}
     rows = [row, {**row, "instance_id": "psf__requests-2317"},  # a Verified instance

@@ -7,9 +7,9 @@ come from one `git log -p -U0` over the last `depth` non-merge commits that touc
 reachable from the commit the index describes (never later: a fix's own commit is not in its
 base's history). A hunk is attributed to the definition git's Python hunk header names (the
 nearest `def`/`class` line above it) and to every `def`/`class` line it changes, matched to a
-candidate by file and last name component. Costs about 1 CPU s for 1,000 commits of django
-(git 0.84, parsing 0.18; benchmarks/eval_devset.py history stores it per case); read once per
-checkout and HEAD.
+candidate by file and last name component. On django it costs about 0.3 CPU s for the 300
+commits the shipped model counts, 1-1.7 for 1,000 (benchmarks/eval_devset.py history stores
+it per case); read once per checkout and HEAD.
 Without a git directory the features are 0.
 """
 
@@ -98,7 +98,7 @@ def read_history(git_args: list[str], commit: str = "HEAD", depth: int = DEFAULT
 
 def repo_history(repo_dir: str | Path | None, depth: int) -> History:
     """The history of a checkout (its .git), or an empty one when it has none; read once per
-    checkout, HEAD and depth (about 1 CPU s on django at depth 1,000: D_loc's own query is
+    checkout, HEAD and depth (about 0.3 CPU s on django at depth 300: D_loc's own query is
     about 0.1 s, so an agent's repeated calls must not pay it again)."""
     head = git_head(Path(repo_dir)) if repo_dir is not None and depth > 0 else None
     if head is None:
