@@ -266,10 +266,13 @@ def extra_features(r: dict, case: dict, text: str, mirrors: Path) -> tuple[np.nd
     return np.array(rows, dtype=float).reshape(len(cands), len(EXTRA)), found
 
 
+def ranked_order(cands: list[list], scores: np.ndarray) -> list[int]:
+    """The candidates' indices by score, ties as D_loc breaks them (path, first line)."""
+    return sorted(range(len(scores)), key=lambda i: (-scores[i], cands[i][0], cands[i][3]))
+
+
 def ranked_symbols(cands: list[list], scores: np.ndarray) -> list[tuple[str, str]]:
-    """Candidates by score, ties as D_loc breaks them (path, first line)."""
-    order = sorted(range(len(scores)), key=lambda i: (-scores[i], cands[i][0], cands[i][3]))
-    return [(cands[i][0], cands[i][1]) for i in order]
+    return [(cands[i][0], cands[i][1]) for i in ranked_order(cands, scores)]
 
 
 def symbol_rows(r: dict, cands: list[list], scores: np.ndarray, method: str) -> list[dict]:

@@ -104,6 +104,8 @@ RULES: dict[str, Rule] = {
         ".venv/bin/python benchmarks/eval_devset.py run --help", MINED),
     ".venv/bin/python benchmarks/eval_devset.py report --out MINED_DIR": Rule(
         ".venv/bin/python benchmarks/eval_devset.py report --help", MINED),
+    ".venv/bin/python benchmarks/probe_ranking.py --out MINED_DIR --mirrors MIRRORS_DIR": Rule(
+        ".venv/bin/python benchmarks/probe_ranking.py --help", MINED),
     ".venv/bin/python benchmarks/eval_devset.py cv --out MINED_DIR --mirrors MIRRORS_DIR --synthetic": Rule(
         ".venv/bin/python benchmarks/eval_devset.py cv --help", MINED),
     # docs/single-read.md

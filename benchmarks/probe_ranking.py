@@ -1,0 +1,253 @@
+"""What else could lift D_loc's symbol ranking on the development set: each probe against the
+shipped re-ranker's features re-fitted the same way, every repository ranked by a fit without it.
+
+The shipped re-ranker (swevis.localize.rerank) is a listwise linear model over 27 features. Each
+probe changes one thing and reports symbol hit at k = 1/3/5/10 (any gold hunk, as
+`eval_devset.py cv`), on the same cases as the reference:
+
+- files:    the definitions of the 5 best files as candidates too (`eval_devset.py cv --files 5`);
+- recency:  the history's counts decayed by age (exp(-i/30) for the i-th past commit), a feature
+            beside hist_file / hist_sym;
+- trees:    gradient-boosted trees (LightGBM's lambdarank) over the same features instead of
+            the linear model (needs `pip install lightgbm`; not a dependency of swevis);
+- dense:    a second stage over the reference's top 20: the all-MiniLM-L6-v2 cosine between the
+            issue and each symbol's name and first lines, fitted with the reference's score
+            (needs the embedding's wheel, swevis.agents.embedding; about 1 CPU s a case, so on
+            every `--dense-every`-th case);
+- literals: not a ranking, a recall count: the issue's quoted strings and error messages
+            searched (`git grep -F`) in the case's base commit, and how often a hit that few
+            files share lies in a gold symbol that is no candidate yet.
+
+    .venv/bin/python benchmarks/probe_ranking.py --out MINED_DIR --mirrors MIRRORS_DIR [--probes ...]
+
+It reads what `eval_devset.py run` and `history` wrote (OUT/results, OUT/history) and the
+mirrors' objects; nothing is fitted on a SWE-bench Verified instance (build_devset refuses them).
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import math
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import eval_devset as E  # sets one BLAS thread before numpy loads
+import numpy as np
+
+from swevis.localize.rerank import FLAGS, default_model, fit_listwise, history_depth
+from swevis.localize.symtext import quoted_strings
+
+PROBES = ("files", "recency", "trees", "dense", "literals")
+TAU = 30  # past commits over which the recency weight falls by e
+DEPTH = history_depth(default_model())  # the past commits the shipped model's history counts
+DENSE_TOP = 20
+
+
+def held_out(results: list[dict], views: list, columns, fit) -> tuple[list[dict], dict[str, np.ndarray]]:
+    """Symbol hit rows and each case's scores, every repository scored by `fit` (train groups ->
+    a scoring function) over the other repositories' `columns(r, view)`."""
+    rows, scores = [], {}
+    for held in sorted({r["repo"] for r in results}):
+        score = fit([(columns(r, v), v.y) for r, v in zip(results, views) if r["repo"] != held and len(v.y)])
+        for r, v in zip(results, views):
+            if r["repo"] == held:
+                scores[r["case_id"]] = score(columns(r, v)) if len(v.y) else np.zeros(0)
+                rows += E.symbol_rows(r, v.cands, scores[r["case_id"]], "cv")
+    return rows, scores
+
+
+def linear(names: tuple[str, ...], l2: float = 1.0):
+    """The shipped fit: listwise, evidence weights kept >= 0 (swevis.localize.rerank.fit_listwise)."""
+    def fit(train):
+        w, b = fit_listwise(train, l2=l2, nonnegative=tuple(n not in FLAGS for n in names))
+        return lambda x: x @ w + b
+    return fit
+
+
+def trees(train):
+    """LightGBM lambdarank, a plain setting (100 trees of 15 leaves, learning rate 0.05)."""
+    import lightgbm
+
+    used = [(x, y) for x, y in train if 0 < y.sum() < len(y)]
+    data = lightgbm.Dataset(np.vstack([x for x, _ in used]), np.concatenate([y for _, y in used]),
+                            group=[len(y) for _, y in used])
+    params = {"objective": "lambdarank", "learning_rate": 0.05, "num_leaves": 15, "min_data_in_leaf": 50,
+              "num_threads": 1, "verbose": -1, "seed": 1}
+    booster = lightgbm.train(params, data, num_boost_round=100)
+    return booster.predict
+
+
+def recency_column(out: Path, r: dict, cands: list[list]) -> np.ndarray:
+    """log(1 + the changes of each candidate's definition, the i-th past commit weighing exp(-i/TAU))."""
+    history = E.case_history(out, r, DEPTH)
+    weight: dict[tuple[str, str], float] = {}
+    for i, (_files, defs) in enumerate(history.commits[:DEPTH] if history else ()):
+        for d in defs:
+            weight[d] = weight.get(d, 0.0) + math.exp(-i / TAU)
+    return np.array([[math.log1p(weight.get((c[0], c[1].rsplit(".", 1)[-1]), 0.0))] for c in cands]).reshape(-1, 1)
+
+
+def source_lines(mirrors: Path, case: dict, path: str) -> list[str]:
+    git_dir = mirrors / case["mirror"] / "repo"
+    out = subprocess.run(["git", "--git-dir", str(git_dir), "show", f"{case['base_commit']}:{path}"],
+                         capture_output=True, text=True, errors="replace")
+    return out.stdout.splitlines()
+
+
+def dense_stage(results, views, reference: dict, cases: dict, out: Path, mirrors: Path, every: int) -> tuple[list, list]:
+    """(reference rows, second-stage rows) on every `every`-th case: the top DENSE_TOP by the
+    reference re-ordered by a listwise fit of [reference score, MiniLM cosine], held out by repository."""
+    from swevis.agents.embedding import default_model_dir, load_embedder
+
+    if default_model_dir() is None:
+        raise RuntimeError("the MiniLM weights are not installed (swevis.agents.embedding says how)")
+    embedder = load_embedder("minilm")
+    embedder.tokenizer.enable_truncation(128)
+    sample = [(r, v) for i, (r, v) in enumerate(zip(results, views)) if i % every == 0 and len(v.y)]
+    stage: dict[str, tuple[list[int], np.ndarray]] = {}
+    for n, (r, v) in enumerate(sample, 1):
+        s = reference[r["case_id"]]
+        top = E.ranked_order(v.cands, s)[:DENSE_TOP]
+        files = {p: source_lines(mirrors, cases[r["case_id"]], p) for p in {v.cands[i][0] for i in top}}
+        texts = [v.cands[i][1].replace(".", " ") + "\n" + "\n".join(
+            line.strip() for line in files[v.cands[i][0]][v.cands[i][3] - 1:v.cands[i][3] + 20]) for i in top]
+        text = (out / "cases" / r["case_id"] / "problem_statement.md").read_text()[:1000]
+        vecs = embedder.encode([text, *texts])
+        stage[r["case_id"]] = (top, np.column_stack([s[top] - s[top].max(), vecs[1:] @ vecs[0]]))
+        if n % 100 == 0:
+            print(f"  dense: {n} of {len(sample)} cases embedded", file=sys.stderr, flush=True)
+    ref_rows, rows = [], []
+    for held in sorted({r["repo"] for r, _ in sample}):
+        train = [(stage[r["case_id"]][1], v.y[stage[r["case_id"]][0]]) for r, v in sample if r["repo"] != held]
+        w, _b = fit_listwise(train, l2=1.0, nonnegative=(True, False))
+        for r, v in sample:
+            if r["repo"] == held:
+                top, x = stage[r["case_id"]]
+                s = reference[r["case_id"]].copy()
+                ref_rows += E.symbol_rows(r, v.cands, s, "reference")
+                s[top] = s.max() + 1.0 + (x @ w - (x @ w).min())  # the re-ordered top stays on top
+                rows += E.symbol_rows(r, v.cands, s, "dense")
+    return ref_rows, rows
+
+
+MESSAGE = re.compile(r"^\s*(?:[\w.]*(?:Error|Exception|Warning)|error|warning|ERROR|WARNING)\s*:\s*(.+)$", re.M)
+MESSAGE_SPLIT = re.compile(r"""['"`{}%()\[\]<>:=]|\b0x[0-9a-f]+\b|\d+""")
+
+
+def literal_phrases(text: str) -> list[str]:
+    """The issue's quoted strings that are more than a word, and the runs of 3+ words of its error
+    messages between quotes, numbers and brackets (where a message's template has placeholders)."""
+    out = [q for q in quoted_strings(text) if " " in q.strip() or not q.replace("_", "").isalnum()]
+    for m in MESSAGE.finditer(text):
+        out += [p.strip(" .,;").lower() for p in MESSAGE_SPLIT.split(m.group(1))
+                if len(p.strip(" .,;")) >= 12 and len(p.split()) >= 3]
+    return list(dict.fromkeys(out))[:20]
+
+
+def enclosing(source: list[str], line: int) -> str | None:
+    """The qualified name of the innermost def/class around a line (ast, as the index names them)."""
+    try:
+        tree = ast.parse("\n".join(source))
+    except (SyntaxError, ValueError):
+        return None
+    best = None
+    todo = [(tree, "")]
+    while todo:
+        node, prefix = todo.pop()
+        for ch in ast.iter_child_nodes(node):
+            if isinstance(ch, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                if ch.lineno <= line <= (ch.end_lineno or ch.lineno):
+                    best = prefix + ch.name
+                todo.append((ch, prefix + ch.name + "."))
+    return best
+
+
+def literal_recall(results: list[dict], cases: dict, out: Path, mirrors: Path, max_files: int = 5) -> dict[str, int]:
+    """How often the issue's literal phrases, found in at most `max_files` non-test files of the base
+    commit, land in a gold symbol, and how often that symbol is no candidate (D_loc would gain it)."""
+    count = dict.fromkeys(("cases", "with phrases", "selective hit", "in a gold symbol", "gold not a candidate"), 0)
+    for r in results:
+        case = cases[r["case_id"]]
+        phrases = literal_phrases((out / "cases" / r["case_id"] / "problem_statement.md").read_text())
+        count["cases"] += 1
+        if not phrases:
+            continue
+        count["with phrases"] += 1
+        cmd = ["git", "--git-dir", str(mirrors / case["mirror"] / "repo"), "grep", "-F", "-i", "-n", "--no-color",
+               *[a for p in phrases for a in ("-e", p)], case["base_commit"], "--", "*.py", ":!*tests/*", ":!*test_*"]
+        found: dict[str, set[tuple[str, int]]] = {}
+        for line in subprocess.run(cmd, capture_output=True, text=True, errors="replace").stdout.splitlines():
+            parts = line.split(":", 3)
+            if len(parts) == 4 and parts[2].isdigit():
+                for p in phrases:
+                    if p in parts[3].lower():
+                        found.setdefault(p, set()).add((parts[1], int(parts[2])))
+        hits = {h for hs in found.values() if len({f for f, _ in hs}) <= max_files for h in hs}
+        if not hits:
+            continue
+        count["selective hit"] += 1
+        gold = {(p, n) for p, names in r["gold_symbols"] for n in names}
+        sources = {p: source_lines(mirrors, case, p) for p, _ in hits if p in {g for g, _ in gold}}
+        in_gold = {(p, enclosing(sources[p], ln)) for p, ln in hits if p in sources} & gold
+        if in_gold:
+            count["in a gold symbol"] += 1
+            count["gold not a candidate"] += not in_gold & {(c[0], c[1]) for c in r["candidates"]}
+    return count
+
+
+def hits(rows: list[dict]) -> str:
+    return "/".join(f"{100 * E.mean([x['any'] for x in rows if x['k'] == k]):.1f}" for k in E.KS)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", type=Path, required=True, help="the folder eval_devset.py run and history wrote")
+    ap.add_argument("--mirrors", type=Path, required=True)
+    ap.add_argument("--probes", nargs="+", choices=PROBES, default=list(PROBES))
+    ap.add_argument("--dense-every", type=int, default=3, help="the dense probe embeds every N-th case")
+    args = ap.parse_args(argv)
+    cases = {c["case_id"]: c for c in E.build_devset.read_cases()}
+    results = [r for r in E.load_results(args.out) if r["case_id"] in cases]
+    if not results:
+        print(f"error: no case results under {args.out}/results (run eval_devset.py run first)", file=sys.stderr)
+        return 2
+    names = tuple(default_model()["features"])
+    cols = [E.ALL_NAMES.index(n) for n in names]
+    mats = [E.case_matrix(r, cases[r["case_id"]], args.out, args.mirrors, DEPTH) for r in results]
+    views = [E.View(r, m, 0) for r, m in zip(results, mats)]
+    print(f"{len(results)} cases; symbol hit at k = {'/'.join(map(str, E.KS))} (any gold hunk), held out by repository")
+    ref_rows, reference = held_out(results, views, lambda r, v: v.m[:, cols], linear(names))
+    print(f"  {'reference: the shipped features, listwise':<58}{hits(ref_rows)}", flush=True)
+    if "files" in args.probes:
+        wide = [E.View(r, m, E.EXPAND) for r, m in zip(results, mats)]
+        rows, _ = held_out(results, wide, lambda r, v: v.m[:, cols], linear(names))
+        print(f"  {f'files: + the definitions of the {E.EXPAND} best files':<58}{hits(rows)}", flush=True)
+    if "recency" in args.probes:
+        rows, _ = held_out(results, views, lambda r, v: np.hstack([v.m[:, cols], recency_column(args.out, r, v.cands)]),
+                           linear((*names, "recency")))
+        print(f"  {f'recency: + changes decayed over {TAU} commits':<58}{hits(rows)}", flush=True)
+    if "trees" in args.probes:
+        try:
+            rows, _ = held_out(results, views, lambda r, v: v.m[:, cols], trees)
+            print(f"  {'trees: LightGBM lambdarank, the same features':<58}{hits(rows)}", flush=True)
+        except ImportError:
+            print("  trees: skipped, LightGBM is not installed (pip install lightgbm)")
+    if "dense" in args.probes:
+        try:
+            base, rows = dense_stage(results, views, reference, cases, args.out, args.mirrors, args.dense_every)
+            n = len(rows) // len(E.KS)
+            print(f"  {f'dense: reference on 1 case in {args.dense_every} ({n})':<58}{hits(base)}")
+            print(f"  {'dense: + MiniLM cosine over its top 20':<58}{hits(rows)}", flush=True)
+        except RuntimeError as exc:
+            print(f"  dense: skipped, {exc}")
+    if "literals" in args.probes:
+        print("literals: " + json.dumps(literal_recall(results, cases, args.out, args.mirrors)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,66 @@
+"""benchmarks/probe_ranking.py: the probes of what else could lift D_loc's symbol ranking rank
+as eval_devset's cross-validation does, and count what they claim to count."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+from helpers import git
+from test_build_devset import _commit, _load, _result
+
+
+def test_the_reference_is_eval_devsets_listwise_cross_validation():
+    ev, probe = _load("eval_devset"), _load("probe_ranking")
+    results = [_result(f"o/r{i % 3}", f"c{i}", gold_first=i % 2 == 0) for i in range(12)]
+    mats = [ev.case_matrix(r, {}, Path("."), Path(".")) for r in results]
+    names = (*ev.BASE, "body_quote")
+    cols = [probe.E.ALL_NAMES.index(n) for n in names]
+    views = [probe.E.View(r, m, 1) for r, m in zip(results, mats)]
+    rows, scores = probe.held_out(results, views, lambda r, v: v.m[:, cols], probe.linear(names))
+    assert rows == ev.cross_validate(results, mats, names, 1, 1.0, None, "listwise")
+    assert sorted(scores) == sorted(r["case_id"] for r in results) and all(len(s) == 3 for s in scores.values())
+    assert sum(x["any"] for x in rows if x["k"] == 1) == 12  # the quoted message is learned held out
+
+
+def test_recency_weighs_a_definitions_recent_changes_above_old_ones(tmp_path):
+    probe = _load("probe_ranking")
+    (tmp_path / "history").mkdir()
+    commits = {"c1": [["a.py"], [["a.py", "f"]]], "c2": [["a.py"], [["a.py", "g"]]], "c3": [["a.py"], [["a.py", "g"]]]}
+    (tmp_path / "history" / "o+r.json").write_text(json.dumps(
+        {"depth": 1000, "lists": {"x": ["c1", "c2", "c3"]}, "commits": commits}))
+    r = {"case_id": "x", "repo": "o/r"}
+    cands = [["a.py", "C.f", "method", 1, 2], ["a.py", "g", "function", 4, 5], ["a.py", "h", "function", 7, 8]]
+    probe.E._REPO_HISTORY.clear()
+    col = probe.recency_column(tmp_path, r, cands)[:, 0]
+    assert col.tolist() == pytest.approx([math.log(2), math.log1p(math.exp(-1 / 30) + math.exp(-2 / 30)), 0.0])
+
+
+def test_literal_phrases_come_from_quotes_and_error_messages():
+    probe = _load("probe_ranking")
+    text = ("Saving fails with 'unique constraint failed' and `x`.\n"
+            "ValueError: db_table 'books' is used by multiple models: a.Book, b.Book.\n")
+    assert probe.literal_phrases(text) == ["unique constraint failed", "is used by multiple models"]
+    source = ["class C:", "    def m(self):", "        raise ValueError('is used by multiple models')", "x = 1"]
+    assert probe.enclosing(source, 3) == "C.m" and probe.enclosing(source, 4) is None
+
+
+def test_literal_recall_counts_a_gold_symbol_that_only_the_message_finds(tmp_path):
+    probe = _load("probe_ranking")
+    repo = tmp_path / "work"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    base = _commit(repo, {"pkg/models.py": "def check(m):\n    raise ValueError('%s is used by multiple models' % m)\n",
+                          "pkg/tests/test_models.py": "MSG = 'is used by multiple models'\n"}, "one")
+    git(tmp_path, "clone", "-q", "--bare", str(repo), str(tmp_path / "mirrors" / "o+r" / "repo"))  # as fetch brings it
+    (tmp_path / "out" / "cases" / "c1").mkdir(parents=True)
+    (tmp_path / "out" / "cases" / "c1" / "problem_statement.md").write_text(
+        "Error: db_table 'books' is used by multiple models: a.Book\n")
+    cases = {"c1": {"mirror": "o+r", "base_commit": base}}
+    r = {"case_id": "c1", "gold_symbols": [["pkg/models.py", ["check"]]], "candidates": []}
+    counts = probe.literal_recall([r], cases, tmp_path / "out", tmp_path / "mirrors")
+    assert counts == {"cases": 1, "with phrases": 1, "selective hit": 1, "in a gold symbol": 1, "gold not a candidate": 1}
+    r["candidates"] = [["pkg/models.py", "check", "function", 1, 2, 1.0, 0]]
+    assert probe.literal_recall([r], cases, tmp_path / "out", tmp_path / "mirrors")["gold not a candidate"] == 0
