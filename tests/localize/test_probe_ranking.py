@@ -43,8 +43,10 @@ def test_literal_phrases_come_from_quotes_and_error_messages():
     text = ("Saving fails with 'unique constraint failed' and `x`.\n"
             "ValueError: db_table 'books' is used by multiple models: a.Book, b.Book.\n")
     assert probe.literal_phrases(text) == ["unique constraint failed", "is used by multiple models"]
-    source = ["class C:", "    def m(self):", "        raise ValueError('is used by multiple models')", "x = 1"]
+    source = ["class C:", "    def m(self):", "        raise ValueError('is used by multiple models')", "x = 1",
+              "if True:", "    def f():", "        def inner():", "            return 'is used by multiple models'"]
     assert probe.enclosing(source, 3) == "C.m" and probe.enclosing(source, 4) is None
+    assert probe.enclosing(source, 8) == "f"  # under an if, and a local function counts as its function
 
 
 def test_literal_recall_counts_a_gold_symbol_that_only_the_message_finds(tmp_path):
@@ -53,7 +55,8 @@ def test_literal_recall_counts_a_gold_symbol_that_only_the_message_finds(tmp_pat
     repo.mkdir()
     git(repo, "init", "-q", "-b", "main")
     base = _commit(repo, {"pkg/models.py": "def check(m):\n    raise ValueError('%s is used by multiple models' % m)\n",
-                          "pkg/tests/test_models.py": "MSG = 'is used by multiple models'\n"}, "one")
+                          **{f"pkg/tests/test_m{i}.py": "MSG = 'is used by multiple models'\n" for i in range(5)},
+                          "pkg/conftest.py": "MSG = 'is used by multiple models'\n"}, "one")
     git(tmp_path, "clone", "-q", "--bare", str(repo), str(tmp_path / "mirrors" / "o+r" / "repo"))  # as fetch brings it
     (tmp_path / "out" / "cases" / "c1").mkdir(parents=True)
     (tmp_path / "out" / "cases" / "c1" / "problem_statement.md").write_text(
@@ -62,5 +65,10 @@ def test_literal_recall_counts_a_gold_symbol_that_only_the_message_finds(tmp_pat
     r = {"case_id": "c1", "gold_symbols": [["pkg/models.py", ["check"]]], "candidates": []}
     counts = probe.literal_recall([r], cases, tmp_path / "out", tmp_path / "mirrors")
     assert counts == {"cases": 1, "with phrases": 1, "selective hit": 1, "in a gold symbol": 1, "gold not a candidate": 1}
+    # the six test modules that share the phrase are not counted against its selectivity
+    r["candidates"] = [["pkg/models.py", "check", "function", 1, 2, 1.0, 3]]  # only added from a best file
+    assert probe.literal_recall([r], cases, tmp_path / "out", tmp_path / "mirrors")["gold not a candidate"] == 1
     r["candidates"] = [["pkg/models.py", "check", "function", 1, 2, 1.0, 0]]
     assert probe.literal_recall([r], cases, tmp_path / "out", tmp_path / "mirrors")["gold not a candidate"] == 0
+    with pytest.raises(RuntimeError, match="git grep failed"):
+        probe.literal_recall([r], {"c1": {"mirror": "o+r", "base_commit": "0" * 40}}, tmp_path / "out", tmp_path / "mirrors")
