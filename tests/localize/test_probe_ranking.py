@@ -72,3 +72,37 @@ def test_literal_recall_counts_a_gold_symbol_that_only_the_message_finds(tmp_pat
     assert probe.literal_recall([r], cases, tmp_path / "out", tmp_path / "mirrors")["gold not a candidate"] == 0
     with pytest.raises(RuntimeError, match="git grep failed"):
         probe.literal_recall([r], {"c1": {"mirror": "o+r", "base_commit": "0" * 40}}, tmp_path / "out", tmp_path / "mirrors")
+
+
+def test_the_dense_stage_learns_the_issues_meaning_held_out(tmp_path):
+    from swevis.agents.embedding import default_model_dir
+
+    if default_model_dir() is None:
+        pytest.skip("the MiniLM weights are not installed (make install installs them)")
+    ev, probe = _load("eval_devset"), _load("probe_ranking")
+    repo = tmp_path / "work"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    base = _commit(repo, {"a.py": "def save_row(db, row):\n    db.insert(row)  # unique constraint violation on duplicates\n\n"
+                                  "def draw_legend(ax):\n    ax.legend(colors=['red', 'blue'])  # plot legend colours\n"}, "one")
+    git(tmp_path, "clone", "-q", "--bare", str(repo), str(tmp_path / "mirrors" / "o+r" / "repo"))
+    texts = {"save_row": "Saving a row fails: the database reports a unique constraint violation.",
+             "draw_legend": "The legend of my plot shows the wrong colours."}
+    cands = [["a.py", "draw_legend", "function", 4, 5, 1.0, 0], ["a.py", "save_row", "function", 1, 2, 1.0, 0]]
+    results, cases = [], {}
+    for i in range(12):
+        gold = "save_row" if i % 2 else "draw_legend"
+        case = f"c{i}"
+        (tmp_path / "out" / "cases" / case).mkdir(parents=True)
+        (tmp_path / "out" / "cases" / case / "problem_statement.md").write_text(texts[gold])
+        cases[case] = {"mirror": "o+r", "base_commit": base}
+        results.append({"case_id": case, "repo": f"o/r{i % 3}", "text_kind": "issue", "features": list(ev.ALL_NAMES),
+                        "x": [[0.0] * len(ev.ALL_NAMES)] * 2, "y": [float(c[1] == gold) for c in cands],
+                        "candidates": cands, "gold_symbols": [["a.py", [gold]]],
+                        "dloc": {"file": [["a.py", None, None, None]], "symbol": []}})
+    views = [probe.E.View(r, ev.case_matrix(r, {}, Path("."), Path(".")), 0) for r in results]
+    reference = {r["case_id"]: probe.np.zeros(2) for r in results}  # ties: draw_legend (line 4) after save_row
+    ref_rows, rows = probe.dense_stage(results, views, reference, cases, tmp_path / "out", tmp_path / "mirrors", 1)
+    at1 = lambda rs: sum(x["any"] for x in rs if x["k"] == 1)  # noqa: E731
+    assert len(rows) == len(ref_rows) == 12 * len(ev.KS)
+    assert at1(ref_rows) == 6 and at1(rows) == 12  # each repository's order learned from the other two
