@@ -95,13 +95,6 @@ def recency_column(out: Path, r: dict, cands: list[list]) -> np.ndarray:
     return np.array([[math.log1p(weight.get((c[0], c[1].rsplit(".", 1)[-1]), 0.0))] for c in cands]).reshape(-1, 1)
 
 
-def source_lines(mirrors: Path, case: dict, path: str) -> list[str]:
-    git_dir = mirrors / case["mirror"] / "repo"
-    out = subprocess.run(["git", "--git-dir", str(git_dir), "show", f"{case['base_commit']}:{path}"],
-                         capture_output=True, text=True, errors="replace")
-    return out.stdout.splitlines()
-
-
 def dense_stage(results, views, reference: dict, cases: dict, out: Path, mirrors: Path, every: int) -> tuple[list, list]:
     """(reference rows, second-stage rows) on every `every`-th case: the top DENSE_TOP by the
     reference re-ordered by a listwise fit of [reference score, MiniLM cosine], held out by repository."""
@@ -117,7 +110,8 @@ def dense_stage(results, views, reference: dict, cases: dict, out: Path, mirrors
     for n, (r, v) in enumerate(sample, 1):
         s = reference[r["case_id"]]
         top = E.ranked_order(v.cands, s)[:DENSE_TOP]
-        files = {p: source_lines(mirrors, cases[r["case_id"]], p) for p in {v.cands[i][0] for i in top}}
+        case = cases[r["case_id"]]
+        files = E.blobs(mirrors / case["mirror"] / "repo", case["base_commit"], sorted({v.cands[i][0] for i in top}))
         texts = [v.cands[i][1].replace(".", " ") + "\n" + "\n".join(
             line.strip() for line in files[v.cands[i][0]][v.cands[i][3] - 1:v.cands[i][3] + 20]) for i in top]
         text = (out / "cases" / r["case_id"] / "problem_statement.md").read_text()[:1000]
@@ -203,7 +197,8 @@ def literal_recall(results: list[dict], cases: dict, out: Path, mirrors: Path, m
             continue
         count["selective hit"] += 1
         gold = {(p, n) for p, names in r["gold_symbols"] for n in names}
-        sources = {p: source_lines(mirrors, case, p) for p, _ in selective if p in {g for g, _ in gold}}
+        sources = E.blobs(mirrors / case["mirror"] / "repo", case["base_commit"],
+                          sorted({p for p, _ in selective} & {g for g, _ in gold}))
         in_gold = {(p, enclosing(sources[p], ln)) for p, ln in selective if p in sources} & gold
         seen = {(c[0], c[1]) for c in r["candidates"] if (c[6] if len(c) > 6 else 0) == 0}  # not the added ones
         if in_gold:
@@ -246,7 +241,8 @@ def main(argv: list[str] | None = None) -> int:
         rows, _ = held_out(results, wide, lambda r, v: v.m[:, cols], linear(names))
         print(f"  {f'files: + the definitions of the {E.EXPAND} best files':<58}{hits(rows)}", flush=True)
     if "recency" in args.probes:
-        rows, _ = held_out(results, views, lambda r, v: np.hstack([v.m[:, cols], recency_column(args.out, r, v.cands)]),
+        recency = {r["case_id"]: recency_column(args.out, r, v.cands) for r, v in zip(results, views)}  # once, not per fold
+        rows, _ = held_out(results, views, lambda r, v: np.hstack([v.m[:, cols], recency[r["case_id"]]]),
                            linear((*names, "recency")))
         print(f"  {f'recency: + changes decayed over {TAU} commits':<58}{hits(rows)}", flush=True)
     if "trees" in args.probes:
