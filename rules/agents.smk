@@ -11,7 +11,7 @@ rule prelocalize:
         instances=ancient(LAYOUT.instances()),
         checkout=LAYOUT.checkout_manifest("{instance}"),
         index=run_index,
-        demos=plb_demos,
+        demos=preloc_demos,
     output:
         preloc=LAYOUT.preloc("{model}", "{instance}"),
     log:

@@ -12,6 +12,7 @@
 import json
 import os
 
+from swevis.agents.registry import action_figures, agent_kind, preloc_agent
 from swevis.sandbox import resolved_environment
 from swevis.config import section
 from swevis.models import is_live
@@ -112,8 +113,13 @@ def instance_base(wc):
 
 @signature_once
 def run_preloc(wc):
-    """PLB's pre-localization of the instance, for PLB runs only."""
-    return LAYOUT.preloc(wc.model, wc.instance) if wc.agent == "plb" else []
+    """The pre-localization of the instance, for the runs of an agent that starts from it
+    (PLB)."""
+    return (
+        LAYOUT.preloc(wc.model, wc.instance)
+        if agent_kind(wc.agent).needs_preloc
+        else []
+    )
 
 
 def keys_of(name, *keys):
@@ -179,8 +185,9 @@ _DEMO_FILES = {}
 
 
 @signature_once
-def plb_demos(wc):
-    return replay_demos(wc, "plb")
+def preloc_demos(wc):
+    """The demonstration the pre-localization replays: its agent's (PLB's)."""
+    return replay_demos(wc, preloc_agent())
 
 
 def ranker_weights(wc=None):

@@ -2,6 +2,7 @@
 
 from pathlib import Path
 
+from swevis.agents.registry import preloc_agent
 from swevis.agents.runner import make_run_spec, prelocalize_run
 from swevis.logutil import script_logging
 from swevis.provenance import provenance, write_json_atomic
@@ -15,7 +16,7 @@ with script_logging(snakemake.log[0]) as log:
     # the PLB run's spec: its replay source and response cache; the package depends on no
     # scope or condition, and pre-localization reads the pristine checkout, not the mirror
     spec = make_run_spec(
-        model=wc.model, profile=params.profile, agent="plb", scope="normal", condition="text", row=row, mirror="",
+        model=wc.model, profile=params.profile, agent=preloc_agent(), scope="normal", condition="text", row=row, mirror="",
         out_dir=str(Path(snakemake.output.preloc).parent), agents_cfg=params.agents, localize_cfg=params.localize,
         render_cfg={}, index_db=snakemake.input.index, pristine_dir=pristine,
     )

@@ -17,7 +17,8 @@ from swevis import conditions
 INSTANCE_ID = r"[A-Za-z0-9_.\-]+__[A-Za-z0-9_.\-]+-\d+"
 REPO_SLUG = r"[A-Za-z0-9_.\-]+__[A-Za-z0-9_.\-]+"
 MODEL = r"[A-Za-z0-9][A-Za-z0-9_.\-]*"
-AGENT = r"mini|plb|let|let-[a-z0-9_]+"
+# an agent of swevis.agents.registry (lower-case, no '-') or a variant <agent>-<suffix>
+AGENT = r"[a-z][a-z0-9_]*(?:-[a-z0-9_]+)?"
 SCOPE = r"normal|wide"
 CONDITION = conditions.PATTERN
 SHA = r"[0-9a-f]{40}"

@@ -12,6 +12,7 @@ from typing import Any, Callable, Iterable
 
 from snakemake.common import overwrite_function_params
 
+from swevis.agents.registry import agent_kind, base_name, load_modules, variant_bases
 from swevis.sandbox import resolved_environment
 from swevis.config import DRAWING_KEYS, ConfigError, check_profile, section, validate_config
 from swevis.errors import SwevisError
@@ -108,10 +109,11 @@ def agent_param_sets(config: dict) -> tuple[dict[str, Any], dict[str, dict[str, 
     """run_agent's `agents` param, computed once per DAG build rather than once per job: the
     agents section without the matrix, the repeat count and the ablation set-up (so adding a
     condition, a repeat or a variant re-runs nothing else), and for each LET variant the
-    same plus its own entry and the memory options. Returns (plain, {variant: params})."""
+    same plus its own entry and the memory options (and without the agent modules: adding
+    one reruns no run of another agent). Returns (plain, {variant: params})."""
     agents = section(config, "agents")
     plain = {
-        k: v for k, v in agents.items() if k not in ("matrix", "repeats", "variants", "memory", "ablation")
+        k: v for k, v in agents.items() if k not in ("matrix", "repeats", "variants", "memory", "ablation", "modules")
     }
     variants = {
         name: {**plain, "variant": variant, "memory": agents.get("memory") or {}}
@@ -129,11 +131,16 @@ def matrix_cells(config: dict) -> set[tuple[str, str, str]]:
     }
 
 
+def ablation_bases(config: dict) -> list[str]:
+    """The agents the variants of agents.variants are variants of, in order (LET's)."""
+    return list(dict.fromkeys(base_name(v) for v in config["agents"].get("variants") or {}))
+
+
 def ablation_cells(config: dict) -> list[tuple[str, str, str, str]]:
-    """(model, agent, scope, condition) of the ablation: plain LET and every variant of
-    agents.variants under agents.ablation's models (none = the first profile), scopes and
-    conditions; none without variants (rules/ablation.smk runs these; `swevis estimate`
-    prices them)."""
+    """(model, agent, scope, condition) of the ablation: each variant's base agent and every
+    variant of agents.variants under agents.ablation's models (none = the first profile),
+    scopes and conditions; none without variants (rules/ablation.smk runs these; `swevis
+    estimate` prices them)."""
     agents = config["agents"]
     if not agents.get("variants"):
         return []
@@ -141,7 +148,7 @@ def ablation_cells(config: dict) -> list[tuple[str, str, str, str]]:
     return [
         (model, agent, scope, condition)
         for model in ablation["models"] or list(config["models"])[:1]
-        for agent in ["let", *agents["variants"]]
+        for agent in [*ablation_bases(config), *agents["variants"]]
         for scope in ablation["scopes"]
         for condition in ablation["conditions"]
     ]
@@ -163,6 +170,7 @@ def check_study(config: dict) -> None:
     """Cross-references the schema cannot express, checked while the DAG is built, so that
     a study that would fail in every paid job, or build tables with an empty column, stops
     before anything runs with a ConfigError naming the key."""
+    check_agents(config)
     check_models(config)
     check_ablation(config)
     check_tables(config)
@@ -183,6 +191,27 @@ def check_render_guard(config: dict) -> None:
         RenderSettings.from_config(render).guard_px()
     except SwevisError as exc:
         raise ConfigError(f"config key 'single_read/render': {exc}") from None
+
+
+def check_agents(config: dict) -> None:
+    """The agent modules import, every agent of the matrix is registered, and every variant
+    is a variant of an agent that takes variants."""
+    agents = config["agents"]
+    load_modules(agents["modules"])
+    for i, cell in enumerate(agents["matrix"]):
+        try:
+            agent_kind(cell["agent"])
+        except SwevisError as exc:
+            raise ConfigError(f"config key 'agents/matrix/{i}/agent': {exc}") from None
+    for name in agents.get("variants") or {}:
+        if base_name(name) not in variant_bases():
+            raise ConfigError(
+                f"config key 'agents/variants/{name}': {base_name(name)!r} is no agent that takes variants "
+                f"({', '.join(variant_bases()) or 'none does'})"
+            )
+    table3 = (config.get("analysis") or {}).get("table3_agent")
+    if table3 is not None and not agent_kind(table3).commits_plan:
+        raise ConfigError(f"config key 'analysis/table3_agent': {table3!r} commits no plan, so it has no locator split")
 
 
 def check_models(config: dict) -> None:
@@ -224,8 +253,8 @@ def check_tables(config: dict) -> None:
 
 
 def check_ablation(config: dict) -> None:
-    """Ablation models are profiles, and every ablation scope and condition is a LET cell of
-    agents.matrix (the plain-LET reference the variants are compared with)."""
+    """Ablation models are profiles, and every ablation scope and condition is a cell of
+    agents.matrix for each variant's base agent (the reference the variants are compared with)."""
     agents = config["agents"]
     if not agents.get("variants"):
         return
@@ -233,17 +262,19 @@ def check_ablation(config: dict) -> None:
     for model in ablation.get("models") or []:
         check_profile(model, list(config["models"]), "agents/ablation/models")
     cells = matrix_cells(config)
-    for scope in ablation["scopes"]:
-        if not any(a == "let" and s == scope for a, s, _ in cells):
-            raise ConfigError(
-                f"config key 'agents/ablation/scopes': {scope!r} has no let cell in agents.matrix"
-            )
-        for condition in ablation["conditions"]:
-            if ("let", scope, condition) not in cells:
+    pairs = {(agent, scope) for agent, scope, _ in cells}
+    for base in ablation_bases(config):
+        for scope in ablation["scopes"]:
+            if (base, scope) not in pairs:
                 raise ConfigError(
-                    f"config key 'agents/ablation/conditions': {condition!r} is not a condition of the "
-                    f"let {scope} cell in agents.matrix"
+                    f"config key 'agents/ablation/scopes': {scope!r} has no {base} cell in agents.matrix"
                 )
+            for condition in ablation["conditions"]:
+                if (base, scope, condition) not in cells:
+                    raise ConfigError(
+                        f"config key 'agents/ablation/conditions': {condition!r} is not a condition of the "
+                        f"{base} {scope} cell in agents.matrix"
+                    )
 
 
 # Which backbones and trajectory sets a config names (the single-read and counterfactual

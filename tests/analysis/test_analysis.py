@@ -365,7 +365,7 @@ def test_figure6_resolve_rates_count_valid_environments_only(monkeypatch, tmp_pa
         {"model": "m", "agent": "let", "evidence_coverage": 0.9, "resolved": False, "valid": True},
         {"model": "m", "agent": "let", "evidence_coverage": 0.9, "resolved": True, "valid": False},
     ]
-    figures.coverage_figure(rows, ["m"], tmp_path / "figure6.png")
+    figures.coverage_figure(rows, ["m"], tmp_path / "figure6.png", agent="let")
     ax = drawn["fig"].axes[0]
     assert ax.get_title() == "LET on m (2 runs)"
     assert list(ax.lines[0].get_ydata()) == [0.5]

@@ -77,7 +77,7 @@ def test_agent_param_sets_are_the_narrow_agents_params():
     config = validate_config({"agents": {"variants": {"let-mem": {"memory": True}}}})
     plain, variants = agent_param_sets(config)
     agents = section(config, "agents")
-    assert plain == {k: v for k, v in agents.items() if k not in ("matrix", "repeats", "variants", "memory", "ablation")}
+    assert plain == {k: v for k, v in agents.items() if k not in ("matrix", "repeats", "variants", "memory", "ablation", "modules")}
     assert list(plain) == sorted(plain)  # key order never reruns anything
     assert variants == {"let-mem": {**plain, "variant": agents["variants"]["let-mem"], "memory": agents["memory"]}}
     assert variants["let-mem"]["variant"]["memory"] is True

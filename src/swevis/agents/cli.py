@@ -2,7 +2,8 @@
 
     swevis agent run --agent plb --instance ID --condition r3 [--model qwen3.5] [--demo FILE] -o DIR
 
---agent is mini, plb, let or a LET variant named in config `agents.variants` (let-mem, ...).
+--agent is a registered agent (mini, plb, let and config `agents.modules`'; see
+swevis.agents.registry) or a variant named in config `agents.variants` (let-mem, ...).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from swevis.errors import SwevisError
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("action", choices=["run"], help="run: one trajectory")
-    parser.add_argument("--agent", required=True, help="mini, plb, let or a LET variant of agents.variants (let-mem, ...)")
+    parser.add_argument("--agent", required=True, help="a registered agent (mini, plb, let, ...) or a variant of agents.variants (let-mem, ...)")
     parser.add_argument("--instance", required=True)
     parser.add_argument("--condition", type=condition_arg, default="text", help="text or r<ratio> (r1, r3, r2.5)")
     parser.add_argument("--scope", default="normal", choices=["normal", "wide"])
@@ -38,7 +39,7 @@ def model_profile(cfg: dict, name: str | None, config_path: str) -> tuple[str, d
 
 def prepare_instance(cfg: dict, instance_id: str, cache_dir: str, *, index: bool = True):
     """(row, mirror manifest, checkout manifest, index path or None) of one instance, in a
-    cache folder; `index=False` skips the index (mini never reads one)."""
+    cache folder; `index=False` skips the index (an agent that reads none, as mini)."""
     from swevis.index import build_index
     from swevis.paths import repo_slug
     from swevis.tasks.repos import checkout_instance, ensure_mirror
@@ -58,30 +59,33 @@ def prepare_instance(cfg: dict, instance_id: str, cache_dir: str, *, index: bool
 
 
 def run(args: argparse.Namespace) -> int:
+    from swevis.agents.registry import agent_kind, is_variant, load_modules
     from swevis.agents.runner import clear_outputs, make_run_spec, prelocalize_run, run_instance
     from swevis.config import load_user_config
     from swevis.models import register_api_keys
 
     cfg, config_name = load_user_config(args.config)
-    agents = ["mini", "plb", "let", *(cfg["agents"].get("variants") or {})]
-    if args.agent not in agents:
-        raise SwevisError(f"unknown agent {args.agent!r}: one of {', '.join(agents)} (variants come from agents.variants in {config_name})")
+    load_modules(cfg["agents"]["modules"])
+    variants = cfg["agents"].get("variants") or {}
+    if is_variant(args.agent) and args.agent not in variants:
+        raise SwevisError(f"unknown agent {args.agent!r}: not a variant of agents.variants in {config_name} ({', '.join(variants) or 'none'})")
+    kind = agent_kind(args.agent)
     model, profile = model_profile(cfg, args.model, config_name)
     register_api_keys(cfg["models"])  # every live profile's key is redacted from what this run writes
     if args.demo:
         require_file(args.demo, "--demo")
     output_folder(args.out, "-o/--out")
     output_folder(args.cache, "--cache")
-    row, mirror, co, db = prepare_instance(cfg, args.instance, args.cache)
+    row, mirror, co, db = prepare_instance(cfg, args.instance, args.cache, index=kind.needs_index)
     # the workflow's own spec: replay source, response cache, journal, ledger, workspace, top_k
     spec = make_run_spec(
         model=model, profile=profile, agent=args.agent, scope=args.scope, condition=str(args.condition), row=row,
         mirror=mirror["mirror"], out_dir=args.out, agents_cfg=cfg["agents"], localize_cfg=cfg["localize"],
-        render_cfg=cfg["single_read"].get("render", {}), index_db=str(db), pristine_dir=co["path"], demo=args.demo,
+        render_cfg=cfg["single_read"].get("render", {}), index_db=None if db is None else str(db), pristine_dir=co["path"], demo=args.demo,
         harness_cfg=cfg["harness"],
     )
     clear_outputs(args.out)  # before pre-localization, which may fail first
-    if args.agent == "plb":
+    if kind.needs_preloc:
         spec.preloc = prelocalize_run(spec)
     traj = run_instance(spec)
     # A finished trajectory is a result whatever its exit status (printed here): 0. Exit 1 is

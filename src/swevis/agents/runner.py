@@ -1,10 +1,11 @@
-"""Run one agent on one instance under one condition: mini, PLB or LET (and LET's variants).
+"""Run one agent on one instance under one condition: the agent the registry names
+(swevis.agents.registry; mini, PLB, LET and LET's variants are built in).
 
-All three reuse mini-swe-agent's DefaultAgent loop (templates, step limits, format-error
+Every agent reuses mini-swe-agent's DefaultAgent loop (templates, step limits, format-error
 limit, submission, exit statuses) with swevis's model adapter, observation pipeline and
-environments. LET runs it twice: the locator (its transcript is discarded at the handoff)
-and the editor, which starts from the committed plan. One function per agent
-(`run_mini`, `run_plb`, `run_let`), one that assembles traj.json (`assemble_trajectory`).
+environments, one `AgentRun.phase` per model conversation; the agent's own module says
+which phases (its `run`). This module starts the run and assembles traj.json
+(`assemble_trajectory`).
 """
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ from swevis.agents.chat import ChatStack, guarded_backend, open_chat_stack
 from swevis.sandbox.environments import make_environment
 from swevis.agents.observe import ObservationConfig, ObservationPipeline, number_lines
 from swevis.agents.prompts import mini_swebench_config, render_prompt
-from swevis.agents.settings import AgentSettings, is_let
+from swevis.agents.registry import AgentKind, agent_kind
+from swevis.agents.settings import AgentSettings
 from swevis.agents.spec import RunSpec, make_run_spec
 from swevis.agents.tools import (
     ToolEnvironment,
@@ -48,10 +50,6 @@ from swevis.provenance import write_json_atomic
 log = logging.getLogger(__name__)
 
 __all__ = ["RunSpec", "clear_outputs", "make_run_spec", "prelocalize", "prelocalize_run", "run_instance"]
-
-LOCATOR_TOOLS = {"localize_issue", "pack_context", "view_code", "commit_plan"}
-EDITOR_TOOLS = {"localize_issue", "pack_context", "view_code", "submit"}
-
 
 class _Agent(DefaultAgent):
     """DefaultAgent plus one hook: an action that ends the phase (submit, commit_plan) or that
@@ -84,7 +82,7 @@ TRAJECTORY_OUTCOMES = (ContextLengthExceeded, CostLimitExceeded, ReplayExhausted
 
 
 @dataclass
-class _Run:
+class AgentRun:
     """One trajectory in progress: what every phase of every agent shares."""
 
     spec: RunSpec
@@ -92,7 +90,8 @@ class _Run:
     env: Any
     repo_root: str
     recorder: StepRecorder
-    variant: Any = None  # swevis.agents.variants.LetVariant (LET variants only)
+    kind: AgentKind  # the agent being run (registry)
+    variant: Any = None  # a variant's hooks (swevis.agents.variants.LetVariant for LET's)
     messages: list[dict] = field(default_factory=list)
     phase_exit: dict[str, str] = field(default_factory=dict)
     templates: dict[str, str] = field(default_factory=dict)
@@ -243,95 +242,9 @@ def clear_outputs(out_dir: str | Path) -> Path:
     return out
 
 
-def run_mini(run: _Run) -> dict[str, Any]:
-    """mini-swe-agent as released: its SWE-bench templates, bash only."""
-    mini = mini_swebench_config()["agent"]
-    return run.phase(
-        env=run.env, phase="main", purpose="agent",
-        system=mini["system_template"].replace("/testbed", run.repo_root),
-        instance=mini["instance_template"].replace("/testbed", run.repo_root),
-        step_limit=run.spec.settings.step_limit, visual=True,
-        extra_vars={"task": run.spec.row["problem_statement"]}, templates_are_text=False,
-    )
-
-
-def run_plb(run: _Run) -> dict[str, Any]:
-    """PLB: bash plus submit, starting from the pre-localization package."""
-    spec = run.spec
-    if spec.preloc is None:
-        raise ValueError("PLB needs its pre-localization package")
-    values = {"repo_root": run.repo_root, "scope": spec.scope}
-    return run.phase(
-        env=ToolEnvironment(run.env, tools={"submit"}, allow_bash=True), phase="main", purpose="agent",
-        system=render_prompt("plb_system", **values),
-        instance=render_prompt("plb_instance", issue=spec.row["problem_statement"], package=spec.preloc["package"], **values),
-        step_limit=spec.settings.step_limit, visual=True,
-    )
-
-
-def run_let(run: _Run) -> tuple[dict[str, Any], dict[str, Any] | None]:
-    """LET: the locator commits a plan, the editor starts from it; a variant (run.variant)
-    adds its memory and its stages. Returns (the final phase's exit extra, the plan)."""
-    spec, settings = run.spec, run.spec.settings
-    issue = spec.row["problem_statement"]
-    values = {"repo_root": run.repo_root, "scope": spec.scope}
-    tool_kwargs = dict(
-        issue_text=issue, index_db=spec.index_db, pristine_dir=spec.pristine_dir, wide=spec.scope == "wide",
-        index_options=spec.localize_cfg, top_k=settings.top_k,
-    )
-
-    def tool_env(tools: set[str], allow_bash: bool, context: str) -> ToolEnvironment:
-        if run.variant is None:
-            return ToolEnvironment(run.env, tools=tools, allow_bash=allow_bash, **tool_kwargs)
-        return run.variant.tool_env(run.env, tools=tools, allow_bash=allow_bash, context=context, **tool_kwargs)
-
-    limit = settings.locator_step_limit
-    located = run.phase(
-        env=tool_env(LOCATOR_TOOLS, False, "locator"), phase="locator", purpose="locator",
-        system=render_prompt("let_locator_system", **values),
-        instance=render_prompt("let_locator_instance", issue=issue, step_limit=limit, **values),
-        step_limit=limit, visual=True,
-    )
-    plan = located.get("plan")
-    if located.get("error"):
-        return located, plan
-    plan_text = json.dumps(plan, indent=2) if plan else "(the locator committed no plan)"
-    addendum = ""
-    if run.variant is not None:  # optional first editor stage (reproduction), verification note
-        addendum = run.variant.editor_addendum(
-            run.phase, run.env, issue=issue, plan_text=plan_text, values=values,
-            visual=settings.let_editor_visual, tool_kwargs=tool_kwargs,
-        )
-    limit = settings.editor_step_limit
-    edited = run.phase(
-        env=tool_env(EDITOR_TOOLS, True, "editor"), phase="editor", purpose="editor",
-        system=render_prompt("let_editor_system", **values),
-        instance=render_prompt("let_editor_instance", issue=issue, plan=plan_text, step_limit=limit, **values) + addendum,
-        step_limit=limit, visual=settings.let_editor_visual,
-    )
-    return edited, plan
-
-
-def _let_variant(spec: RunSpec, recorder: StepRecorder) -> Any:
-    """The LET variant's hooks, or None for mini, PLB and plain LET."""
-    if not is_let(spec.agent) or spec.agent == "let":
-        return None
-    # Ablation code, imported only when a variant runs: the baseline never loads it (nor the
-    # working memory's embedder).
-    from swevis.agents.variants import LetVariant
-
-    return LetVariant(spec.agent, spec.agents_cfg, spec.row["problem_statement"], recorder)
-
-
-def _run_agent(run: _Run) -> tuple[dict[str, Any], dict[str, Any] | None]:
-    """The agent the spec names: (its final exit extra, LET's plan or None)."""
-    if run.spec.agent == "mini":
-        return run_mini(run), None
-    if run.spec.agent == "plb":
-        return run_plb(run), None
-    if is_let(run.spec.agent):
-        return run_let(run)
-    raise ValueError(f"unknown agent {run.spec.agent!r}")
+def _variant(spec: RunSpec, kind: AgentKind, recorder: StepRecorder) -> Any:
+    """A variant's hooks (its base agent builds them), or None for an agent itself."""
+    return kind.make_variant(spec, recorder) if kind.make_variant is not None else None
 
 
 def _usage(spec: RunSpec, recorder: StepRecorder, profile: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -351,12 +264,12 @@ def _usage(spec: RunSpec, recorder: StepRecorder, profile: dict[str, Any]) -> tu
     return phases, totals
 
 
-def assemble_trajectory(run: _Run, final: dict[str, Any], plan: dict[str, Any] | None, *, ranker: str,
+def assemble_trajectory(run: AgentRun, final: dict[str, Any], plan: dict[str, Any] | None, *, ranker: str,
                         started: float) -> dict[str, Any]:
     """traj.json of a finished run."""
     spec, recorder, stack = run.spec, run.recorder, run.stack
     phases, totals = _usage(spec, recorder, stack.profile)
-    let = is_let(spec.agent)
+    kind = run.kind
     return {
         "format": TRAJ_FORMAT,
         "instance_id": spec.row["instance_id"],
@@ -368,13 +281,13 @@ def assemble_trajectory(run: _Run, final: dict[str, Any], plan: dict[str, Any] |
         "condition": spec.condition,
         "repeat": spec.repeat,
         "exit_status": exit_status_of(final.get("exit_status", "")),
-        "phase_exit_status": run.phase_exit if let else {},
+        "phase_exit_status": run.phase_exit,
         "error": final.get("error"),
         "steps": recorder.steps,
         "phases": phases,
         "totals": totals,
         "evidence": {
-            "viewed_windows": recorder.viewed_windows(("locator",) if let else None),
+            "viewed_windows": recorder.viewed_windows(kind.evidence_phases),
             "committed_snippets": [[s["path"], s["start"], s["end"]] for s in (plan or {}).get("relevant_snippets", [])],
         },
         "plan": plan,
@@ -407,12 +320,13 @@ def run_instance(spec: RunSpec) -> dict[str, Any]:
     stack = open_chat_stack(spec)
     recorder = stack.journal.recorder()
     templates = {k: mini_swebench_config()["model"][k] for k in ("observation_template", "format_error_template")}
-    variant = _let_variant(spec, recorder)
+    kind = agent_kind(spec.agent)
+    variant = _variant(spec, kind, recorder)
     # nothing that can fail runs between creating the environment and the try that closes it
     env, repo_root, workspace = _start_environment(spec, stack.profile)
     try:
-        run = _Run(spec, stack, env, repo_root, recorder, variant=variant, templates=templates)
-        final, plan = _run_agent(run)
+        run = AgentRun(spec, stack, env, repo_root, recorder, kind=kind, variant=variant, templates=templates)
+        final, plan = kind.run(run)
         patch = working_tree_diff(env)
     finally:
         if workspace is not None:

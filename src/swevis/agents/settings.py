@@ -66,7 +66,3 @@ class RunFolders:
     def from_config(cls, agents_cfg: dict[str, Any] | None) -> RunFolders:
         return typed_section(cls, "agents", agents_cfg)
 
-
-def is_let(agent: str) -> bool:
-    """LET or one of its variants (let-mem, let-repro, ...)."""
-    return agent == "let" or agent.startswith("let-")

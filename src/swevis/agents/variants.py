@@ -42,6 +42,7 @@ from minisweagent.exceptions import Submitted
 from swevis.agents.memory import MemoryObservationPipeline, MemoryToolEnvironment, WorkingMemory, memory_summary
 from swevis.agents.observe import ObservationPipeline
 from swevis.agents.prompts import render_prompt
+from swevis.agents.registry import is_variant
 from swevis.agents.tools import format_error, working_tree_diff
 from swevis.agents.volatile import normalize as normalize_volatile
 from swevis.config import typed_section
@@ -93,7 +94,7 @@ def variant_flags(agent: str, agents_cfg: dict[str, Any]) -> VariantSettings:
     Looked up in ``agents_cfg['variant']`` (the workflow may pass just this agent's entry)
     or ``agents_cfg['variants'][agent]``."""
     entry: dict[str, Any] | None = {}
-    if agent != "let":
+    if is_variant(agent):
         entry = agents_cfg.get("variant")
         if entry is None:
             entry = (agents_cfg.get("variants") or {}).get(agent)

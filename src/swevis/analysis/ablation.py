@@ -21,6 +21,7 @@ import matplotlib.pyplot as plt
 import polars as pl
 
 from swevis.analysis.figures import save_figure
+from swevis.agents.registry import base_name
 from swevis.analysis.load import read_summaries, rows_frame
 from swevis.analysis.stats import mcnemar_exact
 from swevis.table_csv import write_table_csv
@@ -71,9 +72,14 @@ def _variant_stats(paths: Iterable[str]) -> dict[str, Any]:
 
 
 def ablation_table(
-    summaries: list[dict[str, Any]], variants: dict[str, dict[str, Any]], config: dict[str, Any], base_agent: str = "let"
+    summaries: list[dict[str, Any]], variants: dict[str, dict[str, Any]], config: dict[str, Any],
+    base_agent: str | None = None,
 ) -> pl.DataFrame:
+    """Each variant beside its base agent (the agent it is a variant of: LET) in every
+    ablation cell; `base_agent` None: the first variant's base."""
     settings = settings_from_config(config)
+    if base_agent is None:
+        base_agent = base_name(next(iter(variants))) if variants else ""
     rows = [r for s in summaries for r in s["rows"]]
     df = rows_frame(rows)
     paths = {(r["model"], r["agent"], r["scope"], r["condition"]): [] for r in rows}

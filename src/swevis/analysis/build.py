@@ -11,7 +11,8 @@ from typing import Any, Iterable
 
 import polars as pl
 
-from swevis.analysis.figures import ACTION_FIGURES, coverage_figure, action_figure
+from swevis.agents.registry import action_figures
+from swevis.analysis.figures import coverage_figure, action_figure
 from swevis.analysis.load import read_summaries
 from swevis.table_csv import write_table_csv
 from swevis.analysis.tables import calibration_table, frame, main_table, mcnemar_table, settings_from_config, table3
@@ -64,15 +65,16 @@ def build_tables(
 
 
 def build_figures(summary_paths: Iterable[str | Path], config: dict[str, Any], out_dir: str | Path) -> list[Path]:
-    """figure2/4/5 (action classes of mini, PLB, LET) and figure6 (coverage vs resolution)."""
+    """The action-class figure of each agent that declares one (figure2/4/5: mini, PLB, LET)
+    and figure6 (coverage vs resolution)."""
     s = settings_from_config(config)
     rows = rows_from_summaries(summary_paths)
     present = {r["model"] for r in rows}
     models = [m for m in s["model_order"] if m in present] + sorted(present - set(s["model_order"]))
     out_dir = Path(out_dir)
     paths = []
-    for name, (agent, title) in ACTION_FIGURES.items():
-        paths.append(action_figure(rows, agent, title, models, out_dir / name, bins=int(s["trajectory_bins"]), dpi=int(s["figure_dpi"])))
+    for name, kind in action_figures().items():
+        paths.append(action_figure(rows, kind.name, kind.title, models, out_dir / name, bins=int(s["trajectory_bins"]), dpi=int(s["figure_dpi"])))
     paths.append(coverage_figure(rows, models, out_dir / "figure6.png", agent=s["table3_agent"], dpi=int(s["figure_dpi"]), seed=int(s["bootstrap"]["seed"])))
     return paths
 

@@ -12,12 +12,11 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
+from swevis.agents.registry import base_name  # noqa: E402
 from swevis.analysis.load import ACTION_CLASSES  # noqa: E402
 
 COLORS = {"read": "#4C72B0", "search": "#DD8452", "edit": "#55A868", "test": "#C44E52", "other": "#8C8C8C"}
 
-# figure file -> (agent, human name) for the action-class figures
-ACTION_FIGURES = {"figure2.png": ("mini", "mini-SWE-agent"), "figure4.png": ("plb", "PLB"), "figure5.png": ("let", "LET")}
 
 
 def save_figure(fig, out: str | Path, dpi: int) -> Path:
@@ -60,7 +59,7 @@ def action_figure(rows: list[dict[str, Any]], agent: str, title: str, models: li
     fig, axes = _panels(len(models))
     x = (np.arange(bins) + 0.5) / bins
     for ax, model in zip(axes, models):
-        lists = [r["actions"] for r in rows if r["model"] == model and r["agent"].split("-")[0] == agent and r.get("actions")]
+        lists = [r["actions"] for r in rows if r["model"] == model and base_name(r["agent"]) == agent and r.get("actions")]
         shares, overall, n_steps = action_bins(lists, bins)
         bottom = np.zeros(bins)
         for k, c in enumerate(ACTION_CLASSES):
@@ -88,11 +87,11 @@ def coverage_bins(rows: list[dict[str, Any]], edges=(0.0, 0.2, 0.4, 0.6, 0.8, 1.
     return out
 
 
-def coverage_figure(rows: list[dict[str, Any]], models: list[str], out: str | Path, *, agent: str = "let", dpi: int = 150, seed: int = 0) -> Path:
+def coverage_figure(rows: list[dict[str, Any]], models: list[str], out: str | Path, *, agent: str, dpi: int = 150, seed: int = 0) -> Path:
     fig, axes = _panels(len(models))
     rng = np.random.default_rng(seed)
     for ax, model in zip(axes, models):
-        sel = [r for r in rows if r["model"] == model and r["agent"].split("-")[0] == agent and r.get("evidence_coverage") is not None
+        sel = [r for r in rows if r["model"] == model and base_name(r["agent"]) == agent and r.get("evidence_coverage") is not None
                and r.get("valid", True)]  # a resolve rate counts valid environments only, as the tables do
         if sel:
             cov = np.array([r["evidence_coverage"] for r in sel])

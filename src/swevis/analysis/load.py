@@ -28,6 +28,7 @@ from swevis.errors import SwevisError
 from swevis.fsutil import write_json_atomic
 from swevis.harness.records import read_validation
 from swevis.paths import ResultsLayout, eval_path, run_path
+from swevis.agents.registry import find_kind
 from swevis.localize import coverage_bucket, evidence_coverage
 
 TRAJ_FORMAT = "swevis-traj-1"
@@ -100,8 +101,10 @@ def instance_rows(instances: Iterable[Mapping[str, Any]] | str | Path | None) ->
 
 
 def _coverage(traj: dict[str, Any], gold_patch: str | None, high: float, mid: float) -> tuple[float | None, str | None]:
-    """Evidence coverage of the LET locator (viewed windows plus committed snippets)."""
-    if traj.get("agent", "").split("-")[0] != "let":
+    """Evidence coverage of an agent that commits a plan (LET's locator: its viewed windows
+    plus the committed snippets); None for the others."""
+    kind = find_kind(traj.get("agent", ""))
+    if kind is None or not kind.commits_plan:
         return None, None
     ev = traj.get("evidence") or {}
     windows = [tuple(w) for w in (ev.get("viewed_windows") or [])] + [tuple(w) for w in (ev.get("committed_snippets") or [])]

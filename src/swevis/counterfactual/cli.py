@@ -55,8 +55,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _reexecute(args: argparse.Namespace, path: Path, traj, cfg: dict, model: str, profile: dict) -> list[dict]:
     from swevis.agents.cli import prepare_instance
-    from swevis.counterfactual.replay import counterfactual_costs
+    from swevis.agents.registry import agent_kind, load_modules
+    from swevis.counterfactual.replay import FOREIGN_AGENT, counterfactual_costs
 
+    load_modules(cfg["agents"]["modules"])
     data = json.loads(path.read_text()) if traj.format == "swevis" else {}
     scope = args.scope or data.get("scope", "normal")
     if scope not in ("normal", "wide"):
@@ -69,7 +71,7 @@ def _reexecute(args: argparse.Namespace, path: Path, traj, cfg: dict, model: str
     if not iid:
         raise SwevisError(f"trajectory {path}: cannot tell the instance; pass --instance")
     output_folder(args.cache, "--cache")
-    row, mirror, co, db = prepare_instance(cfg, iid, args.cache, index=data.get("agent", "mini") != "mini")
+    row, mirror, co, db = prepare_instance(cfg, iid, args.cache, index=agent_kind(data.get("agent", FOREIGN_AGENT)).needs_index)
     mirror, checkout, db = mirror["mirror"], co["path"], None if db is None else str(db)
     return counterfactual_costs(
         path, [str(c) for c in args.conditions], model_name=model, profile=profile, row=row, mirror=mirror,

@@ -34,6 +34,7 @@ from swevis.agents.model_adapter import ACTION_REGEX
 from swevis.agents.observe import ObservationConfig, ObservationPipeline
 from swevis.agents.output_windows import RecordedWindow, identify_windows
 from swevis.agents.runner import RunSpec, run_instance
+from swevis.agents.registry import agent_kind
 from swevis.agents.settings import AgentSettings
 from swevis.sandbox import resolved_environment
 from swevis.agents.trajectory import exit_status_of
@@ -93,6 +94,10 @@ def replay_conditions_arg(value: str) -> list[ReplayCondition]:
     return conditions
 
 
+# the agent whose loop replays another agent's trajectory (SWE-agent, OpenHands, mini 1.x):
+# mini-swe-agent's, one bash action a turn
+FOREIGN_AGENT = "mini"
+
 def _mini_turn(step: Step) -> str:
     """A recorded call as a turn in mini's text action format (```mswea_bash_command)."""
     if step.command is None or len(re.findall(ACTION_REGEX, step.response, re.DOTALL)) == 1:
@@ -108,9 +113,9 @@ def replay_turns(path: str | Path) -> tuple[str, dict[str, list[str]], dict[str,
     traj = read_trajectory(path)
     data = json.loads(Path(path).read_text())
     if traj.format not in ("swevis", "mini-swe-agent-2"):
-        return "mini", {"agent": [_mini_turn(s) for s in traj.steps]}, data if isinstance(data, dict) else {}
+        return FOREIGN_AGENT, {"agent": [_mini_turn(s) for s in traj.steps]}, data if isinstance(data, dict) else {}
     source = load_replay_source(str(path))
-    agent = data.get("agent", "mini") if traj.format == "swevis" else "mini"
+    agent = data.get("agent", FOREIGN_AGENT) if traj.format == "swevis" else FOREIGN_AGENT
     turns: dict[str, list[str]] = {}
     for turn in source.turns:
         content = turn.content or ""
@@ -168,8 +173,8 @@ def counterfactual_costs(
         raise SwevisError("no conditions to account")
     agent, turns, data = replay_turns(traj_path)
     preloc = data.get("preloc")
-    if agent == "plb" and preloc is None:
-        raise SwevisError(f"{traj_path}: a PLB trajectory needs its pre-localization package ('preloc') to replay")
+    if agent_kind(agent).needs_preloc and preloc is None:
+        raise SwevisError(f"{traj_path}: a {agent_kind(agent).title} trajectory needs its pre-localization package ('preloc') to replay")
     replay_profile = {**profile, "backend": "replay"}
     agents_cfg = replay_agents_cfg(agents_cfg, turns)
     workspace = replay_workspace(traj_path)

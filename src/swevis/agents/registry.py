@@ -1,0 +1,146 @@
+"""The agent registry: each agent of the matrix is one module that declares an `AgentKind`.
+
+The workflow, the CLI, the counterfactual replay and the analysis ask this registry what an
+agent needs (an index, a pre-localization call), which of its phases localize, whether it
+commits a plan, which figure shows its actions; none of them compares agent names. The
+built-in agents are `swevis.agents.mini`, `.plb` and `.let`; a study adds its own with
+config `agents.modules` (importable module names, each defining ``AGENT = AgentKind(...)``).
+
+A variant is an agent of the matrix whose name is ``<base>-<suffix>`` (let-mem): it runs as
+its base agent, with the hooks the base's `make_variant` builds from its config entry. Only
+agents with a `make_variant` take variants.
+
+This module is light on purpose (the Snakefile imports it while the DAG is built): an
+agent's module imports what its run needs inside its `run` function.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from swevis.errors import SwevisError
+
+BUILTIN_MODULES = ("swevis.agents.mini", "swevis.agents.plb", "swevis.agents.let")
+# a registered name: lower-case, no '-' (that separates a variant's suffix, and the scope in
+# run folders <agent>-<scope>); swevis.paths.AGENT matches these and their variants
+NAME = re.compile(r"^[a-z][a-z0-9_]*$")
+
+
+@dataclass(frozen=True)
+class AgentKind:
+    """What every part of swevis may know about one agent; its module declares it."""
+
+    name: str  # the matrix's agent name and its run folders' prefix (<name>-<scope>)
+    title: str  # the name tables and figures print
+    # runs one trajectory: run(AgentRun) -> (the final phase's exit extra, the plan or None)
+    run: Callable[[Any], tuple[dict[str, Any], dict[str, Any] | None]]
+    phases: tuple[str, ...]  # its model conversations, in order (traj.json "phases")
+    prompts: tuple[str, ...] = ()  # the templates it renders (src/swevis/prompts/<name>.jinja)
+    tools: tuple[str, ...] = ()  # the tools it is given beside (or instead of) bash
+    needs_index: bool = False  # its tools read the repository index
+    needs_preloc: bool = False  # an offline pre-localization call precedes the run (PLB)
+    # phases whose viewed windows are its localization evidence; None: every phase
+    evidence_phases: tuple[str, ...] | None = None
+    commits_plan: bool = False  # it commits a plan of snippets (evidence coverage, Figure 6)
+    action_figure: str | None = None  # the figure of its action classes (figure2.png ...)
+    # builds a variant's hooks: make_variant(spec, recorder) -> hooks or None for the agent itself
+    make_variant: Callable[[Any, Any], Any] | None = None
+
+    def __post_init__(self) -> None:
+        if not NAME.match(self.name):
+            raise SwevisError(f"agent name {self.name!r}: lower-case letters, digits and '_' only")
+
+
+_AGENTS: dict[str, AgentKind] = {}
+_LOADED: set[str] = set()
+
+
+def register(kind: AgentKind) -> AgentKind:
+    """Add an agent (a module's AGENT); registering another agent under a taken name fails."""
+    known = _AGENTS.get(kind.name)
+    if known is not None and known is not kind:
+        raise SwevisError(f"agent {kind.name!r} is registered twice")
+    _AGENTS[kind.name] = kind
+    return kind
+
+
+def load_modules(modules: list[str] | tuple[str, ...] = ()) -> None:
+    """Import the built-in agents' modules and `modules` (config agents.modules), registering
+    the AGENT each declares. Idempotent."""
+    for module in (*BUILTIN_MODULES, *modules):
+        if module in _LOADED:
+            continue
+        try:
+            loaded = importlib.import_module(module)
+        except ImportError as exc:
+            raise SwevisError(f"config key 'agents/modules': cannot import agent module {module!r} ({exc})") from None
+        kind = getattr(loaded, "AGENT", None)
+        if not isinstance(kind, AgentKind):
+            raise SwevisError(f"config key 'agents/modules': module {module!r} defines no AGENT = AgentKind(...)")
+        register(kind)
+        _LOADED.add(module)
+
+
+def names() -> list[str]:
+    """The registered agents, built-ins first."""
+    load_modules()
+    return list(_AGENTS)
+
+
+def kinds() -> list[AgentKind]:
+    """The registered agents' declarations, built-ins first."""
+    load_modules()
+    return list(_AGENTS.values())
+
+
+def action_figures() -> dict[str, AgentKind]:
+    """figure file -> the agent whose action classes it shows, by file name."""
+    return {k.action_figure: k for k in sorted(kinds(), key=lambda k: k.action_figure or "") if k.action_figure}
+
+
+def base_name(agent: str) -> str:
+    """The registered agent an agent of the matrix runs as: itself, or a variant's base."""
+    return agent.split("-", 1)[0]
+
+
+def is_variant(agent: str) -> bool:
+    return base_name(agent) != agent
+
+
+def agent_kind(agent: str) -> AgentKind:
+    """The AgentKind an agent (or a variant) runs as; a one-line error for an unknown one."""
+    load_modules()
+    kind = _AGENTS.get(base_name(agent))
+    if kind is None:
+        raise SwevisError(f"unknown agent {agent!r}: one of {', '.join(_AGENTS)} (or a module of agents.modules)")
+    if is_variant(agent) and kind.make_variant is None:
+        raise SwevisError(f"agent {agent!r}: {kind.name} takes no variants")
+    return kind
+
+
+def find_kind(agent: str) -> AgentKind | None:
+    """The AgentKind of a recorded run's agent, or None when it is not registered here (an
+    agent module this process did not load): readers of results skip what they cannot tell."""
+    try:
+        return agent_kind(agent)
+    except SwevisError:
+        return None
+
+
+def variant_bases() -> list[str]:
+    """The agents that take variants (agents.variants are theirs; the ablation compares with them)."""
+    load_modules()
+    return [k.name for k in _AGENTS.values() if k.make_variant is not None]
+
+
+def preloc_agent() -> str:
+    """The agent whose runs start from the offline pre-localization (its demonstrations
+    replay the pre-localization call)."""
+    load_modules()
+    found = [k.name for k in _AGENTS.values() if k.needs_preloc]
+    if len(found) != 1:
+        raise SwevisError(f"exactly one agent may need the pre-localization, found {found}")
+    return found[0]
