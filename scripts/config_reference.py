@@ -4,7 +4,8 @@
 
 Every key of the schema is one row: its dotted path, its effective default (what a config that
 leaves the key out gets, after the schema's defaults are filled in: swevis.config.schema_defaults)
-and its meaning (the schema's description, then its type and bounds). The schema is the one
+and its meaning (the schema's description, then its type and bounds; the allowed image
+families come from swevis.tokens, filled in as the validator fills them). The schema is the one
 place defaults live; this page is generated from it so it cannot restate them wrongly, and
 tests/test_docs.py fails when the committed page differs from what this script prints.
 """
@@ -16,9 +17,7 @@ import json
 import sys
 from typing import Any
 
-import yaml
-
-from swevis.config import SCHEMA_PATH, schema_defaults
+from swevis.config import load_schema, schema_defaults
 from swevis.render.settings import RenderSettings
 
 # Sections whose unset keys the package fills (the schema says so in the section's
@@ -102,7 +101,7 @@ def rows(node: dict[str, Any], path: str, default: Any) -> list[str]:
 
 def reference() -> str:
     """The whole page: one section per top-level key of the schema."""
-    schema = yaml.safe_load(SCHEMA_PATH.read_text(encoding="utf-8"))
+    schema = load_schema()  # the image families filled in from swevis.tokens
     defaults = schema_defaults()
     parts = [HEADER]
     for name, node in schema["properties"].items():

@@ -39,7 +39,7 @@ def validate_config(config: dict[str, Any], schema_path: Path = SCHEMA_PATH) -> 
     (0.12-0.4 s a call, 4 ms here), and every Snakemake start validates several times.
     """
     try:
-        _default_filling_validator(str(schema_path)).validate(config)
+        _default_filling_validator(str(schema_path), image_family_names()).validate(config)
     except jsonschema.ValidationError as exc:
         where = "/".join(str(k) for k in exc.absolute_path) or "<top level>"
         raise ConfigError(f"config key '{where}': {_in_words(exc)}") from None
@@ -84,11 +84,39 @@ def check_distinct_cells(config: dict[str, Any]) -> None:
         seen[key] = i
 
 
+def image_family_names() -> tuple[str, ...]:
+    """The image families swevis accounts: the names of swevis.tokens' registry (imported
+    here, when a config is validated, so importing swevis.config stays light)."""
+    from swevis.tokens import FAMILIES
+
+    return tuple(FAMILIES)
+
+
+def load_schema(schema_path: str | Path = SCHEMA_PATH) -> dict[str, Any]:
+    """The schema as the validator reads it: the YAML file, with the allowed values of
+    `models.<name>.image_family` filled in from swevis.tokens' registry."""
+    return _with_image_families(_read_schema(schema_path), image_family_names())
+
+
+def _read_schema(schema_path: str | Path) -> dict[str, Any]:
+    return yaml.load(Path(schema_path).read_text(encoding="utf-8"), Loader=_YAML_LOADER)
+
+
+def _with_image_families(schema: dict[str, Any], names: tuple[str, ...]) -> dict[str, Any]:
+    """`schema` with the image-family enum filled in, so the families are listed once, in
+    swevis.tokens, beside their token formulas."""
+    family = schema["properties"]["models"]["additionalProperties"]["properties"]["image_family"]
+    family["enum"] = list(names)
+    family["errorMessage"] = {"enum": f"is not an image family; known: {', '.join(names)}"}
+    return schema
+
+
 @functools.lru_cache(maxsize=4)
-def _default_filling_validator(schema_path: str) -> jsonschema.protocols.Validator:
-    """A validator of the schema at `schema_path` that fills in each property's default (a
-    fresh copy: the loaded schema is shared by every validation in the process)."""
-    schema = yaml.load(Path(schema_path).read_text(encoding="utf-8"), Loader=_YAML_LOADER)
+def _default_filling_validator(schema_path: str, families: tuple[str, ...]) -> jsonschema.protocols.Validator:
+    """A validator of the schema at `schema_path`, its image families `families`, that fills
+    in each property's default (a fresh copy: the loaded schema is shared by every validation
+    in the process). The families are part of the key, so the validator follows the registry."""
+    schema = _with_image_families(_read_schema(schema_path), families)
     check_properties = jsonschema.Draft202012Validator.VALIDATORS["properties"]
 
     def fill_defaults(validator, properties, instance, subschema):

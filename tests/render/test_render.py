@@ -15,7 +15,7 @@ from swevis.render.wrap import CONTINUATION_MARK, break_points, segments
 from swevis.errors import SwevisError
 from swevis.analysis.single_read_io import study_costs, study_frontier, study_frontier_part, study_layouts, study_ocr, study_tables
 from swevis.analysis.single_read_windows import matplotlib_source_root, package_windows, sample_windows
-from swevis.tokens import image_tokens
+from swevis.tokens import FAMILIES, image_tokens, is_kept
 
 MPL = Path(matplotlib_source_root())
 AXES = MPL / "axes" / "_axes.py"
@@ -82,10 +82,8 @@ def test_token_floor_small_window():
     assert res.layout["floor_bound"] and res.image_tokens == 66  # 256x256 minimum + wrapper
 
 
-@pytest.mark.parametrize("family", ["qwen2.5-vl", "kimi-k2.5", "openai-tile", "openai-patch", "claude"])
-def test_other_families_pages_are_kept(win100, family):
-    from swevis.tokens import is_kept
-
+@pytest.mark.parametrize("family", list(FAMILIES))
+def test_every_familys_pages_are_kept(win100, family):
     res = render_window(str(AXES), 2000, win100, 2, "qwen3", family)
     assert all(is_kept(p.width, p.height, family) for p in res.pages)
     assert res.image_tokens == sum(image_tokens(p.width, p.height, family) for p in res.pages)

@@ -3,7 +3,7 @@
     swevis render FILE --lines A-B --ratio R --model qwen3.5 -o DIR [--ocr]
 
 --model is a model profile of config.yaml (its tokenizer and image family are used) or an
-image family name (qwen3.5, qwen3-vl, qwen2.5-vl, kimi-k2.5, openai-tile, openai-patch, claude).
+image family of swevis.tokens (its record's default tokenizer is used).
 """
 
 from __future__ import annotations
@@ -15,8 +15,6 @@ import re
 from swevis.arguments import add_config_argument, output_folder, positive_float
 from swevis.conditions import ratio_arg
 from swevis.errors import SwevisError
-
-_DEFAULT_TOKENIZER = {"openai-tile": "cl100k_base", "openai-patch": "cl100k_base", "claude": "cl100k_base"}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -58,9 +56,9 @@ def run(args: argparse.Namespace) -> int:
     if args.model in profiles:
         family = profiles[args.model]["image_family"]
         tokenizer = profiles[args.model]["tokenizer"]
-    elif args.model.partition(":")[0] in FAMILIES:
+    elif args.model in FAMILIES:
         family = args.model
-        tokenizer = _DEFAULT_TOKENIZER.get(family.partition(":")[0], "qwen3")
+        tokenizer = FAMILIES[family].default_tokenizer
     else:
         known = sorted(set(profiles) | set(FAMILIES))
         raise SwevisError(f"--model {args.model!r} is neither a profile in {config_name} nor a family; known: {', '.join(known)}")

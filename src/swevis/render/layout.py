@@ -7,7 +7,7 @@ chosen layout is drawn (raster.py).
 A layout theta = (font f, wrap width w in characters, columns c, page-height cap). Source
 lines longer than w wrap onto continuation rows at token boundaries (wrap.py; the gutter of
 a continuation row carries a mark, not a number); a line is never split across columns or
-pages. Pages are sized on the family's grid (`swevis.tokens.page_grid`)
+pages. Pages are sized on the family's grid (its `swevis.tokens.ImageFamily` record)
 so the provider's processor keeps them as they are, and the last page is trimmed to its
 content. The objective is appendix B's, made explicit:
 
@@ -31,18 +31,7 @@ import numpy as np
 from swevis.render.fonts import DEFAULT_FONT, font_advance
 from swevis.render.settings import RenderSettings
 from swevis.render.wrap import row_counts, segments
-from swevis.tokens import image_tokens, page_grid, tokens_and_size
-
-# pixels per image token, only for the analytic pre-selection of fonts (exact counts follow)
-_PX_PER_TOKEN = {
-    "qwen2.5-vl": 784.0,
-    "qwen3-vl": 1024.0,
-    "qwen3.5": 1024.0,
-    "kimi-k2.5": 784.0,
-    "openai-tile": 512.0 * 512.0 / 170.0,
-    "openai-patch": 1024.0 / 1.62,
-    "claude": 750.0,
-}
+from swevis.tokens import image_family
 
 
 @dataclass
@@ -186,9 +175,8 @@ class LayoutSearch:
         last = max((n for n in numbers if n is not None), default=1) if numbers else start_line + len(lengths) - 1
         self.w = _Window(lengths, breaks, last, settings)
         self.s = settings
-        self.family = family
-        self.grid = page_grid(family)
-        self.px_per_token = _PX_PER_TOKEN[family.partition(":")[0]]
+        self.family = image_family(family)
+        self.grid = self.family.page_grid()
         self.f_max = max(settings.font_sizes)
         self.evaluated = 0
 
@@ -259,7 +247,7 @@ class LayoutSearch:
                 return None
             sizes.append((pw, ph))
             cols_out.append(cols)
-            t, (qw, qh) = tokens_and_size(pw, ph, self.family)
+            t, (qw, qh) = self.family.tokens_and_size(pw, ph)
             tokens += t
             scale = min(scale, qw / pw, qh / ph)
             avail += n_c * k * (self.w.gutter + wrap)
@@ -328,7 +316,7 @@ class LayoutSearch:
         pixels per token, floored at the family's smallest image. No packing, no rasterizing."""
         adv = np.array([font_advance(float(f), self.s.font) for f in fonts])
         lh = np.array([self.pitch(float(f)) for f in fonts])
-        floor = image_tokens(self.grid.min_w, self.grid.min_h, self.family)
+        floor = self.family.image_tokens(self.grid.min_w, self.grid.min_h)
         out = []
         for wrap in wraps:
             rows = float(self.w.rows(wrap)[1][-1])
@@ -336,7 +324,7 @@ class LayoutSearch:
                 text_w = c * (self.w.gutter + wrap) * adv + (c - 1) * self.s.column_gap_chars * adv
                 width = np.ceil(text_w / (1 - 2 * self.s.margin_frac) / self.grid.step_w) * self.grid.step_w
                 height = (rows / c) * lh + 2 * self.s.margin_frac * width
-                out.append(np.maximum(width * height / self.px_per_token, floor))
+                out.append(np.maximum(width * height / self.family.px_per_token, floor))
         return np.stack(out, axis=1)
 
     def shortlist(self, budget: float, fonts: list[float], guard: float) -> list[float]:

@@ -1,6 +1,7 @@
 """Token models: text tokenizers (offline first) and image-token formulas per backbone family.
 
     text_tokens(text, tokenizer) -> int            tokenizer_info(name) -> dict
+    image_family(name) -> ImageFamily              (one record a family; FAMILIES: the registry)
     image_tokens(width, height, family) -> int     (wrapper tokens included)
     message_overhead(family) -> int                (c0, per message)
     count_message_tokens(messages, tokenizer, image_family) -> int
@@ -8,7 +9,10 @@
 
 from swevis.tokens.image import (
     FAMILIES,
+    ImageFamily,
     ImageFamilyError,
+    PageGrid,
+    image_family,
     image_tokens,
     image_tokens_raw,
     is_kept,
@@ -25,11 +29,14 @@ from swevis.tokens.text import TokenizerError, text_tokens, tokenizer_info, toke
 
 __all__ = [
     "FAMILIES",
+    "ImageFamily",
     "ImageFamilyError",
     "ImageSizeError",
+    "PageGrid",
     "TokenizerError",
     "count_message_tokens",
     "data_url_size",
+    "image_family",
     "image_tokens",
     "image_tokens_raw",
     "is_kept",
