@@ -82,6 +82,9 @@ def test_file_names_are_never_test_words(command, cls):
         ("pytest tests -q | grep FAILED", "test"),  # a test run filtered is still a test run
         ("echo \"print('hello')\" | cat > fix.py", "edit"),  # a pipeline that writes a file
         ("git diff -- pkg/a.py > patch.txt", "other"),  # the submission capture
+        ("> pkg/empty.py", "edit"),  # a redirection alone empties the file
+        ("ls -la pkg > /dev/null 2>&1", "search"),  # output discarded: writes no file
+        ("bash <<'EOF'\npytest -q\nEOF", "test"),  # bash runs its heredoc
     ],
 )
 def test_pipes_are_handled_deliberately(command, cls):

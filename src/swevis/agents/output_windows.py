@@ -3,11 +3,12 @@ from the command and from the output it produced (no repository needed).
 
 The counterfactual's recorded mode re-renders these windows under each condition; the live
 observation pipeline renders those detect_code_read cannot tell from the command alone
-(checked against the file first). Recognized,
-optionally after `cd DIR &&`:
+(checked against the file first). The command is read by swevis.agents.shell
+(`plain_statements`, `pipeline_read`); recognized, optionally after `cd DIR &&`:
 
 - readers: `sed -n 'A,Bp' F`, `nl [-ba] F`, `cat [-n] F`, `head`/`tail` with line counts,
-  `awk` NR ranges (`NR>=A && NR<=B`, `NR==A,NR==B`, printing NR or not), `git show REV:F`;
+  `awk` NR ranges (`NR>=A && NR<=B`, `NR==A,NR==B`, printing NR or not), `git show REV:F`,
+  `view_code F A B`;
 - filters after a reader: `| sed -n 'A,Bp'`, `| head`, `| tail -n K` or `-n +K`, `| nl -ba` or
   `| cat -n` (on a whole file), `| grep [-n] -A/-B/-C N PATTERN` (each group of grep's
   output is one window; `| head` may follow grep);
@@ -34,9 +35,10 @@ no window and stays text; so is an output that does not fit its command.
 from __future__ import annotations
 
 import re
-import shlex
 from dataclasses import dataclass, replace
 from typing import Callable
+
+from swevis.agents.shell import SWEBENCH_ROOT, Read, folder_after, pipeline_read, plain_statements, repository_path
 
 NL_LINE = re.compile(r"^\s*(\d+)\t(.*)$")
 NL_BLANK = re.compile(r"^\s*$")  # `nl` without -ba leaves empty lines unnumbered
@@ -47,16 +49,12 @@ TRAILER = re.compile(r"^\[.*\]$")  # OpenHands' "[The command completed with exi
 SWE_FILE = re.compile(r"^\[File: (.+) \(\d+ lines total\)\]$")  # SWE-agent's windowed viewer (open, goto, scroll)
 SWE_MORE = re.compile(r"^\((\d+ more lines (above|below)|this is the (beginning|end) of the file)\)$")
 SWE_LINE = re.compile(r"^(\d+):(.*)$")
-SWE_VIEWERS = {"open", "goto", "scroll_up", "scroll_down", "edit", "create", "insert", "append"}
-EDITORS = {"str_replace_editor", "file_editor"}
 # the file viewer's header: a whole view, or the snippet the editor shows after an edit
 VIEW_HEADER = re.compile(r"(?:^|\s)Here's the result of running `cat -n` on (?:a snippet of )?(.+?):$")
 CLIPPED = "<response clipped>"  # the viewer's note where it cut a long file
 HUNK = re.compile(r"^@@ -\d+(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 DIFF_GIT = re.compile(r"^diff --git a/(.+) b/(.+)$")
-DIFF_COMMANDS = {"diff", "show", "log", "stash"}  # git subcommands whose output may carry hunks
 READ_ERROR = re.compile(r"^(cat|sed|head|tail|nl|awk|gawk|grep|git|fatal): ")
-SWEBENCH_ROOT = "/testbed/"  # where SWE-bench images hold the repository: paths below it are repository paths
 
 
 @dataclass(frozen=True)
@@ -75,313 +73,6 @@ class RecordedWindow:
 
     def ref(self) -> dict:
         return {"path": self.path, "start": self.start, "end": self.end}
-
-
-@dataclass(frozen=True)
-class _Source:
-    path: str
-    first: int | None  # absolute line of the first output line (None: not known yet)
-    # None, "nl" (nl/cat -n prefixes), "nlbt" (nl leaving blank lines unnumbered), "nlrel" (nl
-    # after a range: numbered from 1, not from the file's line), "awk" (NR printed by awk)
-    numbers: str | None
-    last_n: int | None = None  # tail -n N: the last N lines
-    grep: str | None = None  # grep with context: "n" (grep -n), "plain" (no -n, over nl lines), "files" (F:N:)
-    end: int | None = None  # the last line the command can show (None: the file's end)
-    special: str | None = None  # "swe" (SWE-agent's viewer), "editor" (the file viewer), "diff" (hunks)
-
-
-def _tokens(command: str) -> list[str] | None:
-    lexer = shlex.shlex(command, posix=True, punctuation_chars=";&|<>")
-    lexer.whitespace_split = True
-    try:
-        return list(lexer)
-    except ValueError:
-        return None
-
-
-def _drop_null_redirects(words: list[str]) -> list[str] | None:
-    """Words without `2>/dev/null`, `2>&1`; any other redirection: None (not a plain read)."""
-    out, i = [], 0
-    while i < len(words):
-        w = words[i]
-        if w in (">", ">>", ">&", "<"):
-            target = words[i + 1] if i + 1 < len(words) else ""
-            if (w == ">&" and target.isdigit()) or target == "/dev/null":
-                if out and out[-1].isdigit():
-                    out.pop()
-                i += 2
-                continue
-            return None
-        out.append(w)
-        i += 1
-    return out
-
-
-def _statements(command: str) -> list[list[list[str]]] | None:
-    """The statements of a command (split on && and ;), each a pipeline of stages; None for
-    a command with heredocs, substitutions, || or background jobs, or any redirection."""
-    if "<<" in command or "$(" in command or "`" in command:
-        return None
-    tokens = _tokens(command.strip())
-    if not tokens:
-        return None
-    segments: list[list[list[str]]] = []
-    current: list[list[str]] = [[]]
-    for t in tokens:
-        if t in ("&&", ";"):
-            segments.append(current)
-            current = [[]]
-        elif t == "|":
-            current.append([])
-        elif t in ("||", "&"):
-            return None
-        else:
-            current[-1].append(t)
-    segments.append(current)
-    out = []
-    for s in segments:
-        if not any(s):
-            continue
-        stages = [_drop_null_redirects(stage) for stage in s]
-        if any(st is None or not st for st in stages):
-            return None
-        out.append(stages)
-    return out or None
-
-
-def _cd(stages: list[list[str]], cwd: str | None) -> str | None:
-    """The folder after `cd DIR` (stages of one statement), or None when it is no plain cd."""
-    if len(stages) != 1 or stages[0][:1] != ["cd"] or len(stages[0]) != 2:
-        return None
-    target = stages[0][1]
-    return target if cwd is None or target.startswith("/") else f"{cwd.rstrip('/')}/{target}"
-
-
-_SED = re.compile(r"^(\d+)(?:\s*,\s*(\d+|\$))?\s*p$")
-
-
-def _sed_range(words: list[str]) -> tuple[tuple[int, int | None], list[str]] | None:
-    if len(words) < 3 or words[0] != "sed" or words[1] != "-n":
-        return None
-    m = _SED.match(words[2].strip())
-    if not m:
-        return None
-    end = None if m.group(2) in (None, "$") else int(m.group(2))
-    if m.group(2) is None:
-        end = int(m.group(1))
-    return (int(m.group(1)), end), words[3:]
-
-
-def _count(args: list[str]) -> tuple[str | None, list[str]]:
-    """head/tail's -n N / -N / -n +K / --lines=N, and the other arguments."""
-    val, rest, i = None, [], 0
-    while i < len(args):
-        a = args[i]
-        if a in ("-n", "--lines") and i + 1 < len(args):
-            val, i = args[i + 1], i + 2
-        elif re.fullmatch(r"-n?\+?\d+", a):
-            val, i = a[2:] if a.startswith("-n") else a[1:], i + 1
-        elif a.startswith("--lines="):
-            val, i = a.split("=", 1)[1], i + 1
-        else:
-            rest.append(a)
-            i += 1
-    return val, rest
-
-
-_AWK_RANGE = [  # (program start, the offset of its first line, of its last line)
-    (re.compile(r"^NR\s*>=\s*(\d+)\s*&&\s*NR\s*<=\s*(\d+)"), 0, 0),
-    (re.compile(r"^NR\s*>\s*(\d+)\s*&&\s*NR\s*<\s*(\d+)"), 1, -1),
-    (re.compile(r"^NR\s*==\s*(\d+)\s*,\s*NR\s*==\s*(\d+)"), 0, 0),
-]
-_AWK_PRINT = re.compile(r"\{\s*print(\s+\$0)?\s*;?\s*\}")
-_AWK_PRINT_NR = re.compile(r"\{\s*printf?\s*\(?\s*(\"[^\"]*\"\s*,\s*)?NR\b.*\}")
-
-
-def _awk(args: list[str]) -> tuple[int, int, bool] | None:
-    """(first line, last line of an NR range program, whether it prints NR before each line)."""
-    if len(args) != 2:
-        return None
-    prog = args[0].strip()
-    for pattern, lo, hi in _AWK_RANGE:
-        m = pattern.match(prog)
-        if m:
-            rest = prog[m.end() :].strip()
-            if rest and not (_AWK_PRINT.fullmatch(rest) or _AWK_PRINT_NR.fullmatch(rest)):
-                return None
-            return int(m.group(1)) + lo, int(m.group(2)) + hi, "NR" in rest
-    return None
-
-
-@dataclass(frozen=True)
-class _GrepCall:
-    numbered: bool
-    context: bool
-    names: bool | None  # True: -r/-R/-H (file names shown), False: -h, None: as grep decides
-    operands: list[str]  # files (and folders); the pattern taken out
-
-
-_GREP_LONG = {"--after-context": "ctx", "--before-context": "ctx", "--context": "ctx", "--line-number": "n",
-              "--recursive": "names", "--dereference-recursive": "names", "--with-filename": "names",
-              "--no-filename": "nonames", "--include": "", "--exclude": "", "--exclude-dir": "", "--color": "",
-              "--colour": "", "--ignore-case": "", "--word-regexp": "", "--extended-regexp": "", "--fixed-strings": "",
-              "--perl-regexp": "", "--binary-files": "", "-I": ""}
-
-
-def _grep_call(args: list[str]) -> _GrepCall | None:
-    """grep's options that decide what its output is; None for one whose output is no code
-    (-l, -L, -c, -o, -q, -v) or with an option not known here."""
-    numbered = context = False
-    names: bool | None = None
-    pattern, operands, i = None, [], 0
-    while i < len(args):
-        a = args[i]
-        if a in ("-e", "--regexp") and i + 1 < len(args):
-            pattern, i = args[i + 1], i + 2
-            continue
-        if a.startswith("--"):
-            name, _, _ = a.partition("=")
-            kind = _GREP_LONG.get(name)
-            if kind is None:
-                return None
-            context |= kind == "ctx"
-            numbered |= kind == "n"
-            names = True if kind == "names" else False if kind == "nonames" else names
-            if kind == "ctx" and "=" not in a:
-                i += 1
-        elif a.startswith("-") and len(a) > 1 and not a[1:].isdigit():
-            flags = a[1:]
-            for j, c in enumerate(flags):
-                if c in "lLcoqv":
-                    return None
-                if c in "ABC" or c == "m":
-                    digits = flags[j + 1 :]
-                    if not digits and i + 1 < len(args) and args[i + 1].isdigit():
-                        i += 1
-                    elif digits and not digits.isdigit():
-                        return None
-                    context |= c != "m"
-                    break
-                if c == "e":
-                    pattern = flags[j + 1 :] or (args[i + 1] if i + 1 < len(args) else "")
-                    i += 0 if flags[j + 1 :] else 1
-                    break
-                numbered |= c == "n"
-                names = True if c in "rRH" else False if c == "h" else names
-        elif a.startswith("-") and a[1:].isdigit():
-            context = True  # -5: five lines each side
-        else:
-            operands.append(a)
-        i += 1
-    if pattern is None:
-        if not operands:
-            return None
-        operands = operands[1:]
-    return _GrepCall(numbered, context, names, operands)
-
-
-def _grep_source(args: list[str]) -> _Source | None:
-    """grep with context lines over files: one file with -n, or file names in the output."""
-    g = _grep_call(args)
-    if g is None or not g.context or not g.numbered or g.names is False and len(g.operands) != 1:
-        return None
-    if len(g.operands) == 1 and not g.names and not re.search(r"[*?\[]", g.operands[0]):  # a glob: several files
-        return _Source(g.operands[0], 1, None, grep="n")
-    return _Source("", 1, None, grep="files")
-
-
-def _single(args: list[str]) -> str | None:
-    files = [a for a in args if not a.startswith("-")]
-    return files[0] if len(files) == 1 and len(files) == len(args) else None
-
-
-def _git_source(args: list[str]) -> _Source | None:
-    """`git show REV:F` prints the file; a diff-printing subcommand prints hunks."""
-    if not args:
-        return None
-    if args[0] == "show" and len(args) == 2 and re.fullmatch(r"[^:\s-][^:\s]*:[^:\s]+", args[1]):
-        return _Source(args[1].split(":", 1)[1], 1, None)
-    if args[0] in DIFF_COMMANDS:
-        return _Source("", None, None, special="diff")
-    return None
-
-
-def _source(words: list[str]) -> _Source | None:
-    cmd, args = words[0].rsplit("/", 1)[-1], words[1:]
-    if cmd == "sed":
-        got = _sed_range(words)
-        path = _single(got[1]) if got else None
-        return _Source(path, got[0][0], None, end=got[0][1]) if got and path else None
-    if cmd == "nl":
-        path = _single([a for a in args if a not in ("-ba", "-b", "a")])
-        return _Source(path, 1, "nl" if "-ba" in args or "a" in args else "nlbt") if path else None
-    if cmd == "cat":
-        numbered = any(a in ("-n", "--number") for a in args)
-        path = _single([a for a in args if a not in ("-n", "--number")])
-        return _Source(path, 1, "nl" if numbered else None) if path else None
-    if cmd in ("head", "tail"):
-        val, rest = _count(args)
-        path = _single(rest)
-        if not path or (val is not None and not re.fullmatch(r"\+?\d+", val)):
-            return None
-        if cmd == "head":
-            return _Source(path, 1, None, end=int(val or 10))
-        if val is not None and val.startswith("+"):
-            return _Source(path, int(val[1:]), None)
-        return _Source(path, None, None, last_n=int(val or 10))
-    if cmd in ("awk", "gawk"):
-        got = _awk(args)
-        return _Source(args[1], got[0], "awk" if got[2] else None, end=got[1]) if got else None
-    if cmd in ("grep", "egrep"):
-        return _grep_source(args)
-    if cmd == "git":
-        return _git_source(args)
-    if cmd == "diff" and any(a.startswith("-") and "u" in a for a in args):
-        return _Source("", None, None, special="diff")
-    if cmd in EDITORS and args[:1] in (["view"], ["str_replace"], ["insert"], ["undo_edit"]):
-        return _Source("", None, None, special="editor")  # the file and its lines are in the output
-    if cmd in SWE_VIEWERS:
-        return _Source("", None, None, special="swe")
-    return None
-
-
-def _filter(src: _Source, words: list[str]) -> _Source | None:
-    """The source as seen through one more pipeline stage, or None."""
-    cmd = words[0]
-    if src.special == "diff" or src.grep:  # hunks and grep groups may be cut short by head
-        return src if cmd == "head" and not _count(words[1:])[1] else None
-    if src.special or src.last_n is not None or src.first is None:
-        return None
-    if cmd == "sed":
-        got = _sed_range(words)
-        if not got or got[1]:
-            return None
-        (a, b) = got[0]
-        end = src.first + b - 1 if b is not None else None
-        return _Source(src.path, src.first + a - 1, src.numbers, end=_min_end(end, src.end))
-    if cmd in ("head", "tail"):
-        val, rest = _count(words[1:])
-        if rest or (val is not None and not re.fullmatch(r"\+?\d+", val)):
-            return None
-        if cmd == "head":
-            return replace(src, end=_min_end(src.first + int(val or 10) - 1, src.end))
-        if val is not None and val.startswith("+"):
-            return replace(src, first=src.first + int(val[1:]) - 1)
-        return replace(src, first=None, last_n=int(val or 10)) if src.end is not None or src.numbers else None
-    if words in (["nl", "-ba"], ["nl", "-b", "a"], ["cat", "-n"]) and src.numbers is None:
-        return replace(src, numbers="nl" if src.first == 1 else "nlrel")  # numbered from 1: shifted to the file's
-    if cmd in ("grep", "egrep"):
-        g = _grep_call(words[1:])
-        if g is None or not g.context or g.operands or g.names:
-            return None
-        if g.numbered:
-            return replace(src, grep="n")
-        return replace(src, grep="plain") if src.numbers == "nl" else None
-    return None
-
-
-def _min_end(a: int | None, b: int | None) -> int | None:
-    return b if a is None else a if b is None else min(a, b)
 
 
 def output_body(observation: str) -> tuple[int, int] | None:
@@ -420,7 +111,7 @@ def _window(path: str, numbers: list[int], texts: list[str], span: tuple[int, in
     return RecordedWindow(path, numbers[0], numbers[-1], numbered, span, text)
 
 
-def _numbered(src: _Source, lines: list[Line]) -> RecordedWindow | None:
+def _numbered(src: Read, lines: list[Line]) -> RecordedWindow | None:
     if src.numbers == "nlbt":  # `nl F`: blank lines unnumbered, so the numbers are not the file's
         if not all(NL_LINE.match(t) or NL_BLANK.match(t) for _, _, t in lines) or src.first is None:
             return None
@@ -532,7 +223,7 @@ def _diff_hunks(lines: list[Line]) -> list[RecordedWindow]:
     return windows
 
 
-def _grep_line(src: _Source, text: str) -> tuple[str, int, str, bool] | None:
+def _grep_line(src: Read, text: str) -> tuple[str, int, str, bool] | None:
     """(file, line number, code, is a match line) of one line of grep's output, or None."""
     if src.grep == "files":
         m = GREP_FILE_LINE.match(text)
@@ -552,7 +243,7 @@ def _grep_line(src: _Source, text: str) -> tuple[str, int, str, bool] | None:
     return src.path, number, code, m.group(2) == ":"
 
 
-def _grep_groups(src: _Source, lines: list[Line]) -> list[RecordedWindow]:
+def _grep_groups(src: Read, lines: list[Line]) -> list[RecordedWindow]:
     """Each group of grep's context output (groups end at `--`) as one window; grep's own
     error lines (`grep: DIR: Is a directory`) end a group too. Any line that is not grep's
     output, or a group without a match line, and the output is no window."""
@@ -575,28 +266,25 @@ def _grep_groups(src: _Source, lines: list[Line]) -> list[RecordedWindow]:
     return windows
 
 
-def _resolve(src: _Source, cwd: str | None) -> _Source:
-    """The source with its path as the repository knows it (the cd folder prefixed, /testbed dropped)."""
-    if not src.path:
-        return src
-    path = src.path if src.path.startswith("/") or cwd is None else f"{cwd.rstrip('/')}/{src.path}"
-    return replace(src, path=path.removeprefix(SWEBENCH_ROOT) if path.startswith(SWEBENCH_ROOT) else path)
+def _cd(stages: list[list[str]], cwd: str | None) -> str | None:
+    """The folder after a statement that is a plain `cd DIR`, or None."""
+    return folder_after(stages[0], cwd) if len(stages) == 1 else None
 
 
-def _windows_of(src: _Source, lines: list[Line], file_lines: Callable[[str], int | None] | None,
+def _windows_of(src: Read, lines: list[Line], file_lines: Callable[[str], int | None] | None,
                 cwd: str | None) -> list[RecordedWindow]:
     """The windows one read's output shows (see identify_windows)."""
     if not lines:
         return []
     if src.special == "diff":
-        return [replace(w, path=_resolve(_Source(w.path, 1, None), cwd).path) for w in _diff_hunks(lines)]
+        return [replace(w, path=repository_path(w.path, cwd)) for w in _diff_hunks(lines)]
     if src.special == "swe":
         return _swe_viewer(lines)
     if src.special == "editor":
         return _editor_views(lines)
     if src.grep:
         windows = _grep_groups(src, lines)
-        return [replace(w, path=_resolve(_Source(w.path, 1, None), cwd).path) for w in windows] if src.grep == "files" else windows
+        return [replace(w, path=repository_path(w.path, cwd)) for w in windows] if src.grep == "files" else windows
     if src.numbers:
         w = _numbered(src, lines)
         return [w] if w else []
@@ -613,12 +301,11 @@ def _windows_of(src: _Source, lines: list[Line], file_lines: Callable[[str], int
     return [w] if w else []
 
 
-def _read(stages: list[list[str]], cwd: str | None) -> _Source | None:
-    """The source one pipeline reads, through its filters, with the path resolved; or None."""
-    src = _source(stages[0])
-    for stage in stages[1:]:
-        src = _filter(src, stage) if src else None
-    return _resolve(src, cwd) if src else None
+def _read(stages: list[list[str]], cwd: str | None) -> Read | None:
+    """What one pipeline reads (swevis.agents.shell.pipeline_read), its path as the
+    repository knows it; or None."""
+    src = pipeline_read(stages)
+    return replace(src, path=repository_path(src.path, cwd)) if src else None
 
 
 def _echo(stages: list[list[str]]) -> list[str] | None:
@@ -628,14 +315,14 @@ def _echo(stages: list[list[str]]) -> list[str] | None:
     return " ".join(stages[0][1:]).split("\n")
 
 
-def _expected_lines(src: _Source, file_lines: Callable[[str], int | None] | None) -> int | None:
+def _expected_lines(src: Read, file_lines: Callable[[str], int | None] | None) -> int | None:
     """How many lines a read prints, when the command (or the file's length) says."""
     if src.special or src.grep or src.first is None:
         return None
     end = src.end
     if end is None or src.last_n is not None:
         total = file_lines(src.path) if file_lines and src.path else None
-        end = total if end is None else _min_end(end, total)
+        end = total if end is None else end if total is None else min(end, total)
     return None if end is None else max(0, end - src.first + 1)
 
 
@@ -666,7 +353,7 @@ def _sequence(statements: list[list[list[str]]], lines: list[Line],
     return windows if pos == len(lines) else []
 
 
-def _read_end(rest: list[list[list[str]]], lines: list[Line], pos: int, src: _Source,
+def _read_end(rest: list[list[list[str]]], lines: list[Line], pos: int, src: Read,
               file_lines: Callable[[str], int | None] | None) -> int | None:
     """Where the output of the read at `pos` ends: at the next echoed separator, by its
     known line count, or at the end for the last statement."""
@@ -692,7 +379,7 @@ def identify_windows(
     any other command, a failed one, or an output that does not fit the command."""
     if not command or not observation or returncode not in (None, 0):
         return []
-    statements = _statements(command)
+    statements = plain_statements(command)
     body = output_body(observation)
     if statements is None or body is None:
         return []
