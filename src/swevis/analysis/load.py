@@ -29,9 +29,9 @@ from swevis.fsutil import write_json_atomic
 from swevis.harness.records import read_validation
 from swevis.paths import ResultsLayout, eval_path, run_path
 from swevis.agents.registry import find_kind
+from swevis.agents.trajectory import TRAJ_FORMAT
 from swevis.localize import coverage_bucket, evidence_coverage
 
-TRAJ_FORMAT = "swevis-traj-1"
 ACTION_CLASSES = ("read", "search", "edit", "test", "other")
 PHASES = ("main", "preloc", "locator", "editor")
 SUMMARY_FORMAT = "swevis-condition-summary-1"

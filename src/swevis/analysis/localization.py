@@ -6,7 +6,6 @@ gold patch); `summarize` averages per (k, level) into the rows of results/locali
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 
@@ -14,6 +13,7 @@ from swevis.table_csv import write_table_csv
 from swevis.index.store import RepoIndex, open_index
 from swevis.localize.coverage import gold_hunks, hit_rates
 from swevis.localize.dloc import bm25_baseline, localize_issue
+from swevis.tasks.bundled import load_bundled_instances, repo_tree
 
 LEVELS = ("file", "symbol", "span")
 
@@ -70,25 +70,13 @@ def summarize(rows: list[dict]) -> list[dict]:
 
 
 def load_sample_instances(sample_dir: str | Path) -> list[dict]:
-    """Instances of the bundled sample read straight from its folders (no workflow needed).
-
-    Each row gets `repo_dir`, the sample repository's source tree (repos/<name>).
-    """
+    """Instances of the bundled sample, read by the task source's own reader (no workflow
+    needed), each with `repo_dir`: its repository's source tree (repos/<name>)."""
     sample_dir = Path(sample_dir)
-    rows = []
-    for inst in sorted((sample_dir / "instances").iterdir()):
-        if not inst.is_dir():
-            continue
-        meta = json.loads((inst / "meta.json").read_text()) if (inst / "meta.json").exists() else {}
-        ps = inst / "problem_statement.md"
-        row = dict(meta)
-        row.setdefault("instance_id", inst.name)
-        row["problem_statement"] = ps.read_text(errors="replace") if ps.exists() else ""
-        row["patch"] = (inst / "patch.diff").read_text(errors="replace") if (inst / "patch.diff").exists() else ""
-        name = row.get("repo", inst.name.split("__", 1)[-1].rsplit("-", 1)[0]).split("/")[-1]
-        row["repo_dir"] = str(sample_dir / "repos" / name)
-        rows.append(row)
-    return rows
+    return [
+        {**row, "repo_dir": str(repo_tree(row["repo"], sample_dir))}
+        for row in load_bundled_instances(sample_dir, verify_commits=False)
+    ]
 
 
 def localization_table(rows: list[dict], db_for, ks=(1, 3, 5, 10), options: dict | None = None):

@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from swevis.agents.trajectory import TRAJ_FORMAT
 from swevis.errors import SwevisError
 from swevis.models.messages import content_text
 
@@ -372,7 +373,7 @@ def detect_format(data: Any) -> str | None:
             return "mini-swe-agent-1"
         if fmt.startswith("mini-swe-agent"):
             return "mini-swe-agent-2"
-        if data.get("format") == "swevis-traj-1":
+        if data.get("format") == TRAJ_FORMAT:
             return "swevis"
         if isinstance(data.get("trajectory"), list):
             return "swe-agent"
