@@ -40,7 +40,7 @@ def test_the_built_in_agents_declare_what_the_workflow_asks():
     assert agent_kind("plb").needs_preloc and agent_kind("plb").needs_index
     assert not agent_kind("mini").needs_index and not agent_kind("mini").needs_preloc
     let = agent_kind("let")
-    assert let.commits_plan and let.evidence_phases == ("locator",) and let.make_variant is not None
+    assert let.commits_plan and let.evidence_phases == ("locator",) and let.takes_variants
     assert agent_kind("let-mem") is let  # a variant runs as its base
     assert registry.variant_bases() == ["let"] and registry.preloc_agent() == "plb"
     assert {name: kind.name for name, kind in registry.action_figures().items()} == {

@@ -59,7 +59,7 @@ def run(run: Any) -> tuple[dict[str, Any], dict[str, Any] | None]:
     return edited, plan
 
 
-def make_variant(spec: Any, recorder: Any) -> Any:
+def make_hooks(spec: Any, recorder: Any) -> Any:
     """A variant's hooks (memory, reproduction, verification), or None for LET itself."""
     if not is_variant(spec.agent):
         return None
@@ -74,5 +74,6 @@ AGENT = AgentKind(
     name="let", title="LET", run=run, phases=("locator", "editor"),
     prompts=("let_locator_system", "let_locator_instance", "let_editor_system", "let_editor_instance"),
     tools=tuple(sorted(LOCATOR_TOOLS | EDITOR_TOOLS | {"bash"})), needs_index=True,
-    evidence_phases=("locator",), commits_plan=True, action_figure="figure5.png", make_variant=make_variant,
+    evidence_phases=("locator",), commits_plan=True, action_figure="figure5.png",
+    make_hooks=make_hooks, takes_variants=True,
 )

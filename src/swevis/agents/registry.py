@@ -7,8 +7,8 @@ built-in agents are `swevis.agents.mini`, `.plb` and `.let`; a study adds its ow
 config `agents.modules` (importable module names, each defining ``AGENT = AgentKind(...)``).
 
 A variant is an agent of the matrix whose name is ``<base>-<suffix>`` (let-mem): it runs as
-its base agent, with the hooks the base's `make_variant` builds from its config entry. Only
-agents with a `make_variant` take variants.
+its base agent, with the hooks the base's `make_hooks` builds from its config entry. Only
+agents that declare `takes_variants` take them.
 
 This module is light on purpose (the Snakefile imports it while the DAG is built): an
 agent's module imports what its run needs inside its `run` function.
@@ -46,8 +46,10 @@ class AgentKind:
     evidence_phases: tuple[str, ...] | None = None
     commits_plan: bool = False  # it commits a plan of snippets (evidence coverage, Figure 6)
     action_figure: str | None = None  # the figure of its action classes (figure2.png ...)
-    # builds a variant's hooks: make_variant(spec, recorder) -> hooks or None for the agent itself
-    make_variant: Callable[[Any, Any], Any] | None = None
+    # builds the run's hooks (its working memory, a variant's stages; AgentRun.variant):
+    # make_hooks(spec, recorder) -> hooks or None
+    make_hooks: Callable[[Any, Any], Any] | None = None
+    takes_variants: bool = False  # agents.variants may name <name>-<suffix> (LET's)
 
     def __post_init__(self) -> None:
         if not NAME.match(self.name):
@@ -116,7 +118,7 @@ def agent_kind(agent: str) -> AgentKind:
     kind = _AGENTS.get(base_name(agent))
     if kind is None:
         raise SwevisError(f"unknown agent {agent!r}: one of {', '.join(_AGENTS)} (or a module of agents.modules)")
-    if is_variant(agent) and kind.make_variant is None:
+    if is_variant(agent) and not kind.takes_variants:
         raise SwevisError(f"agent {agent!r}: {kind.name} takes no variants")
     return kind
 
@@ -133,7 +135,7 @@ def find_kind(agent: str) -> AgentKind | None:
 def variant_bases() -> list[str]:
     """The agents that take variants (agents.variants are theirs; the ablation compares with them)."""
     load_modules()
-    return [k.name for k in _AGENTS.values() if k.make_variant is not None]
+    return [k.name for k in _AGENTS.values() if k.takes_variants]
 
 
 def preloc_agent() -> str:

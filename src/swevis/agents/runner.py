@@ -91,7 +91,8 @@ class AgentRun:
     repo_root: str
     recorder: StepRecorder
     kind: AgentKind  # the agent being run (registry)
-    variant: Any = None  # a variant's hooks (swevis.agents.variants.LetVariant for LET's)
+    variant: Any = None  # the agent's hooks (AgentKind.make_hooks: LET's variants, Prometheus's memory)
+    record: dict[str, Any] = field(default_factory=dict)  # top-level traj.json keys the agent adds
     messages: list[dict] = field(default_factory=list)
     phase_exit: dict[str, str] = field(default_factory=dict)
     templates: dict[str, str] = field(default_factory=dict)
@@ -242,9 +243,9 @@ def clear_outputs(out_dir: str | Path) -> Path:
     return out
 
 
-def _variant(spec: RunSpec, kind: AgentKind, recorder: StepRecorder) -> Any:
-    """A variant's hooks (its base agent builds them), or None for an agent itself."""
-    return kind.make_variant(spec, recorder) if kind.make_variant is not None else None
+def _hooks(spec: RunSpec, kind: AgentKind, recorder: StepRecorder) -> Any:
+    """The run's hooks (its memory, a variant's stages) the agent builds, or None."""
+    return kind.make_hooks(spec, recorder) if kind.make_hooks is not None else None
 
 
 def _usage(spec: RunSpec, recorder: StepRecorder, profile: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -270,7 +271,7 @@ def assemble_trajectory(run: AgentRun, final: dict[str, Any], plan: dict[str, An
     spec, recorder, stack = run.spec, run.recorder, run.stack
     phases, totals = _usage(spec, recorder, stack.profile)
     kind = run.kind
-    return {
+    traj = {
         "format": TRAJ_FORMAT,
         "instance_id": spec.row["instance_id"],
         "model": spec.model_name,
@@ -306,6 +307,10 @@ def assemble_trajectory(run: AgentRun, final: dict[str, Any], plan: dict[str, An
             "spend": {"trajectory": stack.guard.spent.to_dict(), "ledger": spec.ledger_path},
         },
     }
+    clash = sorted(set(run.record) & set(traj))
+    if clash:
+        raise ValueError(f"agent {kind.name} records traj.json key(s) swevis writes: {', '.join(clash)}")
+    return {**traj, **run.record}
 
 
 def run_instance(spec: RunSpec) -> dict[str, Any]:
@@ -321,7 +326,7 @@ def run_instance(spec: RunSpec) -> dict[str, Any]:
     recorder = stack.journal.recorder()
     templates = {k: mini_swebench_config()["model"][k] for k in ("observation_template", "format_error_template")}
     kind = agent_kind(spec.agent)
-    variant = _variant(spec, kind, recorder)
+    variant = _hooks(spec, kind, recorder)
     # nothing that can fail runs between creating the environment and the try that closes it
     env, repo_root, workspace = _start_environment(spec, stack.profile)
     try:
