@@ -12,7 +12,7 @@ from typing import Any, Callable, Iterable
 
 from snakemake.common import overwrite_function_params
 
-from swevis.agents.registry import agent_kind, base_name, load_modules, variant_bases
+from swevis.agents.registry import agent_kind, base_name, kinds, load_modules, variant_bases
 from swevis.sandbox import resolved_environment
 from swevis.config import DRAWING_KEYS, ConfigError, check_profile, section, validate_config
 from swevis.errors import SwevisError
@@ -109,16 +109,22 @@ def agent_param_sets(config: dict) -> tuple[dict[str, Any], dict[str, dict[str, 
     """run_agent's `agents` param, computed once per DAG build rather than once per job: the
     agents section without the matrix, the repeat count and the ablation set-up (so adding a
     condition, a repeat or a variant re-runs nothing else), and for each LET variant the
-    same plus its own entry and the memory options (and without the agent modules: adding
-    one reruns no run of another agent). Returns (plain, {variant: params})."""
+    same plus its own entry and the memory options, and for an agent that declares keys of
+    its own (AgentKind.config_keys) the same plus those (and without the agent modules: adding
+    one reruns no run of another agent). Returns (plain, {agent or variant: params})."""
     agents = section(config, "agents")
+    own = {key for kind in kinds() for key in kind.config_keys}
     plain = {
-        k: v for k, v in agents.items() if k not in ("matrix", "repeats", "variants", "memory", "ablation", "modules")
+        k: v for k, v in agents.items()
+        if k not in ("matrix", "repeats", "variants", "memory", "ablation", "modules", *own)
     }
     variants = {
         name: {**plain, "variant": variant, "memory": agents.get("memory") or {}}
         for name, variant in (agents.get("variants") or {}).items()
     }
+    for kind in kinds():
+        if kind.config_keys:
+            variants[kind.name] = {**plain, **{k: agents[k] for k in kind.config_keys}}
     return plain, variants
 
 

@@ -77,9 +77,13 @@ def test_agent_param_sets_are_the_narrow_agents_params():
     config = validate_config({"agents": {"variants": {"let-mem": {"memory": True}}}})
     plain, variants = agent_param_sets(config)
     agents = section(config, "agents")
-    assert plain == {k: v for k, v in agents.items() if k not in ("matrix", "repeats", "variants", "memory", "ablation", "modules")}
+    assert plain == {k: v for k, v in agents.items() if k not in ("matrix", "repeats", "variants", "memory", "ablation", "modules", "prometheus")}
     assert list(plain) == sorted(plain)  # key order never reruns anything
-    assert variants == {"let-mem": {**plain, "variant": agents["variants"]["let-mem"], "memory": agents["memory"]}}
+    assert variants == {
+        "let-mem": {**plain, "variant": agents["variants"]["let-mem"], "memory": agents["memory"]},
+        # an agent's own keys are its runs' params only
+        "prometheus": {**plain, "prometheus": agents["prometheus"], "memory": agents["memory"]},
+    }
     assert variants["let-mem"]["variant"]["memory"] is True
     # each is computed once per DAG build: a job's later edit must not leak into the config
     plain["step_limit"] = -1

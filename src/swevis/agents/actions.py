@@ -34,6 +34,7 @@ TOOL_CLASSES = {
     "localize_issue": "search",
     "pack_context": "search",
     "commit_plan": "other",
+    "classify_issue": "other",
     "submit": "other",
 }
 # the file tools of SWE-agent's and OpenHands' agents, by subcommand or by name: their views

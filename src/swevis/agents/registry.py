@@ -23,7 +23,7 @@ from typing import Any, Callable
 
 from swevis.errors import SwevisError
 
-BUILTIN_MODULES = ("swevis.agents.mini", "swevis.agents.plb", "swevis.agents.let")
+BUILTIN_MODULES = ("swevis.agents.mini", "swevis.agents.plb", "swevis.agents.let", "swevis.agents.prometheus")
 # a registered name: lower-case, no '-' (that separates a variant's suffix, and the scope in
 # run folders <agent>-<scope>); swevis.paths.AGENT matches these and their variants
 NAME = re.compile(r"^[a-z][a-z0-9_]*$")
@@ -50,6 +50,9 @@ class AgentKind:
     # make_hooks(spec, recorder) -> hooks or None
     make_hooks: Callable[[Any, Any], Any] | None = None
     takes_variants: bool = False  # agents.variants may name <name>-<suffix> (LET's)
+    # keys of config `agents` only this agent's runs read (their params: editing them reruns
+    # no other agent's runs)
+    config_keys: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not NAME.match(self.name):

@@ -7,6 +7,7 @@ phase runs the tool; anything else runs in bash when the phase allows bash:
     pack_context [QUERY]            D_loc then D_pkg: file summaries, code windows, hints, tests
     view_code PATH [START [END]]    a source window with line numbers
     commit_plan <<'PLAN' ... PLAN   LET locator: end the phase with the plan Π(x) as JSON
+    classify_issue CLASS            Prometheus's classifier: end the phase with the issue's class
     submit                          end the task; the patch is everything changed since base_commit
 
 Bad arguments (unknown tool, non-numeric lines, invalid plan JSON) raise mini-swe-agent's
@@ -35,7 +36,8 @@ PLAN_FIELDS = PLAN_LIST_FIELDS[:2] + ("reproduction_command",) + PLAN_LIST_FIELD
 
 
 # Every tool of every phase (PLB, LET and its variants); any other command is bash.
-TOOL_NAMES = frozenset({"localize_issue", "pack_context", "view_code", "commit_plan", "commit_reproduction", "submit"})
+TOOL_NAMES = frozenset({"localize_issue", "pack_context", "view_code", "commit_plan", "commit_reproduction", "classify_issue",
+                        "submit"})
 
 
 def tool_of(command: str | None) -> str:
@@ -267,6 +269,15 @@ class ToolEnvironment:
             raise format_error(f"commit_plan: {exc}") from None
         text = json.dumps(plan, indent=2)
         raise Submitted({"role": "exit", "content": text, "extra": {"exit_status": "Submitted", "submission": text, "plan": plan}})
+
+    def _tool_classify_issue(self, command: str) -> dict[str, Any]:
+        """End the classification stage with the class named (the agent routes what it does
+        not know: an answer is never refused here, so a model's own word is recorded)."""
+        answer = command.strip()[len("classify_issue"):].strip().strip("'\"`").strip()
+        if not answer:
+            raise format_error("usage: classify_issue CLASS (bug, feature, refactoring, documentation or question)")
+        raise Submitted({"role": "exit", "content": answer, "extra": {"exit_status": "Submitted", "submission": answer,
+                                                                      "issue_class": answer}})
 
     def _tool_submit(self, command: str) -> dict[str, Any]:
         patch = working_tree_diff(self.base)

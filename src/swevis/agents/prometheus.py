@@ -1,0 +1,279 @@
+"""Prometheus (Pan et al., arXiv 2507.19942, §2.3): classification, context retrieval with a
+working memory, reproduction, patch generation, verification and aggregation, each stage a
+model conversation of its own over one repository index and one memory.
+
+Routing (config ``agents.prometheus``):
+- classify: the issue's class, one of CLASSES. The paper names bug, feature and refactoring;
+  the authors' code routes bug, feature, documentation and question: swevis takes the union.
+  An answer outside it (or none) is routed as a bug, with a warning in the run record.
+- retrieve: LET's locator conversation (D_loc, D_pkg, view_code) with the working memory in
+  front of it; its committed plan is the context the later stages start from.
+- a bug is reproduced (LET's reproduction stage); a reproduced bug takes the verified path:
+  one generation whose `submit` runs the reproduction and the regression tests, back to the
+  model until they pass or ``verify_rounds`` are spent.
+- every other case takes the unverified path: ``candidates`` independent generations from the
+  unchanged repository, each run against the regression tests, then normalised, deduplicated
+  and voted on (swevis.agents.patches); the winner is applied and submitted.
+
+Each mechanism is implemented once: the memory, the reproduction stage and the verification
+are the LET variants' (swevis.agents.variants), run here with Prometheus's switches.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from swevis.agents.registry import AgentKind
+
+log = logging.getLogger(__name__)
+
+# the paper's classes and the authors' code's, in one set; the first is the fallback
+CLASSES = ("bug", "feature", "refactoring", "documentation", "question")
+RETRIEVE_TOOLS = {"localize_issue", "pack_context", "view_code", "commit_plan"}
+CLASSIFY_TOOLS = {"localize_issue", "view_code", "classify_issue"}
+GENERATE_TOOLS = {"localize_issue", "pack_context", "view_code", "submit"}
+RESET_COMMAND = "git checkout -q -- . && git clean -fdq"
+
+
+@dataclass(frozen=True)
+class PrometheusSettings:
+    """The stages' budgets and the ablation switches (config ``agents.prometheus``)."""
+
+    classify_step_limit: int
+    retrieve_step_limit: int
+    reproduce_step_limit: int
+    generate_step_limit: int
+    candidates: int
+    verify_rounds: int
+    regression_limit: int
+    output_chars: int
+    memory: bool
+    reproduction: bool
+    regression: bool
+
+    @classmethod
+    def from_config(cls, agents_cfg: dict[str, Any] | None) -> PrometheusSettings:
+        from swevis.config import typed_section
+
+        return typed_section(cls, "agents", (agents_cfg or {}).get("prometheus"), within=("prometheus",))
+
+
+def route_class(answer: str | None) -> tuple[str, str | None]:
+    """(the class a stage's answer routes as, a warning or None): outside CLASSES is a bug."""
+    word = (answer or "").strip().lower()
+    if word in CLASSES:
+        return word, None
+    return CLASSES[0], f"classification {answer!r} is not one of {', '.join(CLASSES)}: routed as a bug"
+
+
+class PrometheusHooks:
+    """What a Prometheus run keeps across its stages: the settings, the working memory (one
+    for every stage), and the records traj.json gets (classification, candidates, vote)."""
+
+    def __init__(self, spec: Any, recorder: Any):
+        from swevis.agents.variants import VariantSettings, make_memory  # a run's imports, not the DAG's
+
+        self.settings = PrometheusSettings.from_config(spec.agents_cfg)
+        s = self.settings
+        # the LET variants' flags, set from Prometheus's switches: one implementation of each
+        self.flags = VariantSettings(
+            memory=s.memory, reproduction=s.reproduction, verification=s.regression or s.reproduction,
+            reproduction_step_limit=s.reproduce_step_limit, verify_rounds=s.verify_rounds,
+            regression_limit=s.regression_limit, output_chars=s.output_chars, memory_options={},
+        )
+        self.memory = make_memory(self.flags, spec.row["problem_statement"], spec.agents_cfg)
+        self.recorder = recorder
+
+    def pipeline(self, phase: str) -> Any:
+        import functools
+
+        from swevis.agents.memory import MemoryObservationPipeline
+        from swevis.agents.observe import ObservationPipeline
+
+        if self.memory is None:
+            return ObservationPipeline
+        return functools.partial(MemoryObservationPipeline, memory=self.memory, context=phase, recorder=self.recorder)
+
+    def tool_env(self, run: Any, tools: set[str], *, allow_bash: bool, context: str, reproduction: dict | None = None,
+                 verification: bool = False) -> Any:
+        from dataclasses import replace
+
+        from swevis.agents.variants import VariantToolEnvironment
+
+        spec = run.spec
+        return VariantToolEnvironment(
+            run.env, tools=tools, allow_bash=allow_bash, flags=replace(self.flags, verification=verification),
+            memory=self.memory, context=context, recorder=self.recorder, reproduction=reproduction,
+            issue_text=spec.row["problem_statement"], index_db=spec.index_db, pristine_dir=spec.pristine_dir,
+            wide=spec.scope == "wide", index_options=spec.localize_cfg, top_k=spec.settings.top_k,
+        )
+
+    def record(self, steps: list[dict[str, Any]]) -> dict[str, Any]:
+        from swevis.agents.memory import memory_summary
+
+        out: dict[str, Any] = {"settings": self.settings.__dict__}
+        if self.memory is not None:
+            out["memory"] = {**memory_summary(steps), "units": len(self.memory.units),
+                             "query_records": len(self.memory.records)}
+        return out
+
+
+def make_hooks(spec: Any, recorder: Any) -> PrometheusHooks:
+    return PrometheusHooks(spec, recorder)
+
+
+def classify(run: Any, hooks: PrometheusHooks, values: dict[str, Any]) -> dict[str, Any]:
+    """The classification stage: its answer, the class it routes as, and a warning if any."""
+    from swevis.agents.prompts import render_prompt
+
+    limit = hooks.settings.classify_step_limit
+    env = hooks.tool_env(run, CLASSIFY_TOOLS, allow_bash=False, context="classify")
+    result = run.phase(
+        env=env, phase="classify", purpose="classify",
+        system=render_prompt("prometheus_classify_system", **values),
+        instance=render_prompt("prometheus_classify_instance", issue=run.spec.row["problem_statement"],
+                               step_limit=limit, **values),
+        step_limit=limit, visual=True,
+    )
+    answer = result.get("issue_class")
+    routed, warning = route_class(answer)
+    if warning:
+        log.warning(warning)
+    return {"answer": answer, "class": routed, "warning": warning, "classes": list(CLASSES)}
+
+
+def retrieve(run: Any, hooks: PrometheusHooks, values: dict[str, Any]) -> dict[str, Any] | None:
+    """The context retrieval stage: LET's locator conversation with the memory; its plan."""
+    from swevis.agents.prompts import render_prompt
+
+    limit = hooks.settings.retrieve_step_limit
+    env = hooks.tool_env(run, RETRIEVE_TOOLS, allow_bash=False, context="retrieve")
+    result = run.phase(
+        env=env, phase="retrieve", purpose="locator",
+        system=render_prompt("let_locator_system", **values),
+        instance=render_prompt("let_locator_instance", issue=run.spec.row["problem_statement"], step_limit=limit, **values),
+        step_limit=limit, visual=True,
+    )
+    return result.get("plan")
+
+
+def reproduce(run: Any, hooks: PrometheusHooks, values: dict[str, Any], plan_text: str) -> dict[str, Any]:
+    """The reproduction stage (LET's): the accepted reproduction or None, and the attempts."""
+    from swevis.agents.prompts import render_prompt
+
+    limit = hooks.settings.reproduce_step_limit
+    env = hooks.tool_env(run, {"view_code", "commit_reproduction"}, allow_bash=True, context="reproduce")
+    result = run.phase(
+        env=env, phase="reproduce", purpose="reproduction",
+        system=render_prompt("let_repro_system", **values),
+        instance=render_prompt("let_repro_instance", issue=run.spec.row["problem_statement"], plan=plan_text,
+                               step_limit=limit, **values),
+        step_limit=limit, visual=True,
+    )
+    return {"accepted": result.get("reproduction"), "attempts": env.attempts}
+
+
+def generate(run: Any, hooks: PrometheusHooks, values: dict[str, Any], *, issue_class: str, plan_text: str,
+             phase: str, candidate: int = 0, reproduction: dict | None = None, verification: bool = False) -> tuple[dict, Any]:
+    """One generation conversation: (its exit extra, its tool environment)."""
+    from swevis.agents.prompts import render_prompt
+
+    limit = hooks.settings.generate_step_limit
+    env = hooks.tool_env(run, GENERATE_TOOLS, allow_bash=True, context=phase, reproduction=reproduction,
+                         verification=verification)
+    addendum = render_prompt("let_verify_note", reproduction=reproduction) if verification else ""
+    result = run.phase(
+        env=env, phase=phase, purpose="editor",
+        system=render_prompt("let_editor_system", **values),
+        instance=render_prompt("prometheus_generate_instance", issue=run.spec.row["problem_statement"],
+                               issue_class=issue_class, plan=plan_text, candidate=candidate,
+                               candidates=hooks.settings.candidates, step_limit=limit, **values) + addendum,
+        step_limit=limit, visual=True,
+    )
+    return result, env
+
+
+def regression_check(run: Any, env: Any, hooks: PrometheusHooks) -> dict[str, Any]:
+    """The regression tests of the patch in the working tree (the verification's selection)."""
+    if not hooks.settings.regression:
+        return {"passed": True, "skipped": "regression tests off"}
+    res = env.verify()["regression"]
+    return {k: res.get(k) for k in ("command", "returncode", "passed", "tests", "symbols")}
+
+
+def candidates_path(run: Any, hooks: PrometheusHooks, values: dict[str, Any], issue_class: str,
+                    plan_text: str) -> tuple[dict[str, Any], list[dict[str, Any]], dict[str, Any]]:
+    """The unverified path: N candidates from the unchanged repository, each regression-tested,
+    then aggregated; the winner is left in the working tree. (final exit extra, candidates, vote)"""
+    from swevis.agents.patches import aggregate, dedupe
+    from swevis.agents.tools import working_tree_diff
+
+    found: list[dict[str, Any]] = []
+    final: dict[str, Any] = {}
+    _run(run.env, RESET_COMMAND)  # a failed reproduction's script is no candidate's
+    for i in range(1, hooks.settings.candidates + 1):
+        final, env = generate(run, hooks, values, issue_class=issue_class, plan_text=plan_text,
+                              phase=f"generate-{i}", candidate=i)
+        diff = working_tree_diff(run.env)
+        check = regression_check(run, env, hooks) if diff.strip() else {"passed": False, "skipped": "empty patch"}
+        found.append({"index": i, "exit_status": final.get("exit_status"), "patch": diff, "regression": check})
+        _run(run.env, RESET_COMMAND)
+        if final.get("error"):
+            break  # a trajectory outcome (a cap, a context limit): no further candidate is paid for
+    groups = dedupe([c["patch"] for c in found])
+    vote = aggregate(groups, passed=[any(found[i]["regression"]["passed"] for i in g["members"]) for g in groups])
+    winner = vote.get("patch") or ""
+    if winner.strip():
+        _apply(run.env, winner)
+    return final, found, vote
+
+
+def _run(env: Any, command: str) -> dict[str, Any]:
+    out = env.execute({"command": command})
+    if out.get("returncode") != 0:
+        raise RuntimeError(f"`{command}` failed: {(out.get('output') or '').strip()[:300]}")
+    return out
+
+
+def _apply(env: Any, patch: str) -> None:
+    """Apply a candidate to the unchanged working tree (git apply, through the environment)."""
+    _run(env, f"git apply --whitespace=nowarn - <<'SWEVIS_PATCH'\n{patch}\nSWEVIS_PATCH")
+
+
+def run(run: Any) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """classify -> retrieve -> reproduce (bugs) -> generate -> verify -> aggregate."""
+    hooks: PrometheusHooks = run.variant
+    values = {"repo_root": run.repo_root, "scope": run.spec.scope}
+    classification = classify(run, hooks, values)
+    run.record["classification"] = classification
+    plan = retrieve(run, hooks, values)
+    plan_text = json.dumps(plan, indent=2) if plan else "(the retrieval stage committed no context)"
+    reproduction = None
+    if classification["class"] == "bug" and hooks.settings.reproduction:
+        repro = reproduce(run, hooks, values, plan_text)
+        run.record["reproduction"] = repro
+        reproduction = repro["accepted"]
+    if reproduction is not None:
+        final, env = generate(run, hooks, values, issue_class="bug", plan_text=plan_text, phase="generate",
+                              reproduction=reproduction, verification=True)
+        run.record.update(route="verified", candidates=[], vote={"method": "verified", "verifications": env.verifications})
+        return final, plan
+    final, found, vote = candidates_path(run, hooks, values, classification["class"], plan_text)
+    run.record.update(route="unverified", candidates=[{k: v for k, v in c.items() if k != "patch"} | {
+        "patch_lines": len(c["patch"].splitlines())} for c in found], vote=vote)
+    return final, plan
+
+
+AGENT = AgentKind(
+    name="prometheus", title="Prometheus", run=run,
+    phases=("classify", "retrieve", "reproduce", "generate"),
+    prompts=("prometheus_classify_system", "prometheus_classify_instance", "let_locator_system",
+             "let_locator_instance", "let_repro_system", "let_repro_instance", "let_editor_system",
+             "prometheus_generate_instance", "let_verify_note"),
+    tools=tuple(sorted(RETRIEVE_TOOLS | CLASSIFY_TOOLS | GENERATE_TOOLS | {"bash", "commit_reproduction"})),
+    needs_index=True, evidence_phases=("retrieve",), commits_plan=True, make_hooks=make_hooks,
+    config_keys=("prometheus", "memory"),
+)

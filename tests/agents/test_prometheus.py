@@ -1,0 +1,99 @@
+"""The Prometheus agent end to end on replay, on one bundled instance: classification routes,
+a reproduced bug takes the verified path, any other class (and a bug the reproduction misses)
+takes the unverified path with N candidates and a vote; an answer outside the classes is
+routed as a bug with a warning; N < 1 is refused at the config check."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from swevis.agents.demos import DEMOS_DIR, load_demo
+from swevis.agents.prometheus import CLASSES, route_class
+from swevis.agents.runner import RunSpec, run_instance
+from swevis.config import validate_config
+from swevis.errors import SwevisError
+
+IID = "swevis-samples__ledgerkit-101"
+PROFILE = {"backend": "replay", "model_id": "test", "tokenizer": "qwen3", "image_family": "qwen3.5"}
+LET_ALL = load_demo(DEMOS_DIR / "let-all" / f"{IID}.yaml")
+LET = load_demo(DEMOS_DIR / "let" / f"{IID}.yaml")
+
+
+def turn(command: str) -> str:
+    return f"THOUGHT: next.\n\n```mswea_bash_command\n{command}\n```\n"
+
+
+@pytest.fixture(scope="module")
+def setup(tmp_path_factory, bundled_checkout):
+    return bundled_checkout(IID, tmp_path_factory.mktemp("prometheus"), index=True)
+
+
+def _run(setup, out: Path, turns: dict, condition: str = "text", **prometheus):
+    demo = out.parent / f"{out.name}-demo.yaml"
+    demo.write_text(yaml.safe_dump({"format": "swevis-demo-1", "turns": turns}))
+    cfg = {"memory": {"embedding": "lexical"}, "prometheus": prometheus}
+    spec = RunSpec(
+        "qwen3.5", PROFILE, "prometheus", "normal", condition, setup["row"], setup["mirror"], str(out),
+        index_db=setup["db"], pristine_dir=setup["pristine"], replay_source=str(demo), agents_cfg=cfg,
+    )
+    return run_instance(spec)
+
+
+def test_classes_are_the_union_and_anything_else_is_a_bug():
+    assert set(CLASSES) == {"bug", "feature", "refactoring", "documentation", "question"}
+    assert route_class("Feature ") == ("feature", None)
+    routed, warning = route_class("enhancement")
+    assert routed == "bug" and "'enhancement' is not one of" in warning
+
+
+def test_fewer_than_one_candidate_is_refused_at_the_config_check():
+    with pytest.raises(SwevisError, match="agents.prometheus.candidates.*at least 1"):
+        validate_config({"agents": {"prometheus": {"candidates": 0}}})
+
+
+@pytest.mark.slow
+def test_a_reproduced_bug_takes_the_verified_path(setup, tmp_path):
+    turns = {"classify": [turn("classify_issue bug")], **{k: LET_ALL["turns"][k] for k in ("locator", "reproduction", "editor")}}
+    traj = _run(setup, tmp_path / "bug", turns, condition="r3")
+    assert traj["agent"] == "prometheus" and traj["exit_status"] == "submitted"
+    assert traj["classification"]["class"] == "bug" and traj["classification"]["warning"] is None
+    assert traj["route"] == "verified" and traj["candidates"] == []
+    assert traj["reproduction"]["accepted"]["command"] == "python reproduce_issue.py"
+    rounds = traj["vote"]["verifications"]
+    assert rounds[-1]["passed"] and rounds[-1]["outcome"] == "submitted"
+    assert list(traj["phase_exit_status"]) == ["classify", "retrieve", "reproduce", "generate"]
+    # every stage is a conversation of its own; the memory is shared by all of them
+    assert {s["phase"] for s in traj["steps"]} == {"classify", "retrieve", "reproduce", "generate"}
+    assert traj["variant"]["memory"]["lookups"] > 0
+    assert traj["evidence"]["committed_snippets"], "the retrieval stage's context is the run's evidence"
+
+
+@pytest.mark.slow
+def test_a_feature_takes_the_unverified_path_with_candidates_and_a_vote(setup, tmp_path):
+    editor = LET["turns"]["editor"]
+    turns = {"classify": [turn("classify_issue feature")], "locator": LET["turns"]["locator"], "editor": editor * 3}
+    traj = _run(setup, tmp_path / "feature", turns)
+    assert traj["classification"]["class"] == "feature" and "reproduction" not in traj
+    assert traj["route"] == "unverified" and len(traj["candidates"]) == 3
+    assert all(c["regression"]["passed"] for c in traj["candidates"])
+    vote = traj["vote"]
+    assert vote["method"] in ("majority", "model") and vote["winner"] is not None
+    assert len(vote["candidates"]) == 1 and vote["candidates"][0]["count"] == 3  # three equal patches
+    patch = (tmp_path / "feature" / "patch.diff").read_text()
+    assert patch.startswith("diff --git") and patch.count("diff --git") == len(set(patch.split("diff --git"))) - 1
+
+
+@pytest.mark.slow
+def test_an_unknown_class_is_routed_as_a_bug_and_a_missed_reproduction_goes_unverified(setup, tmp_path):
+    never = turn("commit_reproduction python -c \"print('fine')\"")
+    turns = {"classify": [turn("classify_issue enhancement")], "locator": LET["turns"]["locator"],
+             "reproduction": [never, never], "editor": LET["turns"]["editor"]}
+    traj = _run(setup, tmp_path / "odd", turns, candidates=1, reproduce_step_limit=2)
+    c = traj["classification"]
+    assert c["answer"] == "enhancement" and c["class"] == "bug" and "not one of" in c["warning"]
+    assert traj["reproduction"]["accepted"] is None and len(traj["reproduction"]["attempts"]) == 2
+    assert traj["route"] == "unverified" and len(traj["candidates"]) == 1 and traj["vote"]["method"] == "single"
+    assert "reproduce_issue" not in (tmp_path / "odd" / "patch.diff").read_text()
