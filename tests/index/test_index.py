@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from swevis.index import IndexError_, build_index, open_index
-from swevis.index.build import module_names
+from swevis.index.languages import module_names
 from swevis.index.docs import chunk_text
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "index" / "minirepo"

@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 
+from swevis.index.languages import language_for
 from swevis.localize import by_kind, hit_rates, localize_issue
 from swevis.localize.spans import best_line
 
@@ -100,10 +101,14 @@ def test_a_symbol_extent_alone_is_no_span_hit(tmp_path):
 
 def test_best_line_weighs_rare_names_and_skips_docstrings_and_own_name():
     lines = REPORT.splitlines()
+    python = language_for("ledger/report.py")
     words = {"currency": 1.0, "render_report": 1.0, "Total": 0.7, "total": 0.25}
-    line, why = best_line(lines, 4, 17, "render_report", words, ["Total: 1200"])
+    line, why = best_line(lines, 4, 17, "render_report", words, ["Total: 1200"], python)
     assert line == 14 and "`Total`" in why
-    assert best_line(lines, 4, 17, "render_report", {"render_report": 1.0}, []) == (None, [])
+    assert best_line(lines, 4, 17, "render_report", {"render_report": 1.0}, [], python) == (None, [])
+    # "symbol" is only in the docstring: no statement line of Python's, a line of a file of no language
+    assert best_line(lines, 4, 17, "render_report", {"symbol": 1.0}, [], python) == (None, [])
+    assert best_line(lines, 4, 17, "render_report", {"symbol": 1.0}, [], None) == (7, ["`symbol`"])
 
 
 def test_the_bm25_baseline_proposes_spans_the_same_way(tmp_path):

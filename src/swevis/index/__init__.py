@@ -4,7 +4,8 @@
     idx = open_index(db)        # RepoIndex: symbols_by_name, enclosing_symbol, neighbours, bm25_search, tests_for
 """
 
-from swevis.index.build import IndexStats, build_index, is_test_path
+from swevis.index.build import IndexStats, build_index
+from swevis.index.languages import is_test_path
 from swevis.index.store import FileInfo, IndexError_, LexHit, RepoIndex, Symbol, open_index
 
 __all__ = [

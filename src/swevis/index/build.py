@@ -8,11 +8,14 @@ tokenized; ids are numbered in path order either way (swevis.index.rows), and ed
 BM25 model are rebuilt over the whole tree, so an update is row for row the cold build. When
 nothing changed at all, only the statistics are rewritten (`noop`).
 
-A bad file never stops the build: syntax errors / Python 2 code are parsed as far as
-tree-sitter recovers (`partial`), non-UTF-8 bytes are decoded with replacement (`encoding`
-= invalid-utf-8), files with NUL bytes (`binary`), above `max_file_bytes` or with lines
-longer than `max_line_chars` (`too_large` / `generated`) keep a file row and a path-only
-BM25 document, and an extractor exception is recorded as `error`. All are counted.
+Which files are indexed, how, and their module names and test flags come from the language
+registry (swevis.index.languages); files of no registered language are counted by extension
+(`skipped_by_extension`) and not indexed. A bad file never stops the build: syntax errors
+(Python 2 code, say) are parsed as far as the extractor recovers (`partial`), non-UTF-8
+bytes are decoded with replacement (`encoding` = invalid-utf-8), files with NUL bytes
+(`binary`), above `max_file_bytes` or with lines longer than `max_line_chars` (`too_large` /
+`generated`) keep a file row and a path-only BM25 document, and an extractor exception is
+recorded as `error`. All are counted.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ from swevis import __version__
 from swevis.config import schema_defaults, with_defaults
 from swevis.fsutil import atomic_path
 from swevis.index import rows, store
-from swevis.index.languages import FileExtract, language_for
+from swevis.index.languages import FileExtract, extension_of, is_test_path, language_for, module_names
 from swevis.index.lexical import Lexical, tokenize
 from swevis.index.resolve import resolve_edges, resolve_names
 from swevis.index.reuse import OldFile
@@ -60,6 +63,7 @@ class IndexStats:
     units_reused: int = 0  # functions of changed files whose rows came from the earlier index
     status_counts: dict = field(default_factory=dict)
     n_non_utf8: int = 0
+    skipped_by_extension: dict = field(default_factory=dict)  # files of no registered language: not indexed
     call_targets: dict = field(default_factory=dict)  # resolved call targets of this run, per `how`
     seconds: float = 0.0
     timings: dict = field(default_factory=dict)
@@ -78,18 +82,12 @@ def _options(options: dict | None) -> dict:
     return with_defaults(defaults, {k: v for k, v in (options or {}).items() if k in defaults})
 
 
-def is_test_path(path: str) -> bool:
-    parts = path.split("/")
-    base = parts[-1]
-    if any(p in ("tests", "test", "testing") for p in parts[:-1]):
-        return True
-    return base.startswith("test_") or base.endswith("_test.py") or base == "conftest.py"
-
-
-def scan(repo_dir: Path, exclude_dirs: list[str]) -> list[str]:
-    """Repository-relative POSIX paths of every file a registered language handles."""
+def scan(repo_dir: Path, exclude_dirs: list[str]) -> tuple[list[str], dict[str, int]]:
+    """Repository-relative POSIX paths of every file a registered language handles, and the
+    number of the other files by extension (not indexed)."""
     excl = set(exclude_dirs)
     out: list[str] = []
+    skipped: dict[str, int] = {}
     for root, dirs, files in os.walk(repo_dir, followlinks=False):
         dirs[:] = sorted(d for d in dirs if d not in excl and not d.endswith(".egg-info"))
         rel = os.path.relpath(root, repo_dir)
@@ -97,34 +95,11 @@ def scan(repo_dir: Path, exclude_dirs: list[str]) -> list[str]:
             p = name if rel == "." else f"{rel}/{name}".replace(os.sep, "/")
             if language_for(p) is not None:
                 out.append(p)
+            else:
+                ext = extension_of(p)
+                skipped[ext] = skipped.get(ext, 0) + 1
     out.sort()
-    return out
-
-
-def module_names(paths: list[str], root_name: str = "") -> dict[str, str]:
-    """Dotted module name per Python file: climb while the folder is a package (__init__.py).
-
-    When the indexed folder is itself a package (an installed package's source, say), its
-    name (`root_name`) prefixes every module, so modules read as they are imported.
-    """
-    pkg_dirs = {p.rsplit("/", 1)[0] for p in paths if p.endswith("/__init__.py")}
-    root_pkg = root_name if root_name and "__init__.py" in paths else ""
-    out: dict[str, str] = {}
-    for p in paths:
-        if not (p.endswith(".py") or p.endswith(".pyi")):
-            out[p] = ""
-            continue
-        parts = p.split("/")
-        stem = parts[-1].rsplit(".", 1)[0]
-        mod = [] if stem == "__init__" else [stem]
-        i = len(parts) - 1
-        while i > 0 and "/".join(parts[:i]) in pkg_dirs:
-            mod.insert(0, parts[i - 1])
-            i -= 1
-        if i == 0 and root_pkg:
-            mod.insert(0, root_pkg)
-        out[p] = ".".join(mod)
-    return out
+    return out, dict(sorted(skipped.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
 def git_head(repo_dir: Path) -> str | None:
@@ -156,7 +131,7 @@ def _existing_ok(db_path: Path, opts: dict) -> bool:
 def _extract(path: str, data: bytes, module: str, opts: dict, reuse=None) -> tuple[FileExtract | None, str, str]:
     """(extract or None, status, error) for one file; never raises. `reuse`: the units of its
     previous version (swevis.index.reuse), if any."""
-    spec = language_for(path)
+    language = language_for(path)
     if b"\x00" in data[:8192]:
         return None, "binary", "NUL bytes: not a text file"
     if len(data) > opts["max_file_bytes"]:
@@ -164,7 +139,7 @@ def _extract(path: str, data: bytes, module: str, opts: dict, reuse=None) -> tup
     if data and max(map(len, data.split(b"\n"))) > opts["max_line_chars"]:
         return None, "generated", f"a line longer than max_line_chars {opts['max_line_chars']}"
     try:
-        fx = spec.extract(path, data, module,
+        fx = language.extract(path, data, module,
                           {"is_test": is_test_path(path), "chunk_chars": opts["chunk_chars"], "reuse": reuse})
     except Exception as exc:  # noqa: BLE001 - a bad file must not stop the build
         if reuse is not None:  # the earlier index's rows, not the file: extract it as cold would
@@ -177,7 +152,7 @@ def _extract(path: str, data: bytes, module: str, opts: dict, reuse=None) -> tup
 
 def _parse_rows(path: str, data: bytes, digest: str, module: str, opts: dict, reuse=None) -> rows.FileRows:
     """Parse one file into its rows (reusing the units of its previous version, `reuse`)."""
-    spec = language_for(path)
+    language = language_for(path)
     try:
         data.decode("utf-8")
         encoding = "utf-8"
@@ -185,10 +160,10 @@ def _parse_rows(path: str, data: bytes, digest: str, module: str, opts: dict, re
         encoding = "invalid-utf-8"
     fx, status, error = _extract(path, data, module, opts, reuse)
     n_lines = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
-    file = rows.file_row(path, spec.name, spec.kind, data, digest, module, is_test_path(path), n_lines, status,
-                         encoding, error, fx)
+    file = rows.file_row(path, language.name, language.kind, data, digest, module, is_test_path(path), n_lines,
+                         status, encoding, error, fx)
     path_tokens = tokenize(path.replace("/", " ").replace(".", " ")) + tokenize(module.replace(".", " "))
-    return rows.from_extract(file, fx, spec.kind == "code", path_tokens, n_lines, reuse.chunk if reuse else None)
+    return rows.from_extract(file, fx, language.kind == "code", path_tokens, n_lines, reuse.chunk if reuse else None)
 
 
 def _resolve(con: sqlite3.Connection, opts: dict) -> dict:
@@ -240,7 +215,7 @@ def build_index(
         source = None
     stats = IndexStats(db_path=str(db_path), mode="incremental" if source else "cold", repo=repo, commit=commit)
     t = time.perf_counter()
-    paths = scan(repo_dir, opts["exclude_dirs"])
+    paths, stats.skipped_by_extension = scan(repo_dir, opts["exclude_dirs"])
     modules = module_names(paths, repo_dir.name if repo_dir.name.isidentifier() else "")
     timings = {"scan": time.perf_counter() - t}
     if source == db_path and _unchanged(source, repo_dir, paths, modules):

@@ -109,4 +109,8 @@ def run(args: argparse.Namespace) -> int:
         bad = {k: v for k, v in stats.status_counts.items() if k != "ok"}
         if bad or stats.n_non_utf8:
             print(f"  bad files (indexed as far as possible): {bad}, non-UTF-8: {stats.n_non_utf8}")
+        if stats.skipped_by_extension:
+            print(f"  skipped (no registered language) {sum(stats.skipped_by_extension.values())}: "
+                  + ", ".join(f"{ext} {n}" for ext, n in list(stats.skipped_by_extension.items())[:8])
+                  + (", ..." if len(stats.skipped_by_extension) > 8 else ""))
     return 0

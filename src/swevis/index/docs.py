@@ -2,12 +2,13 @@
 
 Chunks are cut adaptively: paragraphs first, then lines, then words, then characters, so a
 chunk never exceeds `chunk_chars` unless a single character run forces it. Each chunk keeps
-its 1-based line span; the build links consecutive chunks with `next_id`.
+its 1-based line span; the build links consecutive chunks with `next_id`. `TEXT` is the
+language record (registered in swevis.index.languages).
 """
 
 from __future__ import annotations
 
-from swevis.index.records import ChunkRec, FileExtract
+from swevis.index.records import ChunkRec, FileExtract, Language
 
 
 def _pieces(text: str, limit: int, seps: tuple[str, ...]) -> list[str]:
@@ -58,3 +59,15 @@ def extract(path: str, data: bytes, module: str, options: dict | None = None) ->
     text = data.decode("utf-8", "replace")
     fx.chunks = chunk_text(text, int(options["chunk_chars"]))
     return fx
+
+
+TEXT = Language(
+    name="text",
+    extensions=(".rst", ".md", ".txt"),
+    extract=extract,
+    kind="doc",
+    # a document in a test folder, or a doctest file test_*.txt, is test material like code there
+    test_dirs=("tests", "test", "testing"),
+    test_only_dirs=("tests",),
+    test_files=("test_*",),
+)

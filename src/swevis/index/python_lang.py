@@ -1,4 +1,6 @@
-"""Python extractor on tree-sitter-python: definitions, imports, bases, calls, references.
+"""Python: the extractor on tree-sitter-python (definitions, imports, bases, calls,
+references) and the conventions of Python code (`PYTHON`, registered in
+swevis.index.languages): module names, test files, tracebacks, comments, pytest.
 
 tree-sitter recovers from syntax errors (Python 2 code, half-edited files), so a file with
 errors still yields every definition outside the broken region; such files are marked
@@ -8,6 +10,7 @@ errors still yields every definition outside the broken region; such files are m
 from __future__ import annotations
 
 import bisect
+import builtins
 import keyword
 import re
 
@@ -15,7 +18,7 @@ import tree_sitter as ts
 import tree_sitter_python as tsp
 
 from swevis.index.python_units import Spans, Unit, candidates, find_units
-from swevis.index.records import EdgeRec, FileExtract, SymbolRec
+from swevis.index.records import EdgeRec, FileExtract, Language, SymbolRec
 
 LANGUAGE = ts.Language(tsp.language())
 
@@ -673,3 +676,60 @@ def extract(path: str, data: bytes, module: str, options: dict | None = None) ->
     _own_texts(data, fx)
     fx.module_doc = _docstring(root)
     return fx
+
+
+def module_names(paths: list[str], root_name: str = "") -> dict[str, str]:
+    """Dotted module name per Python file: climb while the folder is a package (__init__.py).
+
+    When the indexed folder is itself a package (an installed package's source, say), its
+    name (`root_name`) prefixes every module, so modules read as they are imported.
+    """
+    pkg_dirs = {p.rsplit("/", 1)[0] for p in paths if p.endswith("/__init__.py")}
+    root_pkg = root_name if root_name and "__init__.py" in paths else ""
+    out: dict[str, str] = {}
+    for p in paths:
+        if not p.endswith((".py", ".pyi")):  # x.PY: indexed, but no module Python imports
+            out[p] = ""
+            continue
+        parts = p.split("/")
+        stem = parts[-1].rsplit(".", 1)[0]
+        mod = [] if stem == "__init__" else [stem]
+        i = len(parts) - 1
+        while i > 0 and "/".join(parts[:i]) in pkg_dirs:
+            mod.insert(0, parts[i - 1])
+            i -= 1
+        if i == 0 and root_pkg:
+            mod.insert(0, root_pkg)
+        out[p] = ".".join(mod)
+    return out
+
+
+# a traceback's frame: File "a/b.py", line 3, in f
+_TRACEBACK_FRAME = re.compile(r'File "(?P<path>[^"]+)", line (?P<line>\d+)(?:, in (?P<func>[\w<>.]+))?')
+# pytest's frame: a/b.py:3: in f (or a/b.py:3: ValueError)
+_PYTEST_FRAME = re.compile(r"^(?P<path>[\w./\\-]+\.py):(?P<line>\d+)(?::\s*in\s+(?P<func>[\w<>.]+)|:\s*\w+)?", re.M)
+
+PYTHON = Language(
+    name="python",
+    extensions=(".py", ".pyi"),
+    extract=extract,
+    module_names=module_names,
+    stub_extensions=(".pyi",),
+    # test/ and testing/ also hold library code (django/test/, numpy/testing/): only tests/
+    # is test code only
+    test_dirs=("tests", "test", "testing"),
+    test_only_dirs=("tests",),
+    test_files=("test_*", "*_test.py", "conftest.py"),
+    trace_frames=(_TRACEBACK_FRAME, _PYTEST_FRAME),
+    frame_placeholders=frozenset({"<module>", "<lambda>"}),
+    definition=r"(?:async\s+)?(?:def|class)\s+([A-Za-z_]\w*)",
+    git_diff_driver="python",
+    line_comments=("#",),
+    block_comments=((r'[rbuRBU]?"""', '"""'), (r"[rbuRBU]?'''", "'''")),  # docstrings
+    keywords=frozenset(keyword.kwlist) | {"self", "cls"},
+    common_names=frozenset(b for b in dir(builtins) if not b.endswith(("Error", "Warning"))),
+    package_files=("__init__.py", "__init__.pyi"),
+    common_file_names=("__init__.py", "conftest.py", "setup.py"),
+    test_runner=("python", "-m", "pytest", "-q", "-p", "no:cacheprovider"),
+    test_ok_returncodes=(0, 5),  # 5: no test collected
+)

@@ -1,11 +1,16 @@
-"""What an extractor finds in one file: definitions, edges, text chunks (shared by every
-language's extractor and the index builder)."""
+"""What a language is (`Language`) and what its extractor finds in one file: definitions,
+edges, text chunks. Shared by every language's module, the registry (swevis.index.languages)
+and the index builder, so none of them imports another."""
 
 from __future__ import annotations
 
+import re
+import shlex
 from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
+from typing import Callable
 
-__all__ = ["SymbolRec", "EdgeRec", "ChunkRec", "FileExtract"]
+__all__ = ["SymbolRec", "EdgeRec", "ChunkRec", "FileExtract", "Language"]
 
 
 @dataclass
@@ -67,3 +72,75 @@ class FileExtract:
     attrs: list = field(default_factory=list)  # (class symbol index, attribute, type expression "N:..."/"R:..."/"A:...")
     units: list = field(default_factory=list)  # reusable units (python_units.Unit.record), for a later update
     n_reused: int = 0  # units whose rows came from an earlier index
+
+
+@dataclass(frozen=True, eq=False)
+class Language:
+    """One language the index reads: its files, its extractor, and the conventions of its
+    code that the index and the localizer need (test files, module names, stack traces,
+    comments, the test runner). Code outside the language's own module asks this record
+    (through swevis.index.languages) and never tests a file name itself.
+
+    Paths are repository-relative and use "/". An empty field means the language has no such
+    convention: a doc language sets only the first few.
+    """
+
+    name: str
+    extensions: tuple[str, ...]  # ".py": lower case, with the dot; a path's longest one picks its language
+    extract: Callable[[str, bytes, str, dict], FileExtract]  # (path, bytes, module, options) -> its records
+    kind: str = "code"  # code | doc
+    # (its files' paths, the indexed folder's name when that is a package) -> module name per path
+    module_names: Callable[[list[str], str], dict[str, str]] | None = None
+    stub_extensions: tuple[str, ...] = ()  # declarations only (.pyi): ranked down; no trace or history points there
+    test_dirs: tuple[str, ...] = ()  # a file below a folder of this name is a test file (the index's is_test)
+    test_only_dirs: tuple[str, ...] = ()  # narrower: folders that hold test code only, never an edit site
+    test_files: tuple[str, ...] = ()  # file-name globs of test files ("test_*", "*_test.py")
+    # stack-trace frames: named groups path, line and (optional) func, e.g. Python's
+    # `File "a/b.py", line 3, in f`
+    trace_frames: tuple[re.Pattern, ...] = ()
+    frame_placeholders: frozenset[str] = frozenset()  # a frame's func for no definition (<module>)
+    definition: str = ""  # regex of a line defining a named thing, its name in group 1 (`def f`, `class C`)
+    git_diff_driver: str = ""  # git's built-in hunk-header pattern for it (`diff=python`), if git has one
+    line_comments: tuple[str, ...] = ()  # a line starting (after blanks) with one is a comment
+    block_comments: tuple[tuple[str, str], ...] = ()  # (regex opening it at a line's start, text closing it)
+    keywords: frozenset[str] = frozenset()  # reserved words and names every method uses (self): no identifier
+    common_names: frozenset[str] = frozenset()  # builtins: an issue's mention of one names no location
+    package_files: tuple[str, ...] = ()  # file names that stand for their folder (__init__.py)
+    common_file_names: tuple[str, ...] = ()  # names so common that a bare one names no file (setup.py)
+    test_runner: tuple[str, ...] = ()  # the command that runs the tests named after it
+    # test files -> the runner's arguments (Go: their packages); None: the files themselves
+    test_arguments: Callable[[list[str]], list[str]] | None = None
+    test_ok_returncodes: tuple[int, ...] = (0,)  # the runner's exit codes that mean no test failed
+
+    def __repr__(self) -> str:
+        return f"Language({self.name!r}, {self.extensions})"
+
+    @property
+    def source_extensions(self) -> tuple[str, ...]:
+        """Its extensions of files that run (not stubs): where traces and fixes point."""
+        return tuple(e for e in self.extensions if e not in self.stub_extensions)
+
+    def is_stub(self, path: str) -> bool:
+        return path.lower().endswith(self.stub_extensions)
+
+    def _test_name(self, path: str) -> bool:
+        base = path.rsplit("/", 1)[-1]
+        return any(fnmatchcase(base, glob) for glob in self.test_files)
+
+    def is_test_path(self, path: str) -> bool:
+        """A test file: below one of `test_dirs`, or named like one of `test_files`."""
+        return any(p in self.test_dirs for p in path.split("/")[:-1]) or self._test_name(path)
+
+    def is_test_module(self, path: str) -> bool:
+        """Surely test code: below one of `test_only_dirs`, or named like a test file."""
+        return any(p in self.test_only_dirs for p in path.split("/")[:-1]) or self._test_name(path)
+
+    def test_command(self, test_files: list[str]) -> str:
+        """The shell command running `test_files` (empty when it has no runner)."""
+        if not self.test_runner:
+            return ""
+        args = self.test_arguments(test_files) if self.test_arguments is not None else test_files
+        return shlex.join([*self.test_runner, *args])
+
+    def test_passed(self, returncode: int | None) -> bool:
+        return returncode in self.test_ok_returncodes

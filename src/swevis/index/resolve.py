@@ -19,6 +19,9 @@ of classes (`self.x = C(...)`, `x: C`):
                       else the only definition of that name                    name (weaker)
 
 Receivers that are imported from outside the repository (numpy, os) get no edge.
+
+The vocabulary is Python's (records.EdgeRec): every code language's files are resolved
+together, an extractor mapping its language's imports and calls onto it.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ import re
 import sqlite3
 from collections import defaultdict
 
+from swevis.index.languages import is_stub
 from swevis.index.rows import unpack
 
 __all__ = ["resolve_names", "resolve_edges", "HOW"]
@@ -60,9 +64,9 @@ class World:
         self.mod_file: dict[str, int] = {}
         self.file_mod: dict[int, str] = {}
         self.names: dict[int, dict] = {}
-        for fid, mod, names, path in con.execute(
-            "SELECT id, module, names, path FROM files WHERE language = 'python' ORDER BY path LIKE '%.pyi', path"
-        ):
+        # a module's first file wins, its source before its stub (a.py before a.pyi)
+        files = con.execute("SELECT id, module, names, path FROM files WHERE kind = 'code' ORDER BY path").fetchall()
+        for fid, mod, names, path in sorted(files, key=lambda row: is_stub(row[3])):
             self.file_mod[fid] = mod or ""
             if mod and mod not in self.mod_file:
                 self.mod_file[mod] = fid
@@ -342,7 +346,7 @@ def resolve_names(con: sqlite3.Connection) -> None:
     (from tests) to the only definition of that name in the repository, if it has one. Of
     several files or definitions, the first by id wins (path, then source order)."""
     first_file: dict[str, int] = {}
-    for fid, mod in con.execute("SELECT id, module FROM files WHERE language = 'python' ORDER BY id"):
+    for fid, mod in con.execute("SELECT id, module FROM files WHERE kind = 'code' ORDER BY id"):
         first_file.setdefault(mod, fid)
     top: dict[tuple[int, str], int] = {}
     defs: dict[str, list[tuple[int, int]]] = defaultdict(list)

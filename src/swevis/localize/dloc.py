@@ -23,6 +23,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from swevis.config import schema_defaults, with_defaults
+from swevis.index import languages
 from swevis.index.store import RepoIndex, Symbol
 from swevis.localize.hints import IssueHints, extract_hints, without_environment
 from swevis.localize.history import history_features, repo_history
@@ -62,7 +63,7 @@ def resolve_path(index: RepoIndex, path: str) -> str | None:
         suffix = "/".join(parts[i:])
         matches = [f.path for f in index.files_by_suffix(suffix)]
         if len(matches) == 1:
-            if len(parts) - i >= 2 or parts[-1] not in ("__init__.py", "conftest.py", "setup.py"):
+            if len(parts) - i >= 2 or not languages.is_common_file_name(parts[-1]):
                 return matches[0]
             return None
         if len(matches) > 1:
@@ -108,7 +109,7 @@ def _penalty(index: RepoIndex, path: str, o: dict, cache: dict) -> float:
                 p *= o["test_penalty"]
             if f.kind == "doc":
                 p *= o["doc_penalty"]
-        if path.endswith(".pyi"):
+        if languages.is_stub(path):
             p *= o["stub_penalty"]
         cache[path] = p
     return cache[path]
@@ -288,15 +289,14 @@ def _walk_evidence(
 
 
 def is_test_module(path: str) -> bool:
-    """A test module: test_*.py, *_test.py, conftest.py, or a file under a tests/ folder.
+    """Test code by its language's conventions (Python: test_*.py, *_test.py, conftest.py, or a
+    file under a tests/ folder): never an edit site.
 
     Narrower than the index's is_test (which also counts test/ and testing/ folders): those
     hold library code in several SWE-bench repositories (django/test/, sympy/testing/,
     numpy/testing/), which must stay symbol candidates.
     """
-    parts = path.replace("\\", "/").split("/")
-    base = parts[-1]
-    return "tests" in parts[:-1] or base.startswith("test_") or base.endswith("_test.py") or base == "conftest.py"
+    return languages.is_test_module(path)
 
 
 _FLAG_NAMES = ("is_class", "is_exception", "is_private")
@@ -417,7 +417,7 @@ def _ranked_spans(trace_spans: list[Candidate], ranked: list[tuple[Symbol, float
         if len(spans) >= top_k:
             break
         start, end, why = symbol_span(source(s.path), s.start_line, s.end_line, s.name, words, quoted,
-                                      o["span_context"])
+                                      o["span_context"], languages.language_for(s.path))
         # a class's span is often its member's, a frame's span covers its symbol's best line
         if any(c.path == s.path and c.start_line <= end and start <= (c.end_line or c.start_line) for c in spans):
             continue
@@ -568,7 +568,9 @@ def _module_twin_evidence(index: RepoIndex, sc: "_Scores", dotted: str, o: dict)
         return
     for n in range(len(parts) - 1, 0, -1):
         prefix = ".".join(parts[:n])
-        files = [f for f in index.files_by_suffix(prefix.replace(".", "/") + ".py") if f.kind == "code"]
+        stem = prefix.replace(".", "/")
+        files = [f for ext in languages.extensions("code", stubs=False) for f in index.files_by_suffix(stem + ext)
+                 if f.kind == "code"]
         if files and len(files) <= 3:
             break
     else:

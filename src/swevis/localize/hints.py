@@ -1,25 +1,65 @@
-"""What an issue text says about where the bug is: identifiers, tracebacks, file:line hints."""
+"""What an issue text says about where the bug is: identifiers, tracebacks, file:line hints.
+
+What is a stack-trace frame, a source file, a keyword or a builtin comes from the registered
+languages (swevis.index.languages), so an issue about any of them is read the same way.
+"""
 
 from __future__ import annotations
 
-import builtins
-import keyword
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
+
+from swevis.index.languages import Language, registered
 
 _BACKTICK = re.compile(r"```[^\n]*\n(.*?)```|`([^`\n]+)`", re.S)
-_TB_FRAME = re.compile(r'File "([^"]+)", line (\d+)(?:, in ([\w<>.]+))?')
-_PYTEST_FRAME = re.compile(r"^([\w./\\-]+\.py):(\d+)(?::\s*in\s+([\w<>.]+)|:\s*\w+)?", re.M)
-_FILE_LINE = re.compile(r"([\w./\\-]+\.py)(?::(\d+)| (?:line|at line|L) ?(\d+)|#L(\d+))")
-_PATH = re.compile(r"(?<![\w/.])((?:[\w.-]+/)*[\w-]+\.(?:py|pyi|rst|md|txt|cfg|toml))\b")
 _DOTTED = re.compile(r"\b([A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)+)\b")
 _CALL = re.compile(r"\b([A-Za-z_]\w*)\s*\(")
 _CAMEL = re.compile(r"\b([A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+|[A-Z]{2,}[a-z]\w*)\b")
 _SNAKE = re.compile(r"\b(_*[a-z][a-z0-9]*(?:_[a-z0-9]+)+_*|__\w+__)\b")
 _ERROR_NAME = re.compile(r"\b(\w+(?:Error|Exception|Warning))\b")
 
-_NOISE = {"e.g", "i.e", "etc", "vs", "www", "http", "https", "github", "com", "org", "self", "cls"}
-_NOISE |= {k.lower() for k in keyword.kwlist} | {b.lower() for b in dir(builtins) if not b.endswith(("Error", "Warning"))}
+# prose and URL words that are no identifier (the languages' keywords and builtins join them)
+_PROSE_NOISE = frozenset({"e.g", "i.e", "etc", "vs", "www", "http", "https", "github", "com", "org"})
+
+
+def _alternatives(exts: tuple[str, ...]) -> str:
+    """Extensions (".py") as a regex alternation without the dots, longest first."""
+    return "|".join(re.escape(e[1:]) for e in sorted(set(exts), key=lambda e: (-len(e), e)))
+
+
+@dataclass(frozen=True)
+class _Vocabulary:
+    """What the registered languages make of an issue's text (built once per set of languages)."""
+
+    frames: tuple[re.Pattern, ...]  # stack-trace frames: groups path, line, func
+    file_line: re.Pattern | None  # a.py:12, a.py line 12, a.py#L12 (source files only)
+    path: re.Pattern | None  # a file path of an indexed language
+    code_exts: tuple[str, ...]
+    all_exts: tuple[str, ...]
+    noise: frozenset[str]  # lower case: no identifier
+    placeholders: frozenset[str]  # a frame's func naming no definition (<module>)
+
+
+@lru_cache(maxsize=8)
+def _vocabulary(languages: tuple[Language, ...]) -> _Vocabulary:
+    code = [lang for lang in languages if lang.kind == "code"]
+    source = _alternatives(tuple(e for lang in code for e in lang.source_extensions))
+    every = _alternatives(tuple(e for lang in languages for e in lang.extensions))
+    file_line = None
+    if source:
+        file_line = re.compile(rf"([\w./\\-]+\.(?:{source}))(?::(\d+)| (?:line|at line|L) ?(\d+)|#L(\d+))")
+    path = re.compile(rf"(?<![\w/.])((?:[\w.-]+/)*[\w-]+\.(?:{every}))\b") if every else None
+    noise = set(_PROSE_NOISE)
+    for lang in code:
+        noise |= {w.lower() for w in lang.keywords | lang.common_names}
+    placeholders = frozenset(p for lang in languages for p in lang.frame_placeholders)
+    return _Vocabulary(
+        frames=tuple(p for lang in languages for p in lang.trace_frames), file_line=file_line, path=path,
+        code_exts=tuple(e for lang in code for e in lang.extensions),
+        all_exts=tuple(e for lang in languages for e in lang.extensions), noise=frozenset(noise),
+        placeholders=placeholders,
+    )
 
 
 @dataclass
@@ -43,8 +83,8 @@ class IssueHints:
         return not (self.frames or self.paths or self.dotted or self.identifiers)
 
 
-def _add(d: dict[str, float], name: str, w: float) -> None:
-    if len(name) < 3 or name.lower() in _NOISE:
+def _add(d: dict[str, float], name: str, w: float, noise: frozenset[str]) -> None:
+    if len(name) < 3 or name.lower() in noise:
         return
     d[name] = max(d.get(name, 0.0), w)
 
@@ -84,54 +124,58 @@ def without_environment(text: str) -> str:
 
 def extract_hints(text: str) -> IssueHints:
     h = IssueHints()
-    order = 0
-    for m in _TB_FRAME.finditer(text):
-        h.frames.append(Frame(m.group(1).replace("\\", "/"), int(m.group(2)), m.group(3), order))
-        order += 1
-    for m in _PYTEST_FRAME.finditer(text):
-        h.frames.append(Frame(m.group(1).replace("\\", "/"), int(m.group(2)), m.group(3), order))
-        order += 1
-    seen_fl = {(f.path, f.line) for f in h.frames}
-    for m in _FILE_LINE.finditer(text):
-        line = int(next(g for g in m.groups()[1:] if g))
-        path = m.group(1).replace("\\", "/")
-        if (path, line) not in seen_fl:
-            h.frames.append(Frame(path, line, None, order))
-            seen_fl.add((path, line))
-            order += 1
-    for m in _PATH.finditer(text):
-        p = m.group(1)
-        if p not in h.paths and not p.startswith("http"):
-            h.paths.append(p)
-
+    v = _vocabulary(registered())
+    _locations(text, v, h)
     code_bits: list[str] = []
     for m in _BACKTICK.finditer(text):
         code_bits.append(m.group(1) or m.group(2) or "")
     prose = _BACKTICK.sub(" ", text)
     for bit in code_bits:
         for d in _DOTTED.findall(bit):
-            if not d.endswith((".py", ".pyi")) and d not in h.dotted:
+            if not d.endswith(v.code_exts) and d not in h.dotted:
                 h.dotted.append(d)
         for name in re.findall(r"[A-Za-z_]\w*", bit):
-            _add(h.identifiers, name, 1.0)
+            _add(h.identifiers, name, 1.0, v.noise)
     for d in _DOTTED.findall(prose):
-        if d.endswith((".py", ".pyi", ".md", ".rst", ".txt")) or d.lower() in _NOISE or d[0].isdigit():
+        if d.endswith(v.all_exts) or d.lower() in v.noise or d[0].isdigit():
             continue
         if d not in h.dotted:
             h.dotted.append(d)
     for name in _CALL.findall(prose):
-        _add(h.identifiers, name, 0.8)
+        _add(h.identifiers, name, 0.8, v.noise)
     for name in _CAMEL.findall(prose):
-        _add(h.identifiers, name, 0.7)
+        _add(h.identifiers, name, 0.7, v.noise)
     for name in _SNAKE.findall(prose):
-        _add(h.identifiers, name, 0.7)
+        _add(h.identifiers, name, 0.7, v.noise)
     for d in h.dotted:
         for part in d.split("."):
             if part and (part[0].isupper() or "_" in part):
-                _add(h.identifiers, part, 0.6)
-        _add(h.identifiers, d.split(".")[-1], 0.6)
+                _add(h.identifiers, part, 0.6, v.noise)
+        _add(h.identifiers, d.split(".")[-1], 0.6, v.noise)
     for f in h.frames:
-        if f.func and f.func not in ("<module>", "<lambda>"):
-            _add(h.identifiers, f.func.split(".")[-1], 0.8)
+        if f.func and f.func not in v.placeholders:
+            _add(h.identifiers, f.func.split(".")[-1], 0.8, v.noise)
     h.errors = sorted(set(_ERROR_NAME.findall(text)))
     return h
+
+
+def _locations(text: str, v: _Vocabulary, h: IssueHints) -> None:
+    """Stack-trace frames, then file:line hints not already a frame, then file paths, into `h`."""
+    order = 0
+    for pattern in v.frames:
+        for m in pattern.finditer(text):
+            func = m.groupdict().get("func")
+            h.frames.append(Frame(m.group("path").replace("\\", "/"), int(m.group("line")), func, order))
+            order += 1
+    seen_fl = {(f.path, f.line) for f in h.frames}
+    for m in v.file_line.finditer(text) if v.file_line else ():
+        line = int(next(g for g in m.groups()[1:] if g))
+        path = m.group(1).replace("\\", "/")
+        if (path, line) not in seen_fl:
+            h.frames.append(Frame(path, line, None, order))
+            seen_fl.add((path, line))
+            order += 1
+    for m in v.path.finditer(text) if v.path else ():
+        p = m.group(1)
+        if p not in h.paths and not p.startswith("http"):
+            h.paths.append(p)

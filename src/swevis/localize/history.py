@@ -3,13 +3,14 @@ changed in the last commits before the checkout.
 
 Fixes land where code churns: among a well-found file's definitions, the one edited most
 recently and most often is more often the edited one than its quiet neighbours. The counts
-come from one `git log -p -U0` over the last `depth` non-merge commits that touch Python files,
-reachable from the commit the index describes (never later: a fix's own commit is not in its
-base's history). A hunk is attributed to the definition git's Python hunk header names (the
-nearest `def`/`class` line above it) and to every `def`/`class` line it changes, matched to a
-candidate by file and last name component. On django it costs about 0.3 CPU s for the 300
-commits the shipped model counts, 1-1.7 for 1,000 (benchmarks/eval_devset.py history stores
-it per case); read once per checkout and HEAD.
+come from one `git log -p -U0` over the last `depth` non-merge commits that touch source files
+of a registered code language (Python: *.py), reachable from the commit the index describes
+(never later: a fix's own commit is not in its base's history). A hunk is attributed to the
+definition its hunk header names (git's built-in header pattern of the language: the nearest
+`def`/`class` line above it in Python) and to every definition line it changes (the
+language's `definition` pattern), matched to a candidate by file and last name component.
+On django it costs about 0.3 CPU s for the 300 commits the shipped model counts, 1-1.7 for
+1,000 (benchmarks/eval_devset.py history stores it per case); read once per checkout and HEAD.
 Without a git directory the features are 0.
 """
 
@@ -25,13 +26,28 @@ from functools import lru_cache
 from pathlib import Path
 
 from swevis.index.build import git_head
+from swevis.index.languages import Language, language_for, registered
 
 HISTORY_FEATURES = ("hist_file", "hist_sym")
 DEFAULT_DEPTH = 1000
-_DEF = re.compile(r"\b(?:def|class)\s+([A-Za-z_]\w*)")
-_CHANGED_DEF = re.compile(r"^[+-]\s*(?:async\s+)?(?:def|class)\s+([A-Za-z_]\w*)")
 _DIFF = re.compile(r"^diff --git a/(.*) b/(.*)$")
-_ATTRIBUTES = "*.py diff=python\n"  # git's built-in Python hunk-header pattern
+
+
+@lru_cache(maxsize=16)
+def _definitions(language: Language) -> tuple[re.Pattern, re.Pattern] | None:
+    """(a definition in a hunk header, a changed line that is a definition) of a language."""
+    if not language.definition:
+        return None
+    return re.compile(r"\b" + language.definition), re.compile(r"^[+-]\s*" + language.definition)
+
+
+def _git_setup(languages: tuple[Language, ...]) -> tuple[str, list[str]]:
+    """(a gitattributes text naming each language's hunk-header pattern, the pathspecs of the
+    code languages' source files)."""
+    code = [lang for lang in languages if lang.kind == "code"]
+    attributes = "".join(f"*{ext} diff={lang.git_diff_driver}\n" for lang in code if lang.git_diff_driver
+                         for ext in lang.source_extensions)
+    return attributes, [f"*{ext}" for lang in code for ext in lang.source_extensions]
 
 
 @dataclass
@@ -54,9 +70,9 @@ class History:
 
 
 def parse_log(text: str) -> History:
-    """A History from `git log --format=%x00%H -p -U0` output with Python hunk headers."""
+    """A History from `git log --format=%x00%H -p -U0` output with the languages' hunk headers."""
     commits: list[tuple[set[str], set[tuple[str, str]]]] = []
-    hashes, path = [], None
+    hashes, path, defs = [], None, None
     for line in text.splitlines():
         if line.startswith("\x00"):
             commits.append((set(), set()))
@@ -69,22 +85,28 @@ def parse_log(text: str) -> History:
             path = m.group(2) if m else None
             if path:
                 commits[-1][0].add(path)
-        elif path and line.startswith("@@"):
+                language = language_for(path)
+                defs = _definitions(language) if language is not None else None
+        elif path and defs and line.startswith("@@"):
             header = line.split("@@", 2)[-1]
-            commits[-1][1].update((path, n) for n in _DEF.findall(header)[:1])
-        elif path and not line.startswith(("+++", "---")) and (m := _CHANGED_DEF.match(line)):
+            commits[-1][1].update((path, n) for n in defs[0].findall(header)[:1])
+        elif path and defs and not line.startswith(("+++", "---")) and (m := defs[1].match(line)):
             commits[-1][1].add((path, m.group(1)))
     return History([(frozenset(f), frozenset(s)) for f, s in commits], hashes)
 
 
 def git_log(git_args: list[str], log_args: list[str], stdin: str | None = None) -> History:
-    """`git log -p -U0` of Python files with git's Python hunk headers, parsed; git_args locate
-    the repository (["-C", checkout] or ["--git-dir", clone]). Empty when git cannot read it."""
+    """`git log -p -U0` of the code languages' source files with their hunk headers, parsed;
+    git_args locate the repository (["-C", checkout] or ["--git-dir", clone]). Empty when git
+    cannot read it or no code language is registered."""
+    attributes, pathspecs = _git_setup(registered())
+    if not pathspecs:
+        return History()
     with tempfile.NamedTemporaryFile("w", suffix=".gitattributes") as attrs:
-        attrs.write(_ATTRIBUTES)
+        attrs.write(attributes)
         attrs.flush()
         cmd = ["git", "-c", f"core.attributesFile={attrs.name}", *git_args, "log", "--no-renames", "-p", "-U0",
-               "--no-color", "--no-ext-diff", "--format=%x00%H", *log_args, "--", "*.py"]
+               "--no-color", "--no-ext-diff", "--format=%x00%H", *log_args, "--", *pathspecs]
         out = subprocess.run(cmd, capture_output=True, input=stdin.encode() if stdin is not None else None)
     if out.returncode != 0:
         return History()
@@ -92,7 +114,7 @@ def git_log(git_args: list[str], log_args: list[str], stdin: str | None = None) 
 
 
 def read_history(git_args: list[str], commit: str = "HEAD", depth: int = DEFAULT_DEPTH) -> History:
-    """The last `depth` non-merge commits touching Python files up to `commit`."""
+    """The last `depth` non-merge commits touching code files up to `commit`."""
     return git_log(git_args, ["--no-merges", f"-n{depth}", commit])
 
 

@@ -9,31 +9,44 @@ a fix of its arguments or early checks lands.
 
 from __future__ import annotations
 
-import keyword
 import math
 import re
+from functools import lru_cache
 from pathlib import Path
 
+from swevis.index.languages import Language, registered
 from swevis.localize.hints import IssueHints
 
 _WORD = re.compile(r"[A-Za-z_]\w*")
 _QUOTED = re.compile(r"'([^'\n]{2,80})'|\"([^\"\n]{2,80})\"")
-_DOCSTRING = re.compile(r"^\s*[rbuRBU]?(\"\"\"|''')")
-# prose words too common to point at a line
-_STOP = frozenset(
+# prose words too common to point at a line (the code languages' names and keywords join them)
+_PROSE_STOP = frozenset(
     "the this that with from have when what which then than there their they them into does doesn "
     "should would could will been being were also only just like some such more most other about "
     "after before here same very over because where while using used make made need want expected "
-    "actual behaviour behavior error issue problem example following code version python".split()
-) | {k.lower() for k in keyword.kwlist} | {"self", "cls"}
+    "actual behaviour behavior error issue problem example following code version".split()
+)
+
+
+@lru_cache(maxsize=8)
+def _stop_words(languages: tuple[Language, ...]) -> frozenset[str]:
+    code = [lang for lang in languages if lang.kind == "code"]
+    return _PROSE_STOP | {lang.name for lang in code} | {k.lower() for lang in code for k in lang.keywords}
+
+
+@lru_cache(maxsize=16)
+def _block_openings(language: Language) -> tuple[tuple[re.Pattern, str], ...]:
+    """A language's block comments (docstrings) as (compiled opening at a line's start, closing)."""
+    return tuple((re.compile(r"^\s*" + opening), closing) for opening, closing in language.block_comments)
 
 
 def issue_terms(text: str, hints: IssueHints) -> tuple[dict[str, float], list[str]]:
     """(word -> weight, quoted strings) the issue mentions: identifiers at their hint strength,
     other prose words of four letters or more weakly, error names fully."""
     words: dict[str, float] = {}
+    stop = _stop_words(registered())
     for w in _WORD.findall(text):
-        if len(w) >= 4 and w.lower() not in _STOP:
+        if len(w) >= 4 and w.lower() not in stop:
             words[w] = max(words.get(w, 0.0), 0.25)
     for name, strength in hints.identifiers.items():
         words[name] = max(words.get(name, 0.0), strength)
@@ -51,36 +64,40 @@ def issue_terms(text: str, hints: IssueHints) -> tuple[dict[str, float], list[st
     return words, quoted
 
 
-def _statement_lines(lines: list[str], start: int, end: int) -> list[tuple[int, str]]:
-    """(line number, text) of the symbol's code lines: no blank, comment or docstring lines."""
-    out, in_doc = [], None
+def _statement_lines(lines: list[str], start: int, end: int, language: Language | None) -> list[tuple[int, str]]:
+    """(line number, text) of the symbol's code lines: no blank, comment or docstring lines
+    (by `language`'s comments; None: every non-blank line is code)."""
+    openings = _block_openings(language) if language is not None else ()
+    comments = language.line_comments if language is not None else ()
+    out, in_block = [], None
     for no in range(start, min(end, len(lines)) + 1):
         text = lines[no - 1]
         stripped = text.strip()
-        if in_doc:
-            if in_doc in stripped:
-                in_doc = None
+        if in_block:
+            if in_block in stripped:
+                in_block = None
             continue
-        m = _DOCSTRING.match(text)
-        if m and no > start:
-            quote = m.group(1)
-            if stripped.count(quote) < 2:
-                in_doc = quote
+        opened = next(((m, closing) for opening, closing in openings if (m := opening.match(text))), None)
+        if opened and no > start:  # the symbol's own first line is code
+            m, closing = opened
+            if closing not in text[m.end():]:
+                in_block = closing
             continue
-        if stripped and not stripped.startswith("#"):
+        if stripped and not stripped.startswith(comments):
             out.append((no, text))
     return out
 
 
 def best_line(lines: list[str], start: int, end: int, name: str, words: dict[str, float],
-              quoted: list[str]) -> tuple[int | None, list[str]]:
+              quoted: list[str], language: Language | None = None) -> tuple[int | None, list[str]]:
     """The statement line of lines[start..end] (1-based) scoring highest, and what it matched.
 
     A word scores its weight divided by the square root of the number of the symbol's lines
     that contain it (a name on every line says nothing about which one changes); a quoted
     string scores 1.5. The symbol's own name does not count. None when no line scores.
+    `language`: the file's (its comments and docstrings are no statement lines).
     """
-    stmts = _statement_lines(lines, start, end)
+    stmts = _statement_lines(lines, start, end, language)
     # words in their order on the line (a set's order changes with the hash seed, and so would
     # the evidence text and a float sum's last bits)
     tokens = [(no, list(dict.fromkeys(_WORD.findall(text))), text) for no, text in stmts]
@@ -102,11 +119,12 @@ def best_line(lines: list[str], start: int, end: int, name: str, words: dict[str
 
 
 def symbol_span(lines: list[str] | None, start: int, end: int, name: str, words: dict[str, float],
-                quoted: list[str], context: int) -> tuple[int, int, str]:
-    """(start, end, evidence) of the span proposed inside one symbol spanning start..end."""
+                quoted: list[str], context: int, language: Language | None = None) -> tuple[int, int, str]:
+    """(start, end, evidence) of the span proposed inside one symbol spanning start..end of a
+    file in `language`."""
     line, why = (None, [])
     if lines:
-        line, why = best_line(lines, start, end, name, words, quoted)
+        line, why = best_line(lines, start, end, name, words, quoted, language)
     if line is None:
         return start, min(end, start + 2 * context), "head of the symbol (no line mentions the issue)"
     return max(start, line - context), min(end, line + context), f"line {line} mentions " + ", ".join(why)

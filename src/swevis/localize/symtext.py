@@ -16,6 +16,7 @@ import math
 import re
 from functools import lru_cache
 
+from swevis.index.languages import language_for
 from swevis.localize.hints import IssueHints
 
 # a quoted run of 4-80 characters on one line: an error message, an option value, a key
@@ -118,15 +119,17 @@ def name_features(words: IssueWords, path: str, qualname: str, kind: str) -> dic
     share of the name's sub-words the issue uses (a commit or issue says "grouping parentheses"
     for `_group_parentheses`); name_in_text: the name written anywhere in the issue, not only
     where a hint saw code; class_words: the same share for a method's class; file_named: the
-    module's name (a package's for __init__.py) is a word of the issue; outside_package: the
-    file sits at the top level or in a scripts/docs/tools folder, beside the library."""
+    module's name (its folder's for a package file such as __init__.py) is a word of the issue;
+    outside_package: the file sits at the top level or in a scripts/docs/tools folder, beside
+    the library."""
     parts = qualname.split(".")
     name = parts[-1]
     own = subwords(name)
     cls = subwords(parts[-2]) if kind == "method" and len(parts) > 1 else set()
     folders = path.split("/")
     stem = folders[-1].rsplit(".", 1)[0]
-    if stem == "__init__" and len(folders) > 1:
+    language = language_for(path)
+    if language is not None and folders[-1] in language.package_files and len(folders) > 1:
         stem = folders[-2]
     return {
         "name_words": len(own & words.sub) / len(own) if own else 0.0,
