@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -361,6 +362,61 @@ def test_relative_links_resolve():
             elif anchor and dest.suffix == ".md" and anchor not in anchors(dest):
                 broken.append(f"{page.name}: {target} (no such heading)")
     assert broken == []
+
+
+def schema_keys(node: dict, path: str = ""):
+    """(dotted key, schema node) of every key of the config schema, as docs/config.md lists
+    them: `<name>` for a key the user names, `[]` for an item of a list."""
+    for name, child in (node.get("properties") or {}).items():
+        key = f"{path}.{name}" if path else name
+        yield key, child
+        yield from schema_keys(child, key)
+    extra = node.get("additionalProperties")
+    for child in [extra] if isinstance(extra, dict) else []:
+        yield from schema_keys(child, f"{path}.<name>")
+    for child in (node.get("patternProperties") or {}).values():
+        yield from schema_keys(child, f"{path}.<name>")
+    if isinstance(node.get("items"), dict):
+        yield from schema_keys(node["items"], f"{path}[]")
+
+
+def undescribed(schema: dict) -> list[str]:
+    return [key for key, node in schema_keys(schema) if not str(node.get("description", "")).strip()]
+
+
+SCHEMA_WORDS = {
+    "type", "description", "default", "enum", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
+    "items", "properties", "additionalProperties", "patternProperties", "propertyNames", "required", "minItems",
+    "uniqueItems", "minLength", "minProperties", "pattern", "errorMessage",
+}
+
+
+def schema() -> dict:
+    return yaml.safe_load((ROOT / "src" / "swevis" / "data" / "config.schema.yaml").read_text(encoding="utf-8"))
+
+
+def test_every_config_key_has_a_description_of_its_own():
+    """docs/config.md says what each key means from its own description, never its section's."""
+    assert undescribed(schema()) == []
+
+
+def test_no_description_is_cut_short_by_a_comma():
+    """In a one-line `{type: ..., description: ...}` a comma ends an unquoted description and
+    YAML reads the rest as a key of its own, which the validator ignores: every key of a
+    schema node must be a schema word."""
+    stray = {key: sorted(set(node) - SCHEMA_WORDS) for key, node in schema_keys(schema()) if set(node) - SCHEMA_WORDS}
+    assert stray == {}
+    cut = yaml.safe_load("k: {type: number, description: Gap between columns, in characters.}")["k"]
+    assert set(cut) - SCHEMA_WORDS == {"in characters."}  # what the check finds
+
+
+def test_a_key_without_a_description_is_found_at_any_depth():
+    leaf = {"type": "number"}
+    schema = {"properties": {"a": {"description": "x", "properties": {"b": leaf}},
+                             "m": {"description": "x", "additionalProperties": {"properties": {"c": leaf}}},
+                             "p": {"description": "x", "patternProperties": {"^k$": {"properties": {"d": leaf}}}},
+                             "l": {"description": "x", "items": {"properties": {"e": leaf}}}}}
+    assert undescribed(schema) == ["a.b", "m.<name>.c", "p.<name>.d", "l[].e"]
 
 
 def test_config_reference_is_generated_from_the_schema():
