@@ -17,6 +17,7 @@ or needs an engine, a cluster or a live endpoint). A command without a rule fail
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import re
 import shutil
@@ -252,12 +253,43 @@ def script(commands: tuple[str, ...], rules: dict[str, Rule]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def ignore_patterns(root: Path) -> list[str]:
+    """The patterns of the root's .gitignore. The walk below reads the subset of the syntax this
+    file uses (names and globs, a trailing / for folders, a / inside for a path from the root);
+    a pattern outside it fails here rather than copy what git would leave out."""
+    patterns = [line.strip() for line in (root / ".gitignore").read_text().splitlines()]
+    patterns = [p for p in patterns if p and not p.startswith("#")]
+    unsupported = [p for p in patterns if p.startswith("!") or "**" in p or "\\" in p]
+    assert not unsupported, f".gitignore: {unsupported}: teach tests/test_docs.py's workflow_files this syntax"
+    return patterns
+
+
+def ignored(relative: str, is_dir: bool, patterns: list[str]) -> bool:
+    for pattern in patterns:
+        if pattern.endswith("/") and not is_dir:
+            continue
+        pattern = pattern.strip("/")
+        anchored = "/" in pattern
+        if fnmatch.fnmatchcase(relative if anchored else relative.rsplit("/", 1)[-1], pattern):
+            return True
+    return False
+
+
+def workflow_files(root: Path) -> list[str]:
+    """The checkout's files as git lists them (tracked and new, not ignored), found by walking
+    the folder, so the tests also run in a copy without .git (a downloaded archive)."""
+    patterns, out = ignore_patterns(root), []
+    for folder, dirs, files in os.walk(root):
+        prefix = "" if Path(folder) == root else Path(folder).relative_to(root).as_posix() + "/"
+        dirs[:] = sorted(d for d in dirs if d != ".git" and not ignored(prefix + d, True, patterns))
+        out += [prefix + f for f in sorted(files) if f != ".git" and not ignored(prefix + f, False, patterns)]
+    return out
+
+
 def fresh_workflow_copy(dest: Path) -> Path:
-    """The repository's files (tracked and new, not ignored) copied with their times, so make
-    sees .venv as up to date; .venv linked, not copied."""
-    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-                            cwd=ROOT, capture_output=True, check=True).stdout.decode().split("\0")
-    for name in filter(None, listed):
+    """The repository's files (workflow_files) copied with their times, so make sees .venv as
+    up to date; .venv linked, not copied."""
+    for name in workflow_files(ROOT):
         source = ROOT / name
         if source.is_file():
             (dest / name).parent.mkdir(parents=True, exist_ok=True)
@@ -326,6 +358,29 @@ def test_a_failure_left_of_and_fails_its_block(tmp_path: Path):
 def test_a_command_without_a_rule_fails():
     with pytest.raises(AssertionError, match="no rule"):
         script(("rm -rf /tmp/nothing-here",), {})
+
+
+def test_the_walk_finds_what_git_lists_and_leaves_out_what_it_ignores(tmp_path: Path):
+    (tmp_path / ".gitignore").write_text("# comment\n.venv/\n__pycache__/\n*.egg-info/\nresults/\nbenchmarks/out/\nreport.html\n")
+    for name in ["Snakefile", "src/pkg/a.py", "src/pkg/__pycache__/a.pyc", "src/pkg.egg-info/PKG-INFO", "results/t.csv",
+                 "docs/page.md", "sub/results/x", "benchmarks/out/r.json",
+                 "tests/benchmarks/out/kept.json", "report.html", "docs/report.html", ".git/HEAD", ".venv/bin/python",
+                 "results.md"]:
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("x")
+    assert sorted(workflow_files(tmp_path)) == [".gitignore", "Snakefile", "docs/page.md", "results.md", "src/pkg/a.py",
+                                                "tests/benchmarks/out/kept.json"]
+
+
+def test_the_walk_lists_exactly_what_git_lists_in_this_checkout():
+    """The same files as `git ls-files --cached --others --exclude-standard` (where there is a
+    .git; a downloaded archive has none, and then there is nothing to compare with)."""
+    if not (ROOT / ".git").exists():
+        pytest.skip("no .git here (a copy of the checkout): git cannot list its files")
+    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                            cwd=ROOT, capture_output=True, check=True).stdout.decode().split("\0")
+    present = {name for name in listed if name and (ROOT / name).is_file()}  # a deleted, uncommitted file is listed
+    assert set(workflow_files(ROOT)) == present
 
 
 def test_page_parsing():
