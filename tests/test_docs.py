@@ -253,18 +253,21 @@ def script(commands: tuple[str, ...], rules: dict[str, Rule]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def ignore_patterns(root: Path) -> list[str]:
-    """The patterns of the root's .gitignore. The walk below reads the subset of the syntax this
-    file uses (names and globs, a trailing / for folders, a / inside for a path from the root);
-    a pattern outside it fails here rather than copy what git would leave out."""
-    patterns = [line.strip() for line in (root / ".gitignore").read_text().splitlines()]
+def ignore_patterns(folder: Path) -> list[str]:
+    """The patterns of a folder's .gitignore (none without one). The walk below reads the subset
+    of the syntax these files use (names and globs, a trailing / for folders, a / inside for a
+    path from the file's folder); a pattern outside it fails here rather than copy what git
+    would leave out."""
+    path = folder / ".gitignore"
+    patterns = [line.strip() for line in path.read_text().splitlines()] if path.is_file() else []
     patterns = [p for p in patterns if p and not p.startswith("#")]
     unsupported = [p for p in patterns if p.startswith("!") or "**" in p or "\\" in p]
-    assert not unsupported, f".gitignore: {unsupported}: teach tests/test_docs.py's workflow_files this syntax"
+    assert not unsupported, f"{path}: {unsupported}: teach tests/test_docs.py's workflow_files this syntax"
     return patterns
 
 
 def ignored(relative: str, is_dir: bool, patterns: list[str]) -> bool:
+    """Whether a .gitignore's `patterns` ignore the path `relative` to its folder."""
     for pattern in patterns:
         if pattern.endswith("/") and not is_dir:
             continue
@@ -277,12 +280,22 @@ def ignored(relative: str, is_dir: bool, patterns: list[str]) -> bool:
 
 def workflow_files(root: Path) -> list[str]:
     """The checkout's files as git lists them (tracked and new, not ignored), found by walking
-    the folder, so the tests also run in a copy without .git (a downloaded archive)."""
-    patterns, out = ignore_patterns(root), []
+    the folder with every .gitignore in it, so the tests also run in a copy without .git (a
+    downloaded archive)."""
+    rules: dict[Path, list[str]] = {}  # folder -> its .gitignore's patterns
+    out = []
     for folder, dirs, files in os.walk(root):
-        prefix = "" if Path(folder) == root else Path(folder).relative_to(root).as_posix() + "/"
-        dirs[:] = sorted(d for d in dirs if d != ".git" and not ignored(prefix + d, True, patterns))
-        out += [prefix + f for f in sorted(files) if f != ".git" and not ignored(prefix + f, False, patterns)]
+        here = Path(folder)
+        rules[here] = ignore_patterns(here)
+        governing = [(base, rules[base]) for base in [here, *here.parents] if base in rules and rules[base]]
+
+        def keep(name: str, is_dir: bool) -> bool:
+            path = here / name
+            return name != ".git" and not any(
+                ignored(path.relative_to(base).as_posix(), is_dir, patterns) for base, patterns in governing)
+
+        dirs[:] = sorted(d for d in dirs if keep(d, True))
+        out += [(here / f).relative_to(root).as_posix() for f in sorted(files) if keep(f, False)]
     return out
 
 
@@ -365,11 +378,13 @@ def test_the_walk_finds_what_git_lists_and_leaves_out_what_it_ignores(tmp_path: 
     for name in ["Snakefile", "src/pkg/a.py", "src/pkg/__pycache__/a.pyc", "src/pkg.egg-info/PKG-INFO", "results/t.csv",
                  "docs/page.md", "sub/results/x", "benchmarks/out/r.json",
                  "tests/benchmarks/out/kept.json", "report.html", "docs/report.html", ".git/HEAD", ".venv/bin/python",
-                 "results.md"]:
+                 "results.md", ".hypothesis/.gitignore", ".hypothesis/constants/c1", "docs/img/a.png", "docs/img/b.tmp"]:
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text("x")
-    assert sorted(workflow_files(tmp_path)) == [".gitignore", "Snakefile", "docs/page.md", "results.md", "src/pkg/a.py",
-                                                "tests/benchmarks/out/kept.json"]
+    (tmp_path / ".hypothesis" / ".gitignore").write_text("# made by a tool\n*\n")  # a folder's own .gitignore
+    (tmp_path / "docs" / "img" / ".gitignore").write_text("*.tmp\n")
+    assert sorted(workflow_files(tmp_path)) == [".gitignore", "Snakefile", "docs/img/.gitignore", "docs/img/a.png", "docs/page.md",
+                                                "results.md", "src/pkg/a.py", "tests/benchmarks/out/kept.json"]
 
 
 def test_the_walk_lists_exactly_what_git_lists_in_this_checkout():
