@@ -148,6 +148,11 @@ RULES: dict[str, Rule] = {
         ".venv/bin/snakemake -n --workflow-profile profiles/kubernetes --default-storage-prefix \"$PWD/storage\" "
         "results/table1.csv",
         CLUSTER + "; the storage prefix stands for the ReadWriteMany volume step 3 mounts", slow=True),
+    # docs/measurements.md
+    "make measurements": Rule(
+        "make measurements MEASURE_ARGS=--dry-run",
+        "it runs make results from nothing and the whole suite: its dry run plans the same workflow run in an "
+        "empty folder and collects the same tests, and writes nothing", slow=True),
     # docs/reruns.md
     "rm -r results/runs/qwen3.5/plb-normal/r3": Rule(
         "rm -rf results/runs/qwen3.5/plb-normal/r3",
