@@ -114,7 +114,7 @@ def _qwen3_tokenizer(path: Path) -> Tokenizer:
         parts = _parts(path)
         if _assembled(*parts).to_str() == tok.to_str():
             write_atomic(cache, ident.encode() + b"\n" + marshal.dumps(parts))
-            prune_stale_fast_loads(cache)
+            _prune_stale_fast_loads(cache)
         else:  # pragma: no cover - a tokenizer these parts do not capture
             log.warning("tokenizer %s is not rebuilt exactly from its parts: no fast-load file written", path)
     except Exception as exc:  # the fast path is optional: the tokenizer from the file stands
@@ -137,7 +137,7 @@ def _marshal_path(path: Path, ident: str) -> Path:
     return folder / f"{path.stem}-{hashlib.sha256(ident.encode()).hexdigest()[:16]}.marshal"
 
 
-def prune_stale_fast_loads(current: Path) -> list[Path]:
+def _prune_stale_fast_loads(current: Path) -> list[Path]:
     """Remove the fast-load files beside `current` (5.5 MB each) that no tokenizer can use any
     more; returns them. Stale: one of the same tokenizer file under another identity (what a
     reinstall left behind), one whose tokenizer file is gone or has changed since, and one of
@@ -161,7 +161,7 @@ def _header(cache: Path) -> str:
 
 
 def _stale(cache: Path, current_source: str) -> bool:
-    """Whether the fast-load file `cache` is stale (prune_stale_fast_loads) while the one of
+    """Whether the fast-load file `cache` is stale (_prune_stale_fast_loads) while the one of
     `current_source` is current."""
     try:
         source, size, mtime_ns = json.loads(_header(cache))[:3]
