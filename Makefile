@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 CORES ?= 2
 
-.PHONY: install test results report lock lint clean
+.PHONY: install test results report measurements lock lint clean
 
 # --compile-bytecode: every agent command and test run starts Python afresh; without .pyc
 # files (uv writes none by default) each pytest run recompiled pytest itself.
@@ -37,6 +37,14 @@ results: install
 # from a fresh clone; report/workflow.rst is its landing page.
 report: install
 	env -u PYTHONDONTWRITEBYTECODE $(BIN)/snakemake --cores $(CORES) --report-after-run --report results/report.html
+
+# docs/measurements-generated.md, the only place the run's, the rules' and the suite's times are
+# stated: the default target from an empty folder, `make test` and the fast lane, each timed
+# (as long as the three together; run it with nothing else on the machine).
+# MEASURE_ARGS=--dry-run plans the same and writes nothing.
+MEASURE_ARGS ?=
+measurements: install
+	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python benchmarks/measure.py --cores $(CORES) --workers $(TEST_WORKERS) $(MEASURE_ARGS)
 
 lint: install
 	$(BIN)/snakemake --lint

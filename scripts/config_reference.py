@@ -65,13 +65,10 @@ def constraints(node: dict[str, Any]) -> str:
     return ", ".join(w for w in words if w)
 
 
-def meaning(node: dict[str, Any], parent: str = "") -> str:
-    """The schema's description and the node's constraints; a key the schema does not describe
-    points at its parent's row, whose description covers it."""
+def meaning(node: dict[str, Any]) -> str:
+    """The schema's description and the node's constraints (every key has a description of its
+    own: tests/test_docs.py checks it)."""
     description = " ".join(str(node.get("description", "")).split()).replace("|", "\\|")
-    if not description and parent:
-        row = parent.removesuffix("[]").removesuffix(".<name>")
-        description = f"One of `{parent}`'s settings (see `{row}`)."
     kind = constraints(node)
     return f"{description} ({kind})" if description and kind else description or f"({kind})"
 
@@ -86,7 +83,7 @@ def rows(node: dict[str, Any], path: str, default: Any) -> list[str]:
         key = f"{path}.{name}" if path else name
         value = default.get(name, child.get("default", ...)) if isinstance(default, dict) else child.get("default", ...)
         shown = "keys below" if "properties" in child else "—" if value is ... else cell(value)
-        out.append(f"| `{key}` | {shown} | {meaning(child, path)} |")
+        out.append(f"| `{key}` | {shown} | {meaning(child)} |")
         out.extend(rows(child, key, value if isinstance(value, dict) else {}))
     extra = node.get("additionalProperties")
     if isinstance(extra, dict):

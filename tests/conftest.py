@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import os
 import textwrap
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -23,6 +24,21 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 # example can take over hypothesis's default 200 ms, and a timing failure is not a finding.
 settings.register_profile("swevis", deadline=None)
 settings.load_profile("swevis")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def session_user_cache(tmp_path_factory) -> Iterator[Path]:
+    """The session's own user cache folder: SWEVIS_CACHE_DIR, which swevis.fsutil.user_cache_dir
+    reads and every command a test starts inherits. The Qwen3 tokenizer's fast-load file and
+    `swevis index`'s default databases go there, never into the user's ~/.cache/swevis."""
+    folder = tmp_path_factory.mktemp("user-cache")
+    before = os.environ.get("SWEVIS_CACHE_DIR")
+    os.environ["SWEVIS_CACHE_DIR"] = str(folder)
+    yield folder
+    if before is None:
+        os.environ.pop("SWEVIS_CACHE_DIR", None)
+    else:
+        os.environ["SWEVIS_CACHE_DIR"] = before
 
 
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist's hook, which reads the groups

@@ -17,6 +17,7 @@ or needs an engine, a cluster or a live endpoint). A command without a rule fail
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import re
 import shutil
@@ -25,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -146,6 +148,11 @@ RULES: dict[str, Rule] = {
         ".venv/bin/snakemake -n --workflow-profile profiles/kubernetes --default-storage-prefix \"$PWD/storage\" "
         "results/table1.csv",
         CLUSTER + "; the storage prefix stands for the ReadWriteMany volume step 3 mounts", slow=True),
+    # docs/measurements.md
+    "make measurements": Rule(
+        "make measurements MEASURE_ARGS=--dry-run",
+        "it runs make results from nothing and the whole suite: its dry run plans the same workflow run in an "
+        "empty folder and collects the same tests, and writes nothing", slow=True),
     # docs/reruns.md
     "rm -r results/runs/qwen3.5/plb-normal/r3": Rule(
         "rm -rf results/runs/qwen3.5/plb-normal/r3",
@@ -251,12 +258,56 @@ def script(commands: tuple[str, ...], rules: dict[str, Rule]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def ignore_patterns(folder: Path) -> list[str]:
+    """The patterns of a folder's .gitignore (none without one). The walk below reads the subset
+    of the syntax these files use (names and globs, a trailing / for folders, a / inside for a
+    path from the file's folder); a pattern outside it fails here rather than copy what git
+    would leave out."""
+    path = folder / ".gitignore"
+    patterns = [line.strip() for line in path.read_text().splitlines()] if path.is_file() else []
+    patterns = [p for p in patterns if p and not p.startswith("#")]
+    unsupported = [p for p in patterns if p.startswith("!") or "**" in p or "\\" in p]
+    assert not unsupported, f"{path}: {unsupported}: teach tests/test_docs.py's workflow_files this syntax"
+    return patterns
+
+
+def ignored(relative: str, is_dir: bool, patterns: list[str]) -> bool:
+    """Whether a .gitignore's `patterns` ignore the path `relative` to its folder."""
+    for pattern in patterns:
+        if pattern.endswith("/") and not is_dir:
+            continue
+        pattern = pattern.strip("/")
+        anchored = "/" in pattern
+        if fnmatch.fnmatchcase(relative if anchored else relative.rsplit("/", 1)[-1], pattern):
+            return True
+    return False
+
+
+def workflow_files(root: Path) -> list[str]:
+    """The checkout's files as git lists them (tracked and new, not ignored), found by walking
+    the folder with every .gitignore in it, so the tests also run in a copy without .git (a
+    downloaded archive)."""
+    rules: dict[Path, list[str]] = {}  # folder -> its .gitignore's patterns
+    out = []
+    for folder, dirs, files in os.walk(root):
+        here = Path(folder)
+        rules[here] = ignore_patterns(here)
+        governing = [(base, rules[base]) for base in [here, *here.parents] if base in rules and rules[base]]
+
+        def keep(name: str, is_dir: bool) -> bool:
+            path = here / name
+            return name != ".git" and not any(
+                ignored(path.relative_to(base).as_posix(), is_dir, patterns) for base, patterns in governing)
+
+        dirs[:] = sorted(d for d in dirs if keep(d, True))
+        out += [(here / f).relative_to(root).as_posix() for f in sorted(files) if keep(f, False)]
+    return out
+
+
 def fresh_workflow_copy(dest: Path) -> Path:
-    """The repository's files (tracked and new, not ignored) copied with their times, so make
-    sees .venv as up to date; .venv linked, not copied."""
-    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-                            cwd=ROOT, capture_output=True, check=True).stdout.decode().split("\0")
-    for name in filter(None, listed):
+    """The repository's files (workflow_files) copied with their times, so make sees .venv as
+    up to date; .venv linked, not copied."""
+    for name in workflow_files(ROOT):
         source = ROOT / name
         if source.is_file():
             (dest / name).parent.mkdir(parents=True, exist_ok=True)
@@ -327,6 +378,31 @@ def test_a_command_without_a_rule_fails():
         script(("rm -rf /tmp/nothing-here",), {})
 
 
+def test_the_walk_finds_what_git_lists_and_leaves_out_what_it_ignores(tmp_path: Path):
+    (tmp_path / ".gitignore").write_text("# comment\n.venv/\n__pycache__/\n*.egg-info/\nresults/\nbenchmarks/out/\nreport.html\n")
+    for name in ["Snakefile", "src/pkg/a.py", "src/pkg/__pycache__/a.pyc", "src/pkg.egg-info/PKG-INFO", "results/t.csv",
+                 "docs/page.md", "sub/results/x", "benchmarks/out/r.json",
+                 "tests/benchmarks/out/kept.json", "report.html", "docs/report.html", ".git/HEAD", ".venv/bin/python",
+                 "results.md", ".hypothesis/.gitignore", ".hypothesis/constants/c1", "docs/img/a.png", "docs/img/b.tmp"]:
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("x")
+    (tmp_path / ".hypothesis" / ".gitignore").write_text("# made by a tool\n*\n")  # a folder's own .gitignore
+    (tmp_path / "docs" / "img" / ".gitignore").write_text("*.tmp\n")
+    assert sorted(workflow_files(tmp_path)) == [".gitignore", "Snakefile", "docs/img/.gitignore", "docs/img/a.png", "docs/page.md",
+                                                "results.md", "src/pkg/a.py", "tests/benchmarks/out/kept.json"]
+
+
+def test_the_walk_lists_exactly_what_git_lists_in_this_checkout():
+    """The same files as `git ls-files --cached --others --exclude-standard` (where there is a
+    .git; a downloaded archive has none, and then there is nothing to compare with)."""
+    if not (ROOT / ".git").exists():
+        pytest.skip("no .git here (a copy of the checkout): git cannot list its files")
+    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                            cwd=ROOT, capture_output=True, check=True).stdout.decode().split("\0")
+    present = {name for name in listed if name and (ROOT / name).is_file()}  # a deleted, uncommitted file is listed
+    assert set(workflow_files(ROOT)) == present
+
+
 def test_page_parsing():
     text = ("```console\n$ echo a \\\n    b\noutput\n$ true\n```\n\n```bash\nls\n```\n\n```\nmake results\n```\n"
             "```yaml\n# file: s.yaml\nk: 1\n```\n")
@@ -361,6 +437,61 @@ def test_relative_links_resolve():
             elif anchor and dest.suffix == ".md" and anchor not in anchors(dest):
                 broken.append(f"{page.name}: {target} (no such heading)")
     assert broken == []
+
+
+def schema_keys(node: dict, path: str = ""):
+    """(dotted key, schema node) of every key of the config schema, as docs/config.md lists
+    them: `<name>` for a key the user names, `[]` for an item of a list."""
+    for name, child in (node.get("properties") or {}).items():
+        key = f"{path}.{name}" if path else name
+        yield key, child
+        yield from schema_keys(child, key)
+    extra = node.get("additionalProperties")
+    for child in [extra] if isinstance(extra, dict) else []:
+        yield from schema_keys(child, f"{path}.<name>")
+    for child in (node.get("patternProperties") or {}).values():
+        yield from schema_keys(child, f"{path}.<name>")
+    if isinstance(node.get("items"), dict):
+        yield from schema_keys(node["items"], f"{path}[]")
+
+
+def undescribed(schema: dict) -> list[str]:
+    return [key for key, node in schema_keys(schema) if not str(node.get("description", "")).strip()]
+
+
+SCHEMA_WORDS = {
+    "type", "description", "default", "enum", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
+    "items", "properties", "additionalProperties", "patternProperties", "propertyNames", "required", "minItems",
+    "uniqueItems", "minLength", "minProperties", "pattern", "errorMessage",
+}
+
+
+def schema() -> dict:
+    return yaml.safe_load((ROOT / "src" / "swevis" / "data" / "config.schema.yaml").read_text(encoding="utf-8"))
+
+
+def test_every_config_key_has_a_description_of_its_own():
+    """docs/config.md says what each key means from its own description, never its section's."""
+    assert undescribed(schema()) == []
+
+
+def test_no_description_is_cut_short_by_a_comma():
+    """In a one-line `{type: ..., description: ...}` a comma ends an unquoted description and
+    YAML reads the rest as a key of its own, which the validator ignores: every key of a
+    schema node must be a schema word."""
+    stray = {key: sorted(set(node) - SCHEMA_WORDS) for key, node in schema_keys(schema()) if set(node) - SCHEMA_WORDS}
+    assert stray == {}
+    cut = yaml.safe_load("k: {type: number, description: Gap between columns, in characters.}")["k"]
+    assert set(cut) - SCHEMA_WORDS == {"in characters."}  # what the check finds
+
+
+def test_a_key_without_a_description_is_found_at_any_depth():
+    leaf = {"type": "number"}
+    schema = {"properties": {"a": {"description": "x", "properties": {"b": leaf}},
+                             "m": {"description": "x", "additionalProperties": {"properties": {"c": leaf}}},
+                             "p": {"description": "x", "patternProperties": {"^k$": {"properties": {"d": leaf}}}},
+                             "l": {"description": "x", "items": {"properties": {"e": leaf}}}}}
+    assert undescribed(schema) == ["a.b", "m.<name>.c", "p.<name>.d", "l[].e"]
 
 
 def test_config_reference_is_generated_from_the_schema():

@@ -19,8 +19,14 @@ from swevis.redaction import redact
 
 
 def user_cache_dir(*parts: str) -> Path:
-    """swevis's folder in the user's cache: `$XDG_CACHE_HOME/swevis` when that is an absolute
-    path (the XDG spec ignores a relative one), else `~/.cache/swevis`; `parts` below it."""
+    """swevis's folder in the user's cache, `parts` below it: `$SWEVIS_CACHE_DIR` when that is
+    an absolute path (the test suite points it at a temporary folder), else
+    `$XDG_CACHE_HOME/swevis` when that is one, else `~/.cache/swevis`. A relative path in
+    either variable is ignored, as the XDG spec says of XDG_CACHE_HOME: it would name another
+    folder in every working directory."""
+    own = os.environ.get("SWEVIS_CACHE_DIR", "")
+    if os.path.isabs(own):
+        return Path(own).joinpath(*parts)
     xdg = os.environ.get("XDG_CACHE_HOME", "")
     base = Path(xdg) if os.path.isabs(xdg) else Path.home() / ".cache"
     return base.joinpath("swevis", *parts)

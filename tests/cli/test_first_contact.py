@@ -66,6 +66,7 @@ def test_index_updates_its_own_index_and_makes_only_the_default_cache_folders(tm
     assert "(noop" in capsys.readouterr().out
     assert main(["index", str(repo), "--db", str(tmp_path / "no-such-folder" / "x.sqlite")]) == 2
     assert not (tmp_path / "no-such-folder").exists()
+    monkeypatch.delenv("SWEVIS_CACHE_DIR", raising=False)  # the test session's own
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "fresh" / "cache"))  # the default: its folders are made
     assert main(["index", str(repo)]) == 0
     assert list((tmp_path / "fresh" / "cache" / "swevis" / "index").glob("repo-*.sqlite"))

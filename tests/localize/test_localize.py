@@ -178,6 +178,7 @@ def test_localize_without_db_writes_nothing_into_the_repository(tmp_path, capsys
     """Without --db the index lives in the user's cache, one per folder: the checkout stays clean."""
     from swevis.cli import main
 
+    monkeypatch.delenv("SWEVIS_CACHE_DIR", raising=False)  # the test session's own: the default is tested
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     repo = tmp_path / "r"
     shutil.copytree(FIXTURE, repo)

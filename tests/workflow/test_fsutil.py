@@ -95,7 +95,18 @@ def test_new_files_get_the_usual_permissions(tmp_path):
 def test_the_user_cache_folder_follows_an_absolute_xdg_cache_home_only(tmp_path, monkeypatch):
     from swevis.fsutil import user_cache_dir
 
+    monkeypatch.delenv("SWEVIS_CACHE_DIR", raising=False)  # the test session's own
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     assert user_cache_dir("index") == tmp_path / "swevis" / "index"
     monkeypatch.setenv("XDG_CACHE_HOME", "relative/cache")  # the XDG spec: ignored
     assert user_cache_dir("tokenizers") == Path.home() / ".cache" / "swevis" / "tokenizers"
+
+
+def test_swevis_cache_dir_names_the_folder_itself_and_comes_first(tmp_path, monkeypatch):
+    from swevis.fsutil import user_cache_dir
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    monkeypatch.setenv("SWEVIS_CACHE_DIR", str(tmp_path / "own"))
+    assert user_cache_dir("tokenizers") == tmp_path / "own" / "tokenizers"
+    monkeypatch.setenv("SWEVIS_CACHE_DIR", "relative/own")  # ignored, as a relative XDG_CACHE_HOME is
+    assert user_cache_dir("tokenizers") == tmp_path / "xdg" / "swevis" / "tokenizers"

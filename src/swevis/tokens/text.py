@@ -92,13 +92,17 @@ def _qwen3_tokenizer(path: Path) -> Tokenizer:
     a study's agent jobs is a fresh Python that pays it again; the vocabulary and merges kept
     by `marshal` load in ~0.2 s. The file is written only after the tokenizer it rebuilds
     serialized equal to the one `from_file` made (`Tokenizer.to_str`), so it can only ever
-    stand for exactly that tokenizer; anything wrong with it means `from_file` again."""
+    stand for exactly that tokenizer; anything wrong with it means `from_file` again. Its
+    first line is the identity it was built from (`_identity`), checked on every load."""
     try:
-        cache = _marshal_path(path)
+        ident = _identity(path)
+        cache = _marshal_path(path, ident)
     except (OSError, RuntimeError):  # no home folder to keep it in
         return Tokenizer.from_file(str(path))
     try:
-        return _assembled(*marshal.loads(cache.read_bytes()))
+        header, _, body = cache.read_bytes().partition(b"\n")
+        if header.decode() == ident:
+            return _assembled(*marshal.loads(body))
     except Exception:  # absent, unreadable, or of another format: build from the file
         pass
     tok = Tokenizer.from_file(str(path))
@@ -109,7 +113,8 @@ def _qwen3_tokenizer(path: Path) -> Tokenizer:
         # checked before the file is written: building and comparing costs ~0.5 s, paid once
         parts = _parts(path)
         if _assembled(*parts).to_str() == tok.to_str():
-            write_atomic(cache, marshal.dumps(parts))
+            write_atomic(cache, ident.encode() + b"\n" + marshal.dumps(parts))
+            _prune_stale_fast_loads(cache)
         else:  # pragma: no cover - a tokenizer these parts do not capture
             log.warning("tokenizer %s is not rebuilt exactly from its parts: no fast-load file written", path)
     except Exception as exc:  # the fast path is optional: the tokenizer from the file stands
@@ -117,13 +122,58 @@ def _qwen3_tokenizer(path: Path) -> Tokenizer:
     return tok
 
 
-def _marshal_path(path: Path) -> Path:
-    """Where the parts of the tokenizer at `path` are kept: the user's cache folder, under a key
-    of the file's identity, the tokenizers version and the Python (marshal's format) version."""
+def _identity(path: Path) -> str:
+    """What a fast-load file stands for, as one line of JSON: the tokenizer file (resolved
+    path, size, modification time) and the tokenizers and Python (marshal's format) versions.
+    A reinstall rewrites the file, so it gets a new identity and a new fast-load file."""
     st = path.stat()
-    ident = f"{path.resolve()}|{st.st_size}|{st.st_mtime_ns}|{tokenizers.__version__}|{sys.version_info[:2]}"
+    return json.dumps([str(path.resolve()), st.st_size, st.st_mtime_ns, tokenizers.__version__, list(sys.version_info[:2])])
+
+
+def _marshal_path(path: Path, ident: str) -> Path:
+    """Where the parts of the tokenizer at `path` are kept: the user's cache folder, under a key
+    of its identity."""
     folder = user_cache_dir("tokenizers")
     return folder / f"{path.stem}-{hashlib.sha256(ident.encode()).hexdigest()[:16]}.marshal"
+
+
+def _prune_stale_fast_loads(current: Path) -> list[Path]:
+    """Remove the fast-load files beside `current` (5.5 MB each) that no tokenizer can use any
+    more; returns them. Stale: one of the same tokenizer file under another identity (what a
+    reinstall left behind), one whose tokenizer file is gone or has changed since, and one of
+    an older format (no identity line). The current files of other tokenizer files stay:
+    checkouts with a virtualenv each share this folder, and removing each other's files would
+    make every job of theirs build its own again."""
+    source = json.loads(_header(current))[0]
+    removed = []
+    for other in current.parent.glob("*.marshal"):
+        if other == current or other.name.startswith("."):  # a writer's temporary file is not ours
+            continue
+        if _stale(other, source):
+            other.unlink(missing_ok=True)
+            removed.append(other)
+    return removed
+
+
+def _header(cache: Path) -> str:
+    with cache.open("rb") as fh:
+        return fh.readline(4096).decode()
+
+
+def _stale(cache: Path, current_source: str) -> bool:
+    """Whether the fast-load file `cache` is stale (_prune_stale_fast_loads) while the one of
+    `current_source` is current."""
+    try:
+        source, size, mtime_ns = json.loads(_header(cache))[:3]
+    except (OSError, ValueError, TypeError):  # unreadable, or an older format without the line
+        return True
+    if source == current_source:  # the same tokenizer file under an identity that is not its current one
+        return True
+    try:
+        st = os.stat(source)
+    except OSError:  # its tokenizer file is gone (a removed virtualenv or checkout)
+        return True
+    return (st.st_size, st.st_mtime_ns) != (size, mtime_ns)
 
 
 def _parts(path: Path) -> tuple[str, dict, list, dict]:
