@@ -34,7 +34,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 # the last revision before ids in path order, row copying and the one-pass query
 BEFORE = "52450dd"
-TABLES = ("files", "symbols", "edges", "targets", "attrs", "chunks", "bm25_docs", "doc_tokens", "units")
+TABLES = ("files", "symbols", "edges", "targets", "attrs", "chunks", "dirs", "has_file", "bm25_docs", "doc_tokens", "units")
 
 STEP = r"""
 import json, resource, sys, time

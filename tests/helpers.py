@@ -66,8 +66,8 @@ TINY_TARGETS = ["results/table1.csv", "results/table3.csv"]
 
 
 # every table of an index, so an update can be compared with a cold build row for row
-INDEX_TABLES = ("files", "symbols", "edges", "targets", "attrs", "chunks", "bm25_docs", "doc_tokens", "bm25_model",
-                "units")
+INDEX_TABLES = ("files", "symbols", "edges", "targets", "attrs", "chunks", "dirs", "has_file", "bm25_docs",
+                "doc_tokens", "bm25_model", "units")
 
 
 def index_rows(db: Path) -> dict[str, list]:

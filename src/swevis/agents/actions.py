@@ -36,6 +36,10 @@ TOOL_CLASSES = {
     "commit_plan": "other",
     "classify_issue": "other",
     "submit": "other",
+    # the knowledge-graph tools (swevis.agents.graph_tools): lookups search, code and text reads read
+    "find_path": "search", "list_dir": "search", "find_nodes": "search", "callers": "search", "callees": "search",
+    "tests_for": "search", "find_text": "search",
+    "node_parent": "read", "node_children": "read", "next_chunk": "read", "read_span": "read",
 }
 # the file tools of SWE-agent's and OpenHands' agents, by subcommand or by name: their views
 # read (a folder's view lists it, a search), their other subcommands edit

@@ -56,6 +56,7 @@ class IndexStats:
     n_edges: int = 0
     n_edges_resolved: int = 0
     n_chunks: int = 0
+    n_dirs: int = 0
     n_bm25_docs: int = 0
     files_parsed: int = 0
     files_unchanged: int = 0
@@ -293,6 +294,7 @@ def _index_into(target: Path, source: Path | None, repo_dir: Path, paths: list[s
         t, c = time.perf_counter(), time.process_time()
         _write_files(con, source, repo_dir, paths, modules, opts, stats, progress)
         t, c = _phase(timings, "parse", t, c)
+        _write_dirs(con)
         _create(con, store.INDEXES)
         stats.call_targets = _resolve(con, opts)
         _create(con, store.GRAPH_INDEXES)
@@ -355,6 +357,31 @@ def _write_files(con: sqlite3.Connection, source: Path | None, repo_dir: Path, p
     stats.files_removed = len(before)
 
 
+def _write_dirs(con: sqlite3.Connection) -> None:
+    """The folders and HAS_FILE edges, derived from the files' paths (so an update, whose file
+    rows equal a cold build's, writes the same ones): every folder holding an indexed file and
+    its ancestors up to the root "."; ids in path order; each folder's child folders, then its
+    files, in path order."""
+    files = con.execute("SELECT id, path FROM files ORDER BY path").fetchall()
+    parent_of: dict[str, str] = {}
+    for _, path in files:
+        child = path
+        while child != ".":
+            folder = child.rsplit("/", 1)[0] if "/" in child else "."
+            if child in parent_of:
+                break
+            parent_of[child] = folder
+            child = folder
+    folders = sorted({".", *(parent_of[p] for p in parent_of)}, key=lambda p: "" if p == "." else p)
+    dir_id = {p: i for i, p in enumerate(folders, 1)}
+    con.executemany("INSERT INTO dirs(id, path, parent_id) VALUES (?, ?, ?)",
+                    [(dir_id[p], p, dir_id.get(parent_of.get(p, ""))) for p in folders])
+    edges = [(dir_id[parent_of[p]], dir_id[p], None, 0, p) for p in folders if p != "."]
+    edges += [(dir_id[parent_of[path]], None, fid, 1, path) for fid, path in files]
+    edges.sort(key=lambda e: (e[0], e[3], e[4]))
+    con.executemany("INSERT INTO has_file(dir_id, child_dir, child_file) VALUES (?, ?, ?)", [e[:3] for e in edges])
+
+
 def _count_rows(con: sqlite3.Connection, stats: IndexStats) -> None:
     """The index's size, per table and file status, into `stats`."""
     def q(sql: str) -> int:
@@ -367,6 +394,7 @@ def _count_rows(con: sqlite3.Connection, stats: IndexStats) -> None:
     stats.n_edges = q("SELECT count(*) FROM edges")
     stats.n_edges_resolved = q("SELECT count(*) FROM edges WHERE dst_symbol IS NOT NULL OR dst_file IS NOT NULL")
     stats.n_chunks = q("SELECT count(*) FROM chunks")
+    stats.n_dirs = q("SELECT count(*) FROM dirs")
     stats.n_bm25_docs = q("SELECT count(*) FROM bm25_docs")
     stats.n_non_utf8 = q("SELECT count(*) FROM files WHERE encoding != 'utf-8'")
     stats.status_counts = dict(con.execute("SELECT status, count(*) FROM files GROUP BY status").fetchall())

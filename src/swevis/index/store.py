@@ -14,7 +14,11 @@ Tables (one database file per repo@commit):
                                       MRO or receiver type), dispatch (an override in a subclass
                                       of the receiver's class), name (by name only: weaker)
   attrs                               attribute types of classes (self.x = C(...), x: C)
-  chunks                              doc-file text chunks; next_id = NEXT_CHUNK
+  chunks                              doc-file text chunks in file order (seq); next_id = NEXT_CHUNK
+  dirs                                every folder holding an indexed file, and its ancestors; the
+                                      root is "."; ids in path order
+  has_file                            HAS_FILE: folder -> child folder (child_dir) or file
+                                      (child_file), derived from the files' paths
   bm25_docs, bm25_model   B           the BM25 documents and the bm25s score matrix as blobs
   doc_tokens                          per file, its documents' term counts (compressed), kept so
                                       an update rebuilds the model without re-reading files
@@ -47,8 +51,8 @@ def open_read_only(path: str | Path, **kwargs) -> sqlite3.Connection:
 # element types (withdrawn: its mutation facts hid attribute types); 5: the graph of 3 again;
 # 6: ids numbered in path order (an update copies unchanged files' rows), compressed BM25
 # tokens, no dirty flags; 7: BM25 term counts per file instead of tokens, functions reusable
-# in an update (units)
-SCHEMA_VERSION = "7"
+# in an update (units); 8: folders (dirs) and HAS_FILE edges (has_file)
+SCHEMA_VERSION = "8"
 
 TABLES = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
@@ -71,6 +75,8 @@ CREATE TABLE IF NOT EXISTS attrs(
 CREATE TABLE IF NOT EXISTS chunks(
     id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL, seq INTEGER, start_line INTEGER,
     end_line INTEGER, text TEXT, next_id INTEGER);
+CREATE TABLE IF NOT EXISTS dirs(id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL, parent_id INTEGER);
+CREATE TABLE IF NOT EXISTS has_file(dir_id INTEGER NOT NULL, child_dir INTEGER, child_file INTEGER);
 CREATE TABLE IF NOT EXISTS bm25_docs(
     id INTEGER PRIMARY KEY, doc_idx INTEGER, file_id INTEGER NOT NULL, symbol_id INTEGER,
     chunk_id INTEGER, start_line INTEGER, end_line INTEGER);
@@ -90,6 +96,7 @@ CREATE INDEX IF NOT EXISTS symbols_parent ON symbols(parent_id);
 CREATE INDEX IF NOT EXISTS attrs_file ON attrs(file_id);
 CREATE INDEX IF NOT EXISTS chunks_file ON chunks(file_id, seq);
 CREATE INDEX IF NOT EXISTS bm25_docs_file ON bm25_docs(file_id);
+CREATE INDEX IF NOT EXISTS has_file_dir ON has_file(dir_id);
 """
 
 # the graph's, created once its edges are resolved; partial where the read queries only ever
