@@ -125,7 +125,7 @@ class GraphTools:
     def _symbol_line(s: Symbol) -> str:
         return f"  {s.start_line}-{s.end_line} node {s.id}: {s.kind} {s.qualname}\n"
 
-    def _run(self, name: str, query) -> dict[str, Any]:
+    def _lookup(self, name: str, query) -> dict[str, Any]:
         try:
             return _ok(query())
         except GraphLookupError as exc:
@@ -139,7 +139,7 @@ class GraphTools:
 
     def _tool_list_dir(self, command: str) -> dict[str, Any]:
         (path,), _ = parse_args(command, "list_dir", 1)
-        return self._run("list_dir", lambda: "".join(
+        return self._lookup("list_dir", lambda: "".join(
             f"{n.path}/\n" if n.kind == "dir" else f"{n.path}\n" for n in self.graph().list_dir(path)) or "(empty)\n")
 
     # -- definitions
@@ -147,7 +147,7 @@ class GraphTools:
         (text,), opts = parse_args(command, "find_nodes", 1, ("--type", "--in"))
         if not text and "--type" not in opts:
             raise format_error(f"find_nodes: give a TEXT or a --type; usage: {USAGE['find_nodes']}")
-        return self._run("find_nodes", lambda: self._nodes(self.graph().find_nodes(
+        return self._lookup("find_nodes", lambda: self._nodes(self.graph().find_nodes(
             self.graph_results, text=text or None, kind=opts.get("--type"), within=opts.get("--in"))))
 
     def _tool_node_parent(self, command: str) -> dict[str, Any]:
@@ -157,7 +157,7 @@ class GraphTools:
         def query() -> str:
             parent = self.graph().parent(node_id)
             return self._nodes([parent]) if parent else f"node {node_id} is at the top of its file\n"
-        return self._run("node_parent", query)
+        return self._lookup("node_parent", query)
 
     def _tool_node_children(self, command: str) -> dict[str, Any]:
         (word,), _ = parse_args(command, "node_children", 1)
@@ -166,7 +166,7 @@ class GraphTools:
         def query() -> str:
             kids = self.graph().children(node_id)[: self.graph_results]
             return self._nodes(kids) if kids else f"node {node_id} has no definitions inside it\n"
-        return self._run("node_children", query)
+        return self._lookup("node_children", query)
 
     def _calls(self, name: str, direction: str, command: str) -> dict[str, Any]:
         (symbol,), _ = parse_args(command, name, 1)
@@ -180,7 +180,7 @@ class GraphTools:
                 head = f"{label} node {s.id}: {s.kind} {s.qualname} ({s.path}:{s.start_line})\n"
                 blocks.append(head + (_by_file([(o.path, self._symbol_line(o)) for o in found]) or "  none resolved\n"))
             return "".join(blocks)
-        return self._run(name, query)
+        return self._lookup(name, query)
 
     def _tool_callers(self, command: str) -> dict[str, Any]:
         return self._calls("callers", "called_by", command)
@@ -200,7 +200,7 @@ class GraphTools:
                     if t["imports_module"] and f"imports {s.module}" not in why:
                         why.append(f"imports {s.module}")
             return "".join(f"{p}: {', '.join(w)}\n" for p, w in list(found.items())[: self.graph_results]) or EMPTY
-        return self._run("tests_for", query)
+        return self._lookup("tests_for", query)
 
     # -- text chunks and code
     @staticmethod
@@ -211,7 +211,7 @@ class GraphTools:
         (text,), opts = parse_args(command, "find_text", 1, ("--in",))
         if not text:
             raise format_error(f"find_text: TEXT is empty; usage: {USAGE['find_text']}")
-        return self._run("find_text", lambda: _by_file(
+        return self._lookup("find_text", lambda: _by_file(
             [(c.path, self._chunk_entry(c)) for c in self.graph().find_text(text, self.graph_results, opts.get("--in"))]
         ) or EMPTY)
 
@@ -222,14 +222,14 @@ class GraphTools:
         def query() -> str:
             nxt = self.graph().next_chunk(chunk_id)
             return _by_file([(nxt.path, self._chunk_entry(nxt))]) if nxt else f"chunk {chunk_id} is the last of its file\n"
-        return self._run("next_chunk", query)
+        return self._lookup("next_chunk", query)
 
     def _tool_read_span(self, command: str) -> dict[str, Any]:
         (path, a, b), _ = parse_args(command, "read_span", 3)
         start, end = _number("read_span", a), _number("read_span", b)
         if start < 1 or end < start:
             raise format_error(f"read_span: bad line span {start}-{end}")
-        return self._run("read_span", lambda: f"== {path}\n" + number_lines(self.graph().read_span(path, start, end), start))
+        return self._lookup("read_span", lambda: f"== {path}\n" + number_lines(self.graph().read_span(path, start, end), start))
 
 
 class GraphToolEnvironment(GraphTools, ToolEnvironment):
