@@ -32,8 +32,11 @@ log = logging.getLogger(__name__)
 
 # the paper's classes and the authors' code's, in one set; the first is the fallback
 CLASSES = ("bug", "feature", "refactoring", "documentation", "question")
-RETRIEVE_TOOLS = {"localize_issue", "pack_context", "view_code", "commit_plan"}
-CLASSIFY_TOOLS = {"localize_issue", "view_code", "classify_issue"}
+# the knowledge-graph tools (swevis.agents.graph_tools), named here so this module stays light
+GRAPH_TOOLS = {"find_path", "list_dir", "find_nodes", "node_parent", "node_children", "callers", "callees",
+               "tests_for", "find_text", "next_chunk", "read_span"}
+RETRIEVE_TOOLS = {"localize_issue", "pack_context", "view_code", "commit_plan"} | GRAPH_TOOLS
+CLASSIFY_TOOLS = {"localize_issue", "view_code", "classify_issue"} | GRAPH_TOOLS
 GENERATE_TOOLS = {"localize_issue", "pack_context", "view_code", "submit"}
 RESET_COMMAND = "git checkout -q -- . && git clean -fdq"
 
@@ -50,6 +53,8 @@ class PrometheusSettings:
     verify_rounds: int
     regression_limit: int
     output_chars: int
+    graph_results: int
+    node_lines: int
     memory: bool
     reproduction: bool
     regression: bool
@@ -101,11 +106,11 @@ class PrometheusHooks:
                  verification: bool = False) -> Any:
         from dataclasses import replace
 
-        from swevis.agents.variants import VariantToolEnvironment
+        from swevis.agents.prometheus_tools import PrometheusToolEnvironment
 
         spec = run.spec
-        return VariantToolEnvironment(
-            run.env, tools=tools, allow_bash=allow_bash, flags=replace(self.flags, verification=verification),
+        return PrometheusToolEnvironment(
+            run.env, graph_results=self.settings.graph_results, node_lines=self.settings.node_lines, tools=tools, allow_bash=allow_bash, flags=replace(self.flags, verification=verification),
             memory=self.memory, context=context, recorder=self.recorder, reproduction=reproduction,
             issue_text=spec.row["problem_statement"], index_db=spec.index_db, pristine_dir=spec.pristine_dir,
             wide=spec.scope == "wide", index_options=spec.localize_cfg, top_k=spec.settings.top_k,
@@ -153,7 +158,7 @@ def retrieve(run: Any, hooks: PrometheusHooks, values: dict[str, Any]) -> dict[s
     env = hooks.tool_env(run, RETRIEVE_TOOLS, allow_bash=False, context="retrieve")
     result = run.phase(
         env=env, phase="retrieve", purpose="locator",
-        system=render_prompt("let_locator_system", **values),
+        system=render_prompt("prometheus_retrieve_system", **values),
         instance=render_prompt("let_locator_instance", issue=run.spec.row["problem_statement"], step_limit=limit, **values),
         step_limit=limit, visual=True,
     )
@@ -270,7 +275,7 @@ def run(run: Any) -> tuple[dict[str, Any], dict[str, Any] | None]:
 AGENT = AgentKind(
     name="prometheus", title="Prometheus", run=run,
     phases=("classify", "retrieve", "reproduce", "generate"),
-    prompts=("prometheus_classify_system", "prometheus_classify_instance", "let_locator_system",
+    prompts=("prometheus_classify_system", "prometheus_classify_instance", "prometheus_retrieve_system",
              "let_locator_instance", "let_repro_system", "let_repro_instance", "let_editor_system",
              "prometheus_generate_instance", "let_verify_note"),
     tools=tuple(sorted(RETRIEVE_TOOLS | CLASSIFY_TOOLS | GENERATE_TOOLS | {"bash", "commit_reproduction"})),
