@@ -131,10 +131,11 @@ def test_no_change_normalises_to_nothing(diff):
 def test_dedupe_groups_in_first_occurrence_order_and_counts():
     other = GIT_DIFF.replace("/ len(values)", "/ max(len(values), 1)")
     groups = dedupe([other, GIT_DIFF, "", PLAIN_DIFF, other, GIT_DIFF, "  \n"])
-    assert [g.members for g in groups] == [(0, 4), (1, 3, 5)]
-    assert [g.count for g in groups] == [2, 3]
-    assert groups[1].patch == GIT_DIFF  # the first of its group, as generated
-    assert groups[0].hash != groups[1].hash and len(groups[0].hash) == 16
+    assert [g["members"] for g in groups] == [[0, 4], [1, 3, 5]]
+    assert [g["count"] for g in groups] == [2, 3]
+    assert groups[1]["patch"] == GIT_DIFF  # the first of its group, as generated
+    assert groups[1]["normalized"] == normalize_patch(GIT_DIFF)
+    assert groups[0]["hash"] != groups[1]["hash"] and len(groups[0]["hash"]) == 16
     assert dedupe(["", " "]) == []
 
 
@@ -170,7 +171,11 @@ def test_single_and_no_candidate():
     groups = _groups(1, 4)
     assert majority_vote(groups, [True, False])["winner"] == 0  # the only one that passed
     assert majority_vote(groups, [True, False])["method"] == "single"
-    assert majority_vote(_groups(2), [False])["method"] == "single"
+    assert majority_vote(_groups(1), [False])["method"] == "single"
+    # three equal candidates: one distinct patch, a unanimous majority
+    assert majority_vote(_groups(3), [True]) == {
+        "winner": 0, "method": "majority", "pool": "passed",
+        "reason": "3 of 3 candidates in the pool are this patch, the most; pool: passed the regression tests"}
     assert majority_vote([], []) == {"winner": None, "method": "none", "pool": "all",
                                      "reason": "no candidate patch changes anything"}
     with pytest.raises(ValueError, match="2 entries for 1 patch groups"):
@@ -211,6 +216,7 @@ def test_the_model_picks_among_those_that_passed():
     model = Model("The third is smallest.\nCHOICE: 2")
     rec = aggregate(groups, [False, True, True], model, issue="mean() is wrong", votes=1)
     assert (rec["winner"], rec["method"], rec["pool"]) == (2, "model", "passed")  # candidate 2 of the pool
+    assert rec["patch"] == groups[2]["patch"]
     assert rec["answers"] == ["The third is smallest.\nCHOICE: 2"] and rec["picks"] == [2]
     assert [c["passed"] for c in rec["candidates"]] == [False, True, True]
     assert [c["count"] for c in rec["candidates"]] == [3, 1, 1]
@@ -241,9 +247,17 @@ def test_the_model_chooses_among_all_when_none_passed():
 def test_no_model_call_without_a_choice_to_make():
     model = Model()
     assert aggregate(_groups(2, 1), [False, True], model, issue="i", votes=3)["method"] == "single"
-    assert aggregate([], [], model, issue="i", votes=3)["method"] == "none"
+    assert aggregate(_groups(3), [True], model, issue="i", votes=3)["method"] == "majority"
+    nothing = aggregate([], [], model, issue="i", votes=3)
+    assert (nothing["method"], nothing["winner"], nothing["patch"]) == ("none", None, "")
     assert model.calls == []
-    assert aggregate(_groups(1, 2), [True, True], None, issue="i", votes=3)["method"] == "majority"
+    # without a model (the issue is then not needed)
+    groups = _groups(1, 2)
+    rec = aggregate(groups, passed=[True, True])
+    assert (rec["method"], rec["winner"], rec["patch"]) == ("majority", 1, groups[1]["patch"])
+    assert "answers" not in rec
+    with pytest.raises(ValueError, match="needs the issue"):
+        aggregate(groups, [True, True], model)
 
 
 def test_votes_take_the_plurality_and_stop_once_decided():

@@ -14,8 +14,8 @@ refinement gives up) reduces them to one in three steps, each here once for ever
 
 The model may be asked ``votes`` times with the same prompt; the plurality of its usable
 answers wins (ties to the earlier candidate), and asking stops as soon as the leader cannot
-be caught. With ``votes=1`` the model is asked once. The authors' code asks up to 10 times
-this way; the number is the caller's setting.
+be caught. By default it is asked once; the authors' code asks up to 10 times this way. The
+model is asked only when the pool holds more than one distinct patch.
 """
 
 from __future__ import annotations
@@ -158,27 +158,13 @@ def normalize_patch(diff: str) -> str:
     return "".join(line + "\n" for _key, lines in out for line in lines)
 
 
-@dataclass(frozen=True)
-class PatchGroup:
-    """Candidates that normalise to the same text: the first one as generated (the patch
-    that is submitted if the group wins), the canonical text and which candidates it holds."""
+def dedupe(candidates: Sequence[str]) -> list[dict[str, Any]]:
+    """The candidates grouped by normalised text, in order of first occurrence.
 
-    patch: str
-    normalized: str
-    members: tuple[int, ...]
-
-    @property
-    def count(self) -> int:
-        return len(self.members)
-
-    @property
-    def hash(self) -> str:
-        return hashlib.sha256(self.normalized.encode()).hexdigest()[:16]
-
-
-def dedupe(candidates: Sequence[str]) -> list[PatchGroup]:
-    """The candidates grouped by normalised text, in order of first occurrence; a candidate
-    that normalises to "" (no change) belongs to no group."""
+    Each group: ``patch`` (its first candidate as generated, the patch submitted if it wins),
+    ``normalized``, ``hash`` (of the normalised text), ``members`` (indices into
+    ``candidates``) and ``count``. A candidate that normalises to "" (no change) belongs to no
+    group."""
     order: list[str] = []
     members: dict[str, list[int]] = {}
     for i, diff in enumerate(candidates):
@@ -189,10 +175,14 @@ def dedupe(candidates: Sequence[str]) -> list[PatchGroup]:
             order.append(text)
             members[text] = []
         members[text].append(i)
-    return [PatchGroup(candidates[members[t][0]], t, tuple(members[t])) for t in order]
+    return [
+        {"patch": candidates[members[t][0]], "normalized": t, "hash": hashlib.sha256(t.encode()).hexdigest()[:16],
+         "members": members[t], "count": len(members[t])}
+        for t in order
+    ]
 
 
-def _pool(groups: Sequence[PatchGroup], passed: Sequence[bool]) -> tuple[list[int], str]:
+def _pool(groups: Sequence[dict[str, Any]], passed: Sequence[bool]) -> tuple[list[int], str]:
     """The groups a winner is chosen among: those that passed, else all of them."""
     if len(passed) != len(groups):
         raise ValueError(f"passed has {len(passed)} entries for {len(groups)} patch groups")
@@ -200,20 +190,23 @@ def _pool(groups: Sequence[PatchGroup], passed: Sequence[bool]) -> tuple[list[in
     return (chosen, "passed") if chosen else (list(range(len(groups))), "all")
 
 
-def majority_vote(groups: Sequence[PatchGroup], passed: Sequence[bool]) -> dict[str, Any]:
+def majority_vote(groups: Sequence[dict[str, Any]], passed: Sequence[bool]) -> dict[str, Any]:
     """The most frequent patch among the groups that passed their regression tests (among all
-    groups when none passed), ties to the earliest; a record of the decision and why."""
+    groups when none passed), ties to the earliest; a record of the decision and why.
+
+    ``method``: ``single`` when the pool holds one candidate, ``majority`` (or
+    ``fallback-majority`` when none passed) otherwise, ``none`` when there is no group."""
     pool, among = _pool(groups, passed)
     if not pool:
         return {"winner": None, "method": "none", "pool": among, "reason": "no candidate patch changes anything"}
-    winner = min(pool, key=lambda i: (-groups[i].count, i))
-    total = sum(groups[i].count for i in pool)
+    winner = min(pool, key=lambda i: (-groups[i]["count"], i))
+    most, total = groups[winner]["count"], sum(groups[i]["count"] for i in pool)
     state = "passed the regression tests" if among == "passed" else "none passed the regression tests"
-    if len(pool) == 1:
+    if total == 1:
         return {"winner": winner, "method": "single", "pool": among,
-                "reason": f"the only distinct candidate in the pool ({state}), {total} candidate(s) alike"}
-    tied = [i for i in pool if groups[i].count == groups[winner].count]
-    reason = f"{groups[winner].count} of {total} candidates in the pool are this patch, the most"
+                "reason": f"the only candidate in the pool ({state})"}
+    tied = [i for i in pool if groups[i]["count"] == most]
+    reason = f"{most} of {total} candidates in the pool are this patch, the most"
     if len(tied) > 1:
         reason += f" (tied with {len(tied) - 1} other(s); the earliest wins)"
     method = "majority" if among == "passed" else "fallback-majority"
@@ -266,32 +259,36 @@ def _ask(choose: Choose, messages: list[dict[str, str]], n: int,
     return min(tally, key=lambda k: (-tally[k], k)), answers, picks
 
 
-def aggregate(groups: Sequence[PatchGroup], passed: Sequence[bool], choose: Choose | None = None, *,
-              issue: str, votes: int) -> dict[str, Any]:
-    """The winning patch group and why, as a JSON-ready record.
+def aggregate(groups: Sequence[dict[str, Any]], passed: Sequence[bool], choose: Choose | None = None, *,
+              issue: str | None = None, votes: int = 1) -> dict[str, Any]:
+    """The winning patch group and why, as a JSON-ready record (``patch`` is the winner's, ""
+    when there is none).
 
-    With ``choose`` and more than one group in the pool, the model picks (``method: model``);
-    without it, or when none of its answers names a candidate, :func:`majority_vote` decides
-    (``majority``, or ``fallback-majority`` when none passed). One group in the pool wins
-    alone (``single``). ``groups[record["winner"]].patch`` is the patch to submit."""
+    With ``choose`` and more than one distinct patch in the pool, the model picks among them
+    (``method: model``), asked ``votes`` times; without it, or when none of its answers names
+    a candidate, :func:`majority_vote` decides (``majority``, ``fallback-majority`` when none
+    passed, ``single`` for one candidate). ``passed`` says for each group whether it passed
+    its regression tests; ``issue`` is what the model is shown with the candidates."""
     if votes < 1:
         raise ValueError(f"votes must be at least 1, got {votes}")
     decision = majority_vote(groups, passed)
     record: dict[str, Any] = {
-        "candidates": [{"hash": g.hash, "count": g.count, "passed": bool(ok), "members": list(g.members)}
+        "candidates": [{"hash": g["hash"], "count": g["count"], "passed": bool(ok), "members": list(g["members"])}
                        for g, ok in zip(groups, passed)],
         **decision,
     }
-    if choose is None or decision["method"] in ("single", "none"):
-        return record
     pool, among = _pool(groups, passed)
-    messages = aggregation_prompt(issue, [groups[i].patch for i in pool], passed=among == "passed")
-    pick, answers, picks = _ask(choose, messages, len(pool), votes)
-    record.update(answers=answers, picks=picks)
-    if pick is None:
-        record["reason"] = f"no usable model answer ({len(answers)} asked); {decision['reason']}"
-        return record
-    count = picks.count(pick + 1)
-    record.update(winner=pool[pick], method="model",
-                  reason=f"the model picked candidate {pick + 1} of {len(pool)} in {count} of {len(answers)} answer(s)")
+    if choose is not None and len(pool) > 1:
+        if not issue:
+            raise ValueError("aggregate: the model needs the issue text to choose")
+        messages = aggregation_prompt(issue, [groups[i]["patch"] for i in pool], passed=among == "passed")
+        pick, answers, picks = _ask(choose, messages, len(pool), votes)
+        record.update(answers=answers, picks=picks)
+        if pick is None:
+            record["reason"] = f"no usable model answer ({len(answers)} asked); {decision['reason']}"
+        else:
+            agreed = picks.count(pick + 1)
+            record.update(winner=pool[pick], method="model", reason=(
+                f"the model picked candidate {pick + 1} of {len(pool)} in {agreed} of {len(answers)} answer(s)"))
+    record["patch"] = "" if record["winner"] is None else groups[record["winner"]]["patch"]
     return record
