@@ -3,6 +3,7 @@ role, with the scope (normal, wide) as a template variable."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -12,6 +13,10 @@ import minisweagent
 import yaml
 
 PROMPT_DIR = Path(__file__).resolve().parents[1] / "prompts"
+
+# A one-shot model stage as the agent-independent mechanisms see it (patch aggregation,
+# regression selection): it takes the rendered chat messages and returns the answer's text.
+Choose = Callable[[list[dict[str, str]]], str]
 
 
 @lru_cache(maxsize=1)

@@ -22,9 +22,11 @@ Everything not switched on is plain LET, so a variant differs from LET only in i
   step budget is recorded as *not reproduced* and the editor proceeds without one.
 * **verification**: ``submit`` first runs the reproduction (it must now pass) and a focused
   regression set: the test functions that the index's test pointers (``RepoIndex.tests_for``)
-  give for the symbols the patch modifies. A failing verification returns its report to
-  the editor instead of submitting, at most ``verify_rounds`` times; after that the patch
-  is submitted with its last verification recorded as failed.
+  give for the symbols the patch modifies (:mod:`swevis.agents.regression`, shared with the
+  other agents that verify a patch), run with the language's default runner. A failing
+  verification returns its report to the editor instead of submitting, at most
+  ``verify_rounds`` times; after that the patch is submitted with its last verification
+  recorded as failed.
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ from minisweagent.exceptions import Submitted
 from swevis.agents.memory import MemoryObservationPipeline, MemoryToolEnvironment, WorkingMemory, memory_summary
 from swevis.agents.observe import ObservationPipeline
 from swevis.agents.prompts import render_prompt
+from swevis.agents.regression import candidate_tests, default_runner, test_command
 from swevis.agents.registry import is_variant
 from swevis.agents.tools import format_error, working_tree_diff
 from swevis.agents.volatile import normalize as normalize_volatile
@@ -59,6 +62,9 @@ DEFAULT_VARIANTS: dict[str, dict[str, Any]] = {
     "let-verify": {"verification": True},
     "let-all": {"memory": True, "reproduction": True, "verification": True},
 }
+# LET's fixed regression rule: a modified symbol no test names is followed at most this many
+# call edges to its callers (swevis.agents.regression.candidate_tests)
+REGRESSION_HOPS = 2
 # a failure of the script itself, not of the code under test
 _BROKEN_ERRORS = {"SyntaxError", "IndentationError", "TabError", "ModuleNotFoundError", "ImportError", "NameError"}
 _BROKEN_TEXT = re.compile(r"can't open file|command not found|No such file or directory: '[^']*reproduc")
@@ -110,84 +116,6 @@ def variant_flags(agent: str, agents_cfg: dict[str, Any]) -> VariantSettings:
 
 def _tail(text: str, n: int) -> str:
     return text if len(text) <= n else "...(truncated)...\n" + text[-n:]
-
-
-def _changed_old_lines(diff: str) -> dict[str, list[int]]:
-    """path -> old-file line numbers touched by the diff (for the index, which is pre-patch)."""
-    out: dict[str, list[int]] = {}
-    path = None
-    for line in diff.splitlines():
-        if line.startswith("--- "):
-            path = line[4:].strip()
-            path = path[2:] if path.startswith("a/") else (None if path == "/dev/null" else path)
-        m = re.match(r"@@ -(\d+)(?:,(\d+))? \+\d+(?:,\d+)? @@", line)
-        if m and path:
-            start, count = int(m.group(1)), int(m.group(2) if m.group(2) is not None else 1)
-            out.setdefault(path, []).extend(range(start, start + max(count, 1)))
-    return out
-
-
-def select_regression_tests(index: Any, diff: str, read_file, limit: int = 20, hops: int = 2) -> dict[str, Any]:
-    """The focused regression set for a patch, from the index's test pointers.
-
-    For each modified symbol (the definitions enclosing the diff's old-side lines), the test
-    files that reference it by name (``RepoIndex.tests_for``), narrowed to the test functions
-    whose source names it. A symbol no test names (a private helper) is followed to its
-    callers, up to ``hops`` call edges, until some test names one. Files that merely import
-    the module are the fallback when no test function is found."""
-    modified = {}
-    for path, lines in _changed_old_lines(diff).items():
-        for n in lines:
-            sym = index.enclosing_symbol(path, n)
-            if sym is not None:
-                modified[sym.id] = sym
-    nodes: list[str] = []
-    weak_files: list[str] = []
-    via: list[str] = []
-
-    def tests_naming(sym: Any) -> list[str]:
-        found = []
-        for ptr in index.tests_for(sym, limit=10):
-            if not ptr["references"]:
-                weak_files.append(ptr["path"])
-                continue
-            lines = (read_file(ptr["path"]) or "").splitlines()
-            for t in index.symbols_in_file(ptr["path"]):
-                if not t.name.startswith("test") or t.kind not in ("function", "method"):
-                    continue
-                body = "\n".join(lines[t.start_line - 1 : t.end_line])
-                if any(re.search(rf"\b{re.escape(n)}\b", body) for n in ptr["references"]):
-                    found.append(f"{ptr['path']}::{t.qualname.replace('.', '::')}")
-        return found
-
-    for start in modified.values():  # each modified symbol on its own: itself, else its callers
-        frontier, seen_ids = [start], {start.id}
-        for depth in range(hops + 1):
-            hit = False
-            for sym in frontier:
-                found = tests_naming(sym)
-                if found:
-                    hit = True
-                    via.append(sym.qualname)
-                    nodes.extend(n for n in found if n not in nodes)
-            if hit or depth == hops:
-                break
-            nxt = []
-            for sym in frontier:
-                for _rel, other in index.neighbours(sym.id, ("called_by",), limit=20):
-                    if other.id not in seen_ids and not other.name.startswith("test"):
-                        seen_ids.add(other.id)
-                        nxt.append(other)
-            if not nxt:
-                break
-            frontier = nxt
-    files = sorted(set(weak_files))[:3] if not nodes else []
-    return {
-        "symbols": sorted({s.qualname for s in modified.values()}),
-        "via": sorted(set(via)),
-        "tests": nodes[:limit],
-        "files": files,
-    }
 
 
 class VariantToolEnvironment(MemoryToolEnvironment):
@@ -263,8 +191,8 @@ class VariantToolEnvironment(MemoryToolEnvironment):
             result["passed"] &= ok
         diff = working_tree_diff(self.base)
         try:
-            selection = select_regression_tests(
-                self._open_index(), diff, self.read_file, self.flags.regression_limit
+            selection = candidate_tests(
+                self._open_index(), diff, self.read_file, limit=self.flags.regression_limit, hops=REGRESSION_HOPS
             )
         except Exception as exc:  # no index: verify with the reproduction only
             log.warning("verification: no regression selection (%s: %s)", type(exc).__name__, exc)
@@ -272,7 +200,8 @@ class VariantToolEnvironment(MemoryToolEnvironment):
         targets = selection["tests"] or selection["files"]
         reg: dict[str, Any] = {**selection, "command": None, "returncode": None, "passed": True}
         if targets:
-            cmd = "python -m pytest -q -p no:cacheprovider " + " ".join(shlex.quote(t) for t in targets)
+            # LET's tool environment does not see the task row: the language's default runner
+            cmd = test_command(targets, default_runner("python"))
             out = self._run(cmd)
             rc = out.get("returncode")
             reg.update(command=cmd, returncode=rc, passed=rc in (0, 5), output=_tail(out.get("output", ""), limit))

@@ -1,0 +1,196 @@
+"""The regression set of a patch: the candidate tests the index points at for the modified
+code (LET's fixed rule), the model's selection among them, and the command that runs them
+(the instance's own runner, else the language's default)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from swevis.agents import regression  # the module, not its test_command: pytest would collect that
+from swevis.agents.regression import candidate_tests, default_runner, parse_selection, runner_for, select_tests
+from swevis.errors import SwevisError
+from swevis.index.store import open_index
+from swevis.tasks.bundled import load_bundled_instances
+
+
+@dataclass(frozen=True)
+class Sym:
+    id: int
+    name: str
+    qualname: str
+    kind: str
+    start_line: int
+    end_line: int
+
+
+class FakeIndex:
+    """What candidate_tests asks of a RepoIndex, over a small made-up repository:
+    pkg/core.py has a private helper no test names, called by a public function that
+    tests/test_core.py tests; tests/test_imports.py only imports the module."""
+
+    helper = Sym(1, "_helper", "_helper", "function", 1, 5)
+    public = Sym(2, "public_api", "public_api", "function", 7, 12)
+    orphan = Sym(3, "orphan", "orphan", "function", 14, 16)
+    tests = {"tests/test_core.py": [Sym(10, "test_public", "test_public", "function", 3, 5),
+                                    Sym(11, "test_twice", "TestCore.test_twice", "method", 8, 10),
+                                    Sym(12, "test_other", "test_other", "function", 12, 13)]}
+    test_source = ("from pkg.core import public_api\n\ndef test_public():\n    assert public_api()\n\n\n"
+                   "class TestCore:\n    def test_twice(self):\n        public_api(); public_api()\n\n\n"
+                   "def test_other():\n    assert True\n")
+
+    def enclosing_symbol(self, path, line):
+        if path != "pkg/core.py":
+            return None
+        return next((s for s in (self.helper, self.public, self.orphan) if s.start_line <= line <= s.end_line), None)
+
+    def tests_for(self, sym, limit=10):
+        if sym is self.public:
+            return [{"path": "tests/test_core.py", "references": ["public_api"]}]
+        if sym is self.orphan:
+            return [{"path": "tests/test_imports.py", "references": []}]
+        return []
+
+    def symbols_in_file(self, path):
+        return self.tests.get(path, [])
+
+    def neighbours(self, sym_id, rels, limit=20):
+        assert rels == ("called_by",)
+        return [("called_by", self.public)] if sym_id == self.helper.id else []
+
+    def read_file(self, path):
+        return self.test_source if path == "tests/test_core.py" else None
+
+
+def _diff(start: int, count: int = 1) -> str:
+    return f"--- a/pkg/core.py\n+++ b/pkg/core.py\n@@ -{start},{count} +{start},{count} @@\n-old\n+new\n"
+
+
+def test_candidates_are_the_tests_that_name_a_modified_symbol_or_its_caller():
+    index = FakeIndex()
+    direct = candidate_tests(index, _diff(8), index.read_file, limit=20, hops=2)
+    assert direct == {"symbols": ["public_api"], "via": ["public_api"], "files": [],
+                      "tests": ["tests/test_core.py::test_public", "tests/test_core.py::TestCore::test_twice"]}
+    via_caller = candidate_tests(index, _diff(2), index.read_file, limit=20, hops=1)
+    assert via_caller["symbols"] == ["_helper"] and via_caller["via"] == ["public_api"]
+    assert via_caller["tests"] == direct["tests"]
+    no_hops = candidate_tests(index, _diff(2), index.read_file, limit=20, hops=0)
+    assert no_hops["tests"] == [] and no_hops["via"] == []
+    assert candidate_tests(index, _diff(8), index.read_file, limit=1, hops=2)["tests"] == ["tests/test_core.py::test_public"]
+    # only a file importing the module: the file itself is the fallback
+    assert candidate_tests(index, _diff(15), index.read_file, limit=20, hops=2)["files"] == ["tests/test_imports.py"]
+
+
+CANDIDATES = ["tests/test_a.py::test_x", "tests/test_a.py::test_x_y", "tests/test_b.py::TestB::test_z[1-2]"]
+
+
+@pytest.mark.parametrize("answer,tests", [
+    ("<selected>\ntests/test_a.py::test_x_y\n</selected>", ["tests/test_a.py::test_x_y"]),  # not test_x, its prefix
+    ("<selected>\n- `tests/test_b.py::TestB::test_z[1-2]`\n1\n</selected>", [CANDIDATES[2], CANDIDATES[0]]),
+    ("I would run tests/test_a.py::test_x only.", ["tests/test_a.py::test_x"]),  # no block: the whole answer
+    ("<selected>\n2.\ntests/test_a.py::test_x_y\n</selected>", ["tests/test_a.py::test_x_y"]),  # named twice: once
+])
+def test_parse_selection_reads_candidate_ids_in_the_answers_order(answer, tests):
+    assert parse_selection(answer, CANDIDATES)["tests"] == tests
+
+
+@pytest.mark.parametrize("answer,reason", [
+    ("<selected>\n</selected>\nNone of them calls the changed parser.\nMore text.", "None of them calls the changed parser."),
+    ("<selected></selected>", "the model selected no test and gave no reason"),
+    ("<selected>\ntests/test_c.py::test_q\n7\n</selected>",
+     "the answer named only tests that were not candidates: tests/test_c.py::test_q, 7"),
+    ("Sorry, I cannot\nhelp with that.", "the answer named no candidate test: Sorry, I cannot"),
+    ("  ", "the answer was empty"),
+])
+def test_parse_selection_says_in_one_line_why_none_was_selected(answer, reason):
+    parsed = parse_selection(answer, CANDIDATES)
+    assert parsed["tests"] == [] and parsed["reason"] == reason and "\n" not in parsed["reason"]
+
+
+def test_select_tests_model_subset_or_capped_candidates():
+    calls = []
+
+    def model(messages):
+        calls.append(messages)
+        return f"<selected>\n{CANDIDATES[2]}\ntests/test_zzz.py::nope\n{CANDIDATES[1]}\n{CANDIDATES[0]}\n</selected>"
+
+    picked = select_tests(CANDIDATES, model, max_selected=2, issue="the parser drops the last row", diff=_diff(3))
+    assert picked["method"] == "model" and picked["tests"] == [CANDIDATES[2], CANDIDATES[1]]
+    assert picked["over_cap"] == [CANDIDATES[0]] and picked["ignored"] == ["tests/test_zzz.py::nope"]
+    assert picked["reason"] is None and picked["answer"].startswith("<selected>")
+    system, user = calls[0]
+    assert "<selected>" in system["content"]
+    assert "the parser drops the last row" in user["content"] and "+new" in user["content"]
+    assert f"3. {CANDIDATES[2]}" in user["content"] and "at most 2 of these 3 tests" in user["content"]
+    rule = select_tests(CANDIDATES, max_selected=2, issue="", diff="")
+    assert rule["method"] == "rule" and rule["tests"] == CANDIDATES[:2]
+    none = select_tests([], model, max_selected=2, issue="", diff="")
+    assert none["tests"] == [] and none["reason"] == "no candidate tests" and len(calls) == 1
+    empty = select_tests(CANDIDATES, lambda m: "<selected></selected>\nAll are slow.", max_selected=2, issue="", diff="")
+    assert empty["method"] == "model" and empty["tests"] == [] and empty["reason"] == "All are slow."
+
+
+def test_test_command_with_the_default_runner_is_lets_command():
+    cmd = regression.test_command(["tests/a.py::test_x", "tests/b.py::test_y[a b]"], default_runner("python"))
+    assert cmd == "python -m pytest -q -p no:cacheprovider tests/a.py::test_x 'tests/b.py::test_y[a b]'"
+    with pytest.raises(ValueError, match="at least one test id"):
+        regression.test_command([], default_runner("python"))
+    with pytest.raises(SwevisError, match="no default test runner for language 'cobol'"):
+        default_runner("cobol")
+
+
+@pytest.mark.parametrize("test_cmd,runner", [
+    ("python -m pytest -rA -p no:cacheprovider tests/test_a.py tests/test_b.py", "python -m pytest -rA -p no:cacheprovider"),
+    ("npx jest src/__tests__/a.test.ts", "npx jest"),
+    ("npm test", "npm test"),
+    ("cd sub && pytest tests/unit/ tests/a.py::T::test_x[1]", "cd sub && pytest"),
+    ("", default_runner("python")),
+    (None, default_runner("python")),
+])
+def test_runner_for_takes_the_rows_command_without_its_test_files(test_cmd, runner):
+    assert runner_for({"instance_id": "o__r-1", "test_cmd": test_cmd}, "python") == runner
+
+
+def test_runner_for_the_bundled_rows_and_a_command_of_test_files_only():
+    for row in load_bundled_instances(verify_commits=False):
+        assert runner_for(row, "python") == "python -m pytest -rA -p no:cacheprovider", row["instance_id"]
+    with pytest.raises(SwevisError, match="o__r-1: test_cmd 'tests/a.py' names test files but no runner"):
+        runner_for({"instance_id": "o__r-1", "test_cmd": "tests/a.py"}, "python")
+
+
+BROKEN = "swevis-samples__ledgerkit-101"
+
+
+def _git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True).stdout
+
+
+@pytest.mark.slow
+def test_a_patch_that_breaks_a_passing_test_is_caught_on_the_bundled_index(bundled_checkout, tmp_path):
+    """On a real checkout and index: the candidates of a patch include the PASS_TO_PASS test
+    it breaks, and their command fails; on the unpatched code the same command passes."""
+    setup = bundled_checkout(BROKEN, tmp_path, index=True)
+    repo = Path(setup["pristine"])
+    sheet = repo / "ledgerkit/reports/balance_sheet.py"
+    text = sheet.read_text()
+    old_import, old_filter = "from ..ledger import _as_date\n", "            if self.as_of is not None and entry.date >= self.as_of:\n"
+    assert old_import in text and old_filter in text
+    sheet.write_text(text.replace(old_import, "from ..ledger import _as_date, _in_period\n")
+                     .replace(old_filter, "            if not _in_period(entry.date, self.as_of):\n"))
+    diff = _git(repo, "diff")
+    found = candidate_tests(open_index(setup["db"]), diff, lambda p: (repo / p).read_text(), limit=20, hops=2)
+    assert found["symbols"] == ["BalanceSheet._net_income"]
+    broken = "tests/test_reports.py::test_balance_sheet_mid_period"
+    assert broken in found["tests"] and broken in setup["row"]["PASS_TO_PASS"]
+    cmd = regression.test_command(found["tests"], runner_for(setup["row"], "python"))
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    run = subprocess.run(["bash", "-c", cmd], cwd=repo, env=env, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 1 and "FAILED tests/test_reports.py::test_balance_sheet_mid_period" in run.stdout
+    _git(repo, "checkout", "--", ".")
+    run = subprocess.run(["bash", "-c", cmd], cwd=repo, env=env, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stdout[-2000:]
