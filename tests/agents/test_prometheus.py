@@ -97,3 +97,25 @@ def test_an_unknown_class_is_routed_as_a_bug_and_a_missed_reproduction_goes_unve
     assert traj["reproduction"]["accepted"] is None and len(traj["reproduction"]["attempts"]) == 2
     assert traj["route"] == "unverified" and len(traj["candidates"]) == 1 and traj["vote"]["method"] == "single"
     assert "reproduce_issue" not in (tmp_path / "odd" / "patch.diff").read_text()
+
+
+@pytest.mark.slow
+def test_distinct_candidates_go_to_the_model_stages(setup, tmp_path):
+    """Two distinct patches among three candidates: each candidate's regression tests are
+    narrowed by the select_tests stage, and the aggregation stage picks among the passing
+    patches (choose_patch)."""
+    editor = LET["turns"]["editor"]
+    other = [turn("echo '# a second opinion' >> ledgerkit/__init__.py"), turn("submit")]
+    turns = {"classify": [turn("classify_issue feature")], "locator": LET["turns"]["locator"],
+             "editor": editor + other + editor, "select_tests": [turn("select_tests <<'T'\n1\nT")] * 3,
+             "aggregate": [turn("choose_patch 1")]}
+    traj = _run(setup, tmp_path / "distinct", turns, regression_selected=1)
+    found = traj["candidates"]
+    assert len(found) == 3 and found[0]["patch_lines"] != found[1]["patch_lines"]
+    narrowed = [c["regression"]["selection"] for c in found if "selection" in c["regression"]]
+    assert narrowed and all(s["method"] == "model" and len(s["tests"]) == 1 for s in narrowed)
+    vote = traj["vote"]
+    assert vote["method"] == "model" and vote["answers"] == ["CHOICE: 1"] and vote["winner"] == 0
+    assert [c["count"] for c in vote["candidates"]] == [2, 1]
+    assert "aggregate" in traj["phase_exit_status"] and "select_tests" in traj["phase_exit_status"]
+    assert "a second opinion" not in (tmp_path / "distinct" / "patch.diff").read_text()

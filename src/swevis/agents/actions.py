@@ -35,6 +35,8 @@ TOOL_CLASSES = {
     "pack_context": "search",
     "commit_plan": "other",
     "classify_issue": "other",
+    "choose_patch": "other",
+    "select_tests": "other",
     "submit": "other",
     # the knowledge-graph tools (swevis.agents.graph_tools): lookups search, code and text reads read
     "find_path": "search", "list_dir": "search", "find_nodes": "search", "callers": "search", "callees": "search",

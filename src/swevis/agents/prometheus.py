@@ -55,6 +55,10 @@ class PrometheusSettings:
     output_chars: int
     graph_results: int
     node_lines: int
+    regression_selected: int
+    aggregation: str
+    aggregation_votes: int
+    choice_step_limit: int
     memory: bool
     reproduction: bool
     regression: bool
@@ -201,12 +205,41 @@ def generate(run: Any, hooks: PrometheusHooks, values: dict[str, Any], *, issue_
     return result, env
 
 
-def regression_check(run: Any, env: Any, hooks: PrometheusHooks) -> dict[str, Any]:
-    """The regression tests of the patch in the working tree (the verification's selection)."""
+def model_choice(run: Any, hooks: PrometheusHooks, *, phase: str, tool: str) -> Any:
+    """A model stage that answers a question with one tool call (choose_patch, select_tests):
+    a callable taking the question's messages and returning the answer as text, for
+    swevis.agents.patches.aggregate and swevis.agents.regression.select_tests."""
+    from swevis.agents.prompts import render_prompt
+
+    def choose(messages: list[dict[str, str]]) -> str:
+        env = hooks.tool_env(run, {tool}, allow_bash=False, context=phase)
+        result = run.phase(
+            env=env, phase=phase, purpose=phase,
+            system=messages[0]["content"] + "\n\n" + render_prompt("prometheus_choice_tools", tool=tool,
+                                                                    repo_root=run.repo_root),
+            instance=messages[1]["content"], step_limit=hooks.settings.choice_step_limit, visual=False,
+        )
+        return result.get("answer") or ""
+
+    return choose
+
+
+def regression_check(run: Any, env: Any, hooks: PrometheusHooks, diff: str) -> dict[str, Any]:
+    """The regression tests of the patch in the working tree: the index's tests of the
+    modified code, narrowed by the model (select_tests stage) to ``regression_selected``
+    when there are more, then run."""
+    from swevis.agents.regression import select_tests
+
     if not hooks.settings.regression:
         return {"passed": True, "skipped": "regression tests off"}
-    res = env.verify()["regression"]
-    return {k: res.get(k) for k in ("command", "returncode", "passed", "tests", "symbols")}
+    selection = env.regression_selection(diff)
+    if len(selection["tests"]) > hooks.settings.regression_selected:
+        choose = model_choice(run, hooks, phase="select_tests", tool="select_tests")
+        chosen = select_tests(selection["tests"], choose, max_selected=hooks.settings.regression_selected,
+                              issue=run.spec.row["problem_statement"], diff=diff)
+        selection = {**selection, "tests": chosen["tests"], "selection": chosen}
+    res = env.run_regression(selection)
+    return {k: res.get(k) for k in ("command", "returncode", "passed", "tests", "symbols", "selection") if k in res}
 
 
 def candidates_path(run: Any, hooks: PrometheusHooks, values: dict[str, Any], issue_class: str,
@@ -223,13 +256,15 @@ def candidates_path(run: Any, hooks: PrometheusHooks, values: dict[str, Any], is
         final, env = generate(run, hooks, values, issue_class=issue_class, plan_text=plan_text,
                               phase=f"generate-{i}", candidate=i)
         diff = working_tree_diff(run.env)
-        check = regression_check(run, env, hooks) if diff.strip() else {"passed": False, "skipped": "empty patch"}
+        check = regression_check(run, env, hooks, diff) if diff.strip() else {"passed": False, "skipped": "empty patch"}
         found.append({"index": i, "exit_status": final.get("exit_status"), "patch": diff, "regression": check})
         _run(run.env, RESET_COMMAND)
         if final.get("error"):
             break  # a trajectory outcome (a cap, a context limit): no further candidate is paid for
     groups = dedupe([c["patch"] for c in found])
-    vote = aggregate(groups, passed=[any(found[i]["regression"]["passed"] for i in g["members"]) for g in groups])
+    passed = [any(found[i]["regression"]["passed"] for i in g["members"]) for g in groups]
+    choose = model_choice(run, hooks, phase="aggregate", tool="choose_patch") if hooks.settings.aggregation == "model" else None
+    vote = aggregate(groups, passed, choose, issue=run.spec.row["problem_statement"], votes=hooks.settings.aggregation_votes)
     winner = vote.get("patch") or ""
     if winner.strip():
         _apply(run.env, winner)
@@ -274,11 +309,14 @@ def run(run: Any) -> tuple[dict[str, Any], dict[str, Any] | None]:
 
 AGENT = AgentKind(
     name="prometheus", title="Prometheus", run=run,
-    phases=("classify", "retrieve", "reproduce", "generate"),
+    phases=("classify", "retrieve", "reproduce", "generate", "select_tests", "aggregate"),
     prompts=("prometheus_classify_system", "prometheus_classify_instance", "prometheus_retrieve_system",
              "let_locator_instance", "let_repro_system", "let_repro_instance", "let_editor_system",
-             "prometheus_generate_instance", "let_verify_note"),
-    tools=tuple(sorted(RETRIEVE_TOOLS | CLASSIFY_TOOLS | GENERATE_TOOLS | {"bash", "commit_reproduction"})),
+             "prometheus_generate_instance", "let_verify_note", "prometheus_regression_system",
+             "prometheus_regression_instance", "prometheus_aggregate_system", "prometheus_aggregate_instance",
+             "prometheus_choice_tools"),
+    tools=tuple(sorted(RETRIEVE_TOOLS | CLASSIFY_TOOLS | GENERATE_TOOLS
+                       | {"bash", "commit_reproduction", "select_tests", "choose_patch"})),
     needs_index=True, evidence_phases=("retrieve",), commits_plan=True, make_hooks=make_hooks,
     config_keys=("prometheus", "memory"),
 )

@@ -23,10 +23,8 @@ from typing import Any
 
 from swevis.agents.prompts import Choose, render_prompt
 from swevis.errors import SwevisError
+from swevis.index.languages import language_for, registered
 
-# The one place a language's default test runner is named (a runner takes test ids as trailing
-# arguments). Python only: other languages are wired here from the index's language registry.
-LANGUAGE_RUNNERS = {"python": "python -m pytest -q -p no:cacheprovider"}
 # the block a selection answer lists its tests in, and a line of it that gives a number only
 _SELECTED = re.compile(r"<selected>(.*?)(?:</selected>|\Z)", re.S | re.I)
 _NUMBER_LINE = re.compile(r"^\s*#?(\d+)[.)]?\s*$")
@@ -204,13 +202,24 @@ def select_tests(candidates: Sequence[str], choose: Choose | None = None, *, max
 
 
 def default_runner(language: str) -> str:
-    """The test runner of a language when the instance names none (``LANGUAGE_RUNNERS``)."""
-    try:
-        return LANGUAGE_RUNNERS[language.lower()]
-    except KeyError:
-        known = ", ".join(sorted(LANGUAGE_RUNNERS))
+    """The test runner of a language when the instance names none: the language registry's
+    (swevis.index.languages), which takes test ids as trailing arguments."""
+    runners = {lang.name: lang.test_runner for lang in registered("code") if lang.test_runner}
+    if language.lower() not in runners:
+        known = ", ".join(sorted(runners))
         raise SwevisError(f"no default test runner for language {language!r} (known: {known}); "
-                          "give the instance a test_cmd") from None
+                          "give the instance a test_cmd")
+    return shlex.join(runners[language.lower()])
+
+
+def language_of_tests(test_ids: Sequence[str]) -> str:
+    """The language of the files a list of test ids names (``path::name`` or a path): the
+    first one the registry knows, else python."""
+    for test_id in test_ids:
+        lang = language_for(test_id.split("::", 1)[0])
+        if lang is not None and lang.kind == "code":
+            return lang.name
+    return "python"
 
 
 def runner_for(row: dict[str, Any], language: str) -> str:

@@ -44,7 +44,8 @@ from minisweagent.exceptions import Submitted
 from swevis.agents.memory import MemoryObservationPipeline, MemoryToolEnvironment, WorkingMemory, memory_summary
 from swevis.agents.observe import ObservationPipeline
 from swevis.agents.prompts import render_prompt
-from swevis.agents.regression import candidate_tests, default_runner, test_command
+from swevis.agents.regression import candidate_tests, default_runner, language_of_tests, test_command
+from swevis.index.languages import language_for
 from swevis.agents.registry import is_variant
 from swevis.agents.tools import format_error, working_tree_diff
 from swevis.agents.volatile import normalize as normalize_volatile
@@ -189,25 +190,36 @@ class VariantToolEnvironment(MemoryToolEnvironment):
                 "output": _tail(out.get("output", ""), limit),
             }
             result["passed"] &= ok
-        diff = working_tree_diff(self.base)
+        reg = self.run_regression(self.regression_selection(working_tree_diff(self.base)))
+        result["passed"] &= reg["passed"]
+        result["regression"] = reg
+        return result
+
+    def run_regression(self, selection: dict[str, Any]) -> dict[str, Any]:
+        """Run a selection's tests (its test ids, else its test files) on the working tree;
+        no test to run passes."""
+        targets = selection["tests"] or selection["files"]
+        reg: dict[str, Any] = {**selection, "command": None, "returncode": None, "passed": True}
+        if targets:
+            # the tool environment does not see the task row: the language's default runner
+            language = language_for(targets[0].split("::", 1)[0])
+            cmd = test_command(targets, default_runner(language_of_tests(targets)))
+            out = self._run(cmd)
+            rc = out.get("returncode")
+            passed = language.test_passed(rc) if language is not None else rc == 0
+            reg.update(command=cmd, returncode=rc, passed=passed, output=_tail(out.get("output", ""), self.flags.output_chars))
+        return reg
+
+    def regression_selection(self, diff: str) -> dict[str, Any]:
+        """The regression tests of the patch `diff`: the index's tests of the modified symbols
+        (LET's fixed rule; an agent with a selection stage narrows them further)."""
         try:
-            selection = candidate_tests(
+            return candidate_tests(
                 self._open_index(), diff, self.read_file, limit=self.flags.regression_limit, hops=REGRESSION_HOPS
             )
         except Exception as exc:  # no index: verify with the reproduction only
             log.warning("verification: no regression selection (%s: %s)", type(exc).__name__, exc)
-            selection = {"symbols": [], "tests": [], "files": [], "error": f"{type(exc).__name__}: {exc}"}
-        targets = selection["tests"] or selection["files"]
-        reg: dict[str, Any] = {**selection, "command": None, "returncode": None, "passed": True}
-        if targets:
-            # LET's tool environment does not see the task row: the language's default runner
-            cmd = test_command(targets, default_runner("python"))
-            out = self._run(cmd)
-            rc = out.get("returncode")
-            reg.update(command=cmd, returncode=rc, passed=rc in (0, 5), output=_tail(out.get("output", ""), limit))
-            result["passed"] &= reg["passed"]
-        result["regression"] = reg
-        return result
+            return {"symbols": [], "tests": [], "files": [], "error": f"{type(exc).__name__}: {exc}"}
 
     def _report(self, res: dict[str, Any], rounds_left: int) -> str:
         out = ["[verification] the patch did not pass verification; it was NOT submitted."]
