@@ -8,8 +8,8 @@ reachable from the commit the index describes (never later: a fix's own commit i
 base's history). A hunk is attributed to the definition git's Python hunk header names (the
 nearest `def`/`class` line above it) and to every `def`/`class` line it changes, matched to a
 candidate by file and last name component. On django it costs about 0.3 CPU s for the 300
-commits the shipped model counts, 1-1.7 for 1,000 (benchmarks/eval_devset.py history stores
-it per case); read once per checkout and HEAD.
+commits the shipped model counts, 1-1.7 for 1,000 (`swevis devset history` stores it per
+case); read once per checkout and HEAD.
 Without a git directory the features are 0.
 """
 
