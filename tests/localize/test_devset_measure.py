@@ -85,6 +85,15 @@ def test_report_cv_and_fit_run_from_the_command_line(measured, capsys, tmp_path)
     assert "counts 300 commits, fewer than 400" in capsys.readouterr().err
 
 
+def test_the_ranking_probes_run_on_what_was_stored(measured, capsys):
+    config, _devset = measured
+    assert main(["ranking-probes", "--config", str(config), "--probes", "files", "recency", "literals"]) == 0
+    out = capsys.readouterr().out
+    assert "12 cases; symbol hit at k = 1/3/5/10" in out and "reference: the shipped features, listwise" in out
+    assert "files: + the definitions of the 5 best files" in out and "recency: + changes decayed over 30 commits" in out
+    assert 'literals: {"cases": 12' in out
+
+
 def test_a_work_tree_is_laid_out_without_the_blobs_a_clone_lacks(tmp_path, caplog):
     repo = new_repo(tmp_path / "r")
     first = commit_files(repo, {"pkg/a.py": "A = 1\n", "pkg/data/big.dat": "x" * 1000}, "one")
