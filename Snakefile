@@ -44,6 +44,7 @@ include: "rules/analysis.smk"
 include: "rules/ablation.smk"
 include: "rules/counterfactual.smk"
 include: "rules/report.smk"
+include: "rules/devset.smk"
 
 
 # the landing page of `snakemake --report` (make report)

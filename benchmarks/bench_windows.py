@@ -1,21 +1,30 @@
 """Window finding on the hand-labelled set (tests/fixtures/windows_labelled): recall and
 precision of swevis.agents.output_windows.identify_windows, overall and per trajectory
-format, and the windows it misses or invents.
+format, and the windows it misses or invents. A window counts as found when path, first and
+last line agree; a diff hunk when path and its new side's first line agree (the scoring of
+tests/counterfactual/test_window_labels.py).
 
     .venv/bin/python benchmarks/bench_windows.py
 """
 
 from __future__ import annotations
 
-import sys
+import json
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests" / "counterfactual"))
+from swevis.agents.output_windows import identify_windows
 
-from test_window_labels import ROWS, expected, found  # noqa: E402  (the test's own scoring)
-
+FIXTURE = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "windows_labelled" / "observations.jsonl"
 STYLES = {"mini": "mini-swe-agent", "swe": "SWE-agent", "oh": "OpenHands"}
+
+
+def expected(row: dict) -> set[str]:
+    return set() if row["expected"] == "-" else set(row["expected"].split(";"))
+
+
+def found(row: dict) -> set[str]:
+    windows = identify_windows(row["command"], row["observation"], returncode=row["returncode"])
+    return {f"{w.path}@{w.start}:diff" if w.kind == "diff" else f"{w.path}:{w.start}-{w.end}" for w in windows}
 
 
 def _row(name: str, rows: list[dict]) -> str:
@@ -28,12 +37,13 @@ def _row(name: str, rows: list[dict]) -> str:
 
 
 def main() -> None:
+    rows = [json.loads(line) for line in FIXTURE.read_text().splitlines()]
     print("| format | observations | windows labelled | windows found | found and labelled | recall | precision |")
     print("|---|---|---|---|---|---|---|")
     for style, name in STYLES.items():
-        print(_row(name, [r for r in ROWS if r["style"] == style]))
-    print(_row("all", ROWS))
-    for r in ROWS:
+        print(_row(name, [r for r in rows if r["style"] == style]))
+    print(_row("all", rows))
+    for r in rows:
         missed, invented = expected(r) - found(r), found(r) - expected(r)
         if missed or invented:
             print(f"- `{r['command'][:90]}`: missed {sorted(missed)}, invented {sorted(invented)} ({r['reason']})")

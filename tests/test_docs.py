@@ -50,8 +50,9 @@ LONG = "the real run is long: a dry run plans the same jobs from the same config
 ENDPOINT = "needs a live model endpoint: a dry run checks the config and plans the jobs"
 CLUSTER = "needs a cluster: a dry run loads the profile and plans the jobs"
 ENGINE = "needs a Docker engine and minutes: --help checks the subcommand and its arguments"
-MINED = "needs full-history clones of the 12 repositories: --help checks the script and its arguments"
-DATA = "needs downloaded SWE-bench rows and repository clones: --help checks the script and its arguments"
+MINED = "needs full-history clones of the 12 repositories: --help checks the step and its arguments"
+MINED_DAG = "needs full-history clones of the 12 repositories and hours: a dry run plans the steps from the case lists"
+DATA = "needs downloaded SWE-bench rows and repository clones: --help checks the step and its arguments"
 OCR = "reads dozens of whole pages with rapidocr (about 10 CPU s a page): --help checks the script and its arguments"
 
 # The one table of documented commands (continuation lines joined, runs of spaces as one).
@@ -91,25 +92,24 @@ RULES: dict[str, Rule] = {
     ".venv/bin/swevis index .swevis-cache/checkouts/swevis-samples__tabulon-305 --db tabulon.sqlite": AS_WRITTEN,
     ".venv/bin/swevis localize .swevis-cache/checkouts/swevis-samples__tabulon-305 --db tabulon.sqlite "
     "--issue src/swevis/data/sample/instances/swevis-samples__tabulon-305/problem_statement.md": AS_WRITTEN,
-    ".venv/bin/python benchmarks/loc_devset.py prepare --rows swe-bench-lite-dev.json --rows "
-    "swe-bench-dev-easy.json --rows swe-bench-lite-test.json --mirrors MIRRORS_DIR --out DEVSET_DIR": Rule(
-        ".venv/bin/python benchmarks/loc_devset.py prepare --help", DATA),
-    ".venv/bin/python benchmarks/loc_devset.py measure --out DEVSET_DIR": Rule(
-        ".venv/bin/python benchmarks/loc_devset.py measure --help", DATA),
-    ".venv/bin/python benchmarks/build_devset.py mine --mirrors MIRRORS_DIR --per-repo 90": Rule(
-        ".venv/bin/python benchmarks/build_devset.py mine --help", MINED),
-    ".venv/bin/python benchmarks/build_devset.py issues --mirrors MIRRORS_DIR": Rule(
-        ".venv/bin/python benchmarks/build_devset.py issues --help", MINED),
-    ".venv/bin/python benchmarks/build_devset.py prepare --mirrors MIRRORS_DIR --out MINED_DIR": Rule(
-        ".venv/bin/python benchmarks/build_devset.py prepare --help", MINED),
-    "nice -n 15 .venv/bin/python benchmarks/eval_devset.py run --mirrors MIRRORS_DIR --out MINED_DIR": Rule(
-        ".venv/bin/python benchmarks/eval_devset.py run --help", MINED),
-    ".venv/bin/python benchmarks/eval_devset.py report --out MINED_DIR": Rule(
-        ".venv/bin/python benchmarks/eval_devset.py report --help", MINED),
-    ".venv/bin/python benchmarks/probe_ranking.py --out MINED_DIR --mirrors MIRRORS_DIR": Rule(
-        ".venv/bin/python benchmarks/probe_ranking.py --help", MINED),
-    ".venv/bin/python benchmarks/eval_devset.py cv --out MINED_DIR --mirrors MIRRORS_DIR --synthetic": Rule(
-        ".venv/bin/python benchmarks/eval_devset.py cv --help", MINED),
+    ".venv/bin/snakemake --cores 2 devset_weights": Rule(".venv/bin/snakemake -n --cores 2 devset_weights", MINED_DAG, slow=True),
+    ".venv/bin/swevis devset fetch": Rule(".venv/bin/swevis devset fetch --help", MINED),
+    ".venv/bin/swevis devset prepare": Rule(".venv/bin/swevis devset prepare --help", MINED),
+    "nice -n 15 .venv/bin/swevis devset measure": Rule(".venv/bin/swevis devset measure --help", MINED),
+    ".venv/bin/swevis devset history --depth 3000": Rule(".venv/bin/swevis devset history --help", MINED),
+    ".venv/bin/swevis devset report": Rule(".venv/bin/swevis devset report --help", MINED),
+    "OPENBLAS_NUM_THREADS=1 .venv/bin/swevis devset cv --synthetic": Rule(".venv/bin/swevis devset cv --help", MINED),
+    "OPENBLAS_NUM_THREADS=1 .venv/bin/swevis devset fit": Rule(".venv/bin/swevis devset fit --help", MINED),
+    ".venv/bin/swevis devset small": Rule(
+        ".venv/bin/swevis devset small --help",
+        "indexes the three sample repositories and 14 copies of installed libraries (minutes): --help checks its arguments"),
+    ".venv/bin/swevis ranking-probes": Rule(".venv/bin/swevis ranking-probes --help", MINED),
+    ".venv/bin/swevis devset fetch --split": Rule(".venv/bin/swevis devset fetch --help", DATA),
+    ".venv/bin/swevis devset split-prepare --rows swe-bench-lite-dev.json --rows swe-bench-dev-easy.json "
+    "--rows swe-bench-lite-test.json": Rule(".venv/bin/swevis devset split-prepare --help", DATA),
+    ".venv/bin/swevis devset split-measure --release": Rule(".venv/bin/swevis devset split-measure --help", DATA),
+    ".venv/bin/swevis devset split-choose --option w_file_symbol=0,0.5,1,2,4 --level file": Rule(
+        ".venv/bin/swevis devset split-choose --help", DATA),
     # docs/single-read.md
     "nice .venv/bin/python benchmarks/bench_legibility.py --windows 4 --sizes 5.5 6 6.5 7 --modes aa super "
     "super+lh1.1 --write-guards src/swevis/data/legibility_guards.json": Rule(

@@ -314,3 +314,21 @@ def _backbone_keys(models: dict, names: list[str], unknown: str) -> dict[str, di
         if name not in models:
             raise SwevisError(unknown.format(name=name))
     return {n: {k: models[n][k] for k in ("tokenizer", "image_family")} for n in names}
+
+
+def devset_params(config: dict, *keys: str) -> dict[str, Any]:
+    """The `devset` keys a rule of rules/devset.smk reads: its paths and `keys` (narrow
+    params: changing another key reruns nothing), in key order."""
+    ordered = section(config, "devset")
+    return {k: ordered[k] for k in sorted({"lists", "verified", "mirrors", "work", *keys})}
+
+
+def devset_small_files(config: dict) -> list[str]:
+    """Every file of the small cases the fit of the shipped weights adds (devset.fit.synthetic):
+    the held-out sets' and the bundled sample's instances' (swevis.localize.devset.small)."""
+    devset = config["devset"]
+    if not devset["fit"]["synthetic"]:
+        return []
+    sample = Path(str(files("swevis.data"))) / "sample" / "instances"
+    folders = [*sorted(Path(devset["lists"]).glob("heldout_localization*")), sample]
+    return [str(p) for folder in folders for p in sorted(folder.rglob("*")) if p.is_file()]

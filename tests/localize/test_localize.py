@@ -21,7 +21,7 @@ from swevis.localize import (
     localize_issue,
     pack_context,
 )
-from swevis.analysis.localization import evaluate_instance, load_sample_instances, summarize
+from swevis.localize.evaluation import evaluate_instance, load_sample_instances, summarize
 
 from helpers import indexed_repo
 
@@ -211,7 +211,7 @@ def test_bundled_sample_targets(tmp_path):
     # file hit@5 = 1.0 (the heuristic was tuned on these instances). Symbol hit@5 was 0.83 when
     # the re-ranker was fitted on these 9 among 42 small cases (in-sample; 0.72 left out) and
     # 0.72 under the fit on 633 mined fixes. The shipped re-ranker is fitted on 1,518 real cases
-    # (1,076 mined fixes, 442 real issues; benchmarks/eval_devset.py: symbol hit@5 held out by
+    # (1,076 mined fixes, 442 real issues; swevis devset fit: symbol hit@5 held out by
     # repository 66.8 against 64.8 for those features re-fitted) plus these 42, and scores 0.58
     # here (BM25 alone: 0.42): tabulon-311 and -327 lose their gold, a helper the issue does not
     # name below what it names, as the real fixes give the call-graph walk almost no weight (0.02).

@@ -1,32 +1,32 @@
-"""The held-out localization sets (benchmarks/heldout_localization*/): cases written without
+"""The held-out localization sets (devset/heldout_localization*/): cases written without
 looking at the localizer. Their data must be valid (every gold patch applies; an injected bug
 in an installed library rebuilds from its fix), and D_loc must beat BM25 alone at the file
-level there too. The symbol and span numbers are reported by benchmarks/bench_localize.py,
-not asserted here."""
+level there too. The symbol and span numbers are reported by `swevis devset small`, not
+asserted here."""
 
 from __future__ import annotations
 
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from swevis.errors import SwevisError
 from swevis.localize.coverage import gold_hunks, gold_symbols
-from swevis.analysis.localization import evaluate_instance, summarize
+from swevis.localize.devset.caselists import CaseFiles
+from swevis.localize.devset.small import case_index, heldout_rows, injected_root, small_rows
+from swevis.localize.evaluation import evaluate_instance, summarize
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "benchmarks"))
-from bench_localize import case_index, heldout_rows, heldout_sets, injected_root  # noqa: E402
-
-ROWS = [row for folder in heldout_sets() for row in heldout_rows(folder)]
+FILES = CaseFiles(ROOT / "devset", ROOT / "tests" / "fixtures" / "swebench" / "verified_ids.csv")
+ROWS = [row for folder in FILES.heldout_sets() for row in heldout_rows(folder)]
 SAMPLE_ROWS = [r for r in ROWS if "repo_dir" in r]
 INJECTED_ROWS = [r for r in ROWS if "source" in r]
 
 
 def test_the_sets_cover_every_bundled_repo_and_four_real_libraries():
-    assert len(ROWS) >= 33
+    assert len(ROWS) >= 33 and len(small_rows(FILES)) == len(ROWS) + 9  # and the bundled sample's nine
     assert {r["repo"] for r in SAMPLE_ROWS} == {"ledgerkit", "stratconf", "tabulon"}
     assert {r["source"]["package"] for r in INJECTED_ROWS} == {"click", "jinja2", "rich", "packaging"}
     assert all(r["problem_statement"].strip() and gold_hunks(r["patch"]) for r in ROWS)
@@ -54,7 +54,7 @@ def test_an_injected_bug_is_rebuilt_inside_another_git_work_tree(tmp_path):
 
 def test_a_version_mismatch_is_a_clear_error(tmp_path):
     row = dict(INJECTED_ROWS[0], source={**INJECTED_ROWS[0]["source"], "version": "0.0.1"})
-    with pytest.raises(RuntimeError, match="requirements.lock pins"):
+    with pytest.raises(SwevisError, match="requirements.lock pins"):
         injected_root(row, tmp_path)
 
 

@@ -21,8 +21,10 @@ from swevis.localize.rerank import (
     describe,
     fit,
     fit_listwise,
+    history_depth,
     probability,
 )
+from swevis.localize.devset.variants import variant_of
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -96,7 +98,8 @@ def test_shipped_weights_match_the_features_and_say_where_they_come_from():
     for name, w in zip(m["features"], m["weights"]):
         assert name in FLAGS or w >= 0, name
     assert MONOTONE == tuple(f not in FLAGS for f in FEATURES)
-    assert len(m["fitted_on"]) >= 18 and m["how"].startswith("benchmarks/eval_devset.py")
+    assert len(m["fitted_on"]) >= 18 and m["how"].split()[0] in ("swevis", "benchmarks/eval_devset.py")
+    assert variant_of(m) == "+ names, candidate set, frames, history, listwise"  # refittable by `swevis devset fit`
     assert 0.0 < probability({f: 1.0 for f in FEATURES}) < 1.0
 
 
@@ -117,32 +120,22 @@ def test_a_model_that_does_not_match_is_refused():
         check_model({"features": ["heuristic"], "weights": [1.0, 2.0], "bias": 0.0})
 
 
-def test_fit_script_refuses_an_unknown_set_and_accepts_a_path():
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("fit_ranker", ROOT / "benchmarks" / "fit_ranker.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    assert mod.set_name("benchmarks/heldout_localization_3/") == "heldout_localization_3"
-    with pytest.raises(SystemExit, match="no held-out set"):
-        mod.set_name("heldout_localization_9")
-    ids = {r["instance_id"] for r in mod.training_rows(["heldout_localization_3/"])}
-    assert ids and not any(i.startswith("heldout3__") for i in ids)
-
-
 @pytest.mark.slow
 @pytest.mark.skipif(not os.environ.get("SWEVIS_DEVSET"),
-                    reason="set SWEVIS_DEVSET=OUT (benchmarks/eval_devset.py run --out OUT) and SWEVIS_MIRRORS to refit")
-def test_the_devset_script_reproduces_the_shipped_weights(tmp_path, monkeypatch):
-    """benchmarks/eval_devset.py cv --write, run afresh over the stored results of the mined
-    development set (outside the repository: they are rebuilt from public clones), gives the
-    shipped weights and their leave-one-repository-out estimate."""
+                    reason="set SWEVIS_DEVSET=WORK (what `swevis devset measure` and `history` wrote) and SWEVIS_MIRRORS to refit")
+def test_the_devset_fit_reproduces_the_shipped_weights(tmp_path):
+    """`swevis devset fit`, run afresh over the stored results of the mined development set
+    (outside the repository: they are rebuilt from public clones), gives the shipped weights
+    and their leave-one-repository-out estimate."""
     m = default_model()
     out = tmp_path / "ranker_weights.json"
-    script = [sys.executable, str(ROOT / "benchmarks" / "eval_devset.py"), "cv", "--out", os.environ["SWEVIS_DEVSET"],
-              "--mirrors", os.environ.get("SWEVIS_MIRRORS", "/work/.mirror"), *m["args"], "--shipped-cases", "--write"]
-    env = {**os.environ, "SWEVIS_RANKER_WEIGHTS_OUT": str(out)}
-    subprocess.run(script, capture_output=True, text=True, check=True, env=env)
+    fit = ["--variant", variant_of(m), "--l2", str(m["l2"]), "--files", str(m.get("candidate_files", 0)),
+           "--history-depth", str(history_depth(m)), "--synthetic" if m["synthetic_cases"] else "--no-synthetic"]
+    cmd = [sys.executable, "-m", "swevis.cli", "devset", "fit", "--out", os.environ["SWEVIS_DEVSET"],
+           "--mirrors", os.environ.get("SWEVIS_MIRRORS", ".swevis-cache/devset/mirrors"), *fit, "--shipped-cases",
+           "--weights", str(out)]
+    subprocess.run(cmd, capture_output=True, text=True, check=True, cwd=ROOT,
+                   env={**os.environ, "OPENBLAS_NUM_THREADS": "1"})
     refit = json.loads(out.read_text())
     assert refit["fitted_on"] == m["fitted_on"] and refit["features"] == m["features"]
     assert refit["weights"] == pytest.approx(m["weights"], abs=1e-5) and refit["bias"] == pytest.approx(m["bias"], abs=1e-5)

@@ -765,8 +765,8 @@ def _own_text_features(sc: "_Scores", feats: dict[int, dict[str, float]], text: 
     identifiers, quoted strings and rarer words in its own lines, what its name, its class's
     and its file's share with the issue's words, and its file beside the others (score, rank,
     best symbol, candidates, its own rank in it): files and symbols ranked together. Over the
-    final candidates (after local functions are folded in), as benchmarks/eval_devset.py
-    computes them from a clone."""
+    final candidates (after local functions are folded in), as the development set
+    (swevis.localize.devset.features) computes them from a clone."""
     quoted = quoted_strings(text)
     words = IssueWords(text)
     top_file = max(sc.file.values(), default=0.0) or 1.0

@@ -10,7 +10,8 @@ definition its hunk header names (git's built-in header pattern of the language:
 `def`/`class` line above it in Python) and to every definition line it changes (the
 language's `definition` pattern), matched to a candidate by file and last name component.
 On django it costs about 0.3 CPU s for the 300 commits the shipped model counts, 1-1.7 for
-1,000 (benchmarks/eval_devset.py history stores it per case); read once per checkout and HEAD.
+1,000 (`swevis devset history` stores it per
+case); read once per checkout and HEAD.
 Without a git directory the features are 0.
 """
 

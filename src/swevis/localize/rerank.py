@@ -8,10 +8,11 @@ patches decide how much to trust it against a few others (FEATURES): how much a 
 text reads like the symptom, how much a walk from the seeds reaches it, how symptom-like the
 call chain that reaches it is, and what kind of symbol it is.
 
-The weights are fitted by benchmarks/fit_ranker.py and shipped in
-src/swevis/data/ranker_weights.json with the cases they were fitted on and a leave-one-case-
-out estimate. Evidence features keep a weight >= 0 (more evidence never lowers a score);
-only the flags may weigh against.
+The weights are fitted on the development set (swevis.localize.devset: `swevis devset fit`,
+the workflow target devset_weights) and shipped in src/swevis/data/ranker_weights.json with
+the cases they were fitted on, their leave-one-repository-out estimate and how to refit them.
+Evidence features keep a weight >= 0 (more evidence never lowers a score); only the flags may
+weigh against.
 
 The fit is a few lines of Newton's method (IRLS) on numpy: scikit-learn and scipy are not
 dependencies of swevis, and one small L2-regularized logistic regression does not justify
@@ -184,7 +185,7 @@ def fit_listwise(groups: list[tuple[np.ndarray, np.ndarray]], l2: float = 1.0, i
 
     Fitting what is measured (the gold near the top of its own issue's list) instead of each
     candidate's label apart: on the development set it ranks better at every k than `fit`'s
-    pointwise logistic loss (benchmarks/eval_devset.py cv). The scores are then calibrated
+    pointwise logistic loss (`swevis devset cv`). The scores are then calibrated
     into probabilities by a one-feature `fit` (scale >= 0, bias), which keeps their order.
     nonnegative as in `fit`. Returns (weights, bias)."""
     n_features = groups[0][0].shape[1] if groups else 0

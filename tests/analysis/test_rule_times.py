@@ -1,20 +1,13 @@
-"""benchmarks/bench_rules.py: per-rule CPU and wall seconds from one run's benchmark files."""
+"""swevis.analysis.rule_times (benchmarks/bench_rules.py): per-rule CPU and wall seconds from
+one run's benchmark files."""
 
-import importlib.util
 import json
 import os
 from datetime import datetime
 
-from helpers import PROJECT_ROOT
+from swevis.analysis import rule_times
 
 HEADER = "s\th:m:s\tmax_rss\tmax_vms\tmax_uss\tmax_pss\tio_in\tio_out\tmean_load\tcpu_time\n"
-
-
-def _bench_rules():
-    spec = importlib.util.spec_from_file_location("bench_rules", PROJECT_ROOT / "benchmarks" / "bench_rules.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def _job(results, rel, wall, cpu, ended):
@@ -30,26 +23,24 @@ def test_rules_are_summed_sorted_by_cpu_and_the_span_is_measured(tmp_path, capsy
     _job(results, "single_read_ocr/kimi-k2.5.tsv", 100.0, 95.5, 1_000_280)
     _job(results, "run_agent/q/plb-normal-text/a.tsv", 4.0, 3.0, 1_000_010)
     _job(results, "tables.tsv", 2.0, "NA", 1_000_400)  # Snakemake's NA: a job too short to sample
-    bench = _bench_rules()
-    rows = bench.per_rule(bench.read_jobs(results))
+    rows = rule_times.per_rule(rule_times.read_jobs(results))
     assert [r["rule"] for r in rows] == ["single_read_ocr", "run_agent", "tables"]
     assert rows[0] == {"rule": "single_read_ocr", "jobs": 2, "wall_s": 220.0, "wall_max_s": 120.0, "cpu_s": 205.5}
     assert rows[2]["cpu_s"] == 0.0
     # first start: the run_agent job, ended 1_000_010 after 4 s; last end: tables at 1_000_400
-    assert bench.run_span(bench.read_jobs(results)) == 1_000_400 - 1_000_006
-    assert bench.main([str(results), "--json", str(tmp_path / "out.json")]) == 0
+    assert rule_times.run_span(rule_times.read_jobs(results)) == 1_000_400 - 1_000_006
+    assert rule_times.main([str(results), "--json", str(tmp_path / "out.json")]) == 0
     out = capsys.readouterr().out
     assert "| single_read_ocr | " in out and "|    2 |   206 |" in out and "run span" in out
     assert out.index("single_read_ocr") < out.index("run_agent") < out.index("| total")
     assert json.loads((tmp_path / "out.json").read_text())["run_span_s"] == 394
     since = datetime.fromtimestamp(1_000_200).isoformat()  # local time, as --since reads it
-    assert bench.main([str(results), "--since", since]) == 0
+    assert rule_times.main([str(results), "--since", since]) == 0
     assert "run_agent" not in capsys.readouterr().out  # ended before --since: another run's
 
 
 def test_a_folder_without_benchmarks_is_a_one_line_error(tmp_path, capsys):
-    bench = _bench_rules()
-    assert bench.main([str(tmp_path)]) == 2
+    assert rule_times.main([str(tmp_path)]) == 2
     assert "no benchmark files" in capsys.readouterr().err
     (tmp_path / "logs" / "benchmarks").mkdir(parents=True)
-    assert bench.main([str(tmp_path), "--since", "yesterday"]) == 2
+    assert rule_times.main([str(tmp_path), "--since", "yesterday"]) == 2

@@ -1,15 +1,7 @@
-"""benchmarks/compare_single_read.py: token cells must match, OCR cells where both measured."""
+"""swevis.analysis.single_read_compare (benchmarks/compare_single_read.py): token cells must
+match, OCR cells where both measured."""
 
-import importlib.util
-
-from helpers import PROJECT_ROOT
-
-
-def _compare():
-    spec = importlib.util.spec_from_file_location("compare_single_read", PROJECT_ROOT / "benchmarks" / "compare_single_read.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from swevis.analysis import single_read_compare
 
 
 def _write(root, tokens, ocr, frontier):
@@ -26,12 +18,11 @@ def test_a_not_sampled_cell_is_counted_and_a_changed_token_cell_fails(tmp_path, 
     _write(tmp_path / "old", "Lines,Raw text,r1\n10,90.0,100.0 (1.00)\n", "Lines,r1,r3\n10,0.940 (n=1),0.9 (n=1)\n", frontier_old)
     _write(tmp_path / "new", "Lines,Raw text,r1\n10,90.0,100.0 (1.00)\n",
            "Lines,r1,r3,ocr_pages\n10,0.940 (n=1),not sampled,1\n", frontier_new)
-    compare = _compare()
-    assert compare.main([str(tmp_path / "old"), str(tmp_path / "new"), "--backbones", "q"]) == 0
+    assert single_read_compare.main([str(tmp_path / "old"), str(tmp_path / "new"), "--backbones", "q"]) == 0
     out = capsys.readouterr().out
     assert "| single_read/table4_ocr_q.csv | 1 | 1 | 0 | ocr_pages |" in out
     assert "| single_read/frontier.csv | 3 | - | 0 | ocr_picked |" in out  # OCR columns of unequal samples skipped
     (tmp_path / "new" / "table4.csv").write_text("Lines,Raw text,r1\n10,90.0,101.0 (1.00)\n")
-    assert compare.main([str(tmp_path / "old"), str(tmp_path / "new"), "--backbones", "q"]) == 1
+    assert single_read_compare.main([str(tmp_path / "old"), str(tmp_path / "new"), "--backbones", "q"]) == 1
     assert "'100.0 (1.00)' != '101.0 (1.00)'" in capsys.readouterr().out
-    assert compare.main([str(tmp_path / "old"), str(tmp_path / "nowhere")]) == 2
+    assert single_read_compare.main([str(tmp_path / "old"), str(tmp_path / "nowhere")]) == 2
