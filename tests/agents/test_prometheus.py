@@ -68,6 +68,9 @@ def test_a_reproduced_bug_takes_the_verified_path(setup, tmp_path):
     # every stage is a conversation of its own; the memory is shared by all of them
     assert {s["phase"] for s in traj["steps"]} == {"classify", "retrieve", "reproduce", "generate"}
     assert traj["variant"]["memory"]["lookups"] > 0
+    # each stage's calls, prompt tokens and spend are recorded
+    assert set(traj["phases"]) == {"classify", "retrieve", "reproduce", "generate"}
+    assert all(p["calls"] > 0 and p["prompt_tokens"] > 0 and "cost" in p for p in traj["phases"].values())
     assert traj["evidence"]["committed_snippets"], "the retrieval stage's context is the run's evidence"
 
 

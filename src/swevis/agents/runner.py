@@ -249,7 +249,8 @@ def _hooks(spec: RunSpec, kind: AgentKind, recorder: StepRecorder) -> Any:
 
 
 def _usage(spec: RunSpec, recorder: StepRecorder, profile: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-    """(phases, totals) of the trajectory, PLB's pre-localization call included, with its cost."""
+    """(phases, totals) of the trajectory, PLB's pre-localization call included, each phase's
+    and the whole trajectory's with its cost (the profile's prices; 0 without them)."""
     phases = recorder.phase_totals()
     totals = recorder.totals()
     usages = [s["usage"] for s in recorder.steps]
@@ -262,6 +263,8 @@ def _usage(spec: RunSpec, recorder: StepRecorder, profile: dict[str, Any]) -> tu
         totals["calls"] += 1
         usages.append(preloc)
     totals["cost"] = round(sum(spend_of_usage(profile, u).cost for u in usages), 6)
+    for phase, p in phases.items():  # each stage's spend (its calls and tokens are counted above)
+        p["cost"] = round(spend_of_usage(profile, p).cost, 6)
     return phases, totals
 
 
