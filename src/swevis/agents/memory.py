@@ -2,8 +2,8 @@
 
 Every result of ``localize_issue``, ``pack_context`` and ``view_code`` (and every code window a
 bash command shows) is stored as a *context unit* together with the query that produced it,
-in a :class:`~swevis.agents.memory_store.MemoryStore`: the one store of records and units,
-which Prometheus's stages use too. It is ``memory.sqlite`` in the run folder (or the
+in a :class:`~swevis.agents.memory_store.MemoryStore`: the one store of records and units
+for any agent (its sub-queries have Prometheus's three parts). It is ``memory.sqlite`` in the run folder (or the
 repository's shared store, config ``agents.memory.share_across_instances``; in memory for
 the counterfactual replay), so the memory lives for the whole trajectory, across LET's
 locator -> reproduction -> editor stages although the locator's transcript does not, and a
