@@ -28,7 +28,7 @@ from swevis.agents.memory_store import (
 from swevis.agents.resume import ResumingRecorder
 from swevis.agents.trajectory import StepRecorder
 from swevis.agents.variants import make_memory, variant_flags
-from swevis.errors import SwevisError
+from swevis.errors import InfrastructureError, SwevisError
 
 LEXICAL = {"embedding": "lexical"}
 
@@ -159,7 +159,7 @@ def test_the_text_columns_and_float32_embeddings(tmp_path):
     assert row[:3] == ("essential", "extra", "why")
     vector = np.frombuffer(row[3], dtype="<f4")
     assert vector.shape == (2048,) and abs(float(np.linalg.norm(vector)) - 1) < 1e-5
-    assert meta == {"schema_version": "1", "embedder": "lexical-2048 (2048)", "dimension": "2048"}
+    assert meta == {"schema_version": "1", "embedder": "lexical", "dimension": "2048"}
 
 
 # ------------------------------------------------------------------ matching
@@ -235,8 +235,20 @@ def test_the_embedder_of_the_stored_vectors_is_checked(tmp_path, monkeypatch):
         "k", SubQuery("q"), [], stage="s", source="kg", step=0)
     other = SimpleNamespace(name="another model", key="another", encode=lambda texts: np.ones((len(texts), 8), np.float32))
     monkeypatch.setattr("swevis.agents.memory_store.load_embedder", lambda *a: other)
-    with pytest.raises(MemoryStoreError, match="vectors come from lexical-2048 .2048., this run embeds with another model"):
+    with pytest.raises(MemoryStoreError, match=r"vectors come from lexical \(2048 dimensions\), this run embeds with another model \(8\)"):
         MemoryStore(path, MemorySettings.from_config(LEXICAL)).lookup(SubQuery("q2"))
+
+
+def test_a_store_locked_by_another_run_past_the_timeout_is_the_machinery(tmp_path, monkeypatch):
+    monkeypatch.setattr("swevis.agents.memory_store.BUSY_TIMEOUT_S", 0.2)
+    path = tmp_path / "shared.sqlite"
+    store = MemoryStore(path, MemorySettings.from_config({**LEXICAL, "semantic": False}), run="a")
+    other = sqlite3.connect(path, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")  # another run in the middle of its write
+    with pytest.raises(InfrastructureError, match=f"memory store {path}: database is locked after 0.2 s"):
+        store.add_record("k", SubQuery("q"), [], stage="s", source="kg", step=0)
+    other.execute("ROLLBACK")
+    assert store.add_record("k", SubQuery("q"), [], stage="s", source="kg", step=0).id == 1
 
 
 # ------------------------------------------------------------------ damaged files

@@ -37,7 +37,7 @@ MODEL_NAME = "all-MiniLM-L6-v2"
 
 class Embedder(Protocol):
     name: str  # for people: the model and where its weights were read from
-    key: str  # what a stored vector's meaning depends on (a memory store records it)
+    key: str  # which model made a vector (with its dimension: what a memory store records)
 
     def encode(self, texts: list[str]) -> np.ndarray:  # (n, d), rows L2-normalized
         ...
@@ -138,7 +138,7 @@ class LexicalEmbedder:
 
     def __init__(self, dim: int = 2048):
         self.dim = dim
-        self.key = f"lexical-{dim}"
+        self.key = "lexical"
 
     def _features(self, text: str) -> list[str]:
         text = text.lower()

@@ -226,6 +226,13 @@ class MemoryStore:
     def _fail(self, what: str) -> MemoryStoreError:
         return MemoryStoreError(f"memory store {self.path}: {what}")
 
+    def _sqlite_error(self, exc: sqlite3.DatabaseError, what: str = "") -> SwevisError:
+        """SQLite's error as one line naming the file: another run holding the lock past the
+        timeout is the machinery (a shared store), anything else the file."""
+        if isinstance(exc, sqlite3.OperationalError) and ("locked" in str(exc) or "busy" in str(exc)):
+            return InfrastructureError(f"memory store {self.path}: {exc} after {BUSY_TIMEOUT_S:g} s")
+        return self._fail(what.format(exc=exc) if what else str(exc))
+
     def _open(self) -> sqlite3.Connection:
         existed = self.path != ":memory:" and Path(self.path).exists() and Path(self.path).stat().st_size > 0
         if self.path != ":memory:":
@@ -243,7 +250,7 @@ class MemoryStore:
             self._create_or_check(con)
         except sqlite3.DatabaseError as exc:
             con.close()
-            raise self._fail(f"not a readable memory store ({exc}); delete it to start the memory afresh") from None
+            raise self._sqlite_error(exc, "not a readable memory store ({exc}); delete it to start the memory afresh") from None
         except MemoryStoreError:
             con.close()
             raise
@@ -291,12 +298,8 @@ class MemoryStore:
                 self._con.execute("ROLLBACK")
                 raise
             self._con.execute("COMMIT")
-        except sqlite3.OperationalError as exc:
-            if "locked" in str(exc) or "busy" in str(exc):
-                raise InfrastructureError(f"memory store {self.path}: {exc} after {BUSY_TIMEOUT_S:.0f} s") from None
-            raise self._fail(str(exc)) from None
         except sqlite3.DatabaseError as exc:
-            raise self._fail(str(exc)) from None
+            raise self._sqlite_error(exc) from None
 
     # ------------------------------------------------------------ embeddings
     @property
@@ -307,23 +310,23 @@ class MemoryStore:
     def _embed(self, texts: Sequence[str]) -> np.ndarray:
         if self._embedder is None:
             embedder = load_embedder(self.settings.embedding, self.settings.embedding_model_dir)
-            self._check_embedder(embedder.key, int(embedder.encode([""]).shape[1]), embedder.name)
+            self._check_embedder(embedder.key, str(embedder.encode([""]).shape[1]), embedder.name)
             self._embedder = embedder
         return self._embedder.encode(list(texts))
 
-    def _check_embedder(self, key: str, dimension: int, name: str) -> None:
-        """The store's vectors come from one embedder: record it, or refuse another one."""
-        ours = f"{key} ({dimension})"
+    def _check_embedder(self, key: str, dimension: str, name: str) -> None:
+        """The store's vectors come from one embedder: record it (meta `embedder`,
+        `dimension`), or refuse another one while vectors of the first are stored."""
         with self._transaction(immediate=True) as con:
-            row = con.execute("SELECT value FROM meta WHERE key = 'embedder'").fetchone()
+            meta = dict(con.execute("SELECT key, value FROM meta WHERE key IN ('embedder', 'dimension')"))
             embedded = con.execute("SELECT 1 FROM records WHERE essential_query_embedding IS NOT NULL LIMIT 1").fetchone()
-            if row is not None and row[0] != ours and embedded is not None:
+            if meta and (meta.get("embedder"), meta.get("dimension")) != (key, dimension) and embedded is not None:
                 raise self._fail(
-                    f"its vectors come from {row[0]}, this run embeds with {name} ({dimension}); "
-                    "set agents.memory.embedding as it was, or delete the file"
+                    f"its vectors come from {meta.get('embedder')} ({meta.get('dimension')} dimensions), this run "
+                    f"embeds with {name} ({dimension}); set agents.memory.embedding as it was, or delete the file"
                 )
-            con.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('embedder', ?)", (ours,))
-            con.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('dimension', ?)", (str(dimension),))
+            con.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('embedder', ?)", (key,))
+            con.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('dimension', ?)", (dimension,))
 
     # ------------------------------------------------------------ writing
     def add_record(self, key: str, query: SubQuery, units: Sequence[ContextUnit], *, stage: str, source: str,
