@@ -13,6 +13,7 @@ import yaml
 
 from swevis.agents.actions import classify_action
 from swevis.agents.demos import DEMOS_DIR, demo_commands, load_demo
+from swevis.agents.memory_store import MemorySettings, MemoryStore
 from swevis.agents.runner import RunSpec, run_instance
 from swevis.agents.variants import DEFAULT_VARIANTS, broken_reproduction, variant_flags
 from swevis.tasks.bundled import load_bundled_instances
@@ -130,6 +131,12 @@ def test_reproduction_stage_and_memory_all_three(setup, tmp_path):
     # re-reads are answered from memory; a partly new window may go out whole where that is
     # cheaper than its new fragments (never dearer), its repeated lines counted in resent_lines
     assert v["memory"]["lookups"] > 0 and v["memory"]["hits"] > 0
+    # the memory is the run folder's store, shared by the stages (this reproduction reads no code)
+    with MemoryStore(tmp_path / "a" / "memory.sqlite", MemorySettings.from_config({"embedding": "lexical"})) as store:
+        stored = store.records()
+    assert {r.stage for r in stored} == {"locator", "editor"}
+    assert sum(len(r.units) for r in stored) == v["memory"]["units"] > 0
+    assert sum(r.source in ("localize_issue", "pack_context") for r in stored) == v["memory"]["query_records"]
     # the patch is everything the agent changed, its new files included (the reproduction too)
     assert "diff --git a/reproduce_issue.py b/reproduce_issue.py\nnew file" in (tmp_path / "a" / "patch.diff").read_text()
 

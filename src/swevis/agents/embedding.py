@@ -36,7 +36,8 @@ MODEL_NAME = "all-MiniLM-L6-v2"
 
 
 class Embedder(Protocol):
-    name: str
+    name: str  # for people: the model and where its weights were read from
+    key: str  # which model made a vector (with its dimension: what a memory store records)
 
     def encode(self, texts: list[str]) -> np.ndarray:  # (n, d), rows L2-normalized
         ...
@@ -76,6 +77,7 @@ class MiniLMEmbedder:
         self.tokenizer.no_padding()
         self.tokenizer.enable_truncation(max_seq_length)
         self.name = f"{MODEL_NAME} (numpy, {model_dir})"
+        self.key = MODEL_NAME
         self._cache: dict[str, np.ndarray] = {}
 
     def _encode_one(self, text: str) -> np.ndarray:
@@ -136,6 +138,7 @@ class LexicalEmbedder:
 
     def __init__(self, dim: int = 2048):
         self.dim = dim
+        self.key = "lexical"
 
     def _features(self, text: str) -> list[str]:
         text = text.lower()

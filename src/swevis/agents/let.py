@@ -67,7 +67,7 @@ def make_hooks(spec: Any, recorder: Any) -> Any:
     # working memory's embedder)
     from swevis.agents.variants import LetVariant
 
-    return LetVariant(spec.agent, spec.agents_cfg, spec.row["problem_statement"], recorder)
+    return LetVariant(spec.agent, spec.agents_cfg, spec.row["problem_statement"], recorder, spec)
 
 
 AGENT = AgentKind(

@@ -1,9 +1,14 @@
 """Working memory (after Prometheus, seeds/prometheus-summary.md §2.2.2) for the LET variants.
 
 Every result of ``localize_issue``, ``pack_context`` and ``view_code`` (and every code window a
-bash command shows) is stored as a *context unit* together with the query that produced it.
-The memory lives for the whole trajectory: it survives LET's locator -> editor handoff,
-although the locator's transcript does not.
+bash command shows) is stored as a *context unit* together with the query that produced it,
+in a :class:`~swevis.agents.memory_store.MemoryStore`: the one store of records and units
+for any agent (its sub-queries have Prometheus's three parts). It is ``memory.sqlite`` in the run folder (or the
+repository's shared store, config ``agents.memory.share_across_instances``; in memory for
+the counterfactual replay), so the memory lives for the whole trajectory, across LET's
+locator -> reproduction -> editor stages although the locator's transcript does not, and a
+resumed run keeps it. What each conversation has been shown (below) is bookkeeping of the
+conversation, kept in Python and rebuilt when a resumed run replays its steps.
 
 A new request is matched against memory first:
 
@@ -11,7 +16,9 @@ A new request is matched against memory first:
   an *exact* hit; otherwise the request's three parts (essential query, extra requirements,
   purpose) are embedded and compared with every stored record of the same tool by the
   weighted cosine similarity ``sum_i w_i cos(q_i, r_i)``; the best record at or above the
-  threshold is a *semantic* hit. A hit is answered from memory without running the
+  threshold is a *semantic* hit. LET's tools take one query string, so its extra
+  requirements are the tool's and its purpose the phase's (constants below); the store
+  matches any three-part sub-query. A hit is answered from memory without running the
   tool. If its answer is already in the current conversation, only a short reference is sent.
 * **code windows**: every line the current conversation has been shown (as text or as
   rendered pages) is remembered with its text. A window whose lines were all shown before,
@@ -36,51 +43,24 @@ observation would have cost without the memory minus what it cost.
 
 Weights and threshold: the seed names the three components and a threshold but gives no
 values; swevis starts from essential 0.6, extra 0.2, purpose 0.2 and threshold 0.80
-(config ``agents.memory``), with all-MiniLM-L6-v2 (see :mod:`swevis.agents.embedding`).
+(config ``agents.memory``), with all-MiniLM-L6-v2 (see :mod:`swevis.agents.embedding`);
+``benchmarks/bench_memory_match.py`` measures them on paraphrased sub-queries about the
+bundled sample repositories.
 """
 
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from swevis.agents.actions import detect_code_read
-from swevis.agents.embedding import load_embedder
+from swevis.agents.memory_store import ContextUnit, MemoryRecord, MemorySettings, MemoryStore, SubQuery, record_key
 from swevis.agents.observe import ObservationPipeline, Window, format_window_text, resolve_window
 from swevis.agents.tools import ToolEnvironment
-from swevis.config import filled_section
 
 log = logging.getLogger(__name__)
-
-
-
-@dataclass(frozen=True)
-class MemorySettings:
-    """Config ``agents.memory`` (with a variant's ``memory_options`` over it), typed."""
-
-    weights: dict[str, float]
-    threshold: float
-    embedding: str  # minilm | lexical
-    embedding_model_dir: str | None
-    semantic: bool
-
-    @classmethod
-    def from_config(cls, options: dict[str, Any] | None) -> MemorySettings:
-        """Filled through the schema; partial weights keep the schema's other weights."""
-        given = dict(options or {})
-        filled = filled_section("agents", {"memory": given})["memory"]
-        weights = {**filled_section("agents", {"memory": {}})["memory"]["weights"], **(given.get("weights") or {})}
-        return cls(
-            weights=weights,
-            threshold=float(filled["threshold"]),
-            embedding=str(filled["embedding"]),
-            embedding_model_dir=filled["embedding_model_dir"],
-            semantic=bool(filled["semantic"]),
-        )
-
 
 PURPOSES = {
     "locator": "locate the files, symbols and code spans that must change to resolve the issue",
@@ -91,32 +71,29 @@ EXTRAS = {
     "localize_issue": "ranked candidate files, symbols and spans",
     "pack_context": "file summaries, code windows, search hints and test pointers",
 }
+# the tools whose answers are query records; a code window shown is a record of source "<tool>:window"
+QUERY_TOOLS = ("localize_issue", "pack_context")
+WINDOW_SOURCE = "{tool}:window"
 
 
-@dataclass
-class ContextUnit:
-    id: int
-    tool: str  # localize_issue | pack_context | view_code | read
-    query: str
-    phase: str
-    step: int
-    path: str | None = None
-    start: int | None = None
-    end: int | None = None
-    text: str = ""
-
-
-@dataclass
+@dataclass(frozen=True)
 class QueryRecord:
+    """A query tool's stored answer, as the tool environment uses it."""
+
+    id: int
     tool: str
-    query: str
-    parts: tuple[str, str, str]
+    query: str  # the tool's argument, whitespace-normalised ("" = the issue)
+    parts: SubQuery
     phase: str
     step: int
     output: dict[str, Any]
-    vectors: np.ndarray | None = None
-    units: list[int] = field(default_factory=list)
-    shown_in: dict[str, int] = field(default_factory=dict)  # context -> step where it was sent
+    earlier_run: bool  # made by another run (a store shared across instances)
+
+    @classmethod
+    def of(cls, record: MemoryRecord, run: str) -> QueryRecord:
+        answer = record.answer or {}
+        return cls(record.id, record.source, answer.get("query", record.query.essential_query), record.query,
+                   record.stage, record.step, answer.get("output") or {}, record.run != run)
 
 
 @dataclass
@@ -128,75 +105,92 @@ class _Seen:
 
 
 class WorkingMemory:
-    def __init__(self, config: dict[str, Any] | None = None, issue_text: str = ""):
+    """One trajectory's working memory: records and context units in a MemoryStore (a file in
+    the run folder, a shared one, or in memory when no path is given: the counterfactual
+    replay); what each conversation has been shown, in Python (it is rebuilt by replay)."""
+
+    def __init__(self, config: dict[str, Any] | None = None, issue_text: str = "", *,
+                 store_path: str | Path | None = None, run: str = "run", resume_from_step: int = 0):
         settings = MemorySettings.from_config(config)
         self.weights = dict(settings.weights)
         self.threshold = settings.threshold
         self.semantic = settings.semantic
-        self.embedding_kind = settings.embedding
-        self.embedding_model_dir = settings.embedding_model_dir
         self.issue_text = issue_text
-        self.units: list[ContextUnit] = []
-        self.records: list[QueryRecord] = []
+        self.run = run
+        self.store = MemoryStore(store_path if store_path is not None else ":memory:", settings, run=run)
+        # a resumed run keeps its records from the steps its journal holds, a fresh one none
+        forgotten = self.store.forget_from_step(resume_from_step)
+        if forgotten:
+            log.info("working memory %s: %d record(s) of steps not journaled forgotten", self.store.path, forgotten)
         self.seen: dict[str, dict[str, dict[int, _Seen]]] = {}  # context -> path -> line -> _Seen
         self.windows_sent: dict[str, list[tuple[str, int, int, int]]] = {}  # context -> (path, s, e, step)
-        self._embedder = None
-        self.embedder_name: str | None = None
+        self.shown: dict[int, dict[str, int]] = {}  # query record id -> context -> step where it was sent
+        self.answer_tokens: dict[int, int] = {}  # query record id -> what its observation cost
         self._pending: dict[str, Any] | None = None
         self.resent_lines = 0  # unchanged lines sent again inside a partly new window sent whole (cheaper)
 
-    # ------------------------------------------------------------ embeddings
-    def embedder(self):
-        if self._embedder is None:
-            self._embedder = load_embedder(self.embedding_kind, self.embedding_model_dir)
-            self.embedder_name = self._embedder.name
-        return self._embedder
+    @property
+    def embedder_name(self) -> str | None:
+        return self.store.embedder_name
 
-    def _parts(self, tool: str, query: str, phase: str) -> tuple[str, str, str]:
+    @property
+    def records(self) -> list[QueryRecord]:
+        """This run's query records, in the order they were stored."""
+        return [QueryRecord.of(r, self.run) for r in self.store.records(QUERY_TOOLS, run=self.run)]
+
+    @property
+    def units(self) -> list[ContextUnit]:
+        """This run's context units: query answers and their windows, every code window shown."""
+        return [u for r in self.store.records(run=self.run) for u in r.units]
+
+    def _parts(self, tool: str, query: str, phase: str) -> SubQuery:
+        # LET's tools take one query string: the extra requirements and purpose are the tool's
+        # and the phase's (a sub-query with all three parts of its own is the store's to match)
         essential = query.strip() or self.issue_text.strip()[:2000]
-        return essential, f"{tool}: {EXTRAS.get(tool, tool)}", PURPOSES.get(phase, phase)
-
-    def similarity(self, a: np.ndarray, b: np.ndarray) -> float:
-        w = [self.weights["essential"], self.weights["extra"], self.weights["purpose"]]
-        return float(sum(wi * float(a[i] @ b[i]) for i, wi in enumerate(w)) / max(sum(w), 1e-9))
+        return SubQuery(essential, f"{tool}: {EXTRAS.get(tool, tool)}", PURPOSES.get(phase, phase))
 
     # ------------------------------------------------------------ query memory
-    def lookup_query(self, tool: str, query: str, phase: str) -> tuple[str, QueryRecord | None, float]:
-        """("exact" | "semantic" | "miss", record, similarity)."""
-        norm = " ".join(query.split())
-        for rec in self.records:
-            if rec.tool == tool and rec.query == norm:
-                return "exact", rec, 1.0
-        same_tool = [r for r in self.records if r.tool == tool]
-        if not self.semantic or not same_tool:
-            return "miss", None, 0.0
-        vecs = self.embedder().encode(list(self._parts(tool, norm, phase)))
-        best, best_sim = None, -1.0
-        for rec in same_tool:
-            sim = self.similarity(vecs, rec.vectors)
-            if sim > best_sim:
-                best, best_sim = rec, sim
-        if best is not None and best_sim >= self.threshold:
-            return "semantic", best, best_sim
-        return "miss", None, best_sim
-
-    def store_query(self, tool: str, query: str, phase: str, step: int, output: dict[str, Any]) -> QueryRecord:
+    def lookup_query(self, tool: str, query: str, phase: str, step: int | None = None) -> tuple[str, QueryRecord | None, float]:
+        """("exact" | "semantic" | "miss", record, similarity): the same tool with the same
+        query is exact, whatever the phase; else the store's weighted three-part match. `step`:
+        the step asking (a replayed step sees only what was stored before it)."""
         norm = " ".join(query.split())
         parts = self._parts(tool, norm, phase)
-        vectors = self.embedder().encode(list(parts)) if self.semantic else None
-        rec = QueryRecord(tool, norm, parts, phase, step, output, vectors)
-        unit = self._unit(tool, norm, phase, step, text=output.get("output", ""))
-        rec.units.append(unit.id)
-        for w in (output.get("extra") or {}).get("windows") or []:
-            u = self._unit(tool, norm, phase, step, w["path"], w["start"], w["end"], w["text"])
-            rec.units.append(u.id)
-        self.records.append(rec)
-        return rec
+        rec = self.store.first_with_query(parts.essential_query, source=tool, before_step=step)
+        if rec is not None:
+            return "exact", QueryRecord.of(rec, self.run), 1.0
+        match = self.store.best_match(parts, source=tool, before_step=step) if self.semantic else None
+        if match is None:
+            return "miss", None, 0.0
+        if match.similarity >= self.threshold:
+            return "semantic", QueryRecord.of(match.record, self.run), match.similarity
+        return "miss", None, match.similarity
 
-    def _unit(self, tool, query, phase, step, path=None, start=None, end=None, text="") -> ContextUnit:
-        unit = ContextUnit(len(self.units), tool, query, phase, step, path, start, end, text)
-        self.units.append(unit)
-        return unit
+    def store_query(self, tool: str, query: str, phase: str, step: int, output: dict[str, Any]) -> QueryRecord:
+        """Store a query tool's answer: its text and each of its code windows are context units."""
+        norm = " ".join(query.split())
+        units = [ContextUnit(content=output.get("output", ""), kind="answer")]
+        units += [
+            ContextUnit(content=w["text"], kind="window", path=w["path"], start_line=w["start"], end_line=w["end"])
+            for w in (output.get("extra") or {}).get("windows") or []
+        ]
+        rec = self.store.add_record(
+            record_key(self.run, phase, step, tool, norm), self._parts(tool, norm, phase), units,
+            stage=phase, source=tool, step=step, answer={"query": norm, "output": output},
+        )
+        return QueryRecord.of(rec, self.run)
+
+    def shown_at(self, record: QueryRecord, context: str) -> int | None:
+        """The step at which `context`'s conversation was sent this record's answer, or None."""
+        return self.shown.get(record.id, {}).get(context)
+
+    def mark_shown(self, record: QueryRecord, context: str, step: int) -> None:
+        self.shown.setdefault(record.id, {})[context] = step
+
+    def note_answer_tokens(self, info: dict[str, Any] | None, observation: dict[str, Any]) -> None:
+        """Remember what a query's observation cost: the saving of a later short reference to it."""
+        if info and info.get("record") is not None:
+            self.answer_tokens[info["record"].id] = int(observation.get("tokens") or 0)
 
     # the tool environment tells the observation pipeline what the memory did for a query
     def set_pending(self, info: dict[str, Any] | None) -> None:
@@ -237,13 +231,14 @@ class WorkingMemory:
         return any(p == path and s == start and e == end for p, s, e, _ in self.windows_sent.get(context, []))
 
     def add_window_unit(self, tool: str, phase: str, step: int, window: Window) -> None:
-        self._unit(tool, f"{window.path}:{window.start}-{window.end}", phase, step, window.path, window.start, window.end, window.text)
-
-
-def _note_tokens(info: dict[str, Any] | None, record: dict[str, Any]) -> None:
-    """Remember what a query's observation cost: the saving of a later short reference to it."""
-    if info and info.get("record") is not None:
-        info["record"].output["_tokens"] = int(record.get("tokens") or 0)
+        """A code window shown is a record of its own (source "<tool>:window", matched only by
+        its exact text, never by a query tool) with the window as its one context unit."""
+        where = f"{window.path}:{window.start}-{window.end}"
+        source = WINDOW_SOURCE.format(tool=tool)
+        digest = record_key(window.text)
+        unit = ContextUnit(content=window.text, kind="window", path=window.path, start_line=window.start, end_line=window.end)
+        self.store.add_record(record_key(self.run, phase, step, source, where, digest), SubQuery(where), [unit],
+                              stage=phase, source=source, step=step, embed=False)
 
 
 def _ref_note(path: str, runs: list[tuple[int, int, _Seen]]) -> str:
@@ -348,7 +343,7 @@ class MemoryObservationPipeline(ObservationPipeline):
         if window is None or len(window.text) > self.config.max_window_chars:
             if info:
                 full_record["memory"] = info["memory"]
-                _note_tokens(info, full_record)
+                self.memory.note_answer_tokens(info, full_record)
             return full_content, full_record
         tool = "view_code" if (command or "").strip().startswith("view_code") else "read"
         self.memory.add_window_unit(tool, self.context, step, window)
@@ -446,7 +441,7 @@ class MemoryObservationPipeline(ObservationPipeline):
         if info:  # answered from memory (exact or semantic) in a conversation that had not seen it
             hit = {**info["memory"], "tokens_saved": hit["tokens_saved"]}
         record["memory"] = hit
-        _note_tokens(info, record)
+        self.memory.note_answer_tokens(info, record)
         return content, record
 
 
@@ -464,31 +459,32 @@ class MemoryToolEnvironment(ToolEnvironment):
             return run(command)
         query = self._query(command, name)
         step = len(self.recorder.steps)
-        kind, rec, sim = self.memory.lookup_query(name, query, self.context)
+        kind, rec, sim = self.memory.lookup_query(name, query, self.context, step)
         if rec is None:
             out = run(command)
             new = self.memory.store_query(name, query, self.context, step, out)
-            new.shown_in[self.context] = step
+            self.memory.mark_shown(new, self.context, step)
             self.memory.set_pending(
                 {"record": new, "memory": {"hit": False, "kind": "miss", "tokens_saved": 0, "similarity": round(sim, 3)}}
             )
             return out
         memo = {"hit": True, "kind": kind, "similarity": round(sim, 3), "from_step": rec.step, "query": rec.query}
         what = f"{name} {rec.query!r}" if rec.query else name
-        if self.context in rec.shown_in:
-            step_then = rec.shown_in[self.context]
+        step_then = self.memory.shown_at(rec, self.context)
+        if step_then is not None:
             why = "this request" if kind == "exact" else f"a similar request (similarity {sim:.2f})"
             text = f"[memory: {why} was answered at step {step_then} above ({what}); the result is unchanged and not resent]\n"
-            self.memory.set_pending({"short": True, "memory": memo, "full_tokens": rec.output.get("_tokens", 0)})
+            full = self.memory.answer_tokens.get(rec.id, 0)
+            self.memory.set_pending({"short": True, "memory": memo, "full_tokens": full})
             return {"output": text, "returncode": 0, "exception_info": ""}
-        rec.shown_in[self.context] = step
+        self.memory.mark_shown(rec, self.context, step)
+        when = f"step {rec.step} of an earlier run on this repository" if rec.earlier_run else f"step {rec.step}"
         header = (
-            f"[memory: answered from working memory ({kind} match of {what}, step {rec.step}"
+            f"[memory: answered from working memory ({kind} match of {what}, {when}"
             + (f", similarity {sim:.2f}" if kind == "semantic" else "") + "); the tool was not run again]\n"
         )
         self.memory.set_pending({"record": rec, "memory": memo})
-        out = {k: v for k, v in rec.output.items() if k != "_tokens"}
-        return {**out, "output": header + out.get("output", "")}
+        return {**rec.output, "output": header + rec.output.get("output", "")}
 
     def _tool_localize_issue(self, command: str) -> dict[str, Any]:
         return self._remembered("localize_issue", command, super()._tool_localize_issue)

@@ -93,7 +93,7 @@ class PrometheusHooks:
             reproduction_step_limit=s.reproduce_step_limit, verify_rounds=s.verify_rounds,
             regression_limit=s.regression_limit, output_chars=s.output_chars, memory_options={},
         )
-        self.memory = make_memory(self.flags, spec.row["problem_statement"], spec.agents_cfg)
+        self.memory = make_memory(self.flags, spec.row["problem_statement"], spec.agents_cfg, spec, recorder)
         self.recorder = recorder
 
     def pipeline(self, phase: str) -> Any:

@@ -42,14 +42,17 @@ from typing import Any
 from minisweagent.exceptions import Submitted
 
 from swevis.agents.memory import MemoryObservationPipeline, MemoryToolEnvironment, WorkingMemory, memory_summary
+from swevis.agents.memory_store import MemorySettings, store_path
 from swevis.agents.observe import ObservationPipeline
 from swevis.agents.prompts import render_prompt
 from swevis.agents.regression import candidate_tests, default_runner, language_of_tests, test_command
 from swevis.index.languages import language_for
 from swevis.agents.registry import is_variant
+from swevis.agents.resume import ResumingRecorder
 from swevis.agents.tools import format_error, working_tree_diff
 from swevis.agents.volatile import normalize as normalize_volatile
 from swevis.config import typed_section
+from swevis.paths import run_subdir
 
 log = logging.getLogger(__name__)
 
@@ -252,13 +255,22 @@ class VariantToolEnvironment(MemoryToolEnvironment):
         return super()._tool_submit(command)
 
 
-def make_memory(flags: VariantSettings, issue_text: str, agents_cfg: dict[str, Any]) -> WorkingMemory | None:
+def make_memory(flags: VariantSettings, issue_text: str, agents_cfg: dict[str, Any], spec: Any = None,
+                recorder: Any = None) -> WorkingMemory | None:
     """The trajectory's working memory (variants with memory on): agents.memory, the
-    variant's memory_options over it."""
+    variant's memory_options over it. With the run's spec, its store is a file (the run
+    folder's, or the repository's shared one) and a resumed run (its recorder replays the
+    journal) keeps its records of the journaled steps; without, it is in memory."""
     if not flags.memory:
         return None
     options = {**(agents_cfg.get("memory") or {}), **flags.memory_options}
-    return WorkingMemory(options, issue_text=issue_text)
+    if spec is None:
+        return WorkingMemory(options, issue_text=issue_text)
+    settings = MemorySettings.from_config(options)
+    path = store_path(spec.out_dir, settings, repo=spec.row["repo"], commit=spec.row["base_commit"])
+    run = "/".join([spec.model_name, f"{spec.agent}-{spec.scope}", spec.condition, run_subdir(spec.row["instance_id"], spec.repeat)])
+    journaled = len(recorder.prior) if isinstance(recorder, ResumingRecorder) else 0
+    return WorkingMemory(options, issue_text=issue_text, store_path=path, run=run, resume_from_step=journaled)
 
 
 def reproduction_objective(repro: dict[str, Any] | None, attempts: list[dict[str, Any]]) -> str:
@@ -297,9 +309,9 @@ class LetVariant:
     phase, the reproduction stage before the editor, verification at submit, traj.json's
     ``variant`` block. Plain LET runs without one, so the baseline never loads this module."""
 
-    def __init__(self, agent: str, agents_cfg: dict[str, Any], issue_text: str, recorder: Any):
+    def __init__(self, agent: str, agents_cfg: dict[str, Any], issue_text: str, recorder: Any, spec: Any = None):
         self.flags = variant_flags(agent, agents_cfg)
-        self.memory = make_memory(self.flags, issue_text, agents_cfg)
+        self.memory = make_memory(self.flags, issue_text, agents_cfg, spec, recorder)
         self.recorder = recorder
         self.reproduction: dict[str, Any] | None = None  # the accepted one, the editor's objective
         self.repro_env: VariantToolEnvironment | None = None
