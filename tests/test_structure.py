@@ -240,7 +240,8 @@ def test_the_checks_find_what_they_look_for(tmp_path):
     # a deferred import counts: harness.docker imports sandbox.specs inside a function
     assert "swevis.sandbox.specs" in graph["swevis.harness.docker"]
     table = may_import_table()
-    assert table["swevis.localize"] == {"swevis.arguments", "swevis.config", "swevis.errors", "swevis.fsutil", "swevis.index"}
+    assert table["swevis.localize"] == {"swevis.arguments", "swevis.config", "swevis.errors", "swevis.fsutil", "swevis.index",
+                                        "swevis.tasks"}
     assert table["swevis.logutil"] == table["swevis.arguments"] and "swevis.harness" in table["swevis.analysis"]
     deferred = {"swevis.x.a": {"swevis.y.b"}, "swevis.y.b": {"swevis.x.c"}, "swevis.x.c": set()}
     assert import_cycles(package_graph(deferred)) == {frozenset({"swevis.x", "swevis.y"})}
