@@ -122,3 +122,47 @@ def test_distinct_candidates_go_to_the_model_stages(setup, tmp_path):
     assert [c["count"] for c in vote["candidates"]] == [2, 1]
     assert "aggregate" in traj["phase_exit_status"] and "select_tests" in traj["phase_exit_status"]
     assert "a second opinion" not in (tmp_path / "distinct" / "patch.diff").read_text()
+
+
+def subquery(essential: str, extra: str = "", purpose: str = "") -> str:
+    import json
+
+    body = json.dumps({"essential_query": essential, "extra_requirements": extra, "purpose": purpose})
+    return turn(f"subquery <<'Q'\n{body}\nQ")
+
+
+@pytest.mark.slow
+def test_the_context_engine_answers_a_later_stage_from_memory(setup, tmp_path):
+    """Retrieval states a sub-query (a miss), walks the graph and remembers the spans; the
+    generation stage asks the same thing in other words and gets them from the memory, which
+    is one SQLite file in the run folder with the sub-query's three parts as columns. A tool
+    naming a file or symbol the index lacks answers with a tool error, and the run goes on."""
+    import json
+    import sqlite3
+
+    ask = ("where is the reporting period check that decides if an entry's date is included",
+           "the whole function", "fix the as_of boundary")
+    again = ("the reporting period check deciding if an entry date is included",
+             "the whole function", "fix the as_of boundary")
+    retrieve = [subquery(*ask), turn("find_nodes 'day >= end' --type function"), turn("callers nope_not_a_symbol"),
+                turn("remember <<'S'\nledgerkit/ledger.py:18-24\nnope/missing.py:1-2\nS"),
+                turn("remember <<'S'\nledgerkit/ledger.py:18-24\nledgerkit/ledger.py:20-21\nS"),
+                LET["turns"]["locator"][-1]]
+    editor = [subquery(*again), *LET["turns"]["editor"]]
+    turns = {"classify": [turn("classify_issue feature")], "locator": retrieve, "editor": editor}
+    traj = _run(setup, tmp_path / "engine", turns, candidates=1, regression=False)
+    said = {phase: " ".join(json.dumps(m["content"]) for m in traj["messages"] if m["phase"] == phase and m["role"] == "user")
+            for phase in ("retrieve", "generate-1")}
+    assert traj["exit_status"] == "submitted" and traj["route"] == "unverified"
+    assert "[memory: miss]" in said["retrieve"] and "[memory: stored] 1 span(s)" in said["retrieve"]
+    assert "[memory: hit" in said["generate-1"] and "stored by stage retrieve" in said["generate-1"]
+    # unknown symbol and file: tool errors, and the stage went on
+    assert "callers: " in said["retrieve"] and "nope_not_a_symbol" in said["retrieve"]
+    assert "remember: no file 'nope/missing.py'" in said["retrieve"]
+    assert [s["tool"] for s in traj["steps"] if s["phase"] == "retrieve"][:3] == ["subquery", "find_nodes", "callers"]
+    con = sqlite3.connect(tmp_path / "engine" / "memory.sqlite")
+    rows = con.execute("SELECT essential_query, extra_requirements, purpose, stage FROM records "
+                       "WHERE source = 'subquery'").fetchall()
+    units = con.execute("SELECT path, start_line, end_line FROM context_units JOIN records r ON r.id = record_id "
+                        "WHERE r.source = 'subquery'").fetchall()
+    assert rows == [(*ask, "retrieve")] and units == [("ledgerkit/ledger.py", 18, 24)]  # the contained span dropped

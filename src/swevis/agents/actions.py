@@ -36,6 +36,8 @@ TOOL_CLASSES = {
     "commit_plan": "other",
     "classify_issue": "other",
     "choose_patch": "other",
+    "subquery": "search",
+    "remember": "read",
     "select_tests": "other",
     "submit": "other",
     # the knowledge-graph tools (swevis.agents.graph_tools): lookups search, code and text reads read

@@ -35,9 +35,11 @@ CLASSES = ("bug", "feature", "refactoring", "documentation", "question")
 # the knowledge-graph tools (swevis.agents.graph_tools), named here so this module stays light
 GRAPH_TOOLS = {"find_path", "list_dir", "find_nodes", "node_parent", "node_children", "callers", "callees",
                "tests_for", "find_text", "next_chunk", "read_span"}
-RETRIEVE_TOOLS = {"localize_issue", "pack_context", "view_code", "commit_plan"} | GRAPH_TOOLS
-CLASSIFY_TOOLS = {"localize_issue", "view_code", "classify_issue"} | GRAPH_TOOLS
-GENERATE_TOOLS = {"localize_issue", "pack_context", "view_code", "submit"}
+# the context engine: a structured sub-query, memory first, the graph on a miss
+CONTEXT_TOOLS = {"subquery", "remember"}
+RETRIEVE_TOOLS = {"localize_issue", "pack_context", "view_code", "commit_plan"} | GRAPH_TOOLS | CONTEXT_TOOLS
+CLASSIFY_TOOLS = {"localize_issue", "view_code", "classify_issue"} | GRAPH_TOOLS | CONTEXT_TOOLS
+GENERATE_TOOLS = {"localize_issue", "pack_context", "view_code", "submit"} | GRAPH_TOOLS | CONTEXT_TOOLS
 RESET_COMMAND = "git checkout -q -- . && git clean -fdq"
 
 
@@ -174,7 +176,8 @@ def reproduce(run: Any, hooks: PrometheusHooks, values: dict[str, Any], plan_tex
     from swevis.agents.prompts import render_prompt
 
     limit = hooks.settings.reproduce_step_limit
-    env = hooks.tool_env(run, {"view_code", "commit_reproduction"}, allow_bash=True, context="reproduce")
+    env = hooks.tool_env(run, {"view_code", "commit_reproduction"} | GRAPH_TOOLS | CONTEXT_TOOLS, allow_bash=True,
+                         context="reproduce")
     result = run.phase(
         env=env, phase="reproduce", purpose="reproduction",
         system=render_prompt("let_repro_system", **values),

@@ -37,7 +37,7 @@ PLAN_FIELDS = PLAN_LIST_FIELDS[:2] + ("reproduction_command",) + PLAN_LIST_FIELD
 
 # Every tool of every phase (PLB, LET and its variants); any other command is bash.
 TOOL_NAMES = frozenset({"localize_issue", "pack_context", "view_code", "commit_plan", "commit_reproduction", "classify_issue",
-                        "choose_patch", "select_tests", "submit",
+                        "choose_patch", "select_tests", "subquery", "remember", "submit",
                         # the knowledge-graph tools (swevis.agents.graph_tools)
                         "find_path", "list_dir", "find_nodes", "node_parent", "node_children", "callers", "callees",
                         "tests_for", "find_text", "next_chunk", "read_span"})
