@@ -5,6 +5,7 @@ routed as a bug with a warning; N < 1 is refused at the config check."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -166,3 +167,97 @@ def test_the_context_engine_answers_a_later_stage_from_memory(setup, tmp_path):
     units = con.execute("SELECT path, start_line, end_line FROM context_units JOIN records r ON r.id = record_id "
                         "WHERE r.source = 'subquery'").fetchall()
     assert rows == [(*ask, "retrieve")] and units == [("ledgerkit/ledger.py", 18, 24)]  # the contained span dropped
+
+
+def stage_turns(stages: dict[str, list[str]]):
+    """A scripted-server responder answering each stage's conversation (told by its system
+    prompt) with that stage's turns, turn n of the conversation with turns[n]."""
+    from scripted_server import Reply, assistant_turns
+
+    def respond(index, request):
+        system = request.body["messages"][0]["content"]
+        text = system if isinstance(system, str) else json.dumps(system)
+        stage = next(name for name, marker in (("classify", "CLASSIFIER"), ("retrieve", "CONTEXT RETRIEVER"),
+                                                ("generate", "EDITOR")) if marker in text)
+        said = stages[stage]
+        return Reply(said[min(assistant_turns(request), len(said) - 1)])
+
+    return respond
+
+
+def live_spec(setup, tmp: Path, base_url: str, out: str) -> dict:
+    return {
+        "model_name": "live", "agent": "prometheus", "scope": "normal", "condition": "text",
+        "profile": {"backend": "openai", "base_url": base_url, "model_id": "live-model", "api_key_env": "SWEVIS_PROM_KEY",
+                    "tokenizer": "qwen3", "image_family": "qwen3.5", "max_retries": 0, "request_timeout_s": 60},
+        "row": setup["row"], "mirror": setup["mirror"], "out_dir": str(tmp / out), "index_db": setup["db"],
+        "pristine_dir": setup["pristine"], "workspace": str(tmp / "ws"), "ledger_path": str(tmp / "ledger.json"),
+        "journal_path": str(tmp / "journal.jsonl"),
+        "agents_cfg": {"environment": "local", "allow_live_on_host": True, "memory": {"embedding": "lexical"},
+                       "prometheus": {"candidates": 1, "regression": False}},
+    }
+
+
+def memory_tables(path: Path) -> dict[str, list]:
+    import sqlite3
+
+    con = sqlite3.connect(path)
+    try:
+        return {t: con.execute(f"SELECT * FROM {t} ORDER BY id").fetchall() for t in ("records", "context_units")}
+    finally:
+        con.close()
+
+
+@pytest.mark.slow
+def test_a_killed_run_resumes_to_the_same_memory(setup, tmp_path, monkeypatch):
+    """A live Prometheus run (scripted server) is SIGKILLed while its generation stage runs a
+    command, after the retrieval stage stored its sub-query in the memory; the rerun resumes
+    from the journal to the same steps, patch and memory tables as a run never killed."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    from scripted_server import ScriptedServer
+    from test_resume import CHILD, wait_for
+
+    monkeypatch.setenv("SWEVIS_PROM_KEY", "sk-prom")
+    gate, started = tmp_path / "gate", tmp_path / "started"
+    stages = {
+        "classify": [turn("classify_issue feature")],
+        "retrieve": [subquery("the reporting period check", "", "fix the as_of boundary"),
+                     turn("remember <<'S'\nledgerkit/ledger.py:18-24\nS"),
+                     turn("commit_plan <<'PLAN'\n{\"target_files\": [\"ledgerkit/ledger.py\"]}\nPLAN")],
+        "generate": [subquery("the reporting period check", "", "fix the as_of boundary"),
+                     turn("sed -i 's/day >= end/day > end/' ledgerkit/ledger.py"),
+                     turn(f"touch {started}; while test -f {gate}; do sleep 0.05; done; git diff --stat"),
+                     turn("submit")],
+    }
+    server = ScriptedServer(responder=stage_turns(stages))
+    server.start()
+    try:
+        reference = run_instance(RunSpec(**live_spec(setup, tmp_path / "ref", server.base_url, "out")))
+        spec = live_spec(setup, tmp_path, server.base_url, "out")
+        started.unlink()  # the reference run passed the parking command too
+        gate.touch()
+        (tmp_path / "spec.json").write_text(json.dumps(spec))
+        (tmp_path / "child.py").write_text(CHILD)
+        child = subprocess.Popen([sys.executable, str(tmp_path / "child.py"), str(tmp_path / "spec.json")],
+                                 stdout=open(tmp_path / "child.out", "w"), stderr=subprocess.STDOUT, env=dict(os.environ))
+        wait_for(lambda: started.exists(), child, what="the parked command")
+        os.kill(child.pid, signal.SIGKILL)
+        child.wait(10)
+        gate.unlink()
+        assert not (tmp_path / "out" / "traj.json").exists() and (tmp_path / "out" / "memory.sqlite").exists()
+        traj = run_instance(RunSpec(**spec))
+    finally:
+        server.stop()
+    assert traj["exit_status"] == reference["exit_status"] == "submitted"
+    assert traj["provenance"]["resume"]["resumed_steps"] > 0
+    assert [s["action"] for s in traj["steps"]] == [s["action"] for s in reference["steps"]]
+    assert (tmp_path / "out" / "patch.diff").read_text() == (tmp_path / "ref" / "out" / "patch.diff").read_text()
+    mine, theirs = memory_tables(tmp_path / "out" / "memory.sqlite"), memory_tables(tmp_path / "ref" / "out" / "memory.sqlite")
+    strip = lambda rows: [r[2:] for r in rows]  # noqa: E731 (ids and keys name the run)
+    assert len(mine["records"]) == len(theirs["records"]) > 0
+    assert [r[4:7] for r in mine["records"]] == [r[4:7] for r in theirs["records"]]
+    assert strip(mine["context_units"]) == strip(theirs["context_units"])
