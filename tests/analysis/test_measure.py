@@ -1,29 +1,21 @@
-"""benchmarks/measure.py (`make measurements`): the generated page of measured times."""
+"""swevis.analysis.measurements (`make measurements`, benchmarks/measure.py): the generated
+page of measured times."""
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import re
 import sys
+from pathlib import Path
 
 import pytest
 
 from helpers import PROJECT_ROOT
+from swevis.analysis import measurements
 
 HEADER = "s\th:m:s\tmax_rss\tmax_vms\tmax_uss\tmax_pss\tio_in\tio_out\tmean_load\tcpu_time\n"
 MACHINE = {"cores": "2 cores", "memory": "23.5 GiB memory", "system": "Linux x86_64, Python 3.11.7", "load": "0.3",
            "commit": "abc1234"}
-
-
-@pytest.fixture
-def measure(monkeypatch):
-    monkeypatch.syspath_prepend(str(PROJECT_ROOT / "benchmarks"))  # measure.py imports bench_rules beside it
-    spec = importlib.util.spec_from_file_location("measure", PROJECT_ROOT / "benchmarks" / "measure.py")
-    module = importlib.util.module_from_spec(spec)
-    monkeypatch.setitem(sys.modules, "measure", module)  # its dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
 
 
 def _junit(path, tests, skipped, failures=0):
@@ -34,7 +26,7 @@ def _junit(path, tests, skipped, failures=0):
                     f'errors="0" skipped="{skipped}" time="1.0">{cases}</testsuite></testsuites>')
 
 
-def _fake_runs(measure, monkeypatch, *, failing: str | None = None):
+def _fake_runs(monkeypatch, *, failing: str | None = None):
     """Stand-ins for the three commands: the workflow run leaves benchmark files, the suites
     their JUnit XML; `failing` names the one that exits 1. Returns the commands run."""
     ran = []
@@ -47,23 +39,24 @@ def _fake_runs(measure, monkeypatch, *, failing: str | None = None):
             os.makedirs(os.path.dirname(bench))
             with open(bench, "w") as fh:
                 fh.write(HEADER + "4.0\t0:00:04\t1\t1\t1\t1\t0\t0\t50\t3.5\n")
-            return measure.Timed(503.2, 948.4, 1 if failing == "workflow" else 0)
+            return measurements.Timed(503.2, 948.4, 1 if failing == "workflow" else 0)
         junit = env["PYTEST_ADDOPTS"].removeprefix("--junitxml=")
         fast = "not slow" in command
-        _junit(measure.Path(junit), 1263 if fast else 1409, 0 if fast else 3)
-        return measure.Timed(35.0 if fast else 333.0, 60.0 if fast else 610.0, 1 if failing == "suite" and not fast else 0)
+        _junit(Path(junit), 1263 if fast else 1409, 0 if fast else 3)
+        return measurements.Timed(35.0 if fast else 333.0, 60.0 if fast else 610.0, 1 if failing == "suite" and not fast else 0)
 
-    monkeypatch.setattr(measure, "timed", timed)
-    monkeypatch.setattr(measure, "machine", lambda: MACHINE)
+    monkeypatch.setattr(measurements, "timed", timed)
+    monkeypatch.setattr(measurements, "machine", lambda root: MACHINE)
     return ran
 
 
-def test_the_page_states_each_figure_once_with_its_command(measure, monkeypatch, tmp_path):
-    ran = _fake_runs(measure, monkeypatch)
+def test_the_page_states_each_figure_once_with_its_command(monkeypatch, tmp_path):
+    ran = _fake_runs(monkeypatch)
     out = tmp_path / "page.md"
-    assert measure.main(["--cores", "2", "--workers", "2", "--out", str(out)]) == 0
+    assert measurements.measure(PROJECT_ROOT, cores=2, workers=2, out=out) == 0
     text = out.read_text()
-    assert ran[0][:3] == [str(measure.BIN / "snakemake"), "--snakefile", str(PROJECT_ROOT / "Snakefile")]
+    snakemake = PROJECT_ROOT / ".venv" / "bin" / "snakemake"
+    assert ran[0][:3] == [str(snakemake), "--snakefile", str(PROJECT_ROOT / "Snakefile")]
     assert ran[1] == ["make", "--no-print-directory", "test", "TEST_WORKERS=2"]
     assert ran[2][-4:] == ["-m", "not slow", "-n", "2"]
     assert "| `tests.engines.test_slurm::test_run` | 110 |\n| `tests.test_docs::test_block` | 89 |" in text
@@ -78,31 +71,31 @@ def test_the_page_states_each_figure_once_with_its_command(measure, monkeypatch,
 
 
 @pytest.mark.parametrize("failing", ["workflow", "suite"])
-def test_a_failed_measurement_writes_no_page(measure, monkeypatch, tmp_path, capsys, failing):
-    _fake_runs(measure, monkeypatch, failing=failing)
+def test_a_failed_measurement_writes_no_page(monkeypatch, tmp_path, capsys, failing):
+    _fake_runs(monkeypatch, failing=failing)
     out = tmp_path / "page.md"
-    assert measure.main(["--out", str(out)]) == 1
+    assert measurements.measure(PROJECT_ROOT, cores=2, workers=2, out=out) == 1
     assert not out.exists() and "no page written" in capsys.readouterr().err
 
 
-def test_a_command_is_timed_with_the_cpu_of_its_children(measure, tmp_path):
+def test_a_command_is_timed_with_the_cpu_of_its_children(tmp_path):
     burn = "import time\nend = time.process_time() + 0.3\nwhile time.process_time() < end: pass\n"
-    run = measure.timed([sys.executable, "-c", burn], tmp_path, dict(os.environ))
+    run = measurements.timed([sys.executable, "-c", burn], tmp_path, dict(os.environ))
     assert run.returncode == 0 and run.cpu_s >= 0.25 and run.wall_s >= 0.25
-    assert measure.timed([sys.executable, "-c", "raise SystemExit(3)"], tmp_path, dict(os.environ)).returncode == 3
+    assert measurements.timed([sys.executable, "-c", "raise SystemExit(3)"], tmp_path, dict(os.environ)).returncode == 3
 
 
-def test_pytest_outcomes_are_read_from_either_junit_root(measure, tmp_path):
+def test_pytest_outcomes_are_read_from_either_junit_root(tmp_path):
     _junit(tmp_path / "a.xml", 10, 2, failures=1)
-    read = measure.outcomes(tmp_path / "a.xml", slowest=2)
-    assert read == measure.Outcomes(10, 1, 0, 2, (("tests.engines.test_slurm::test_run", 110.5),
+    read = measurements.outcomes(tmp_path / "a.xml", slowest=2)
+    assert read == measurements.Outcomes(10, 1, 0, 2, (("tests.engines.test_slurm::test_run", 110.5),
                                                   ("tests.test_docs::test_block", 89.0)))
     assert read.passed == 7
     (tmp_path / "b.xml").write_text('<testsuite tests="4" failures="0" errors="1" skipped="0"/>')
-    assert measure.outcomes(tmp_path / "b.xml").passed == 3
+    assert measurements.outcomes(tmp_path / "b.xml").passed == 3
 
 
-def test_the_machine_is_described_without_a_date(measure):
-    where = measure.machine()
+def test_the_machine_is_described_without_a_date():
+    where = measurements.machine(PROJECT_ROOT)
     assert where["cores"] == f"{os.cpu_count()} cores" and float(where["load"]) >= 0
     assert where["commit"]  # a commit, or why there is none (a copy without .git)
