@@ -57,6 +57,7 @@ rule all:
         LAYOUT.instances(),
         LAYOUT.checkouts_done(),
         LAYOUT.table("localization.csv"),
+        LAYOUT.table("table_retrieval.csv"),
         LAYOUT.table("table4.csv"),
         LAYOUT.figure("figure3.png"),
         LAYOUT.single_read("frontier.csv"),

@@ -65,3 +65,34 @@ rule figures:
         rebuild=rebuild_token,
     script:
         "../scripts/build_figures.py"
+
+
+# The retrieved context's precision and recall against the gold patch (files, symbols,
+# lines): the conditions of agents that record one (LET's locator, Prometheus's retrieval
+# stage), from their summaries, and D_loc at each cut-off of localization.csv. Every
+# summary is an input (a condition of another agent contributes no row); like the tables,
+# it reruns when summaries went missing behind it (its own ledger).
+
+
+rule table_retrieval:
+    input:
+        summaries=condition_summaries(),
+        localization=LAYOUT.table("localization_instances.csv"),
+    output:
+        table=LAYOUT.table("table_retrieval.csv"),
+    log:
+        LAYOUT.log("analysis", "table_retrieval.log"),
+    benchmark:
+        bench("table_retrieval")
+    conda:
+        "../envs/swevis.yaml"
+    params:
+        bootstrap=section(config, "analysis")["bootstrap"],
+        rebuild=lambda wc: missing_inputs_token(
+            LAYOUT.log("analysis", "retrieval-rebuild-ledger.json"),
+            [LAYOUT.table("table_retrieval.csv")],
+            condition_summaries(),
+            record=not workflow.dryrun,
+        ),
+    script:
+        "../scripts/retrieval_table.py"

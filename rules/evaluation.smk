@@ -72,6 +72,8 @@ rule summarize_condition:
         trajs=lambda wc: condition_runs(wc, "traj.json"),
         harness=LAYOUT.harness_dir(WILDCARD_CONDITION),
         validation=VALIDATION,
+        # the symbol level of the retrieval columns; every run already reads its index
+        indexes=lambda wc: sample_index().index_dbs,
     output:
         summary=LAYOUT.condition_summary(WILDCARD_CONDITION),
     log:

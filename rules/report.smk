@@ -9,6 +9,7 @@ REPORT_VIEWS = {
     "table4": LAYOUT.table("table4.csv"),
     "frontier": LAYOUT.single_read("frontier.csv"),
     "localization": LAYOUT.table("localization.csv"),
+    "table_retrieval": LAYOUT.table("table_retrieval.csv"),
     **(
         {"table_ablation": LAYOUT.table("table_ablation.csv")}
         if ABLATION_VARIANTS
@@ -27,6 +28,7 @@ REPORT_TITLES = {
     "calibration": "Token calibration",
     "frontier": "Readability frontier",
     "localization": "Localization quality",
+    "table_retrieval": "Retrieval precision and recall",
     "table_ablation": "LET variants (ablation)",
     "validation": "Environment validation",
 }
@@ -36,7 +38,7 @@ REPORT_CATEGORIES = {
     **{
         n: "Tables"
         for n in REPORT_TITLES
-        if n.startswith("table") and n != "table_ablation"
+        if n.startswith("table") and n not in ("table_ablation", "table_retrieval")
     },
     "validation": "Validation",
 }

@@ -18,12 +18,12 @@ from swevis.fsutil import atomic_path
 
 # (column-name pattern, decimals), first match wins: percentages (accuracy, shares in %,
 # differences in percentage points) to 0.1; reductions and fractions in [0, 1] (OCR character
-# accuracy, hit rates, shares of a gap) to 0.001 (the paper prints 2.76x, but the working
+# accuracy, hit rates, retrieval precision and recall, shares of a gap) to 0.001 (the paper prints 2.76x, but the working
 # memory's reductions lie within 1% of 1 and must not read as none); money (prices are per
 # 1000 tokens, so a run costs fractions of a cent) to 0.0001.
 DECIMALS: tuple[tuple[str, int], ...] = (
     (r"(^acc_|_pct$|^diff_pp$)", 1),
-    (r"(reduction|^ocr_|_share$|_rate$|^dloc$|^bm25$)", 3),
+    (r"(reduction|^ocr_|_share$|_rate$|^dloc$|^bm25$|_precision|_recall)", 3),
     (r"^cost_", 4),
 )
 SIGNIFICANT = 4

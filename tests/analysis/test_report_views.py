@@ -8,7 +8,7 @@ from swevis.analysis.report_views import table_view, validation_view
 
 CAPTIONED = [
     "table1", "table1_long", "table2", "table2_long", "table3", "table4", "stats_mcnemar", "calibration",
-    "frontier", "localization", "validation", "table_ablation", "figure2", "figure3", "figure4", "figure5",
+    "frontier", "localization", "table_retrieval", "validation", "table_ablation", "figure2", "figure3", "figure4", "figure5",
     "figure6", "figure_ablation", "counterfactual_table", "counterfactual_decomposition", "counterfactual_figure",
 ]
 

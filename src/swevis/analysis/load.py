@@ -12,6 +12,12 @@ estimated/server usage pairs), so tables and figures read summaries, not traject
 With an environment validation report (swevis.harness.validate), runs of instances whose
 environment failed validation are kept (they cost money) but marked `valid: false` and
 left out of accuracy: n counts the valid runs, n_invalid and invalid_instances name the rest.
+
+A run of an agent that records its retrieved context (`records_retrieval`: it commits a plan
+or names evidence phases) also gets the precision and recall of that context (its evidence:
+the windows viewed in its evidence phases plus the committed snippets) against the gold patch
+at the file, symbol and line level (swevis.localize.retrieval), as retrieval_<level>_<metric>
+columns; the symbol level needs the index of the instance's repo@commit (`indexes`).
 """
 
 from __future__ import annotations
@@ -20,22 +26,25 @@ import json
 import math
 from collections import Counter
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 import polars as pl
 
 from swevis.errors import SwevisError
 from swevis.fsutil import write_json_atomic
 from swevis.harness.records import read_validation
-from swevis.paths import ResultsLayout, eval_path, run_path
+from swevis.index.store import RepoIndex, open_index
+from swevis.paths import ResultsLayout, eval_path, repo_slug, run_path
 from swevis.agents.registry import find_kind
 from swevis.agents.trajectory import TRAJ_FORMAT
 from swevis.localize import coverage_bucket, evidence_coverage
+from swevis.localize.retrieval import METRICS as RETRIEVAL_METRICS, retrieval_scores
 
 ACTION_CLASSES = ("read", "search", "edit", "test", "other")
 PHASES = ("main", "preloc", "locator", "editor")
 SUMMARY_FORMAT = "swevis-condition-summary-1"
 SKIP_DIRS = {"harness"}
+RETRIEVAL_COLUMNS = tuple(f"retrieval_{m}" for m in RETRIEVAL_METRICS)
 
 
 class AnalysisInputError(SwevisError):
@@ -100,14 +109,68 @@ def instance_rows(instances: Iterable[Mapping[str, Any]] | str | Path | None) ->
     return out
 
 
+def records_retrieval(agent: str) -> bool:
+    """Whether an agent's runs record a retrieved context: it commits a plan or names the
+    phases whose viewed windows are its localization evidence (the registry's AgentKind)."""
+    kind = find_kind(agent)
+    return kind is not None and (kind.commits_plan or kind.evidence_phases is not None)
+
+
+def _evidence_windows(traj: dict[str, Any]) -> list[tuple]:
+    """The run's localization evidence: the windows viewed in its evidence phases plus the committed snippets."""
+    ev = traj.get("evidence") or {}
+    return [tuple(w) for w in (ev.get("viewed_windows") or [])] + [tuple(w) for w in (ev.get("committed_snippets") or [])]
+
+
+def _retrieval(traj: dict[str, Any], gold_patch: str | None,
+               index_for: Callable[[], RepoIndex | None] | None) -> dict[str, float | None]:
+    """retrieval_<level>_<metric> of an agent that records its retrieved context (all None
+    for the others, and without a gold patch); `index_for()` gives the instance's index."""
+    if not gold_patch or not records_retrieval(traj.get("agent", "")):
+        return dict.fromkeys(RETRIEVAL_COLUMNS)
+    index = index_for() if index_for is not None else None
+    scores = retrieval_scores(_evidence_windows(traj), gold_patch, index=index)
+    return {f"retrieval_{m}": scores[m] for m in RETRIEVAL_METRICS}
+
+
+class IndexShelf:
+    """The index databases a condition's summary was given, opened once per repo@commit when
+    a run needs one (the symbol level of its retrieval), closed together."""
+
+    def __init__(self, dbs: Iterable[str | Path] | None):
+        self.given = dbs is not None
+        self.by_name = {Path(d).name: str(d) for d in (dbs or [])}
+        self.opened: dict[str, RepoIndex] = {}
+
+    def for_row(self, row: Mapping[str, Any], problems: list[str]) -> RepoIndex | None:
+        """The index of an instance row's repo@base_commit; None (a problem named) when none was given for it."""
+        if not self.given:
+            return None
+        try:
+            name = Path(ResultsLayout(".").index_db(repo_slug(row["repo"]), row["base_commit"])).name
+        except (KeyError, ValueError) as exc:
+            problems.append(f"instance {row.get('instance_id')}: no repo@base_commit to find its index by ({exc})")
+            return None
+        if name not in self.by_name:
+            problems.append(f"instance {row.get('instance_id')}: no index database {name} among the inputs")
+            return None
+        if name not in self.opened:
+            self.opened[name] = open_index(self.by_name[name])
+        return self.opened[name]
+
+    def close(self) -> None:
+        for index in self.opened.values():
+            index.close()
+        self.opened.clear()
+
+
 def _coverage(traj: dict[str, Any], gold_patch: str | None, high: float, mid: float) -> tuple[float | None, str | None]:
     """Evidence coverage of an agent that commits a plan (LET's locator: its viewed windows
     plus the committed snippets); None for the others."""
     kind = find_kind(traj.get("agent", ""))
     if kind is None or not kind.commits_plan:
         return None, None
-    ev = traj.get("evidence") or {}
-    windows = [tuple(w) for w in (ev.get("viewed_windows") or [])] + [tuple(w) for w in (ev.get("committed_snippets") or [])]
+    windows = _evidence_windows(traj)
     if not gold_patch:
         return None, None
     value = evidence_coverage(windows, gold_patch)
@@ -197,9 +260,11 @@ def run_row(
     coverage_high: float,
     coverage_mid: float,
     problems: list[str] | None = None,
+    index_for: Callable[[], RepoIndex | None] | None = None,
 ) -> dict[str, Any] | None:
     """One run (its traj.json and eval.json) as a flat row; problems are appended by name
-    (or raised when `problems` is None)."""
+    (or raised when `problems` is None). `index_for()`: the instance's repo@commit index,
+    asked for only by a run whose retrieval is measured (its symbol level; None: left empty)."""
     own = problems is None
     problems = [] if own else problems
     traj_path = Path(traj_path)
@@ -223,7 +288,7 @@ def run_row(
         if own:
             raise AnalysisInputError(problems)
         return None
-    return _flat_row(traj, ev, traj_path, cov, bucket, cost)
+    return {**_flat_row(traj, ev, traj_path, cov, bucket, cost), **_retrieval(traj, gold_patch, index_for)}
 
 
 def _read_run(traj_path: Path, eval_path: Path, problems: list[str]) -> tuple[dict[str, Any], dict[str, Any]] | None:
@@ -311,9 +376,12 @@ def load_condition(
     *,
     coverage_high: float,
     coverage_mid: float,
+    indexes: Iterable[str | Path] | None = None,
 ) -> list[dict[str, Any]]:
     """Rows of one condition. With `instances`, each listed instance must have a run
-    folder with traj.json; every problem is collected and raised together, by name."""
+    folder with traj.json; every problem is collected and raised together, by name.
+    `indexes`: index databases (results/index/<repo>@<sha>.sqlite) holding each instance's
+    repo@base_commit, for the symbol level of the retrieval columns (None: left empty)."""
     cdir = Path(condition_dir)
     rows_by_id = instance_rows(instances)
     problems: list[str] = []
@@ -325,12 +393,17 @@ def load_condition(
         if iid not in seen:
             problems.append(f"{run_path(cdir, iid, 0, 'traj.json')}: missing")
     rows = []
-    for p, (iid, repeat) in runs.items():
-        gold = rows_by_id.get(iid, {}).get("patch")
-        row = run_row(p, eval_path(cdir, iid, repeat), gold, coverage_high=coverage_high, coverage_mid=coverage_mid,
-                      problems=problems)
-        if row is not None:
-            rows.append(row)
+    shelf = IndexShelf(indexes)
+    try:
+        for p, (iid, repeat) in runs.items():
+            instance = rows_by_id.get(iid, {"instance_id": iid})
+            row = run_row(p, eval_path(cdir, iid, repeat), instance.get("patch"), coverage_high=coverage_high,
+                          coverage_mid=coverage_mid, problems=problems,
+                          index_for=lambda instance=instance: shelf.for_row(instance, problems))
+            if row is not None:
+                rows.append(row)
+    finally:
+        shelf.close()
     if problems:
         raise AnalysisInputError(problems)
     return rows
@@ -338,6 +411,12 @@ def load_condition(
 
 def _mean(values: list[float]) -> float | None:
     return sum(values) / len(values) if values else None
+
+
+def retrieval_means(rows: list[dict[str, Any]]) -> dict[str, float | None]:
+    """Each retrieval column's mean over the runs where it is defined (every run, valid or not:
+    the retrieval does not depend on the grading environment)."""
+    return {c: _mean([r[c] for r in rows if r.get(c) is not None]) for c in RETRIEVAL_COLUMNS}
 
 
 def mark_valid(rows: list[dict[str, Any]], validation: Mapping[str, Any] | None, source: str) -> dict[str, str]:
@@ -365,12 +444,15 @@ def condition_summary(
     coverage_high: float,
     coverage_mid: float,
     validation: Mapping[str, Any] | str | Path | None = None,
+    indexes: Iterable[str | Path] | None = None,
 ) -> dict[str, Any]:
     """summary.json of one condition: n, resolved and accuracy over the valid runs, the
-    invalid instances, tokens and cost, infra failures, backend and the per-run rows.
-    `validation`: the environment validation report (or its path); None counts every run."""
+    invalid instances, tokens and cost, infra failures, backend, the mean retrieval
+    precision and recall (None for an agent that records no retrieved context) and the
+    per-run rows. `validation`: the environment validation report (or its path); None
+    counts every run. `indexes`: as for load_condition."""
     cdir = Path(condition_dir)
-    rows = load_condition(cdir, instances, coverage_high=coverage_high, coverage_mid=coverage_mid)
+    rows = load_condition(cdir, instances, coverage_high=coverage_high, coverage_mid=coverage_mid, indexes=indexes)
     source = str(validation) if isinstance(validation, (str, Path)) else "the validation report"
     if isinstance(validation, (str, Path)):
         validation = read_validation(validation)
@@ -404,6 +486,7 @@ def condition_summary(
         "validation": {k: validation.get(k) for k in ("harness", "environment")} if validation else None,
         "mean_prompt_tokens": _mean([r["prompt_tokens"] for r in rows]),
         "mean_completion_tokens": _mean([r["completion_tokens"] for r in rows]),
+        "retrieval": retrieval_means(rows) if agent and records_retrieval(agent) else None,
         **spend_stats(rows),
         "infra_failures": sorted(f"{r['instance_id']}#{r['repeat']}" for r in rows if r["infra_failure"]),
         "exit_status": dict(Counter(r["exit_status"] for r in rows)),
@@ -420,9 +503,11 @@ def write_condition_summary(
     coverage_mid: float,
     provenance: dict[str, Any] | None = None,
     validation: Mapping[str, Any] | str | Path | None = None,
+    indexes: Iterable[str | Path] | None = None,
 ) -> dict[str, Any]:
     summary = condition_summary(
-        condition_dir, instances, coverage_high=coverage_high, coverage_mid=coverage_mid, validation=validation
+        condition_dir, instances, coverage_high=coverage_high, coverage_mid=coverage_mid, validation=validation,
+        indexes=indexes,
     )
     if provenance:
         summary["provenance"] = provenance
@@ -474,6 +559,7 @@ def rows_frame(rows: list[dict[str, Any]]):
         "n_steps": pl.Int64,
         "evidence_coverage": pl.Float64,
         "coverage_bucket": pl.String,
+        **{c: pl.Float64 for c in RETRIEVAL_COLUMNS},
         **{f"{ph}_{kind}_tokens": pl.Int64 for ph in PHASES for kind in ("prompt", "completion")},
     }
     data = {k: [r.get(k) for r in rows] for k in schema}

@@ -2,7 +2,9 @@
 
 Each instance is scored by swevis.localize.evaluation.evaluate_instance (its issue text
 against its repo@commit index and gold patch) and `summarize` averages per (k, level) into
-the rows of results/localization.csv.
+the rows of results/localization.csv. The per-instance rows (results/localization_instances.csv)
+also carry the retrieved context's precision and recall at each k (swevis.localize.retrieval),
+which results/table_retrieval.csv averages.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ def localization_table(rows: list[dict], db_for, ks=(1, 3, 5, 10), options: dict
             db = str(db_for(row))
             if db not in opened:
                 opened[db] = open_index(db)
-            per.extend(evaluate_instance(opened[db], row, ks=ks, options=options))
+            per.extend(evaluate_instance(opened[db], row, ks=ks, options=options, retrieval=True))
     finally:
         for idx in opened.values():
             idx.close()

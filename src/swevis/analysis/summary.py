@@ -7,7 +7,7 @@ imports only the readers and the config settings, not matplotlib and the table c
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable
 
 from swevis.analysis.load import write_condition_summary
 from swevis.analysis.tables import settings_from_config
@@ -20,10 +20,12 @@ def summarize_condition(
     config: dict[str, Any],
     out_path: str | Path | None = None,
     validation: str | Path | None = None,
+    indexes: Iterable[str | Path] | None = None,
 ) -> dict[str, Any]:
     """The per-condition rule: summary.json from the condition's run folders, with the
-    Table 3 coverage thresholds of `analysis.coverage` (recorded as the provenance) and the
-    environment validation report (invalid instances leave accuracy)."""
+    Table 3 coverage thresholds of `analysis.coverage` (recorded as the provenance), the
+    environment validation report (invalid instances leave accuracy) and the index databases
+    of the sampled instances (the symbol level of the retrieval columns)."""
     coverage = settings_from_config(config)["coverage"]
     return write_condition_summary(
         condition_dir,
@@ -33,4 +35,5 @@ def summarize_condition(
         coverage_mid=float(coverage["mid"]),
         provenance=provenance({"analysis": {"coverage": coverage}}),
         validation=validation,
+        indexes=indexes,
     )

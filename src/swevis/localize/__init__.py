@@ -1,4 +1,4 @@
-"""The Localize (D_loc) and Package (D_pkg) operators, and coverage against a gold patch."""
+"""The Localize (D_loc) and Package (D_pkg) operators, and coverage, precision and recall against a gold patch."""
 
 from swevis.localize.coverage import (
     coverage_bucket,
@@ -11,6 +11,7 @@ from swevis.localize.coverage import (
 from swevis.localize.hints import IssueHints, extract_hints
 from swevis.localize.dloc import Candidate, bm25_baseline, by_kind, localize_issue, resolve_path
 from swevis.localize.dpkg import pack_context
+from swevis.localize.retrieval import retrieval_scores
 
 __all__ = [
     "Candidate",
@@ -27,4 +28,5 @@ __all__ = [
     "hit_rates",
     "evidence_coverage",
     "coverage_bucket",
+    "retrieval_scores",
 ]

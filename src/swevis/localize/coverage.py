@@ -20,7 +20,8 @@ from swevis.localize.dloc import by_kind
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 
 
-def _norm(path: str) -> str:
+def norm_path(path: str) -> str:
+    """A path as a diff or a window names it -> repository-relative (no a/, b/, ./ prefix)."""
     path = path.strip().split("\t")[0]
     for prefix in ("a/", "b/", "./"):
         if path.startswith(prefix):
@@ -28,39 +29,44 @@ def _norm(path: str) -> str:
     return path
 
 
-def gold_hunks(patch_text: str) -> list[tuple[str, int, int]]:
-    """(path, old_start, old_end) per hunk of a unified diff, old-side changed lines only."""
-    out: list[tuple[str, int, int]] = []
+def hunk_changes(patch_text: str) -> list[tuple[str, list[int], list[int]]]:
+    """Per hunk of a unified diff with an old side: (path, removed old lines, insertion points).
+
+    An insertion point is the old line a pure addition (added lines not replacing removed
+    ones) is inserted before; an addition at the end of the file has the line after the last.
+    Hunks of files the patch creates (old side /dev/null) are left out."""
+    out: list[tuple[str, list[int], list[int]]] = []
     path: str | None = None
     old_line = 0
-    changed: list[int] = []
+    removed: list[int] = []
+    inserted: list[int] = []
 
     def flush():
-        if path is not None and changed:
-            out.append((path, min(changed), max(changed)))
+        if path is not None and (removed or inserted):
+            out.append((path, list(removed), list(inserted)))
 
     in_hunk = False
     replacing = False
     for line in (patch_text or "").splitlines():
         if line.startswith("--- "):
             flush()
-            changed = []
+            removed, inserted = [], []
             in_hunk = False
             src = line[4:]
-            path = None if src.strip().startswith("/dev/null") else _norm(src)
+            path = None if src.strip().startswith("/dev/null") else norm_path(src)
             continue
         if line.startswith("+++ ") and not in_hunk:
             continue
         if line.startswith("diff --git"):
             flush()
-            changed = []
+            removed, inserted = [], []
             in_hunk = False
             path = None
             continue
         m = _HUNK.match(line)
         if m:
             flush()
-            changed = []
+            removed, inserted = [], []
             in_hunk = True
             replacing = False
             old_line = int(m.group(1))
@@ -68,18 +74,28 @@ def gold_hunks(patch_text: str) -> list[tuple[str, int, int]]:
         if not in_hunk or path is None:
             continue
         if line.startswith("-"):
-            changed.append(old_line)
+            removed.append(old_line)
             old_line += 1
             replacing = True
         elif line.startswith("+"):
-            if not replacing:  # a pure insertion: the old lines either side of it
-                changed.extend([max(1, old_line - 1), old_line])
+            if not replacing and old_line not in inserted:
+                inserted.append(old_line)
         elif line.startswith("\\"):
             continue
         else:
             old_line += 1
             replacing = False
     flush()
+    return out
+
+
+def gold_hunks(patch_text: str) -> list[tuple[str, int, int]]:
+    """(path, old_start, old_end) per hunk of a unified diff, old-side changed lines only (a
+    pure insertion: the old lines either side of its insertion point)."""
+    out = []
+    for path, removed, inserted in hunk_changes(patch_text):
+        changed = removed + [x for p in inserted for x in (max(1, p - 1), p)]
+        out.append((path, min(changed), max(changed)))
     return out
 
 
@@ -160,7 +176,7 @@ def evidence_coverage(windows, patch_text: str) -> float:
             p, s, e = w["path"], w["start"], w["end"]
         else:
             p, s, e = w
-        norm.append((_norm(str(p)), int(s), int(e)))
+        norm.append((norm_path(str(p)), int(s), int(e)))
     covered = sum(1 for p, s, e in hunks if any(wp == p and _overlaps(ws, we, s, e) for wp, ws, we in norm))
     return covered / len(hunks)
 

@@ -3,7 +3,9 @@
 `evaluate_instance` scores one instance (its issue text against its repo@commit index and
 gold patch); `summarize` averages per (k, level). The localization table
 (swevis.analysis.localization) and the development set (swevis.localize.devset) both
-measure with these, so a number in either means the same thing.
+measure with these, so a number in either means the same thing. With `retrieval`, each row
+also carries the retrieved context's precision and recall at k (swevis.localize.retrieval)
+at the row's level: file -> files, symbol -> symbols, span -> lines.
 """
 
 from __future__ import annotations
@@ -15,15 +17,18 @@ from pathlib import Path
 from swevis.index.store import RepoIndex
 from swevis.localize.coverage import gold_hunks, hit_rates
 from swevis.localize.dloc import bm25_baseline, localize_issue
+from swevis.localize.retrieval import candidate_windows, retrieval_scores
 from swevis.tasks.bundled import load_bundled_instances, repo_tree
 
 LEVELS = ("file", "symbol", "span")
+RETRIEVAL_LEVEL = {"file": "files", "symbol": "symbols", "span": "lines"}  # hit level -> retrieval level
 
 
 def evaluate_instance(index: RepoIndex, row: dict, ks=(1, 3, 5, 10), options: dict | None = None,
-                      model: dict | None = None) -> list[dict]:
+                      model: dict | None = None, *, retrieval: bool = False) -> list[dict]:
     """Per-instance rows: instance_id, k, level, dloc, bm25, n_gold_hunks (`model`: re-ranker weights;
-    the row's `repo_dir`, when given, is where D_loc reads the lines of its symbol spans)."""
+    the row's `repo_dir`, when given, is where D_loc reads the lines of its symbol spans); with
+    `retrieval` also {dloc,bm25}_{precision,recall} (None: undefined, see the module docstring)."""
     issue = row.get("problem_statement") or ""
     patch = row.get("patch") or ""
     kmax = max(ks)
@@ -34,6 +39,10 @@ def evaluate_instance(index: RepoIndex, row: dict, ks=(1, 3, 5, 10), options: di
     for k in ks:
         hd = hit_rates(dloc, patch, k, index=index)
         hb = hit_rates(base, patch, k, index=index)
+        scores = {
+            who: retrieval_scores(candidate_windows(cands, k), patch, index=index)
+            for who, cands in (("dloc", dloc), ("bm25", base))
+        } if retrieval else {}
         for level in LEVELS:
             out.append(
                 {
@@ -47,6 +56,8 @@ def evaluate_instance(index: RepoIndex, row: dict, ks=(1, 3, 5, 10), options: di
                     "n_gold_hunks": n_hunks,
                 }
             )
+            out[-1].update({f"{who}_{m}": s[f"{RETRIEVAL_LEVEL[level]}_{m}"]
+                            for who, s in scores.items() for m in ("precision", "recall")})
     return out
 
 
