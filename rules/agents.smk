@@ -40,7 +40,7 @@ rule run_agent:
         checkout=LAYOUT.checkout_manifest("{instance}"),
         index=run_index,
         preloc=run_preloc,
-        demos=replay_demos,
+        demos=playback_demos,
     output:
         traj=LAYOUT.run_file(WILDCARD_RUN, "traj.json"),
         patch=LAYOUT.run_file(WILDCARD_RUN, "patch.diff"),

@@ -186,8 +186,8 @@ _DEMO_FILES = {}
 
 @signature_once
 def preloc_demos(wc):
-    """The demonstration the pre-localization replays: its agent's (PLB's)."""
-    return replay_demos(wc, preloc_agent())
+    """The demonstration the pre-localization plays back: its agent's (PLB's)."""
+    return playback_demos(wc, preloc_agent())
 
 
 def ranker_weights(wc=None):
@@ -203,8 +203,8 @@ def ranker_weights(wc=None):
 
 
 @signature_once
-def replay_demos(wc, agent=None):
-    """Under the replay backend, the demonstration a run replays and the files it is based
+def playback_demos(wc, agent=None):
+    """Under the playback backend, the demonstration a run plays back and the files it is based
     on: editing a demonstration reruns its runs (and those of the variants based on it).
     """
     if LIVE_MODELS[wc.model]:

@@ -13,7 +13,7 @@ with script_logging(snakemake.log[0]) as log:
     wc, params = snakemake.wildcards, snakemake.params
     row = next(r for r in load_instances(snakemake.input.instances) if r["instance_id"] == wc.instance)
     pristine = read_manifest(snakemake.input.checkout)["path"]
-    # the PLB run's spec: its replay source and response cache; the package depends on no
+    # the PLB run's spec: its playback source and response cache; the package depends on no
     # scope or condition, and pre-localization reads the pristine checkout, not the mirror
     spec = make_run_spec(
         model=wc.model, profile=params.profile, agent=preloc_agent(), scope="normal", condition="text", row=row, mirror="",

@@ -1,4 +1,4 @@
-"""The agents end to end on a bundled instance, on replay: token accounting by condition,
+"""The agents end to end on a bundled instance, on playback: token accounting by condition,
 faithful patches, format errors, model failures and the LET tools."""
 
 from __future__ import annotations
@@ -20,14 +20,14 @@ from swevis.models import make_model
 ENV_OPTIONS = {k: schema_defaults("agents")[k] for k in ("docker_network", "docker_cpus", "docker_memory", "docker_pids", "env_passthrough")}
 
 IID = "swevis-samples__ledgerkit-117"
-PROFILE = {"backend": "replay", "model_id": "test", "tokenizer": "qwen3", "image_family": "qwen3.5"}
+PROFILE = {"backend": "playback", "model_id": "test", "tokenizer": "qwen3", "image_family": "qwen3.5"}
 DEMO = Path(__file__).resolve().parents[2] / "src" / "swevis" / "data" / "demos" / "plb" / f"{IID}.yaml"
 
 
 @pytest.fixture(scope="module")
 def setup(tmp_path_factory, bundled_checkout):
     task = bundled_checkout(IID, tmp_path_factory.mktemp("agents"), index=True)
-    chat = make_model("qwen3.5", PROFILE, replay_source=str(DEMO))
+    chat = make_model("qwen3.5", PROFILE, playback_source=str(DEMO))
     preloc = prelocalize(task["row"], chat, index_db=task["db"], pristine_dir=task["pristine"], localize_cfg={})
     return {**task, "preloc": preloc}
 
@@ -36,7 +36,7 @@ def _spec(setup, out, *, agent="plb", condition="text", scope="normal", demo=DEM
     return RunSpec(
         "qwen3.5", PROFILE, agent, scope, condition, setup["row"], setup["mirror"], str(out),
         index_db=setup["db"], pristine_dir=setup["pristine"], preloc=setup["preloc"] if agent == "plb" else None,
-        replay_source=str(demo), **kw,
+        playback_source=str(demo), **kw,
     )
 
 
@@ -75,7 +75,7 @@ def test_plb_text_and_visual_same_patch_fewer_tokens(setup, tmp_path):
     assert text["totals"]["prompt_tokens"] == sum(p["prompt_tokens"] for p in text["phases"].values())
     assert [s["action_class"] for s in text["steps"]][:2] == ["search", "read"]
     on_disk = json.loads((tmp_path / "text" / "traj.json").read_text())
-    assert on_disk["format"] == "swevis-traj-1" and on_disk["backend"] == "replay"
+    assert on_disk["format"] == "swevis-traj-1" and on_disk["backend"] == "playback"
     # images never go into traj.json, only their labels
     assert "base64" not in (tmp_path / "r3" / "traj.json").read_text()
     # the patch is real and resolves the instance
@@ -103,21 +103,21 @@ def test_format_errors_are_returned_and_counted(setup, tmp_path):
     assert len(errors) == 3  # each went back to the model
 
 
-def test_exhausted_replay_ends_with_error_and_keeps_trajectory(setup, tmp_path):
+def test_exhausted_playback_ends_with_error_and_keeps_trajectory(setup, tmp_path):
     demo = _write_demo(tmp_path / "d.yaml", {"agent": [_block("ls")]})
     traj = run_instance(_spec(setup, tmp_path / "out", agent="mini", demo=demo))
-    assert traj["exit_status"] == "error" and "ReplayExhausted" in traj["error"]
+    assert traj["exit_status"] == "error" and "PlaybackExhausted" in traj["error"]
     assert len(traj["steps"]) == 1 and (tmp_path / "out" / "traj.json").exists()
 
 
 def test_context_length_ends_with_its_status(setup, tmp_path, monkeypatch):
     from swevis.models import ContextLengthExceeded
-    from swevis.models.replay import ReplayModel
+    from swevis.models.playback import PlaybackModel
 
     def boom(self, *a, **k):
         raise ContextLengthExceeded("prompt of 300000 tokens exceeds the context")
 
-    monkeypatch.setattr(ReplayModel, "_complete", boom)
+    monkeypatch.setattr(PlaybackModel, "_complete", boom)
     traj = run_instance(_spec(setup, tmp_path / "out", agent="mini"))
     assert traj["exit_status"] == "context_length"
 

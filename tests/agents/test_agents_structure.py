@@ -1,5 +1,5 @@
 """The agents and models packages read in one sitting: settings from the schema only, one
-RunSpec constructor and one replay-or-live decision, and the baseline never loads ablation
+RunSpec constructor and one playback-or-live decision, and the baseline never loads ablation
 code. The source rules for the whole package (short functions, no defaults dicts, no private
 names across modules) are in tests/test_structure.py."""
 
@@ -61,10 +61,10 @@ def test_the_baseline_runner_never_imports_ablation_code():
     assert out.stdout.strip() == "[]"
 
 
-def test_replay_or_live_is_decided_by_the_profile_with_its_schema_default():
+def test_playback_or_live_is_decided_by_the_profile_with_its_schema_default():
     assert is_live({"backend": "openai", "model_id": "m"}) is True
-    assert is_live({"backend": "replay"}) is False
-    assert is_live({}) is False  # the schema's backend is replay
+    assert is_live({"backend": "playback"}) is False
+    assert is_live({}) is False  # the schema's backend is playback
     spec = RunSpec("m", {}, "mini", "normal", "text", ROW, "mirror", "out")
     assert spec.live is False
 
@@ -75,13 +75,13 @@ def test_make_run_spec_puts_journal_ledger_and_workspace_where_the_layout_says(t
                   out_dir=str(tmp_path), agents_cfg=agents, localize_cfg={}, render_cfg={})
     live = make_run_spec(profile={"backend": "openai", "model_id": "x"}, repeat=2, **common)
     layout = ResultsLayout()
-    assert live.replay_source is None and live.settings.top_k == 3
+    assert live.playback_source is None and live.settings.top_k == 3
     assert live.journal_path == "j/m/let-wide/r3/o__r-1.repeat-2.jsonl"
     assert live.journal_path == layout.run_journal("j", RunKey("m", "let", "wide", "r3", "o__r-1", 2))
     assert live.ledger_path == "l/m/let-wide/r3.json"
     assert live.cache_dir == "c/repeat-2"  # a repeat asks the model again
     assert live.workspace == layout.run_workspace("w", RunKey("m", "let", "wide", "r3", "o__r-1", 2))
     assert Path(live.workspace).parent == Path("w") and len(Path(live.workspace).name) == 8
-    replay = make_run_spec(profile={}, demo="demo.yaml", **common)
-    assert replay.replay_source == "demo.yaml" and replay.cache_dir == "c"
-    assert replay.journal_path == "j/m/let-wide/r3/o__r-1.jsonl"
+    playback = make_run_spec(profile={}, demo="demo.yaml", **common)
+    assert playback.playback_source == "demo.yaml" and playback.cache_dir == "c"
+    assert playback.journal_path == "j/m/let-wide/r3/o__r-1.jsonl"

@@ -126,7 +126,7 @@ def test_missing_api_key_fails_the_run_before_any_request(instance, tmp_path, mo
 @pytest.mark.parametrize("fail_at", [0, 3])
 @pytest.mark.slow
 def test_retry_after_the_endpoint_returns_makes_exactly_the_missing_requests(instance, tmp_path, monkeypatch, fail_at):
-    """Call k fails past the retries (503); the rerun replays the k journaled turns and asks
+    """Call k fails past the retries (503); the rerun re-executes the k journaled turns and asks
     the server only for calls k..end."""
     row, mirror = instance
     monkeypatch.setenv(KEY_ENV, "sk-infra")
@@ -163,11 +163,11 @@ def test_retry_after_the_endpoint_returns_makes_exactly_the_missing_requests(ins
 
 
 @pytest.mark.slow
-def test_let_retry_after_a_failed_editor_call_replays_the_locator_and_pays_only_the_rest(
+def test_let_retry_after_a_failed_editor_call_re_executes_the_locator_and_pays_only_the_rest(
     instance, tmp_path, monkeypatch, bundled_checkout
 ):
     """LET's first editor call fails (unreachable past the retries, here 503s): the rerun
-    replays the locator's journaled turns -- its committed plan included -- and asks the
+    re-executes the locator's journaled turns -- its committed plan included -- and asks the
     server only for the editor's turns."""
     row, mirror = instance
     monkeypatch.setenv(KEY_ENV, "sk-infra")

@@ -118,7 +118,7 @@ def test_a_killed_run_resumed_reaches_the_uninterrupted_state(tmp_path, uninterr
     """Killed at step 5 (inside its write, or after it committed but before its journal line;
     "other": that step had asked something else, as a live model may when asked again), then
     resumed: the journal holds steps 0-4, so the run forgets its records from step 5 on and
-    replays steps 0-9. Decisions and every table equal the uninterrupted run's."""
+    re-runs steps 0-9. Decisions and every table equal the uninterrupted run's."""
     path = tmp_path / STORE_NAME
     if killed == "mid-transaction":
         play(path, die_in=5)
@@ -332,7 +332,7 @@ def test_let_memory_lives_in_the_run_folder_and_a_resumed_run_keeps_its_journale
     mem.store.close()
     resumed = make_memory(flags, "dates are exclusive", spec.agents_cfg, spec, ResumingRecorder(None, [{}, {}]))
     assert [r.query for r in resumed.records] == ["inclusive end date", "balance as of"]  # step 2 was not journaled
-    # replaying step 0 sees nothing stored at or after step 0; step 2 sees steps 0 and 1
+    # re-running step 0 from the journal sees nothing stored at or after step 0; step 2 sees steps 0 and 1
     assert resumed.lookup_query("localize_issue", "inclusive end date", "locator", step=0)[0] == "miss"
     assert resumed.lookup_query("localize_issue", "balance as of", "editor", step=2)[0] == "exact"
     resumed.store.close()

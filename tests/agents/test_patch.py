@@ -23,7 +23,7 @@ from swevis.tasks.repos import checkout, ensure_mirror
 ENV_OPTIONS = {k: schema_defaults("agents")[k] for k in ("docker_network", "docker_cpus", "docker_memory", "docker_pids", "env_passthrough")}
 
 IID = "swevis-samples__ledgerkit-117"
-PROFILE = {"backend": "replay", "model_id": "test", "tokenizer": "qwen3", "image_family": "qwen3.5"}
+PROFILE = {"backend": "playback", "model_id": "test", "tokenizer": "qwen3", "image_family": "qwen3.5"}
 GIT_ID = "git -c user.name=agent -c user.email=agent@example.invalid"
 BINARY = bytes(range(256)) * 4  # NUL bytes and invalid UTF-8: git treats it as binary
 
@@ -105,7 +105,7 @@ def test_a_run_that_submits_with_git_add_records_its_patch(instance, tmp_path):
         "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && git add -A && git diff --cached\n```\n",
     ]}}))
     traj = run_instance(RunSpec("qwen3.5", PROFILE, "mini", "normal", "text", row, mirror, str(tmp_path / "out"),
-                                replay_source=str(demo), workspace=str(tmp_path / "ws")))
+                                playback_source=str(demo), workspace=str(tmp_path / "ws")))
     assert traj["exit_status"] == "submitted", traj["error"]
     patch = (tmp_path / "out" / "patch.diff").read_text()
     fixed = applied_at_base(instance, patch, tmp_path / "fresh" / "repo")
@@ -137,6 +137,6 @@ def test_a_patch_that_cannot_be_taken_fails_the_run_and_writes_nothing(instance,
     out = tmp_path / "out"
     with pytest.raises(InfrastructureError, match="the patch could not be taken: git diff against") as err:
         run_instance(RunSpec("qwen3.5", PROFILE, "mini", "normal", "text", row, mirror, str(out),
-                             replay_source=str(demo), workspace=str(tmp_path / "ws")))
+                             playback_source=str(demo), workspace=str(tmp_path / "ws")))
     assert "\n" not in str(err.value) and "not a git repository" in str(err.value).lower()
     assert not (out / "traj.json").exists() and not (out / "patch.diff").exists()

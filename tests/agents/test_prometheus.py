@@ -1,4 +1,4 @@
-"""The Prometheus agent end to end on replay, on one bundled instance: classification routes,
+"""The Prometheus agent end to end on playback, on one bundled instance: classification routes,
 a reproduced bug takes the verified path, any other class (and a bug the reproduction misses)
 takes the unverified path with N candidates and a vote; an answer outside the classes is
 routed as a bug with a warning; N < 1 is refused at the config check."""
@@ -18,7 +18,7 @@ from swevis.config import validate_config
 from swevis.errors import SwevisError
 
 IID = "swevis-samples__ledgerkit-101"
-PROFILE = {"backend": "replay", "model_id": "test", "tokenizer": "qwen3", "image_family": "qwen3.5"}
+PROFILE = {"backend": "playback", "model_id": "test", "tokenizer": "qwen3", "image_family": "qwen3.5"}
 LET_ALL = load_demo(DEMOS_DIR / "let-all" / f"{IID}.yaml")
 LET = load_demo(DEMOS_DIR / "let" / f"{IID}.yaml")
 
@@ -38,7 +38,7 @@ def _run(setup, out: Path, turns: dict, condition: str = "text", **prometheus):
     cfg = {"memory": {"embedding": "lexical"}, "prometheus": prometheus}
     spec = RunSpec(
         "qwen3.5", PROFILE, "prometheus", "normal", condition, setup["row"], setup["mirror"], str(out),
-        index_db=setup["db"], pristine_dir=setup["pristine"], replay_source=str(demo), agents_cfg=cfg,
+        index_db=setup["db"], pristine_dir=setup["pristine"], playback_source=str(demo), agents_cfg=cfg,
     )
     return run_instance(spec)
 

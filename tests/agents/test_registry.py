@@ -90,7 +90,7 @@ def test_the_study_check_names_the_key(extra, message):
 
 @pytest.fixture
 def toy_study(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, dict[str, str]]:
-    """A study whose matrix runs the toy agent (module toy_agent on PYTHONPATH), replaying a
+    """A study whose matrix runs the toy agent (module toy_agent on PYTHONPATH), playing back a
     copy of mini's demonstration as the toy's own."""
     (tmp_path / "toy_agent.py").write_text(TOY_MODULE)
     demos = tmp_path / "demos"
@@ -99,7 +99,7 @@ def toy_study(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, di
     (demos / "toy" / f"{IID}.yaml").write_text(yaml.safe_dump({**demo, "agent": "toy"}))
     study = {
         "tasks": {"source": "bundled", "instance_ids": [IID]},
-        "models": {"q": {"backend": "replay", "model_id": "q", "tokenizer": "qwen3", "image_family": "qwen3.5"}},
+        "models": {"q": {"backend": "playback", "model_id": "q", "tokenizer": "qwen3", "image_family": "qwen3.5"}},
         "agents": {"modules": ["toy_agent"], "demos_dir": str(demos),
                    "matrix": [{"agent": "toy", "scope": "normal", "conditions": ["text", "r3"]}]},
         "analysis": {"baseline": {"agent": "toy", "scope": "normal", "condition": "text"}},

@@ -2,8 +2,8 @@
 127.0.0.1) runs in a child process that is SIGKILLed mid-trajectory -- once while a model
 request is in flight, once while a command runs -- and a rerun resumes from the journal.
 
-The final trajectory has every step exactly once, the working tree is rebuilt by replaying
-the recorded actions (an append done before the kill is in the patch once), and the server
+The final trajectory has every step exactly once, the working tree is rebuilt by re-running
+the journal's recorded actions (an append done before the kill is in the patch once), and the server
 saw at most steps + 1 chat requests over both runs."""
 
 from __future__ import annotations
@@ -178,7 +178,7 @@ def test_kill_9_mid_trajectory_then_resume(instance, reference, tmp_path, monkey
     # resumed steps keep the usage billed before the kill (server-reported, not re-estimated)
     assert [s["usage"] for s in steps[:k]] == killed_usage
     assert all(s["usage"]["source"] == "server" for s in steps)
-    # the append of step 2 happened once: replayed (command case) or live (model-call case)
+    # the append of step 2 happened once: re-run from the journal (command case) or live (model-call case)
     patch = (tmp_path / "out" / "patch.diff").read_text()
     assert patch == ref_patch and patch.count("RESUMED = True") == 1
     assert not journal.exists()  # discarded on completion
@@ -223,7 +223,7 @@ def test_a_resumed_run_classes_a_script_run_as_an_uninterrupted_one(tmp_path):
     fresh = StepRecorder(None)
     first = fresh.add(phase="agent", action=write, tool=None, observation=None, usage=usage)
     resumed = ResumingRecorder(tmp_path / "journal.jsonl", [first])
-    resumed.add(phase="agent", action=write, tool=None, observation=None, usage=usage)  # replayed from the journal
+    resumed.add(phase="agent", action=write, tool=None, observation=None, usage=usage)  # re-run from the journal
     step = resumed.add(phase="agent", action="python fix.py", tool=None, observation=None, usage=usage)
     assert step["action_class"] == fresh.add(phase="agent", action="python fix.py", tool=None, observation=None,
                                              usage=usage)["action_class"] == "edit"

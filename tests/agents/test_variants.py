@@ -1,5 +1,5 @@
 """LET variants (working memory, reproduction, verification): demonstrations for every bundled instance, the variant flags, and
-end to end on replay: the reproduction stage and the verification that catches a patch
+end to end on playback: the reproduction stage and the verification that catches a patch
 breaking a PASS_TO_PASS test (the let-verify demonstration of ledgerkit-101 does so on
 purpose) and sends the editor back to fix it."""
 
@@ -28,7 +28,7 @@ def test_variant_demo_is_lets_plus_stage_turns(variant, row):
     path = DEMOS_DIR / variant / f"{row['instance_id']}.yaml"
     assert path.exists(), f"missing demonstration {path}"
     raw = yaml.safe_load(path.read_text())  # what the file itself says
-    demo = load_demo(path)  # what the replay backend plays (based_on resolved)
+    demo = load_demo(path)  # what the playback backend plays (based_on resolved)
     let = load_demo(DEMOS_DIR / "let" / f"{row['instance_id']}.yaml")
     flags = DEFAULT_VARIANTS[variant]
     # a variant writes down only the stages it changes; the rest are its base's turns
@@ -72,7 +72,7 @@ def test_broken_reproduction_is_told_apart():
     assert broken_reproduction("Traceback ...\nModuleNotFoundError: No module named 'ledgerkt'\n")
 
 
-PROFILE = {"backend": "replay", "model_id": "test", "tokenizer": "qwen3", "image_family": "qwen3.5"}
+PROFILE = {"backend": "playback", "model_id": "test", "tokenizer": "qwen3", "image_family": "qwen3.5"}
 
 
 @pytest.fixture(scope="module")
@@ -83,7 +83,7 @@ def setup(tmp_path_factory, bundled_checkout):
 def _run(setup, out, agent, demo, condition="text", cfg=None):
     spec = RunSpec(
         "qwen3.5", PROFILE, agent, "normal", condition, setup["row"], setup["mirror"], str(out),
-        index_db=setup["db"], pristine_dir=setup["pristine"], replay_source=str(demo),
+        index_db=setup["db"], pristine_dir=setup["pristine"], playback_source=str(demo),
         agents_cfg=cfg or {"variants": DEFAULT_VARIANTS, "memory": {"embedding": "lexical"}},
     )
     return run_instance(spec)
@@ -159,7 +159,7 @@ def test_not_reproduced_within_budget_editor_proceeds(setup, tmp_path):
 @pytest.mark.slow
 def test_memory_sends_fewer_prompt_tokens_than_let_under_every_condition(setup, tmp_path):
     """The working memory's target, fewer prompt tokens, on one bundled instance (the workflow's
-    ablation measures all nine): the same demonstration replayed by LET and by LET with memory;
+    ablation measures all nine): the same demonstration played back by LET and by LET with memory;
     the memory variant costs less under every condition, no observation costs more, and no
     window is sent twice."""
     demo = DEMOS_DIR / "let-mem" / f"{BROKEN_ON_PURPOSE}.yaml"

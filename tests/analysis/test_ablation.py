@@ -28,7 +28,7 @@ def _summary(
         run.mkdir(parents=True)
         (run / "traj.json").write_text(json.dumps({"variant": variant}))
         rows.append({
-            "model": "m", "model_id": "x", "backend": "replay", "agent": agent, "scope": "normal", "condition": condition,
+            "model": "m", "model_id": "x", "backend": "playback", "agent": agent, "scope": "normal", "condition": condition,
             "instance_id": f"o__r-{i}", "repeat": 0, "exit_status": "submitted", "resolved": ok, "patch_applied": True,
             "infra_failure": False, "harness": "local", "prompt_tokens": tokens + 100 * i, "completion_tokens": 10,
             "calls": 5, "format_errors": 0, "image_pages": 0, "n_steps": 5, "evidence_coverage": None,

@@ -26,7 +26,7 @@ _spec.loader.exec_module(syn)
 # the schema's Table 3 thresholds, as the workflow passes them
 COVERAGE = {f"coverage_{k}": v for k, v in schema_defaults("analysis")["coverage"].items()}
 CONFIG = {
-    "models": {"qwen3.5": {"backend": "replay"}, "kimi-k2.5": {"backend": "replay"}},
+    "models": {"qwen3.5": {"backend": "playback"}, "kimi-k2.5": {"backend": "playback"}},
     "analysis": {"bootstrap": {"resamples": 500, "seed": 7}, "coverage": {"high": 0.8, "mid": 0.3}},
 }
 
@@ -57,7 +57,7 @@ def test_condition_summary(tree):
     s = condition_summary(root / "runs" / "qwen3.5" / "plb-normal" / "r1", root / "instances.jsonl", **COVERAGE)
     assert s["n"] == 6 and s["resolved"] == 6 and s["accuracy"] == 1.0
     assert s["mean_prompt_tokens"] == pytest.approx(1.6e6)
-    assert s["backend"] == ["replay"] and s["model"] == "qwen3.5" and s["agent"] == "plb" and s["condition"] == "r1"
+    assert s["backend"] == ["playback"] and s["model"] == "qwen3.5" and s["agent"] == "plb" and s["condition"] == "r1"
     assert len(s["rows"]) == 6 and s["infra_failures"] == []
     s = condition_summary(root / "runs" / "qwen3.5" / "let-wide" / "r7", root / "instances.jsonl", **COVERAGE)
     assert s["infra_failures"] == ["acme__widgets-6#0"]
@@ -77,7 +77,7 @@ def test_load_runs_frame(tree):
 
 def test_table1_cells(tables):
     t1 = tables["table1"]
-    assert t1["backend"].unique().to_list() == ["replay"]
+    assert t1["backend"].unique().to_list() == ["playback"]
     assert [(r["agent"], r["scope"]) for r in t1.to_dicts()] == [("plb", "normal"), ("plb", "wide"), ("let", "normal"), ("let", "wide")]
     r = _row(t1, "plb", "normal")
     assert [r[f"acc_{c}"] for c in ["mini", "text", "r1", "r3", "r5", "r7"]] == [66.7, 50.0, 100.0, 50.0, 16.7, 0.0]
@@ -96,7 +96,7 @@ def test_table1_cells(tables):
 def test_long_table_has_n_and_ci(tables):
     long = tables["table1_long"]
     assert long.height == 2 * (1 + 4 * 5)
-    assert (long["n"] == 6).all() and (long["backend"] == "replay").all()
+    assert (long["n"] == 6).all() and (long["backend"] == "playback").all()
     assert ((long["ci_low"] <= long["mean"] + 1e-12) & (long["mean"] <= long["ci_high"] + 1e-12)).all()
     tok = long.filter((pl.col("agent") == "plb") & (pl.col("scope") == "normal") & (pl.col("condition") == "r1") & (pl.col("metric") == "prompt_tokens")).to_dicts()[0]
     assert tok["mean"] == pytest.approx(1.6) and tok["ci_low"] < 1.6 < tok["ci_high"]
@@ -128,7 +128,7 @@ def test_mcnemar_table(tables):
     assert plb["r5"]["p_value"] == pytest.approx(0.5) and plb["r5"]["diff_pp"] == -33.3  # percentage points to 0.1
     assert plb["r7"]["p_value"] == pytest.approx(0.25) and plb["r7"]["n_pairs"] == 6
     assert m.height == 2 * 4 * 4  # models x (agent, scope) x visual conditions; mini has no visual
-    assert (m["backend"] == "replay").all()
+    assert (m["backend"] == "playback").all()
 
 
 def test_table3_shares_and_buckets(tables):
@@ -169,7 +169,7 @@ def test_bucket_thresholds_from_config(tree, tmp_path):
 def test_calibration(tables):
     cal = tables["calibration"]
     q = cal.filter(pl.col("model") == "qwen3.5").to_dicts()
-    assert len(q) == 1 and q[0]["n_steps"] == 0 and "no server-reported usage" in q[0]["note"] and q[0]["backend"] == "replay"
+    assert len(q) == 1 and q[0]["n_steps"] == 0 and "no server-reported usage" in q[0]["note"] and q[0]["backend"] == "playback"
     k = {r["modality"]: r for r in cal.filter(pl.col("model") == "kimi-k2.5").to_dicts()}
     assert k["text"]["ratio_mean"] == pytest.approx(1.0) and k["visual"]["ratio_mean"] == pytest.approx(1.1)
     assert k["text"]["n_steps"] == 276 and k["visual"]["n_steps"] == 864 and k["all"]["n_steps"] == 1140

@@ -44,7 +44,7 @@ def write_run(root: Path, agent: str, viewed: list, committed: list, iid: str = 
     run = Path(layout.run_dir(key))
     run.mkdir(parents=True, exist_ok=True)
     traj = {
-        "format": "swevis-traj-1", "instance_id": iid, "model": "q", "model_id": "q", "backend": "replay",
+        "format": "swevis-traj-1", "instance_id": iid, "model": "q", "model_id": "q", "backend": "playback",
         "agent": agent, "scope": "normal", "condition": "text", "repeat": repeat, "exit_status": "submitted",
         "steps": [], "phases": {}, "totals": {"prompt_tokens": 10, "completion_tokens": 1},
         "evidence": {"viewed_windows": viewed, "committed_snippets": committed},
@@ -105,7 +105,7 @@ def test_the_symbol_level_reads_the_instances_index(tmp_path):
 
 def _summary(agent: str, rows: list[dict]) -> dict:
     return {"format": SUMMARY_FORMAT, "condition_dir": f"runs/q/{agent}-normal/text", "model": "q", "agent": agent,
-            "scope": "normal", "condition": "text", "backend": ["replay"], "rows": rows}
+            "scope": "normal", "condition": "text", "backend": ["playback"], "rows": rows}
 
 
 def _run(iid: str, repeat: int = 0, **values) -> dict:

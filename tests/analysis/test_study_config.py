@@ -21,7 +21,7 @@ from swevis.workflow import check_study
 MY = """
 tasks: {source: bundled, instance_ids: [swevis-samples__tabulon-305]}
 models:
-  mine: {backend: replay, model_id: m, tokenizer: qwen3, image_family: qwen3.5}
+  mine: {backend: playback, model_id: m, tokenizer: qwen3, image_family: qwen3.5}
 analysis:
   baseline: {agent: plb, scope: normal, condition: text}   # no mini cell: PLB text is the reference
 agents:
@@ -159,7 +159,7 @@ def _summary(tmp_path: Path, model: str, agent: str, condition: str) -> Path:
 
     row = {
         "model": model, "agent": agent, "scope": "normal", "condition": condition, "instance_id": "i1",
-        "repeat": 0, "resolved": True, "prompt_tokens": 1000, "backend": "replay", "infra_failure": False,
+        "repeat": 0, "resolved": True, "prompt_tokens": 1000, "backend": "playback", "infra_failure": False,
         "locator_prompt_tokens": 0, "editor_prompt_tokens": 0, "coverage_bucket": None, "path": str(tmp_path),
     }
     path = tmp_path / model / f"{agent}-{condition}.json"

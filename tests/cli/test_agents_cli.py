@@ -39,7 +39,7 @@ def test_a_finished_trajectory_that_did_not_submit_exits_0_with_its_status(tmp_p
 
 
 @pytest.mark.slow
-def test_a_variant_runs_by_hand_on_replay(tmp_path, capsys):
+def test_a_variant_runs_by_hand_on_playback(tmp_path, capsys):
     out = tmp_path / "out"
     code = main(["agent", "run", "--agent", "let-mem", "--instance", IID, "--condition", "r3",
                  "--config", str(ROOT / "config.yaml"), "--cache", str(tmp_path / "cache"), "-o", str(out)])

@@ -21,7 +21,7 @@ def _config(tmp_path: Path, **agents) -> Path:
         "results_dir": str(tmp_path / "results"),
         "tasks": {"source": "bundled", "instance_ids": IDS},
         "models": {
-            "qwen3.5": {"backend": "replay", "model_id": "qwen3.5-397b-a17b", "cost_per_1k_prompt": 0.001, "cost_per_1k_completion": 0.004},
+            "qwen3.5": {"backend": "playback", "model_id": "qwen3.5-397b-a17b", "cost_per_1k_prompt": 0.001, "cost_per_1k_completion": 0.004},
             "live": {"backend": "openai", "model_id": "some-model"},
         },
         "agents": {"repeats": 2, "matrix": [{"agent": "mini", "scope": "normal", "conditions": ["text"]},

@@ -206,12 +206,12 @@ def test_estimate_says_per_row_why_a_number_is_unknown(tmp_path, monkeypatch, ca
     out = capsys.readouterr().out
     assert "?" not in out
     rows = out.splitlines()
-    replay_row = rows.index(next(r for r in rows if r.startswith("qwen3.5/mini-normal/text")))
-    assert rows[replay_row + 1].strip().startswith("prompt tokens unknown: no past runs of qwen3.5 under results/runs/")
-    assert "a demonstration run of this cell" in rows[replay_row + 1]
-    assert rows[replay_row + 2].strip().startswith("spend unknown: models.qwen3.5 sets no prices")
+    playback_row = rows.index(next(r for r in rows if r.startswith("qwen3.5/mini-normal/text")))
+    assert rows[playback_row + 1].strip().startswith("prompt tokens unknown: no past runs of qwen3.5 under results/runs/")
+    assert "a demonstration run of this cell" in rows[playback_row + 1]
+    assert rows[playback_row + 2].strip().startswith("spend unknown: models.qwen3.5 sets no prices")
     live_row = rows.index(next(r for r in rows if r.startswith("live/mini-normal/text")))
-    assert "under the replay profile qwen3.5" in rows[live_row + 1]
+    assert "under the playback profile qwen3.5" in rows[live_row + 1]
     assert main(["estimate", "--config", "plan.yaml", "--json"]) == 0
     cells = json.loads(capsys.readouterr().out)["cells"]
     assert set(cells[0]["unknown"]) == {"prompt_tokens", "cost"}

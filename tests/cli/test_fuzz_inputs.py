@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from swevis.analysis.load import AnalysisInputError, run_row
 from swevis.config import ConfigError, schema_defaults, validate_config
 from swevis.errors import SwevisError
-from swevis.models import ReplaySourceError, load_replay_source
+from swevis.models import PlaybackSourceError, load_playback_source
 from swevis.tasks.instances import write_instances
 from swevis.tasks.schema import REQUIRED_FIELDS, validate_row
 from swevis.tasks.sources import FileSource
@@ -92,12 +92,12 @@ def test_trajectory_fuzz_is_reported_by_name(tmp_path_factory, blob):
 
 @FUZZ
 @given(st.binary(max_size=300) | json_values.map(lambda v: json.dumps(v).encode()))
-def test_replay_source_fuzz(tmp_path_factory, blob):
-    path = tmp_path_factory.mktemp("replay") / "demo.json"
+def test_playback_source_fuzz(tmp_path_factory, blob):
+    path = tmp_path_factory.mktemp("playback") / "demo.json"
     path.write_bytes(blob)
     try:
-        load_replay_source(str(path))
-    except ReplaySourceError as exc:
+        load_playback_source(str(path))
+    except PlaybackSourceError as exc:
         assert str(path) in str(exc)
 
 

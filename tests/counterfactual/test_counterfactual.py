@@ -12,7 +12,7 @@ os.environ.setdefault("MSWEA_SILENT_STARTUP", "1")
 from swevis.counterfactual.replay import counterfactual_costs, replay_turns  # noqa: E402
 
 IID = "swevis-samples__ledgerkit-117"
-PROFILE = {"backend": "replay", "model_id": "m", "tokenizer": "qwen3", "image_family": "qwen3.5"}
+PROFILE = {"backend": "playback", "model_id": "m", "tokenizer": "qwen3", "image_family": "qwen3.5"}
 
 
 @pytest.fixture(scope="module")

@@ -21,7 +21,7 @@ from swevis.tokens import count_message_tokens
 
 from helpers import PROJECT_ROOT
 
-PROFILE = {"backend": "replay", "model_id": "m", "tokenizer": "qwen3", "image_family": "qwen3.5"}
+PROFILE = {"backend": "playback", "model_id": "m", "tokenizer": "qwen3", "image_family": "qwen3.5"}
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "trajectories"
 LINES = [f"value_{n} = compute({n}, scale={n * 7})\n" for n in range(1, 81)]
 EDITED = [*LINES[:9], "value_10 = compute(10, scale=700)\n", *LINES[10:]]

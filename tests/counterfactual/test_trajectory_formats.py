@@ -19,7 +19,7 @@ FIXTURES = ROOT / "tests" / "fixtures" / "trajectories"
 REPO = ROOT / "src" / "swevis" / "data" / "sample" / "repos" / "ledgerkit"
 CONFIG = str(ROOT / "config.yaml")
 IID = "swevis-samples__ledgerkit-117"
-PROFILE = {"backend": "replay", "model_id": "m", "tokenizer": "qwen3", "image_family": "qwen3.5"}
+PROFILE = {"backend": "playback", "model_id": "m", "tokenizer": "qwen3", "image_family": "qwen3.5"}
 
 # file -> (format, model calls, calls with a command, recorded exit status)
 FILES = {

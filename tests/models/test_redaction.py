@@ -147,7 +147,7 @@ def test_every_live_profiles_key_is_registered_not_only_the_one_in_use():
     profiles = {
         "a": {"backend": "openai", "base_url": "http://a/v1", "model_id": "m", "api_key_env": "A_KEY"},
         "b": {"backend": "openai", "base_url": "http://b/v1", "model_id": "m", "api_key_env": "B_VAR"},
-        "replayed": {"backend": "replay", "api_key_env": "R_KEY"},
+        "played_back": {"backend": "playback", "api_key_env": "R_KEY"},
         "local": {"backend": "openai", "base_url": "http://c/v1", "model_id": "m", "api_key_env": "C_KEY"},
     }
     environ = {"A_KEY": "sk-a-0123456789", "B_VAR": "sk-b-0123456789", "R_KEY": "sk-r-0123456789", "C_KEY": "EMPTY"}

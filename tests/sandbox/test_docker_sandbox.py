@@ -23,7 +23,7 @@ from swevis.models import make_model
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
 IID = "swevis-samples__ledgerkit-117"
-PROFILE = {"backend": "replay", "model_id": "test", "tokenizer": "qwen3", "image_family": "qwen3.5"}
+PROFILE = {"backend": "playback", "model_id": "test", "tokenizer": "qwen3", "image_family": "qwen3.5"}
 DEMOS = Path(environments.__file__).resolve().parents[1] / "data" / "demos"
 # the docker options as the runner passes them: the schema's defaults
 OPTIONS = {k: schema_defaults("agents")[k]
@@ -172,26 +172,26 @@ def test_a_missing_image_fails_with_dockers_message_in_one_line(sample_images, b
 @pytest.fixture(scope="module")
 def task(tmp_path_factory, bundled_checkout):
     task = bundled_checkout(IID, tmp_path_factory.mktemp("docker-e2e"), index=True)
-    chat = make_model("qwen3.5", PROFILE, replay_source=str(DEMOS / "plb" / f"{IID}.yaml"))
+    chat = make_model("qwen3.5", PROFILE, playback_source=str(DEMOS / "plb" / f"{IID}.yaml"))
     preloc = prelocalize(task["row"], chat, index_db=task["db"], pristine_dir=task["pristine"], localize_cfg={})
     return {**task, "preloc": preloc}
 
 
 @pytest.mark.parametrize("agent", ["mini", "plb", "let"])
-def test_a_bundled_demo_replays_in_docker_to_the_same_patch_as_local(task, sample_images, prefix, tmp_path, agent):
-    def replay(environment: str):
+def test_a_bundled_demo_plays_back_in_docker_to_the_same_patch_as_local(task, sample_images, prefix, tmp_path, agent):
+    def play_back(environment: str):
         out = tmp_path / environment
         traj = run_instance(RunSpec(
             "qwen3.5", PROFILE, agent, "normal", "text", task["row"], task["mirror"], str(out),
             index_db=task["db"], pristine_dir=task["pristine"], preloc=task["preloc"] if agent == "plb" else None,
-            replay_source=str(DEMOS / agent / f"{IID}.yaml"), agents_cfg={"environment": environment},
+            playback_source=str(DEMOS / agent / f"{IID}.yaml"), agents_cfg={"environment": environment},
             workspace=str(tmp_path / "ws") if environment == "local" else None,
             harness_cfg=sample_images["settings"],
         ))
         return traj, (out / "patch.diff").read_text()
 
-    local, local_patch = replay("local")
-    docker, docker_patch = replay("docker")
+    local, local_patch = play_back("local")
+    docker, docker_patch = play_back("docker")
     assert docker["provenance"]["environment"] == "docker" and local["provenance"]["environment"] == "local"
     assert docker["exit_status"] == local["exit_status"] == "submitted", docker["error"]
     assert docker_patch == local_patch and docker_patch.strip()

@@ -36,7 +36,7 @@ from swevis.tasks.repos import checkout
 ENV_OPTIONS = {k: schema_defaults("agents")[k] for k in ("docker_network", "docker_cpus", "docker_memory", "docker_pids", "env_passthrough")}
 
 IID = "swevis-samples__ledgerkit-117"
-PROFILE = {"backend": "replay", "model_id": "test", "tokenizer": "qwen3", "image_family": "qwen3.5"}
+PROFILE = {"backend": "playback", "model_id": "test", "tokenizer": "qwen3", "image_family": "qwen3.5"}
 
 FAKE_DOCKER = r'''#!{python}
 """Stands in for the docker CLI: logs argv, `run -d` prints an id, `exec` runs locally."""
@@ -113,7 +113,7 @@ def test_docker_trajectory_runs_sandboxed(instance, fake_docker, tmp_path):
         block("echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"),
     ]}}))
     traj = run_instance(RunSpec(
-        "qwen3.5", PROFILE, "mini", "normal", "text", row, mirror, str(tmp_path / "out"), replay_source=str(demo),
+        "qwen3.5", PROFILE, "mini", "normal", "text", row, mirror, str(tmp_path / "out"), playback_source=str(demo),
         agents_cfg={"environment": "docker", "docker_cpus": 2, "docker_memory": "4g", "command_timeout_s": 7},
     ))
     assert traj["exit_status"] == "submitted", traj["error"]
@@ -165,7 +165,7 @@ def test_a_container_that_dies_mid_run_fails_the_run_and_writes_nothing(instance
     out = tmp_path / "out"
     with pytest.raises(InfrastructureError, match="container fakecontainer0123 is not running") as err:
         run_instance(RunSpec("qwen3.5", PROFILE, "mini", "normal", "text", row, mirror, str(out),
-                             replay_source=str(demo), agents_cfg={"environment": "docker"}))
+                             playback_source=str(demo), agents_cfg={"environment": "docker"}))
     assert "\n" not in str(err.value)
     assert not (out / "traj.json").exists() and not (out / "patch.diff").exists()
     # the start's own exec (the workspace's time), the touch, the failed grep: no step after it
@@ -178,7 +178,7 @@ def test_a_trajectory_ended_by_its_step_limit_still_removes_its_container(instan
     demo = tmp_path / "demo.yaml"
     demo.write_text(yaml.safe_dump({"format": "swevis-demo-1", "turns": {"agent": [block("true")] * 5}}))
     traj = run_instance(RunSpec("qwen3.5", PROFILE, "mini", "normal", "text", row, mirror, str(tmp_path / "out"),
-                                replay_source=str(demo), agents_cfg={"environment": "docker", "step_limit": 2}))
+                                playback_source=str(demo), agents_cfg={"environment": "docker", "step_limit": 2}))
     assert traj["exit_status"] != "submitted" and len(traj["steps"]) == 2, traj["exit_status"]
     assert fake_docker["calls"]("rm") == [["rm", "-f", "-v", "fakecontainer0123"]]
 
@@ -213,7 +213,7 @@ def test_local_runs_in_a_throwaway_copy(instance, tmp_path):
     ]}}))
     ws = tmp_path / "ws"
     traj = run_instance(RunSpec(
-        "qwen3.5", PROFILE, "mini", "normal", "text", row, mirror, str(tmp_path / "out"), replay_source=str(demo),
+        "qwen3.5", PROFILE, "mini", "normal", "text", row, mirror, str(tmp_path / "out"), playback_source=str(demo),
         pristine_dir=str(pristine), workspace=str(ws),
     ))
     assert traj["exit_status"] == "submitted"
@@ -290,7 +290,7 @@ def test_live_model_on_host_refused_before_any_request(instance, tmp_path, monke
     assert not (tmp_path / "out").exists()
 
 
-def test_auto_puts_a_live_model_in_docker_and_replay_on_the_host(instance, fake_docker):
+def test_auto_puts_a_live_model_in_docker_and_playback_on_the_host(instance, fake_docker):
     row, mirror = instance
     env, root, ws = make_environment("auto", row, mirror=mirror, timeout_s=5, live_model=True,
                                      allow_live_on_host=True, **ENV_OPTIONS)  # acknowledged, still not the host

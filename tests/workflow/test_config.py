@@ -40,7 +40,7 @@ def test_each_validation_fills_in_fresh_defaults():
 def test_schema_errors_match_snakemakes_own_validator():
     """validate_config is snakemake.utils.validate's recipe with the schema loaded once: the
     same configs pass with the same defaults filled in, and the same first error is named."""
-    for config in ({}, {"tasks": {"n": 3}}, {"models": {"q": {"backend": "replay"}}}):
+    for config in ({}, {"tasks": {"n": 3}}, {"models": {"q": {"backend": "playback"}}}):
         theirs = copy.deepcopy(config)
         snakemake_validate(theirs, str(SCHEMA_PATH), set_default=True)
         assert validate_config(config) == theirs

@@ -18,7 +18,7 @@ tasks:
   source: bundled
   instance_ids: [swevis-samples__ledgerkit-117]
 models:
-  qwen3.5: {backend: replay, model_id: qwen3.5-397b-a17b, tokenizer: qwen3, image_family: qwen3.5}
+  qwen3.5: {backend: playback, model_id: qwen3.5-397b-a17b, tokenizer: qwen3, image_family: qwen3.5}
 agents:
   matrix:
     - {agent: plb, scope: normal, conditions: [text, r3]}

@@ -94,7 +94,7 @@ def test_make_report_opens_in_chromium_with_table_1_and_figure_3(tiny_study, tmp
         browser.save_screenshot(str(tmp_path / "report-table1.png"))
         row.find_element(By.CSS_SELECTOR, "a[iconname='information-circle']").click()
         # the caption says what the table shows, from what data and which backend made it
-        wait.until(lambda b: "Backend: qwen3.5 = replay" in b.find_element(By.TAG_NAME, "body").text)
+        wait.until(lambda b: "Backend: qwen3.5 = playback" in b.find_element(By.TAG_NAME, "body").text)
         body = browser.find_element(By.TAG_NAME, "body").text
         assert "accuracy" in body and "condition summaries" in body
 

@@ -16,7 +16,7 @@ from helpers import run_snakemake as snakemake
 TINY = """
 tasks: {source: bundled, instance_ids: [swevis-samples__ledgerkit-117]}
 models:
-  q: {backend: replay, model_id: q, tokenizer: qwen3, image_family: qwen3.5}
+  q: {backend: playback, model_id: q, tokenizer: qwen3, image_family: qwen3.5}
 counterfactual:
   sets: {tiny: {path: traj}}
   conditions: [text, r3, mem]

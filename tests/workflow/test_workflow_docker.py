@@ -17,7 +17,7 @@ pytestmark = [pytest.mark.docker, pytest.mark.slow]
 def test_a_condition_graded_in_docker_end_to_end(tmp_path: Path, sample_images):
     (tmp_path / "config.yaml").write_text(
         f"tasks: {{source: bundled, instance_ids: [{IID}]}}\n"
-        "models:\n  qwen3.5: {backend: replay, model_id: qwen3.5-397b-a17b, tokenizer: qwen3, image_family: qwen3.5}\n"
+        "models:\n  qwen3.5: {backend: playback, model_id: qwen3.5-397b-a17b, tokenizer: qwen3, image_family: qwen3.5}\n"
         "agents:\n  matrix:\n    - {agent: mini, scope: normal, conditions: [text]}\n"
         "harness: {kind: docker, namespace: swevis, timeout_s: 300}\n"
     )

@@ -1,5 +1,5 @@
 """The whole chain through Snakemake on a tiny config: tasks -> index -> pre-localization ->
-agents (replay) -> local harness -> summaries -> tables; and rerunning one deleted condition."""
+agents (playback) -> local harness -> summaries -> tables; and rerunning one deleted condition."""
 
 import re
 import shutil
@@ -26,7 +26,7 @@ def test_tiny_matrix_end_to_end_and_rerun_one_condition(tiny_study):
     done = finished_rules(first)
     assert done["run_agent"] == 2 * 5 and done["evaluate_condition"] == 5 and done["prelocalize"] == 2
     table = pl.read_csv(study / "results" / "table1.csv")
-    assert set(table["backend"]) == {"replay"}
+    assert set(table["backend"]) == {"playback"}
     plb = table.filter((pl.col("agent") == "plb") & (pl.col("scope") == "normal")).row(0, named=True)
     assert plb["acc_mini"] == plb["acc_text"] == plb["acc_r3"] == 100.0
     long = pl.read_csv(study / "results" / "table1_long.csv")
@@ -54,14 +54,14 @@ def test_tiny_matrix_end_to_end_and_rerun_one_condition(tiny_study):
     assert report.returncode == 0, report.stderr[-2000:]
     assert finished_rules(report) == Counter({"report_view_table1": 1, "report_view_table3": 1})
     html = (study / "report.html").read_text(errors="replace")
-    assert "table1.html" in html and "qwen3.5 = replay" in html and "Table 3" in html
+    assert "table1.html" in html and "qwen3.5 = playback" in html and "Table 3" in html
 
 
 @pytest.mark.slow
 def test_repeats_run_in_their_own_folders_and_reach_the_tables(tmp_path: Path):
     (tmp_path / "config.yaml").write_text(
         "tasks: {source: bundled, instance_ids: [swevis-samples__tabulon-305]}\n"
-        "models:\n  qwen3.5: {backend: replay, model_id: q, tokenizer: qwen3, image_family: qwen3.5}\n"
+        "models:\n  qwen3.5: {backend: playback, model_id: q, tokenizer: qwen3, image_family: qwen3.5}\n"
         "agents:\n  repeats: 2\n  matrix:\n    - {agent: mini, scope: normal, conditions: [text]}\n"
         "    - {agent: plb, scope: normal, conditions: [text]}\n"
     )
@@ -76,4 +76,4 @@ def test_repeats_run_in_their_own_folders_and_reach_the_tables(tmp_path: Path):
         (pl.col("agent") == "plb") & (pl.col("scope") == "normal") & (pl.col("column") == "text") & (pl.col("metric") == "accuracy")
     )
     assert cell["repeats"].to_list() == [2] and cell["n_runs"].to_list() == [2] and cell["n"].to_list() == [1]
-    assert cell["sd_repeats"].to_list() == [0.0]  # replay repeats are identical
+    assert cell["sd_repeats"].to_list() == [0.0]  # playback repeats are identical

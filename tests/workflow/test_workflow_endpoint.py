@@ -1,7 +1,7 @@
 """The README's "run the study on your endpoint" path through Snakemake: the example config
 (examples/my-endpoint.yaml: its own OpenAI-compatible profile, one bundled task, a one-cell
 matrix) against the scripted server on 127.0.0.1, given with --configfile. Only the user's
-model may reach the tables; the embedded default's replay profiles must not."""
+model may reach the tables; the embedded default's playback profiles must not."""
 
 import re
 import shutil
@@ -31,7 +31,7 @@ def test_users_endpoint_config_alone_makes_table1(tmp_path: Path):
         shutil.copy(PROJECT_ROOT / "config.yaml", tmp_path / "config.yaml")
         # and a Table 2 of an earlier two-model study, which must not survive as current
         (tmp_path / "results").mkdir()
-        (tmp_path / "results" / "table2.csv").write_text("model,backend\nkimi-k2.5,replay\n")
+        (tmp_path / "results" / "table2.csv").write_text("model,backend\nkimi-k2.5,playback\n")
         proc = run_snakemake(
             tmp_path, "--configfile", str(tmp_path / "my.yaml"), "--", "results/table1.csv", env={"MY_ENDPOINT_KEY": "sk-test"}
         )

@@ -19,7 +19,7 @@ tasks:
   source: bundled
   instance_ids: [{ids}]
 models:
-  q: {{backend: replay, model_id: q, tokenizer: qwen3, image_family: qwen3.5}}
+  q: {{backend: playback, model_id: q, tokenizer: qwen3, image_family: qwen3.5}}
 agents:
   matrix:
     - {{agent: mini, scope: normal, conditions: [text]}}

@@ -24,7 +24,7 @@ def test_an_invalid_environment_is_named_and_excluded_end_to_end(tmp_path: Path)
     tasks.write_text("".join(json.dumps(r) + "\n" for r in (rows[GOOD], bad)))
     (tmp_path / "config.yaml").write_text(
         f"tasks: {{source: file, path: {tasks}}}\n"
-        "models:\n  qwen3.5: {backend: replay, model_id: qwen3.5-397b-a17b, tokenizer: qwen3, image_family: qwen3.5}\n"
+        "models:\n  qwen3.5: {backend: playback, model_id: qwen3.5-397b-a17b, tokenizer: qwen3, image_family: qwen3.5}\n"
         "agents:\n  matrix:\n    - {agent: mini, scope: normal, conditions: [text]}\n"
         "    - {agent: plb, scope: normal, conditions: [text]}\n"
     )

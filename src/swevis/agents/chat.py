@@ -16,7 +16,7 @@ from swevis.agents.observe import ObservationPipeline
 from swevis.agents.resume import TrajectoryJournal, journal_identity
 from swevis.agents.spec import RunSpec
 from swevis.agents.trajectory import StepRecorder
-from swevis.models import ChatModel, ReplayModel, make_model
+from swevis.models import ChatModel, PlaybackModel, make_model
 from swevis.models.spend import SpendCaps, SpendGuard, SpendLedger
 
 
@@ -41,7 +41,7 @@ class ChatStack:
 def guarded_backend(spec: RunSpec, journal: TrajectoryJournal | None = None) -> SpendGuard:
     """The backend `spec` names under its spend guard: the trajectory caps, and for a live
     model the condition caps and ledger. What `journal`'s recorded turns cost counts first."""
-    backend = make_model(spec.model_name, spec.profile, cache_dir=spec.cache_dir, replay_source=spec.replay_source)
+    backend = make_model(spec.model_name, spec.profile, cache_dir=spec.cache_dir, playback_source=spec.playback_source)
     live = spec.live
     caps = spec.settings.to_dict()
     return SpendGuard(
@@ -56,14 +56,14 @@ def guarded_backend(spec: RunSpec, journal: TrajectoryJournal | None = None) -> 
 
 def open_chat_stack(spec: RunSpec) -> ChatStack:
     """Backend -> spend guard -> journal for `spec`. Live models resume from the journal and
-    enter the condition's ledger; replay models never resume and only the trajectory caps apply."""
+    enter the condition's ledger; playback models never resume and only the trajectory caps apply."""
     journal = TrajectoryJournal(spec.journal_path, journal_identity(spec), resume=spec.live and spec.settings.resume)
     guard = guarded_backend(spec, journal)
     chat: ChatModel = guard
-    recorded = journal.replay_source()
+    recorded = journal.recorded_source()
     if recorded is not None:
         estimator, text_counter = guard.estimators
-        chat = ReplayModel(
+        chat = PlaybackModel(
             guard.profile_name, guard.profile, source=recorded, fallback=guard, estimator=estimator, text_counter=text_counter
         )
     return ChatStack(chat=chat, guard=guard, journal=journal, profile=guard.profile)

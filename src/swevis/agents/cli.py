@@ -1,4 +1,4 @@
-"""Run one agent on one instance by hand (replay or live).
+"""Run one agent on one instance by hand (playback or live).
 
     swevis agent run --agent plb --instance ID --condition r3 [--model qwen3.5] [--demo FILE] -o DIR
 
@@ -24,7 +24,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--condition", type=condition_arg, default="text", help="text or r<ratio> (r1, r3, r2.5)")
     parser.add_argument("--scope", default="normal", choices=["normal", "wide"])
     parser.add_argument("--model", help="model profile (default: the first in config)")
-    parser.add_argument("--demo", help="replay this demonstration or trajectory (default: the bundled demo)")
+    parser.add_argument("--demo", help="play back this demonstration or trajectory (default: the bundled demo)")
     add_config_argument(parser)
     parser.add_argument("--cache", default=".swevis-cache", help="mirrors, checkouts and indexes for hand runs")
     parser.add_argument("-o", "--out", required=True, help="folder for traj.json and patch.diff")
@@ -77,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
     output_folder(args.out, "-o/--out")
     output_folder(args.cache, "--cache")
     row, mirror, co, db = prepare_instance(cfg, args.instance, args.cache, index=kind.needs_index)
-    # the workflow's own spec: replay source, response cache, journal, ledger, workspace, top_k
+    # the workflow's own spec: playback source, response cache, journal, ledger, workspace, top_k
     spec = make_run_spec(
         model=model, profile=profile, agent=args.agent, scope=args.scope, condition=str(args.condition), row=row,
         mirror=mirror["mirror"], out_dir=args.out, agents_cfg=cfg["agents"], localize_cfg=cfg["localize"],

@@ -1,5 +1,5 @@
 """Demonstrations: recorded assistant turns for the bundled instances, one file per agent and
-instance (data/demos/<agent>/<instance_id>.yaml), replayed by the replay backend."""
+instance (data/demos/<agent>/<instance_id>.yaml), played back by the playback backend."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 
 from swevis.agents.model_adapter import ACTION_REGEX
 from swevis.errors import SwevisError
-from swevis.models.replay import based_on_chain, merge_based_on
+from swevis.models.playback import based_on_chain, merge_based_on
 
 DEMOS_DIR = Path(__file__).resolve().parents[1] / "data" / "demos"
 
@@ -22,13 +22,13 @@ def demo_path(agent: str, instance_id: str, demos_dir: str | Path | None = None)
 
 
 def demo_files(agent: str, instance_id: str, demos_dir: str | Path | None = None) -> list[Path]:
-    """The demonstration of (agent, instance) and every file it is based on: what a replay run
+    """The demonstration of (agent, instance) and every file it is based on: what a playback run
     reads, so the workflow reruns it when any of them changes."""
     return [path for path, _ in based_on_chain(demo_path(agent, instance_id, demos_dir))]
 
 
 def load_demo(path: str | Path) -> dict[str, Any]:
-    """A demonstration as the replay backend sees it (``based_on`` resolved)."""
+    """A demonstration as the playback backend sees it (``based_on`` resolved)."""
     return merge_based_on(based_on_chain(path))
 
 

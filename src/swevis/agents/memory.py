@@ -8,7 +8,7 @@ repository's shared store, config ``agents.memory.share_across_instances``; in m
 the counterfactual replay), so the memory lives for the whole trajectory, across LET's
 locator -> reproduction -> editor stages although the locator's transcript does not, and a
 resumed run keeps it. What each conversation has been shown (below) is bookkeeping of the
-conversation, kept in Python and rebuilt when a resumed run replays its steps.
+conversation, kept in Python and rebuilt when a resumed run re-runs its journal's steps.
 
 A new request is matched against memory first:
 
@@ -107,7 +107,8 @@ class _Seen:
 class WorkingMemory:
     """One trajectory's working memory: records and context units in a MemoryStore (a file in
     the run folder, a shared one, or in memory when no path is given: the counterfactual
-    replay); what each conversation has been shown, in Python (it is rebuilt by replay)."""
+    replay); what each conversation has been shown, in Python (a resumed run rebuilds it
+    from its journal)."""
 
     def __init__(self, config: dict[str, Any] | None = None, issue_text: str = "", *,
                  store_path: str | Path | None = None, run: str = "run", resume_from_step: int = 0):
@@ -153,7 +154,7 @@ class WorkingMemory:
     def lookup_query(self, tool: str, query: str, phase: str, step: int | None = None) -> tuple[str, QueryRecord | None, float]:
         """("exact" | "semantic" | "miss", record, similarity): the same tool with the same
         query is exact, whatever the phase; else the store's weighted three-part match. `step`:
-        the step asking (a replayed step sees only what was stored before it)."""
+        the step asking (a step re-run from the journal sees only what was stored before it)."""
         norm = " ".join(query.split())
         parts = self._parts(tool, norm, phase)
         rec = self.store.first_with_query(parts.essential_query, source=tool, before_step=step)

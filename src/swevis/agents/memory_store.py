@@ -6,8 +6,8 @@ A *record* is a sub-query in three parts (``essential_query``, ``extra_requireme
 the tool or source that answered it, the step it was made at and the run that made it. Its
 *context units* (path, lines, content, kind) are the evidence it returned. A record and its
 units are written in one transaction under an idempotency key: writing the same key again
-is a no-op that returns the stored record, so a resumed run that replays its journal
-re-executes the same steps and reaches the same memory state, never a duplicate.
+is a no-op that returns the stored record, so a resumed run, which re-runs its journal's
+steps, reaches the same memory state, never a duplicate.
 
 Lookup is memory first: a record whose three texts equal the sub-query's is an exact match
 (similarity 1); otherwise every record with embeddings is scored by the weighted cosine
@@ -18,8 +18,8 @@ renormalised (``cos = 1`` would make every pair of short sub-queries look alike 
 part, lowering the threshold for exactly those). A part empty on one side only scores 0.
 
 Visibility: a run sees every record of other runs, and its own records made before the
-step it asks at, so a replayed step sees exactly what it saw the first time. On start a run
-forgets its own records from steps its journal does not hold (a fresh run: all of them).
+step it asks at, so a step re-run from the journal sees exactly what it saw the first time.
+On start a run forgets its own records from steps its journal does not hold (a fresh run: all of them).
 
 The file uses SQLite's rollback journal (``journal_mode=DELETE``, ``synchronous=FULL``), not
 WAL: a committed record survives a kill and an interrupted transaction rolls back on the next

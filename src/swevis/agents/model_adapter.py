@@ -2,7 +2,7 @@
 
 mini-swe-agent's DefaultAgent owns the loop (templates, step limit, format-error limit,
 submission, exit statuses). This adapter supplies what differs in swevis: our chat backends
-(usage per call beside the token estimate, replay, response cache), action parsing in
+(usage per call beside the token estimate, playback, response cache), action parsing in
 mini's text format, and observations that may be rendered code. It records every step.
 """
 

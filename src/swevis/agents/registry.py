@@ -143,7 +143,7 @@ def variant_bases() -> list[str]:
 
 def preloc_agent() -> str:
     """The agent whose runs start from the offline pre-localization (its demonstrations
-    replay the pre-localization call)."""
+    play back the pre-localization call)."""
     load_modules()
     found = [k.name for k in _AGENTS.values() if k.needs_preloc]
     if len(found) != 1:

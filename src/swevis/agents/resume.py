@@ -13,14 +13,14 @@ action per turn), so the recorded responses are the trajectory's assistant turns
 Resuming (a rerun finds a journal whose identity matches):
 
 1. The environment starts afresh (a new checkout at base_commit, or a new container).
-2. The recorded turns are replayed through the *same* agent loop: a
-   :class:`~swevis.models.replay.ReplayModel` serves them in order, so every recorded action
+2. The journal's recorded turns are re-run through the *same* agent loop: a
+   :class:`~swevis.models.playback.PlaybackModel` serves them in order, so every recorded action
    is executed again (rebuilding the working tree: edits, files, LET's committed plan) and
    every observation is rebuilt for the conversation. No request is made for them.
 3. :class:`ResumingRecorder` keeps the journal's own step records for those steps (usage as
-   billed, not re-estimated), checks that each replayed step is the recorded one, and does
+   billed, not re-estimated), checks that each re-run step is the recorded one, and does
    not journal them twice.
-4. When the recorded turns run out the ReplayModel's ``fallback`` (composed by
+4. When the recorded turns run out the PlaybackModel's ``fallback`` (composed by
    :func:`swevis.agents.chat.open_chat_stack`) -- the live model,
    behind the spend guard seeded with the journal's spend -- takes over, and new steps are
    journaled as before.
@@ -32,8 +32,8 @@ no ``traj.json`` and keeps its journal, so the retry makes only the requests tha
 missing (the failed call and those after it). The journal is discarded when the trajectory
 completes (``traj.json`` written), except when it ended on a spend cap: a rerun after
 raising the cap continues instead of paying again. A journal written under a different identity (other model settings, limits,
-condition, renderer or pre-localization) is discarded with a warning, never replayed.
-Replay backends never resume: their runs are free and deterministic, they start afresh.
+condition, renderer or pre-localization) is discarded with a warning, never re-run.
+Playback backends never resume: their runs are free and deterministic, they start afresh.
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ from swevis.agents.actions import scripts_written
 from swevis.agents.trajectory import StepRecorder
 from swevis.errors import SwevisError
 from swevis.fsutil import write_atomic
-from swevis.models.replay import ReplaySource, ReplayTurn
+from swevis.models.playback import PlaybackSource, PlaybackTurn
 from swevis.models.spend import Spend, spend_of_usage
 
 log = logging.getLogger(__name__)
@@ -68,7 +68,7 @@ AGENT_IDENTITY_KEYS = (
 
 
 class ResumeDiverged(SwevisError):
-    """A replayed step is not the step the journal recorded (the journal cannot be trusted)."""
+    """A re-run step is not the step the journal recorded (the journal cannot be trusted)."""
 
 
 def _digest(data: Any) -> str:
@@ -138,7 +138,7 @@ class ResumingRecorder(StepRecorder):
         recorded = self.prior[i]
         if (recorded.get("phase"), recorded.get("action")) != (kwargs.get("phase"), kwargs.get("action")):
             raise ResumeDiverged(
-                f"journal {self.journal_path}: replayed step {i} is {kwargs.get('phase')}:{kwargs.get('action')!r}, "
+                f"journal {self.journal_path}: re-run step {i} is {kwargs.get('phase')}:{kwargs.get('action')!r}, "
                 f"the journal recorded {recorded.get('phase')}:{recorded.get('action')!r}; delete the journal to start afresh"
             )
         obs = kwargs.get("observation") or {}
@@ -153,7 +153,7 @@ class ResumingRecorder(StepRecorder):
 
 
 class TrajectoryJournal:
-    """One trajectory's journal: validated on open, replayed on resume, discarded on completion."""
+    """One trajectory's journal: validated on open, re-run on resume, discarded on completion."""
 
     def __init__(self, path: str | Path | None, identity: dict[str, Any], *, resume: bool = True):
         self.path = Path(path) if path else None
@@ -198,10 +198,10 @@ class TrajectoryJournal:
     def prior_steps(self) -> list[dict[str, Any]]:
         return [r["step"] for r in self.records]
 
-    def turns(self) -> list[ReplayTurn]:
+    def turns(self) -> list[PlaybackTurn]:
         """The recorded assistant turns, in order (untagged: they serve every purpose in turn)."""
         return [
-            ReplayTurn(content=r["response"], index=i)
+            PlaybackTurn(content=r["response"], index=i)
             for i, r in enumerate(self.records)
             if r.get("response") is not None
         ]
@@ -209,10 +209,11 @@ class TrajectoryJournal:
     def recorder(self) -> StepRecorder:
         return ResumingRecorder(self.path, self.prior_steps) if self.resumed else StepRecorder(self.path)
 
-    def replay_source(self) -> ReplaySource | None:
-        """The recorded assistant turns as a replay source, or None when there are none."""
+    def recorded_source(self) -> PlaybackSource | None:
+        """The journal's recorded assistant turns, as the source a PlaybackModel serves, or
+        None when there are none."""
         turns = self.turns()
-        return ReplaySource("swevis-journal", str(self.path), turns) if turns else None
+        return PlaybackSource("swevis-journal", str(self.path), turns) if turns else None
 
     def prior_spend(self, profile: dict[str, Any]) -> Spend:
         """What the recorded turns cost (one call each, usage as recorded)."""

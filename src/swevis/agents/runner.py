@@ -43,7 +43,7 @@ from swevis.fsutil import write_atomic
 from swevis.index import open_index
 from swevis.localize import localize_issue, pack_context
 from swevis.localize.rerank import describe as describe_ranker
-from swevis.models import ContextLengthExceeded, ModelCallFailed, ReplayExhausted
+from swevis.models import ContextLengthExceeded, ModelCallFailed, PlaybackExhausted
 from swevis.models.spend import CostLimitExceeded, spend_of_usage
 from swevis.provenance import write_json_atomic
 
@@ -78,7 +78,7 @@ class _Agent(DefaultAgent):
 # limits and no submission end inside mini's loop and never raise. Everything else is no
 # outcome of the agent and fails the job without a traj.json: InfrastructureError (the
 # endpoint, the key, the environment; retried by the next run) and swevis's own bugs.
-TRAJECTORY_OUTCOMES = (ContextLengthExceeded, CostLimitExceeded, ReplayExhausted, ModelCallFailed)
+TRAJECTORY_OUTCOMES = (ContextLengthExceeded, CostLimitExceeded, PlaybackExhausted, ModelCallFailed)
 
 
 @dataclass
@@ -223,7 +223,7 @@ def prelocalize(
 
 
 def prelocalize_run(spec: RunSpec) -> dict[str, Any]:
-    """PLB's pre-localization for the run `spec` describes: its model (the run's replay
+    """PLB's pre-localization for the run `spec` describes: its model (the run's playback
     source or response cache), index, checkout and top_k. The call goes through the run's
     spend guard (its caps, the condition's ledger) as every trajectory call does; no journal:
     it is one call, and a rerun after a failure has nothing recorded to resume."""

@@ -1,5 +1,5 @@
 """RunSpec: everything one trajectory needs, and the one way the workflow, the pre-localization
-and `swevis agent run` build it (replay source, response cache, journal, ledger, workspace)."""
+and `swevis agent run` build it (playback source, response cache, journal, ledger, workspace)."""
 
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ class RunSpec:
     localize_cfg: dict[str, Any] = field(default_factory=dict)
     render_cfg: dict[str, Any] = field(default_factory=dict)
     cache_dir: str | None = None
-    replay_source: Any = None
+    playback_source: Any = None
     journal_path: str | None = None
     workspace: str | None = None  # fixed checkout folder (local env); None: a temporary one
     ledger_path: str | None = None  # the condition's spend ledger (live models); see swevis.models.spend
@@ -73,21 +73,21 @@ def make_run_spec(
     demo: str | None = None,
     harness_cfg: dict[str, Any] | None = None,
 ) -> RunSpec:
-    """The RunSpec of one run. A replay profile replays `demo`, else the agent's bundled
+    """The RunSpec of one run. A playback profile plays back `demo`, else the agent's bundled
     demonstration; a repeat asks a live model again, so it gets its own response cache; the
     journal, ledger and workspace sit where ResultsLayout puts them (below agents.*_dir)."""
     folders = RunFolders.from_config(agents_cfg)
     instance = row["instance_id"]
-    replay = None
+    playback = None
     if not is_live(profile):
-        replay = demo or str(demo_path(agent, instance, folders.demos_dir))
+        playback = demo or str(demo_path(agent, instance, folders.demos_dir))
     cache_dir = folders.cache_dir if repeat == 0 else str(Path(folders.cache_dir) / f"repeat-{repeat}")
     layout = ResultsLayout()
     run = RunKey(model, agent, scope, condition, instance, repeat)
     return RunSpec(
         model_name=model, profile=profile, agent=agent, scope=scope, condition=condition, row=row, mirror=mirror,
         out_dir=out_dir, index_db=index_db, pristine_dir=pristine_dir, preloc=preloc, agents_cfg=agents_cfg,
-        localize_cfg=localize_cfg, render_cfg=render_cfg, cache_dir=cache_dir, replay_source=replay, repeat=repeat,
+        localize_cfg=localize_cfg, render_cfg=render_cfg, cache_dir=cache_dir, playback_source=playback, repeat=repeat,
         # The journal survives a killed job (it is no rule output): run_instance resumes from it
         # (live models) and deletes it once traj.json is written. See swevis.agents.resume.
         journal_path=layout.run_journal(folders.journal_dir, run),

@@ -291,7 +291,7 @@ def read_file_via(env: Any, path: str) -> str | None:
     """A file of the environment's working tree as text, or None if it cannot be read.
 
     A local environment's files are read directly (a `cat` subprocess per code window was a
-    third of a replayed trajectory's time); other environments go through `cat`."""
+    third of a played-back trajectory's time); other environments go through `cat`."""
     cwd = getattr(getattr(env, "config", None), "cwd", "")
     if type(env).__name__ == "LocalEnvironment" and cwd:
         target = (Path(cwd) / path).resolve()

@@ -259,8 +259,8 @@ def make_memory(flags: VariantSettings, issue_text: str, agents_cfg: dict[str, A
                 recorder: Any = None) -> WorkingMemory | None:
     """The trajectory's working memory (variants with memory on): agents.memory, the
     variant's memory_options over it. With the run's spec, its store is a file (the run
-    folder's, or the repository's shared one) and a resumed run (its recorder replays the
-    journal) keeps its records of the journaled steps; without, it is in memory."""
+    folder's, or the repository's shared one) and a resumed run (its recorder re-runs the
+    journal's steps) keeps its records of the journaled steps; without, it is in memory."""
     if not flags.memory:
         return None
     options = {**(agents_cfg.get("memory") or {}), **flags.memory_options}

@@ -1,7 +1,7 @@
 """Entry functions the Snakemake rules call: summaries in, CSVs and PNGs out.
 
 Every CSV is written atomically (temporary file + rename) and carries a `backend` column:
-replay results are token accounting over demonstrations, not model accuracy.
+playback results are token accounting over demonstrations, not model accuracy.
 """
 
 from __future__ import annotations

@@ -163,14 +163,14 @@ def unknown_reasons(row: dict[str, Any], config: dict[str, Any], results_dir: st
     model = row["model"]
     profile = config["models"][model]
     runs = f"{Path(results_dir) / 'runs' / model / (row['agent'] + '-' + row['scope']) / row['condition']}"
-    replay = next((name for name, p in config["models"].items() if not is_live(p)), None)
+    playback = next((name for name, p in config["models"].items() if not is_live(p)), None)
     if not is_live(profile):
-        measure = f"a demonstration run of this cell (offline, profile {model} replays the demonstrations) measures them"
-    elif replay is not None:
-        measure = (f"a demonstration run of this cell under the replay profile {replay} (offline) gives them, "
-                   f"counted with {replay}'s tokenizer")
+        measure = f"a demonstration run of this cell (offline, profile {model} plays back the demonstrations) measures them"
+    elif playback is not None:
+        measure = (f"a demonstration run of this cell under the playback profile {playback} (offline) gives them, "
+                   f"counted with {playback}'s tokenizer")
     else:
-        measure = "a demonstration run gives them: add a profile with backend replay and run this cell under it"
+        measure = "a demonstration run gives them: add a profile with backend playback and run this cell under it"
     why: dict[str, str] = {}
     if row["expected_calls"] is None:
         why["calls"] = (f"no past runs of {model} under {runs} and no demonstration of {row['agent']} for these "
@@ -183,7 +183,7 @@ def unknown_reasons(row: dict[str, Any], config: dict[str, Any], results_dir: st
         if priced:
             why["cost"] = "follows the prompt tokens (the profile's prices are set)"
         else:
-            pays = "replays recorded turns and pays nothing" if not is_live(profile) else "recorded no cost in past runs"
+            pays = "plays back recorded turns and pays nothing" if not is_live(profile) else "recorded no cost in past runs"
             why["cost"] = (f"models.{model} sets no prices (cost_per_1k_prompt, cost_per_1k_completion) and {pays}; "
                            "its prices give the spend of its tokens")
     return why

@@ -239,7 +239,7 @@ CALIBRATION_SCHEMA = {
 def calibration_table(rows: Iterable[dict[str, Any]], models: list[str] | None = None) -> pl.DataFrame:
     """Estimated / server-reported prompt tokens over the steps with server usage, per model
     and modality (text condition vs visual conditions) plus "all". A model without server
-    usage gets one row with n_steps 0 and a note (e.g. under the replay backend)."""
+    usage gets one row with n_steps 0 and a note (e.g. under the playback backend)."""
     import numpy as np
 
     rows = list(rows)

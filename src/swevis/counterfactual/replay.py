@@ -6,7 +6,7 @@ recorded (the default for foreign trajectories, see swevis.counterfactual.format
   recorded conversation is reused as it is; the code windows its observations showed (found
   by swevis.agents.output_windows from the command and the output) are rendered under each
   condition by the agents' own observation pipeline, and every call is accounted by the
-  backbone's token accounting (the replay backend's estimate of the request). No
+  backbone's token accounting (the playback backend's estimate of the request). No
   environment, mirror or index. Given the repository at base_commit, each window is checked
   against it. Recorded mode also replays the working memory (swevis.agents.memory) in front
   of a condition: `mem` (text) and `mem+r<N>` (see ReplayCondition).
@@ -41,8 +41,8 @@ from swevis.agents.trajectory import exit_status_of
 from swevis.counterfactual.formats import Step, Trajectory, read_trajectory
 from swevis.conditions import PATTERN, TEXT, Condition, ConditionError
 from swevis.errors import SwevisError
-from swevis.models import ModelCallFailed, load_replay_source
-from swevis.models.replay import ReplayModel
+from swevis.models import ModelCallFailed, load_playback_source
+from swevis.models.playback import PlaybackModel
 from swevis.tokens import count_message_tokens
 
 # Recorded observations pass through the pipeline as they are: the template adds nothing.
@@ -114,7 +114,7 @@ def replay_turns(path: str | Path) -> tuple[str, dict[str, list[str]], dict[str,
     data = json.loads(Path(path).read_text())
     if traj.format not in ("swevis", "mini-swe-agent-2"):
         return FOREIGN_AGENT, {"agent": [_mini_turn(s) for s in traj.steps]}, data if isinstance(data, dict) else {}
-    source = load_replay_source(str(path))
+    source = load_playback_source(str(path))
     agent = data.get("agent", FOREIGN_AGENT) if traj.format == "swevis" else FOREIGN_AGENT
     turns: dict[str, list[str]] = {}
     for turn in source.turns:
@@ -175,7 +175,7 @@ def counterfactual_costs(
     preloc = data.get("preloc")
     if agent_kind(agent).needs_preloc and preloc is None:
         raise SwevisError(f"{traj_path}: a {agent_kind(agent).title} trajectory needs its pre-localization package ('preloc') to replay")
-    replay_profile = {**profile, "backend": "replay"}
+    playback_profile = {**profile, "backend": "playback"}
     agents_cfg = replay_agents_cfg(agents_cfg, turns)
     workspace = replay_workspace(traj_path)
     # a counterfactual always replays, so `auto` is the host; SWE-bench's commands name /testbed
@@ -188,9 +188,9 @@ def counterfactual_costs(
         for condition in conditions:
             traj = run_instance(
                 RunSpec(
-                    model_name, replay_profile, agent, scope, condition, row, mirror, str(Path(tmp) / condition),
+                    model_name, playback_profile, agent, scope, condition, row, mirror, str(Path(tmp) / condition),
                     index_db=index_db, pristine_dir=pristine_dir, preloc=preloc, agents_cfg=agents_cfg,
-                    localize_cfg=localize_cfg or {}, render_cfg=render_cfg or {}, replay_source=str(demo),
+                    localize_cfg=localize_cfg or {}, render_cfg=render_cfg or {}, playback_source=str(demo),
                     workspace=workspace,
                 )
             )
@@ -311,7 +311,7 @@ def recorded_windows(traj: Trajectory, repo: RepoFiles | None = None) -> list[li
     return found
 
 
-def _account_condition(traj: Trajectory, windows: list[list[RecordedWindow]], condition: str, chat: ReplayModel,
+def _account_condition(traj: Trajectory, windows: list[list[RecordedWindow]], condition: str, chat: PlaybackModel,
                        pipeline: ObservationPipeline, records: list[dict[str, Any]]) -> str:
     """Replays the recorded calls under one condition, a record per call into `records`
     (the memory pipeline counts its steps there): the exit status."""
@@ -378,7 +378,7 @@ def recorded_costs(
     settings = AgentSettings.from_config(agents_cfg)
     rows, per_step = [], []
     for condition in conditions:
-        chat = ReplayModel(model_name, {**profile, "backend": "replay"}, source=[s.message() for s in traj.steps] or [""])
+        chat = PlaybackModel(model_name, {**profile, "backend": "playback"}, source=[s.message() for s in traj.steps] or [""])
         config = ObservationConfig(
             condition=str(condition.observation), wide_margin=settings.wide_margin,
             max_window_chars=settings.max_window_chars, tokenizer=chat.tokenizer, image_family=chat.image_family,

@@ -1,4 +1,4 @@
-"""Shared evaluations: identical patches of one instance are graded once (common under replay,
+"""Shared evaluations: identical patches of one instance are graded once (common under playback,
 where conditions produce the same patch), keyed by everything that can change a verdict."""
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 - ``OpenAIChatModel``: any OpenAI-compatible endpoint; images as base64 PNG content
   parts; retries; a response cache keyed by the exact request; usage per call beside the
   token models' estimate.
-- ``ReplayModel``: recorded assistant turns from a demonstration or a trajectory (ours or
+- ``PlaybackModel``: recorded assistant turns from a demonstration or a trajectory (ours or
   mini-swe-agent's), with estimated usage.
 - ``make_model``: the backend a config profile names; ``is_live``: whether it calls an endpoint.
 """
@@ -17,8 +17,8 @@ from swevis.models.base import (
     ModelCallFailed,
     ModelConfigError,
     ModelError,
-    ReplayExhausted,
-    ReplaySourceError,
+    PlaybackExhausted,
+    PlaybackSourceError,
     Usage,
     is_live,
     resolve_profile,
@@ -27,12 +27,12 @@ from swevis.models.cache import ResponseCache, request_key
 from swevis.models.factory import make_model, register_api_keys
 from swevis.models.messages import apply_image_cap, image_part, prepare_messages
 from swevis.models.openai_backend import OpenAIChatModel
-from swevis.models.replay import (
-    ReplayModel,
-    ReplaySource,
-    ReplayTurn,
-    load_replay_source,
-    load_replay_turns,
+from swevis.models.playback import (
+    PlaybackModel,
+    PlaybackSource,
+    PlaybackTurn,
+    load_playback_source,
+    load_playback_turns,
     read_demonstration,
     read_minisweagent_trajectory,
     read_swevis_trajectory,
@@ -48,18 +48,18 @@ __all__ = [
     "ModelConfigError",
     "ModelError",
     "OpenAIChatModel",
-    "ReplayExhausted",
-    "ReplayModel",
-    "ReplaySource",
-    "ReplaySourceError",
-    "ReplayTurn",
+    "PlaybackExhausted",
+    "PlaybackModel",
+    "PlaybackSource",
+    "PlaybackSourceError",
+    "PlaybackTurn",
     "ResponseCache",
     "Usage",
     "apply_image_cap",
     "image_part",
     "is_live",
-    "load_replay_source",
-    "load_replay_turns",
+    "load_playback_source",
+    "load_playback_turns",
     "make_model",
     "prepare_messages",
     "read_demonstration",

@@ -72,12 +72,12 @@ class MissingAPIKey(ModelConfigError, InfrastructureError):
     job fails before any request, and a run with the key set retries it."""
 
 
-class ReplayExhausted(ModelError):
-    """A replay backend was asked for more assistant turns than its source recorded."""
+class PlaybackExhausted(ModelError):
+    """A playback backend was asked for more assistant turns than its source recorded."""
 
 
-class ReplaySourceError(ModelError, ValueError):
-    """A replay source (demonstration or trajectory) that cannot be read; names the file."""
+class PlaybackSourceError(ModelError, ValueError):
+    """A playback source (demonstration or trajectory) that cannot be read; names the file."""
 
 
 # ---------------------------------------------------------------- results
@@ -118,7 +118,7 @@ class Usage:
 class ChatResponse:
     """One assistant turn.
 
-    ``raw`` is the server's JSON body (openai) or the recorded message (replay).
+    ``raw`` is the server's JSON body (openai) or the recorded message (playback).
     ``cached`` is True when the response came from the on-disk response cache (no request
     was made; usage is the original call's). ``meta`` carries call details worth logging:
     model id, purpose, cache key, attempts, latency, finish reason, images sent/omitted.
@@ -193,8 +193,8 @@ def resolve_profile(profile_name: str, profile: dict[str, Any]) -> dict[str, Any
 
 def is_live(profile: dict[str, Any]) -> bool:
     """Whether a profile calls an endpoint (paid, resumable, guarded by the spend caps) rather
-    than replaying recorded turns: the one place that decides replay or live."""
-    return resolve_profile("profile", profile)["backend"] != "replay"
+    than playing back recorded turns: the one place that decides playback or live."""
+    return resolve_profile("profile", profile)["backend"] != "playback"
 
 
 class ChatModel(ABC):
@@ -280,7 +280,7 @@ class ChatModel(ABC):
         """One assistant turn for ``messages``.
 
         ``purpose`` names the call site ("agent", "preloc", "locator", "editor", ...): it
-        picks the max output ("preloc" uses preloc_max_tokens) and, under replay, the queue
+        picks the max output ("preloc" uses preloc_max_tokens) and, under playback, the queue
         of recorded turns. ``tools``/``tool_choice``/``stop`` are passed through to the
         endpoint and are part of the cache key.
         """

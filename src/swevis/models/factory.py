@@ -9,7 +9,7 @@ from typing import Any
 
 from swevis.models.base import ChatModel, Estimator, ModelConfigError, TextCounter, is_live, resolve_profile
 from swevis.models.openai_backend import OpenAIChatModel
-from swevis.models.replay import ReplayModel
+from swevis.models.playback import PlaybackModel
 from swevis.redaction import register_secret
 
 
@@ -20,13 +20,13 @@ def make_model(
     cache_dir: str | Path | None = None,
     estimator: Estimator | None = None,
     text_counter: TextCounter | None = None,
-    replay_source: Any = None,
+    playback_source: Any = None,
     environ: Mapping[str, str] | None = None,
 ) -> ChatModel:
     """The backend the profile names.
 
     ``cache_dir``: response cache folder (backend openai, temperature 0; None disables it).
-    ``replay_source``: demonstration or trajectory (path or data) for backend replay.
+    ``playback_source``: demonstration or trajectory (path or data) for backend playback.
     ``estimator``/``text_counter``: token estimators; default ``swevis.tokens``.
     ``environ``: where the API key variable is looked up (default ``os.environ``).
     """
@@ -41,14 +41,14 @@ def make_model(
             text_counter=text_counter,
             environ=environ,
         )
-    if backend == "replay":
-        if replay_source is None:
+    if backend == "playback":
+        if playback_source is None:
             raise ModelConfigError(
-                f"model profile '{profile_name}' uses backend replay, which needs a replay source "
+                f"model profile '{profile_name}' uses backend playback, which needs a playback source "
                 "(a demonstration or a trajectory)"
             )
-        return ReplayModel(profile_name, profile, source=replay_source, estimator=estimator, text_counter=text_counter)
-    raise ModelConfigError(f"config key 'models/{profile_name}/backend': unknown backend {backend!r} (openai, replay)")
+        return PlaybackModel(profile_name, profile, source=playback_source, estimator=estimator, text_counter=text_counter)
+    raise ModelConfigError(f"config key 'models/{profile_name}/backend': unknown backend {backend!r} (openai, playback)")
 
 
 def register_api_keys(profiles: Mapping[str, dict[str, Any]], environ: Mapping[str, str] | None = None) -> list[str]:

@@ -89,7 +89,7 @@ def one_line(error: Exception | str, limit: int = 500) -> str:
 def _client_class(initial: float | None, maximum: float | None):
     """The openai client, with our backoff when the profile sets one."""
     # imported on first use: `import openai` takes ~0.57 s (measured, -X importtime), and
-    # replay runs, the workflow's planning and the CLI's --help never call an endpoint
+    # playback runs, the workflow's planning and the CLI's --help never call an endpoint
     from openai import OpenAI
 
     if initial is None and maximum is None:

@@ -9,7 +9,7 @@ Two levels, both from config (``agents`` section):
 - **per condition** (``max_condition_tokens``, ``max_condition_calls``,
   ``max_condition_cost``): counted in a ledger file that every job of the condition updates
   under an exclusive POSIX lock (``fcntl.lockf``, which NFS and Lustre honour where the
-  jobs share a filesystem). Only real requests are entered (not cache hits, not replay).
+  jobs share a filesystem). Only real requests are entered (not cache hits, not playback).
 
 Cost is ``prompt_tokens / 1000 * cost_per_1k_prompt + completion_tokens / 1000 *
 cost_per_1k_completion`` with the model profile's prices (0 when unset).
@@ -195,8 +195,8 @@ class SpendLedger:
 class SpendGuard(ChatModel):
     """A chat model that checks the spend caps before every request of ``inner``.
 
-    It works as a top-level model (``complete``) and as a replay fallback (``_complete``,
-    which :class:`~swevis.models.replay.ReplayModel` calls), so resumed trajectories are
+    It works as a top-level model (``complete``) and as a playback fallback (``_complete``,
+    which :class:`~swevis.models.playback.PlaybackModel` calls), so resumed trajectories are
     guarded the same way. ``prior`` seeds the trajectory's spend (steps restored from a
     journal). Responses from the response cache count for the trajectory, not the ledger.
     """

@@ -1,6 +1,6 @@
-"""Replay backend: recorded assistant turns, returned in order, with no model at all.
+"""Playback backend: recorded assistant turns, returned in order, with no model at all.
 
-Sources (``load_replay_turns`` detects which):
+Sources (``load_playback_turns`` detects which):
 
 (a) A demonstration, YAML or JSON (format ``swevis-demo-1``)::
 
@@ -18,7 +18,7 @@ Sources (``load_replay_turns`` detects which):
         based_on: ../let/ledgerkit-1.yaml
         turns: {reproduction: [...]}   # replaces the base's turns of these purposes only
 
-    so a variant that changes one stage of an agent replays the agent's own turns for the
+    so a variant that changes one stage of an agent plays back the agent's own turns for the
     rest, and a comparison of the two is paired by construction.
 
 (b) One of our trajectories (``traj.json``): ``{"messages": [{"role", "content", ...}]}``;
@@ -34,11 +34,11 @@ Purposes: the agents pass ``purpose`` to ``complete`` ("agent", "preloc", "locat
 "editor"...). Turns tagged with a purpose serve only calls of that purpose; untagged turns
 serve every purpose that has no queue of its own. Each queue is consumed in order.
 
-Usage under replay: prompt tokens are the token models' estimate of the request as it
+Usage under playback: prompt tokens are the token models' estimate of the request as it
 would be sent (image cap applied), completion tokens the text tokenizer's count of the
 recorded turn; ``source`` is "estimate". Running out of turns raises
-:class:`ReplayExhausted` (unless a ``fallback`` model is given, which then takes over:
-replay-then-continue-live).
+:class:`PlaybackExhausted` (unless a ``fallback`` model is given, which then takes over:
+playback-then-continue-live).
 """
 
 from __future__ import annotations
@@ -53,8 +53,8 @@ import yaml
 from swevis.models.base import (
     ChatModel,
     ChatResponse,
-    ReplayExhausted,
-    ReplaySourceError,
+    PlaybackExhausted,
+    PlaybackSourceError,
     Usage,
 )
 from swevis.models.messages import content_text
@@ -63,7 +63,7 @@ DEMO_FORMAT = "swevis-demo-1"
 
 
 @dataclass
-class ReplayTurn:
+class PlaybackTurn:
     content: str
     tool_calls: list[dict[str, Any]] | None = None
     purpose: str | None = None
@@ -78,10 +78,10 @@ class ReplayTurn:
 
 
 @dataclass
-class ReplaySource:
+class PlaybackSource:
     kind: str  # "demonstration", "swevis-trajectory", "mini-swe-agent-trajectory", "turns"
     origin: str  # file path or "<memory>"
-    turns: list[ReplayTurn] = field(default_factory=list)
+    turns: list[PlaybackTurn] = field(default_factory=list)
 
 
 # ---------------------------------------------------------------- readers
@@ -89,66 +89,66 @@ class ReplaySource:
 
 def _read_file(path: Path) -> Any:
     if not path.exists():
-        raise ReplaySourceError(f"replay source {path} does not exist")
+        raise PlaybackSourceError(f"playback source {path} does not exist")
     try:
         text = path.read_text(encoding="utf-8")
         if path.suffix.lower() in (".yaml", ".yml"):
             return yaml.safe_load(text)
         return json.loads(text)
     except (OSError, ValueError, yaml.YAMLError) as exc:
-        raise ReplaySourceError(f"replay source {path}: cannot parse: {exc}") from None
+        raise PlaybackSourceError(f"playback source {path}: cannot parse: {exc}") from None
 
 
-def _turn(item: Any, where: str, index: int, purpose: str | None = None) -> ReplayTurn:
+def _turn(item: Any, where: str, index: int, purpose: str | None = None) -> PlaybackTurn:
     if isinstance(item, str):
-        return ReplayTurn(content=item, purpose=purpose, index=index)
+        return PlaybackTurn(content=item, purpose=purpose, index=index)
     if isinstance(item, dict) and ("content" in item or "tool_calls" in item):
         content = item.get("content")
         if content is not None and not isinstance(content, str | list):
-            raise ReplaySourceError(f"{where}: turn {index}: 'content' must be a string")
+            raise PlaybackSourceError(f"{where}: turn {index}: 'content' must be a string")
         tool_calls = item.get("tool_calls") or None
         if tool_calls is not None and not isinstance(tool_calls, list):
-            raise ReplaySourceError(f"{where}: turn {index}: 'tool_calls' must be a list")
+            raise PlaybackSourceError(f"{where}: turn {index}: 'tool_calls' must be a list")
         extra = item.get("extra") if isinstance(item.get("extra"), dict) else {}
         tagged = item.get("purpose", extra.get("purpose", purpose))
         actions = extra.get("actions") if isinstance(extra.get("actions"), list) else None
-        return ReplayTurn(content_text(content), tool_calls, tagged, actions, index)
-    raise ReplaySourceError(f"{where}: turn {index} must be a string or a mapping with 'content'")
+        return PlaybackTurn(content_text(content), tool_calls, tagged, actions, index)
+    raise PlaybackSourceError(f"{where}: turn {index} must be a string or a mapping with 'content'")
 
 
-def read_demonstration(data: Any, origin: str = "<memory>") -> ReplaySource:
+def read_demonstration(data: Any, origin: str = "<memory>") -> PlaybackSource:
     """Format (a): a list of turns, or a mapping with ``turns`` (a list, or purpose -> list)."""
     if isinstance(data, dict):
         fmt = data.get("format", DEMO_FORMAT)
         if fmt != DEMO_FORMAT:
-            raise ReplaySourceError(f"{origin}: unknown demonstration format {fmt!r} (expected {DEMO_FORMAT})")
+            raise PlaybackSourceError(f"{origin}: unknown demonstration format {fmt!r} (expected {DEMO_FORMAT})")
         if "turns" not in data:
-            raise ReplaySourceError(f"{origin}: a demonstration needs a 'turns' key")
+            raise PlaybackSourceError(f"{origin}: a demonstration needs a 'turns' key")
         turns = data["turns"]
     else:
         turns = data
-    out: list[ReplayTurn] = []
+    out: list[PlaybackTurn] = []
     if isinstance(turns, dict):
         for purpose, items in turns.items():
             if not isinstance(items, list):
-                raise ReplaySourceError(f"{origin}: turns/{purpose} must be a list")
+                raise PlaybackSourceError(f"{origin}: turns/{purpose} must be a list")
             out += [_turn(it, f"{origin}: turns/{purpose}", len(out) + i, str(purpose)) for i, it in enumerate(items)]
     elif isinstance(turns, list):
         out = [_turn(it, origin, i) for i, it in enumerate(turns)]
     else:
-        raise ReplaySourceError(f"{origin}: 'turns' must be a list or a mapping of purpose to list")
+        raise PlaybackSourceError(f"{origin}: 'turns' must be a list or a mapping of purpose to list")
     if not out:
-        raise ReplaySourceError(f"{origin}: the demonstration has no turns")
-    return ReplaySource("demonstration", origin, out)
+        raise PlaybackSourceError(f"{origin}: the demonstration has no turns")
+    return PlaybackSource("demonstration", origin, out)
 
 
-def _assistant_turns(messages: Any, origin: str) -> list[ReplayTurn]:
+def _assistant_turns(messages: Any, origin: str) -> list[PlaybackTurn]:
     if not isinstance(messages, list):
-        raise ReplaySourceError(f"{origin}: 'messages' must be a list")
+        raise PlaybackSourceError(f"{origin}: 'messages' must be a list")
     out = []
     for i, msg in enumerate(messages):
         if not isinstance(msg, dict):
-            raise ReplaySourceError(f"{origin}: messages[{i}] is not a mapping")
+            raise PlaybackSourceError(f"{origin}: messages[{i}] is not a mapping")
         if msg.get("role") == "assistant":
             out.append(
                 _turn(
@@ -158,22 +158,22 @@ def _assistant_turns(messages: Any, origin: str) -> list[ReplayTurn]:
                 )
             )
     if not out:
-        raise ReplaySourceError(f"{origin}: the trajectory has no assistant messages")
+        raise PlaybackSourceError(f"{origin}: the trajectory has no assistant messages")
     return out
 
 
-def read_swevis_trajectory(data: Any, origin: str = "<memory>") -> ReplaySource:
+def read_swevis_trajectory(data: Any, origin: str = "<memory>") -> PlaybackSource:
     """Format (b): our ``traj.json`` -- its assistant messages, in order."""
     if not isinstance(data, dict) or "messages" not in data:
-        raise ReplaySourceError(f"{origin}: a trajectory needs a 'messages' list")
-    return ReplaySource("swevis-trajectory", origin, _assistant_turns(data["messages"], origin))
+        raise PlaybackSourceError(f"{origin}: a trajectory needs a 'messages' list")
+    return PlaybackSource("swevis-trajectory", origin, _assistant_turns(data["messages"], origin))
 
 
-def read_minisweagent_trajectory(data: Any, origin: str = "<memory>") -> ReplaySource:
+def read_minisweagent_trajectory(data: Any, origin: str = "<memory>") -> PlaybackSource:
     """Format (c): mini-swe-agent's ``.traj.json`` -- its assistant messages, in order."""
     if not isinstance(data, dict) or not str(data.get("trajectory_format", "")).startswith("mini-swe-agent"):
-        raise ReplaySourceError(f"{origin}: not a mini-swe-agent trajectory (no trajectory_format mini-swe-agent-*)")
-    return ReplaySource("mini-swe-agent-trajectory", origin, _assistant_turns(data.get("messages"), origin))
+        raise PlaybackSourceError(f"{origin}: not a mini-swe-agent trajectory (no trajectory_format mini-swe-agent-*)")
+    return PlaybackSource("mini-swe-agent-trajectory", origin, _assistant_turns(data.get("messages"), origin))
 
 
 MAX_BASED_ON_DEPTH = 4
@@ -188,10 +188,10 @@ def based_on_chain(path: str | Path) -> list[tuple[Path, Any]]:
         here, data = chain[-1]
         base = (here.parent / str(data["based_on"])).resolve()
         if any(base == p for p, _ in chain) or len(chain) > MAX_BASED_ON_DEPTH:
-            raise ReplaySourceError(f"{chain[0][0]}: based_on nested deeper than {MAX_BASED_ON_DEPTH}, or it loops: "
+            raise PlaybackSourceError(f"{chain[0][0]}: based_on nested deeper than {MAX_BASED_ON_DEPTH}, or it loops: "
                                     + " -> ".join(str(p) for p in [*(p for p, _ in chain), base]))
         if not base.exists():
-            raise ReplaySourceError(f"{here}: based_on file {base} does not exist")
+            raise PlaybackSourceError(f"{here}: based_on file {base} does not exist")
         chain.append((base, _read_file(base)))
     return chain
 
@@ -206,14 +206,14 @@ def merge_based_on(chain: list[tuple[Path, Any]]) -> Any:
     for where, part in reversed(chain):
         own = (part.get("turns") or {}) if isinstance(part, dict) else None
         if not isinstance(own, dict):
-            raise ReplaySourceError(f"{where}: based_on needs per-purpose turns (a mapping) in every demonstration of {path}")
+            raise PlaybackSourceError(f"{where}: based_on needs per-purpose turns (a mapping) in every demonstration of {path}")
         turns.update(own)
     return {**{k: v for k, v in data.items() if k != "based_on"}, "turns": turns}
 
 
-def load_replay_source(source: Any) -> ReplaySource:
-    """Read any replay source: a path (YAML/JSON), parsed data, a list of turns or a ReplaySource."""
-    if isinstance(source, ReplaySource):
+def load_playback_source(source: Any) -> PlaybackSource:
+    """Read any playback source: a path (YAML/JSON), parsed data, a list of turns or a PlaybackSource."""
+    if isinstance(source, PlaybackSource):
         return source
     origin = "<memory>"
     data = source
@@ -226,28 +226,28 @@ def load_replay_source(source: Any) -> ReplaySource:
         return read_swevis_trajectory(data, origin)
     if isinstance(data, dict | list):
         return read_demonstration(data, origin)
-    raise ReplaySourceError(f"{origin}: a replay source must be a demonstration or a trajectory")
+    raise PlaybackSourceError(f"{origin}: a playback source must be a demonstration or a trajectory")
 
 
-def load_replay_turns(source: Any) -> list[ReplayTurn]:
-    return load_replay_source(source).turns
+def load_playback_turns(source: Any) -> list[PlaybackTurn]:
+    return load_playback_source(source).turns
 
 
 # ---------------------------------------------------------------- the backend
 
 
-class ReplayModel(ChatModel):
-    backend = "replay"
+class PlaybackModel(ChatModel):
+    backend = "playback"
 
     def __init__(
         self, profile_name: str, profile: dict[str, Any], *, source: Any, fallback: ChatModel | None = None, **counting
     ):
-        """`source`: what to replay (load_replay_source); `fallback`: the model asked once it is
+        """`source`: what to play back (load_playback_source); `fallback`: the model asked once it is
         used up; `counting`: ChatModel's estimator and text counter."""
         super().__init__(profile_name, profile, **counting)
-        self.source = load_replay_source(source)
+        self.source = load_playback_source(source)
         self.fallback = fallback
-        self._queues: dict[str | None, list[ReplayTurn]] = {}
+        self._queues: dict[str | None, list[PlaybackTurn]] = {}
         for turn in self.source.turns:
             self._queues.setdefault(turn.purpose, []).append(turn)
         self._next: dict[str | None, int] = {k: 0 for k in self._queues}
@@ -257,15 +257,15 @@ class ReplayModel(ChatModel):
             return purpose
         if None in self._queues:
             return None
-        raise ReplayExhausted(
-            f"replay source {self.source.origin} has no turns for purpose {purpose!r} "
+        raise PlaybackExhausted(
+            f"playback source {self.source.origin} has no turns for purpose {purpose!r} "
             f"(it has {sorted(str(k) for k in self._queues)})"
         )
 
     def remaining(self, purpose: str = "agent") -> int:
         try:
             q = self._queue_for(purpose)
-        except ReplayExhausted:
+        except PlaybackExhausted:
             return 0
         return len(self._queues[q]) - self._next[q]
 
@@ -276,23 +276,23 @@ class ReplayModel(ChatModel):
             resp = self.fallback._complete(
                 messages, purpose=purpose, estimated_prompt_tokens=estimated_prompt_tokens, **call
             )
-            resp.meta = {"replay_fallback": self.fallback.backend, **resp.meta}
+            resp.meta = {"playback_fallback": self.fallback.backend, **resp.meta}
             return resp
         return self._recorded_response(self._next_turn(purpose), estimated_prompt_tokens)
 
-    def _next_turn(self, purpose: str) -> ReplayTurn:
+    def _next_turn(self, purpose: str) -> PlaybackTurn:
         q = self._queue_for(purpose)
         queue = self._queues[q]
         i = self._next[q]
         if i >= len(queue):
             label = "" if q is None else f" for purpose {q!r}"
-            raise ReplayExhausted(
-                f"replay source {self.source.origin} ran out of assistant turns{label} after {len(queue)} turn(s)"
+            raise PlaybackExhausted(
+                f"playback source {self.source.origin} ran out of assistant turns{label} after {len(queue)} turn(s)"
             )
         self._next[q] = i + 1
         return queue[i]
 
-    def _recorded_response(self, turn: ReplayTurn, estimated_prompt_tokens: int) -> ChatResponse:
+    def _recorded_response(self, turn: PlaybackTurn, estimated_prompt_tokens: int) -> ChatResponse:
         completion_text = turn.content + (json.dumps(turn.tool_calls) if turn.tool_calls else "")
         completion = self.estimate_text_tokens(completion_text)
         usage = Usage(
@@ -305,7 +305,7 @@ class ReplayModel(ChatModel):
             image_family=self.image_family,
         )
         raw = turn.to_message() | {
-            "replay": {"source": self.source.origin, "kind": self.source.kind, "index": turn.index}
+            "playback": {"source": self.source.origin, "kind": self.source.kind, "index": turn.index}
         }
         if turn.actions is not None:
             raw["actions"] = turn.actions
@@ -316,5 +316,5 @@ class ReplayModel(ChatModel):
             cached=False,
             tool_calls=turn.tool_calls,
             finish_reason="stop",
-            meta={"replay_index": turn.index},
+            meta={"playback_index": turn.index},
         )

@@ -1,4 +1,4 @@
-"""The replay backend: recorded assistant turns from demonstrations, our trajectories and
+"""The playback backend: recorded assistant turns from demonstrations, our trajectories and
 mini-swe-agent's .traj.json (built with mini-swe-agent's own DeterministicModel)."""
 
 from __future__ import annotations
@@ -10,24 +10,24 @@ import yaml
 
 from swevis.models import (
     ModelConfigError,
-    ReplayExhausted,
-    ReplayModel,
-    ReplaySourceError,
+    PlaybackExhausted,
+    PlaybackModel,
+    PlaybackSourceError,
     image_part,
-    load_replay_source,
+    load_playback_source,
     make_model,
 )
 from scripted_server import ScriptedServer
 
 from test_models_openai import KEY_ENV, SECRET, fake_estimator, fake_text_counter, png_bytes
 
-PROFILE = {"backend": "replay", "model_id": "qwen3.5-397b-a17b", "tokenizer": "qwen3", "image_family": "qwen3.5"}
+PROFILE = {"backend": "playback", "model_id": "qwen3.5-397b-a17b", "tokenizer": "qwen3", "image_family": "qwen3.5"}
 USER = [{"role": "system", "content": "sys"}, {"role": "user", "content": "Fix the bug in ledgerkit."}]
 
 
-def replay(source, **over):
+def playback(source, **over):
     return make_model(
-        "qwen3.5", PROFILE | over, replay_source=source, estimator=fake_estimator, text_counter=fake_text_counter
+        "qwen3.5", PROFILE | over, playback_source=source, estimator=fake_estimator, text_counter=fake_text_counter
     )
 
 
@@ -48,17 +48,17 @@ def test_demonstration_yaml_turns_in_order(tmp_path):
             }
         )
     )
-    m = replay(demo)
-    assert isinstance(m, ReplayModel) and m.source.kind == "demonstration"
+    m = playback(demo)
+    assert isinstance(m, PlaybackModel) and m.source.kind == "demonstration"
     first = m.complete(USER)
     second = m.complete(USER + [first.to_message(), {"role": "user", "content": "output"}])
     assert first.content.startswith("THOUGHT: look") and second.content.startswith("THOUGHT: read")
-    with pytest.raises(ReplayExhausted, match="ran out of assistant turns after 2"):
+    with pytest.raises(PlaybackExhausted, match="ran out of assistant turns after 2"):
         m.complete(USER)
 
 
-def test_replay_usage_is_estimated(tmp_path):
-    m = replay(["one two three"])
+def test_playback_usage_is_estimated(tmp_path):
+    m = playback(["one two three"])
     history = USER + [{"role": "user", "content": [{"type": "text", "text": "page"}, image_part(png_bytes())]}]
     u = m.complete(history).usage
     assert u.source == "estimate"
@@ -67,10 +67,10 @@ def test_replay_usage_is_estimated(tmp_path):
     assert u.server_prompt_tokens is None
 
 
-def test_replay_applies_the_image_cap_to_its_accounting():
+def test_playback_applies_the_image_cap_to_its_accounting():
     history = USER + [{"role": "user", "content": [image_part(png_bytes(), label=f"page {i}")]} for i in range(4)]
-    capped = replay(["a"], max_images_per_request=1).complete(history)
-    uncapped = replay(["a"]).complete(history)
+    capped = playback(["a"], max_images_per_request=1).complete(history)
+    uncapped = playback(["a"]).complete(history)
     assert capped.meta["images_omitted"] == 3
     assert uncapped.usage.prompt_tokens - capped.usage.prompt_tokens == 3 * 100 - sum(
         len(f"[image omitted: page {i}, shown earlier]") // 4 for i in range(3)
@@ -79,14 +79,14 @@ def test_replay_applies_the_image_cap_to_its_accounting():
 
 def test_demonstration_per_purpose_queues(tmp_path):
     demo = {"turns": {"preloc": ['{"package": "..."}'], "agent": ["step 1", "step 2"]}}
-    m = replay(demo)
+    m = playback(demo)
     assert m.complete(USER, purpose="agent").content == "step 1"
     assert m.complete(USER, purpose="preloc").content == '{"package": "..."}'
     assert m.complete(USER).content == "step 2"
     assert m.remaining("agent") == 0 and m.remaining("preloc") == 0
-    with pytest.raises(ReplayExhausted, match="for purpose 'preloc'"):
+    with pytest.raises(PlaybackExhausted, match="for purpose 'preloc'"):
         m.complete(USER, purpose="preloc")
-    with pytest.raises(ReplayExhausted, match="no turns for purpose 'editor'"):
+    with pytest.raises(PlaybackExhausted, match="no turns for purpose 'editor'"):
         m.complete(USER, purpose="editor")
 
 
@@ -96,26 +96,26 @@ def test_a_demonstration_based_on_another_replaces_only_its_own_purposes(tmp_pat
     (tmp_path / "let" / "i.yaml").write_text(yaml.safe_dump({"turns": {"locator": ["L1"], "editor": ["E1", "E2"]}}))
     variant = tmp_path / "let-repro" / "i.yaml"
     variant.write_text(yaml.safe_dump({"based_on": "../let/i.yaml", "turns": {"reproduction": ["R1"], "editor": ["E9"]}}))
-    src = load_replay_source(variant)
+    src = load_playback_source(variant)
     by_purpose = {}
     for t in src.turns:
         by_purpose.setdefault(t.purpose, []).append(t.content)
     assert by_purpose == {"locator": ["L1"], "editor": ["E9"], "reproduction": ["R1"]}
     plain = tmp_path / "let-mem.yaml"
     plain.write_text(yaml.safe_dump({"based_on": "let/i.yaml"}))  # no turns of its own: the base's
-    assert sorted(t.content for t in load_replay_source(plain).turns) == ["E1", "E2", "L1"]
+    assert sorted(t.content for t in load_playback_source(plain).turns) == ["E1", "E2", "L1"]
     loop = tmp_path / "loop.yaml"
     loop.write_text(yaml.safe_dump({"based_on": "loop.yaml"}))
-    with pytest.raises(ReplaySourceError, match="based_on nested deeper"):
-        load_replay_source(loop)
+    with pytest.raises(PlaybackSourceError, match="based_on nested deeper"):
+        load_playback_source(loop)
     missing = tmp_path / "orphan.yaml"
     missing.write_text(yaml.safe_dump({"based_on": "nowhere.yaml", "turns": {"editor": ["x"]}}))
-    with pytest.raises(ReplaySourceError, match="nowhere.yaml does not exist"):
-        load_replay_source(missing)
+    with pytest.raises(PlaybackSourceError, match="nowhere.yaml does not exist"):
+        load_playback_source(missing)
 
 
 def test_untagged_turns_serve_other_purposes():
-    m = replay([{"content": "plan", "purpose": "locator"}, "edit 1", "edit 2"])
+    m = playback([{"content": "plan", "purpose": "locator"}, "edit 1", "edit 2"])
     assert m.complete(USER, purpose="editor").content == "edit 1"
     assert m.complete(USER, purpose="locator").content == "plan"
     assert m.complete(USER, purpose="editor").content == "edit 2"
@@ -135,22 +135,22 @@ def test_untagged_turns_serve_other_purposes():
 def test_bad_sources_name_the_problem(tmp_path, data, match):
     path = tmp_path / "bad.json"
     path.write_text(json.dumps(data))
-    with pytest.raises(ReplaySourceError, match=match) as err:
-        load_replay_source(path)
+    with pytest.raises(PlaybackSourceError, match=match) as err:
+        load_playback_source(path)
     assert str(path) in str(err.value)
 
 
 def test_unreadable_source_names_the_file(tmp_path):
-    with pytest.raises(ReplaySourceError, match="does not exist"):
-        load_replay_source(tmp_path / "missing.yaml")
+    with pytest.raises(PlaybackSourceError, match="does not exist"):
+        load_playback_source(tmp_path / "missing.yaml")
     broken = tmp_path / "broken.json"
     broken.write_text('{"turns": [')
-    with pytest.raises(ReplaySourceError, match="broken.json: cannot parse"):
-        load_replay_source(broken)
+    with pytest.raises(PlaybackSourceError, match="broken.json: cannot parse"):
+        load_playback_source(broken)
 
 
-def test_replay_without_a_source_is_a_config_error():
-    with pytest.raises(ModelConfigError, match="needs a replay source"):
+def test_playback_without_a_source_is_a_config_error():
+    with pytest.raises(ModelConfigError, match="needs a playback source"):
         make_model("qwen3.5", PROFILE)
 
 
@@ -172,7 +172,7 @@ def test_swevis_trajectory(tmp_path):
     }
     path = tmp_path / "traj.json"
     path.write_text(json.dumps(traj))
-    m = replay(path)
+    m = playback(path)
     assert m.source.kind == "swevis-trajectory"
     assert [t.content for t in m.source.turns] == [
         "pre-localization reply",
@@ -181,7 +181,7 @@ def test_swevis_trajectory(tmp_path):
     ]
     assert m.complete(USER, purpose="preloc").content == "pre-localization reply"
     assert m.complete(USER).content.endswith("ls\n```")
-    with pytest.raises(ReplayExhausted, match="for purpose 'agent'"):  # tagged queues do not spill over
+    with pytest.raises(PlaybackExhausted, match="for purpose 'agent'"):  # tagged queues do not spill over
         m.complete(USER)
     assert m.complete(USER, purpose="editor").content.endswith("submit\n```")  # untagged: purposes without a queue
 
@@ -224,19 +224,19 @@ def test_minisweagent_trajectory_made_by_its_own_agent(tmp_path):
     data = json.loads(path.read_text())
     assert data["trajectory_format"].startswith("mini-swe-agent")
 
-    m = replay(path)
+    m = playback(path)
     assert m.source.kind == "mini-swe-agent-trajectory"
     assert [t.actions for t in m.source.turns] == [
         [{"command": "echo hello"}],
         [{"command": "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"}],
     ]
-    # replay against the trajectory's own conversation: same turns, estimated usage
+    # playback against the trajectory's own conversation: same turns, estimated usage
     history = [msg for msg in data["messages"] if msg["role"] in ("system", "user")][:2]
     r1 = m.complete(history)
     assert r1.content == turns[0] and r1.raw["actions"] == [{"command": "echo hello"}]
     assert r1.usage.source == "estimate" and r1.usage.prompt_tokens == fake_estimator(history, "qwen3", "qwen3.5")
     assert m.complete(history).content == turns[1]
-    with pytest.raises(ReplayExhausted):
+    with pytest.raises(PlaybackExhausted):
         m.complete(history)
 
 
@@ -255,14 +255,14 @@ def test_minisweagent_toolcall_trajectory(tmp_path):
             {"role": "exit", "content": "", "extra": {"exit_status": "Submitted"}},
         ],
     }
-    m = replay(traj)
+    m = playback(traj)
     r = m.complete(USER)
     assert r.content == "" and r.tool_calls == [call]
     assert r.to_message() == {"role": "assistant", "content": "", "tool_calls": [call]}
     assert r.usage.completion_tokens == fake_text_counter(json.dumps([call]), "qwen3")
 
 
-# ------------------------------------------------------------------ replay then continue live
+# ------------------------------------------------------------------ playback then continue live
 
 
 def test_fallback_continues_live_after_the_recorded_turns(monkeypatch, tmp_path):
@@ -281,7 +281,7 @@ def test_fallback_continues_live_after_the_recorded_turns(monkeypatch, tmp_path)
             estimator=fake_estimator,
             text_counter=fake_text_counter,
         )
-        m = ReplayModel(
+        m = PlaybackModel(
             "live",
             PROFILE,
             source=["recorded"],
@@ -292,7 +292,7 @@ def test_fallback_continues_live_after_the_recorded_turns(monkeypatch, tmp_path)
         assert m.complete(USER).content == "recorded"
         assert server.chat_requests == []
         resp = m.complete(USER)
-        assert resp.content == "ok" and resp.usage.source == "server" and resp.meta["replay_fallback"] == "openai"
+        assert resp.content == "ok" and resp.usage.source == "server" and resp.meta["playback_fallback"] == "openai"
         assert len(server.chat_requests) == 1
 
 
@@ -300,6 +300,6 @@ def test_real_token_estimator_if_available():
     tokens = pytest.importorskip("swevis.tokens")
     if not hasattr(tokens, "count_message_tokens"):
         pytest.skip("swevis.tokens.count_message_tokens not there yet")
-    m = make_model("qwen3.5", PROFILE, replay_source=["THOUGHT: hello\n```bash\nls\n```"])
+    m = make_model("qwen3.5", PROFILE, playback_source=["THOUGHT: hello\n```bash\nls\n```"])
     u = m.complete(USER).usage
     assert u.prompt_tokens > 0 and u.completion_tokens > 0 and u.source == "estimate"
