@@ -2,6 +2,7 @@ import copy
 from pathlib import Path
 
 import pytest
+import yaml
 from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate as snakemake_validate
 
@@ -70,6 +71,20 @@ def test_schema_errors_name_the_key(bad, key, words):
     message = str(info.value)
     assert f"config key '{key}'" in message
     assert words in message
+
+
+def test_the_old_backend_name_replay_is_refused_in_one_line_that_says_playback(tmp_path: Path):
+    """The backend that plays back recorded turns is named playback (`swevis replay` is the
+    counterfactual): a config still naming the backend by its old name fails on load, naming the key
+    and the name to write, before any run starts."""
+    old_name = "replay"
+    path = tmp_path / "c.yaml"
+    path.write_text(yaml.safe_dump({"models": {"q": {"backend": old_name}}}))
+    with pytest.raises(ConfigError) as info:
+        load_config(path)
+    message = str(info.value)
+    assert "\n" not in message and "config key 'models/q/backend'" in message
+    assert '"replay" is not a backend: write playback' in message
 
 
 def test_load_config_names_the_file(tmp_path: Path):
