@@ -12,9 +12,9 @@ from typing import Any, Callable, Iterable
 
 from snakemake.common import overwrite_function_params
 
-from swevis.agents.registry import agent_kind, base_name, kinds, load_modules, variant_bases
+from swevis.agents.registry import agent_kind, configured_variants, kinds, load_modules, own_section, variant_config
 from swevis.sandbox import resolved_environment
-from swevis.config import DRAWING_KEYS, ConfigError, check_profile, section, validate_config
+from swevis.config import DRAWING_KEYS, ConfigError, check_profile, filled_section, section, validate_config
 from swevis.errors import SwevisError
 from swevis.fsutil import write_atomic
 from swevis.models import is_live
@@ -108,24 +108,36 @@ class SampleIndex:
 def agent_param_sets(config: dict) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
     """run_agent's `agents` param, computed once per DAG build rather than once per job: the
     agents section without the matrix, the repeat count and the ablation set-up (so adding a
-    condition, a repeat or a variant re-runs nothing else), and for each LET variant the
-    same plus its own entry and the memory options, and for an agent that declares keys of
-    its own (AgentKind.config_keys) the same plus those (and without the agent modules: adding
-    one reruns no run of another agent). Returns (plain, {agent or variant: params})."""
+    condition, a repeat or a variant re-runs nothing else); for an agent that declares keys of
+    its own (AgentKind.config_keys) the same plus those, without the variants named inside
+    them (and without the agent modules: adding one reruns no run of another agent); for each
+    variant (agent_variants) its base's plus what the variant reads in their place
+    (registry.variant_config: a LET variant's entry as `variant`, a Prometheus ablation's
+    agents.prometheus with its overrides) and the memory options.
+    Returns (plain, {agent or variant: params})."""
     agents = section(config, "agents")
     own = {key for kind in kinds() for key in kind.config_keys}
+    places = {kind.variants_at for kind in kinds() if kind.takes_variants}
     plain = {
         k: v for k, v in agents.items()
-        if k not in ("matrix", "repeats", "variants", "memory", "ablation", "modules", *own)
+        if k not in ("matrix", "repeats", "variants", "memory", "ablation", "modules", *own, *places)
     }
-    variants = {
-        name: {**plain, "variant": variant, "memory": agents.get("memory") or {}}
-        for name, variant in (agents.get("variants") or {}).items()
-    }
+    params: dict[str, dict[str, Any]] = {}
     for kind in kinds():
         if kind.config_keys:
-            variants[kind.name] = {**plain, **{k: agents[k] for k in kind.config_keys}}
-    return plain, variants
+            params[kind.name] = {**plain, **{k: own_section(agents, kind, k) for k in kind.config_keys}}
+    for name, (base, _) in agent_variants(config).items():
+        params[name] = {**params.get(base, plain), **variant_config(agents, name), "memory": agents.get("memory") or {}}
+    return plain, params
+
+
+def agent_variants(config: dict) -> dict[str, tuple[str, dict[str, Any]]]:
+    """Every variant of the config, {name: (base agent, entry)}: LET's of agents.variants,
+    Prometheus's of agents.prometheus.ablations (each agent's AgentKind.variants_at)."""
+    try:
+        return configured_variants(config["agents"])
+    except SwevisError as exc:
+        raise ConfigError(str(exc)) from None
 
 
 def matrix_cells(config: dict) -> set[tuple[str, str, str]]:
@@ -138,23 +150,24 @@ def matrix_cells(config: dict) -> set[tuple[str, str, str]]:
 
 
 def ablation_bases(config: dict) -> list[str]:
-    """The agents the variants of agents.variants are variants of, in order (LET's)."""
-    return list(dict.fromkeys(base_name(v) for v in config["agents"].get("variants") or {}))
+    """The agents the configured variants are variants of, in order (LET, Prometheus)."""
+    return list(dict.fromkeys(base for base, _ in agent_variants(config).values()))
 
 
 def ablation_cells(config: dict) -> list[tuple[str, str, str, str]]:
-    """(model, agent, scope, condition) of the ablation: each variant's base agent and every
-    variant of agents.variants under agents.ablation's models (none = the first profile),
+    """(model, agent, scope, condition) of the ablation: each base agent followed by its
+    variants (agent_variants), under agents.ablation's models (none = the first profile),
     scopes and conditions; none without variants (rules/ablation.smk runs these; `swevis
     estimate` prices them)."""
-    agents = config["agents"]
-    if not agents.get("variants"):
+    variants = agent_variants(config)
+    if not variants:
         return []
-    ablation = agents["ablation"]
+    ablation = config["agents"]["ablation"]
+    agents = [a for base in ablation_bases(config) for a in [base, *(n for n, (b, _) in variants.items() if b == base)]]
     return [
         (model, agent, scope, condition)
         for model in ablation["models"] or list(config["models"])[:1]
-        for agent in [*ablation_bases(config), *agents["variants"]]
+        for agent in agents
         for scope in ablation["scopes"]
         for condition in ablation["conditions"]
     ]
@@ -200,8 +213,9 @@ def check_render_guard(config: dict) -> None:
 
 
 def check_agents(config: dict) -> None:
-    """The agent modules import, every agent of the matrix is registered, and every variant
-    is a variant of an agent that takes variants."""
+    """The agent modules import, every agent of the matrix is registered, every variant is
+    named where its base agent takes variants, and each override a variant makes is a key
+    of its base's section, with a value the schema accepts there."""
     agents = config["agents"]
     load_modules(agents["modules"])
     for i, cell in enumerate(agents["matrix"]):
@@ -209,15 +223,29 @@ def check_agents(config: dict) -> None:
             agent_kind(cell["agent"])
         except SwevisError as exc:
             raise ConfigError(f"config key 'agents/matrix/{i}/agent': {exc}") from None
-    for name in agents.get("variants") or {}:
-        if base_name(name) not in variant_bases():
-            raise ConfigError(
-                f"config key 'agents/variants/{name}': {base_name(name)!r} is no agent that takes variants "
-                f"({', '.join(variant_bases()) or 'none does'})"
-            )
+    for name in agent_variants(config):
+        check_variant_entry(agents, name)
     table3 = (config.get("analysis") or {}).get("table3_agent")
     if table3 is not None and not agent_kind(table3).commits_plan:
         raise ConfigError(f"config key 'analysis/table3_agent': {table3!r} commits no plan, so it has no locator split")
+
+
+def check_variant_entry(agents: dict, name: str) -> None:
+    """A variant whose entry overrides its base's section (registry.variant_config): its keys
+    are keys of that section and the section with them passes the schema; the error names
+    the variant's key. (A LET variant's entry is checked by the schema itself.)"""
+    try:
+        overridden = variant_config(agents, name)
+    except SwevisError as exc:
+        raise ConfigError(str(exc)) from None
+    if "variant" in overridden:
+        return
+    [(key, value)] = overridden.items()
+    try:
+        filled_section("agents", {key: value})
+    except ConfigError as exc:
+        where = agent_kind(name).variants_at.replace(".", "/")
+        raise ConfigError(str(exc).replace(f"config key 'agents/{key}/", f"config key 'agents/{where}/{name}/", 1)) from None
 
 
 def check_models(config: dict) -> None:
@@ -262,7 +290,7 @@ def check_ablation(config: dict) -> None:
     """Ablation models are profiles, and every ablation scope and condition is a cell of
     agents.matrix for each variant's base agent (the reference the variants are compared with)."""
     agents = config["agents"]
-    if not agents.get("variants"):
+    if not agent_variants(config):
         return
     ablation = agents.get("ablation") or {}
     for model in ablation.get("models") or []:

@@ -42,7 +42,10 @@ def test_the_built_in_agents_declare_what_the_workflow_asks():
     let = agent_kind("let")
     assert let.commits_plan and let.evidence_phases == ("locator",) and let.takes_variants
     assert agent_kind("let-mem") is let  # a variant runs as its base
-    assert registry.variant_bases() == ["let"] and registry.preloc_agent() == "plb"
+    assert registry.variant_bases() == ["let", "prometheus"] and registry.preloc_agent() == "plb"
+    # where each names its variants: LET's in agents.variants, Prometheus's inside its own section
+    assert let.variants_at == "variants" and agent_kind("prometheus").variants_at == "prometheus.ablations"
+    assert agent_kind("prometheus-nomem") is agent_kind("prometheus")
     assert {name: kind.name for name, kind in registry.action_figures().items()} == {
         "figure2.png": "mini", "figure4.png": "plb", "figure5.png": "let"}
 
@@ -67,8 +70,24 @@ def test_an_unknown_agent_or_variant_is_one_line(name, message):
 def test_a_name_with_a_dash_or_a_taken_name_is_refused():
     with pytest.raises(SwevisError, match="lower-case letters"):
         AgentKind(name="my-agent", title="x", run=lambda run: ({}, None), phases=("main",))
+    with pytest.raises(SwevisError, match="variants_at 'mine.ablations' is a key of config agents, or <one of its config_keys>"):
+        AgentKind(name="mine", title="x", run=lambda run: ({}, None), phases=("main",), variants_at="mine.ablations")
     with pytest.raises(SwevisError, match="registered twice"):
         registry.register(AgentKind(name="mini", title="x", run=lambda run: ({}, None), phases=("main",)))
+
+
+def test_a_variant_runs_with_its_entry_where_its_base_reads_it():
+    agents = validate_config({"agents": {"variants": {"let-mem": {"memory": True}},
+                                         "prometheus": {"ablations": {"prometheus-single": {"candidates": 1}}}}})["agents"]
+    assert list(registry.configured_variants(agents)) == ["let-mem", "prometheus-single"]
+    assert registry.variant_config(agents, "let") == {} and registry.variant_config(agents, "prometheus") == {}
+    assert registry.variant_config(agents, "let-mem") == {"variant": agents["variants"]["let-mem"]}
+    single = registry.variant_config(agents, "prometheus-single")["prometheus"]
+    assert single["candidates"] == 1 and "ablations" not in single
+    assert {k: v for k, v in single.items() if k != "candidates"} == {
+        k: v for k, v in agents["prometheus"].items() if k not in ("candidates", "ablations")}
+    with pytest.raises(SwevisError, match="unknown agent 'prometheus-nope': not a configured variant"):
+        registry.variant_config(agents, "prometheus-nope")
 
 
 @pytest.mark.parametrize(

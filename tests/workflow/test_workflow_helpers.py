@@ -74,20 +74,26 @@ def test_sample_index_derives_each_instance_path_once():
 
 
 def test_agent_param_sets_are_the_narrow_agents_params():
-    config = validate_config({"agents": {"variants": {"let-mem": {"memory": True}}}})
+    config = validate_config({"agents": {"variants": {"let-mem": {"memory": True}},
+                                         "prometheus": {"ablations": {"prometheus-nomem": {"memory": False}}}}})
     plain, variants = agent_param_sets(config)
     agents = section(config, "agents")
     assert plain == {k: v for k, v in agents.items() if k not in ("matrix", "repeats", "variants", "memory", "ablation", "modules", "prometheus")}
     assert list(plain) == sorted(plain)  # key order never reruns anything
+    prometheus = {k: v for k, v in agents["prometheus"].items() if k != "ablations"}
     assert variants == {
         "let-mem": {**plain, "variant": agents["variants"]["let-mem"], "memory": agents["memory"]},
-        # an agent's own keys are its runs' params only
-        "prometheus": {**plain, "prometheus": agents["prometheus"], "memory": agents["memory"]},
+        # an agent's own keys are its runs' params only; the ablations named inside them are not
+        # (naming one reruns no Prometheus run)
+        "prometheus": {**plain, "prometheus": prometheus, "memory": agents["memory"]},
+        # an ablation runs with Prometheus's keys, its overrides over them
+        "prometheus-nomem": {**plain, "prometheus": {**prometheus, "memory": False}, "memory": agents["memory"]},
     }
     assert variants["let-mem"]["variant"]["memory"] is True
     # each is computed once per DAG build: a job's later edit must not leak into the config
     plain["step_limit"] = -1
-    assert config["agents"]["step_limit"] != -1
+    variants["prometheus-nomem"]["prometheus"]["candidates"] = -1
+    assert config["agents"]["step_limit"] != -1 and config["agents"]["prometheus"]["candidates"] != -1
 
 
 def test_signature_once_spares_snakemake_the_inspection(monkeypatch):

@@ -2,8 +2,9 @@
 
     swevis agent run --agent plb --instance ID --condition r3 [--model qwen3.5] [--demo FILE] -o DIR
 
---agent is a registered agent (mini, plb, let and config `agents.modules`'; see
-swevis.agents.registry) or a variant named in config `agents.variants` (let-mem, ...).
+--agent is a registered agent (mini, plb, let, prometheus and config `agents.modules`'; see
+swevis.agents.registry) or a configured variant of one (agents.variants: let-mem, ...;
+agents.prometheus.ablations: prometheus-nomem, ...).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from swevis.errors import SwevisError
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("action", choices=["run"], help="run: one trajectory")
-    parser.add_argument("--agent", required=True, help="a registered agent (mini, plb, let, ...) or a variant of agents.variants (let-mem, ...)")
+    parser.add_argument("--agent", required=True, help="a registered agent (mini, plb, let, prometheus, ...) or a configured variant (let-mem, prometheus-nomem, ...)")
     parser.add_argument("--instance", required=True)
     parser.add_argument("--condition", type=condition_arg, default="text", help="text or r<ratio> (r1, r3, r2.5)")
     parser.add_argument("--scope", default="normal", choices=["normal", "wide"])
@@ -59,16 +60,17 @@ def prepare_instance(cfg: dict, instance_id: str, cache_dir: str, *, index: bool
 
 
 def run(args: argparse.Namespace) -> int:
-    from swevis.agents.registry import agent_kind, is_variant, load_modules
+    from swevis.agents.registry import agent_kind, load_modules, variant_config
     from swevis.agents.runner import clear_outputs, make_run_spec, prelocalize_run, run_instance
     from swevis.config import load_user_config
     from swevis.models import register_api_keys
 
     cfg, config_name = load_user_config(args.config)
     load_modules(cfg["agents"]["modules"])
-    variants = cfg["agents"].get("variants") or {}
-    if is_variant(args.agent) and args.agent not in variants:
-        raise SwevisError(f"unknown agent {args.agent!r}: not a variant of agents.variants in {config_name} ({', '.join(variants) or 'none'})")
+    try:  # a variant runs with its entry, as the workflow's runs do (swevis.workflow.agent_param_sets)
+        agents_cfg = {**cfg["agents"], **variant_config(cfg["agents"], args.agent)}
+    except SwevisError as exc:
+        raise SwevisError(f"{config_name}: {exc}") from None
     kind = agent_kind(args.agent)
     model, profile = model_profile(cfg, args.model, config_name)
     register_api_keys(cfg["models"])  # every live profile's key is redacted from what this run writes
@@ -80,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
     # the workflow's own spec: playback source, response cache, journal, ledger, workspace, top_k
     spec = make_run_spec(
         model=model, profile=profile, agent=args.agent, scope=args.scope, condition=str(args.condition), row=row,
-        mirror=mirror["mirror"], out_dir=args.out, agents_cfg=cfg["agents"], localize_cfg=cfg["localize"],
+        mirror=mirror["mirror"], out_dir=args.out, agents_cfg=agents_cfg, localize_cfg=cfg["localize"],
         render_cfg=cfg["single_read"].get("render", {}), index_db=None if db is None else str(db), pristine_dir=co["path"], demo=args.demo,
         harness_cfg=cfg["harness"],
     )

@@ -321,5 +321,5 @@ AGENT = AgentKind(
     tools=tuple(sorted(RETRIEVE_TOOLS | CLASSIFY_TOOLS | GENERATE_TOOLS
                        | {"bash", "commit_reproduction", "select_tests", "choose_patch"})),
     needs_index=True, evidence_phases=("retrieve",), commits_plan=True, make_hooks=make_hooks,
-    config_keys=("prometheus", "memory"),
+    config_keys=("prometheus", "memory"), takes_variants=True, variants_at="prometheus.ablations",
 )

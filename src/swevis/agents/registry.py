@@ -8,7 +8,8 @@ config `agents.modules` (importable module names, each defining ``AGENT = AgentK
 
 A variant is an agent of the matrix whose name is ``<base>-<suffix>`` (let-mem): it runs as
 its base agent, with the hooks the base's `make_hooks` builds from its config entry. Only
-agents that declare `takes_variants` take them.
+agents that declare `takes_variants` take them, named where their `variants_at` says
+(`configured_variants`; `variant_config` is what a variant's run reads of config `agents`).
 
 This module is light on purpose (the Snakefile imports it while the DAG is built): an
 agent's module imports what its run needs inside its `run` function.
@@ -49,7 +50,12 @@ class AgentKind:
     # builds the run's hooks (its working memory, a variant's stages; AgentRun.variant):
     # make_hooks(spec, recorder) -> hooks or None
     make_hooks: Callable[[Any, Any], Any] | None = None
-    takes_variants: bool = False  # agents.variants may name <name>-<suffix> (LET's)
+    takes_variants: bool = False  # config names variants <name>-<suffix> of it (at variants_at)
+    # where in config `agents` its variants are named (<name>-<suffix> -> entry): a key of its
+    # own ("variants": agents.variants, LET's), whose entry its run reads whole as `variant`;
+    # or "<section>.<key>" inside one of its config_keys sections ("prometheus.ablations"),
+    # whose entry overrides keys of that section for the variant's runs
+    variants_at: str = "variants"
     # keys of config `agents` only this agent's runs read (their params: editing them reruns
     # no other agent's runs)
     config_keys: tuple[str, ...] = ()
@@ -57,6 +63,10 @@ class AgentKind:
     def __post_init__(self) -> None:
         if not NAME.match(self.name):
             raise SwevisError(f"agent name {self.name!r}: lower-case letters, digits and '_' only")
+        section, _, leaf = self.variants_at.partition(".")
+        if "." in leaf or (leaf and section not in self.config_keys):
+            raise SwevisError(f"agent {self.name!r}: variants_at {self.variants_at!r} is a key of config agents, "
+                              "or <one of its config_keys>.<key>")
 
 
 _AGENTS: dict[str, AgentKind] = {}
@@ -149,3 +159,67 @@ def preloc_agent() -> str:
     if len(found) != 1:
         raise SwevisError(f"exactly one agent may need the pre-localization, found {found}")
     return found[0]
+
+
+def configured_variants(agents_cfg: dict[str, Any]) -> dict[str, tuple[str, dict[str, Any]]]:
+    """Every variant config `agents` names, {name: (base agent, entry)}, each agent's where its
+    `variants_at` says, in the registry's order; a name in another agent's place, or of an
+    agent that takes no variants, is a one-line error naming the key."""
+    load_modules()
+    places = list(dict.fromkeys(k.variants_at for k in _AGENTS.values() if k.takes_variants))
+    if "variants" not in places:
+        places.insert(0, "variants")  # agents.variants is checked even when no agent reads it
+    found: dict[str, tuple[str, dict[str, Any]]] = {}
+    for place in places:
+        for name, entry in (_at(agents_cfg, place) or {}).items():
+            kind = _AGENTS.get(base_name(name))
+            if kind is None or not kind.takes_variants:
+                takers = ", ".join(k.name for k in _AGENTS.values() if k.takes_variants) or "none does"
+                raise SwevisError(f"config key 'agents/{place.replace('.', '/')}/{name}': "
+                                  f"{base_name(name)!r} is no agent that takes variants ({takers})")
+            if kind.variants_at != place:
+                raise SwevisError(f"config key 'agents/{place.replace('.', '/')}/{name}': "
+                                  f"{kind.name}'s variants are named in agents.{kind.variants_at}")
+            found[name] = (kind.name, entry or {})
+    return found
+
+
+def variant_config(agents_cfg: dict[str, Any], agent: str) -> dict[str, Any]:
+    """The keys of config `agents` a variant's run reads in place of its base's: {"variant":
+    entry} for a variant named in a mapping of its own (agents.variants), or the section its
+    `variants_at` lies in, without the variants and with the entry over it ({"prometheus": ...}).
+    An entry key the section has not is a one-line error naming it; {} for no variant."""
+    if not is_variant(agent):
+        return {}
+    variants = configured_variants(agents_cfg)
+    if agent not in variants:
+        raise SwevisError(f"unknown agent {agent!r}: not a configured variant ({', '.join(variants) or 'none'})")
+    base, entry = variants[agent]
+    kind = agent_kind(base)
+    if "." not in kind.variants_at:
+        return {"variant": entry}
+    section_key = kind.variants_at.split(".")[0]
+    section = own_section(agents_cfg, kind, section_key) or {}
+    unknown = sorted(set(entry) - set(section))
+    if unknown:
+        raise SwevisError(f"config key 'agents/{kind.variants_at.replace('.', '/')}/{agent}/{unknown[0]}': "
+                          f"not a key of agents.{section_key} ({', '.join(sorted(section))})")
+    return {section_key: {**section, **entry}}
+
+
+def own_section(agents_cfg: dict[str, Any], kind: AgentKind, key: str) -> Any:
+    """Config `agents.<key>` (one of the agent's config_keys) as its runs read it: without the
+    variants named inside it, so naming a variant reruns no run of the agent itself."""
+    value = agents_cfg.get(key)
+    section_key, _, leaf = kind.variants_at.partition(".")
+    if kind.takes_variants and leaf and section_key == key and isinstance(value, dict):
+        return {k: v for k, v in value.items() if k != leaf}
+    return value
+
+
+def _at(mapping: dict[str, Any], dotted: str) -> Any:
+    for part in dotted.split("."):
+        if not isinstance(mapping, dict):
+            return None
+        mapping = mapping.get(part)
+    return mapping
