@@ -13,6 +13,7 @@ import yaml
 
 from swevis.agents.demos import DEMOS_DIR, load_demo
 from swevis.agents.prometheus import CLASSES, route_class
+from swevis.agents.registry import variant_config
 from swevis.agents.runner import RunSpec, run_instance
 from swevis.config import validate_config
 from swevis.errors import SwevisError
@@ -261,3 +262,37 @@ def test_a_killed_run_resumes_to_the_same_memory(setup, tmp_path, monkeypatch):
     assert len(mine["records"]) == len(theirs["records"]) > 0
     assert [r[4:7] for r in mine["records"]] == [r[4:7] for r in theirs["records"]]
     assert strip(mine["context_units"]) == strip(theirs["context_units"])
+
+
+EMBEDDED = validate_config(yaml.safe_load((Path(__file__).resolve().parents[2] / "config.yaml").read_text()))["agents"]
+
+
+def test_every_embedded_ablation_has_a_demonstration_for_every_instance_prometheus_has():
+    ablations = EMBEDDED["prometheus"]["ablations"]
+    assert set(ablations) == {"prometheus-nomem", "prometheus-norepro", "prometheus-noreg", "prometheus-single"}
+    instances = sorted(p.name for p in (DEMOS_DIR / "prometheus").glob("*.yaml"))
+    for name in ablations:
+        assert sorted(p.name for p in (DEMOS_DIR / name).glob("*.yaml")) == instances, name
+        for file in instances:
+            demo = load_demo(DEMOS_DIR / name / file)
+            assert demo["agent"] == name and {"classify", "locator", "editor"} <= set(demo["turns"]), (name, file)
+
+
+@pytest.mark.slow
+def test_an_ablation_runs_as_prometheus_with_its_overrides_on_its_own_demonstration(setup, tmp_path):
+    """prometheus-norepro on a bug: no reproduction stage, so the unverified path with
+    Prometheus's three candidates, each LET's editor turns from its bundled demonstration."""
+    agents = {**EMBEDDED, "memory": {"embedding": "lexical"}}
+    cfg = {**agents, **variant_config(agents, "prometheus-norepro")}
+    spec = RunSpec(
+        "qwen3.5", PROFILE, "prometheus-norepro", "normal", "text", setup["row"], setup["mirror"], str(tmp_path / "run"),
+        index_db=setup["db"], pristine_dir=setup["pristine"], replay_source=str(DEMOS_DIR / "prometheus-norepro" / f"{IID}.yaml"),
+        agents_cfg=cfg,
+    )
+    traj = run_instance(spec)
+    assert traj["agent"] == "prometheus-norepro" and traj["exit_status"] == "submitted"
+    assert traj["variant"]["settings"]["reproduction"] is False and traj["variant"]["settings"]["memory"] is True
+    assert traj["classification"]["class"] == "bug" and "reproduction" not in traj
+    assert traj["route"] == "unverified" and len(traj["candidates"]) == 3
+    assert list(traj["phase_exit_status"]) == ["classify", "retrieve", "generate-1", "generate-2", "generate-3"]
+    assert (tmp_path / "run" / "patch.diff").read_text().startswith("diff --git")
