@@ -1,16 +1,22 @@
-# The ablation: LET's variants (working memory, bug reproduction, patch verification) against
-# plain LET: results/table_ablation.csv and results/figures/figure_ablation.png.
+# The ablation: every configured variant against its base agent: LET's variants (working
+# memory, bug reproduction, patch verification; config agents.variants) against plain LET,
+# Prometheus's ablations (each component off alone; agents.prometheus.ablations) against
+# Prometheus: results/table_ablation.csv and results/figures/figure_ablation.png.
 #
-# The variants are named in config `agents.variants` and run, like every condition, as one
-# folder each under results/runs/<model>/<variant>-<scope>/<condition>/ (rules run_agent,
-# evaluate_*, summarize_condition), in the scopes and conditions of `agents.ablation`.
-# Plain LET's cells of the same scopes and conditions are the reference (they are also
-# Table 1/2 cells, so nothing runs twice). With no variants configured, this file defines
-# no rule and ABLATION_TARGETS is empty, so `rule all` asks for nothing.
+# Each variant runs, like every condition, as one folder under
+# results/runs/<model>/<variant>-<scope>/<condition>/ (rules run_agent, evaluate_*,
+# summarize_condition), in the models, scopes and conditions of `agents.ablation`. The base
+# agent's cells of the same scopes and conditions are the reference (they are also cells of
+# the matrix, so nothing runs twice). With no variants configured, this file defines no rule
+# and ABLATION_TARGETS is empty, so `rule all` asks for nothing.
 
-from swevis.workflow import ablation_cells, missing_inputs_token
+from swevis.workflow import ablation_cells, agent_variants, missing_inputs_token
 
-ABLATION_VARIANTS = section(config, "agents")["variants"]
+# {variant: {base, entry}}: the table's rows and what each variant changes
+ABLATION_VARIANTS = {
+    name: {"base": base, "entry": entry}
+    for name, (base, entry) in agent_variants(config).items()
+}
 ABLATION_CELLS = ablation_cells(config)
 ABLATION_TARGETS = (
     [LAYOUT.table("table_ablation.csv"), LAYOUT.figure("figure_ablation.png")]
@@ -34,7 +40,7 @@ if ABLATION_VARIANTS:
                 caption="../report/figure_ablation.rst",
                 category="Figures",
                 labels={
-                    "item": "LET variants (ablation)",
+                    "item": "Ablations (variants against their base agent)",
                     "file": LAYOUT.figure("figure_ablation.png"),
                 },
             ),

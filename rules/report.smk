@@ -29,7 +29,7 @@ REPORT_TITLES = {
     "frontier": "Readability frontier",
     "localization": "Localization quality",
     "table_retrieval": "Retrieval precision and recall",
-    "table_ablation": "LET variants (ablation)",
+    "table_ablation": "Ablations (variants against their base agent)",
     "validation": "Environment validation",
 }
 # the paper's tables in a category of their own: the landing page (report/workflow.rst)

@@ -1,4 +1,5 @@
-"""Snakemake adapter: the LET-variant ablation table and figure from the condition summaries."""
+"""Snakemake adapter: the ablation table and figure (every variant beside its base agent) from
+the condition summaries."""
 
 from swevis.analysis.ablation import build_ablation
 from swevis.logutil import script_logging

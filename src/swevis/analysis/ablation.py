@@ -1,14 +1,21 @@
-"""The ablation of LET's variants (working memory, bug reproduction, patch verification):
-results/table_ablation.csv and figure_ablation.png.
+"""The ablation: every configured variant beside its base agent (LET's variants of
+agents.variants: working memory, bug reproduction, patch verification; Prometheus's of
+agents.prometheus.ablations: each of its components off alone), in results/table_ablation.csv
+and figure_ablation.png.
 
-One row per (model, scope, condition, variant): accuracy and mean prompt tokens with the
-same bootstrap CIs as Tables 1/2 (``tables.cell_stats``), the difference to plain LET in
-the same model/scope/condition, a paired exact McNemar test on the instances both ran
-(``stats.mcnemar_exact``; like accuracy, only instances whose environment is valid: n counts
-them, n_invalid the others), and what the mechanisms did: the memory's hit rate and tokens
-saved, how often the reproduction stage reproduced the issue, and how often verification
-sent a patch back. Plain LET's own rows are included (variant ``let``) as the reference.
-Memory and stage statistics are read from each run's traj.json (the ``variant`` block).
+One row per (base, model, scope, condition, variant), the base agent's own row first (its
+``variant`` is the base's name): accuracy and mean prompt tokens with the same bootstrap CIs
+as Tables 1/2 (``tables.cell_stats``), model calls (traj.json totals.calls: sum and mean per
+run) and spend (totals.cost, null when the profile sets no price), each also as a ratio to
+the base in the same model/scope/condition, a paired exact McNemar test on the instances both
+ran (``stats.mcnemar_exact``; like accuracy, only instances whose environment is valid: n
+counts them, n_invalid the others), and what the mechanisms did, read from each run's
+traj.json: the memory's hit rate and tokens saved, how often a reproduction stage reproduced
+the issue, how often verification sent a patch back, how many candidate patches were written.
+
+Where the paper reports the effect of the component a variant removes (PAPER_EFFECTS:
+Prometheus's working memory), the row carries the paper's numbers beside swevis's measured
+change in the same direction (the base against the variant).
 """
 
 from __future__ import annotations
@@ -21,45 +28,82 @@ import matplotlib.pyplot as plt
 import polars as pl
 
 from swevis.analysis.figures import save_figure
-from swevis.agents.registry import base_name
 from swevis.analysis.load import read_summaries, rows_frame
 from swevis.analysis.stats import mcnemar_exact
 from swevis.table_csv import write_table_csv
 from swevis.analysis.tables import cell_stats, settings_from_config
 
 COLUMNS = [
-    "model", "backend", "scope", "condition", "variant", "memory", "reproduction", "verification", "n",
-    "n_invalid", "accuracy", "accuracy_ci_low", "accuracy_ci_high", "let_accuracy", "delta_accuracy",
-    "mcnemar_variant_only", "mcnemar_let_only", "mcnemar_p",
-    "prompt_tokens_M", "prompt_tokens_ci_low", "prompt_tokens_ci_high", "let_prompt_tokens_M", "delta_prompt_tokens_pct",
+    "base", "model", "backend", "scope", "condition", "variant", "entry", "n", "n_invalid",
+    "accuracy", "accuracy_ci_low", "accuracy_ci_high", "base_accuracy", "delta_accuracy", "accuracy_ratio",
+    "mcnemar_variant_only", "mcnemar_base_only", "mcnemar_p",
+    "prompt_tokens_M", "prompt_tokens_ci_low", "prompt_tokens_ci_high", "base_prompt_tokens_M",
+    "delta_prompt_tokens_pct", "prompt_tokens_ratio",
+    "calls_total", "calls_mean", "base_calls_mean", "calls_ratio",
+    "spend_total", "spend_mean", "base_spend_mean", "spend_ratio",
     "memory_lookups", "memory_hit_rate", "memory_tokens_saved_mean", "memory_resent_lines",
-    "reproduced_rate", "verification_returns_mean", "verification_passed_rate",
+    "reproduced_rate", "verification_returns_mean", "verification_passed_rate", "candidates_mean",
+    "paper_resolution_change_pct", "paper_cost_change_pct", "measured_resolution_change_pct",
+    "measured_calls_change_pct", "measured_prompt_tokens_change_pct", "measured_spend_change_pct",
 ]
+# The paper's reported effect of one component, keyed by (base agent, the config key its
+# ablation turns off): the change from the variant without it to the base with it, in % of
+# the variant. Prometheus §4.3.1 (Figure 7), 50 SWE-bench Verified instances: 70.00% resolved
+# at $200.79 with working memory, 56.00% at $367.73 without it.
+PAPER_EFFECTS: dict[tuple[str, str], dict[str, float]] = {
+    ("prometheus", "memory"): {"resolution_change_pct": 25.0, "cost_change_pct": -45.4},
+}
+_STRINGS = ("base", "model", "backend", "scope", "condition", "variant", "entry")
+_COUNTS = ("n", "n_invalid", "mcnemar_variant_only", "mcnemar_base_only", "memory_lookups",
+           "memory_resent_lines", "calls_total")
 
 
-def _variant_stats(paths: Iterable[str]) -> dict[str, Any]:
+def paper_effect(base: str, entry: dict[str, Any]) -> dict[str, float] | None:
+    """The paper's effect of the one component a variant turns off ({key: false}), or None."""
+    if len(entry) != 1:
+        return None
+    [(key, value)] = entry.items()
+    return PAPER_EFFECTS.get((base, key)) if value is False else None
+
+
+def _mechanisms(traj: dict[str, Any]) -> tuple[dict | None, dict | None, list | None, list | None]:
+    """(memory summary, reproduction, verification rounds, candidates) of one run, or None
+    each where the run had no such mechanism: LET's variants keep them in the ``variant``
+    block; Prometheus keeps its memory there and the rest at the top level (its
+    reproduction's ``accepted``, the verified path's ``vote.verifications``)."""
+    v = traj.get("variant") or {}
+    reproduction = v.get("reproduction") if "reproduction" in v else traj.get("reproduction")
+    if reproduction is not None and "reproduced" not in reproduction:
+        reproduction = {**reproduction, "reproduced": reproduction.get("accepted") is not None}
+    vote = traj.get("vote") or {}
+    rounds = v["verification"] if "verification" in v else vote.get("verifications")
+    return v.get("memory"), reproduction, rounds, traj.get("candidates")
+
+
+def _mechanism_stats(paths: Iterable[str]) -> dict[str, Any]:
     lookups = hits = saved = resent = 0
-    runs = reproduced = repro_runs = returns = verified = verify_runs = 0
+    runs = reproduced = repro_runs = returns = verified = verify_runs = candidates = candidate_runs = 0
     for p in paths:
         tp = Path(p) / "traj.json"
         if not tp.exists():
             continue
-        v = (json.loads(tp.read_text()).get("variant")) or {}
+        memory, reproduction, rounds, found = _mechanisms(json.loads(tp.read_text()))
         runs += 1
-        m = v.get("memory")
-        if m:
-            lookups += int(m.get("lookups") or 0)
-            hits += int(m.get("hits") or 0)
-            saved += int(m.get("tokens_saved") or 0)
-            resent += int(m.get("resent_lines") or 0)
-        if "reproduction" in v:
+        if memory:
+            lookups += int(memory.get("lookups") or 0)
+            hits += int(memory.get("hits") or 0)
+            saved += int(memory.get("tokens_saved") or 0)
+            resent += int(memory.get("resent_lines") or 0)
+        if reproduction is not None:
             repro_runs += 1
-            reproduced += bool(v["reproduction"].get("reproduced"))
-        if "verification" in v:
+            reproduced += bool(reproduction.get("reproduced"))
+        if rounds is not None:
             verify_runs += 1
-            rounds = v["verification"] or []
             returns += sum(1 for r in rounds if r.get("outcome") == "returned_to_editor")
             verified += bool(rounds and rounds[-1].get("passed"))
+        if found is not None:
+            candidate_runs += 1
+            candidates += len(found)
     return {
         "memory_lookups": lookups if runs else None,
         "memory_hit_rate": round(hits / lookups, 4) if lookups else None,
@@ -68,62 +112,114 @@ def _variant_stats(paths: Iterable[str]) -> dict[str, Any]:
         "reproduced_rate": round(reproduced / repro_runs, 4) if repro_runs else None,
         "verification_returns_mean": round(returns / verify_runs, 4) if verify_runs else None,
         "verification_passed_rate": round(verified / verify_runs, 4) if verify_runs else None,
+        "candidates_mean": round(candidates / candidate_runs, 4) if candidate_runs else None,
+    }
+
+
+def _cell_numbers(cell: pl.DataFrame, settings: dict[str, Any]) -> dict[str, Any]:
+    """Accuracy and prompt tokens (with CIs), model calls and spend of one cell's runs."""
+    acc = cell_stats(cell, "accuracy", settings)
+    tok = cell_stats(cell, "prompt_tokens", settings)
+    runs = cell.height
+    return {
+        "acc": acc, "tok": tok, "resolved": _resolved_by_instance(cell),
+        "calls_total": acc["calls_total"], "calls_mean": acc["calls_total"] / runs if runs else None,
+        "spend_total": acc["cost_total"], "spend_mean": acc["cost_mean"],
+    }
+
+
+def _ratio(x: float | None, y: float | None) -> float | None:
+    return round(x / y, 4) if x is not None and y else None
+
+
+def _change_pct(new: float | None, old: float | None) -> float | None:
+    """`new` against `old`, in % of `old`."""
+    return round(100.0 * (new / old - 1.0), 2) if new is not None and old else None
+
+
+def _paper_columns(effect: dict[str, float] | None, mine: dict[str, Any], ref: dict[str, Any]) -> dict[str, Any]:
+    """The paper's effect of the component and swevis's, both as the base (with it) against
+    the variant (without it); empty for a row the paper reports nothing for."""
+    if effect is None:
+        return {}
+    return {
+        "paper_resolution_change_pct": effect["resolution_change_pct"],
+        "paper_cost_change_pct": effect["cost_change_pct"],
+        "measured_resolution_change_pct": _change_pct(ref["acc"]["mean"], mine["acc"]["mean"]),
+        "measured_calls_change_pct": _change_pct(ref["calls_mean"], mine["calls_mean"]),
+        "measured_prompt_tokens_change_pct": _change_pct(ref["tok"]["mean"], mine["tok"]["mean"]),
+        "measured_spend_change_pct": _change_pct(ref["spend_mean"], mine["spend_mean"]),
+    }
+
+
+def _row(variant: str, is_base: bool, mine: dict[str, Any], ref: dict[str, Any]) -> dict[str, Any]:
+    """The numbers of one variant's cell against its base's (`ref`)."""
+    acc, tok, b_acc, b_tok = mine["acc"], mine["tok"], ref["acc"], ref["tok"]
+    shared = sorted(set(mine["resolved"]) & set(ref["resolved"]))
+    only_v = sum(1 for i in shared if mine["resolved"][i] >= 0.5 > ref["resolved"][i])
+    only_b = sum(1 for i in shared if ref["resolved"][i] >= 0.5 > mine["resolved"][i])
+    return {
+        "variant": variant, "n": acc["n"], "n_invalid": acc["n_invalid"],
+        "accuracy": _r(acc["mean"], 1), "accuracy_ci_low": _r(acc["ci_low"], 1), "accuracy_ci_high": _r(acc["ci_high"], 1),
+        "base_accuracy": _r(b_acc["mean"], 1),
+        "delta_accuracy": _r(acc["mean"] - b_acc["mean"], 1) if acc["mean"] is not None and b_acc["mean"] is not None else None,
+        "accuracy_ratio": _ratio(acc["mean"], b_acc["mean"]),
+        "mcnemar_variant_only": None if is_base else only_v,
+        "mcnemar_base_only": None if is_base else only_b,
+        "mcnemar_p": _r(mcnemar_exact(only_v, only_b), 4) if not is_base and shared else None,
+        "prompt_tokens_M": _r(tok["mean"], 6), "prompt_tokens_ci_low": _r(tok["ci_low"], 6),
+        "prompt_tokens_ci_high": _r(tok["ci_high"], 6), "base_prompt_tokens_M": _r(b_tok["mean"], 6),
+        "delta_prompt_tokens_pct": _change_pct(tok["mean"], b_tok["mean"]),
+        "prompt_tokens_ratio": _ratio(tok["mean"], b_tok["mean"]),
+        "calls_total": mine["calls_total"], "calls_mean": _r(mine["calls_mean"], 4),
+        "base_calls_mean": _r(ref["calls_mean"], 4), "calls_ratio": _ratio(mine["calls_mean"], ref["calls_mean"]),
+        "spend_total": mine["spend_total"], "spend_mean": mine["spend_mean"],
+        "base_spend_mean": ref["spend_mean"], "spend_ratio": _ratio(mine["spend_mean"], ref["spend_mean"]),
     }
 
 
 def ablation_table(
-    summaries: list[dict[str, Any]], variants: dict[str, dict[str, Any]], config: dict[str, Any],
-    base_agent: str | None = None,
+    summaries: list[dict[str, Any]], variants: dict[str, dict[str, Any]], config: dict[str, Any]
 ) -> pl.DataFrame:
-    """Each variant beside its base agent (the agent it is a variant of: LET) in every
-    ablation cell; `base_agent` None: the first variant's base."""
+    """Each variant ({name: {"base": agent, "entry": its config entry}}) beside its base agent
+    in every ablation cell a variant ran in, bases in the order `variants` names them."""
     settings = settings_from_config(config)
-    if base_agent is None:
-        base_agent = base_name(next(iter(variants))) if variants else ""
     rows = [r for s in summaries for r in s["rows"]]
     df = rows_frame(rows)
-    paths = {(r["model"], r["agent"], r["scope"], r["condition"]): [] for r in rows}
+    paths: dict[tuple[str, str, str, str], list[str]] = {}
     for r in rows:
-        paths[(r["model"], r["agent"], r["scope"], r["condition"])].append(r["path"])
-    out = []
-    cells = sorted({(r["model"], r["scope"], r["condition"]) for r in rows if r["agent"] in variants})
+        paths.setdefault((r["model"], r["agent"], r["scope"], r["condition"]), []).append(r["path"])
     # conditions as agents.ablation lists them (text first, as in Tables 1/2): the cells it runs
     ordered = sorted(config["agents"]["ablation"]["conditions"], key=lambda c: c != "text")
     order = {c: i for i, c in enumerate(ordered)}
-    cells.sort(key=lambda c: (c[0], c[1], order.get(c[2], len(order)), c[2]))
-    for model, scope, condition in cells:
-        base = df.filter((pl.col("model") == model) & (pl.col("agent") == base_agent) & (pl.col("scope") == scope) & (pl.col("condition") == condition))
-        b_acc = cell_stats(base, "accuracy", settings)
-        b_tok = cell_stats(base, "prompt_tokens", settings)
-        base_resolved = _resolved_by_instance(base)
-        for variant in [base_agent, *variants]:
-            cell = df.filter((pl.col("model") == model) & (pl.col("agent") == variant) & (pl.col("scope") == scope) & (pl.col("condition") == condition))
-            if cell.height == 0:
-                continue
-            acc = cell_stats(cell, "accuracy", settings)
-            tok = cell_stats(cell, "prompt_tokens", settings)
-            mine = _resolved_by_instance(cell)
-            shared = sorted(set(mine) & set(base_resolved))
-            only_v = sum(1 for i in shared if mine[i] >= 0.5 > base_resolved[i])
-            only_b = sum(1 for i in shared if base_resolved[i] >= 0.5 > mine[i])
-            flags = variants.get(variant, {})
-            backend = "+".join(sorted({b for b in cell["backend"].to_list() if b})) or "unknown"
-            out.append({
-                "model": model, "backend": backend, "scope": scope, "condition": condition, "variant": variant,
-                "memory": bool(flags.get("memory")), "reproduction": bool(flags.get("reproduction")),
-                "verification": bool(flags.get("verification")), "n": acc["n"], "n_invalid": acc["n_invalid"],
-                "accuracy": _r(acc["mean"], 1), "accuracy_ci_low": _r(acc["ci_low"], 1), "accuracy_ci_high": _r(acc["ci_high"], 1),
-                "let_accuracy": _r(b_acc["mean"], 1),
-                "delta_accuracy": _r(acc["mean"] - b_acc["mean"], 1) if acc["mean"] is not None and b_acc["mean"] is not None else None,
-                "mcnemar_variant_only": only_v if variant != base_agent else None,
-                "mcnemar_let_only": only_b if variant != base_agent else None,
-                "mcnemar_p": _r(mcnemar_exact(only_v, only_b), 4) if variant != base_agent and shared else None,
-                "prompt_tokens_M": _r(tok["mean"], 6), "prompt_tokens_ci_low": _r(tok["ci_low"], 6),
-                "prompt_tokens_ci_high": _r(tok["ci_high"], 6), "let_prompt_tokens_M": _r(b_tok["mean"], 6),
-                "delta_prompt_tokens_pct": _r(100.0 * (tok["mean"] / b_tok["mean"] - 1.0), 2) if tok["mean"] and b_tok["mean"] else None,
-                **_variant_stats(paths[(model, variant, scope, condition)]),
-            })
-    return pl.DataFrame(out, schema={c: _dtype(c) for c in COLUMNS}, orient="row") if out else pl.DataFrame(schema={c: _dtype(c) for c in COLUMNS})
+    bases = list(dict.fromkeys(v["base"] for v in variants.values()))
+    out = []
+    for base in bases:
+        mine = [name for name, v in variants.items() if v["base"] == base]
+        cells = sorted({(r["model"], r["scope"], r["condition"]) for r in rows if r["agent"] in mine},
+                       key=lambda c: (c[0], c[1], order.get(c[2], len(order)), c[2]))
+        for model, scope, condition in cells:
+            def cell_of(agent: str) -> pl.DataFrame:
+                return df.filter((pl.col("model") == model) & (pl.col("agent") == agent)
+                                 & (pl.col("scope") == scope) & (pl.col("condition") == condition))
+
+            ref = _cell_numbers(cell_of(base), settings)
+            for variant in [base, *mine]:
+                cell = cell_of(variant)
+                if cell.height == 0:
+                    continue
+                numbers = ref if variant == base else _cell_numbers(cell, settings)
+                entry = variants[variant]["entry"] if variant != base else {}
+                backend = "+".join(sorted({b for b in cell["backend"].to_list() if b})) or "unknown"
+                out.append({
+                    "base": base, "model": model, "backend": backend, "scope": scope, "condition": condition,
+                    "entry": json.dumps(entry, sort_keys=True) if variant != base else None,
+                    **_row(variant, variant == base, numbers, ref),
+                    **_mechanism_stats(paths[(model, variant, scope, condition)]),
+                    **_paper_columns(paper_effect(base, entry) if variant != base else None, numbers, ref),
+                })
+    schema = {c: _dtype(c) for c in COLUMNS}
+    return pl.DataFrame(out, schema=schema, orient="row") if out else pl.DataFrame(schema=schema)
 
 
 def _resolved_by_instance(cell: pl.DataFrame) -> dict[str, float]:
@@ -134,11 +230,9 @@ def _resolved_by_instance(cell: pl.DataFrame) -> dict[str, float]:
 
 
 def _dtype(col: str):
-    if col in ("model", "backend", "scope", "condition", "variant"):
+    if col in _STRINGS:
         return pl.String
-    if col in ("memory", "reproduction", "verification"):
-        return pl.Boolean
-    if col in ("n", "n_invalid", "mcnemar_variant_only", "mcnemar_let_only", "memory_lookups", "memory_resent_lines"):
+    if col in _COUNTS:
         return pl.Int64
     return pl.Float64
 
@@ -147,40 +241,68 @@ def _r(x: float | None, nd: int) -> float | None:
     return None if x is None else round(float(x), nd)
 
 
+def paper_note(rows: pl.DataFrame) -> str:
+    """One line per row with a paper reference: the paper's effect of the component beside
+    swevis's measured one, and the backend the measurement comes from."""
+    lines = []
+    for r in rows.filter(pl.col("paper_resolution_change_pct").is_not_null()).iter_rows(named=True):
+        def pct(x: float | None) -> str:
+            return "n/a" if x is None else f"{x:+.1f}%"
+
+        source = "replay backend: demonstrations, not a model" if r["backend"] == "replay" else f"{r['backend']} backend"
+        lines.append(
+            f"{r['base']} vs {r['variant']} ({r['condition']}): paper {pct(r['paper_cost_change_pct'])} cost, "
+            f"{pct(r['paper_resolution_change_pct'])} resolution; swevis ({source}) "
+            f"{pct(r['measured_calls_change_pct'])} calls, {pct(r['measured_prompt_tokens_change_pct'])} prompt tokens, "
+            f"{pct(r['measured_spend_change_pct'])} spend, {pct(r['measured_resolution_change_pct'])} resolution"
+        )
+    return "\n".join(lines)
+
+
 def ablation_figure(table: pl.DataFrame, out_path: str | Path, dpi: int = 150) -> None:
     """Prompt tokens (bars, with CIs) and accuracy (markers) per variant, one panel per
-    model x scope, conditions side by side."""
-    panels = sorted({(m, s) for m, s in zip(table["model"].to_list(), table["scope"].to_list())}) or [("", "")]
-    fig, axes = plt.subplots(len(panels), 1, figsize=(10, 3.6 * len(panels)), squeeze=False)
-    for ax, (model, scope) in zip(axes[:, 0], panels):
-        sub = table.filter((pl.col("model") == model) & (pl.col("scope") == scope)) if table.height else table
-        conds = list(dict.fromkeys(sub["condition"].to_list())) if sub.height else []
-        variants = list(dict.fromkeys(sub["variant"].to_list())) if sub.height else []
-        width = 0.8 / max(len(variants), 1)
-        ax2 = ax.twinx()
-        for j, v in enumerate(variants):
-            xs, ys, lo, hi, acc = [], [], [], [], []
-            for i, c in enumerate(conds):
-                r = sub.filter((pl.col("variant") == v) & (pl.col("condition") == c))
-                if r.height == 0:
-                    continue
-                xs.append(i + (j - (len(variants) - 1) / 2) * width)
-                y = r["prompt_tokens_M"][0] * 1000
-                ys.append(y)
-                lo.append(y - (r["prompt_tokens_ci_low"][0] or 0) * 1000)
-                hi.append((r["prompt_tokens_ci_high"][0] or 0) * 1000 - y)
-                acc.append(r["accuracy"][0])
-            bars = ax.bar(xs, ys, width=width * 0.95, label=v, yerr=[lo, hi], capsize=2)
-            ax2.plot(xs, acc, "o", color=bars.patches[0].get_facecolor() if bars.patches else None, markeredgecolor="black")
-        ax.set_xticks(range(len(conds)), conds)
-        ax.set_ylabel("mean prompt tokens (thousands)")
-        ax2.set_ylabel("accuracy (%), markers")
-        ax2.set_ylim(-5, 105)
+    base agent x model x scope, conditions side by side; under a panel whose rows carry a
+    paper reference, the paper's effect beside swevis's (paper_note)."""
+    panels = list(dict.fromkeys(zip(table["base"].to_list(), table["model"].to_list(), table["scope"].to_list())))
+    panels = panels or [("", "", "")]
+    fig, axes = plt.subplots(len(panels), 1, figsize=(10, 4.0 * len(panels)), squeeze=False)
+    for ax, (base, model, scope) in zip(axes[:, 0], panels):
+        sub = table.filter((pl.col("base") == base) & (pl.col("model") == model) & (pl.col("scope") == scope)) if table.height else table
+        _panel(ax, sub)
         backend = ",".join(sorted(set(sub["backend"].to_list()))) if sub.height else ""
-        ax.set_title(f"LET variants: {model} {scope} ({backend})")
-        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=max(len(variants), 1), fontsize=8, frameon=False)
-        ax.grid(axis="y", alpha=0.3)
+        ax.set_title(f"{base} and its variants: {model} {scope} ({backend})")
+        note = paper_note(sub) if sub.height else ""
+        if note:
+            ax.text(0.0, -0.32, note, transform=ax.transAxes, fontsize=7, va="top", wrap=True)
+    fig.tight_layout()
     save_figure(fig, out_path, dpi)
+
+
+def _panel(ax: Any, sub: pl.DataFrame) -> None:
+    conds = list(dict.fromkeys(sub["condition"].to_list())) if sub.height else []
+    variants = list(dict.fromkeys(sub["variant"].to_list())) if sub.height else []
+    width = 0.8 / max(len(variants), 1)
+    ax2 = ax.twinx()
+    for j, v in enumerate(variants):
+        xs, ys, lo, hi, acc = [], [], [], [], []
+        for i, c in enumerate(conds):
+            r = sub.filter((pl.col("variant") == v) & (pl.col("condition") == c))
+            if r.height == 0:
+                continue
+            xs.append(i + (j - (len(variants) - 1) / 2) * width)
+            y = r["prompt_tokens_M"][0] * 1000
+            ys.append(y)
+            lo.append(y - (r["prompt_tokens_ci_low"][0] or 0) * 1000)
+            hi.append((r["prompt_tokens_ci_high"][0] or 0) * 1000 - y)
+            acc.append(r["accuracy"][0])
+        bars = ax.bar(xs, ys, width=width * 0.95, label=v, yerr=[lo, hi], capsize=2)
+        ax2.plot(xs, acc, "o", color=bars.patches[0].get_facecolor() if bars.patches else None, markeredgecolor="black")
+    ax.set_xticks(range(len(conds)), conds)
+    ax.set_ylabel("mean prompt tokens (thousands)")
+    ax2.set_ylabel("accuracy (%), markers")
+    ax2.set_ylim(-5, 105)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=max(len(variants), 1), fontsize=8, frameon=False)
+    ax.grid(axis="y", alpha=0.3)
 
 
 def build_ablation(summary_paths: list[str], variants: dict[str, dict[str, Any]], config: dict[str, Any],
