@@ -16,7 +16,8 @@ from helpers import FIXTURES, PROJECT_ROOT
 from helpers import run_snakemake as snakemake
 
 TABLE = yaml.safe_load((FIXTURES / "rerun_table.yaml").read_text())
-WILDCARD = {"models": "q", "variants": "let-mem"}  # `*` of a map key: the study's profile / variant
+# `*` of a map key: the study's profile / variant / Prometheus ablation
+WILDCARD = {"models": "q", "variants": "let-mem", "ablations": "prometheus-nomem"}
 
 
 def schema_leaves(node: dict, prefix: str = "") -> set[str]:
@@ -33,9 +34,10 @@ def changed_study(key: str, value) -> dict:
     study = yaml.safe_load(TABLE["study"])
     parts = key.split(".")
     node = study
-    for i, p in enumerate(parts[:-1]):
-        node = node.setdefault(WILDCARD[parts[i - 1]] if p == "*" else p, {})
-    node[parts[-1]] = value
+    names = [WILDCARD[parts[i - 1]] if p == "*" else p for i, p in enumerate(parts)]
+    for name in names[:-1]:
+        node = node.setdefault(name, {})
+    node[names[-1]] = value
     return study
 
 
