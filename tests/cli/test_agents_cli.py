@@ -1,4 +1,5 @@
-"""`swevis agent run`: one trajectory by hand, for the base agents and the configured LET variants."""
+"""`swevis agent run`: one trajectory by hand, for the base agents, the configured LET variants
+and Prometheus's ablations."""
 
 from __future__ import annotations
 
@@ -20,6 +21,18 @@ def test_unknown_agent_is_a_clear_error(tmp_path, capsys):
     assert code == 2
     err = capsys.readouterr().err
     assert "unknown agent 'let-nope'" in err and "let-mem" in err
+
+
+def test_an_ablation_override_that_is_no_prometheus_key_is_one_line(tmp_path, capsys):
+    cfg = yaml.safe_load((ROOT / "config.yaml").read_text())
+    cfg["agents"]["prometheus"]["ablations"]["prometheus-odd"] = {"candiates": 1}
+    config = tmp_path / "config.yaml"
+    config.write_text(yaml.safe_dump(cfg, sort_keys=False))
+    code = main(["agent", "run", "--agent", "prometheus-odd", "--instance", IID, "--config", str(config),
+                 "--cache", str(tmp_path / "cache"), "-o", str(tmp_path / "out")])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and len(err.splitlines()) == 1
+    assert "config key 'agents/prometheus/ablations/prometheus-odd/candiates': not a key of agents.prometheus" in err
 
 
 def test_a_finished_trajectory_that_did_not_submit_exits_0_with_its_status(tmp_path, capsys):
@@ -80,3 +93,15 @@ def test_a_hand_run_gets_the_workflows_journal_ledger_workspace_and_top_k(tmp_pa
     assert asked == [2]  # pre-localization used agents.top_k
     assert traj["provenance"]["agents_config"]["top_k"] == 2
     assert not Path(layout.run_journal(dirs["journal_dir"], run)).exists()  # completed: discarded
+
+
+@pytest.mark.slow
+def test_a_prometheus_ablation_runs_by_hand_with_its_overrides(tmp_path, capsys):
+    out = tmp_path / "out"
+    code = main(["agent", "run", "--agent", "prometheus-single", "--instance", "swevis-samples__tabulon-311",
+                 "--config", str(ROOT / "config.yaml"), "--cache", str(tmp_path / "cache"), "-o", str(out)])
+    assert code == 0, capsys.readouterr().err
+    traj = json.loads((out / "traj.json").read_text())
+    assert traj["agent"] == "prometheus-single" and traj["exit_status"] == "submitted"
+    assert traj["variant"]["settings"]["candidates"] == 1 and traj["variant"]["settings"]["memory"] is True
+    assert traj["route"] == "unverified" and len(traj["candidates"]) == 1 and traj["vote"]["method"] == "single"
