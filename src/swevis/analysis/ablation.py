@@ -50,15 +50,16 @@ COLUMNS = [
 # ablation turns off): the change from the variant without it to the base with it, in % of
 # the variant. Prometheus §4.3.1 (Figure 7), 50 SWE-bench Verified instances: 70.00% resolved
 # at $200.79 with working memory, 56.00% at $367.73 without it.
-PAPER_EFFECTS: dict[tuple[str, str], dict[str, float]] = {
-    ("prometheus", "memory"): {"resolution_change_pct": 25.0, "cost_change_pct": -45.4},
+PAPER_EFFECTS: dict[tuple[str, str], dict[str, Any]] = {
+    ("prometheus", "memory"): {"component": "working memory", "source": "§4.3.1, 50 SWE-bench Verified instances",
+                               "resolution_change_pct": 25.0, "cost_change_pct": -45.4},
 }
 _STRINGS = ("base", "model", "backend", "scope", "condition", "variant", "entry")
 _COUNTS = ("n", "n_invalid", "mcnemar_variant_only", "mcnemar_base_only", "memory_lookups",
            "memory_resent_lines", "calls_total")
 
 
-def paper_effect(base: str, entry: dict[str, Any]) -> dict[str, float] | None:
+def paper_effect(base: str, entry: dict[str, Any]) -> dict[str, Any] | None:
     """The paper's effect of the one component a variant turns off ({key: false}), or None."""
     if len(entry) != 1:
         return None
@@ -137,7 +138,7 @@ def _change_pct(new: float | None, old: float | None) -> float | None:
     return round(100.0 * (new / old - 1.0), 2) if new is not None and old else None
 
 
-def _paper_columns(effect: dict[str, float] | None, mine: dict[str, Any], ref: dict[str, Any]) -> dict[str, Any]:
+def _paper_columns(effect: dict[str, Any] | None, mine: dict[str, Any], ref: dict[str, Any]) -> dict[str, Any]:
     """The paper's effect of the component and swevis's, both as the base (with it) against
     the variant (without it); empty for a row the paper reports nothing for."""
     if effect is None:
@@ -249,10 +250,12 @@ def paper_note(rows: pl.DataFrame) -> str:
         def pct(x: float | None) -> str:
             return "n/a" if x is None else f"{x:+.1f}%"
 
+        effect = paper_effect(r["base"], json.loads(r["entry"])) or {}
         source = "replay backend: demonstrations, not a model" if r["backend"] == "replay" else f"{r['backend']} backend"
         lines.append(
-            f"{r['base']} vs {r['variant']} ({r['condition']}): paper {pct(r['paper_cost_change_pct'])} cost, "
-            f"{pct(r['paper_resolution_change_pct'])} resolution; swevis ({source}) "
+            f"{effect.get('component', 'the component')} ({r['base']} against {r['variant']}, {r['condition']}): "
+            f"paper {pct(r['paper_cost_change_pct'])} cost, {pct(r['paper_resolution_change_pct'])} resolution "
+            f"({effect.get('source', '')}); swevis ({source}) "
             f"{pct(r['measured_calls_change_pct'])} calls, {pct(r['measured_prompt_tokens_change_pct'])} prompt tokens, "
             f"{pct(r['measured_spend_change_pct'])} spend, {pct(r['measured_resolution_change_pct'])} resolution"
         )
