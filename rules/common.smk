@@ -176,8 +176,10 @@ def agent_image_params(wc):
 
 @signature_once
 def agents_params(wc):
-    """The agents section without the matrix, the repeat count and the ablation set-up; a
-    LET variant's also has its own entry and the memory options (swevis.workflow)."""
+    """The agents section without the matrix, the repeat count and the ablation set-up; an
+    agent's own keys for its runs only, and a variant's what it reads in their place (a LET
+    variant's entry, a Prometheus ablation's overridden agents.prometheus) with the memory
+    options (swevis.workflow.agent_param_sets)."""
     return VARIANT_PARAMS.get(wc.agent, AGENT_PARAMS)
 
 
