@@ -286,7 +286,7 @@ def test_an_ablation_runs_as_prometheus_with_its_overrides_on_its_own_demonstrat
     cfg = {**agents, **variant_config(agents, "prometheus-norepro")}
     spec = RunSpec(
         "qwen3.5", PROFILE, "prometheus-norepro", "normal", "text", setup["row"], setup["mirror"], str(tmp_path / "run"),
-        index_db=setup["db"], pristine_dir=setup["pristine"], replay_source=str(DEMOS_DIR / "prometheus-norepro" / f"{IID}.yaml"),
+        index_db=setup["db"], pristine_dir=setup["pristine"], playback_source=str(DEMOS_DIR / "prometheus-norepro" / f"{IID}.yaml"),
         agents_cfg=cfg,
     )
     traj = run_instance(spec)

@@ -174,4 +174,4 @@ def test_the_paper_note_names_the_backend_of_the_measurement(tmp_path):
     note = paper_note(build_ablation(paths, PROMETHEUS, config, str(tmp_path / "t.csv")))
     assert note.startswith("working memory (prometheus against prometheus-nomem, text): paper -45.4% cost, "
                            "+25.0% resolution (§4.3.1, 50 SWE-bench Verified instances); ")
-    assert "swevis (replay backend: demonstrations, not a model) +0.0% calls, -2.4% prompt tokens, n/a spend, +0.0% resolution" in note
+    assert "swevis (playback backend: demonstrations, not a model) +0.0% calls, -2.4% prompt tokens, n/a spend, +0.0% resolution" in note

@@ -21,7 +21,7 @@ ABLATIONS = {"prometheus-nomem": {"memory": False}, "prometheus-norepro": {"repr
              "prometheus-noreg": {"regression": False}, "prometheus-single": {"candidates": 1}}
 STUDY = {
     "tasks": {"source": "bundled", "instance_ids": [IID]},
-    "models": {"q": {"backend": "replay", "model_id": "q", "tokenizer": "qwen3", "image_family": "qwen3.5"}},
+    "models": {"q": {"backend": "playback", "model_id": "q", "tokenizer": "qwen3", "image_family": "qwen3.5"}},
     "single_read": {"backbones": ["q"]},
     "agents": {
         "matrix": [{"agent": "mini", "scope": "normal", "conditions": ["text"]},
@@ -100,5 +100,5 @@ def test_a_small_study_plans_every_ablation_cell_beside_its_base(tmp_path: Path)
     for agent in ("prometheus", *ABLATIONS):
         assert f"results/runs/q/{agent}-normal/text/{IID}/traj.json" in out, agent
         assert f"results/runs/q/{agent}-normal/text/summary.json" in out, agent
-    # each replays its own demonstration, and the files it is based on
+    # each plays back its own demonstration, and the files it is based on
     assert f"data/demos/prometheus-single/{IID}.yaml" in out and f"data/demos/prometheus/{IID}.yaml" in out

@@ -251,7 +251,7 @@ def paper_note(rows: pl.DataFrame) -> str:
             return "n/a" if x is None else f"{x:+.1f}%"
 
         effect = paper_effect(r["base"], json.loads(r["entry"])) or {}
-        source = "replay backend: demonstrations, not a model" if r["backend"] == "replay" else f"{r['backend']} backend"
+        source = "playback backend: demonstrations, not a model" if r["backend"] == "playback" else f"{r['backend']} backend"
         lines.append(
             f"{effect.get('component', 'the component')} ({r['base']} against {r['variant']}, {r['condition']}): "
             f"paper {pct(r['paper_cost_change_pct'])} cost, {pct(r['paper_resolution_change_pct'])} resolution "
