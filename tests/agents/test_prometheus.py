@@ -296,3 +296,13 @@ def test_an_ablation_runs_as_prometheus_with_its_overrides_on_its_own_demonstrat
     assert traj["route"] == "unverified" and len(traj["candidates"]) == 3
     assert list(traj["phase_exit_status"]) == ["classify", "retrieve", "generate-1", "generate-2", "generate-3"]
     assert (tmp_path / "run" / "patch.diff").read_text().startswith("diff --git")
+
+
+@pytest.mark.slow
+def test_without_regression_tests_the_verified_path_runs_the_reproduction_alone(setup, tmp_path):
+    turns = {"classify": [turn("classify_issue bug")], **{k: LET_ALL["turns"][k] for k in ("locator", "reproduction", "editor")}}
+    traj = _run(setup, tmp_path / "noreg", turns, regression=False)
+    rounds = traj["vote"]["verifications"]
+    assert traj["route"] == "verified" and rounds
+    assert all(r["regression"]["command"] is None and r["regression"]["skipped"] == "regression tests off" for r in rounds)
+    assert all("reproduction" in r for r in rounds)

@@ -103,11 +103,17 @@ class PrometheusToolEnvironment(GraphTools, VariantToolEnvironment):
     """A stage's tools; `graph_results` caps each graph search, `node_lines` the lines shown
     of each definition (config agents.prometheus)."""
 
-    def __init__(self, base: Any, *, graph_results: int, node_lines: int, **kwargs: Any):
+    def __init__(self, base: Any, *, graph_results: int, node_lines: int, regression: bool = True, **kwargs: Any):
         super().__init__(base, **kwargs)
         self.graph_results = graph_results
         self.node_lines = node_lines
+        self.regression = regression  # false: the without-regression-tests ablation, on every path
         self.open_query: SubQuery | None = None  # the sub-query `remember` answers
+
+    def regression_selection(self, diff: str) -> dict[str, Any]:
+        if not self.regression:
+            return {"symbols": [], "tests": [], "files": [], "skipped": "regression tests off"}
+        return super().regression_selection(diff)
 
     # -- the context engine
     def _tool_subquery(self, command: str) -> dict[str, Any]:
