@@ -323,7 +323,7 @@ def test_a_folded_definition_keeps_its_own_features(tmp_path):
     """When the enclosing definition was no candidate, folding gives it its own features too
     (each feature the larger of its own and the local function's), not only its flags."""
     from swevis.localize.dloc import _fold_local_functions, _Scores, localize_options
-    from swevis.localize.spans import SourceLines
+    from swevis.index.source import SourceLines
 
     repo, idx = indexed_repo(tmp_path, {"pkg/__init__.py": "", "pkg/fmt.py": (
         "def render(rows):\n    def emit(width):\n        return '-' * width\n    return emit(3)\n")})

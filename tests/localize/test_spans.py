@@ -128,7 +128,7 @@ def test_w_file_symbol_lets_the_best_symbol_lift_its_file(tmp_path):
     """A file the heuristic ranks second but whose symbol ranks first comes first with
     w_file_symbol > 0; 0 keeps the heuristic file order."""
     from swevis.localize.dloc import _file_scores, localize_options, _Scores
-    from swevis.localize.spans import SourceLines
+    from swevis.index.source import SourceLines
 
     repo, idx = indexed_repo(tmp_path, {"ledger/__init__.py": "", "ledger/report.py": REPORT})
     with idx:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from swevis.errors import SwevisError
+from swevis.index.source import SourceLines
 from swevis.index.store import RepoIndex, Symbol
 
 __all__ = ["GraphLookupError", "PathNode", "DefNode", "Chunk", "RepoGraph"]
@@ -72,25 +73,17 @@ class RepoGraph:
 
     def __init__(self, index: RepoIndex, repo_dir: str | Path | None = None):
         self.index = index
-        root = repo_dir if repo_dir is not None else index.meta.get("repo_dir")
-        self.root = Path(root) if root else None
-        self._lines: dict[str, list[str] | None] = {}
+        self.source = SourceLines(repo_dir if repo_dir is not None else index.meta.get("repo_dir"))
         self._dirs: dict[str, int] | None = None
 
     # ---- source text
     def lines(self, path: str) -> list[str]:
         """The lines of an indexed file (GraphLookupError: not indexed or unreadable)."""
         self.file_id(path)
-        if path not in self._lines:
-            self._lines[path] = None
-            if self.root is not None:
-                try:
-                    self._lines[path] = (self.root / path).read_bytes().decode("utf-8", "replace").splitlines()
-                except OSError:
-                    pass
-        if self._lines[path] is None:
-            raise GraphLookupError(f"{path}: indexed but cannot be read from {self.root}")
-        return self._lines[path]
+        lines = self.source(path)
+        if lines is None:
+            raise GraphLookupError(f"{path}: indexed but cannot be read from {self.source.root}")
+        return lines
 
     def read_span(self, path: str, start: int, end: int) -> list[str]:
         """Lines start..end (1-based, inclusive; `end` past the file's end stops there)."""

@@ -30,7 +30,8 @@ from swevis.localize.history import history_features, repo_history
 from swevis.localize.rerank import (
     candidate_files, chain_scores, check_model, default_model, history_depth, probability,
 )
-from swevis.localize.spans import SourceLines, issue_terms, symbol_span
+from swevis.index.source import SourceLines
+from swevis.localize.spans import issue_terms, symbol_span
 from swevis.localize.symtext import (
     IssueWords, file_context, found_terms, name_features, quoted_strings, set_features, text_features,
 )

@@ -12,7 +12,6 @@ from __future__ import annotations
 import math
 import re
 from functools import lru_cache
-from pathlib import Path
 
 from swevis.index.languages import Language, registered
 from swevis.localize.hints import IssueHints
@@ -128,21 +127,3 @@ def symbol_span(lines: list[str] | None, start: int, end: int, name: str, words:
     if line is None:
         return start, min(end, start + 2 * context), "head of the symbol (no line mentions the issue)"
     return max(start, line - context), min(end, line + context), f"line {line} mentions " + ", ".join(why)
-
-
-class SourceLines:
-    """Lines of repository files, read once each (None when the file cannot be read)."""
-
-    def __init__(self, repo_dir: str | Path | None):
-        self.root = Path(repo_dir) if repo_dir else None
-        self.cache: dict[str, list[str] | None] = {}
-
-    def __call__(self, path: str) -> list[str] | None:
-        if path not in self.cache:
-            self.cache[path] = None
-            if self.root is not None:
-                try:
-                    self.cache[path] = (self.root / path).read_bytes().decode("utf-8", "replace").splitlines()
-                except OSError:
-                    pass
-        return self.cache[path]
