@@ -99,14 +99,9 @@ class PrometheusHooks:
         self.recorder = recorder
 
     def pipeline(self, phase: str) -> Any:
-        import functools
+        from swevis.agents.variants import memory_pipeline
 
-        from swevis.agents.memory import MemoryObservationPipeline
-        from swevis.agents.observe import ObservationPipeline
-
-        if self.memory is None:
-            return ObservationPipeline
-        return functools.partial(MemoryObservationPipeline, memory=self.memory, context=phase, recorder=self.recorder)
+        return memory_pipeline(self.memory, phase, self.recorder)
 
     def tool_env(self, run: Any, tools: set[str], *, allow_bash: bool, context: str, reproduction: dict | None = None,
                  verification: bool = False) -> Any:
@@ -131,10 +126,6 @@ class PrometheusHooks:
             out["memory"] = {**memory_summary(steps), "units": len(self.memory.units),
                              "query_records": len(self.memory.records)}
         return out
-
-
-def make_hooks(spec: Any, recorder: Any) -> PrometheusHooks:
-    return PrometheusHooks(spec, recorder)
 
 
 def classify(run: Any, hooks: PrometheusHooks, values: dict[str, Any]) -> dict[str, Any]:
@@ -321,6 +312,6 @@ AGENT = AgentKind(
              "prometheus_choice_tools"),
     tools=tuple(sorted(RETRIEVE_TOOLS | CLASSIFY_TOOLS | GENERATE_TOOLS
                        | {"bash", "commit_reproduction", "select_tests", "choose_patch"})),
-    needs_index=True, evidence_phases=("retrieve",), commits_plan=True, make_hooks=make_hooks,
+    needs_index=True, evidence_phases=("retrieve",), commits_plan=True, make_hooks=PrometheusHooks,
     config_keys=("prometheus", "memory"), takes_variants=True, variants_at="prometheus.ablations",
 )

@@ -255,6 +255,14 @@ class VariantToolEnvironment(MemoryToolEnvironment):
         return super()._tool_submit(command)
 
 
+def memory_pipeline(memory: WorkingMemory | None, phase: str, recorder: Any) -> Callable[..., ObservationPipeline]:
+    """The observation pipeline of a phase: the memory in front of it when memory is on (the
+    LET variants' and Prometheus's stages)."""
+    if memory is None:
+        return ObservationPipeline
+    return functools.partial(MemoryObservationPipeline, memory=memory, context=phase, recorder=recorder)
+
+
 def make_memory(flags: VariantSettings, issue_text: str, agents_cfg: dict[str, Any], spec: Any = None,
                 recorder: Any = None) -> WorkingMemory | None:
     """The trajectory's working memory (variants with memory on): agents.memory, the
@@ -318,10 +326,7 @@ class LetVariant:
         self.editor_env: VariantToolEnvironment | None = None
 
     def pipeline(self, phase: str) -> Callable[..., ObservationPipeline]:
-        """The observation pipeline of a phase: the memory in front of it when memory is on."""
-        if self.memory is None:
-            return ObservationPipeline
-        return functools.partial(MemoryObservationPipeline, memory=self.memory, context=phase, recorder=self.recorder)
+        return memory_pipeline(self.memory, phase, self.recorder)
 
     def tool_env(self, base: Any, *, tools: set[str], allow_bash: bool, context: str, **kwargs: Any) -> VariantToolEnvironment:
         env = VariantToolEnvironment(
