@@ -306,3 +306,36 @@ def test_without_regression_tests_the_verified_path_runs_the_reproduction_alone(
     assert traj["route"] == "verified" and rounds
     assert all(r["regression"]["command"] is None and r["regression"]["skipped"] == "regression tests off" for r in rounds)
     assert all("reproduction" in r for r in rounds)
+
+
+# The bundled demonstrations whose candidates have more regression tests than Prometheus runs
+# (agents.prometheus.regression_selected): their select_tests stage is a model call, which the
+# demonstration must answer. Unanswered, the stage ended by PlaybackExhausted, selected no test
+# and the candidate "passed" regression without a test run.
+SELECTING = [
+    ("prometheus", "swevis-samples__tabulon-311"),
+    ("prometheus-norepro", "swevis-samples__ledgerkit-117"),
+    ("prometheus-norepro", "swevis-samples__stratconf-203"),
+    ("prometheus-norepro", "swevis-samples__stratconf-218"),
+    ("prometheus-norepro", "swevis-samples__tabulon-305"),
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("agent,iid", SELECTING)
+def test_a_bundled_demonstration_answers_every_selection_stage_its_candidates_reach(agent, iid, tmp_path,
+                                                                                      bundled_checkout):
+    checkout = bundled_checkout(iid, tmp_path, index=True)
+    agents = {**EMBEDDED, "memory": {"embedding": "lexical"}}
+    cfg = {**agents, **variant_config(agents, agent)} if agent != "prometheus" else agents
+    spec = RunSpec(
+        "qwen3.5", PROFILE, agent, "normal", "text", checkout["row"], checkout["mirror"], str(tmp_path / "run"),
+        index_db=checkout["db"], pristine_dir=checkout["pristine"],
+        playback_source=str(DEMOS_DIR / agent / f"{iid}.yaml"), agents_cfg=cfg,
+    )
+    traj = run_instance(spec)
+    assert traj["route"] == "unverified" and traj["phase_exit_status"]["select_tests"] == "submitted"
+    for candidate in traj["candidates"]:
+        regression = candidate["regression"]
+        assert regression["selection"]["method"] == "model" and len(regression["tests"]) == 5, candidate["index"]
+        assert regression["command"] and regression["passed"], candidate["index"]
