@@ -169,8 +169,15 @@ def ablation_cells(config: dict) -> list[tuple[str, str, str, str]]:
         for model in ablation["models"] or list(config["models"])[:1]
         for agent in agents
         for scope in ablation["scopes"]
-        for condition in ablation["conditions"]
+        for condition in ablation_conditions(config, variants.get(agent, (agent,))[0])
     ]
+
+
+def ablation_conditions(config: dict, base: str) -> list[str]:
+    """The conditions the variants of `base` (and `base` beside them) run under:
+    agents.ablation.agent_conditions' entry for it, else agents.ablation.conditions."""
+    ablation = config["agents"]["ablation"]
+    return list((ablation.get("agent_conditions") or {}).get(base) or ablation["conditions"])
 
 
 def table_models(config: dict) -> list[str]:
@@ -297,16 +304,24 @@ def check_ablation(config: dict) -> None:
         check_profile(model, list(config["models"]), "agents/ablation/models")
     cells = matrix_cells(config)
     pairs = {(agent, scope) for agent, scope, _ in cells}
-    for base in ablation_bases(config):
+    bases = ablation_bases(config)
+    for base in ablation.get("agent_conditions") or {}:
+        if base not in bases:
+            raise ConfigError(
+                f"config key 'agents/ablation/agent_conditions': {base!r} is no agent with variants "
+                f"(those with variants: {', '.join(bases)})"
+            )
+    for base in bases:
         for scope in ablation["scopes"]:
             if (base, scope) not in pairs:
                 raise ConfigError(
                     f"config key 'agents/ablation/scopes': {scope!r} has no {base} cell in agents.matrix"
                 )
-            for condition in ablation["conditions"]:
+            for condition in ablation_conditions(config, base):
                 if (base, scope, condition) not in cells:
+                    key = "agent_conditions/" + base if base in (ablation.get("agent_conditions") or {}) else "conditions"
                     raise ConfigError(
-                        f"config key 'agents/ablation/conditions': {condition!r} is not a condition of the "
+                        f"config key 'agents/ablation/{key}': {condition!r} is not a condition of the "
                         f"{base} {scope} cell in agents.matrix"
                     )
 

@@ -52,9 +52,25 @@ def test_every_variant_is_found_where_its_base_names_it():
     assert [agent for _, agent, _, _ in ablation_cells(config)] == ["let", "let-mem", "prometheus", *ABLATIONS]
 
 
+def test_an_agent_of_agent_conditions_runs_its_variants_under_those_conditions_only():
+    matrix = [{"agent": "mini", "scope": "normal", "conditions": ["text"]},
+              {"agent": "let", "scope": "normal", "conditions": ["text", "r3"]},
+              {"agent": "prometheus", "scope": "normal", "conditions": ["text", "r3"]}]
+    config = _config(matrix=matrix, ablation={"conditions": ["text", "r3"], "agent_conditions": {"prometheus": ["text"]}})
+    check_study(config)
+    cells = {(agent, condition) for _, agent, _, condition in ablation_cells(config)}
+    assert {c for a, c in cells if a.startswith("let")} == {"text", "r3"}
+    assert {c for a, c in cells if a.startswith("prometheus")} == {"text"}
+    assert {a for a, _ in cells} == {"let", "let-mem", "prometheus", *ABLATIONS}
+
+
 @pytest.mark.parametrize(
     "agents, message",
     [
+        ({"ablation": {"conditions": ["text"], "agent_conditions": {"plb": ["text"]}}},
+         "config key 'agents/ablation/agent_conditions': 'plb' is no agent with variants (those with variants: let, prometheus)"),
+        ({"ablation": {"conditions": ["text"], "agent_conditions": {"prometheus": ["r3"]}}},
+         "config key 'agents/ablation/agent_conditions/prometheus': 'r3' is not a condition of the prometheus normal cell"),
         ({"prometheus": {"ablations": {"prometheus-x": {"memroy": False}}}},
          "config key 'agents/prometheus/ablations/prometheus-x/memroy': not a key of agents.prometheus (aggregation, "),
         ({"prometheus": {"ablations": {"prometheus-x": {"candidates": 0}}}},
