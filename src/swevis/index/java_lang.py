@@ -303,7 +303,8 @@ JAVA = Language(
     module_names=module_names,
     test_dirs=("test", "tests"),  # src/test/java
     test_only_dirs=("test", "tests"),
-    test_files=("*Test.java", "*Tests.java", "Test*.java", "*IT.java"),
+    # Test*.java by Surefire's default includes, but not Tester.java or Testing.java
+    test_files=("*Test.java", "*Tests.java", "Test[A-Z0-9_]*.java", "*IT.java"),
     trace_frames=(_FRAME,),
     definition=r"(?:(?:class|interface|enum|record)\s+|(?!(?:return|new|throw|else|case)\b)[\w$.<>\[\]?,]+\s+"
                r"(?=[A-Za-z_$][\w$]*\s*\())([A-Za-z_$][\w$]*)",
