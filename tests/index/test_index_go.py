@@ -149,9 +149,9 @@ def test_goroutine_traces_are_frames():
              "\t/home/dev/geo/cmd/report/main.go:19 +0x45\n"
              "exit status 2\n")
     frames = extract_hints(trace).frames
-    assert [(f.path, f.line, f.func.rsplit(".", 1)[-1] if f.func else None) for f in frames] == [
-        ("/home/dev/geo/internal/mathutil/mathutil.go", 7, "Clamp"), ("/home/dev/geo/shapes/circle.go", 23, "Area"),
-        ("/home/dev/geo/cmd/report/main.go", 19, "main")]
+    assert [(f.path, f.line, f.func.rsplit(".", 1)[-1], f.order) for f in frames] == [  # the first is the closest
+        ("/home/dev/geo/internal/mathutil/mathutil.go", 7, "Clamp", 2), ("/home/dev/geo/shapes/circle.go", 23, "Area", 1),
+        ("/home/dev/geo/cmd/report/main.go", 19, "main", 0)]
 
 
 def _git(repo: Path, *args: str) -> None:

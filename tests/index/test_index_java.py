@@ -146,8 +146,9 @@ def test_java_stack_traces_are_frames():
              "\tat com.example.shapes.Circle.<init>(Circle.java:13)\n"
              "\tat java.base/java.util.ArrayList.forEach(ArrayList.java:1596)\n")
     frames = extract_hints(trace).frames
-    assert [(f.path, f.line, f.func) for f in frames] == [
-        ("Geometry.java", 11, "Geometry.clamp"), ("Circle.java", 13, None), ("ArrayList.java", 1596, "ArrayList.forEach")]
+    assert [(f.path, f.line, f.func, f.order) for f in frames] == [  # the first frame is the closest to the error
+        ("Geometry.java", 11, "Geometry.clamp", 2), ("Circle.java", 13, None, 1),
+        ("ArrayList.java", 1596, "ArrayList.forEach", 0)]
 
 
 def _git(repo: Path, *args: str) -> None:

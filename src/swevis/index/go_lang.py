@@ -314,6 +314,7 @@ GO = Language(
     test_only_dirs=("testdata",),
     test_files=("*_test.go",),
     trace_frames=(_FRAME,),
+    trace_innermost_first=True,
     definition=r"(?:func\s+(?:\([^)]*\)\s*)?|type\s+)([A-Za-z_]\w*)",
     git_diff_driver="golang",
     line_comments=("//",),

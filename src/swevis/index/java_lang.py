@@ -306,6 +306,7 @@ JAVA = Language(
     # Test*.java by Surefire's default includes, but not Tester.java or Testing.java
     test_files=("*Test.java", "*Tests.java", "Test[A-Z0-9_]*.java", "*IT.java"),
     trace_frames=(_FRAME,),
+    trace_innermost_first=True,
     definition=r"(?:(?:class|interface|enum|record)\s+|(?!(?:return|new|throw|else|case)\b)[\w$.<>\[\]?,]+\s+"
                r"(?=[A-Za-z_$][\w$]*\s*\())([A-Za-z_$][\w$]*)",
     git_diff_driver="java",

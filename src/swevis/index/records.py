@@ -102,6 +102,7 @@ class Language:
     # `File "a/b.py", line 3, in f`
     trace_frames: tuple[re.Pattern, ...] = ()
     frame_placeholders: frozenset[str] = frozenset()  # a frame's func for no definition (<module>)
+    trace_innermost_first: bool = False  # its traces list the failing frame first (Java, Go), not last (Python)
     definition: str = ""  # regex of a line defining a named thing, its name in group 1 (`def f`, `class C`)
     git_diff_driver: str = ""  # git's built-in hunk-header pattern for it (`diff=python`), if git has one
     line_comments: tuple[str, ...] = ()  # a line starting (after blanks) with one is a comment
