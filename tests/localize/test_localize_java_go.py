@@ -4,12 +4,14 @@ stack trace, localizes the right file and definition among the first five."""
 from __future__ import annotations
 
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
 
 from swevis.index import build_index, open_index
 from swevis.localize import by_kind, localize_issue
+from swevis.localize.history import read_history
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "index"
 
@@ -42,7 +44,7 @@ def _localize(tmp_path: Path, fixture: str, issue: str):
 @pytest.mark.parametrize(("fixture", "path", "symbol"), [
     ("javarepo", "src/main/java/com/example/util/Geometry.java", "Geometry.scaleFactor"),
     ("gorepo", "internal/mathutil/mathutil.go", "ScaleFactor"),
-])
+], ids=["java", "go"])
 def test_an_issue_naming_a_behaviour_finds_its_file_and_definition(tmp_path, fixture, path, symbol):
     files, symbols = _localize(tmp_path, fixture, SCALED)
     assert path in files[:5] and symbol in symbols[:5]
@@ -51,7 +53,31 @@ def test_an_issue_naming_a_behaviour_finds_its_file_and_definition(tmp_path, fix
 @pytest.mark.parametrize(("fixture", "issue", "path", "symbol"), [
     ("javarepo", JAVA_TRACE, "src/main/java/com/example/util/Geometry.java", "Geometry.clamp"),
     ("gorepo", GO_TRACE, "internal/mathutil/mathutil.go", "Clamp"),
-])
+], ids=["java", "go"])
 def test_a_stack_trace_finds_the_definition_it_crashed_in(tmp_path, fixture, issue, path, symbol):
     files, symbols = _localize(tmp_path, fixture, issue)
     assert symbols[0] == symbol and path in files[:2]  # the trace's other files compete for the file
+
+
+def _git(repo: Path, *args: str) -> None:
+    subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false",
+                    *args], check=True, capture_output=True)
+
+
+@pytest.mark.parametrize(("fixture", "path", "old", "new", "name"), [
+    ("javarepo", "src/main/java/com/example/util/Geometry.java", "return zoom * zoom;", "return zoom * zoom * 1;",
+     "scaleFactor"),
+    ("gorepo", "shapes/circle.go", "return c.Area() * mathutil.ScaleFactor(zoom)",
+     "return mathutil.ScaleFactor(zoom) * c.Area()", "ScaledArea"),
+], ids=["java", "go"])
+def test_the_history_names_the_definition_a_commit_changed(tmp_path, fixture, path, old, new, name):
+    """git's hunk headers for the language (diff=java, diff=golang) and its definition regex."""
+    repo = tmp_path / fixture
+    shutil.copytree(FIXTURES / fixture, repo)
+    _git(repo, "init", "-q")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "v1")
+    (repo / path).write_text((repo / path).read_text().replace(old, new))
+    _git(repo, "commit", "-q", "-am", "v2")
+    history = read_history(["-C", str(repo)], depth=1)
+    assert history.commits[0] == (frozenset({path}), frozenset({(path, name)}))
