@@ -15,6 +15,7 @@ from helpers import INDEX_TABLES, index_rows
 
 from swevis.index import build_index, languages, open_index
 from swevis.localize import extract_hints
+from swevis.localize.history import parse_log
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "index" / "gorepo"
 
@@ -204,3 +205,13 @@ def test_a_changed_go_mod_renames_every_package(tmp_path):
     with open_index(db) as idx:
         assert idx.file("shapes/circle.go").module == "example.org/renamed/shapes"
     assert ("render", "NewCircle", "module") in _targets(db)
+
+
+def test_the_history_reads_go_definitions_from_hunk_headers_and_changed_lines():
+    log = ("\x00c1\ndiff --git a/a/b.go b/a/b.go\n"
+           "@@ -9,1 +9,1 @@ func (c *Circle) Area() float64 {\n-\treturn 0\n+\treturn 1\n"
+           "@@ -30,0 +31,4 @@ func NewCircle(radius float64) *Circle {\n"
+           "+type Ring struct {\n+\tCircle\n+}\n+func Halve[T any](x T) T {\n+\tfuncs := helper(x)\n")
+    commit = parse_log(log).commits[0]
+    assert commit == (frozenset({"a/b.go"}), frozenset({("a/b.go", "Area"), ("a/b.go", "NewCircle"),
+                                                         ("a/b.go", "Ring"), ("a/b.go", "Halve")}))

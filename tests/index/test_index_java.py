@@ -15,6 +15,7 @@ from helpers import INDEX_TABLES, index_rows
 
 from swevis.index import build_index, languages, open_index
 from swevis.localize import extract_hints
+from swevis.localize.history import parse_log
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "index" / "javarepo"
 MAIN = "src/main/java/com/example"
@@ -188,3 +189,15 @@ def test_update_between_two_commits_equals_a_cold_build(tmp_path):
     for table in INDEX_TABLES:
         assert got[table] == want[table], table
     assert ("Ring.area", "Circle.area", "self") in _targets(db)  # super.area()
+
+
+def test_the_history_reads_java_definitions_from_hunk_headers_and_changed_lines():
+    log = ("\x00c1\ndiff --git a/src/A.java b/src/A.java\n"
+           "@@ -9,1 +9,1 @@ public static double clamp(double value, double low, double high) {\n"
+           "-        return low;\n+        return high;\n"
+           "@@ -30,0 +31,3 @@ public final class Geometry {\n"
+           "+    @Override\n+    public static <T> List<T> halve(List<T> values) {\n"
+           "+        return helper(values);\n+        throw new IllegalStateException(values);\n")
+    commit = parse_log(log).commits[0]
+    assert commit == (frozenset({"src/A.java"}), frozenset({("src/A.java", "clamp"), ("src/A.java", "Geometry"),
+                                                             ("src/A.java", "halve")}))

@@ -307,8 +307,9 @@ JAVA = Language(
     test_files=("*Test.java", "*Tests.java", "Test[A-Z0-9_]*.java", "*IT.java"),
     trace_frames=(_FRAME,),
     trace_innermost_first=True,
-    definition=r"(?:(?:class|interface|enum|record)\s+|(?!(?:return|new|throw|else|case)\b)[\w$.<>\[\]?,]+\s+"
-               r"(?=[A-Za-z_$][\w$]*\s*\())([A-Za-z_$][\w$]*)",
+    # a type's keyword and name, or a method's modifiers and type before its name and `(`
+    definition=r"(?:(?:class|interface|enum|record)\s+|(?!(?:return|new|throw|else|case|assert|yield)\b)"
+               r"(?:[\w$.<>\[\]?,]+\s+)+(?=[A-Za-z_$][\w$]*\s*\())([A-Za-z_$][\w$]*)",
     git_diff_driver="java",
     line_comments=("//",),
     block_comments=((r"/\*", "*/"),),
