@@ -217,7 +217,8 @@ def build_index(
     stats = IndexStats(db_path=str(db_path), mode="incremental" if source else "cold", repo=repo, commit=commit)
     t = time.perf_counter()
     paths, stats.skipped_by_extension = scan(repo_dir, opts["exclude_dirs"])
-    modules = module_names(paths, repo_dir.name if repo_dir.name.isidentifier() else "")
+    modules = module_names(paths, repo_dir.name if repo_dir.name.isidentifier() else "",
+                           lambda path: _read_text(repo_dir, path))
     timings = {"scan": time.perf_counter() - t}
     if source == db_path and _unchanged(source, repo_dir, paths, modules):
         stats.mode = "noop"
@@ -232,6 +233,14 @@ def build_index(
         stats.n_symbols, stats.n_edges, stats.seconds,
     )
     return stats
+
+
+def _read_text(repo_dir: Path, path: str) -> str | None:
+    """A repository file's text (a go.mod, for module names), or None when it cannot be read."""
+    try:
+        return (repo_dir / path).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
 
 
 def _old_files(con: sqlite3.Connection, schema: str = "main") -> dict[str, tuple[int, str, str]]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 
 from swevis.errors import SwevisError
-from swevis.index import docs, python_lang
+from swevis.index import docs, go_lang, java_lang, python_lang
 from swevis.index.records import ChunkRec, EdgeRec, FileExtract, Language, SymbolRec
 
 __all__ = [
@@ -114,10 +114,12 @@ def is_common_file_name(name: str) -> bool:
     return language is not None and name in language.common_file_names
 
 
-def module_names(paths: list[str], root_name: str = "") -> dict[str, str]:
+def module_names(paths: list[str], root_name: str = "", read=None) -> dict[str, str]:
     """Module name per path, by each path's language ("" for a language without modules).
 
-    `root_name`: the indexed folder's name, when the folder itself may be a package."""
+    `root_name`: the indexed folder's name, when the folder itself may be a package. `read(path)`
+    -> a repository file's text or None: for languages whose module names come from files
+    (`Language.module_files`, Go's go.mod); without it, they read none."""
     by_language: dict[str, list[str]] = {}
     for p in paths:
         language = language_for(p)
@@ -125,7 +127,11 @@ def module_names(paths: list[str], root_name: str = "") -> dict[str, str]:
             by_language.setdefault(language.name, []).append(p)
     out = dict.fromkeys(paths, "")
     for name, own in by_language.items():
-        out.update(_LANGUAGES[name].module_names(own, root_name))
+        language = _LANGUAGES[name]
+        if language.module_files:
+            out.update(language.module_names(own, root_name, read or (lambda _path: None)))
+        else:
+            out.update(language.module_names(own, root_name))
     return out
 
 
@@ -142,3 +148,5 @@ def test_commands(test_files: list[str]) -> list[tuple[Language, str]]:
 
 register(python_lang.PYTHON)
 register(docs.TEXT)
+register(java_lang.JAVA)
+register(go_lang.GO)

@@ -90,7 +90,10 @@ class Language:
     extract: Callable[[str, bytes, str, dict], FileExtract]  # (path, bytes, module, options) -> its records
     kind: str = "code"  # code | doc
     # (its files' paths, the indexed folder's name when that is a package) -> module name per path
-    module_names: Callable[[list[str], str], dict[str, str]] | None = None
+    module_names: Callable[..., dict[str, str]] | None = None
+    # files the module names are read from (Go's go.mod): module_names then takes a third
+    # argument, read(path) -> the text of that repository file, or None when it does not exist
+    module_files: tuple[str, ...] = ()
     stub_extensions: tuple[str, ...] = ()  # declarations only (.pyi): ranked down; no trace or history points there
     test_dirs: tuple[str, ...] = ()  # a file below a folder of this name is a test file (the index's is_test)
     test_only_dirs: tuple[str, ...] = ()  # narrower: folders that hold test code only, never an edit site
@@ -99,6 +102,7 @@ class Language:
     # `File "a/b.py", line 3, in f`
     trace_frames: tuple[re.Pattern, ...] = ()
     frame_placeholders: frozenset[str] = frozenset()  # a frame's func for no definition (<module>)
+    trace_innermost_first: bool = False  # its traces list the failing frame first (Java, Go), not last (Python)
     definition: str = ""  # regex of a line defining a named thing, its name in group 1 (`def f`, `class C`)
     git_diff_driver: str = ""  # git's built-in hunk-header pattern for it (`diff=python`), if git has one
     line_comments: tuple[str, ...] = ()  # a line starting (after blanks) with one is a comment

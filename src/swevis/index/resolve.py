@@ -20,6 +20,13 @@ of classes (`self.x = C(...)`, `x: C`):
 
 Receivers that are imported from outside the repository (numpy, os) get no edge.
 
+A file's namespace may also name packages (`names["+"]`, space-separated) whose files'
+top-level definitions it sees without importing them: a Java class sees its own package's
+classes and those of its wildcard imports, a Go file its own package's other files. A package
+is a module name (Go: every file of a folder has its folder's module) or the parent of
+module names (Java: `a.b` for the classes `a.b.C`, one file each); only their top-level
+definitions are looked up there, not their imports.
+
 The vocabulary is Python's (records.EdgeRec): every code language's files are resolved
 together, an extractor mapping its language's imports and calls onto it.
 """
@@ -64,6 +71,7 @@ class World:
         self.mod_file: dict[str, int] = {}
         self.file_mod: dict[int, str] = {}
         self.names: dict[int, dict] = {}
+        self.package_files: dict[str, list[int]] = defaultdict(list)  # see names["+"]
         # a module's first file wins, its source before its stub (a.py before a.pyi)
         files = con.execute("SELECT id, module, names, path FROM files WHERE kind = 'code' ORDER BY path").fetchall()
         for fid, mod, names, path in sorted(files, key=lambda row: is_stub(row[3])):
@@ -71,6 +79,10 @@ class World:
             if mod and mod not in self.mod_file:
                 self.mod_file[mod] = fid
             self.names[fid] = json.loads(unpack(names)) if names else {}
+            if mod:
+                self.package_files[mod].append(fid)
+                if "." in mod:
+                    self.package_files[mod.rsplit(".", 1)[0]].append(fid)
         self.sym: dict[int, tuple] = {}  # id -> (file_id, name, kind, parent_id, signature)
         self.top: dict[tuple[int, str], int] = {}
         self.members: dict[int, dict[str, int]] = defaultdict(dict)
@@ -191,6 +203,11 @@ class World:
                 r = self.lookup_global(mf, name, depth + 1)
                 if r is not None and r[0] != "ext":
                     return r
+        for package in ns.get("+", "").split():
+            for pf in self.package_files.get(package, ()):
+                sid = self.top.get((pf, name))
+                if sid is not None and pf != fid:
+                    return ("sym", sid)
         return None
 
     def resolve_abs(self, dotted: str, depth: int = 0):

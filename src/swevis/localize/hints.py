@@ -32,7 +32,7 @@ def _alternatives(exts: tuple[str, ...]) -> str:
 class _Vocabulary:
     """What the registered languages make of an issue's text (built once per set of languages)."""
 
-    frames: tuple[re.Pattern, ...]  # stack-trace frames: groups path, line, func
+    frames: tuple[tuple[re.Pattern, bool], ...]  # stack-trace frames (groups path, line, func), innermost first?
     file_line: re.Pattern | None  # a.py:12, a.py line 12, a.py#L12 (source files only)
     path: re.Pattern | None  # a file path of an indexed language
     code_exts: tuple[str, ...]
@@ -55,7 +55,8 @@ def _vocabulary(languages: tuple[Language, ...]) -> _Vocabulary:
         noise |= {w.lower() for w in lang.keywords | lang.common_names}
     placeholders = frozenset(p for lang in languages for p in lang.frame_placeholders)
     return _Vocabulary(
-        frames=tuple(p for lang in languages for p in lang.trace_frames), file_line=file_line, path=path,
+        frames=tuple((p, lang.trace_innermost_first) for lang in languages for p in lang.trace_frames),
+        file_line=file_line, path=path,
         code_exts=tuple(e for lang in code for e in lang.extensions),
         all_exts=tuple(e for lang in languages for e in lang.extensions), noise=frozenset(noise),
         placeholders=placeholders,
@@ -67,7 +68,8 @@ class Frame:
     path: str
     line: int
     func: str | None
-    order: int  # position in the issue text (later frames are closer to the error)
+    order: int  # higher is closer to the error: later in the issue text, or in a trace that lists
+    # the failing frame first (Java, Go), earlier
 
 
 @dataclass
@@ -162,11 +164,13 @@ def extract_hints(text: str) -> IssueHints:
 def _locations(text: str, v: _Vocabulary, h: IssueHints) -> None:
     """Stack-trace frames, then file:line hints not already a frame, then file paths, into `h`."""
     order = 0
-    for pattern in v.frames:
-        for m in pattern.finditer(text):
+    for pattern, innermost_first in v.frames:
+        found = list(pattern.finditer(text))
+        for k, m in enumerate(found):
             func = m.groupdict().get("func")
-            h.frames.append(Frame(m.group("path").replace("\\", "/"), int(m.group("line")), func, order))
-            order += 1
+            closeness = order + (len(found) - 1 - k if innermost_first else k)
+            h.frames.append(Frame(m.group("path").replace("\\", "/"), int(m.group("line")), func, closeness))
+        order += len(found)
     seen_fl = {(f.path, f.line) for f in h.frames}
     for m in v.file_line.finditer(text) if v.file_line else ():
         line = int(next(g for g in m.groups()[1:] if g))

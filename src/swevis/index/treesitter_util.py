@@ -1,0 +1,105 @@
+"""What the extractors of brace languages on tree-sitter (Java, Go) share: a node's text, the
+doc comment above a declaration, which definition encloses a byte, the BM25 texts of a file's
+definitions and the references of a test file. Python's extractor (python_lang) keeps its own,
+which python_units' function reuse is built around."""
+
+from __future__ import annotations
+
+import bisect
+import re
+
+import tree_sitter as ts
+
+from swevis.index.records import EdgeRec, FileExtract
+
+__all__ = ["text", "doc_comment", "Enclosing", "own_texts", "test_references"]
+
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_COMMENT_TYPES = frozenset({"comment", "line_comment", "block_comment"})
+
+
+def text(node: ts.Node | None) -> str:
+    if node is None:
+        return ""
+    raw = node.text  # a new bytes object at every access: read it once
+    return raw.decode("utf-8", "replace") if raw is not None else ""
+
+
+def _comment_lines(raw: str) -> list[str]:
+    """The words of one comment, without its markers (`//`, `/**`, ` * `, `*/`)."""
+    if raw.startswith("/*"):
+        raw = raw[2:].removesuffix("*/").lstrip("*")
+        return [line.strip().lstrip("*").strip() for line in raw.splitlines()]
+    return [raw.lstrip("/").strip()]
+
+
+def doc_comment(node: ts.Node) -> str:
+    """The first line of the comments directly above `node` (Javadoc, Go's `//` doc comment),
+    or "". Comments separated from it by a blank line or code are not its doc."""
+    comments: list[ts.Node] = []
+    below = node.start_point[0]
+    prev = node.prev_sibling
+    while prev is not None and prev.type in _COMMENT_TYPES and prev.end_point[0] >= below - 1:
+        comments.append(prev)
+        below = prev.start_point[0]
+        prev = prev.prev_sibling
+    for comment in reversed(comments):
+        for line in _comment_lines(text(comment)):
+            if line:
+                return line[:200]
+    return ""
+
+
+class Enclosing:
+    """Which of a file's definitions (added in source order) encloses a byte: the innermost
+    whose byte range holds it. Kept apart from SymbolRec.parent, which for a Go method is its
+    type, declared elsewhere in the file."""
+
+    def __init__(self) -> None:
+        self.starts: list[int] = []
+        self.ends: list[int] = []
+        self.outer: list[int | None] = []  # the definition around each one, by byte range
+
+    def add(self, start: int, end: int) -> int:
+        """Add the next definition (its start at or after the previous one's); returns its index."""
+        outer = self.at(start)
+        while outer is not None and self.ends[outer] < end:  # not inside it after all
+            outer = self.outer[outer]
+        self.starts.append(start)
+        self.ends.append(end)
+        self.outer.append(outer)
+        return len(self.starts) - 1
+
+    def at(self, byte: int) -> int | None:
+        i = bisect.bisect_right(self.starts, byte) - 1
+        while i is not None and i >= 0:
+            if self.ends[i] > byte:
+                return i
+            i = self.outer[i]
+        return None
+
+
+def own_texts(data: bytes, fx: FileExtract) -> None:
+    """Own text per definition and the module text: each line in exactly one BM25 document
+    (a line of nested definitions belongs to the innermost one, the later in source order)."""
+    lines = data.split(b"\n")
+    owner = [-1] * (len(lines) + 2)
+    for i, s in enumerate(fx.symbols):
+        owner[s.start_line : s.end_line + 1] = [i] * (s.end_line - s.start_line + 1)
+    buckets: list[list[bytes]] = [[] for _ in fx.symbols]
+    mod_lines: list[bytes] = []
+    for ln, raw in enumerate(lines, start=1):
+        o = owner[ln]
+        (mod_lines if o < 0 else buckets[o]).append(raw)
+    for s, b in zip(fx.symbols, buckets):
+        s.own_text = b"\n".join(b).decode("utf-8", "replace")
+    fx.module_text = b"\n".join(mod_lines).decode("utf-8", "replace")
+
+
+def test_references(data: bytes, fx: FileExtract, keywords: frozenset[str]) -> None:
+    """`references` edges from a test file to every word it uses (for test pointers), but the
+    language's keywords and words naming tests."""
+    names = set(_WORD.findall(data.decode("utf-8", "replace")))
+    for n in sorted(names):
+        if len(n) > 2 and not n.lower().startswith("test") and n not in keywords:
+            fx.edges.append(EdgeRec("references", n, None, 0))
