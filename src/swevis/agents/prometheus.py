@@ -113,7 +113,7 @@ class PrometheusHooks:
         return PrometheusToolEnvironment(
             run.env, graph_results=self.settings.graph_results, node_lines=self.settings.node_lines,
             regression=self.settings.regression, tools=tools, allow_bash=allow_bash, flags=replace(self.flags, verification=verification),
-            memory=self.memory, context=context, recorder=self.recorder, reproduction=reproduction,
+            memory=self.memory, context=context, recorder=self.recorder, reproduction=reproduction, task_row=spec.row,
             issue_text=spec.row["problem_statement"], index_db=spec.index_db, pristine_dir=spec.pristine_dir,
             wide=spec.scope == "wide", index_options=spec.localize_cfg, top_k=spec.settings.top_k,
         )
