@@ -238,3 +238,19 @@ def test_verification_runs_the_regression_tests_with_the_instances_runner():
     env.task_row = {"instance_id": "o__r-1"}
     VariantToolEnvironment.run_regression(env, {"tests": ["tests/test_a.py::test_x"], "files": [], "symbols": ["f"]})
     assert ran[1] == "python -m pytest -q -p no:cacheprovider tests/test_a.py::test_x"
+
+
+def test_the_reproduction_prompt_names_the_runner_of_an_instance_in_another_language():
+    from swevis.agents.prompts import render_prompt
+
+    assert regression.reproduction_runner({"instance_id": "o__r-1", "test_cmd": "pytest tests/a.py"}) is None  # Python
+    assert regression.reproduction_runner(None) is None
+    row = {"instance_id": "o__r-1", "language": "typescript", "test_cmd": "npx jest test/spinner.test.ts"}
+    assert regression.reproduction_runner(row) == "npx jest"
+    assert regression.reproduction_runner({"instance_id": "o__r-1", "language": "cobol"}) is None  # no runner known
+    python = render_prompt("let_repro_system", repo_root="/testbed", scope="normal", test_runner=None)
+    other = render_prompt("let_repro_system", repo_root="/testbed", scope="normal", test_runner="npx jest")
+    assert "tests run with" not in python  # a Python instance's prompt is as it was
+    assert "This repository's tests run with `npx jest`" in other
+    assert other.replace("\n\nThis repository's tests run with `npx jest`: the reproduction may be a test you write and "
+                         "run with it.", "") == python

@@ -166,13 +166,14 @@ def retrieve(run: Any, hooks: PrometheusHooks, values: dict[str, Any]) -> dict[s
 def reproduce(run: Any, hooks: PrometheusHooks, values: dict[str, Any], plan_text: str) -> dict[str, Any]:
     """The reproduction stage (LET's): the accepted reproduction or None, and the attempts."""
     from swevis.agents.prompts import render_prompt
+    from swevis.agents.regression import reproduction_runner
 
     limit = hooks.settings.reproduce_step_limit
     env = hooks.tool_env(run, {"view_code", "commit_reproduction"} | GRAPH_TOOLS | CONTEXT_TOOLS, allow_bash=True,
                          context="reproduce")
     result = run.phase(
         env=env, phase="reproduce", purpose="reproduction",
-        system=render_prompt("let_repro_system", **values),
+        system=render_prompt("let_repro_system", test_runner=reproduction_runner(run.spec.row), **values),
         instance=render_prompt("let_repro_instance", issue=run.spec.row["problem_statement"], plan=plan_text,
                                step_limit=limit, **values),
         step_limit=limit, visual=True,

@@ -247,6 +247,20 @@ def test_command(test_ids: Sequence[str], runner: str) -> str:
     return " ".join([runner.strip(), *(shlex.quote(t) for t in test_ids)])
 
 
+def reproduction_runner(row: dict[str, Any] | None) -> str | None:
+    """The runner the reproduction stage's prompt names for an instance of a language other
+    than Python: its own test command's (:func:`runner_for`), else its language's default;
+    None for a Python row (the prompt's example is a Python script) or a language without a
+    runner."""
+    language = (row or {}).get("language") or "python"
+    if language == "python":
+        return None
+    try:
+        return runner_for(row or {}, language)
+    except SwevisError:  # no runner is known for the language: the prompt names none
+        return None
+
+
 def regression_command(test_ids: Sequence[str], row: dict[str, Any] | None) -> str:
     """The command that runs a patch's regression tests for the instance `row`: the runner of
     the row's own test command (:func:`runner_for`), else the language's default, followed by

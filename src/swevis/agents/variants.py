@@ -46,8 +46,8 @@ from swevis.agents.memory import MemoryObservationPipeline, MemoryToolEnvironmen
 from swevis.agents.memory_store import MemorySettings, store_path
 from swevis.agents.observe import ObservationPipeline
 from swevis.agents.prompts import render_prompt
-from swevis.agents.regression import candidate_tests, regression_command
-from swevis.index.languages import language_for
+from swevis.agents.regression import candidate_tests, regression_command, reproduction_runner
+from swevis.index.languages import extensions, language_for
 from swevis.agents.registry import is_variant
 from swevis.agents.resume import ResumingRecorder
 from swevis.agents.tools import format_error, working_tree_diff
@@ -158,7 +158,7 @@ class VariantToolEnvironment(MemoryToolEnvironment):
         rc = out.get("returncode")
         files = {}
         for word in shlex.split(cmd) if cmd else []:
-            if word.endswith(".py") or word.endswith(".sh"):
+            if word.endswith((".sh", *extensions("code"))):
                 content = self.read_file(word)
                 if content is not None:
                     files[word] = content
@@ -354,7 +354,8 @@ class LetVariant:
                                 context="reproduction", **tool_kwargs)
             limit = self.flags.reproduction_step_limit
             result = run_phase(
-                env=env, phase="reproduction", purpose="reproduction", system=render_prompt("let_repro_system", **values),
+                env=env, phase="reproduction", purpose="reproduction",
+                system=render_prompt("let_repro_system", test_runner=reproduction_runner(self.task_row), **values),
                 instance=render_prompt("let_repro_instance", issue=issue, plan=plan_text, step_limit=limit, **values),
                 step_limit=limit, visual=visual,
             )
