@@ -194,3 +194,63 @@ def test_a_patch_that_breaks_a_passing_test_is_caught_on_the_bundled_index(bundl
     _git(repo, "checkout", "--", ".")
     run = subprocess.run(["bash", "-c", cmd], cwd=repo, env=env, capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stdout[-2000:]
+
+
+def test_regression_command_runs_the_tests_with_the_rows_own_runner():
+    ids = ["tests/a.py::test_x", "tests/b.py::test_y"]
+    row = {"instance_id": "o__r-1", "test_cmd": "python -m pytest -rA -p no:cacheprovider tests/a.py"}
+    assert regression.regression_command(ids, row) == "python -m pytest -rA -p no:cacheprovider tests/a.py::test_x tests/b.py::test_y"
+    # a row without a test command, or no row: the language's default runner
+    assert regression.regression_command(ids, {"instance_id": "o__r-1"}) == regression.test_command(ids, default_runner("python"))
+    assert regression.regression_command(ids, None) == regression.test_command(ids, default_runner("python"))
+
+
+def test_regression_command_of_a_runner_that_takes_packages_follows_its_language():
+    from swevis.index import languages
+    from swevis.index.records import FileExtract, Language
+
+    toy = Language(name="toypkg", extensions=(".tpk",), extract=lambda p, d, m, o: FileExtract(language="toypkg"),
+                   test_runner=("toyrun", "check"), test_arguments=lambda files: sorted({"./" + f.rsplit("/", 1)[0] for f in files}))
+    languages.register(toy)
+    try:
+        cmd = regression.regression_command(["pkg/a_test.tpk::TestA", "pkg/b_test.tpk::TestB"], {"test_cmd": "make check"})
+    finally:
+        languages.unregister("toypkg")
+    assert cmd == "toyrun check ./pkg"
+
+
+def test_verification_runs_the_regression_tests_with_the_instances_runner():
+    """LET's and Prometheus's verification (VariantToolEnvironment.run_regression) run the
+    selected tests with the runner of the task row's test_cmd."""
+    from types import SimpleNamespace
+
+    from swevis.agents.variants import VariantToolEnvironment
+
+    ran: list[str] = []
+    env = SimpleNamespace(
+        task_row={"instance_id": "o__r-1", "test_cmd": "python -m pytest -rA tests/test_a.py"},
+        flags=SimpleNamespace(output_chars=200),
+        _run=lambda cmd: ran.append(cmd) or {"returncode": 0, "output": "1 passed"},
+    )
+    reg = VariantToolEnvironment.run_regression(env, {"tests": ["tests/test_a.py::test_x"], "files": [], "symbols": ["f"]})
+    assert ran == ["python -m pytest -rA tests/test_a.py::test_x"]
+    assert reg["command"] == ran[0] and reg["passed"]
+    env.task_row = {"instance_id": "o__r-1"}
+    VariantToolEnvironment.run_regression(env, {"tests": ["tests/test_a.py::test_x"], "files": [], "symbols": ["f"]})
+    assert ran[1] == "python -m pytest -q -p no:cacheprovider tests/test_a.py::test_x"
+
+
+def test_the_reproduction_prompt_names_the_runner_of_an_instance_in_another_language():
+    from swevis.agents.prompts import render_prompt
+
+    assert regression.reproduction_runner({"instance_id": "o__r-1", "test_cmd": "pytest tests/a.py"}) is None  # Python
+    assert regression.reproduction_runner(None) is None
+    row = {"instance_id": "o__r-1", "language": "typescript", "test_cmd": "npx jest test/spinner.test.ts"}
+    assert regression.reproduction_runner(row) == "npx jest"
+    assert regression.reproduction_runner({"instance_id": "o__r-1", "language": "cobol"}) is None  # no runner known
+    python = render_prompt("let_repro_system", repo_root="/testbed", scope="normal", test_runner=None)
+    other = render_prompt("let_repro_system", repo_root="/testbed", scope="normal", test_runner="npx jest")
+    assert "tests run with" not in python  # a Python instance's prompt is as it was
+    assert "This repository's tests run with `npx jest`" in other
+    assert other.replace("\n\nThis repository's tests run with `npx jest`: the reproduction may be a test you write and "
+                         "run with it.", "") == python

@@ -9,7 +9,12 @@ runs cmd, `done` none). A command takes the strongest class of its statements in
 edit > test > read > search > other: `sed -i ... && pytest` is an edit. In a pipeline the
 first command decides, with two exceptions: a read filtered by grep (`cat f | grep x`) is a
 search, and a pipeline whose output goes into a file (`echo x | cat > f`) is an edit unless
-it runs code or captures `git diff`. Only commands are test words, never file names: writing `reproduce_issue.py` is an
+it runs code or captures `git diff`. The runners of every indexed language are tests as pytest
+is: mvn, gradle and their wrappers (a goal that only lists dependencies or tasks is other),
+`npm test`/`yarn test`/`pnpm run X` (installing with them is other), npx and the binaries it
+runs (jest, mocha, vitest, tsc), `node --test` and node scripts, `go test`/`go build`/`go vet`
+(`go get`, `go mod` are other), `cargo test`/`build`/`check` (`cargo fmt` is an edit).
+Only commands are test words, never file names: writing `reproduce_issue.py` is an
 edit, running it is a test, `cat tests/test_x.py` is a read; but running a script that an earlier action
 wrote and that rewrites repository files is an edit (`classify_actions` over a trajectory). Tool calls of the LET agent
 have fixed classes, as have the file tools of SWE-agent and OpenHands (`str_replace_editor`,
@@ -61,6 +66,21 @@ _EDITORS = {"patch", "ed", "ex", "apply_patch", "truncate", "touch", "mv", "cp",
 # programs that run the code under study: test runners, build tools and the projects' own entry points
 _RUNNERS = {"pytest", "py.test", "tox", "nox", "nosetests", "trial", "make", "cmake", "sphinx-build", "pylint", "pyreverse",
             "django-admin", "sqlfluff"}
+# test runners of other languages, run by name (or through npx: `npx jest`)
+_RUNNERS |= {"jest", "mocha", "vitest", "jasmine", "ava", "karma", "tap", "tsc", "ts-node", "tsx", "javac", "rustc"}
+# build tools whose goals compile and test the project; asking only what it has is other
+_BUILD_TOOLS = {"mvn", "mvnw", "gradle", "gradlew"}
+_BUILD_QUERIES = re.compile(r"dependency:\S*|help:\S*|dependencies|tasks|projects|properties")
+# package managers: installing is other, running a script of the project (`npm test`,
+# `yarn test`, `pnpm run lint`) or a package's binary (`yarn jest`) runs its code
+_PACKAGE_MANAGERS = {"npm", "yarn", "pnpm", "bun"}
+_PACKAGE_INSTALLS = {"install", "i", "ci", "add", "remove", "uninstall", "rm", "update", "upgrade", "link", "init",
+                     "config", "cache", "view", "info", "ls", "list", "outdated", "audit", "why", "pack", "publish"}
+# go's and cargo's subcommands that compile or run the code (`go test`, `cargo test`)
+_GO_RUNS = {"test", "run", "build", "vet", "generate"}
+_CARGO_RUNS = {"test", "run", "build", "check", "bench", "clippy", "nextest", "miri"}
+# a Node script that writes files (as _PY_WRITES for Python)
+_JS_WRITES = re.compile(r"\bwriteFile(?:Sync)?\(|\bappendFile(?:Sync)?\(|\bcreateWriteStream\(")
 _SHELLS = {"bash", "sh", "zsh"}
 _INSTALLERS = {"pip", "pip3", "apt-get", "apt", "conda", "uv"}
 # shell keywords that open or close a compound without running a command (`for x in ...`,
@@ -111,6 +131,26 @@ def _classify_python(args: list[str], bodies: list[str], scripts: Mapping[str, s
     return "edit" if script and _python_edits(script) else "test"
 
 
+def _classify_language_tool(cmd: str, args: list[str], bodies: list[str]) -> str | None:
+    """The class of a build tool, package manager or language toolchain (mvn, gradle, npm,
+    yarn, pnpm, bun, node, deno, go, cargo), or None for any other command."""
+    goals = [a for a in args if not a.startswith("-")]
+    if cmd in _BUILD_TOOLS:
+        return "other" if goals and all(_BUILD_QUERIES.fullmatch(g) for g in goals) else "test"
+    if cmd in _PACKAGE_MANAGERS:
+        return "other" if not goals or goals[0] in _PACKAGE_INSTALLS else "test"  # a bare `yarn` installs
+    if cmd in ("node", "deno"):
+        script = args[args.index("-e") + 1] if "-e" in args[:-1] else "\n".join(bodies)
+        return "edit" if _JS_WRITES.search(script) else ("test" if args or bodies else "other")
+    if cmd == "go":
+        return "test" if goals[:1] and goals[0] in _GO_RUNS else "other"
+    if cmd == "cargo":
+        if goals[:1] == ["fmt"]:
+            return "edit" if "--check" not in args else "test"
+        return "test" if goals[:1] and goals[0] in _CARGO_RUNS else "other"
+    return None
+
+
 def _classify_git(args: list[str]) -> str:
     sub = args[0] if args else ""
     if sub in ("apply", "checkout", "restore", "stash", "am", "revert", "reset", "mv", "rm"):
@@ -150,7 +190,7 @@ def _classify_simple(words: list[str], stage: SimpleCommand | None, bodies: list
         if args[:1] == ["-c"] and len(args) > 1:
             return classify_action(args[1], scripts)
         return "test" if args or bodies or (stage and any(r.op == "<" for r in stage.redirects)) else "other"
-    if cmd == "xargs":
+    if cmd in ("xargs", "npx", "pnpx", "bunx"):  # they run the command they are given
         rest = [a for a in args if not a.startswith("-")]
         return _classify_simple(rest, stage, bodies, scripts) if rest else "other"
     if cmd == "sed":
@@ -167,6 +207,9 @@ def _classify_simple(words: list[str], stage: SimpleCommand | None, bodies: list
         return _classify_git(args)
     if cmd in _RUNNERS:
         return "test"
+    tool = _classify_language_tool(cmd, args, bodies)
+    if tool is not None:
+        return tool
     if cmd in _EDITORS:
         return "edit"
     if cmd in _READERS:

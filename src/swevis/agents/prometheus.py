@@ -113,7 +113,7 @@ class PrometheusHooks:
         return PrometheusToolEnvironment(
             run.env, graph_results=self.settings.graph_results, node_lines=self.settings.node_lines,
             regression=self.settings.regression, tools=tools, allow_bash=allow_bash, flags=replace(self.flags, verification=verification),
-            memory=self.memory, context=context, recorder=self.recorder, reproduction=reproduction,
+            memory=self.memory, context=context, recorder=self.recorder, reproduction=reproduction, task_row=spec.row,
             issue_text=spec.row["problem_statement"], index_db=spec.index_db, pristine_dir=spec.pristine_dir,
             wide=spec.scope == "wide", index_options=spec.localize_cfg, top_k=spec.settings.top_k,
         )
@@ -166,13 +166,14 @@ def retrieve(run: Any, hooks: PrometheusHooks, values: dict[str, Any]) -> dict[s
 def reproduce(run: Any, hooks: PrometheusHooks, values: dict[str, Any], plan_text: str) -> dict[str, Any]:
     """The reproduction stage (LET's): the accepted reproduction or None, and the attempts."""
     from swevis.agents.prompts import render_prompt
+    from swevis.agents.regression import reproduction_runner
 
     limit = hooks.settings.reproduce_step_limit
     env = hooks.tool_env(run, {"view_code", "commit_reproduction"} | GRAPH_TOOLS | CONTEXT_TOOLS, allow_bash=True,
                          context="reproduce")
     result = run.phase(
         env=env, phase="reproduce", purpose="reproduction",
-        system=render_prompt("let_repro_system", **values),
+        system=render_prompt("let_repro_system", test_runner=reproduction_runner(run.spec.row), **values),
         instance=render_prompt("let_repro_instance", issue=run.spec.row["problem_statement"], plan=plan_text,
                                step_limit=limit, **values),
         step_limit=limit, visual=True,

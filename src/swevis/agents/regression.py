@@ -11,7 +11,8 @@ focused subset. Both steps live here, once, for every agent that verifies a patc
   (:func:`selection_prompt`, :func:`parse_selection`); without a model, the candidates as
   retrieved, capped (LET's fixed rule).
 * :func:`test_command` is the command that runs a set of test ids with a runner: the
-  instance's own (:func:`runner_for`) or the language's default (:func:`default_runner`).
+  instance's own (:func:`runner_for`) or the language's default (:func:`default_runner`);
+  :func:`regression_command` picks the runner for an instance's row.
 """
 
 from __future__ import annotations
@@ -244,3 +245,30 @@ def test_command(test_ids: Sequence[str], runner: str) -> str:
     if not test_ids:
         raise ValueError("test_command needs at least one test id (a bare runner would run the whole suite)")
     return " ".join([runner.strip(), *(shlex.quote(t) for t in test_ids)])
+
+
+def reproduction_runner(row: dict[str, Any] | None) -> str | None:
+    """The runner the reproduction stage's prompt names for an instance of a language other
+    than Python: its own test command's (:func:`runner_for`), else its language's default;
+    None for a Python row (the prompt's example is a Python script) or a language without a
+    runner."""
+    language = (row or {}).get("language") or "python"
+    if language == "python":
+        return None
+    try:
+        return runner_for(row or {}, language)
+    except SwevisError:  # no runner is known for the language: the prompt names none
+        return None
+
+
+def regression_command(test_ids: Sequence[str], row: dict[str, Any] | None) -> str:
+    """The command that runs a patch's regression tests for the instance `row`: the runner of
+    the row's own test command (:func:`runner_for`), else the language's default, followed by
+    the test ids. A language whose runner takes something other than files (Go's packages:
+    ``Language.test_arguments``) runs them by its own convention, whatever the row's command."""
+    if not test_ids:
+        raise ValueError("regression_command needs at least one test id (a bare runner would run the whole suite)")
+    language = language_for(test_ids[0].split("::", 1)[0])
+    if language is not None and language.kind == "code" and language.test_arguments is not None:
+        return language.test_command(list(dict.fromkeys(t.split("::", 1)[0] for t in test_ids)))
+    return test_command(test_ids, runner_for(row or {}, language_of_tests(test_ids)))

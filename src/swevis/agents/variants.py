@@ -23,7 +23,8 @@ Everything not switched on is plain LET, so a variant differs from LET only in i
 * **verification**: ``submit`` first runs the reproduction (it must now pass) and a focused
   regression set: the test functions that the index's test pointers (``RepoIndex.tests_for``)
   give for the symbols the patch modifies (:mod:`swevis.agents.regression`, shared with the
-  other agents that verify a patch), run with the language's default runner. A failing
+  other agents that verify a patch), run with the runner of the instance's own test command
+  (its row's ``test_cmd``), else the language's default runner. A failing
   verification returns its report to the editor instead of submitting, at most
   ``verify_rounds`` times; after that the patch is submitted with its last verification
   recorded as failed.
@@ -45,8 +46,8 @@ from swevis.agents.memory import MemoryObservationPipeline, MemoryToolEnvironmen
 from swevis.agents.memory_store import MemorySettings, store_path
 from swevis.agents.observe import ObservationPipeline
 from swevis.agents.prompts import render_prompt
-from swevis.agents.regression import candidate_tests, default_runner, language_of_tests, test_command
-from swevis.index.languages import language_for
+from swevis.agents.regression import candidate_tests, regression_command, reproduction_runner
+from swevis.index.languages import extensions, language_for
 from swevis.agents.registry import is_variant
 from swevis.agents.resume import ResumingRecorder
 from swevis.agents.tools import format_error, working_tree_diff
@@ -134,10 +135,12 @@ class VariantToolEnvironment(MemoryToolEnvironment):
         context: str,
         recorder: Any,
         reproduction: dict[str, Any] | None = None,
+        task_row: dict[str, Any] | None = None,
         **kwargs: Any,
     ):
         super().__init__(base, memory=memory, context=context, recorder=recorder, **kwargs)
         self.flags = flags
+        self.task_row = task_row  # the instance's row: its own test command runs the regression tests
         self.reproduction = reproduction  # the accepted reproduction (editor) or None
         self.attempts: list[dict[str, Any]] = []  # commit_reproduction calls (reproduction stage)
         self.verifications: list[dict[str, Any]] = []
@@ -155,7 +158,7 @@ class VariantToolEnvironment(MemoryToolEnvironment):
         rc = out.get("returncode")
         files = {}
         for word in shlex.split(cmd) if cmd else []:
-            if word.endswith(".py") or word.endswith(".sh"):
+            if word.endswith((".sh", *extensions("code"))):
                 content = self.read_file(word)
                 if content is not None:
                     files[word] = content
@@ -204,9 +207,9 @@ class VariantToolEnvironment(MemoryToolEnvironment):
         targets = selection["tests"] or selection["files"]
         reg: dict[str, Any] = {**selection, "command": None, "returncode": None, "passed": True}
         if targets:
-            # the tool environment does not see the task row: the language's default runner
+            # the runner of the instance's own test command, else the language's default
             language = language_for(targets[0].split("::", 1)[0])
-            cmd = test_command(targets, default_runner(language_of_tests(targets)))
+            cmd = regression_command(targets, self.task_row)
             out = self._run(cmd)
             rc = out.get("returncode")
             passed = language.test_passed(rc) if language is not None else rc == 0
@@ -321,6 +324,7 @@ class LetVariant:
         self.flags = variant_flags(agent, agents_cfg)
         self.memory = make_memory(self.flags, issue_text, agents_cfg, spec, recorder)
         self.recorder = recorder
+        self.task_row = spec.row if spec is not None else None
         self.reproduction: dict[str, Any] | None = None  # the accepted one, the editor's objective
         self.repro_env: VariantToolEnvironment | None = None
         self.editor_env: VariantToolEnvironment | None = None
@@ -331,7 +335,8 @@ class LetVariant:
     def tool_env(self, base: Any, *, tools: set[str], allow_bash: bool, context: str, **kwargs: Any) -> VariantToolEnvironment:
         env = VariantToolEnvironment(
             base, tools=tools, allow_bash=allow_bash, flags=self.flags, memory=self.memory, context=context,
-            recorder=self.recorder, reproduction=self.reproduction if context == "editor" else None, **kwargs,
+            recorder=self.recorder, reproduction=self.reproduction if context == "editor" else None,
+            task_row=self.task_row, **kwargs,
         )
         if context == "reproduction":
             self.repro_env = env
@@ -349,7 +354,8 @@ class LetVariant:
                                 context="reproduction", **tool_kwargs)
             limit = self.flags.reproduction_step_limit
             result = run_phase(
-                env=env, phase="reproduction", purpose="reproduction", system=render_prompt("let_repro_system", **values),
+                env=env, phase="reproduction", purpose="reproduction",
+                system=render_prompt("let_repro_system", test_runner=reproduction_runner(self.task_row), **values),
                 instance=render_prompt("let_repro_instance", issue=issue, plan=plan_text, step_limit=limit, **values),
                 step_limit=limit, visual=visual,
             )

@@ -10,6 +10,7 @@ from typing import Any, Callable
 
 from swevis.harness.docker import evaluate_condition_docker
 from swevis.harness.local import evaluate_condition_local
+from swevis.harness.support import check_gradable
 from swevis.paths import ConditionKey
 
 
@@ -24,7 +25,9 @@ def evaluate_condition(
     client_factory: Callable[[], Any] | None = None,
 ) -> dict[str, Any]:
     """The harness summary of one condition graded by `settings["kind"]` (the validated
-    harness section); `mirrors` maps repo -> bare mirror."""
+    harness section); `mirrors` maps repo -> bare mirror. A row the backend cannot grade is
+    refused before any checkout or container (swevis.harness.support)."""
+    check_gradable(rows, settings["kind"])
     if settings["kind"] == "docker":
         return evaluate_condition_docker(
             condition_dir, rows, model=key.model, agent=key.agent, scope=key.scope, condition=key.condition,

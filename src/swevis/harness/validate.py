@@ -28,6 +28,7 @@ from swevis.harness.records import VALIDATION_FORMAT
 from swevis.harness.docker import evaluate_condition_docker, instance_environment_ids
 from swevis.sandbox.images import docker_environment_id
 from swevis.harness.local import grade_with_retries, local_environment_id
+from swevis.harness.support import check_gradable
 from swevis.fsutil import write_json_atomic
 from swevis.paths import eval_path, run_path
 
@@ -209,7 +210,9 @@ def validate_environments(
     client_factory: Callable[[], Any] | None = None,
 ) -> dict[str, Any]:
     """The validation report of `rows` with the backend `settings["kind"]` names (the one entry
-    point; validate_local and validate_docker are its two backends)."""
+    point; validate_local and validate_docker are its two backends). A row the backend cannot
+    grade is refused before any checkout or container (swevis.harness.support)."""
+    check_gradable(rows, settings["kind"])
     if settings["kind"] == "docker":
         return validate_docker(rows, settings, work_dir, client_factory=client_factory, mirrors=mirrors)
     return validate_local(rows, mirrors, settings, work_dir)

@@ -29,7 +29,8 @@ REQUIRED_FIELDS: tuple[str, ...] = (
     "environment_setup_commit",
 )
 # Fields swebench's per-repo specs cannot supply for repositories it does not know.
-OPTIONAL_FIELDS: tuple[str, ...] = ("test_cmd", "log_parser", "difficulty")
+# `language`: the index's name of the row's language (swevis.tasks.languages; none: Python).
+OPTIONAL_FIELDS: tuple[str, ...] = ("test_cmd", "log_parser", "difficulty", "language")
 
 _INSTANCE_ID = re.compile(r"[A-Za-z0-9_.\-]+__[A-Za-z0-9_.\-]+-\d+")
 _REPO = re.compile(r"[A-Za-z0-9_.\-]+/[A-Za-z0-9_.\-]+")
@@ -92,7 +93,7 @@ def validate_row(row: Any, origin: str, row_number: int) -> dict[str, Any]:
     out["PASS_TO_PASS"] = _test_list(out["PASS_TO_PASS"], origin, row_number, "PASS_TO_PASS")
     if not out["FAIL_TO_PASS"]:
         raise _fail(origin, row_number, "FAIL_TO_PASS", "empty: an instance needs at least one failing test")
-    for field in ("test_cmd", "log_parser"):
+    for field in ("test_cmd", "log_parser", "language"):
         if field in out and out[field] is not None and not isinstance(out[field], str):
             raise _fail(origin, row_number, field, "must be a string")
     return out

@@ -16,6 +16,8 @@ import polars as pl
 from swevis.errors import TaskSourceError
 from swevis.provenance import provenance
 from swevis.tasks import bundled
+from swevis.tasks.formats import swebench_row
+from swevis.tasks.languages import row_language, take_languages, with_language
 from swevis.tasks.sampling import stratified_sample
 from swevis.tasks.schema import validate_row
 
@@ -39,8 +41,15 @@ class BundledSource:
         return bundled.load_bundled_instances(self.sample_dir)
 
 
+def prepare_rows(rows: list[Any], origin: str) -> list[dict[str, Any]]:
+    """A source's rows as validated SWE-bench rows (SWE-PolyBench's renamed), each with its
+    language (swevis.tasks.languages); errors name `origin` and the row number."""
+    return with_language([validate_row(swebench_row(row, origin, i), origin, i) for i, row in enumerate(rows, start=1)])
+
+
 class HuggingFaceSource:
-    """A dataset split through `datasets`, e.g. princeton-nlp/SWE-bench_Verified, split test.
+    """A dataset split through `datasets`, e.g. princeton-nlp/SWE-bench_Verified,
+    SWE-bench/SWE-bench_Multilingual or AmazonScience/SWE-PolyBench_Verified, split test.
 
     `dataset` may also be a local dataset folder or a builder name; `data_files` is passed
     through for builders such as "json" (used by the offline tests).
@@ -70,11 +79,11 @@ class HuggingFaceSource:
             ) from None
         except Exception as exc:  # datasets raises its own types (DatasetNotFoundError, ...)
             raise TaskSourceError(f"{self.origin}: {type(exc).__name__}: {exc}") from None
-        return [validate_row(dict(row), self.origin, i) for i, row in enumerate(ds, start=1)]
+        return prepare_rows([dict(row) for row in ds], self.origin)
 
 
 class FileSource:
-    """A local .json (a list of rows), .jsonl or .parquet file in the SWE-bench schema."""
+    """A local .json (a list of rows), .jsonl or .parquet file of SWE-bench or SWE-PolyBench rows."""
 
     SUFFIXES = (".json", ".jsonl", ".parquet")
 
@@ -88,8 +97,7 @@ class FileSource:
         suffix = self.path.suffix.lower()
         if suffix not in self.SUFFIXES:
             raise TaskSourceError(f"task file {self.path}: unsupported format (use one of {', '.join(self.SUFFIXES)})")
-        rows = getattr(self, f"_read_{suffix[1:]}")()
-        return [validate_row(row, self.origin, i) for i, row in enumerate(rows, start=1)]
+        return prepare_rows(getattr(self, f"_read_{suffix[1:]}")(), self.origin)
 
     def _text(self) -> str:
         try:
@@ -144,6 +152,9 @@ def select_instances(tasks_cfg: dict[str, Any]) -> list[dict[str, Any]]:
     rows = source.load()
     if not rows:
         raise TaskSourceError(f"{source.origin} has no instances")
+    rows = take_languages(rows, tasks_cfg.get("languages") or [], source.origin)
+    if not rows:
+        raise TaskSourceError(f"{source.origin} has no instances of {', '.join(tasks_cfg['languages'])}")
     wanted = tasks_cfg.get("instance_ids") or []
     if wanted:
         by_id = {r["instance_id"]: r for r in rows}
@@ -161,6 +172,7 @@ def sample_summary(tasks_cfg: dict[str, Any], rows: list[dict[str, Any]]) -> dic
         "n": len(rows),
         "seed": tasks_cfg.get("seed"),
         "per_repo": dict(sorted(Counter(r["repo"] for r in rows).items())),
+        "per_language": dict(sorted(Counter(row_language(r) for r in rows).items())),
         "instance_ids": [r["instance_id"] for r in rows],
         **provenance(tasks_cfg),
     }
