@@ -643,6 +643,11 @@ def _receiver(obj: ts.Node | None, scope: int | None, bindings: _Bindings) -> st
         if parts[0] == "this":
             return f"A:{parts[1]}" if len(parts) == 2 else "?"
         return f"N:{d}" if bindings.lookup(scope, parts[0]) is None else "?"
+    if obj.type == "new_expression":
+        name = _type_name(obj.child_by_field_name("constructor"))
+        return f"N:{name}" if name else "?"
+    if obj.type == "parenthesized_expression" and obj.named_child_count:
+        return _receiver(obj.named_children[0], scope, bindings)
     if obj.type == "call_expression":
         d = _dotted(obj.child_by_field_name("function"))
         return f"R:{'self' + d[4:] if d.startswith('this.') else d}" if d and d != "this" else "?"
@@ -650,7 +655,10 @@ def _receiver(obj: ts.Node | None, scope: int | None, bindings: _Bindings) -> st
 
 
 def _call_edges(callees: list[ts.Node], fx: FileExtract, defs: _Defs, bindings: _Bindings) -> None:
+    """`calls` edges with their receivers, one per caller, receiver and name. A plain call of a
+    global the file does not define or import (require, describe, expect, setTimeout) is none."""
     seen: set[tuple] = set()
+    own = set(fx.names) | {s.name for s in fx.symbols if s.parent is None}
     for node in sorted(callees, key=lambda n: n.start_byte):
         src = defs.enclosing(node.start_byte)
         parent = node.parent
@@ -661,7 +669,7 @@ def _call_edges(callees: list[ts.Node], fx: FileExtract, defs: _Defs, bindings: 
             recv = ""
             if parent is not None and parent.type == "member_expression":
                 recv = _receiver(parent.child_by_field_name("object"), src, bindings)
-            elif name == "require":
+            elif name in COMMON_NAMES and name not in own:
                 continue
         if (src, recv, name) in seen:
             continue
@@ -740,9 +748,10 @@ def extract(path: str, data: bytes, module: str, options: dict | None = None) ->
 
 def node_frame(extensions: tuple[str, ...]) -> tuple[re.Pattern, re.Pattern]:
     """Node's stack-trace frames of files with these extensions: `at f (path:L:C)` and `at path:L:C`
-    (a `file://` URL's path; `f` as Node prints it: `Axios.request`, `new Foo`, `async f`)."""
+    (`f` as Node prints it: `Axios.request`, `new Foo`, `async f`; a `file:///a/b.mjs` URL's path
+    as `///a/b.mjs`, which a file:line hint reads in it too, so the two are one frame)."""
     exts = "|".join(re.escape(e[1:]) for e in sorted(extensions, key=len, reverse=True))
-    path = rf"(?:file://)?(?P<path>[^\s():]+\.(?:{exts})):(?P<line>\d+)(?::\d+)?"
+    path = rf"(?:file:)?(?P<path>[^\s():]+\.(?:{exts})):(?P<line>\d+)(?::\d+)?"
     named = re.compile(rf"\bat (?:async )?(?:new )?(?P<func>[\w$.<>\[\]]+)(?: \[as [\w$]+\])? \({path}\)")
     bare = re.compile(rf"\bat (?:async )?{path}(?=\s|$)", re.M)
     return named, bare

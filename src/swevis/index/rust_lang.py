@@ -499,16 +499,22 @@ def _value_receiver(value: ts.Node | None, src: int | None, bindings: _Bindings)
     return "?"
 
 
-def _macro_receiver(node: ts.Node) -> str | None:
-    """In a macro's tokens: `f(` is a plain call, `self.f(` a self call, `x.f(` unknown; None
-    for a name after `::` or `!`."""
+def _macro_receiver(node: ts.Node, src: int | None, bindings: _Bindings) -> str:
+    """A call in a macro's tokens (`assert!(x.f(1))`): `f(` is a plain call, `self.f(` a self
+    call, `x.f(` on a typed local, `T::f(` on a name; else an unknown receiver."""
     prev = node.prev_sibling
     if prev is None or prev.type not in (".", "::"):
         return ""
-    if prev.type == "::":
-        return None
     before = prev.prev_sibling
-    return "self" if before is not None and before.type == "self" else "?"
+    if before is None:
+        return "?"
+    if prev.type == ".":
+        if before.type == "self":
+            return "self"
+        return (bindings.lookup(src, _text(before)) or "?") if before.type == "identifier" else "?"
+    if before.type == "identifier" and (before.prev_sibling is None or before.prev_sibling.type != "::"):
+        return "self" if _text(before) == "Self" else f"N:{_text(before)}"
+    return "?"
 
 
 def _call_edges(matches: list[dict], fx: FileExtract, defs: _Defs, bindings: _Bindings, paths: _Paths) -> None:
@@ -524,9 +530,7 @@ def _call_edges(matches: list[dict], fx: FileExtract, defs: _Defs, bindings: _Bi
         src = defs.enclosing(node.start_byte)
         parent = node.parent
         if in_macro:
-            recv = _macro_receiver(node)
-            if recv is None:
-                continue
+            recv = _macro_receiver(node, src, bindings)
         elif parent.type == "scoped_identifier":
             path = parent.child_by_field_name("path")
             recv = _path_receiver(path, defs.mods[src] if src is not None else "", paths, fx) if path else ""
