@@ -50,7 +50,8 @@ def test_items_impls_and_mods(index):
     assert trait == {"Shape": ("class", "pub trait Shape"), "Shape.area": ("method", "fn area(&self) -> f64"),
                      "Shape.describe": ("method", "fn describe(&self) -> String")}
     assert idx.enclosing_symbol("src/shapes/circle.rs", 13).qualname == "Circle.new"
-    assert idx.file("src/lib.rs").module_doc == "Shapes and their areas."
+    doc = idx.con.execute("SELECT module_doc FROM files WHERE path = 'src/lib.rs'").fetchone()[0]
+    assert doc == "Shapes and their areas."  # its //! comment
 
 
 def test_module_names_are_crate_paths_and_mod_and_use_resolve_to_files(index):
