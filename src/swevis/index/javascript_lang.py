@@ -180,7 +180,8 @@ class _Aliases:
         return None
 
 
-_CONFIGS: dict[int, dict[str, _Aliases]] = {}  # id of a build's project files -> folder -> aliases
+# the last build's project files (held, so that the cache is never another dict's) -> folder -> aliases
+_CONFIGS: list = [None, {}]
 
 
 def _config_options(project: dict, path: str, seen: int = 0) -> dict:
@@ -209,16 +210,15 @@ def _aliases(project: dict, path: str) -> _Aliases | None:
     """The aliases of the nearest tsconfig.json or jsconfig.json above `path`."""
     if not project:
         return None
-    key = id(project)
-    by_folder = _CONFIGS.get(key)
-    if by_folder is None:
-        _CONFIGS.clear()  # one build's files at a time
-        by_folder = _CONFIGS[key] = {}
+    if _CONFIGS[0] is not project:  # one build's files at a time
+        _CONFIGS[:] = [project, {}]
+        by_folder = _CONFIGS[1]
         for cfg in project:
             name = cfg.rsplit("/", 1)[-1]
             folder = cfg.rsplit("/", 1)[0] if "/" in cfg else ""
             if name in ("tsconfig.json", "jsconfig.json") and (folder not in by_folder or name == "tsconfig.json"):
                 by_folder[folder] = _Aliases(folder, _config_options(project, cfg))
+    by_folder = _CONFIGS[1]
     folder = path.rsplit("/", 1)[0] if "/" in path else ""
     while True:
         if folder in by_folder:

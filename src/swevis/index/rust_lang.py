@@ -128,14 +128,13 @@ def module_names(paths: list[str], root_name: str = "") -> dict[str, str]:
     return out
 
 
-_CRATES: dict[int, dict[str, str]] = {}  # id of a build's project files -> crate name -> root module
+# the last build's project files (held, so that the cache is never another dict's) -> crate name -> module
+_CRATES: list = [None, {}]
 
 
 def _workspace_crates(project: dict) -> dict[str, str]:
     """Each Cargo.toml package's name (as code writes it: `-` as `_`) -> its crate's module."""
-    key = id(project)
-    if key not in _CRATES:
-        _CRATES.clear()
+    if _CRATES[0] is not project:
         crates: dict[str, str] = {}
         for path, data in project.items():
             if path.rsplit("/", 1)[-1] != "Cargo.toml":
@@ -147,8 +146,8 @@ def _workspace_crates(project: dict) -> dict[str, str]:
             if isinstance(name, str):
                 folder = path.rsplit("/", 1)[0].split("/") if "/" in path else []
                 crates[name.replace("-", "_")] = _crate_name(folder)
-        _CRATES[key] = crates
-    return _CRATES[key]
+        _CRATES[:] = [project, crates]
+    return _CRATES[1]
 
 
 # ---------------------------------------------------------------- definitions
