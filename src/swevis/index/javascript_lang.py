@@ -20,6 +20,7 @@ an interface is a `method`.
 
 from __future__ import annotations
 
+import bisect
 import json
 import posixpath
 import re
@@ -53,6 +54,7 @@ _IMPORTS = """
 (import_statement) @imp
 (export_statement) @exp
 (call_expression function: (identifier) @req arguments: (arguments . (string) @src)) @reqcall
+(call_expression function: (import) arguments: (arguments . (string) @src)) @dynimport
 (assignment_expression left: (member_expression) @target right: (_) @rhs) @exports
 """
 _CALLS = """
@@ -288,10 +290,10 @@ def _body_start(node: ts.Node | None, data: bytes) -> int:
     if node is None:
         return 0
     body = node.child_by_field_name("body")
-    if body is None or body.type not in ("statement_block", "class_body", "interface_body", "enum_body",
-                                         "object_type"):
+    if body is None or (body.type not in ("statement_block", "class_body", "interface_body", "enum_body",
+                                          "object_type") and node.type != "arrow_function"):
         return node.end_byte
-    return body.start_byte
+    return body.start_byte  # an arrow function's expression body too: its head ends at `=>`
 
 
 _CLASSLIKE = frozenset({"class_declaration", "abstract_class_declaration", "class", "interface_declaration",
@@ -319,7 +321,7 @@ def _assigned_owner(node: ts.Node) -> tuple[str, str]:
     names = [p for p in parts.split(".") if p != "prototype"]
     if names[:2] == ["module", "exports"]:
         names = names[2:]
-    elif names[:1] == ["exports"]:
+    elif names[:1] in (["exports"], ["this"]):  # this.f = function: a function of the scope it is in
         names = names[1:]
     return ".".join(names[:-1]), ".".join(names)
 
@@ -333,8 +335,6 @@ class _Defs:
         self.ends: list[int] = []
 
     def enclosing(self, byte: int) -> int | None:
-        import bisect
-
         i = bisect.bisect_right(self.starts, byte) - 1
         while i >= 0:
             if self.ends[i] > byte:
@@ -571,6 +571,8 @@ def _imports(matches: list[dict], fx: FileExtract, path: str, module: str, proje
         elif "reqcall" in caps:
             if _text(caps["req"][0]) == "require":
                 imports.require(caps["reqcall"][0], _string(caps["src"][0]))
+        elif "dynimport" in caps:  # import('./x'): the module, nothing bound
+            imports.record(imports.target(_string(caps["src"][0])), [], caps["dynimport"][0])
         elif "exports" in caps:
             imports.assignment(caps["exports"][0])
     if module and "default" not in fx.names and not any(s.name == "default" and s.parent is None for s in fx.symbols):
