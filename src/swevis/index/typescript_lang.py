@@ -12,7 +12,7 @@ import tree_sitter_typescript as tsts
 
 from swevis.index.javascript_lang import (
     COMMON_NAMES,
-    KEYWORDS,
+    RECORD_KEYWORDS,
     TS_EXTENSIONS,
     Grammar,
     extract_with,
@@ -44,10 +44,8 @@ _TS_BINDINGS = """
 _TS = Grammar(ts.Language(tsts.language_typescript()), "typescript", _TS_DEFS, _TS_BINDINGS)
 _TSX = Grammar(ts.Language(tsts.language_tsx()), "typescript", _TS_DEFS, _TS_BINDINGS)
 
-_KEYWORDS = KEYWORDS | frozenset(
-    "this interface type enum namespace declare abstract implements private protected public readonly keyof "
-    "infer never unknown any string number boolean void as is satisfies".split()
-)
+# as JavaScript's: only words no other language's code names things by (see javascript_lang)
+_KEYWORDS = RECORD_KEYWORDS | frozenset("keyof readonly satisfies".split())
 
 
 def extract(path: str, data: bytes, module: str, options: dict | None = None) -> FileExtract:
@@ -74,7 +72,7 @@ TYPESCRIPT = Language(
     line_comments=("//",),
     block_comments=((r"/\*", "*/"),),
     keywords=_KEYWORDS,
-    common_names=COMMON_NAMES | {"Record", "Partial", "Readonly", "Pick", "Omit", "Array", "Promise"},
+    common_names=COMMON_NAMES,
     package_files=("index.ts", "index.tsx", "index.d.ts"),
     common_file_names=("index.ts", "index.tsx", "index.d.ts", "vite.config.ts", "jest.config.ts",
                        "vitest.config.ts"),
