@@ -99,9 +99,10 @@ def test_tests_parse_errors_and_skipped_files(index):
 
 def test_use_trees_in_the_resolvers_vocabulary():
     fx = extract("src/a/b.rs", b"use crate::x::{y::Z, w as v, self};\nuse super::q::*;\nuse std::fmt;\nmod c;\n"
-                 b"mod inner { use super::c::D; }\n", "crate.a.b", {"project": {}})
+                 b"mod inner { use super::c::D; }\npub extern crate grep_cli as cli;\n", "crate.a.b",
+                 {"project": {"crates/cli/Cargo.toml": b'[package]\nname = "grep-cli"\n'}})
     assert fx.names == {"Z": "crate.x.y.Z", "v": "crate.x.w", "x": "crate.x", "*": "crate.a.q", "fmt": "std.fmt",
-                        "c": "crate.a.b.c", "D": "crate.a.b.c.D"}
+                        "c": "crate.a.b.c", "D": "crate.a.b.c.D", "cli": "cli"}  # grep-cli's folder is crates/cli
     # an impl of a type defined elsewhere is a class of its own, named by the type
     fx = extract("src/a.rs", b"impl<T> fmt::Display for Wrapper<T> {\n    fn fmt(&self) {}\n}\n", "crate.a", {})
     assert [(s.qualname, s.kind, s.signature) for s in fx.symbols] == [

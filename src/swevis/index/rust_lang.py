@@ -47,6 +47,7 @@ _PARTS = {
     "imports": """
     (use_declaration argument: (_) @use) @imp
     (mod_item name: (identifier) @modname !body) @imp
+    (extern_crate_declaration name: (identifier) @cratename) @imp
     """,
     "calls": """
     (call_expression function: (identifier) @callee)
@@ -400,10 +401,11 @@ def _imports(matches: list[dict], fx: FileExtract, paths: _Paths, defs: _Defs) -
         node = caps["imp"][0]
         line = node.start_point[0] + 1
         scope = _scope(node, defs)
-        if "modname" in caps:
-            name = _text(caps["modname"][0])
-            target = ".".join(paths.absolute(["self", name], scope))
-            fx.names.setdefault(name, target)
+        if "modname" in caps or "cratename" in caps:  # `mod a;`, `extern crate a as b;`
+            name = _text(caps["modname"][0]) if "modname" in caps else _text(caps["cratename"][0])
+            target = ".".join(paths.absolute(["self", name] if "modname" in caps else [name], scope))
+            local = _text(node.child_by_field_name("alias")) if node.child_by_field_name("alias") else name
+            fx.names.setdefault(local, target)
             fx.imports.append({"module": target, "names": [], "line": line})
             continue
         found: list[tuple[list[str], str, bool]] = []
