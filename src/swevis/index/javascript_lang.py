@@ -509,7 +509,7 @@ class _Imports:
                 star = False
                 ident = next((c for c in part.named_children if c.type in ("identifier", "string")), None)
                 self.bind(_text(ident), mod)
-        if _text(node).startswith("export default") and source is None:
+        if source is None and any(c.type == "default" for c in node.children):
             declared = node.child_by_field_name("declaration")
             value = node.child_by_field_name("value")
             name = declared.child_by_field_name("name") if declared is not None else value
