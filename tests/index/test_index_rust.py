@@ -7,6 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from helpers import index_rows
 
 from swevis.index import build_index, languages, open_index
 from swevis.index.rust_lang import extract
@@ -57,10 +58,10 @@ def test_items_impls_and_mods(index):
 def test_module_names_are_crate_paths_and_mod_and_use_resolve_to_files(index):
     idx, _ = index
     modules = {p: idx.file(p).module for p in ("src/lib.rs", "src/shapes/mod.rs", "src/shapes/circle.rs", "src/util.rs")}
-    assert modules == {"src/lib.rs": "crate", "src/shapes/mod.rs": "crate.shapes",
-                       "src/shapes/circle.rs": "crate.shapes.circle", "src/util.rs": "crate.util"}
+    assert modules == {"src/lib.rs": "shape_kit", "src/shapes/mod.rs": "shape_kit.shapes",  # Cargo.toml's shape-kit
+                       "src/shapes/circle.rs": "shape_kit.shapes.circle", "src/util.rs": "shape_kit.util"}
     assert set(idx.imports_of(idx.file("src/lib.rs").id)) == {"src/shapes/mod.rs", "src/util.rs", "src/shapes/circle.rs"}
-    # super::Shape, crate::util::clamp; the crate by its Cargo.toml name (shape-kit) from tests/
+    # super::Shape, crate::util::clamp; the crate by its name (shape_kit) from tests/
     assert set(idx.imports_of(idx.file("src/shapes/circle.rs").id)) >= {"src/shapes/mod.rs", "src/util.rs"}
     assert set(idx.imports_of(idx.file("tests/areas.rs").id)) == {"src/shapes/circle.rs", "src/shapes/mod.rs"}
 
@@ -99,10 +100,9 @@ def test_tests_parse_errors_and_skipped_files(index):
 
 def test_use_trees_in_the_resolvers_vocabulary():
     fx = extract("src/a/b.rs", b"use crate::x::{y::Z, w as v, self};\nuse super::q::*;\nuse std::fmt;\nmod c;\n"
-                 b"mod inner { use super::c::D; }\npub extern crate grep_cli as cli;\n", "crate.a.b",
-                 {"project": {"crates/cli/Cargo.toml": b'[package]\nname = "grep-cli"\n'}})
-    assert fx.names == {"Z": "crate.x.y.Z", "v": "crate.x.w", "x": "crate.x", "*": "crate.a.q", "fmt": "std.fmt",
-                        "c": "crate.a.b.c", "D": "crate.a.b.c.D", "cli": "cli"}  # grep-cli's folder is crates/cli
+                 b"mod inner { use super::c::D; }\npub extern crate grep_cli as cli;\n", "kit.a.b", {})
+    assert fx.names == {"Z": "kit.x.y.Z", "v": "kit.x.w", "x": "kit.x", "*": "kit.a.q", "fmt": "std.fmt",
+                        "c": "kit.a.b.c", "D": "kit.a.b.c.D", "cli": "grep_cli"}
     # an impl of a type defined elsewhere is a class of its own, named by the type
     fx = extract("src/a.rs", b"impl<T> fmt::Display for Wrapper<T> {\n    fn fmt(&self) {}\n}\n", "crate.a", {})
     assert [(s.qualname, s.kind, s.signature) for s in fx.symbols] == [
@@ -114,10 +114,18 @@ def test_the_registry_answers_for_rust():
     assert languages.language_for("src/Main.RS").name == "rust"
     assert languages.is_test_path("tests/a.rs") and languages.is_test_path("src/shapes/tests.rs")
     assert not languages.is_test_path("src/testing.rs")
-    assert languages.module_names(["src/lib.rs", "src/a/mod.rs", "src/a/b.rs", "crates/grep-cli/src/lib.rs",
-                                   "crates/grep-cli/src/x.rs", "src/bin/tool/main.rs", "tests/it.rs"]) == {
-        "src/lib.rs": "crate", "src/a/mod.rs": "crate.a", "src/a/b.rs": "crate.a.b",
-        "crates/grep-cli/src/lib.rs": "grep_cli", "crates/grep-cli/src/x.rs": "grep_cli.x",
+    paths = ["src/lib.rs", "src/a/mod.rs", "src/a/b.rs", "crates/cli/src/lib.rs", "crates/cli/src/x.rs",
+             "crates/core/main.rs", "src/bin/tool/main.rs", "tests/it.rs"]
+    # without the Cargo.toml files: crates named by their folders
+    assert languages.module_names(paths) == {
+        "src/lib.rs": "crate", "src/a/mod.rs": "crate.a", "src/a/b.rs": "crate.a.b", "crates/cli/src/lib.rs": "cli",
+        "crates/cli/src/x.rs": "cli.x", "crates/core/main.rs": "core", "src/bin/tool/main.rs": "tool",
+        "tests/it.rs": "tests.it"}
+    cargo = {"Cargo.toml": '[package]\nname = "rg"\n', "crates/cli/Cargo.toml": '[package]\nname = "grep-cli"\n'}
+    # by their packages' names; crates/core/main.rs is the top package's (as ripgrep's is), and
+    # src/bin/tool a binary of its own
+    assert languages.module_names(paths[3:], "", cargo.get) == {
+        "crates/cli/src/lib.rs": "grep_cli", "crates/cli/src/x.rs": "grep_cli.x", "crates/core/main.rs": "rg",
         "src/bin/tool/main.rs": "tool", "tests/it.rs": "tests.it"}
     runs = languages.test_commands(["tests/areas.rs", "src/shapes/circle.rs", "tests/more.rs"])
     assert [cmd for _, cmd in runs] == ["cargo test --test areas --test more -- shapes::circle"]
@@ -129,3 +137,19 @@ def test_panics_and_backtraces_are_frames():
             "stack backtrace:\n   4: shape_kit::shapes::circle::Circle::new\n             at ./src/shapes/circle.rs:13:9\n")
     frames = [(f.path, f.line, f.func) for f in extract_hints(text).frames]
     assert frames == [("src/shapes/circle.rs", 13, None), ("src/util.rs", 3, None), ("./src/shapes/circle.rs", 13, "new")]
+
+
+def test_a_renamed_package_renames_its_modules_and_an_update_equals_a_cold_build(tmp_path):
+    repo = tmp_path / "rustrepo"
+    shutil.copytree(FIXTURE, repo)
+    db = tmp_path / "idx.sqlite"
+    build_index(repo, db)
+    (repo / "Cargo.toml").write_text((repo / "Cargo.toml").read_text().replace("shape-kit", "shapes"))
+    (repo / "tests" / "areas.rs").write_text((repo / "tests" / "areas.rs").read_text().replace("shape_kit", "shapes"))
+    upd = build_index(repo, db)
+    cold = build_index(repo, tmp_path / "cold.sqlite", force=True)
+    assert upd.mode == "incremental" and upd.files_parsed == cold.files_parsed  # every module renamed
+    assert index_rows(db) == index_rows(tmp_path / "cold.sqlite")
+    with open_index(db) as idx:
+        assert idx.file("src/util.rs").module == "shapes.util"
+        assert "src/shapes/circle.rs" in idx.imports_of(idx.file("tests/areas.rs").id)

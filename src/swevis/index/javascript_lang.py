@@ -29,6 +29,7 @@ import tree_sitter as ts
 import tree_sitter_javascript as tsjs
 
 from swevis.index.records import EdgeRec, FileExtract, Language, SymbolRec
+from swevis.index.treesitter_util import own_texts, test_references
 
 __all__ = ["JAVASCRIPT", "Grammar", "extract_with", "module_names", "module_of_path", "node_frame",
            "KEYWORDS", "RECORD_KEYWORDS", "COMMON_NAMES", "JS_EXTENSIONS", "TS_EXTENSIONS"]
@@ -73,7 +74,6 @@ _JS_ONLY = """
 (field_definition property: (property_identifier) @name value: [(arrow_function) (function_expression)]) @def
 """
 
-_WORD = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
 # the language's reserved words (the extractor skips them), and what its record lists as no
 # identifier: issue hints drop these words for every repository (the noise of all registered
 # languages is one set), so words other languages' code names things by (delete, default,
@@ -688,33 +688,6 @@ def _call_edges(callees: list[ts.Node], fx: FileExtract, defs: _Defs, bindings: 
 
 
 # ---------------------------------------------------------------- texts
-def test_references(text: str, fx: FileExtract, keywords: frozenset[str]) -> None:
-    """`references` edges from a test file to every word it uses (for test pointers)."""
-    names = set(_WORD.findall(text))
-    for imp in fx.imports:
-        names.update(n for n in imp["names"] if n != "*")
-    for n in sorted(names):
-        if len(n) > 2 and not n.lower().startswith("test") and n not in keywords:
-            fx.edges.append(EdgeRec("references", n, None, 0))
-
-
-def own_texts(data: bytes, fx: FileExtract) -> None:
-    """Own text per definition and the module text: each line in exactly one BM25 document
-    (the innermost definition whose span holds it; definitions are in source order)."""
-    lines = data.split(b"\n")
-    owner = [-1] * (len(lines) + 2)
-    for i, s in enumerate(fx.symbols):
-        owner[s.start_line : s.end_line + 1] = [i] * (s.end_line - s.start_line + 1)
-    buckets: list[list[bytes]] = [[] for _ in fx.symbols]
-    mod_lines: list[bytes] = []
-    for ln, raw in enumerate(lines, start=1):
-        o = owner[ln]
-        (mod_lines if o < 0 else buckets[o]).append(raw)
-    for s, b in zip(fx.symbols, buckets):
-        s.own_text = b"\n".join(b).decode("utf-8", "replace")
-    fx.module_text = b"\n".join(mod_lines).decode("utf-8", "replace")
-
-
 def _module_doc(root: ts.Node) -> str:
     first = root.named_children[0] if root.named_child_count else None
     if first is None or first.type != "comment":
@@ -743,7 +716,7 @@ def extract_with(grammar: Grammar, path: str, data: bytes, module: str, options:
     bindings = _bindings(parts["bindings"], fx, defs)
     _call_edges([caps["callee"][0] for caps in parts["calls"]], fx, defs, bindings)
     if options.get("is_test"):
-        test_references(data.decode("utf-8", "replace"), fx, _TEST_WORDS)
+        test_references(data, fx, _TEST_WORDS)
     own_texts(data, fx)
     fx.module_doc = _module_doc(root)
     return fx
@@ -777,6 +750,7 @@ JAVASCRIPT = Language(
     test_files=("*.test.*", "*.spec.*", "*_test.*", "*_spec.*"),
     trace_frames=node_frame(JS_EXTENSIONS),
     frame_placeholders=frozenset({"<anonymous>", "Object.<anonymous>"}),
+    trace_innermost_first=True,  # Node prints the throwing frame first
     definition=(r"(?:export\s+(?:default\s+)?)?(?:async\s+)?(?:function\*?\s*|class\s+|"
                 r"(?:const|let|var)\s+(?=[\w$]+\s*=\s*(?:async\s*)?(?:function|\(|[\w$]+\s*=>)))([A-Za-z_$][\w$]*)"),
     line_comments=("//",),

@@ -2,10 +2,12 @@
 references) and the conventions of Rust code (`RUST`, registered in swevis.index.languages).
 
 Module names are crate paths, dotted: a crate's root file (lib.rs, main.rs) is the crate, named
-by the folder holding its src/ (`crates/searcher/src/lib.rs` is `searcher`; the repository's
-own crate is `crate`), and `src/a/b.rs` and `src/a/b/mod.rs` are `<crate>.a.b`. `use` paths
-become dotted names from there (`crate::`, `self::`, `super::`, a `mod` of the file, another
-crate of the workspace by its Cargo.toml name), so the shared resolver reads them as Python's.
+as code names it (its Cargo.toml package's name, `-` as `_`: `crates/searcher/src/lib.rs` is
+`grep_searcher`; without a Cargo.toml, its folder's name, `crate` at the top), and
+`src/a/b.rs` and `src/a/b/mod.rs` are `<crate>.a.b`. `use` paths become dotted names from
+there (`crate::`, `self::`, `super::`, a `mod` of the file, another crate by its name), so the
+shared resolver reads them as Python's. The names come from the Cargo.toml files
+(`module_files`): a renamed package renames its files' modules, which an update re-extracts.
 
 Symbol kinds are the index's three: structs, enums, unions, traits, type aliases and inline
 `mod` blocks are `class` (their signature says which); the fns of an `impl` are methods of the
@@ -24,6 +26,7 @@ import tree_sitter as ts
 import tree_sitter_rust as tsrs
 
 from swevis.index.records import EdgeRec, FileExtract, Language, SymbolRec
+from swevis.index.treesitter_util import own_texts, test_references
 
 __all__ = ["RUST", "extract", "module_names"]
 
@@ -69,7 +72,6 @@ _PARTS = {
 _QUERY = ts.Query(LANGUAGE, "".join(_PARTS.values()))
 _PART_OF = [part for part, src in _PARTS.items() for _ in range(ts.Query(LANGUAGE, src).pattern_count)]
 _ERRORS = ts.Query(LANGUAGE, "(ERROR) @err")
-_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 # the language's reserved words (the extractor skips them), and what its record lists as no
 # identifier: issue hints drop these words for every repository (the noise of all registered
@@ -104,53 +106,67 @@ def _crate_root(parts: list[str], roots: set[str]) -> int:
     return -1
 
 
-def _crate_name(folder: list[str]) -> str:
-    """`crates/searcher/src` -> searcher; `src` or the top folder -> crate; `src/bin/tool` -> tool."""
-    if folder and folder[-1] == "src":
-        folder = folder[:-1]
-    return folder[-1].replace("-", "_").replace(".", "_") if folder else "crate"
+def _ident(name: str) -> str:
+    return name.replace("-", "_").replace(".", "_")
 
 
-def module_names(paths: list[str], root_name: str = "") -> dict[str, str]:
-    """Crate path per Rust file (see the module's docstring); a file outside every crate's
-    folder (tests/, examples/, benches/) is named by its path."""
+def _package_name(folder: str, read) -> str | None:
+    """The package name of the Cargo.toml in `folder` ("" = the top), as code writes it (`-` as `_`)."""
+    text = read(f"{folder}/Cargo.toml" if folder else "Cargo.toml") if read is not None else None
+    if not text:
+        return None
+    try:
+        name = tomllib.loads(text).get("package", {}).get("name")
+    except (tomllib.TOMLDecodeError, AttributeError):
+        return None
+    return _ident(name) if isinstance(name, str) and name else None
+
+
+def _crate_names(roots: set[str], read) -> dict[str, str]:
+    """The crate of each root folder (holding a lib.rs or main.rs): the package name of the
+    Cargo.toml beside its src/ (or in it); else of the nearest one above, when no other crate
+    has that name yet (ripgrep's crates/core/main.rs is the top package's binary); else the
+    folder's name (`src/bin/tool` -> tool), `crate` for the top."""
+    out: dict[str, str] = {}
+    rest = []
+    for root in sorted(roots):
+        folder = root[:-4] if root.endswith("/src") else "" if root == "src" else root
+        name = _package_name(folder, read)
+        if name is not None:
+            out[root] = name
+        else:
+            rest.append((root, folder))
+    for root, folder in rest:
+        name, up = None, folder
+        while name is None and up:
+            up = up.rsplit("/", 1)[0] if "/" in up else ""
+            name = _package_name(up, read)
+        if name is None or name in out.values():
+            name = _ident(folder.rsplit("/", 1)[-1]) if folder else "crate"
+        out[root] = name
+    return out
+
+
+def module_names(paths: list[str], root_name: str = "", read=None) -> dict[str, str]:
+    """Crate path per Rust file (see the module's docstring; `read(path)`: a repository file's
+    text, for the Cargo.toml files naming the crates); a file outside every crate's folder
+    (tests/, examples/, benches/) is named by its path."""
     roots = {p.rsplit("/", 1)[0] if "/" in p else "" for p in paths if p.rsplit("/", 1)[-1] in ("lib.rs", "main.rs")}
+    crates = _crate_names(roots, read)
     out: dict[str, str] = {}
     for p in paths:
         parts = p[:-3].split("/") if p.endswith(".rs") else p.split("/")
         i = _crate_root(parts, roots)
         if i < 0:
-            out[p] = ".".join(x.replace("-", "_").replace(".", "_") for x in parts)
+            out[p] = ".".join(_ident(x) for x in parts)
             continue
         rest = parts[i:]
         if rest in (["lib"], ["main"]):
             rest = []
         elif rest and rest[-1] == "mod":
             rest = rest[:-1]
-        out[p] = ".".join([_crate_name(parts[:i])] + [x.replace("-", "_").replace(".", "_") for x in rest])
+        out[p] = ".".join([crates["/".join(parts[:i])]] + [_ident(x) for x in rest])
     return out
-
-
-# the last build's project files (held, so that the cache is never another dict's) -> crate name -> module
-_CRATES: list = [None, {}]
-
-
-def _workspace_crates(project: dict) -> dict[str, str]:
-    """Each Cargo.toml package's name (as code writes it: `-` as `_`) -> its crate's module."""
-    if _CRATES[0] is not project:
-        crates: dict[str, str] = {}
-        for path, data in project.items():
-            if path.rsplit("/", 1)[-1] != "Cargo.toml":
-                continue
-            try:
-                name = tomllib.loads(data.decode("utf-8", "replace")).get("package", {}).get("name")
-            except (tomllib.TOMLDecodeError, AttributeError):
-                continue
-            if isinstance(name, str):
-                folder = path.rsplit("/", 1)[0].split("/") if "/" in path else []
-                crates[name.replace("-", "_")] = _crate_name(folder)
-        _CRATES[:] = [project, crates]
-    return _CRATES[1]
 
 
 # ---------------------------------------------------------------- definitions
@@ -366,10 +382,9 @@ def _segments(node: ts.Node | None) -> list[str]:
 class _Paths:
     """Rust paths of one file as dotted module names (see the module's docstring)."""
 
-    def __init__(self, module: str, project: dict):
+    def __init__(self, module: str):
         self.module = module
         self.root = module.split(".")[0] if module else "crate"
-        self.crates = _workspace_crates(project) if project else {}
         self.mods: set[str] = set()  # the modules this file declares (`mod a;`, `mod a {}`), dotted from it
 
     def absolute(self, segs: list[str], scope: str) -> list[str]:
@@ -386,8 +401,6 @@ class _Paths:
             return here[: max(1, len(here) - n)] + segs[n:]
         if f"{scope}.{segs[0]}".strip(".") in self.mods:
             return here + segs
-        if segs[0] in self.crates:
-            return [self.crates[segs[0]]] + segs[1:]
         return segs
 
 
@@ -549,33 +562,6 @@ def _call_edges(matches: list[dict], fx: FileExtract, defs: _Defs, bindings: _Bi
 
 
 # ---------------------------------------------------------------- texts
-def _test_references(text: str, fx: FileExtract) -> None:
-    """`references` edges from a test file to every word it uses (for test pointers)."""
-    names = set(_WORD.findall(text))
-    for imp in fx.imports:
-        names.update(n for n in imp["names"] if n != "*")
-    for n in sorted(names):
-        if len(n) > 2 and not n.startswith("test") and n not in KEYWORDS:
-            fx.edges.append(EdgeRec("references", n, None, 0))
-
-
-def _own_texts(data: bytes, fx: FileExtract) -> None:
-    """Own text per definition and the module text: each line in exactly one BM25 document
-    (the innermost definition whose span holds it; definitions are in source order)."""
-    lines = data.split(b"\n")
-    owner = [-1] * (len(lines) + 2)
-    for i, s in enumerate(fx.symbols):
-        owner[s.start_line : s.end_line + 1] = [i] * (s.end_line - s.start_line + 1)
-    buckets: list[list[bytes]] = [[] for _ in fx.symbols]
-    mod_lines: list[bytes] = []
-    for ln, raw in enumerate(lines, start=1):
-        o = owner[ln]
-        (mod_lines if o < 0 else buckets[o]).append(raw)
-    for s, b in zip(fx.symbols, buckets):
-        s.own_text = b"\n".join(b).decode("utf-8", "replace")
-    fx.module_text = b"\n".join(mod_lines).decode("utf-8", "replace")
-
-
 def _module_doc(root: ts.Node) -> str:
     """The first line of the file's inner doc comment (`//!`)."""
     for child in root.children[:3]:
@@ -600,13 +586,13 @@ def extract(path: str, data: bytes, module: str, options: dict | None = None) ->
     for pattern, caps in ts.QueryCursor(_QUERY).matches(root):
         parts[_PART_OF[pattern]].append(caps)
     defs = _definitions(parts["defs"], data, fx)
-    paths = _Paths(module, options.get("project") or {})
+    paths = _Paths(module)
     _imports(sorted(parts["imports"], key=lambda c: c["imp"][0].start_byte), fx, paths, defs)
     bindings = _bindings(parts["bindings"], fx, defs)
     _call_edges(parts["calls"], fx, defs, bindings, paths)
     if options.get("is_test"):
-        _test_references(data.decode("utf-8", "replace"), fx)
-    _own_texts(data, fx)
+        test_references(data, fx, KEYWORDS)
+    own_texts(data, fx)
     fx.module_doc = _module_doc(root)
     return fx
 
@@ -645,6 +631,7 @@ RUST = Language(
         re.compile(r"^\s*\d+: (?:[\w<>]+::)*(?P<func>\w+)(?:::h[0-9a-f]{16})?\s*\n\s+at (?P<path>[^\s:]+\.rs):"
                    r"(?P<line>\d+)(?::\d+)?", re.M),
     ),
+    trace_innermost_first=True,  # a backtrace numbers frames from the panic outwards
     definition=(r"(?:pub(?:\([\w:\s]+\))?\s+)?(?:(?:async|const|unsafe|default)\s+)*(?:extern\s+\"\w+\"\s+)?"
                 r"(?:fn|struct|enum|union|trait|mod|type|macro_rules!)\s+([A-Za-z_]\w*)"),
     git_diff_driver="rust",
@@ -656,5 +643,5 @@ RUST = Language(
     common_file_names=("mod.rs", "lib.rs", "main.rs", "build.rs", "tests.rs"),
     test_runner=("cargo", "test"),
     test_arguments=_test_arguments,
-    project_files=("Cargo.toml",),
+    module_files=("Cargo.toml",),
 )

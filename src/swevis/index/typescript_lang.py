@@ -65,6 +65,7 @@ TYPESCRIPT = Language(
     test_files=("*.test.*", "*.spec.*", "*_test.*", "*_spec.*", "*.test-d.ts"),
     trace_frames=node_frame(tuple(e for e in TS_EXTENSIONS if not e.startswith(".d."))),
     frame_placeholders=frozenset({"<anonymous>", "Object.<anonymous>"}),
+    trace_innermost_first=True,  # Node prints the throwing frame first
     definition=(r"(?:export\s+(?:default\s+)?)?(?:declare\s+)?(?:abstract\s+)?(?:async\s+)?"
                 r"(?:function\*?\s*|class\s+|interface\s+|type\s+|enum\s+|namespace\s+|"
                 r"(?:const|let|var)\s+(?=[\w$]+\s*(?::[^=]+)?=\s*(?:async\s*)?(?:function|\(|[\w$]+\s*=>)))"
