@@ -115,3 +115,61 @@ def test_an_index_in_a_folder_named_with_sqlite_uri_characters_updates_in_place(
     assert build_index(repo, db).mode == "incremental"
     assert open_index(db).con.execute("SELECT COUNT(*) FROM files").fetchone()[0] > 0
     assert sorted(p.name for p in tmp_path.iterdir()) == ["minirepo", "odd?name #1"]
+
+
+def _edit(repo: Path, path: str, old: str, new: str) -> None:
+    text = (repo / path).read_text()
+    assert old in text, (path, old)
+    (repo / path).write_text(text.replace(old, new, 1))
+
+
+def _add(repo: Path, path: str, text: str) -> None:
+    (repo / path).parent.mkdir(parents=True, exist_ok=True)
+    (repo / path).write_text(text)
+
+
+def _javascript_v2(repo: Path) -> None:
+    """A renamed method an unchanged caller (Ledger.describe's this.total()) loses, a new
+    subclass unchanged callers of Ledger.add now dispatch to, a removed test."""
+    _edit(repo, "lib/book.js", "  total() {", "  sum() {")
+    _add(repo, "lib/audit.js", "const Ledger = require('./ledger');\n\nclass AuditedLedger extends Ledger {\n"
+         "  add(entry) {\n    return super.add(entry);\n  }\n}\n\nmodule.exports = AuditedLedger;\n")
+    (repo / "test" / "ledger.test.js").unlink()
+
+
+def _typescript_v2(repo: Path) -> None:
+    """A new subclass BaseShape.describe's this.area() dispatches to, a changed helper, a removed test."""
+    _add(repo, "src/shapes/square.ts", "import { BaseShape } from '@shapes/shape';\n\nexport class Square extends BaseShape {\n"
+         "  constructor(private side: number) {\n    super();\n  }\n\n  area(): number {\n    return this.side ** 2;\n  }\n\n"
+         "  name(): string {\n    return 'square';\n  }\n}\n")
+    _edit(repo, "src/util/index.ts", "export function clamp(", "export function clampValue(")
+    (repo / "src" / "__tests__" / "circle.test.ts").unlink()
+
+
+def _rust_v2(repo: Path) -> None:
+    """A new module with a trait impl Shape::describe now dispatches to, a renamed helper, a removed test."""
+    _edit(repo, "src/shapes/mod.rs", "pub mod square;\n", "pub mod square;\npub mod triangle;\n")
+    _add(repo, "src/shapes/triangle.rs", "use super::Shape;\n\npub struct Triangle {\n    base: f64,\n    height: f64,\n}\n\n"
+         "impl Shape for Triangle {\n    fn area(&self) -> f64 {\n        self.base * self.height / 2.0\n    }\n}\n")
+    _edit(repo, "src/util.rs", "pub fn clamp(", "pub fn clamp_value(")
+    (repo / "tests" / "areas.rs").unlink()
+
+
+@pytest.mark.parametrize("fixture, second_version", [
+    ("jsrepo", _javascript_v2), ("tsrepo", _typescript_v2), ("rustrepo", _rust_v2)])
+def test_update_equals_a_cold_build_for_each_language(tmp_path, fixture, second_version):
+    repo = tmp_path / fixture
+    shutil.copytree(FIXTURE.parent / fixture, repo)
+    _git(repo, "init", "-q")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "v1")
+    db = tmp_path / "idx.sqlite"
+    build_index(repo, db)
+    second_version(repo)
+    upd = build_index(repo, db)
+    cold = build_index(repo, tmp_path / "cold.sqlite", force=True)
+    assert upd.mode == "incremental" and upd.files_removed == 1 and 0 < upd.files_parsed < cold.files_parsed
+    assert upd.call_targets == cold.call_targets
+    got, want = index_rows(db), index_rows(tmp_path / "cold.sqlite")
+    for table in INDEX_TABLES:
+        assert got[table] == want[table], table

@@ -34,7 +34,7 @@ from swevis import __version__
 from swevis.config import schema_defaults, with_defaults
 from swevis.fsutil import atomic_path
 from swevis.index import rows, store
-from swevis.index.languages import FileExtract, extension_of, is_test_path, language_for, module_names
+from swevis.index.languages import FileExtract, extension_of, is_test_path, language_for, module_names, registered
 from swevis.index.lexical import Lexical, tokenize
 from swevis.index.resolve import resolve_edges, resolve_names
 from swevis.index.reuse import OldFile
@@ -83,24 +83,40 @@ def _options(options: dict | None) -> dict:
     return with_defaults(defaults, {k: v for k, v in (options or {}).items() if k in defaults})
 
 
-def scan(repo_dir: Path, exclude_dirs: list[str]) -> tuple[list[str], dict[str, int]]:
-    """Repository-relative POSIX paths of every file a registered language handles, and the
-    number of the other files by extension (not indexed)."""
+def scan(repo_dir: Path, exclude_dirs: list[str]) -> tuple[list[str], dict[str, int], dict[str, bytes]]:
+    """Repository-relative POSIX paths of every file a registered language handles, the number
+    of the other files by extension (not indexed), and the languages' project files (tsconfig.json,
+    Cargo.toml: `Language.project_files`) by path with their bytes."""
     excl = set(exclude_dirs)
+    wanted = {name for lang in registered() for name in lang.project_files}
     out: list[str] = []
     skipped: dict[str, int] = {}
+    project: dict[str, bytes] = {}
     for root, dirs, files in os.walk(repo_dir, followlinks=False):
         dirs[:] = sorted(d for d in dirs if d not in excl and not d.endswith(".egg-info"))
         rel = os.path.relpath(root, repo_dir)
         for name in files:
             p = name if rel == "." else f"{rel}/{name}".replace(os.sep, "/")
+            if name in wanted:
+                project[p] = _digest(repo_dir, p)[0]
             if language_for(p) is not None:
                 out.append(p)
             else:
                 ext = extension_of(p)
                 skipped[ext] = skipped.get(ext, 0) + 1
     out.sort()
-    return out, dict(sorted(skipped.items(), key=lambda kv: (-kv[1], kv[0])))
+    return out, dict(sorted(skipped.items(), key=lambda kv: (-kv[1], kv[0]))), dict(sorted(project.items()))
+
+
+def _project_digest(project: dict[str, bytes]) -> str:
+    """One hash of the project files' paths and contents ("" when there is none, so an index of
+    a tree without any stays reusable by one built before project files were read)."""
+    if not project:
+        return ""
+    h = hashlib.sha256()
+    for path, data in project.items():
+        h.update(f"{path}\0{hashlib.sha256(data).hexdigest()}\0".encode())
+    return h.hexdigest()
 
 
 def git_head(repo_dir: Path) -> str | None:
@@ -126,7 +142,13 @@ def _existing_ok(db_path: Path, opts: dict) -> bool:
             con.close()
     except sqlite3.DatabaseError:
         return False
-    return meta.get("schema_version") == store.SCHEMA_VERSION and meta.get("options") == json.dumps(opts, sort_keys=True)
+    return meta.get("schema_version") == store.SCHEMA_VERSION and meta.get("options") == _options_json(opts)
+
+
+def _options_json(opts: dict) -> str:
+    """The options as the index records them: without the project files' bytes (their digest
+    is `project_files`)."""
+    return json.dumps({k: v for k, v in opts.items() if k != "project"}, sort_keys=True)
 
 
 def _extract(path: str, data: bytes, module: str, opts: dict, reuse=None) -> tuple[FileExtract | None, str, str]:
@@ -140,8 +162,8 @@ def _extract(path: str, data: bytes, module: str, opts: dict, reuse=None) -> tup
     if data and max(map(len, data.split(b"\n"))) > opts["max_line_chars"]:
         return None, "generated", f"a line longer than max_line_chars {opts['max_line_chars']}"
     try:
-        fx = language.extract(path, data, module,
-                          {"is_test": is_test_path(path), "chunk_chars": opts["chunk_chars"], "reuse": reuse})
+        fx = language.extract(path, data, module, {"is_test": is_test_path(path), "chunk_chars": opts["chunk_chars"],
+                                                   "reuse": reuse, "project": opts["project"]})
     except Exception as exc:  # noqa: BLE001 - a bad file must not stop the build
         if reuse is not None:  # the earlier index's rows, not the file: extract it as cold would
             log.warning("could not reuse the earlier index's rows of %s (%s): extracting it afresh", path, exc)
@@ -209,14 +231,18 @@ def build_index(
     db_path.parent.mkdir(parents=True, exist_ok=True)
     opts = _options(options)
     commit = commit or git_head(repo_dir)
+    t = time.perf_counter()
+    paths, stats_skipped, project = scan(repo_dir, opts["exclude_dirs"])
+    if project:  # recorded with the options: an index built under other project files is not reused
+        opts["project_files"] = _project_digest(project)
+    opts["project"] = project  # for the extractors; not recorded (see _options_json)
     source = None if force else Path(base) if base is not None else db_path
     if source is not None and not _existing_ok(source, opts):
         if base is not None:
             log.info("base index %s is of another schema or options: building %s cold", base, db_path)
         source = None
     stats = IndexStats(db_path=str(db_path), mode="incremental" if source else "cold", repo=repo, commit=commit)
-    t = time.perf_counter()
-    paths, stats.skipped_by_extension = scan(repo_dir, opts["exclude_dirs"])
+    stats.skipped_by_extension = stats_skipped
     modules = module_names(paths, repo_dir.name if repo_dir.name.isidentifier() else "",
                            lambda path: _read_text(repo_dir, path))
     timings = {"scan": time.perf_counter() - t}
@@ -418,7 +444,7 @@ def _write_meta(con: sqlite3.Connection, stats: IndexStats, opts: dict, repo_dir
         "commit": stats.commit or "",
         "repo_dir": portable(repo_dir),  # relative: the results folder moves between machines
         "built_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-        "options": json.dumps(opts, sort_keys=True),
+        "options": _options_json(opts),
         # rows in source order since the extractor sorted tree-sitter's captures (builds
         # before that are valid but not reproducible row for row)
         "row_order": "source",

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 
 from swevis.errors import SwevisError
-from swevis.index import docs, go_lang, java_lang, python_lang
+from swevis.index import docs, go_lang, java_lang, javascript_lang, python_lang, rust_lang, typescript_lang
 from swevis.index.records import ChunkRec, EdgeRec, FileExtract, Language, SymbolRec
 
 __all__ = [
@@ -150,3 +150,6 @@ register(python_lang.PYTHON)
 register(docs.TEXT)
 register(java_lang.JAVA)
 register(go_lang.GO)
+register(javascript_lang.JAVASCRIPT)
+register(typescript_lang.TYPESCRIPT)
+register(rust_lang.RUST)

@@ -115,6 +115,10 @@ class Language:
     # test files -> the runner's arguments (Go: their packages); None: the files themselves
     test_arguments: Callable[[list[str]], list[str]] | None = None
     test_ok_returncodes: tuple[int, ...] = (0,)  # the runner's exit codes that mean no test failed
+    # names of the project files its extractor also reads (tsconfig.json): the build
+    # passes every one in the tree as options["project"] (path -> bytes), and a change to one
+    # rebuilds the index cold (they decide how every file's imports resolve)
+    project_files: tuple[str, ...] = ()
 
     def __repr__(self) -> str:
         return f"Language({self.name!r}, {self.extensions})"

@@ -1,0 +1,766 @@
+"""JavaScript: the extractor on tree-sitter-javascript (definitions, ES and CommonJS imports,
+bases, calls, references) and the conventions of JavaScript code (`JAVASCRIPT`, registered in
+swevis.index.languages). TypeScript (swevis.index.typescript_lang) runs the same extractor on
+its own grammar with its own patterns added.
+
+Imports are written in the resolver's vocabulary (swevis.index.resolve): a module is its path
+without the extension, "/" read as "." (`lib/core/Axios.js` is `lib.core.Axios`) and a folder's
+index file is the folder (`lib/index.js` is `lib`), so a relative import names its file
+whatever extension it has or omits. A bare specifier goes through the nearest tsconfig.json or
+jsconfig.json (`compilerOptions.paths`, `baseUrl`); one it does not map is a package from
+outside the repository. A module's default export is its name `default`: the exported
+definition, else the module itself (what `require` returns of a CommonJS module), so
+`import X from` and `const X = require()` both bind `X` to `<module>.default`.
+
+A function that gets methods through its prototype (`Axios.prototype.request = function`) is
+a class, the methods its own. Symbol kinds are the index's three: classes, interfaces, enums,
+type aliases and namespaces are `class` (their signature says which); a method of a class or
+an interface is a `method`.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+import posixpath
+import re
+
+import tree_sitter as ts
+import tree_sitter_javascript as tsjs
+
+from swevis.index.records import EdgeRec, FileExtract, Language, SymbolRec
+from swevis.index.treesitter_util import own_texts, test_references
+
+__all__ = ["JAVASCRIPT", "Grammar", "extract_with", "module_names", "module_of_path", "node_frame",
+           "KEYWORDS", "RECORD_KEYWORDS", "COMMON_NAMES", "JS_EXTENSIONS", "TS_EXTENSIONS"]
+
+JS_EXTENSIONS = (".js", ".mjs", ".cjs", ".jsx")
+TS_EXTENSIONS = (".ts", ".tsx", ".mts", ".cts", ".d.ts", ".d.mts", ".d.cts")
+# what an import specifier may end with: dropped to name the module (`./a.js` is `./a`)
+_SPEC_EXTENSIONS = tuple(sorted(JS_EXTENSIONS + TS_EXTENSIONS, key=len, reverse=True))
+MAX_SIGNATURE = 300
+
+# patterns both grammars share; `name` of a definition, `def` its node
+_DEFS = """
+(function_declaration name: (identifier) @name) @def
+(generator_function_declaration name: (identifier) @name) @def
+(class_declaration name: (_) @name) @def
+(method_definition name: (_) @name) @def
+(variable_declarator name: (identifier) @name
+  value: [(arrow_function) (function_expression) (generator_function) (class)]) @def
+(assignment_expression left: (member_expression property: (property_identifier) @name)
+  right: [(arrow_function) (function_expression) (generator_function) (class)]) @def
+"""
+_IMPORTS = """
+(import_statement) @imp
+(export_statement) @exp
+(call_expression function: (identifier) @req arguments: (arguments . (string) @src)) @reqcall
+(call_expression function: (import) arguments: (arguments . (string) @src)) @dynimport
+(assignment_expression left: (member_expression) @target right: (_) @rhs) @exports
+"""
+_CALLS = """
+(call_expression function: (identifier) @callee)
+(call_expression function: (member_expression property: [(property_identifier) (private_property_identifier)] @callee))
+(call_expression function: (super) @callee)
+(new_expression constructor: (identifier) @callee)
+(new_expression constructor: (member_expression property: (property_identifier) @callee))
+"""
+_BINDINGS = """
+(variable_declarator name: (identifier) @var value: (new_expression constructor: (_) @ctor))
+(assignment_expression left: (member_expression object: (this) property: (property_identifier) @attr)
+  right: (new_expression constructor: (_) @ctor))
+"""
+_JS_ONLY = """
+(field_definition property: (property_identifier) @name value: [(arrow_function) (function_expression)]) @def
+"""
+
+# the language's reserved words (the extractor skips them), and what its record lists as no
+# identifier: issue hints drop these words for every repository (the noise of all registered
+# languages is one set), so words other languages' code names things by (delete, default,
+# function, Symbol, Number, Set, Date) are left out of the record's lists
+KEYWORDS = frozenset(
+    "break case catch class const continue debugger default delete do else export extends finally for function if "
+    "import in instanceof new return super switch this throw try typeof var void while with yield let static async "
+    "await of null true false undefined get set".split()
+)
+RECORD_KEYWORDS = frozenset("const debugger instanceof typeof undefined var this".split())
+COMMON_NAMES = frozenset(
+    "console require globalThis setTimeout setInterval clearTimeout clearInterval parseInt parseFloat isNaN "
+    "encodeURIComponent decodeURIComponent".split()
+)
+# globals a plain call of names no definition (test frameworks' and the runtime's)
+_GLOBALS = COMMON_NAMES | frozenset(
+    "Object Array String Number Boolean Symbol BigInt Promise Map Set WeakMap WeakSet Date RegExp Error TypeError "
+    "RangeError Function Proxy Reflect Buffer describe it test expect beforeEach afterEach beforeAll afterAll jest "
+    "fetch".split()
+)
+_TEST_WORDS = KEYWORDS | {"describe", "it", "expect", "test", "assert", "require", "module", "exports", "const"}
+
+
+class Grammar:
+    """A grammar with the extractor's one query over it (`extra_*`: its own patterns of definitions
+    and of bindings); matches are told apart by the part their pattern is in."""
+
+    def __init__(self, language: ts.Language, name: str, extra_defs: str, extra_bindings: str = ""):
+        self.language = language
+        self.name = name
+        self.parser = ts.Parser(language)
+        parts = {"defs": _DEFS + extra_defs, "imports": _IMPORTS, "calls": _CALLS, "bindings": _BINDINGS + extra_bindings}
+        self.part_of = [p for p, src in parts.items() for _ in range(ts.Query(language, src).pattern_count)]
+        self.query = ts.Query(language, "".join(parts.values()))
+        self.errors = ts.Query(language, "(ERROR) @err")
+
+
+def _text(node: ts.Node | None) -> str:
+    if node is None:
+        return ""
+    text = node.text
+    return text.decode("utf-8", "replace") if text is not None else ""
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())[:MAX_SIGNATURE]
+
+
+# ---------------------------------------------------------------- module names and specifiers
+def module_of_path(path: str) -> str:
+    """The module a file (or an import's target path, extension dropped or not) stands for:
+    its path without the extension, "/" as "." and dots inside a name as "_"; an index file is
+    its folder (the top folder's index is `index`)."""
+    base = path
+    for ext in _SPEC_EXTENSIONS:
+        if base.lower().endswith(ext):
+            base = base[: -len(ext)]
+            break
+    parts = [p for p in base.split("/") if p and p != "."]
+    if len(parts) > 1 and parts[-1] == "index":
+        parts.pop()
+    return ".".join(p.replace(".", "_") for p in parts)
+
+
+def module_names(paths: list[str], root_name: str = "") -> dict[str, str]:
+    """Module name per file: its path without the extension (see `module_of_path`)."""
+    return {p: module_of_path(p) for p in paths}
+
+
+def _strip_json(text: str) -> str:
+    """tsconfig's JSON with comments and trailing commas -> JSON."""
+    out, i, n = [], 0, len(text)
+    while i < n:
+        c = text[i]
+        if c == '"':
+            j = i + 1
+            while j < n and text[j] != '"':
+                j += 2 if text[j] == "\\" else 1
+            out.append(text[i : j + 1])
+            i = j + 1
+        elif text.startswith("//", i):
+            i = text.find("\n", i) if text.find("\n", i) >= 0 else n
+        elif text.startswith("/*", i):
+            i = text.find("*/", i) + 2 if text.find("*/", i) >= 0 else n
+        else:
+            out.append(c)
+            i += 1
+    return re.sub(r",(\s*[}\]])", r"\1", "".join(out))
+
+
+class _Aliases:
+    """One tsconfig.json/jsconfig.json's `compilerOptions.paths` and `baseUrl`, as paths from
+    the repository's root."""
+
+    def __init__(self, folder: str, options: dict):
+        base = options.get("baseUrl")
+        self.base = posixpath.normpath(posixpath.join(folder, base)) if isinstance(base, str) else None
+        root = self.base if self.base is not None else folder
+        self.paths: list[tuple[str, str]] = []
+        for pattern, targets in (options.get("paths") or {}).items():
+            if isinstance(targets, list) and targets and isinstance(targets[0], str):
+                self.paths.append((pattern, posixpath.normpath(posixpath.join(root, targets[0]))))
+        self.paths.sort(key=lambda p: -len(p[0].split("*")[0]))  # the longest prefix wins, as in tsc
+
+    def target(self, spec: str) -> str | None:
+        for pattern, target in self.paths:
+            head, star, tail = pattern.partition("*")
+            if not star and spec == pattern:
+                return target
+            if star and spec.startswith(head) and spec.endswith(tail) and len(spec) >= len(head) + len(tail):
+                return target.replace("*", spec[len(head) : len(spec) - len(tail)], 1)
+        if self.base is not None:
+            return posixpath.normpath(posixpath.join(self.base, spec))
+        return None
+
+
+# the last build's project files (held, so that the cache is never another dict's) -> folder -> aliases
+_CONFIGS: list = [None, {}]
+
+
+def _config_options(project: dict, path: str, seen: int = 0) -> dict:
+    """A config's compilerOptions, over those of the config it `extends` (a relative one)."""
+    try:
+        cfg = json.loads(_strip_json(project[path].decode("utf-8", "replace")))
+    except (ValueError, KeyError):
+        return {}
+    if not isinstance(cfg, dict):
+        return {}
+    own = cfg.get("compilerOptions") if isinstance(cfg.get("compilerOptions"), dict) else {}
+    parent = cfg.get("extends")
+    if isinstance(parent, str) and parent.startswith(".") and seen < 5:
+        folder = posixpath.dirname(path)
+        ppath = posixpath.normpath(posixpath.join(folder, parent))
+        ppath = ppath if ppath.endswith(".json") else ppath + ".json"
+        inherited = dict(_config_options(project, ppath, seen + 1))
+        pfolder = posixpath.dirname(ppath)
+        if "baseUrl" in inherited:  # relative to the config that sets it
+            inherited["baseUrl"] = posixpath.relpath(posixpath.join(pfolder, inherited["baseUrl"]), folder or ".")
+        return {**inherited, **own}
+    return own
+
+
+def _aliases(project: dict, path: str) -> _Aliases | None:
+    """The aliases of the nearest tsconfig.json or jsconfig.json above `path`."""
+    if not project:
+        return None
+    if _CONFIGS[0] is not project:  # one build's files at a time
+        _CONFIGS[:] = [project, {}]
+        by_folder = _CONFIGS[1]
+        for cfg in project:
+            name = cfg.rsplit("/", 1)[-1]
+            folder = cfg.rsplit("/", 1)[0] if "/" in cfg else ""
+            if name in ("tsconfig.json", "jsconfig.json") and (folder not in by_folder or name == "tsconfig.json"):
+                by_folder[folder] = _Aliases(folder, _config_options(project, cfg))
+    by_folder = _CONFIGS[1]
+    folder = path.rsplit("/", 1)[0] if "/" in path else ""
+    while True:
+        if folder in by_folder:
+            return by_folder[folder]
+        if not folder:
+            return None
+        folder = folder.rsplit("/", 1)[0] if "/" in folder else ""
+
+
+def _spec_module(spec: str, path: str, aliases: _Aliases | None) -> str:
+    """The module an import specifier names from file `path`: a repository module, or the
+    specifier itself for a package from outside (no module of the repository is named so)."""
+    if spec.startswith("."):
+        target = posixpath.normpath(posixpath.join(posixpath.dirname(path), spec))
+        if target.startswith(".."):
+            return spec
+        return module_of_path(target) or "index"
+    if aliases is not None:
+        target = aliases.target(spec)
+        if target is not None and not target.startswith(".."):
+            return module_of_path(target) or "index"
+    return spec
+
+
+# ---------------------------------------------------------------- definitions
+def _outer(node: ts.Node) -> ts.Node:
+    """The statement a definition is written as (export, const, assignment statement)."""
+    if node.type == "variable_declarator":
+        node = node.parent if node.parent is not None else node
+    elif node.type == "assignment_expression" and node.parent is not None and node.parent.type == "expression_statement":
+        node = node.parent
+    if node.parent is not None and node.parent.type == "export_statement":
+        node = node.parent
+    return node
+
+
+def _jsdoc(outer: ts.Node) -> str:
+    prev = outer.prev_named_sibling
+    if prev is None or prev.type != "comment" or prev.end_point[0] < outer.start_point[0] - 1:
+        return ""
+    raw = _text(prev)
+    if not raw.startswith("/**"):
+        return ""
+    for line in raw[3:-2].splitlines():
+        line = line.strip().lstrip("*").strip()
+        if line and not line.startswith("@"):
+            return line[:200]
+    return ""
+
+
+def _signature(node: ts.Node, data: bytes) -> str:
+    """The definition's head as written, up to its body (a whole one-line declaration)."""
+    if node.type == "variable_declarator":
+        value = node.child_by_field_name("value")
+        decl = node.parent
+        keyword = decl.children[0].type if decl is not None and decl.child_count else "const"
+        head = data[node.start_byte : _body_start(value, data)].decode("utf-8", "replace")
+        return _one_line(f"{keyword} {head}".rstrip(" {"))
+    if node.type == "assignment_expression":
+        value = node.child_by_field_name("right")
+        return _one_line(data[node.start_byte : _body_start(value, data)].decode("utf-8", "replace").rstrip(" {"))
+    end = _body_start(node, data)
+    return _one_line(data[node.start_byte : end].decode("utf-8", "replace").rstrip(" {;"))
+
+
+def _body_start(node: ts.Node | None, data: bytes) -> int:
+    if node is None:
+        return 0
+    body = node.child_by_field_name("body")
+    if body is None or (body.type not in ("statement_block", "class_body", "interface_body", "enum_body",
+                                          "object_type") and node.type != "arrow_function"):
+        return node.end_byte
+    return body.start_byte  # an arrow function's expression body too: its head ends at `=>`
+
+
+_CLASSLIKE = frozenset({"class_declaration", "abstract_class_declaration", "class", "interface_declaration",
+                        "enum_declaration", "type_alias_declaration", "internal_module", "module"})
+_METHODS = frozenset({"method_definition", "method_signature", "abstract_method_signature", "field_definition",
+                      "public_field_definition"})
+
+
+def _kind_of(node: ts.Node, parent_kind: str | None) -> str:
+    if node.type in _CLASSLIKE:
+        return "class"
+    if node.type == "variable_declarator" and (v := node.child_by_field_name("value")) is not None and v.type == "class":
+        return "class"
+    if node.type in _METHODS and parent_kind == "class":
+        return "method"
+    return "function"
+
+
+def _assigned_owner(node: ts.Node) -> tuple[str, str]:
+    """`A.prototype.m = function` -> ("A", "A.m"); `exports.m = ...` -> ("", "m"); `a.b.m` -> ("a.b", "a.b.m")."""
+    left = node.child_by_field_name("left")
+    parts = _dotted(left)
+    if parts is None:
+        return "", _text(left.child_by_field_name("property")) if left is not None else ""
+    names = [p for p in parts.split(".") if p != "prototype"]
+    if names[:2] == ["module", "exports"]:
+        names = names[2:]
+    elif names[:1] in (["exports"], ["this"]):  # this.f = function: a function of the scope it is in
+        names = names[1:]
+    return ".".join(names[:-1]), ".".join(names)
+
+
+class _Defs:
+    """The file's definitions (fx.symbols) by byte range: which one encloses a byte."""
+
+    def __init__(self, fx: FileExtract):
+        self.fx = fx
+        self.starts: list[int] = []
+        self.ends: list[int] = []
+
+    def enclosing(self, byte: int) -> int | None:
+        i = bisect.bisect_right(self.starts, byte) - 1
+        while i >= 0:
+            if self.ends[i] > byte:
+                return i
+            i = self.fx.symbols[i].parent if self.fx.symbols[i].parent is not None else -1
+        return None
+
+    def class_of(self, i: int | None) -> int | None:
+        while i is not None and self.fx.symbols[i].kind != "class":
+            i = self.fx.symbols[i].parent
+        return i
+
+
+def _definitions(matches: list[dict], data: bytes, fx: FileExtract) -> _Defs:
+    """Classes, functions and methods into fx.symbols, nested by byte position, with the
+    `inherits` edges of each class; methods given through a prototype join their function."""
+    defs = sorted(((caps["def"][0], _text(caps["name"][0])) for caps in matches),
+                  key=lambda d: (d[0].start_byte, -d[0].end_byte))
+    out = _Defs(fx)
+    stack: list[int] = []
+    top: dict[str, int] = {}
+    for node, name in defs:
+        while stack and out.ends[stack[-1]] <= node.start_byte:
+            stack.pop()
+        parent = stack[-1] if stack else None
+        qual = f"{fx.symbols[parent].qualname}.{name}" if parent is not None else name
+        kind = _kind_of(node, fx.symbols[parent].kind if parent is not None else None)
+        if node.type == "assignment_expression":
+            owner, dotted = _assigned_owner(node)
+            if owner in top and parent is None:  # A.prototype.m = function: a method of A
+                parent = top[owner]
+                fx.symbols[parent].kind = "class"
+                kind, qual = "method", f"{fx.symbols[parent].qualname}.{name}"
+            elif dotted:
+                qual = dotted if parent is None else f"{fx.symbols[parent].qualname}.{dotted}"
+                kind = "method" if owner and parent is None else kind
+        outer = _outer(node)
+        fx.symbols.append(SymbolRec(name=name, qualname=qual, kind=kind, start_line=outer.start_point[0] + 1,
+                                    end_line=node.end_point[0] + 1, signature=_signature(node, data),
+                                    doc=_jsdoc(outer), parent=parent))
+        out.starts.append(node.start_byte)
+        out.ends.append(node.end_byte)
+        stack.append(len(fx.symbols) - 1)
+        if parent is None and node.type != "assignment_expression":
+            top.setdefault(name, len(fx.symbols) - 1)
+        if kind == "class":
+            _base_edges(node, fx)
+    return out
+
+
+def _dotted(node: ts.Node | None) -> str | None:
+    """`a.b.c` of an identifier/member chain, else None."""
+    parts: list[str] = []
+    while node is not None and node.type == "member_expression":
+        parts.append(_text(node.child_by_field_name("property")))
+        node = node.child_by_field_name("object")
+    if node is None or node.type not in ("identifier", "this", "type_identifier"):
+        return None
+    parts.append(_text(node))
+    return ".".join(reversed(parts))
+
+
+def _type_name(node: ts.Node | None) -> str:
+    """The dotted name of a type or class expression (`Base<T>` -> Base, `ns.Base` -> ns.Base)."""
+    for _ in range(4):
+        if node is None:
+            return ""
+        if node.type in ("identifier", "type_identifier", "member_expression"):
+            return _dotted(node) or ""
+        if node.type == "nested_type_identifier":
+            return _text(node).replace(" ", "")
+        if node.type in ("generic_type", "type_annotation", "parenthesized_expression"):
+            node = node.named_children[0] if node.named_child_count else None
+            continue
+        return ""
+    return ""
+
+
+def _base_edges(node: ts.Node, fx: FileExtract) -> None:
+    """`inherits` edges of the class just appended: extends and implements."""
+    if node.type == "variable_declarator":
+        node = node.child_by_field_name("value") or node
+    bases: list[ts.Node] = []
+    for child in node.named_children:
+        if child.type == "class_heritage":
+            for part in child.named_children:
+                if part.type in ("extends_clause", "implements_clause"):
+                    bases.extend(part.named_children)
+                else:  # JavaScript: class_heritage holds the expression itself
+                    bases.append(part)
+        elif child.type == "extends_type_clause":
+            bases.extend(child.named_children)
+    for base in bases:
+        name = _type_name(base)
+        if name:
+            fx.edges.append(EdgeRec("inherits", name, len(fx.symbols) - 1, base.start_point[0] + 1))
+
+
+# ---------------------------------------------------------------- imports and exports
+def _string(node: ts.Node | None) -> str:
+    return _text(node)[1:-1] if node is not None and node.type == "string" else ""
+
+
+class _Imports:
+    """Import records and the file's namespace (fx.names), in the resolver's vocabulary."""
+
+    def __init__(self, fx: FileExtract, path: str, module: str, project: dict):
+        self.fx = fx
+        self.path = path
+        self.module = module
+        self.aliases = _aliases(project, path)
+
+    def target(self, spec: str) -> str:
+        return _spec_module(spec, self.path, self.aliases)
+
+    def bind(self, local: str, dotted: str) -> None:
+        if local and dotted:
+            self.fx.names.setdefault(local, dotted)
+
+    def star(self, mod: str) -> None:
+        self.fx.names["*"] = (self.fx.names.get("*", "") + " " + mod).strip()
+
+    def record(self, mod: str, names: list[str], node: ts.Node) -> None:
+        self.fx.imports.append({"module": mod, "names": names, "line": node.start_point[0] + 1})
+
+    def import_statement(self, node: ts.Node) -> None:
+        source = node.child_by_field_name("source")
+        clause = next((c for c in node.named_children if c.type in ("import_clause", "import_require_clause")), None)
+        if clause is not None and clause.type == "import_require_clause":
+            source = clause.child_by_field_name("source")
+        if source is None:
+            return
+        mod = self.target(_string(source))
+        names: list[str] = []
+        for part in clause.named_children if clause is not None else ():
+            if part.type == "identifier":  # the default import (or `import x = require()`)
+                self.bind(_text(part), f"{mod}.default")
+                names.append("default")
+            elif part.type == "namespace_import":
+                ident = next((c for c in part.named_children if c.type == "identifier"), None)
+                self.bind(_text(ident), mod)
+            elif part.type == "named_imports":
+                for spec in part.named_children:
+                    if spec.type == "import_specifier":
+                        name, alias = spec.child_by_field_name("name"), spec.child_by_field_name("alias")
+                        self.bind(_text(alias or name), f"{mod}.{_text(name)}")
+                        names.append(_text(name))
+        self.record(mod, names, node)
+
+    def export_statement(self, node: ts.Node) -> None:
+        source = node.child_by_field_name("source")
+        mod = self.target(_string(source)) if source is not None else self.module
+        names: list[str] = []
+        star = source is not None
+        for part in node.named_children:
+            if part.type == "export_clause":
+                star = False
+                for spec in part.named_children:
+                    name, alias = spec.child_by_field_name("name"), spec.child_by_field_name("alias")
+                    if alias is not None or source is not None:
+                        self.bind(_text(alias or name), f"{mod}.{_text(name)}")
+                    names.append(_text(name))
+            elif part.type == "namespace_export":
+                star = False
+                ident = next((c for c in part.named_children if c.type in ("identifier", "string")), None)
+                self.bind(_text(ident), mod)
+        if source is None and any(c.type == "default" for c in node.children):
+            declared = node.child_by_field_name("declaration")
+            value = node.child_by_field_name("value")
+            name = declared.child_by_field_name("name") if declared is not None else value
+            if name is not None and name.type in ("identifier", "type_identifier"):
+                self.bind("default", f"{self.module}.{_text(name)}")
+        if source is not None:
+            if star:
+                self.star(mod)
+                names = ["*"]
+            self.record(mod, names, node)
+
+    def require(self, call: ts.Node, spec: str) -> None:
+        mod = self.target(spec)
+        holder, member = call.parent, ""
+        if holder is not None and holder.type == "member_expression":
+            member = _text(holder.child_by_field_name("property"))
+            holder = holder.parent
+        names: list[str] = [member] if member else []
+        target = f"{mod}.{member}" if member else f"{mod}.default"
+        if holder is not None and holder.type == "variable_declarator":
+            pattern = holder.child_by_field_name("name")
+            if pattern is not None and pattern.type == "identifier":
+                self.bind(_text(pattern), target)
+            elif pattern is not None and pattern.type == "object_pattern" and not member:
+                for prop in pattern.named_children:
+                    if prop.type == "shorthand_property_identifier_pattern":
+                        self.bind(_text(prop), f"{mod}.{_text(prop)}")
+                        names.append(_text(prop))
+                    elif prop.type == "pair_pattern":
+                        key, value = prop.child_by_field_name("key"), prop.child_by_field_name("value")
+                        self.bind(_text(value), f"{mod}.{_text(key)}")
+                        names.append(_text(key))
+        elif holder is not None and holder.type == "assignment_expression":
+            self.exports(holder.child_by_field_name("left"), target)
+        self.record(mod, names, call)
+
+    def exports(self, target: ts.Node | None, value: str) -> None:
+        """`module.exports = x`, `exports.a = x`: the module's default or `a` is `value`."""
+        dotted = _dotted(target)
+        if dotted == "module.exports":
+            self.bind("default", value)
+        elif dotted is not None and dotted.startswith(("exports.", "module.exports.")) and dotted.count(".") <= 2:
+            local = dotted.rsplit(".", 1)[1]
+            if value != f"{self.module}.{local}":
+                self.bind(local, value)
+
+    def assignment(self, node: ts.Node) -> None:
+        right = node.child_by_field_name("right")
+        if right is not None and right.type == "identifier":
+            self.exports(node.child_by_field_name("left"), f"{self.module}.{_text(right)}")
+        elif right is not None and right.type == "object":
+            if _dotted(node.child_by_field_name("left")) == "module.exports":
+                for pair in right.named_children:
+                    key, value = pair.child_by_field_name("key"), pair.child_by_field_name("value")
+                    if pair.type == "pair" and value is not None and value.type == "identifier":
+                        if _text(key) != _text(value):
+                            self.bind(_text(key), f"{self.module}.{_text(value)}")
+
+
+def _imports(matches: list[dict], fx: FileExtract, path: str, module: str, project: dict) -> None:
+    imports = _Imports(fx, path, module, project)
+    for caps in matches:
+        if "imp" in caps:
+            imports.import_statement(caps["imp"][0])
+        elif "exp" in caps:
+            imports.export_statement(caps["exp"][0])
+        elif "reqcall" in caps:
+            if _text(caps["req"][0]) == "require":
+                imports.require(caps["reqcall"][0], _string(caps["src"][0]))
+        elif "dynimport" in caps:  # import('./x'): the module, nothing bound
+            imports.record(imports.target(_string(caps["src"][0])), [], caps["dynimport"][0])
+        elif "exports" in caps:
+            imports.assignment(caps["exports"][0])
+    if module and "default" not in fx.names and not any(s.name == "default" and s.parent is None for s in fx.symbols):
+        fx.names["default"] = module  # what `require` gives of a module without a default: the module
+    for imp in fx.imports:
+        if imp["names"] and imp["names"] != ["*"]:
+            for n in imp["names"]:
+                fx.edges.append(EdgeRec("imports", f"{imp['module']}.{n}", None, imp["line"]))
+        else:
+            fx.edges.append(EdgeRec("imports", imp["module"], None, imp["line"]))
+
+
+# ---------------------------------------------------------------- calls
+class _Bindings:
+    """Type expressions of names per scope (a definition's index, None = the module), from
+    `new C()` and type annotations; a lookup climbs to the enclosing scopes."""
+
+    def __init__(self, defs: _Defs):
+        self.defs = defs
+        self.local: dict[tuple[int | None, str], str] = {}
+
+    def bind(self, scope: int | None, name: str, te: str) -> None:
+        self.local.setdefault((scope, name), te)
+
+    def lookup(self, scope: int | None, name: str) -> str | None:
+        symbols = self.defs.fx.symbols
+        while True:
+            te = self.local.get((scope, name))
+            if te is not None or scope is None:
+                return te
+            scope = symbols[scope].parent
+
+
+def _bindings(matches: list[dict], fx: FileExtract, defs: _Defs) -> _Bindings:
+    bindings = _Bindings(defs)
+    for caps in matches:
+        type_node = caps["ctor"][0] if "ctor" in caps else caps["type"][0]
+        name = _type_name(type_node)
+        if not name:
+            continue
+        te = f"N:{name}"
+        if "attr" in caps:
+            attr = caps["attr"][0]
+            cls = defs.class_of(defs.enclosing(attr.start_byte))
+            if cls is not None:
+                fx.attrs.append((cls, _text(attr), te))
+        else:
+            var = caps["var"][0]
+            bindings.bind(defs.enclosing(var.start_byte), _text(var), te)
+    return bindings
+
+
+def _receiver(obj: ts.Node | None, scope: int | None, bindings: _Bindings) -> str:
+    """Receiver descriptor of `obj.method()` (see EdgeRec.recv)."""
+    if obj is None:
+        return "?"
+    if obj.type == "this":
+        return "self"
+    if obj.type == "super":
+        return "super"
+    if obj.type == "identifier":
+        name = _text(obj)
+        te = bindings.lookup(scope, name)
+        return te if te is not None else f"N:{name}"
+    if obj.type == "member_expression":
+        d = _dotted(obj)
+        if d is None:
+            return "?"
+        parts = d.split(".")
+        if parts[0] == "this":
+            return f"A:{parts[1]}" if len(parts) == 2 else "?"
+        return f"N:{d}" if bindings.lookup(scope, parts[0]) is None else "?"
+    if obj.type == "new_expression":
+        name = _type_name(obj.child_by_field_name("constructor"))
+        return f"N:{name}" if name else "?"
+    if obj.type == "parenthesized_expression" and obj.named_child_count:
+        return _receiver(obj.named_children[0], scope, bindings)
+    if obj.type == "call_expression":
+        d = _dotted(obj.child_by_field_name("function"))
+        return f"R:{'self' + d[4:] if d.startswith('this.') else d}" if d and d != "this" else "?"
+    return "?"
+
+
+def _call_edges(callees: list[ts.Node], fx: FileExtract, defs: _Defs, bindings: _Bindings) -> None:
+    """`calls` edges with their receivers, one per caller, receiver and name. A plain call of a
+    global the file does not define or import (require, describe, expect, setTimeout) is none."""
+    seen: set[tuple] = set()
+    own = set(fx.names) | {s.name for s in fx.symbols if s.parent is None}
+    for node in sorted(callees, key=lambda n: n.start_byte):
+        src = defs.enclosing(node.start_byte)
+        parent = node.parent
+        if node.type == "super":
+            name, recv = "constructor", "super"
+        else:
+            name = _text(node)
+            recv = ""
+            if parent is not None and parent.type == "member_expression":
+                recv = _receiver(parent.child_by_field_name("object"), src, bindings)
+            elif name in _GLOBALS and name not in own:
+                continue
+        if (src, recv, name) in seen:
+            continue
+        seen.add((src, recv, name))
+        fx.edges.append(EdgeRec("calls", name, src, node.start_point[0] + 1, recv))
+
+
+# ---------------------------------------------------------------- texts
+def _module_doc(root: ts.Node) -> str:
+    first = root.named_children[0] if root.named_child_count else None
+    if first is None or first.type != "comment":
+        return ""
+    for line in _text(first).splitlines():
+        line = line.strip().lstrip("/*!").strip()
+        if line and not line.startswith("@"):
+            return line[:200]
+    return ""
+
+
+def extract_with(grammar: Grammar, path: str, data: bytes, module: str, options: dict | None) -> FileExtract:
+    """Definitions, imports, bases, typed bindings, calls and (in tests) references of one file."""
+    options = options or {}
+    root = grammar.parser.parse(data).root_node
+    fx = FileExtract(language=grammar.name)
+    if root.has_error:
+        fx.status = "partial"
+        fx.n_errors = len(ts.QueryCursor(grammar.errors).captures(root).get("err", [])) or 1
+    parts: dict[str, list] = {"defs": [], "imports": [], "calls": [], "bindings": []}
+    for pattern, caps in ts.QueryCursor(grammar.query).matches(root):
+        parts[grammar.part_of[pattern]].append(caps)
+    defs = _definitions(parts["defs"], data, fx)
+    imports = sorted(parts["imports"], key=lambda c: min(n.start_byte for ns in c.values() for n in ns))
+    _imports(imports, fx, path, module, options.get("project") or {})
+    bindings = _bindings(parts["bindings"], fx, defs)
+    _call_edges([caps["callee"][0] for caps in parts["calls"]], fx, defs, bindings)
+    if options.get("is_test"):
+        test_references(data, fx, _TEST_WORDS)
+    own_texts(data, fx)
+    fx.module_doc = _module_doc(root)
+    return fx
+
+
+_JS = Grammar(ts.Language(tsjs.language()), "javascript", _JS_ONLY)
+
+
+def extract(path: str, data: bytes, module: str, options: dict | None = None) -> FileExtract:
+    return extract_with(_JS, path, data, module, options)
+
+
+def node_frame(extensions: tuple[str, ...]) -> tuple[re.Pattern, re.Pattern]:
+    """Node's stack-trace frames of files with these extensions: `at f (path:L:C)` and `at path:L:C`
+    (`f` as Node prints it: `Axios.request`, `new Foo`, `async f`; a `file:///a/b.mjs` URL's path
+    as `///a/b.mjs`, which a file:line hint reads in it too, so the two are one frame)."""
+    exts = "|".join(re.escape(e[1:]) for e in sorted(extensions, key=len, reverse=True))
+    path = rf"(?:file:)?(?P<path>[^\s():]+\.(?:{exts})):(?P<line>\d+)(?::\d+)?"
+    named = re.compile(rf"\bat (?:async )?(?:new )?(?P<func>[\w$.<>\[\]]+)(?: \[as [\w$]+\])? \({path}\)")
+    bare = re.compile(rf"\bat (?:async )?{path}(?=\s|$)", re.M)
+    return named, bare
+
+
+JAVASCRIPT = Language(
+    name="javascript",
+    extensions=JS_EXTENSIONS,
+    extract=extract,
+    module_names=module_names,
+    test_dirs=("__tests__", "__mocks__", "test", "tests", "spec"),
+    test_only_dirs=("__tests__", "__mocks__", "test", "tests"),
+    test_files=("*.test.*", "*.spec.*", "*_test.*", "*_spec.*"),
+    trace_frames=node_frame(JS_EXTENSIONS),
+    frame_placeholders=frozenset({"<anonymous>", "Object.<anonymous>"}),
+    trace_innermost_first=True,  # Node prints the throwing frame first
+    definition=(r"(?:export\s+(?:default\s+)?)?(?:async\s+)?(?:function\*?\s*|class\s+|"
+                r"(?:const|let|var)\s+(?=[\w$]+\s*=\s*(?:async\s*)?(?:function|\(|[\w$]+\s*=>)))([A-Za-z_$][\w$]*)"),
+    line_comments=("//",),
+    block_comments=((r"/\*", "*/"),),
+    keywords=RECORD_KEYWORDS,
+    common_names=COMMON_NAMES,
+    package_files=("index.js", "index.mjs", "index.cjs", "index.jsx"),
+    common_file_names=("index.js", "index.mjs", "index.cjs", "jest.config.js", "webpack.config.js",
+                       "rollup.config.js", "babel.config.js", "vite.config.js", "eslint.config.js"),
+    # jest, the most common runner: `npx jest <files>` runs exactly those (mocha's is `npx mocha <files>`)
+    test_runner=("npx", "jest", "--ci"),
+    project_files=("tsconfig.json", "jsconfig.json"),
+)

@@ -1,0 +1,135 @@
+"""JavaScript in the index (swevis.index.javascript_lang): definitions, CommonJS and ES imports
+resolved to files, calls and inheritance across files, test references, the registry's answers."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from swevis.index import build_index, languages, open_index
+from swevis.index.javascript_lang import extract, module_of_path
+from swevis.localize import extract_hints
+
+FIXTURE = Path(__file__).parents[1] / "fixtures" / "index" / "jsrepo"
+
+
+@pytest.fixture(scope="module")
+def index(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("js")
+    repo = tmp / "jsrepo"
+    shutil.copytree(FIXTURE, repo)
+    stats = build_index(repo, tmp / "idx.sqlite")
+    with open_index(tmp / "idx.sqlite") as idx:
+        yield idx, stats
+
+
+def call_targets(idx, path: str) -> set[tuple[str, str, str, str]]:
+    """(caller, callee's file, callee, how) of every resolved call out of `path`."""
+    return set(idx.con.execute(
+        "SELECT ss.qualname, df.path, ds.qualname, t.how FROM targets t JOIN files f ON f.id = t.src_file"
+        " JOIN symbols ds ON ds.id = t.dst_symbol JOIN files df ON df.id = ds.file_id"
+        " LEFT JOIN symbols ss ON ss.id = t.src_symbol WHERE f.path = ?", (path,)).fetchall())
+
+
+def test_definitions_with_spans_signatures_and_docs(index):
+    idx, _ = index
+    ledger = idx.file("lib/ledger.js")
+    assert (ledger.language, ledger.module, ledger.is_test) == ("javascript", "lib.ledger", False)
+    got = [(s.qualname, s.kind, s.start_line, s.end_line, s.signature) for s in idx.symbols_in_file("lib/ledger.js")]
+    assert got == [
+        ("Ledger", "class", 8, 22, "class Ledger extends Book"),
+        ("Ledger.constructor", "method", 9, 12, "constructor(limit)"),
+        ("Ledger.add", "method", 14, 16, "add(entry)"),
+        ("Ledger.describe", "method", 19, 21, "describe()"),
+    ]
+    (describe,) = idx.symbols_by_qualname("Ledger.describe")
+    assert describe.doc == "The balance as the report prints it."
+    (fmt,) = idx.symbols_by_qualname("formatAmount")
+    assert fmt.doc.startswith("Group the digits of an amount by thousands")
+    (group,) = idx.symbols_by_qualname("groupDigits")  # an arrow function bound to a const
+    assert group.kind == "function" and group.signature == "const groupDigits = (digits) =>"
+    assert idx.enclosing_symbol("lib/ledger.js", 15).qualname == "Ledger.add"
+    assert idx.file("lib/util/index.js").module == "lib.util" and idx.file("lib/index.js").module == "lib"
+
+
+def test_imports_resolve_to_files_through_require_index_folders_and_omitted_extensions(index):
+    idx, _ = index
+    ledger = idx.file("lib/ledger.js")
+    assert set(idx.imports_of(ledger.id)) == {"lib/book.js", "lib/format.js", "lib/util/index.js"}
+    assert set(idx.imports_of(idx.file("src/report.mjs").id)) == {"lib/ledger.js", "lib/format.js"}
+    assert "test/ledger.test.js" in idx.imported_by(ledger.id)
+
+
+def test_calls_and_inheritance_across_files(index):
+    idx, _ = index
+    (ledger,) = idx.symbols_by_qualname("Ledger")
+    assert [s.qualname for rel, s in idx.neighbours(ledger.id, ("base",))] == ["Book"]
+    assert call_targets(idx, "lib/ledger.js") >= {
+        ("Ledger.constructor", "lib/book.js", "Book.constructor", "self"),  # super()
+        ("Ledger.add", "lib/book.js", "Book.add", "self"),  # super.add()
+        ("Ledger.add", "lib/util/index.js", "clamp", "module"),  # util.clamp(), util = require('./util')
+        ("Ledger.describe", "lib/format.js", "formatAmount", "direct"),  # const { formatAmount } = require()
+        ("Ledger.describe", "lib/book.js", "Book.total", "self"),  # this.total(), inherited
+    }
+    assert call_targets(idx, "src/report.mjs") >= {
+        ("renderReport", "lib/ledger.js", "Ledger", "init"),  # new Ledger(), the default import
+        ("renderReport", "lib/ledger.js", "Ledger.describe", "typed"),  # on `const ledger = new Ledger()`
+        ("renderReport", "lib/format.js", "formatAmount", "direct"),  # imported as fmt
+    }
+    # jest's globals are no calls: `describe(...)` in the test is not Ledger.describe
+    assert not any(callee == "Ledger.describe" for _, _, callee, _ in call_targets(idx, "test/ledger.test.js"))
+
+
+def test_a_test_file_references_what_it_tests(index):
+    idx, _ = index
+    (total,) = idx.symbols_by_qualname("Book.total")
+    assert [t["path"] for t in idx.tests_for(total)] == ["test/ledger.test.js"]
+    assert idx.file("test/ledger.test.js").is_test
+
+
+def test_a_syntax_error_is_partial_and_the_rest_of_the_file_is_indexed(index):
+    idx, stats = index
+    assert stats.status_counts == {"ok": 8, "partial": 1}
+    assert idx.file("lib/broken.js").status == "partial"
+    assert [s.qualname for s in idx.symbols_in_file("lib/broken.js")] == ["half", "double"]
+    assert stats.skipped_by_extension == {".json": 1}  # package.json: no indexed language
+
+
+def test_es_exports_and_commonjs_bindings_in_the_resolvers_vocabulary():
+    fx = extract("src/a.js", b"import D, { x as y } from './b';\nimport * as ns from '../c/index.js';\n"
+                 b"export { z } from './z';\nexport * from 'pkg';\nconst { p, q: r } = require('./d');\n"
+                 b"export default function main() {}\nconst lazy = import('./lazy');\n", "src.a", {"project": {}})
+    assert fx.names == {"D": "src.b.default", "y": "src.b.x", "ns": "c", "z": "src.z.z", "*": "pkg",
+                        "p": "src.d.p", "r": "src.d.q", "default": "src.a.main"}
+    assert fx.imports[-1] == {"module": "src.lazy", "names": [], "line": 7}  # a dynamic import
+    assert module_of_path("lib/foo.test.js") == "lib.foo_test" and module_of_path("index.js") == "index"
+
+
+def test_the_registry_answers_for_javascript():
+    js = languages.language_for("lib/a.mjs")
+    assert js.name == "javascript" and languages.language_for("A.JSX") is js
+    for path in ("__tests__/a.js", "test/a.js", "lib/a.test.js", "lib/a.spec.cjs", "spec/a.js"):
+        assert languages.is_test_path(path), path
+    assert not languages.is_test_path("lib/test_utils.js") and not languages.is_test_path("lib/contest.js")
+    assert languages.is_test_module("lib/__tests__/a.js") and not languages.is_test_module("spec/a.js")
+    assert languages.module_names(["lib/a.js", "lib/b/index.cjs"]) == {"lib/a.js": "lib.a", "lib/b/index.cjs": "lib.b"}
+    runs = languages.test_commands(["test/ledger.test.js", "lib/a.spec.js"])
+    assert [(lang.name, cmd) for lang, cmd in runs] == [
+        ("javascript", "npx jest --ci test/ledger.test.js lib/a.spec.js")]
+    assert runs[0][0].test_passed(0) and not runs[0][0].test_passed(1)
+
+
+def test_node_stack_traces_are_frames():
+    trace = ("TypeError: entry is not a number\n"
+             "    at Ledger.add (/srv/app/node_modules/tally/lib/ledger.js:15:12)\n"
+             "    at renderReport (file:///srv/app/src/report.mjs:6:36)\n"
+             "    at new Promise (<anonymous>)\n"
+             "    at /srv/app/lib/index.js:4:1\n")
+    frames = extract_hints(trace).frames
+    assert [(f.path, f.line, f.func) for f in frames] == [
+        ("/srv/app/node_modules/tally/lib/ledger.js", 15, "Ledger.add"),
+        ("///srv/app/src/report.mjs", 6, "renderReport"),  # a file:// URL's path, as resolve_path reads it
+        ("/srv/app/lib/index.js", 4, None),
+    ]
