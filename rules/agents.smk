@@ -93,7 +93,12 @@ use rule run_agent as run_probe with:
         patch=LAYOUT.probe_run_file(WILDCARD_RUN, "patch.diff"),
     log:
         LAYOUT.log(
-            "runs", "{model}", "{agent}-{scope}", "{condition}", "probes", "{instance}.log"
+            "runs",
+            "{model}",
+            "{agent}-{scope}",
+            "{condition}",
+            "probes",
+            "{instance}.log",
         ),
     benchmark:
         bench("run_probe", "{model}/{agent}-{scope}-{condition}/{instance}")
