@@ -62,6 +62,7 @@ rule all:
         LAYOUT.figure("figure3.png"),
         LAYOUT.single_read("frontier.csv"),
         [LAYOUT.table(f"{n}.csv") for n in TABLE_NAMES],
+        PROBE_TARGETS,
         [LAYOUT.figure(n) for n in FIGURE_NAMES],
         ABLATION_TARGETS,
         COUNTERFACTUAL_TARGETS,

@@ -83,3 +83,22 @@ use rule run_agent as run_agent_repeat with:
         bench(
             "run_agent_repeat", "{model}/{agent}-{scope}-{condition}/{instance}-{rep}"
         )
+
+
+# A probe set's run (agents.matrix probe_sets): the same job, in <condition>/probes/<instance>/,
+# apart from the study's runs (swevis.paths.ResultsLayout.probe_dir).
+use rule run_agent as run_probe with:
+    output:
+        traj=LAYOUT.probe_run_file(WILDCARD_RUN, "traj.json"),
+        patch=LAYOUT.probe_run_file(WILDCARD_RUN, "patch.diff"),
+    log:
+        LAYOUT.log(
+            "runs",
+            "{model}",
+            "{agent}-{scope}",
+            "{condition}",
+            "probes",
+            "{instance}.log",
+        ),
+    benchmark:
+        bench("run_probe", "{model}/{agent}-{scope}-{condition}/{instance}")

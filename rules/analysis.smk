@@ -96,3 +96,31 @@ rule table_retrieval:
         ),
     script:
         "../scripts/retrieval_table.py"
+
+
+# The probe sets' runs (agents.matrix probe_sets), one row a model, agent, condition and probe
+# instance: the issue's class, the class the agent routed it as, the route, the candidates, the
+# vote, and whether the patch resolved it. Only when an entry names a probe set.
+PROBE_TARGETS = [LAYOUT.table("table_probes.csv")] if PROBE_CELLS else []
+
+
+rule table_probes:
+    input:
+        instances=LAYOUT.instances(),
+        validation=VALIDATION,
+        trajs=lambda wc: [
+            f for key in PROBE_CELLS for f in probe_runs(key, "traj.json")
+        ],
+        harness=[LAYOUT.probe_harness_dir(key) for key in PROBE_CELLS],
+    output:
+        table=LAYOUT.table("table_probes.csv"),
+    log:
+        LAYOUT.log("analysis", "table_probes.log"),
+    benchmark:
+        bench("table_probes")
+    conda:
+        "../envs/swevis.yaml"
+    params:
+        cells=[[*key, condition_probe_sets(key)] for key in PROBE_CELLS],
+    script:
+        "../scripts/probes_table.py"

@@ -26,7 +26,10 @@ from swevis.paths import (
 from swevis.workflow import (
     SampleIndex,
     agent_param_sets,
+    cell_probe_sets,
+    matrix_probe_sets,
     missing_inputs_token,
+    probe_cells,
     signature_once,
     table_models,
 )
@@ -64,7 +67,8 @@ def sample_index():
 
 
 def sampled_instance_ids():
-    return list(sample_index().rows)
+    """The study's sample: every table counts these; the probe sets' rows are not among them."""
+    return list(sample_index().study)
 
 
 def instance_row(instance_id):
@@ -259,4 +263,23 @@ def condition_runs(wc, name):
         LAYOUT.run_file(ConditionKey.of(wc).run(i, r), name)
         for i in sampled_instance_ids()
         for r in range(repeats)
+    ]
+
+
+# Probe sets (agents.matrix probe_sets): a condition of an entry naming one runs its instances
+# too, once each (no repeats), in <condition>/probes/, graded there by its own job and reported
+# in results/table_probes.csv only.
+PROBE_CELLS = [ConditionKey(*cell) for cell in probe_cells(config)]
+
+
+def condition_probe_sets(wc):
+    return cell_probe_sets(config, wc.agent, wc.scope, wc.condition)
+
+
+def probe_runs(wc, name):
+    """One file of every probe run of the condition in the wildcards."""
+    key = ConditionKey.of(wc)
+    return [
+        LAYOUT.probe_run_file(key.run(i), name)
+        for i in sample_index().probe_ids(condition_probe_sets(wc))
     ]

@@ -18,6 +18,7 @@ if config["harness"]["kind"] == "docker":
 
     localrules:
         evaluate_condition,
+        evaluate_probes,
         validate_environments,
 
 
@@ -86,3 +87,29 @@ rule summarize_condition:
         coverage=section(config, "analysis")["coverage"],
     script:
         "../scripts/summarize_condition.py"
+
+
+# The probe runs of a condition (agents.matrix probe_sets), graded like its study runs by the
+# same script, as a condition folder of their own (<condition>/probes/harness/): no summary
+# and no study table reads them; results/table_probes.csv does.
+rule evaluate_probes:
+    input:
+        instances=LAYOUT.instances(),
+        mirrors=lambda wc: list(sample_index().mirrors),
+        patches=lambda wc: probe_runs(wc, "patch.diff"),
+    output:
+        harness=directory(LAYOUT.probe_harness_dir(WILDCARD_CONDITION)),
+    log:
+        LAYOUT.log("harness", "{model}", "{agent}-{scope}", "{condition}.probes.log"),
+    benchmark:
+        bench("evaluate_probes", "{model}/{agent}-{scope}-{condition}")
+    conda:
+        "../envs/swevis.yaml"
+    resources:
+        docker=1 if config["harness"]["kind"] == "docker" else 0,
+    params:
+        harness=section(config, "harness"),
+        repeats=1,
+        probe_sets=condition_probe_sets,
+    script:
+        "../scripts/evaluate_condition.py"

@@ -15,6 +15,7 @@ REPORT_VIEWS = {
         if ABLATION_VARIANTS
         else {}
     ),
+    **({"table_probes": LAYOUT.table("table_probes.csv")} if PROBE_CELLS else {}),
     "validation": VALIDATION,
 }
 REPORT_TITLES = {
@@ -30,6 +31,7 @@ REPORT_TITLES = {
     "localization": "Localization quality",
     "table_retrieval": "Retrieval precision and recall",
     "table_ablation": "Ablations (variants against their base agent)",
+    "table_probes": "Probe sets: issue class, route and resolution",
     "validation": "Environment validation",
 }
 # the paper's tables in a category of their own: the landing page (report/workflow.rst)
@@ -38,7 +40,8 @@ REPORT_CATEGORIES = {
     **{
         n: "Tables"
         for n in REPORT_TITLES
-        if n.startswith("table") and n not in ("table_ablation", "table_retrieval")
+        if n.startswith("table")
+        and n not in ("table_ablation", "table_retrieval", "table_probes")
     },
     "validation": "Validation",
 }

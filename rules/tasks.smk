@@ -24,6 +24,8 @@ checkpoint sample_instances:
         tasks=keys_of(
             "tasks", "source", "dataset", "split", "path", "n", "seed", "instance_ids"
         ),
+        # the bundled probe sets the matrix names: their rows follow the study's, tagged
+        probe_sets=matrix_probe_sets(config),
     script:
         "../scripts/sample_instances.py"
 

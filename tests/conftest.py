@@ -14,7 +14,7 @@ from hypothesis import settings
 from scripted_server import ScriptedServer
 
 from swevis.index import build_index
-from swevis.tasks.bundled import load_bundled_instances
+from swevis.tasks.bundled import bundled_set_names, load_bundled_set
 from swevis.tasks.repos import checkout_instance, ensure_mirror
 
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
@@ -134,8 +134,9 @@ def toy_task(tmp_path: Path) -> dict:
 
 @pytest.fixture(scope="session")
 def bundled_rows() -> dict[str, dict]:
-    """Every bundled instance by id, loaded (and its commits verified) once a session."""
-    return {row["instance_id"]: row for row in load_bundled_instances()}
+    """Every bundled instance by id (the study's sample and the probe sets), loaded (and its
+    commits verified) once a session."""
+    return {row["instance_id"]: row for name in bundled_set_names() for row in load_bundled_set(name)}
 
 
 @pytest.fixture(scope="session")

@@ -41,6 +41,9 @@ def run_subdir(instance: str, repeat: int | str = 0) -> str:
 
 
 HARNESS_DIRNAME = "harness"
+# a condition's runs of the probe sets (agents.matrix probe_sets) and their grading:
+# <condition>/probes/<instance>/ and <condition>/probes/harness/, apart from the study's runs
+PROBES_DIRNAME = "probes"
 
 
 def run_path(condition_dir: str | Path, instance: str, repeat: int | str, name: str) -> Path:
@@ -201,6 +204,19 @@ class ResultsLayout:
         """The grading job's declared output folder: harness_summary.json, the harness's logs
         and one eval record per run (eval_path)."""
         return str(PurePosixPath(self.condition_dir(key)) / HARNESS_DIRNAME)
+
+    def probe_dir(self, key: ConditionKey) -> str:
+        """The folder of a condition's probe runs: laid out as a condition folder (its runs, its
+        harness/), below the condition's, so that no reader of the study's runs sees them."""
+        return str(PurePosixPath(self.condition_dir(key)) / PROBES_DIRNAME)
+
+    def probe_run_file(self, run: RunKey, name: str) -> str:
+        """traj.json or patch.diff of one probe run: <condition>/probes/<instance>/."""
+        return str(PurePosixPath(self.probe_dir(run.cell)) / run.subdir / name)
+
+    def probe_harness_dir(self, key: ConditionKey) -> str:
+        """The probe runs' grading job's output folder (as harness_dir, below probe_dir)."""
+        return str(PurePosixPath(self.probe_dir(key)) / HARNESS_DIRNAME)
 
     def eval_record(self, run: RunKey, name: str = "eval.json") -> str:
         return eval_path(self.condition_dir(run.cell), run.instance, run.repeat, name).as_posix()

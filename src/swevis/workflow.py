@@ -97,6 +97,17 @@ class SampleIndex:
             self.base[iid] = f"{row['repo']}@{row['base_commit']}"
         self.mirrors = sorted(set(self.mirror.values()))
         self.index_dbs = sorted(set(self.index.values()))
+        # the study's sample (what every table counts) and each probe set's rows, which only
+        # the matrix entries naming the set run (tagged "probe_set" by the sampling checkpoint)
+        self.study = [iid for iid, row in self.rows.items() if not row.get("probe_set")]
+        self.probes: dict[str, list[str]] = {}
+        for iid, row in self.rows.items():
+            if row.get("probe_set"):
+                self.probes.setdefault(row["probe_set"], []).append(iid)
+
+    def probe_ids(self, sets: Iterable[str]) -> list[str]:
+        """The instances of the probe sets `sets`, set by set."""
+        return [iid for name in sets for iid in self.probes.get(name, [])]
 
     def row(self, instance_id: str) -> dict[str, Any]:
         try:
@@ -180,6 +191,31 @@ def ablation_conditions(config: dict, base: str) -> list[str]:
     return list((ablation.get("agent_conditions") or {}).get(base) or ablation["conditions"])
 
 
+def matrix_probe_sets(config: dict) -> list[str]:
+    """Every probe set a matrix entry names: what the sampling checkpoint adds to the sample."""
+    return sorted({name for cell in config["agents"]["matrix"] for name in cell.get("probe_sets") or []})
+
+
+def cell_probe_sets(config: dict, agent: str, scope: str, condition: str) -> list[str]:
+    """The probe sets a condition of the matrix runs besides the study's sample (its entry's
+    `probe_sets`; none for an ablation variant, which is no matrix entry)."""
+    return sorted({
+        name for cell in config["agents"]["matrix"]
+        if cell["agent"] == agent and cell["scope"] == scope and condition in cell["conditions"]
+        for name in cell.get("probe_sets") or []
+    })
+
+
+def probe_cells(config: dict) -> list[tuple[str, str, str, str]]:
+    """(model, agent, scope, condition) of every condition that runs a probe set."""
+    return [
+        (model, cell["agent"], cell["scope"], condition)
+        for model in config["models"]
+        for cell in config["agents"]["matrix"] if cell.get("probe_sets")
+        for condition in cell["conditions"]
+    ]
+
+
 def table_models(config: dict) -> list[str]:
     """Models of Table 1 and Table 2: analysis.table_models, or the first two profiles."""
     return list((config.get("analysis") or {}).get("table_models") or list(config["models"]))[:2]
@@ -230,11 +266,26 @@ def check_agents(config: dict) -> None:
             agent_kind(cell["agent"])
         except SwevisError as exc:
             raise ConfigError(f"config key 'agents/matrix/{i}/agent': {exc}") from None
+        check_probe_sets(cell, i)
     for name in agent_variants(config):
         check_variant_entry(agents, name)
     table3 = (config.get("analysis") or {}).get("table3_agent")
     if table3 is not None and not agent_kind(table3).commits_plan:
         raise ConfigError(f"config key 'analysis/table3_agent': {table3!r} commits no plan, so it has no locator split")
+
+
+def check_probe_sets(cell: dict, i: int) -> None:
+    """Each probe set a matrix entry names is a bundled one (a folder of the bundled sample
+    beside its study sample, swevis.tasks.bundled)."""
+    from swevis.tasks.bundled import probe_set_names
+
+    known = probe_set_names()
+    for name in cell.get("probe_sets") or []:
+        if name not in known:
+            raise ConfigError(
+                f"config key 'agents/matrix/{i}/probe_sets': the entry {cell['agent']}-{cell['scope']} names "
+                f"probe set {name!r}, which is not a bundled probe set ({', '.join(known) or 'none'})"
+            )
 
 
 def check_variant_entry(agents: dict, name: str) -> None:

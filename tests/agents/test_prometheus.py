@@ -17,6 +17,7 @@ from swevis.agents.registry import variant_config
 from swevis.agents.runner import RunSpec, run_instance
 from swevis.config import validate_config
 from swevis.errors import SwevisError
+from swevis.tasks.bundled import load_bundled_instances, load_bundled_set
 
 IID = "swevis-samples__ledgerkit-101"
 PROFILE = {"backend": "playback", "model_id": "test", "tokenizer": "qwen3", "image_family": "qwen3.5"}
@@ -268,9 +269,12 @@ EMBEDDED = validate_config(yaml.safe_load((Path(__file__).resolve().parents[2] /
 
 
 def test_every_embedded_ablation_has_a_demonstration_for_every_instance_prometheus_has():
+    """Of the study's sample: the ablations run no probe set (they are no matrix entry)."""
     ablations = EMBEDDED["prometheus"]["ablations"]
     assert set(ablations) == {"prometheus-nomem", "prometheus-norepro", "prometheus-noreg", "prometheus-single"}
-    instances = sorted(p.name for p in (DEMOS_DIR / "prometheus").glob("*.yaml"))
+    study = {f"{r['instance_id']}.yaml" for r in load_bundled_instances(verify_commits=False)}
+    instances = sorted(p.name for p in (DEMOS_DIR / "prometheus").glob("*.yaml") if p.name in study)
+    assert len(instances) == len(study)
     for name in ablations:
         assert sorted(p.name for p in (DEMOS_DIR / name).glob("*.yaml")) == instances, name
         for file in instances:
@@ -339,3 +343,33 @@ def test_a_bundled_demonstration_answers_every_selection_stage_its_candidates_re
         regression = candidate["regression"]
         assert regression["selection"]["method"] == "model" and len(regression["tests"]) == 5, candidate["index"]
         assert regression["command"] and regression["passed"], candidate["index"]
+
+
+# The probe set `classes` (agents.matrix probe_sets): one issue of each class the study's bugs
+# leave out. Prometheus's bundled demonstration of each must classify it as what it is and take
+# the unverified path with the configured candidates and a vote.
+PROBES = load_bundled_set("classes", verify_commits=False)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("row", PROBES, ids=[r["instance_id"] for r in PROBES])
+def test_each_probe_is_classified_as_its_class_and_takes_the_unverified_path(row, tmp_path, bundled_checkout):
+    iid = row["instance_id"]
+    checkout = bundled_checkout(iid, tmp_path, index=True)
+    agents = {**EMBEDDED, "memory": {"embedding": "lexical"}}
+    spec = RunSpec(
+        "qwen3.5", PROFILE, "prometheus", "normal", "text", checkout["row"], checkout["mirror"], str(tmp_path / "run"),
+        index_db=checkout["db"], pristine_dir=checkout["pristine"],
+        playback_source=str(DEMOS_DIR / "prometheus" / f"{iid}.yaml"), agents_cfg=agents,
+    )
+    traj = run_instance(spec)
+    assert traj["exit_status"] == "submitted", traj.get("error")
+    assert traj["classification"]["class"] == traj["classification"]["answer"] == row["issue_class"]
+    assert traj["classification"]["warning"] is None and "reproduction" not in traj
+    assert traj["route"] == "unverified"
+    assert len(traj["candidates"]) >= EMBEDDED["prometheus"]["candidates"] == 3
+    assert all(c["exit_status"] == "Submitted" and c["regression"]["passed"] for c in traj["candidates"])
+    vote = traj["vote"]
+    assert {"method", "candidates", "winner", "reason"} <= set(vote) and vote["method"] in ("majority", "model")
+    assert sum(group["count"] for group in vote["candidates"]) == len(traj["candidates"])
+    assert (tmp_path / "run" / "patch.diff").read_text().startswith("diff --git")

@@ -1,5 +1,6 @@
 """The bundled sample is real: realistic repositories, reproducible commits, and for every
-instance FAIL_TO_PASS fails before the gold patch and passes after it (local runner)."""
+instance of every set (the study's sample and the probe sets) FAIL_TO_PASS fails before the
+gold patch and passes after it (local runner)."""
 
 import ast
 from pathlib import Path
@@ -7,11 +8,12 @@ from pathlib import Path
 import pytest
 
 from swevis.harness.validate import validate_local
-from swevis.tasks.bundled import SAMPLE_DIR, bundled_commit, load_bundled_instances, repo_tree
+from swevis.tasks.bundled import SAMPLE_DIR, bundled_commit, load_bundled_instances, load_bundled_set, probe_set_names, repo_tree
 from swevis.tasks.repos import ensure_mirror
 
 ROWS = load_bundled_instances(verify_commits=False) if (SAMPLE_DIR / "instances").is_dir() else []
 REPOS = sorted({r["repo"] for r in ROWS})
+EVERY_SET = ROWS + [row for name in probe_set_names() for row in load_bundled_set(name, verify_commits=False)]
 
 
 def test_sample_size_and_spread():
@@ -67,7 +69,7 @@ def mirrors(tmp_path_factory):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("row", ROWS, ids=[r["instance_id"] for r in ROWS])
+@pytest.mark.parametrize("row", EVERY_SET, ids=[r["instance_id"] for r in EVERY_SET])
 def test_gold_patch_flips_fail_to_pass(row, mirrors, tmp_path):
     """The environment validation every study run makes: gold resolves, empty does not."""
     settings = {"timeout_s": 600, "retries": 0, "cache_dir": None}

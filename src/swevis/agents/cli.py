@@ -44,11 +44,15 @@ def prepare_instance(cfg: dict, instance_id: str, cache_dir: str, *, index: bool
     from swevis.index import build_index
     from swevis.paths import repo_slug
     from swevis.tasks.repos import checkout_instance, ensure_mirror
-    from swevis.tasks.sources import open_source
+    from swevis.tasks.sources import open_source, probe_instances
 
-    row = next((r for r in open_source(cfg["tasks"]).load() if r["instance_id"] == instance_id), None)
+    rows = open_source(cfg["tasks"]).load()
+    # and the probe sets the matrix names (agents.matrix probe_sets), as the sampling checkpoint adds them
+    probe_sets = sorted({name for cell in cfg["agents"]["matrix"] for name in cell.get("probe_sets") or []})
+    rows += probe_instances(probe_sets, rows)
+    row = next((r for r in rows if r["instance_id"] == instance_id), None)
     if row is None:
-        raise SwevisError(f"unknown instance id {instance_id}: not in the configured task source")
+        raise SwevisError(f"unknown instance id {instance_id}: not in the configured task source nor its probe sets")
     cache = Path(cache_dir)
     mirror = ensure_mirror(row["repo"], cache / "mirrors", commits=[row["base_commit"]], remote_url=cfg["tasks"]["remote_url"])
     co = checkout_instance(row, mirror["mirror"], cache / "checkouts")

@@ -34,7 +34,7 @@ from swevis.errors import SwevisError
 from swevis.fsutil import write_json_atomic
 from swevis.harness.records import read_validation
 from swevis.index.store import RepoIndex, open_index
-from swevis.paths import ResultsLayout, eval_path, repo_slug, run_path
+from swevis.paths import HARNESS_DIRNAME, PROBES_DIRNAME, ResultsLayout, eval_path, repo_slug, run_path
 from swevis.agents.registry import find_kind
 from swevis.agents.trajectory import TRAJ_FORMAT
 from swevis.localize import coverage_bucket, evidence_coverage
@@ -43,7 +43,7 @@ from swevis.localize.retrieval import METRICS as RETRIEVAL_METRICS, retrieval_sc
 ACTION_CLASSES = ("read", "search", "edit", "test", "other")
 PHASES = ("main", "preloc", "locator", "editor")
 SUMMARY_FORMAT = "swevis-condition-summary-1"
-SKIP_DIRS = {"harness"}
+SKIP_DIRS = {HARNESS_DIRNAME, PROBES_DIRNAME}  # the grading job's folder; the probe runs (not the study's)
 RETRIEVAL_COLUMNS = tuple(f"retrieval_{m}" for m in RETRIEVAL_METRICS)
 
 
@@ -83,7 +83,8 @@ def _require(obj: Any, keys: Iterable[str], path: Path, problems: list[str]) -> 
 
 
 def instance_rows(instances: Iterable[Mapping[str, Any]] | str | Path | None) -> dict[str, dict[str, Any]]:
-    """instances.jsonl path, or rows, or ids -> {instance_id: row}."""
+    """instances.jsonl path, or rows, or ids -> {instance_id: row}. Of a file, the study's
+    sample only: the probe sets' rows (tagged ``probe_set``) are run and reported apart."""
     if instances is None:
         return {}
     if isinstance(instances, Mapping):
@@ -98,7 +99,8 @@ def instance_rows(instances: Iterable[Mapping[str, Any]] | str | Path | None) ->
                 row = json.loads(line)
             except json.JSONDecodeError as exc:
                 raise AnalysisInputError([f"{path}:{lineno}: corrupt JSON ({exc})"]) from None
-            out[row["instance_id"]] = row
+            if not row.get("probe_set"):
+                out[row["instance_id"]] = row
         return out
     out = {}
     for item in instances:

@@ -16,7 +16,7 @@ from swevis.errors import SwevisError
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("action", choices=["build"], help="build: make or keep every image")
     add_config_argument(parser)
-    parser.add_argument("--instances", help="comma-separated instance ids (default: the configured sample)")
+    parser.add_argument("--instances", help="comma-separated instance ids (default: the configured sample and the probe sets its matrix names)")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
 
 
@@ -24,13 +24,15 @@ def run(args: argparse.Namespace) -> int:
     from swevis.config import load_user_config
     from swevis.sandbox.images import build_images, instance_image_name
     from swevis.tasks.repos import ensure_mirror
-    from swevis.tasks.sources import select_instances
+    from swevis.tasks.sources import probe_instances, select_instances
 
     config, config_name = load_user_config(args.config)
     tasks, harness = config["tasks"], config["harness"]
     if harness["namespace"] is None:
         raise SwevisError("harness.namespace is null (swebench builds its own images); set a namespace, e.g. swevis")
     rows = select_instances(tasks)
+    # and the probe sets the matrix names, which the workflow grades in these images too
+    rows += probe_instances(sorted({n for cell in config["agents"]["matrix"] for n in cell.get("probe_sets") or []}), rows)
     if args.instances:
         wanted = [i for i in args.instances.split(",") if i]
         known = {r["instance_id"] for r in rows}

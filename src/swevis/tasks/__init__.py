@@ -4,7 +4,7 @@
 every agent job would otherwise pay for (~0.1 s a start) only to read a JSON file of rows.
 """
 
-from swevis.tasks.instances import load_instances, write_instances
+from swevis.tasks.instances import load_instances, probe_rows, study_rows, write_instances
 from swevis.tasks.sampling import allocate, stratified_sample
 from swevis.tasks.schema import REQUIRED_FIELDS, validate_row
 
@@ -12,7 +12,9 @@ __all__ = [
     "REQUIRED_FIELDS",
     "allocate",
     "load_instances",
+    "probe_rows",
     "stratified_sample",
+    "study_rows",
     "validate_row",
     "write_instances",
 ]

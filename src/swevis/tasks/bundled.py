@@ -22,6 +22,8 @@ from swevis.tasks.schema import validate_row
 
 SAMPLE_DIR = Path(__file__).resolve().parents[1] / "data" / "sample"
 BUNDLED_OWNER = "swevis-samples"
+# the folder of the study's sample; every other folder beside repos/ is a probe set
+STUDY_SET = "instances"
 _IGNORED = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache", ".git")
 _COMMIT_ENV = {
     "GIT_AUTHOR_NAME": "swevis",
@@ -101,26 +103,48 @@ def _read_instance_dir(folder: Path) -> dict[str, Any]:
     return row
 
 
-def load_bundled_instances(sample_dir: Path = SAMPLE_DIR, verify_commits: bool = True) -> list[dict[str, Any]]:
-    """Every bundled instance as a validated SWE-bench row, sorted by instance_id."""
-    instances_dir = sample_dir / "instances"
-    if not instances_dir.is_dir():
-        raise TaskValidationError(f"bundled sample has no instances folder ({instances_dir})")
+def bundled_set_names(sample_dir: Path = SAMPLE_DIR) -> list[str]:
+    """The instance sets of the bundled sample: every folder beside repos/ (`instances`, the
+    study's sample; the others are probe sets, which only the matrix entries naming them run)."""
+    return sorted(p.name for p in Path(sample_dir).iterdir() if p.is_dir() and p.name != "repos")
+
+
+def probe_set_names(sample_dir: Path = SAMPLE_DIR) -> list[str]:
+    """The bundled probe sets (agents.matrix `probe_sets`): every set but the study's."""
+    return [name for name in bundled_set_names(sample_dir) if name != STUDY_SET]
+
+
+def load_bundled_set(name: str, sample_dir: Path = SAMPLE_DIR, verify_commits: bool = True) -> list[dict[str, Any]]:
+    """Every instance of one bundled set (data/sample/<name>/) as a validated SWE-bench row,
+    sorted by instance_id; with `verify_commits`, each row's base_commit must be what its
+    repository's frozen tree commits to."""
+    set_dir = Path(sample_dir) / name
+    if name == "repos" or not set_dir.is_dir():
+        raise TaskValidationError(f"bundled sample has no instance set {name!r} ({set_dir})")
     rows = []
-    for number, folder in enumerate(sorted(p for p in instances_dir.iterdir() if p.is_dir()), start=1):
+    for number, folder in enumerate(sorted(p for p in set_dir.iterdir() if p.is_dir()), start=1):
         row = validate_row(_read_instance_dir(folder), str(folder), number)
         if row["instance_id"] != folder.name:
             raise TaskValidationError(f"{folder}, field 'instance_id': {row['instance_id']!r} differs from its folder name")
         rows.append(row)
     if verify_commits:
-        commits: dict[str, str] = {}
-        for row in rows:
-            if row["repo"] not in commits:
-                commits[row["repo"]] = bundled_commit(row["repo"], sample_dir)
-            if row["base_commit"] != commits[row["repo"]]:
-                raise TaskValidationError(
-                    f"{instances_dir / row['instance_id']}, field 'base_commit': {row['base_commit']} but the "
-                    f"bundled tree of {row['repo']} commits to {commits[row['repo']]}; the bundled repositories "
-                    "are frozen (restore the tree, or update every instance of that repository on purpose)"
-                )
+        _verify_commits(rows, set_dir, Path(sample_dir))
     return rows
+
+
+def _verify_commits(rows: list[dict[str, Any]], set_dir: Path, sample_dir: Path) -> None:
+    commits: dict[str, str] = {}
+    for row in rows:
+        if row["repo"] not in commits:
+            commits[row["repo"]] = bundled_commit(row["repo"], sample_dir)
+        if row["base_commit"] != commits[row["repo"]]:
+            raise TaskValidationError(
+                f"{set_dir / row['instance_id']}, field 'base_commit': {row['base_commit']} but the "
+                f"bundled tree of {row['repo']} commits to {commits[row['repo']]}; the bundled repositories "
+                "are frozen (restore the tree, or update every instance of that repository on purpose)"
+            )
+
+
+def load_bundled_instances(sample_dir: Path = SAMPLE_DIR, verify_commits: bool = True) -> list[dict[str, Any]]:
+    """Every instance of the study's bundled sample (data/sample/instances/), sorted by instance_id."""
+    return load_bundled_set(STUDY_SET, sample_dir, verify_commits)

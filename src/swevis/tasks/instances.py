@@ -29,6 +29,17 @@ def load_instances(path: str | Path) -> list[dict[str, Any]]:
     return rows
 
 
+def study_rows(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The rows of the study's sample: instances.jsonl also holds the probe sets' rows (tagged
+    ``probe_set``), which only the matrix entries naming them run and no study table counts."""
+    return [row for row in rows if not row.get("probe_set")]
+
+
+def probe_rows(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The rows of the probe sets (tagged ``probe_set`` by the sampling checkpoint)."""
+    return [row for row in rows if row.get("probe_set")]
+
+
 def write_instances(rows: Iterable[dict[str, Any]], path: str | Path) -> None:
     """Write atomically: a crash never leaves a half-written instances file behind."""
     write_atomic(path, "".join(json.dumps(row, sort_keys=True) + "\n" for row in rows))

@@ -165,8 +165,28 @@ def select_instances(tasks_cfg: dict[str, Any]) -> list[dict[str, Any]]:
     return stratified_sample(rows, tasks_cfg.get("n"), tasks_cfg.get("seed", 0))
 
 
-def sample_summary(tasks_cfg: dict[str, Any], rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """What the sample is and where it came from, written beside instances.jsonl."""
+def probe_instances(names: list[str], study: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The rows of the bundled probe sets `names`, each tagged ``probe_set`` (its set), to be
+    written after the study's rows into instances.jsonl. An id in the study's sample too is an
+    error: one run folder cannot be both."""
+    taken = {r["instance_id"] for r in study}
+    out: list[dict[str, Any]] = []
+    for name in sorted(set(names)):
+        for row in bundled.load_bundled_set(name):
+            if row["instance_id"] in taken:
+                raise TaskSourceError(f"probe set {name}: instance {row['instance_id']} is in the study's sample too")
+            taken.add(row["instance_id"])
+            out.append({**row, "probe_set": name})
+    return out
+
+
+def sample_summary(tasks_cfg: dict[str, Any], rows: list[dict[str, Any]],
+                   probes: list[dict[str, Any]] = ()) -> dict[str, Any]:
+    """What the sample is and where it came from, written beside instances.jsonl (`rows` the
+    study's sample; `probes` the probe sets' rows, listed apart)."""
+    probe_sets: dict[str, list[str]] = {}
+    for row in probes:
+        probe_sets.setdefault(row["probe_set"], []).append(row["instance_id"])
     return {
         "source": open_source(tasks_cfg).origin,
         "n": len(rows),
@@ -174,5 +194,6 @@ def sample_summary(tasks_cfg: dict[str, Any], rows: list[dict[str, Any]]) -> dic
         "per_repo": dict(sorted(Counter(r["repo"] for r in rows).items())),
         "per_language": dict(sorted(Counter(row_language(r) for r in rows).items())),
         "instance_ids": [r["instance_id"] for r in rows],
+        "probe_sets": probe_sets,
         **provenance(tasks_cfg),
     }
