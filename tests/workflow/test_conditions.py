@@ -66,8 +66,9 @@ def _schema_condition_patterns(node):
 
 def test_schema_wildcards_and_parser_share_one_grammar():
     patterns = list(_schema_condition_patterns(yaml.safe_load(SCHEMA_PATH.read_text())))
-    # agents.matrix, agents.ablation, analysis.baseline; counterfactual.conditions adds mem (its own test)
-    assert len(patterns) == 4 and patterns.count(f"^({PATTERN})$") == 3
+    # agents.matrix, agents.ablation (conditions and agent_conditions), analysis.baseline;
+    # counterfactual.conditions adds mem (its own test)
+    assert len(patterns) == 5 and patterns.count(f"^({PATTERN})$") == 4
     assert WILDCARD_CONSTRAINTS["condition"] == PATTERN
 
 
