@@ -112,3 +112,25 @@ def test_a_new_profile_borrows_another_profiles_history_at_its_own_prices(tmp_pa
     assert cell["basis"] == "history of qwen3.5 (2 runs; tokens as qwen3.5's tokenizer counts them)"
     assert cell["runs"] == 1 and cell["expected_prompt_tokens"] == 50_000 and cell["expected_calls"] == 15
     assert cell["expected_cost"] == pytest.approx(50 * 0.002 + 2 * 0.01)  # not qwen3.5's recorded 0.058
+
+
+def test_a_cell_with_probe_sets_also_pays_for_its_probe_runs(tmp_path, capsys):
+    """agents.matrix `probe_sets`: the Prometheus cell runs the three class probes besides the
+    study's two instances; the other cells do not, and an instances.jsonl that holds the
+    tagged probe rows counts them once, for that cell only."""
+    matrix = [{"agent": "mini", "scope": "normal", "conditions": ["text"]},
+              {"agent": "prometheus", "scope": "normal", "conditions": ["text"], "probe_sets": ["classes"]}]
+    report = _estimate(tmp_path, capsys, matrix=matrix)
+    runs = {(r["model"], r["agent"]): r["runs"] for r in report["cells"]}
+    assert runs[("qwen3.5", "mini")] == 4 and runs[("qwen3.5", "prometheus")] == 4 + 2 * 3
+    sample = tmp_path / "instances.jsonl"
+    from swevis.tasks.bundled import load_bundled_instances, load_bundled_set
+
+    rows = [r for r in load_bundled_instances(verify_commits=False) if r["instance_id"] in IDS]
+    rows += [{**r, "probe_set": "classes"} for r in load_bundled_set("classes", verify_commits=False)]
+    sample.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    config = _config(tmp_path, matrix=matrix)
+    assert main(["estimate", "--config", str(config), "--instances", str(sample), "--json"]) == 0
+    again = json.loads(capsys.readouterr().out)
+    assert again["instances"] == 2
+    assert {(r["model"], r["agent"]): r["runs"] for r in again["cells"]} == runs

@@ -2,7 +2,8 @@
 
 The plan is every cell the workflow runs: the matrix (models x agents.matrix cells x
 conditions) and the ablation (swevis.workflow.ablation_cells), over the instances the
-workflow would sample, times agents.repeats. Each cell's expectation per run is the mean of
+workflow would sample (and a matrix cell's probe sets, agents.matrix `probe_sets`), times
+agents.repeats. Each cell's expectation per run is the mean of
 its past runs under the results dir (their traj.json totals); a cell without history of its
 own borrows the same (agent, scope, condition) from another profile's runs (named in the
 basis: that profile's tokenizer counted those tokens), then the demonstrations' recorded
@@ -131,9 +132,28 @@ def _cost(profile: dict[str, Any], per_run: dict[str, Any], own_past: list[dict[
     return _mean(recorded) if recorded else None
 
 
-def estimate(config: dict[str, Any], instance_ids: list[str], results_dir: str | Path) -> dict[str, Any]:
-    """{cells: [per-cell rows], totals, no_history: [cells without history of their own]}."""
-    runs = len(instance_ids) * int(config["agents"]["repeats"])
+def probe_counts(config: dict[str, Any], rows: list[dict[str, Any]]) -> dict[str, int]:
+    """Instances of each probe set the matrix names (agents.matrix `probe_sets`): as tagged
+    in the plan's rows (an instances.jsonl holds them), else as bundled."""
+    from collections import Counter
+
+    from swevis.tasks.bundled import load_bundled_set
+    from swevis.workflow import matrix_probe_sets
+
+    tagged = Counter(r["probe_set"] for r in rows if r.get("probe_set"))
+    return {name: tagged.get(name) or len(load_bundled_set(name, verify_commits=False))
+            for name in matrix_probe_sets(config)}
+
+
+def estimate(config: dict[str, Any], instance_ids: list[str], results_dir: str | Path,
+             probes: dict[str, int] | None = None) -> dict[str, Any]:
+    """{cells: [per-cell rows], totals, no_history: [cells without history of their own]}.
+    `instance_ids` are the study's sample; `probes` ({probe set: instances}) the probe runs a
+    matrix cell makes besides them (probe_counts)."""
+    from swevis.workflow import cell_probe_sets
+
+    repeats = int(config["agents"]["repeats"])
+    runs = len(instance_ids) * repeats
     demos_dir = config["agents"].get("demos_dir")
     profiles = list(config["models"])
     rows = []
@@ -142,7 +162,8 @@ def estimate(config: dict[str, Any], instance_ids: list[str], results_dir: str |
         if not past:
             lender, past = borrowed_history(results_dir, cell, profiles)
         turns = None if past else demo_calls(cell[1], instance_ids, demos_dir)
-        row = cell_estimate(cell, config["models"][cell[0]], past, turns, runs, lender)
+        extra = repeats * sum((probes or {}).get(name, 0) for name in cell_probe_sets(config, *cell[1:]))
+        row = cell_estimate(cell, config["models"][cell[0]], past, turns, runs + extra, lender)
         row["unknown"] = unknown_reasons(row, config, results_dir)
         rows.append(row)
     totals = {}
@@ -237,8 +258,10 @@ def run(args: argparse.Namespace) -> int:
     if args.instances:
         read_nonempty_text(args.instances, "instances file")  # a binary or empty file is refused by name
     rows = load_instances(args.instances) if args.instances else select_instances(config["tasks"])
-    if not rows:
+    study = [r for r in rows if not r.get("probe_set")]
+    if not study:
         raise SwevisError(f"{args.instances or config_name}: the plan has no instances")
-    report = estimate(config, [r["instance_id"] for r in rows], args.results or config["results_dir"])
+    report = estimate(config, [r["instance_id"] for r in study], args.results or config["results_dir"],
+                      probes=probe_counts(config, rows))
     print(json.dumps(report, indent=1) if args.json else render(report))
     return 0
