@@ -90,6 +90,11 @@ class Spend:
         )
 
 
+def is_priced(profile: dict[str, Any]) -> bool:
+    """Whether the profile sets any price (without, a spend of 0 would read as "free")."""
+    return any(profile.get(k) for k in ("cost_per_1k_prompt", "cost_per_1k_cached_prompt", "cost_per_1k_completion"))
+
+
 def cached_prompt_price(profile: dict[str, Any]) -> float:
     """The price of 1000 prompt tokens served from the prefix cache: cost_per_1k_cached_prompt,
     or the uncached price when the profile leaves it null (no discount known)."""

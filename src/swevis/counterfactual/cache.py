@@ -1,0 +1,169 @@
+"""A provider's prefix cache, as the counterfactual replay models it.
+
+Providers keep the prompts they have seen and serve the part of a later prompt that repeats
+one's beginning from cache, billed at the cached-input price. No server answers the replay,
+so it works out what a provider would have served. The API, in three steps:
+
+    rule = CacheRule.from_config("openai", cfg["counterfactual"]["prompt_cache"])
+    prompts = [prompt_segments(messages, tokenizer, image_family) for messages in requests]
+    cached_tokens(prompts, rule)        # -> [cached tokens of call 0, of call 1, ...]
+
+A prompt is a list of segments `(identity, tokens)`, in the order the provider reads them: a
+text token is `(token id, 1)`; a page is `(("image", digest of its bytes), its image
+tokens)`, so two pages match only when they are the same image (the replay's undrawn pages
+carry what they would show: swevis.render.core.RenderResult.blank_png_bytes); the chat
+template's tokens of a message are `(("message", role), c0)` and the reply priming
+`(("priming",), n)`. A segment of n tokens stands for n tokens, each its own position, so a
+prefix may end inside a page. `PrefixCache.serve` takes one prompt at a time (the replay
+serves each call as it is made).
+
+Call i's cached tokens are the longest prefix, in tokens, its prompt shares with the prompt
+of any earlier call of the trajectory (every earlier prompt is assumed still cached: a
+trajectory's calls come seconds apart), rounded down to a multiple of `block_tokens`, and 0
+when that is below `min_tokens`. The first call finds nothing. The priming tokens that
+close a request are never matched (the next request holds the assistant's message there).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Hashable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from swevis.config import schema_defaults
+from swevis.errors import SwevisError
+from swevis.models.playback import PlaybackModel
+from swevis.tokens import data_url_size, image_tokens, message_overhead, reply_priming, text_token_ids
+
+Segment = tuple[Hashable, int]
+
+
+@dataclass(frozen=True)
+class CacheRule:
+    """One provider family's prefix cache: the fewest tokens a hit serves and its granularity."""
+
+    family: str
+    min_tokens: int
+    block_tokens: int
+
+    @classmethod
+    def from_config(cls, family: str | None, families: dict[str, dict[str, int]] | None = None) -> CacheRule | None:
+        """The rule of `family` in `families` (config counterfactual.prompt_cache; None: the
+        schema's); None for family None (the profile models no cache). An unknown family is
+        an error naming the key."""
+        if family is None:
+            return None
+        families = schema_defaults()["counterfactual"]["prompt_cache"] if families is None else families
+        if family not in families:
+            raise SwevisError(f"config key 'models.*.prompt_cache': {family!r} is no family of "
+                              f"counterfactual.prompt_cache ({', '.join(sorted(families)) or 'none'})")
+        entry = families[family]
+        return cls(family, int(entry["min_tokens"]), int(entry["block_tokens"]))
+
+    def billable(self, shared: int) -> int:
+        """The cached tokens of a call that shares `shared` prefix tokens with an earlier one."""
+        cached = shared - shared % self.block_tokens
+        return cached if cached >= self.min_tokens else 0
+
+
+def _positions(prompt: Sequence[Segment]) -> Iterator[Hashable]:
+    """One key per token position of the prompt."""
+    for identity, n in prompt:
+        if n == 1:
+            yield identity
+        else:
+            for i in range(n):
+                yield identity, i
+
+
+class PrefixCache:
+    """The prefixes a provider has seen in one trajectory, at block granularity.
+
+    Each block's key chains the key of the block before it, so a key stands for the whole
+    prefix up to its block's end: a prompt shares k blocks with an earlier one exactly when
+    its first k block keys are among those seen (Python's hash of the block's token keys;
+    the set lives as long as one trajectory's replay)."""
+
+    def __init__(self, rule: CacheRule):
+        self.rule = rule
+        self.seen: set[int] = set()
+
+    def serve(self, prompt: Sequence[Segment]) -> int:
+        """The cached tokens of this prompt; then it is remembered for the calls after it."""
+        size = self.rule.block_tokens
+        keys, block, chained = [], [], 0
+        for key in _positions(prompt):
+            block.append(key)
+            if len(block) == size:
+                chained = hash((chained, tuple(block)))
+                keys.append(chained)
+                block = []
+        shared = 0
+        while shared < len(keys) and keys[shared] in self.seen:
+            shared += 1
+        self.seen.update(keys)
+        return self.rule.billable(shared * size)
+
+
+def cached_tokens(prompts: Sequence[Sequence[Segment]], rule: CacheRule | None) -> list[int]:
+    """Per call of a trajectory (its prompts in order), the tokens a provider's prefix cache
+    under `rule` would serve; all 0 without a rule."""
+    if rule is None:
+        return [0] * len(prompts)
+    cache = PrefixCache(rule)
+    return [cache.serve(p) for p in prompts]
+
+
+def _content_segments(content: Any, tokenizer: str, image_family: str) -> list[Segment]:
+    if isinstance(content, str):
+        return [(t, 1) for t in text_token_ids(content, tokenizer)]
+    out: list[Segment] = []
+    for part in content or []:
+        if isinstance(part, str):
+            out += [(t, 1) for t in text_token_ids(part, tokenizer)]
+        elif part.get("type") == "image_url":
+            ref = part.get("image_url")
+            url = (ref.get("url") if isinstance(ref, dict) else ref) or ""
+            page = ("image", hashlib.sha256(url.encode()).hexdigest())  # the page's bytes
+            out.append((page, image_tokens(*data_url_size(url), image_family)))
+        else:
+            out += [(t, 1) for t in text_token_ids(part.get("text") or "", tokenizer)]
+    return out
+
+
+def prompt_segments(messages: list[dict[str, Any]], tokenizer: str, image_family: str) -> list[Segment]:
+    """A chat request as a provider's cache sees it: per message its template tokens, its
+    content (text token ids, pages by identity) and its tool calls' names and arguments,
+    then the reply priming. The tokens add up to swevis.tokens.count_message_tokens."""
+    c0 = message_overhead(image_family)
+    out: list[Segment] = []
+    for msg in messages:
+        if c0:
+            out.append((("message", msg.get("role")), c0))
+        out += _content_segments(msg.get("content"), tokenizer, image_family)
+        for call in msg.get("tool_calls") or []:
+            fn = call.get("function") or {}
+            for text in (str(fn.get("name", "")), str(fn.get("arguments", ""))):
+                out += [(t, 1) for t in text_token_ids(text, tokenizer)]
+    priming = reply_priming(image_family) if messages else 0
+    if priming:
+        out.append((("priming",), priming))
+    return out
+
+
+class PrefixCachedPlayback(PlaybackModel):
+    """The replay's playback model: each call's usage also says how many of its prompt
+    tokens the profile's provider family would have served from its prefix cache
+    (`cached_prompt_tokens`, from the request as sent: image cap applied)."""
+
+    def __init__(self, *args: Any, rule: CacheRule | None, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.prefix_cache = PrefixCache(rule) if rule is not None else None
+
+    def _complete(self, messages, **call):
+        response = super()._complete(messages, **call)
+        if self.prefix_cache is not None:
+            prompt = prompt_segments(messages, self.tokenizer, self.image_family)
+            response.usage.cached_prompt_tokens = self.prefix_cache.serve(prompt)
+        return response
