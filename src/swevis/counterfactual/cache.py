@@ -22,6 +22,10 @@ of any earlier call of the trajectory (every earlier prompt is assumed still cac
 trajectory's calls come seconds apart), rounded down to a multiple of `block_tokens`, and 0
 when that is below `min_tokens`. The first call finds nothing. The priming tokens that
 close a request are never matched (the next request holds the assistant's message there).
+
+`PrefixCachedPlayback` is the replay's playback model with this cache in front; `call_billing`
+and `condition_totals` put each replayed call's and condition's cached tokens and
+cache-aware spend (swevis.models.spend) into the replay's records and rows.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from typing import Any
 from swevis.config import schema_defaults
 from swevis.errors import SwevisError
 from swevis.models.playback import PlaybackModel
+from swevis.models.spend import call_cost, is_priced
 from swevis.tokens import data_url_size, image_tokens, message_overhead, reply_priming, text_token_ids
 
 Segment = tuple[Hashable, int]
@@ -167,3 +172,22 @@ class PrefixCachedPlayback(PlaybackModel):
             prompt = prompt_segments(messages, self.tokenizer, self.image_family)
             response.usage.cached_prompt_tokens = self.prefix_cache.serve(prompt)
         return response
+
+
+def call_billing(profile: dict[str, Any], usage: dict[str, Any]) -> dict[str, Any]:
+    """A replayed call's cached prompt tokens (the prefix cache's) and its cache-aware spend
+    at the profile's prices (None when the profile sets none: 0 is not "free")."""
+    cached = int(usage.get("cached_prompt_tokens") or 0)
+    spend = call_cost(profile, int(usage["prompt_tokens"]), int(usage["completion_tokens"]), cached)
+    return {"cached_prompt_tokens": cached, "spend_cache_aware": spend if is_priced(profile) else None}
+
+
+def condition_totals(rows: list[dict[str, Any]], per_step: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each condition's row (`condition` names it) with the sum of its calls' cached prompt
+    tokens and cache-aware spend (None when unpriced)."""
+    for r in rows:
+        calls = [s for s in per_step if s["condition"] == r["condition"]]
+        spends = [s["spend_cache_aware"] for s in calls]
+        r["cached_prompt_tokens"] = sum(s["cached_prompt_tokens"] for s in calls)
+        r["spend_cache_aware"] = None if None in spends else round(sum(spends), 6)
+    return rows

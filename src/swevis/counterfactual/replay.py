@@ -41,13 +41,12 @@ from swevis.agents.registry import agent_kind
 from swevis.agents.settings import AgentSettings
 from swevis.sandbox import resolved_environment
 from swevis.agents.trajectory import exit_status_of
-from swevis.counterfactual.cache import CacheRule, PrefixCachedPlayback
+from swevis.counterfactual.cache import CacheRule, PrefixCachedPlayback, call_billing, condition_totals
 from swevis.counterfactual.formats import Step, Trajectory, read_trajectory
 from swevis.conditions import PATTERN, TEXT, Condition, ConditionError
 from swevis.errors import SwevisError
 from swevis.models import ModelCallFailed, load_playback_source, resolve_profile
 from swevis.models.playback import PlaybackModel
-from swevis.models.spend import call_cost, is_priced
 from swevis.tokens import count_message_tokens
 
 # Recorded observations pass through the pipeline as they are: the template adds nothing.
@@ -340,7 +339,7 @@ def _account_condition(traj: Trajectory, windows: list[list[RecordedWindow]], co
             "windows": [f"{w.path}:{w.start}-{w.end}" for w in step_windows], "observation_kind": kind,
             "pages": pages, "observation_tokens": obs_tokens, "prompt_tokens": int(usage["prompt_tokens"]),
             "completion_tokens": int(usage["completion_tokens"]), "window_costs": costs,
-            **_cache_billing(chat.profile, usage),
+            **call_billing(chat.profile, usage),
             "memory_hits": sum(c["memory"] in ("exact", "overlap") for c in costs),
             "memory_saved_tokens": sum(c["full_tokens"] - c["tokens"] for c in costs),
         })
@@ -407,23 +406,4 @@ def recorded_costs(
     base = next((r["prompt_tokens"] for r in rows if r["condition"] == "text"), None)
     for r in rows:
         r["reduction_vs_text"] = round(base / r["prompt_tokens"], 3) if base and r["prompt_tokens"] else None
-    return cache_totals(rows, per_step), per_step, summary
-
-
-def _cache_billing(profile: dict[str, Any], usage: dict[str, Any]) -> dict[str, Any]:
-    """A replayed call's cached prompt tokens (the prefix cache's) and its cache-aware spend
-    at the profile's prices (None when the profile sets none: 0 is not "free")."""
-    cached = int(usage.get("cached_prompt_tokens") or 0)
-    spend = call_cost(profile, int(usage["prompt_tokens"]), int(usage["completion_tokens"]), cached)
-    return {"cached_prompt_tokens": cached, "spend_cache_aware": spend if is_priced(profile) else None}
-
-
-def cache_totals(rows: list[dict[str, Any]], per_step: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Each condition's row with the sum of its calls' cached prompt tokens and cache-aware
-    spend (None when unpriced)."""
-    for r in rows:
-        calls = [s for s in per_step if s["condition"] == r["condition"]]
-        spends = [s["spend_cache_aware"] for s in calls]
-        r["cached_prompt_tokens"] = sum(s["cached_prompt_tokens"] for s in calls)
-        r["spend_cache_aware"] = None if None in spends else round(sum(spends), 6)
-    return rows
+    return condition_totals(rows, per_step), per_step, summary
