@@ -22,17 +22,18 @@ CONFIG = str(Path(__file__).resolve().parents[2] / "config.yaml")
 
 
 def text(*ids: int) -> list:
-    return [(i, 1) for i in ids]
+    return [(("text", ids), len(ids))]
 
 
 def test_a_call_gets_the_longest_prefix_it_shares_with_any_earlier_call_in_whole_blocks():
     rule = CacheRule("t", min_tokens=4, block_tokens=2)
     a, b, c = text(*range(10)), text(100, 101), text(200)
-    prompts = [a + b, a + c, a + b + c, text(*range(3)), a + b]
+    prompts = [a + b, a + c, a + b + c, text(*range(3)), a + b, text(*range(7), 99) + b]
     # 1st: nothing seen; 2nd shares a (10); 3rd shares a+b with the 1st (12), not only a with the 2nd;
-    # 4th shares 3 tokens: 1 block of 2, under the minimum of 4; 5th repeats the 1st whole
-    assert cached_tokens(prompts, rule) == [0, 10, 12, 0, 12]
-    assert cached_tokens(prompts, None) == [0] * 5
+    # 4th shares 3 tokens: 1 block of 2, under the minimum of 4; 5th repeats the 1st whole;
+    # 6th's first run differs from a's at its 8th token: 7 shared, 3 blocks
+    assert cached_tokens(prompts, rule) == [0, 10, 12, 0, 12, 6]
+    assert cached_tokens(prompts, None) == [0] * 6
 
 
 def test_the_minimum_and_the_block_round_down():

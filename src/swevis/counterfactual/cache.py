@@ -9,13 +9,14 @@ so it works out what a provider would have served. The API, in three steps:
     cached_tokens(prompts, rule)        # -> [cached tokens of call 0, of call 1, ...]
 
 A prompt is a list of segments `(identity, tokens)`, in the order the provider reads them: a
-text token is `(token id, 1)`; a page is `(("image", digest of its bytes), its image
-tokens)`, so two pages match only when they are the same image (the replay's undrawn pages
-carry what they would show: swevis.render.core.RenderResult.blank_png_bytes); the chat
-template's tokens of a message are `(("message", role), c0)` and the reply priming
-`(("priming",), n)`. A segment of n tokens stands for n tokens, each its own position, so a
-prefix may end inside a page. `PrefixCache.serve` takes one prompt at a time (the replay
-serves each call as it is made).
+run of text is `(("text", its token ids), how many)`; a page is `(("image", digest of its
+bytes), its image tokens)`, so two pages match only when they are the same image (the
+replay's undrawn pages carry what they would show:
+swevis.render.core.RenderResult.blank_png_bytes); the chat template's tokens of a message are
+`(("message", role), c0)` and the reply priming `(("priming",), n)`. Two prompts share a
+segment when its identity is equal; a text run that differs is shared up to its first
+differing token id, a page or a template not at all. `PrefixCache.serve` takes one prompt
+at a time (the replay serves each call as it is made).
 
 Call i's cached tokens are the longest prefix, in tokens, its prompt shares with the prompt
 of any earlier call of the trajectory (every earlier prompt is assumed still cached: a
@@ -31,7 +32,7 @@ cache-aware spend (swevis.models.spend) into the replay's records and rows.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Hashable, Iterator, Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -72,43 +73,43 @@ class CacheRule:
         return cached if cached >= self.min_tokens else 0
 
 
-def _positions(prompt: Sequence[Segment]) -> Iterator[Hashable]:
-    """One key per token position of the prompt."""
-    for identity, n in prompt:
-        if n == 1:
-            yield identity
-        else:
-            for i in range(n):
-                yield identity, i
+def _common(a: Hashable, b: Hashable) -> int:
+    """Tokens two different segments share at their start: a text run's common prefix of token
+    ids with another text run; none for any other pair (a page or a template is whole or not)."""
+    if not (isinstance(a, tuple) and isinstance(b, tuple) and a[:1] == b[:1] == ("text",)):
+        return 0
+    n = 0
+    for x, y in zip(a[1], b[1]):
+        if x != y:
+            break
+        n += 1
+    return n
 
 
 class PrefixCache:
-    """The prefixes a provider has seen in one trajectory, at block granularity.
+    """The prompts a provider has seen in one trajectory, as a trie of their segments.
 
-    Each block's key chains the key of the block before it, so a key stands for the whole
-    prefix up to its block's end: a prompt shares k blocks with an earlier one exactly when
-    its first k block keys are among those seen (Python's hash of the block's token keys;
-    the set lives as long as one trajectory's replay)."""
+    A prompt's shared prefix with the earlier ones is the path it follows from the root while
+    its segments are among the children, plus, at the first segment that is not, the tokens
+    that segment shares at its start with one of them (text runs, token by token)."""
 
     def __init__(self, rule: CacheRule):
         self.rule = rule
-        self.seen: set[int] = set()
+        self.root: dict[Hashable, dict] = {}
 
     def serve(self, prompt: Sequence[Segment]) -> int:
         """The cached tokens of this prompt; then it is remembered for the calls after it."""
-        size = self.rule.block_tokens
-        keys, block, chained = [], [], 0
-        for key in _positions(prompt):
-            block.append(key)
-            if len(block) == size:
-                chained = hash((chained, tuple(block)))
-                keys.append(chained)
-                block = []
-        shared = 0
-        while shared < len(keys) and keys[shared] in self.seen:
-            shared += 1
-        self.seen.update(keys)
-        return self.rule.billable(shared * size)
+        node, shared = self.root, 0
+        for identity, n in prompt:
+            if identity not in node:
+                shared += max((_common(identity, other) for other in node), default=0)
+                break
+            shared += n
+            node = node[identity]
+        node = self.root
+        for identity, _ in prompt:
+            node = node.setdefault(identity, {})
+        return self.rule.billable(shared)
 
 
 def cached_tokens(prompts: Sequence[Sequence[Segment]], rule: CacheRule | None) -> list[int]:
@@ -120,20 +121,26 @@ def cached_tokens(prompts: Sequence[Sequence[Segment]], rule: CacheRule | None) 
     return [cache.serve(p) for p in prompts]
 
 
+def text_run(text: str, tokenizer: str) -> list[Segment]:
+    """A text as one segment of its token ids (none for an empty text)."""
+    ids = text_token_ids(text, tokenizer)
+    return [(("text", ids), len(ids))] if ids else []
+
+
 def _content_segments(content: Any, tokenizer: str, image_family: str) -> list[Segment]:
     if isinstance(content, str):
-        return [(t, 1) for t in text_token_ids(content, tokenizer)]
+        return text_run(content, tokenizer)
     out: list[Segment] = []
     for part in content or []:
         if isinstance(part, str):
-            out += [(t, 1) for t in text_token_ids(part, tokenizer)]
+            out += text_run(part, tokenizer)
         elif part.get("type") == "image_url":
             ref = part.get("image_url")
             url = (ref.get("url") if isinstance(ref, dict) else ref) or ""
             page = ("image", hashlib.sha256(url.encode()).hexdigest())  # the page's bytes
             out.append((page, image_tokens(*data_url_size(url), image_family)))
         else:
-            out += [(t, 1) for t in text_token_ids(part.get("text") or "", tokenizer)]
+            out += text_run(part.get("text") or "", tokenizer)
     return out
 
 
@@ -149,8 +156,7 @@ def prompt_segments(messages: list[dict[str, Any]], tokenizer: str, image_family
         out += _content_segments(msg.get("content"), tokenizer, image_family)
         for call in msg.get("tool_calls") or []:
             fn = call.get("function") or {}
-            for text in (str(fn.get("name", "")), str(fn.get("arguments", ""))):
-                out += [(t, 1) for t in text_token_ids(text, tokenizer)]
+            out += text_run(str(fn.get("name", "")), tokenizer) + text_run(str(fn.get("arguments", "")), tokenizer)
     priming = reply_priming(image_family) if messages else 0
     if priming:
         out.append((("priming",), priming))
