@@ -352,8 +352,14 @@ def backbone_profiles(cfg: dict) -> dict[str, dict[str, str]]:
     """The backbones of the counterfactual replay (config `counterfactual.backbones`, null =
     every profile): their token accounting and their prefix cache family and prices."""
     names = cfg["counterfactual"]["backbones"] or list(cfg["models"])
-    return _backbone_keys(cfg["models"], names, "config key 'counterfactual.backbones': {name!r} is not a profile of models",
-                          ACCOUNTING_KEYS + BILLING_KEYS)
+    backbones = _backbone_keys(cfg["models"], names, "config key 'counterfactual.backbones': {name!r} is not a profile of models",
+                               ACCOUNTING_KEYS + BILLING_KEYS)
+    families = cfg["counterfactual"]["prompt_cache"]
+    for name, keys in backbones.items():
+        if keys["prompt_cache"] is not None and keys["prompt_cache"] not in families:
+            raise SwevisError(f"config key 'models.{name}.prompt_cache': {keys['prompt_cache']!r} is no family of "
+                              f"counterfactual.prompt_cache ({', '.join(sorted(families)) or 'none'})")
+    return backbones
 
 
 def _backbone_keys(models: dict, names: list[str], unknown: str,

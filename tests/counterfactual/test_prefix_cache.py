@@ -87,8 +87,19 @@ def test_the_schema_names_each_family_and_an_unknown_one_is_an_error():
     assert families["openai"] == {"min_tokens": 1024, "block_tokens": 128}
     assert CacheRule.from_config("openai") == CacheRule("openai", 1024, 128)
     assert CacheRule.from_config(None) is None
-    with pytest.raises(SwevisError, match="models.*.prompt_cache.*'nope'.*deepseek, kimi, openai, qwen"):
-        CacheRule.from_config("nope", families)
+    with pytest.raises(SwevisError, match=r"models\.q\.prompt_cache.*'nope'.*deepseek, kimi, openai, qwen"):
+        CacheRule.from_config("nope", families, "q")
+
+
+def test_the_workflow_refuses_a_family_the_config_does_not_define():
+    from swevis.config import load_config
+    from swevis.workflow import backbone_profiles
+
+    cfg = load_config(CONFIG)
+    assert backbone_profiles(cfg)["qwen3.5"]["prompt_cache"] == "qwen"
+    cfg["models"]["kimi-k2.5"]["prompt_cache"] = "anthropic"
+    with pytest.raises(SwevisError, match=r"models\.kimi-k2\.5\.prompt_cache.*'anthropic'"):
+        backbone_profiles(cfg)
 
 
 def test_the_replay_reports_cached_tokens_and_cache_aware_spend_per_condition():

@@ -54,15 +54,16 @@ class CacheRule:
     block_tokens: int
 
     @classmethod
-    def from_config(cls, family: str | None, families: dict[str, dict[str, int]] | None = None) -> CacheRule | None:
+    def from_config(cls, family: str | None, families: dict[str, dict[str, int]] | None = None,
+                    profile: str = "*") -> CacheRule | None:
         """The rule of `family` in `families` (config counterfactual.prompt_cache; None: the
         schema's); None for family None (the profile models no cache). An unknown family is
-        an error naming the key."""
+        an error naming the key (models.<profile>.prompt_cache)."""
         if family is None:
             return None
         families = schema_defaults()["counterfactual"]["prompt_cache"] if families is None else families
         if family not in families:
-            raise SwevisError(f"config key 'models.*.prompt_cache': {family!r} is no family of "
+            raise SwevisError(f"config key 'models.{profile}.prompt_cache': {family!r} is no family of "
                               f"counterfactual.prompt_cache ({', '.join(sorted(families)) or 'none'})")
         entry = families[family]
         return cls(family, int(entry["min_tokens"]), int(entry["block_tokens"]))

@@ -385,7 +385,7 @@ def recorded_costs(
         "windows_matching_repo": sum(repo.matches(w) for w in found if w.kind == "file") if repo else None,
     }
     settings = AgentSettings.from_config(agents_cfg)
-    rule = CacheRule.from_config(resolve_profile(model_name, profile)["prompt_cache"], prompt_cache)
+    rule = CacheRule.from_config(resolve_profile(model_name, profile)["prompt_cache"], prompt_cache, model_name)
     rows, per_step = [], []
     for condition in conditions:
         chat = PrefixCachedPlayback(model_name, {**profile, "backend": "playback"}, source=[s.message() for s in traj.steps] or [""],
