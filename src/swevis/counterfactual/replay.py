@@ -9,13 +9,14 @@ recorded (the default for foreign trajectories, see swevis.counterfactual.format
   backbone's token accounting (the playback backend's estimate of the request). No
   environment, mirror or index. Given the repository at base_commit, each window is checked
   against it. Recorded mode also replays the working memory (swevis.agents.memory) in front
-  of a condition: `mem` (text) and `mem+r<N>` (see ReplayCondition). Each call's prompt also
-  passes through the profile's provider prefix cache (swevis.counterfactual.cache): its cached
-  tokens and its cache-aware spend at the profile's prices.
+  of a condition: `mem` (text) and `mem+r<N>` (see ReplayCondition).
 re-execution (`counterfactual_costs`): the actions are run again in a fresh checkout by the real
   agent loop (our traj.json and mini-swe-agent's .traj.json; tool calls are turned back into
-  mini's text action blocks). The prefix cache is not modeled there: its rows report no cached
-  tokens or cache-aware spend (None).
+  mini's text action blocks).
+
+In recorded mode each call's prompt also passes through the profile's provider prefix cache
+(swevis.counterfactual.cache): its cached tokens and its cache-aware spend at the profile's
+prices. Re-execution does not model the cache: its rows report neither (None).
 """
 
 from __future__ import annotations
@@ -373,6 +374,7 @@ def recorded_costs(
     conditions = [ReplayCondition.parse(str(c)) for c in conditions]
     if not conditions:
         raise SwevisError("no conditions to account")
+    rule = CacheRule.from_config(resolve_profile(model_name, profile)["prompt_cache"], prompt_cache, model_name)
     traj = traj or read_trajectory(traj_path)
     if traj.format == "swevis":
         raise SwevisError(f"trajectory {traj_path}: a swevis traj.json replays by re-execution; pass --reexecute")
@@ -385,7 +387,6 @@ def recorded_costs(
         "windows_matching_repo": sum(repo.matches(w) for w in found if w.kind == "file") if repo else None,
     }
     settings = AgentSettings.from_config(agents_cfg)
-    rule = CacheRule.from_config(resolve_profile(model_name, profile)["prompt_cache"], prompt_cache, model_name)
     rows, per_step = [], []
     for condition in conditions:
         chat = PrefixCachedPlayback(model_name, {**profile, "backend": "playback"}, source=[s.message() for s in traj.steps] or [""],
