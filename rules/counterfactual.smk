@@ -45,6 +45,7 @@ rule counterfactual_replay:
         folder=lambda wc: COUNTERFACTUAL_SETS[wc.cfset],
         conditions=config["counterfactual"]["conditions"],
         backbones=COUNTERFACTUAL_BACKBONES,
+        prompt_cache=config["counterfactual"]["prompt_cache"],
         agents={"max_window_chars": config["agents"]["max_window_chars"]},
         render=section(config["single_read"], "render"),
     script:

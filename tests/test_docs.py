@@ -131,6 +131,8 @@ RULES: dict[str, Rule] = {
     ".venv/bin/swevis agent run --agent let --instance swevis-samples__tabulon-305 --condition r3 -o out/": AS_WRITTEN_SLOW,
     ".venv/bin/swevis agent run --agent mini --instance swevis-samples__tabulon-305 --condition text -o out/": AS_WRITTEN_SLOW,
     ".venv/bin/swevis replay src/swevis/data/trajectories/mini1__swevis-samples__tabulon-305.traj.json "
+    "--conditions text,r3 --model kimi-k2.5": AS_WRITTEN,
+    ".venv/bin/swevis replay src/swevis/data/trajectories/mini1__swevis-samples__tabulon-305.traj.json "
     "--out replay-out": AS_WRITTEN_SLOW,
     ".venv/bin/swevis replay src/swevis/data/trajectories/ --out replay-out "
     "--repo .swevis-cache/checkouts/swevis-samples__tabulon-305": AS_WRITTEN_SLOW,

@@ -394,20 +394,35 @@ def set_folders(cfg: dict) -> dict[str, str]:
     return {name: entry.get("path") or bundled for name, entry in cfg["counterfactual"]["sets"].items()}
 
 
+# the keys of a profile token accounting reads, and those the replay's cache-aware billing reads
+ACCOUNTING_KEYS = ("tokenizer", "image_family")
+BILLING_KEYS = ("prompt_cache", "cost_per_1k_prompt", "cost_per_1k_cached_prompt", "cost_per_1k_completion")
+
+
 def backbone_profiles(cfg: dict) -> dict[str, dict[str, str]]:
     """The backbones of the counterfactual replay (config `counterfactual.backbones`, null =
-    every profile)."""
+    every profile): their token accounting and their prefix cache family and prices."""
     names = cfg["counterfactual"]["backbones"] or list(cfg["models"])
-    return _backbone_keys(cfg["models"], names, "config key 'counterfactual.backbones': {name!r} is not a profile of models")
+    backbones = _backbone_keys(cfg["models"], names, "config key 'counterfactual.backbones': {name!r} is not a profile of models",
+                               ACCOUNTING_KEYS + BILLING_KEYS)
+    families = cfg["counterfactual"]["prompt_cache"]
+    for name, keys in backbones.items():
+        if keys["prompt_cache"] is not None and keys["prompt_cache"] not in families:
+            raise SwevisError(f"config key 'models.{name}.prompt_cache': {keys['prompt_cache']!r} is no family of "
+                              f"counterfactual.prompt_cache ({', '.join(sorted(families)) or 'none'})")
+    return backbones
 
 
-def _backbone_keys(models: dict, names: list[str], unknown: str) -> dict[str, dict[str, str]]:
-    """{profile: {tokenizer, image_family}} of `names` in order: the only keys of a profile
-    token accounting reads. `unknown` is the error for a name that is not a profile."""
+def _backbone_keys(models: dict, names: list[str], unknown: str,
+                   keys: tuple[str, ...] = ACCOUNTING_KEYS) -> dict[str, dict[str, str]]:
+    """{profile: {key: value}} of `names` in order, only `keys` (a rule's narrow params; by
+    default token accounting's). `unknown` is the error for a name that is not a profile;
+    a key the profile leaves out takes the schema's default."""
     for name in names:
         if name not in models:
             raise SwevisError(unknown.format(name=name))
-    return {n: {k: models[n][k] for k in ("tokenizer", "image_family")} for n in names}
+    defaults = filled_section("models", {"profile": {}})["profile"]
+    return {n: {k: models[n].get(k, defaults[k]) for k in keys} for n in names}
 
 
 def devset_params(config: dict, *keys: str) -> dict[str, Any]:

@@ -131,28 +131,28 @@ def test_prometheus_ablations_beside_prometheus_with_calls_spend_ratios_and_the_
     assert df["base"].to_list() == ["let", "let"] + ["prometheus"] * 3
     base = df.filter(pl.col("variant") == "prometheus").row(0, named=True)
     assert (base["calls_total"], base["calls_mean"], base["base_calls_mean"], base["calls_ratio"]) == (46, 11.5, 11.5, 1.0)
-    assert (base["spend_total"], base["spend_mean"], base["spend_ratio"]) == (0.08, 0.02, 1.0)
+    assert (base["spend_cache_aware_total"], base["spend_cache_aware_mean"], base["spend_cache_aware_ratio"]) == (0.08, 0.02, 1.0)
     assert base["reproduced_rate"] == 1.0 and base["verification_passed_rate"] == 1.0 and base["memory_hit_rate"] == 0.4
     assert base["paper_cost_change_pct"] is None  # the paper's figure stands beside the ablation, not the base
     nomem = df.filter(pl.col("variant") == "prometheus-nomem").row(0, named=True)
     assert json.loads(nomem["entry"]) == {"memory": False} and nomem["memory_lookups"] == 0
     assert (nomem["accuracy"], nomem["base_accuracy"], nomem["accuracy_ratio"]) == (50.0, 75.0, 0.6667)
     assert (nomem["calls_total"], nomem["calls_mean"], nomem["calls_ratio"]) == (66, 16.5, 1.435)  # 4 significant digits (swevis.table_csv)
-    assert (nomem["spend_mean"], nomem["base_spend_mean"], nomem["spend_ratio"]) == (0.035, 0.02, 1.75)
+    assert (nomem["spend_cache_aware_mean"], nomem["base_spend_cache_aware_mean"], nomem["spend_cache_aware_ratio"]) == (0.035, 0.02, 1.75)
     assert nomem["prompt_tokens_ratio"] == 1.249  # 0.05015 / 0.04015
     assert (nomem["mcnemar_variant_only"], nomem["mcnemar_base_only"]) == (0, 1)
     # the paper's effect of working memory and swevis's, both Prometheus (with it) against the variant
     assert (nomem["paper_cost_change_pct"], nomem["paper_resolution_change_pct"]) == (-45.4, 25.0)
     assert nomem["measured_resolution_change_pct"] == 50.0
     assert nomem["measured_calls_change_pct"] == round(100 * (11.5 / 16.5 - 1), 1)
-    assert nomem["measured_spend_change_pct"] == round(100 * (0.02 / 0.035 - 1), 1)
+    assert nomem["measured_spend_cache_aware_change_pct"] == round(100 * (0.02 / 0.035 - 1), 1)
     assert nomem["measured_prompt_tokens_change_pct"] == round(100 * (0.04015 / 0.05015 - 1), 1)
     single = df.filter(pl.col("variant") == "prometheus-single").row(0, named=True)
     assert single["candidates_mean"] == 3.0 and single["reproduced_rate"] == 0.0 and single["verification_passed_rate"] is None
     assert single["paper_cost_change_pct"] is None and single["measured_calls_change_pct"] is None
-    assert single["calls_ratio"] == 0.8261 and single["spend_ratio"] == 0.8
+    assert single["calls_ratio"] == 0.8261 and single["spend_cache_aware_ratio"] == 0.8
     let_mem = df.filter(pl.col("variant") == "let-mem").row(0, named=True)
-    assert let_mem["base_calls_mean"] == 5.5 and let_mem["spend_total"] is None  # LET's profile sets no price
+    assert let_mem["base_calls_mean"] == 5.5 and let_mem["spend_cache_aware_total"] is None  # LET's profile sets no price
     assert (tmp_path / "f.png").stat().st_size > 1000
 
 
@@ -162,7 +162,7 @@ def test_spend_is_null_not_zero_without_a_price(tmp_path):
     config = {"analysis": {}, "agents": ABLATION, "models": {"m": {}}}
     build_ablation(paths, PROMETHEUS, config, str(tmp_path / "t.csv"))
     df = pl.read_csv(tmp_path / "t.csv")
-    for col in ("spend_total", "spend_mean", "base_spend_mean", "spend_ratio", "measured_spend_change_pct"):
+    for col in ("spend_cache_aware_total", "spend_cache_aware_mean", "base_spend_cache_aware_mean", "spend_cache_aware_ratio", "measured_spend_cache_aware_change_pct"):
         assert df[col].null_count() == df.height, col
     assert df["calls_ratio"].to_list() == [1.0, 1.0] and df["paper_cost_change_pct"].to_list() == [None, -45.4]
 
@@ -174,4 +174,4 @@ def test_the_paper_note_names_the_backend_of_the_measurement(tmp_path):
     note = paper_note(build_ablation(paths, PROMETHEUS, config, str(tmp_path / "t.csv")))
     assert note.startswith("working memory (prometheus against prometheus-nomem, text): paper -45.4% cost, "
                            "+25.0% resolution (§4.3.1, 50 SWE-bench Verified instances); ")
-    assert "swevis (playback backend: demonstrations, not a model) +0.0% calls, -2.4% prompt tokens, n/a spend, +0.0% resolution" in note
+    assert "swevis (playback backend: demonstrations, not a model) +0.0% calls, -2.4% prompt tokens, n/a spend (cache-aware), +0.0% resolution" in note

@@ -297,20 +297,21 @@ def test_cost_and_tokens_in_summary_and_long_tables(invalid_tree):
     root, t = invalid_tree
     s = json.loads((root / "runs" / "qwen3.5" / "plb-normal" / "r1" / "summary.json").read_text())
     # 6 runs of mean 1.6M prompt tokens at 0.002 / 1k, plus 400 completion tokens at 0.01 / 1k
-    assert s["cost_total"] == pytest.approx(6 * (1600 * 0.002 + 0.004))
-    assert s["cost_mean"] == pytest.approx(1600 * 0.002 + 0.004)
+    assert s["spend_cache_aware_total"] == pytest.approx(6 * (1600 * 0.002 + 0.004))
+    assert s["spend_cache_aware_mean"] == pytest.approx(1600 * 0.002 + 0.004)
     assert s["prompt_tokens_total"] == 6 * 1_600_000 and s["completion_tokens_total"] == 6 * 400
     assert s["calls_total"] == 60
+    assert s["cached_prompt_tokens_total"] == 0 and s["uncached_prompt_tokens_total"] == 6 * 1_600_000  # nothing reported cached
     unpriced = json.loads((root / "runs" / "qwen3.5" / "plb-normal" / "r3" / "summary.json").read_text())
-    assert unpriced["cost_total"] is None and unpriced["cost_mean"] is None  # no prices: not "free"
+    assert unpriced["spend_cache_aware_total"] is None and unpriced["spend_cache_aware_mean"] is None  # no prices: not "free"
     long = t["table1_long"]
     cell = long.filter((pl.col("agent") == "plb") & (pl.col("scope") == "normal") & (pl.col("condition") == "r1"))
-    assert cell["cost_total"].to_list() == pytest.approx([s["cost_total"]] * 2)
-    assert cell["cost_mean"].to_list() == pytest.approx([s["cost_mean"]] * 2)
+    assert cell["spend_cache_aware_total"].to_list() == pytest.approx([s["spend_cache_aware_total"]] * 2)
+    assert cell["spend_cache_aware_mean"].to_list() == pytest.approx([s["spend_cache_aware_mean"]] * 2)
     assert cell["prompt_tokens_total"].to_list() == [6 * 1_600_000] * 2
     assert cell["completion_tokens_total"].to_list() == [2400] * 2
     other = long.filter((pl.col("agent") == "plb") & (pl.col("condition") == "r3"))
-    assert other["cost_total"].null_count() == other.height
+    assert other["spend_cache_aware_total"].null_count() == other.height
 
 
 def test_an_instance_the_validation_does_not_cover_is_named(tree, tmp_path):
@@ -388,3 +389,13 @@ def test_table_rows_follow_the_matrix_order():
     ]
     wide, _ = main_table(frame(rows), "m", settings)
     assert list(zip(wide["agent"], wide["scope"])) == [("let", "normal"), ("plb", "wide"), ("let", "wide")]
+
+
+def test_spend_stats_split_prompt_tokens_into_cached_and_uncached():
+    from swevis.analysis.load import spend_stats
+
+    rows = [{"cost": 0.5, "prompt_tokens": 1000, "cached_prompt_tokens": 768, "completion_tokens": 10, "calls": 2},
+            {"cost": 0.25, "prompt_tokens": 500, "completion_tokens": 5, "calls": 1}]  # a run from before: none cached
+    s = spend_stats(rows)
+    assert (s["prompt_tokens_total"], s["cached_prompt_tokens_total"], s["uncached_prompt_tokens_total"]) == (1500, 768, 732)
+    assert (s["spend_cache_aware_total"], s["spend_cache_aware_mean"]) == (0.75, 0.375)

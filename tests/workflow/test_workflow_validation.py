@@ -40,4 +40,5 @@ def test_an_invalid_environment_is_named_and_excluded_end_to_end(tmp_path: Path)
     long = pl.read_csv(tmp_path / "results" / "table1_long.csv")
     ran = long.filter(pl.col("n_runs") > 0)  # the cells of the matrix (2 cells x 2 metrics)
     assert ran.height == 4 and (ran["n_invalid"] == 1).all()
-    assert {"cost_total", "cost_mean", "prompt_tokens_total", "completion_tokens_total"} <= set(long.columns)
+    assert {"spend_cache_aware_total", "spend_cache_aware_mean", "prompt_tokens_total", "cached_prompt_tokens_total",
+            "uncached_prompt_tokens_total", "completion_tokens_total"} <= set(long.columns)

@@ -250,15 +250,18 @@ def _hooks(spec: RunSpec, kind: AgentKind, recorder: StepRecorder) -> Any:
 
 def _usage(spec: RunSpec, recorder: StepRecorder, profile: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     """(phases, totals) of the trajectory, PLB's pre-localization call included, each phase's
-    and the whole trajectory's with its cost (the profile's prices; 0 without them)."""
+    and the whole trajectory's with its cost (the profile's prices, cached prompt tokens at
+    the cached-input price: swevis.models.spend; 0 without prices)."""
     phases = recorder.phase_totals()
     totals = recorder.totals()
     usages = [s["usage"] for s in recorder.steps]
     if spec.preloc is not None:
         u = spec.preloc["usage"]["usage"]
-        preloc = {"prompt_tokens": u["prompt_tokens"], "completion_tokens": u["completion_tokens"], "calls": 1, "steps": 0}
+        preloc = {"prompt_tokens": u["prompt_tokens"], "cached_prompt_tokens": int(u.get("cached_prompt_tokens") or 0),
+                  "completion_tokens": u["completion_tokens"], "calls": 1, "steps": 0}
         phases = {"preloc": preloc, **phases}
         totals["prompt_tokens"] += preloc["prompt_tokens"]
+        totals["cached_prompt_tokens"] += preloc["cached_prompt_tokens"]
         totals["completion_tokens"] += preloc["completion_tokens"]
         totals["calls"] += 1
         usages.append(preloc)

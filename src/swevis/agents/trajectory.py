@@ -92,10 +92,14 @@ class StepRecorder:
         return step
 
     def phase_totals(self) -> dict[str, dict[str, int]]:
+        """Tokens, calls and steps per phase; cached_prompt_tokens is the part of prompt_tokens
+        the endpoint served from its prefix cache (billed at the cached-input price)."""
         phases: dict[str, dict[str, int]] = {}
         for s in self.steps:
-            p = phases.setdefault(s["phase"], {"prompt_tokens": 0, "completion_tokens": 0, "calls": 0, "steps": 0})
+            p = phases.setdefault(s["phase"], {"prompt_tokens": 0, "cached_prompt_tokens": 0, "completion_tokens": 0,
+                                               "calls": 0, "steps": 0})
             p["prompt_tokens"] += int(s["usage"].get("prompt_tokens") or 0)
+            p["cached_prompt_tokens"] += int(s["usage"].get("cached_prompt_tokens") or 0)
             p["completion_tokens"] += int(s["usage"].get("completion_tokens") or 0)
             p["calls"] += 1
             p["steps"] += 1
@@ -104,6 +108,7 @@ class StepRecorder:
     def totals(self) -> dict[str, int]:
         return {
             "prompt_tokens": sum(int(s["usage"].get("prompt_tokens") or 0) for s in self.steps),
+            "cached_prompt_tokens": sum(int(s["usage"].get("cached_prompt_tokens") or 0) for s in self.steps),
             "completion_tokens": sum(int(s["usage"].get("completion_tokens") or 0) for s in self.steps),
             "calls": len(self.steps),
             "format_errors": sum(1 for s in self.steps if s["format_error"]),

@@ -6,7 +6,9 @@ and figure_ablation.png.
 One row per (base, model, scope, condition, variant), the base agent's own row first (its
 ``variant`` is the base's name): accuracy and mean prompt tokens with the same bootstrap CIs
 as Tables 1/2 (``tables.cell_stats``), model calls (traj.json totals.calls: sum and mean per
-run) and spend (totals.cost, null when the profile sets no price), each also as a ratio to
+run), the mean prompt tokens the endpoint served from its prefix cache and the rest
+(cached_ / uncached_prompt_tokens_M) and cache-aware spend (totals.cost: cached prompt tokens
+at the cached-input price; null when the profile sets no price), each also as a ratio to
 the base in the same model/scope/condition, a paired exact McNemar test on the instances both
 ran (``stats.mcnemar_exact``; like accuracy, only instances whose environment is valid: n
 counts them, n_invalid the others), and what the mechanisms did, read from each run's
@@ -40,11 +42,12 @@ COLUMNS = [
     "prompt_tokens_M", "prompt_tokens_ci_low", "prompt_tokens_ci_high", "base_prompt_tokens_M",
     "delta_prompt_tokens_pct", "prompt_tokens_ratio",
     "calls_total", "calls_mean", "base_calls_mean", "calls_ratio",
-    "spend_total", "spend_mean", "base_spend_mean", "spend_ratio",
+    "cached_prompt_tokens_M", "uncached_prompt_tokens_M",
+    "spend_cache_aware_total", "spend_cache_aware_mean", "base_spend_cache_aware_mean", "spend_cache_aware_ratio",
     "memory_lookups", "memory_hit_rate", "memory_tokens_saved_mean", "memory_resent_lines",
     "reproduced_rate", "verification_returns_mean", "verification_passed_rate", "candidates_mean",
     "paper_resolution_change_pct", "paper_cost_change_pct", "measured_resolution_change_pct",
-    "measured_calls_change_pct", "measured_prompt_tokens_change_pct", "measured_spend_change_pct",
+    "measured_calls_change_pct", "measured_prompt_tokens_change_pct", "measured_spend_cache_aware_change_pct",
 ]
 # The paper's reported effect of one component, keyed by (base agent, the config key its
 # ablation turns off): the change from the variant without it to the base with it, in % of
@@ -118,15 +121,22 @@ def _mechanism_stats(paths: Iterable[str]) -> dict[str, Any]:
 
 
 def _cell_numbers(cell: pl.DataFrame, settings: dict[str, Any]) -> dict[str, Any]:
-    """Accuracy and prompt tokens (with CIs), model calls and spend of one cell's runs."""
+    """Accuracy and prompt tokens (with CIs), model calls, cached prompt tokens and cache-aware
+    spend of one cell's runs."""
     acc = cell_stats(cell, "accuracy", settings)
     tok = cell_stats(cell, "prompt_tokens", settings)
     runs = cell.height
     return {
         "acc": acc, "tok": tok, "resolved": _resolved_by_instance(cell),
         "calls_total": acc["calls_total"], "calls_mean": acc["calls_total"] / runs if runs else None,
-        "spend_total": acc["cost_total"], "spend_mean": acc["cost_mean"],
+        "cached_mean": acc["cached_prompt_tokens_total"] / runs if runs else None,
+        "uncached_mean": acc["uncached_prompt_tokens_total"] / runs if runs else None,
+        "spend_total": acc["spend_cache_aware_total"], "spend_mean": acc["spend_cache_aware_mean"],
     }
+
+
+def _millions(x: float | None) -> float | None:
+    return None if x is None else x / 1e6
 
 
 def _ratio(x: float | None, y: float | None) -> float | None:
@@ -149,7 +159,7 @@ def _paper_columns(effect: dict[str, Any] | None, mine: dict[str, Any], ref: dic
         "measured_resolution_change_pct": _change_pct(ref["acc"]["mean"], mine["acc"]["mean"]),
         "measured_calls_change_pct": _change_pct(ref["calls_mean"], mine["calls_mean"]),
         "measured_prompt_tokens_change_pct": _change_pct(ref["tok"]["mean"], mine["tok"]["mean"]),
-        "measured_spend_change_pct": _change_pct(ref["spend_mean"], mine["spend_mean"]),
+        "measured_spend_cache_aware_change_pct": _change_pct(ref["spend_mean"], mine["spend_mean"]),
     }
 
 
@@ -174,8 +184,11 @@ def _row(variant: str, is_base: bool, mine: dict[str, Any], ref: dict[str, Any])
         "prompt_tokens_ratio": _ratio(tok["mean"], b_tok["mean"]),
         "calls_total": mine["calls_total"], "calls_mean": _r(mine["calls_mean"], 4),
         "base_calls_mean": _r(ref["calls_mean"], 4), "calls_ratio": _ratio(mine["calls_mean"], ref["calls_mean"]),
-        "spend_total": mine["spend_total"], "spend_mean": mine["spend_mean"],
-        "base_spend_mean": ref["spend_mean"], "spend_ratio": _ratio(mine["spend_mean"], ref["spend_mean"]),
+        "cached_prompt_tokens_M": _r(_millions(mine["cached_mean"]), 6),
+        "uncached_prompt_tokens_M": _r(_millions(mine["uncached_mean"]), 6),
+        "spend_cache_aware_total": mine["spend_total"], "spend_cache_aware_mean": mine["spend_mean"],
+        "base_spend_cache_aware_mean": ref["spend_mean"],
+        "spend_cache_aware_ratio": _ratio(mine["spend_mean"], ref["spend_mean"]),
     }
 
 
@@ -257,7 +270,7 @@ def paper_note(rows: pl.DataFrame) -> str:
             f"paper {pct(r['paper_cost_change_pct'])} cost, {pct(r['paper_resolution_change_pct'])} resolution "
             f"({effect.get('source', '')}); swevis ({source}) "
             f"{pct(r['measured_calls_change_pct'])} calls, {pct(r['measured_prompt_tokens_change_pct'])} prompt tokens, "
-            f"{pct(r['measured_spend_change_pct'])} spend, {pct(r['measured_resolution_change_pct'])} resolution"
+            f"{pct(r['measured_spend_cache_aware_change_pct'])} spend (cache-aware), {pct(r['measured_resolution_change_pct'])} resolution"
         )
     return "\n".join(lines)
 

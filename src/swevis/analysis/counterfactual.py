@@ -68,14 +68,17 @@ REASON_TERM = {"over_max_window_chars": "over_size_limit", "cheaper_as_text": "k
 WINDOW_COST = pl.Struct({"text_tokens": pl.Int64, "tokens": pl.Int64, "kind": pl.Utf8, "text_reason": pl.Utf8,
                          "pages": pl.Int64, "image_tokens": pl.Int64, "guard_bound": pl.Boolean,
                          "floor_bound": pl.Boolean, "full_tokens": pl.Int64, "memory": pl.Utf8})
-STEP_SCHEMA = {"windows": pl.List(pl.Utf8), "command": pl.Utf8, "window_costs": pl.List(WINDOW_COST)}
+STEP_SCHEMA = {"windows": pl.List(pl.Utf8), "command": pl.Utf8, "window_costs": pl.List(WINDOW_COST),
+               "cached_prompt_tokens": pl.Int64, "spend_cache_aware": pl.Float64}
 
 
 def replay_set(folder: str | Path, conditions: Sequence[str], backbones: dict[str, dict[str, Any]], *,
-               agents_cfg: dict, render_cfg: dict) -> pl.DataFrame:
+               agents_cfg: dict, render_cfg: dict, prompt_cache: dict | None = None) -> pl.DataFrame:
     """One record per recorded call x condition x backbone, for every trajectory below the
     folder (recorded-observation mode). Each record carries the trajectory, its format, the
-    backbone and the backbone's empty-message tokens (`message_tokens`, m above)."""
+    backbone and the backbone's empty-message tokens (`message_tokens`, m above), and the
+    call's cached prompt tokens and cache-aware spend under the backbone's provider prefix
+    cache (`prompt_cache`: config counterfactual.prompt_cache; None: the schema's)."""
     conditions = [str(ReplayCondition.parse(str(c))) for c in conditions]
     if "text" not in conditions:
         raise SwevisError("config key 'counterfactual.conditions' must include text: every reduction is against it")
@@ -87,7 +90,7 @@ def replay_set(folder: str | Path, conditions: Sequence[str], backbones: dict[st
         m = count_message_tokens([{"role": "user", "content": ""}], profile["tokenizer"], profile["image_family"])
         for path, traj in trajs:
             _, steps, _ = recorded_costs(path, conditions, model_name=name, profile=profile, agents_cfg=agents_cfg,
-                                         render_cfg=render_cfg, traj=traj)
+                                         render_cfg=render_cfg, traj=traj, prompt_cache=prompt_cache)
             tag = {"trajectory": path.relative_to(root).as_posix(), "format": traj.format,
                    "instance_id": traj.instance_id, "backbone": name, "message_tokens": m}
             records += [{**tag, **s} for s in steps]
@@ -120,8 +123,9 @@ def _observation_terms(C: int, T: int, m: int, costs: list[dict], ratio: float) 
 
 
 def trajectory_costs(steps: pl.DataFrame) -> pl.DataFrame:
-    """Per trajectory, backbone and condition: prompt tokens, the text condition's, the
-    reduction, and for the other conditions the ceiling and the gap terms (module docstring)."""
+    """Per trajectory, backbone and condition: prompt tokens (and the cached ones, with the
+    cache-aware spend), the text condition's, the reduction, and for the other conditions the
+    ceiling and the gap terms (module docstring)."""
     key = ["trajectory", "backbone"]
     text_steps = steps.filter(pl.col("condition") == "text")
     text: dict[tuple[str, str], dict[int, int]] = {}  # (trajectory, backbone) -> step -> observation tokens
@@ -137,7 +141,8 @@ def trajectory_costs(steps: pl.DataFrame) -> pl.DataFrame:
         g = g.sort("step")
         n = g.height
         prompt = int(g["prompt_tokens"].sum())
-        row = {"trajectory": traj, "backbone": backbone, "condition": condition, "calls": n, "prompt_tokens": prompt}
+        row = {"trajectory": traj, "backbone": backbone, "condition": condition, "calls": n, "prompt_tokens": prompt,
+               **_cache_sums(g)}
         terms = dict.fromkeys(TERMS, 0.0)
         if ratio is not None:
             for i, r in enumerate(g.iter_rows(named=True)):
@@ -160,6 +165,13 @@ def trajectory_costs(steps: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+def _cache_sums(g: pl.DataFrame) -> dict[str, Any]:
+    """The calls' cached prompt tokens and cache-aware spend (None when any call's is unpriced)."""
+    spend = g["spend_cache_aware"]
+    return {"cached_prompt_tokens": int(g["cached_prompt_tokens"].sum()),
+            "spend_cache_aware": None if spend.null_count() else float(spend.sum())}
+
+
 def _aggregate(rows: list[dict]) -> float:
     return sum(r["text_prompt_tokens"] for r in rows) / sum(r["prompt_tokens"] for r in rows)
 
@@ -171,7 +183,9 @@ def _median(rows: list[dict]) -> float:
 def reduction_table(costs: pl.DataFrame, *, resamples: int, seed: int) -> pl.DataFrame:
     """Per condition and backbone: trajectories, the aggregate reduction (sum of text prompt
     tokens / sum of the condition's) and the median per-trajectory reduction, each with a 95%
-    bootstrap CI over trajectories, and the aggregate ceiling."""
+    bootstrap CI over trajectories, and the aggregate ceiling; beside the prompt tokens, the
+    cached and uncached ones under the backbone's prefix cache and the cache-aware spend
+    (empty when the profile sets no price)."""
     rows = []
     for (condition, backbone), g in costs.group_by(["condition", "backbone"], maintain_order=True):
         items = g.to_dicts()
@@ -180,6 +194,9 @@ def reduction_table(costs: pl.DataFrame, *, resamples: int, seed: int) -> pl.Dat
         rows.append({
             "condition": condition, "backbone": backbone, "trajectories": g.height,
             "text_prompt_tokens": int(g["text_prompt_tokens"].sum()), "prompt_tokens": int(g["prompt_tokens"].sum()),
+            "cached_prompt_tokens": int(g["cached_prompt_tokens"].sum()),
+            "uncached_prompt_tokens": int(g["prompt_tokens"].sum() - g["cached_prompt_tokens"].sum()),
+            "spend_cache_aware": None if g["spend_cache_aware"].null_count() else float(g["spend_cache_aware"].sum()),
             "aggregate_reduction": agg[0], "aggregate_ci_low": agg[1], "aggregate_ci_high": agg[2],
             "median_reduction": med[0], "median_ci_low": med[1], "median_ci_high": med[2],
             "ceiling_reduction": float(g["text_prompt_tokens"].sum() / g["ceiling_prompt_tokens"].sum()),

@@ -8,8 +8,9 @@ its past runs under the results dir (their traj.json totals); a cell without his
 own borrows the same (agent, scope, condition) from another profile's runs (named in the
 basis: that profile's tokenizer counted those tokens), then the demonstrations' recorded
 turns (calls only: a demonstration records no prompt sizes), else it is reported as having
-no basis. Spend is the tokens at the profile's configured prices; without prices, the mean
-cost its own runs recorded; else unknown, never 0.
+no basis. Spend is the tokens at the profile's configured prices, cache-aware (the prompt
+tokens past runs had served from the endpoint's prefix cache at the cached-input price);
+without prices, the mean cost its own runs recorded; else unknown, never 0.
 """
 
 from __future__ import annotations
@@ -52,7 +53,7 @@ def history(results_dir: str | Path, cell: tuple[str, str, str, str]) -> list[di
             totals = json.loads(path.read_text())["totals"]
         except (OSError, ValueError, KeyError, TypeError):
             continue
-        out.append({k: totals.get(k) for k in PER_RUN})
+        out.append({k: totals.get(k) for k in (*PER_RUN, "cached_prompt_tokens")})
     return out
 
 
@@ -105,7 +106,8 @@ def cell_estimate(
         basis = f"history ({len(past)} runs)" if lender is None else (
             f"history of {lender} ({len(past)} runs; tokens as {lender}'s tokenizer counts them)"
         )
-        per_run = {k: _mean([p[k] for p in past]) for k in ("calls", "prompt_tokens", "completion_tokens")}
+        per_run = {k: _mean([p.get(k) for p in past]) for k in ("calls", "prompt_tokens", "completion_tokens",
+                                                                 "cached_prompt_tokens")}
     elif demo_turns is not None:
         basis = "demonstrations (calls only)"
         per_run = {"calls": demo_turns, "prompt_tokens": None, "completion_tokens": None}
@@ -127,7 +129,8 @@ def _cost(profile: dict[str, Any], per_run: dict[str, Any], own_past: list[dict[
     if priced and per_run["prompt_tokens"] is not None:
         from swevis.models.spend import call_cost
 
-        return call_cost(profile, per_run["prompt_tokens"], per_run["completion_tokens"] or 0)
+        return call_cost(profile, per_run["prompt_tokens"], per_run["completion_tokens"] or 0,
+                         round(per_run.get("cached_prompt_tokens") or 0))
     recorded = [p["cost"] for p in own_past if p.get("cost")]
     return _mean(recorded) if recorded else None
 

@@ -6,8 +6,8 @@ in the grading job's folder `<condition>/harness/evals/<instance>[/repeat-k]/`; 
 built and read back by swevis.paths (ResultsLayout, eval_path). A missing or corrupt traj.json / eval.json is an
 `AnalysisInputError` that names every offending file.
 
-`condition_summary` condenses one condition into summary.json: counts, accuracy, tokens,
-cost and the per-run rows (scalars plus the action-class sequence and the
+`condition_summary` condenses one condition into summary.json: counts, accuracy, tokens
+(prompt tokens also as cached and uncached), cache-aware spend and the per-run rows (scalars plus the action-class sequence and the
 estimated/server usage pairs), so tables and figures read summaries, not trajectories.
 With an environment validation report (swevis.harness.validate), runs of instances whose
 environment failed validation are kept (they cost money) but marked `valid: false` and
@@ -194,15 +194,21 @@ def _cost(value: Any, path: Path, problems: list[str]) -> float | None:
 def spend_stats(rows: list[dict[str, Any]]) -> dict[str, Any]:
     """Money and tokens of a set of runs (every run, valid or not: all of them were paid).
 
-    Cost is None when no run recorded a price: traj.json records cost 0 when the model
-    profile has no cost_per_1k_prompt / cost_per_1k_completion, and 0 is not "free"."""
+    Spend is cache-aware (traj.json's totals.cost: the prompt tokens the endpoint served from
+    its prefix cache at the profile's cached-input price, swevis.models.spend), beside the
+    prompt tokens split into cached and uncached. It is None when no run recorded a price:
+    traj.json records cost 0 when the model profile has no prices, and 0 is not "free"."""
     costs = [r.get("cost") for r in rows]
     priced = any(c for c in costs)
     total = round(sum(c or 0.0 for c in costs), 6) if priced else None
+    prompt = sum(r.get("prompt_tokens") or 0 for r in rows)
+    cached = sum(r.get("cached_prompt_tokens") or 0 for r in rows)
     return {
-        "cost_total": total,
-        "cost_mean": round(total / len(rows), 6) if priced and rows else None,
-        "prompt_tokens_total": sum(r.get("prompt_tokens") or 0 for r in rows),
+        "spend_cache_aware_total": total,
+        "spend_cache_aware_mean": round(total / len(rows), 6) if priced and rows else None,
+        "prompt_tokens_total": prompt,
+        "cached_prompt_tokens_total": cached,
+        "uncached_prompt_tokens_total": prompt - cached,
         "completion_tokens_total": sum(r.get("completion_tokens") or 0 for r in rows),
         "calls_total": sum(r.get("calls") or 0 for r in rows),
     }
@@ -217,7 +223,7 @@ def _traj_shape_problem(traj: dict[str, Any]) -> str | None:
     for key in ("agent", "scope", "condition", "exit_status"):
         if not isinstance(traj.get(key), str):
             return f"'{key}' must be a string"
-    for key in ("prompt_tokens", "completion_tokens", "calls", "format_errors", "image_pages"):
+    for key in ("prompt_tokens", "cached_prompt_tokens", "completion_tokens", "calls", "format_errors", "image_pages"):
         if not _is_count(traj["totals"].get(key)):
             return f"'totals.{key}' must be a non-negative integer"
     if not isinstance(traj.get("repeat", 0) or 0, int):
@@ -340,6 +346,7 @@ def _flat_row(
         "infra_failure": bool(ev.get("infra_failure")),
         "harness": ev.get("harness"),
         "prompt_tokens": int(traj["totals"]["prompt_tokens"]),
+        "cached_prompt_tokens": int(traj["totals"].get("cached_prompt_tokens") or 0),  # none before cache-aware billing
         "completion_tokens": int(traj["totals"]["completion_tokens"]),
         "calls": int(traj["totals"].get("calls") or 0),
         "cost": cost,
@@ -552,6 +559,7 @@ def rows_frame(rows: list[dict[str, Any]]):
         "infra_failure": pl.Boolean,
         "harness": pl.String,
         "prompt_tokens": pl.Int64,
+        "cached_prompt_tokens": pl.Int64,
         "completion_tokens": pl.Int64,
         "calls": pl.Int64,
         "cost": pl.Float64,

@@ -6,8 +6,9 @@ failures that reach the tables (the tests ran but yielded no results for the pat
 as unresolved and are reported in their own column; a harness that could not run fails
 its job instead (swevis.harness.cache.raise_harness_errors). Runs of
 instances whose environment failed validation are left out of accuracy (n counts the valid
-instances, n_invalid the others); the long tables add each cell's spend over all its runs
-(cost_total / cost_mean, empty without prices; prompt and completion token totals).
+instances, n_invalid the others); the long tables add each cell's spend over all its runs,
+cache-aware (spend_cache_aware_total / _mean: cached prompt tokens at the cached-input price;
+empty without prices), beside its prompt tokens (all, cached, uncached) and completion tokens.
 """
 
 from __future__ import annotations

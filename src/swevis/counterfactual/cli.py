@@ -11,6 +11,11 @@ ceiling (swevis.counterfactual.ceiling): the code windows' share of the cumulati
 reduction rendering exactly them at T/N would give, the share of that saving each condition
 realizes and the gap by term. Nothing is written unless --out DIR asks for the per-step
 records (DIR/per_step.parquet), the table (DIR/summary.csv) and the ceiling (DIR/ceiling.csv).
+
+Recorded mode passes every call through the profile's provider prefix cache
+(swevis.counterfactual.cache; models.<name>.prompt_cache names the family): each row reports
+the prompt tokens, the cached ones (cached_prompt_tokens) and the cache-aware spend at the
+profile's prices (spend_cache_aware; empty when the profile sets none).
 """
 
 from __future__ import annotations
@@ -94,6 +99,7 @@ def _replay_one(args, path: Path, traj, cfg: dict, model: str, profile: dict) ->
         rows, steps, found = recorded_costs(
             path, [str(c) for c in args.conditions], model_name=model, profile=profile, agents_cfg=cfg["agents"],
             render_cfg=cfg["single_read"].get("render", {}), repo_dir=args.repo, traj=traj,
+            prompt_cache=cfg["counterfactual"]["prompt_cache"],
         )
         tag.update(mode="recorded", steps_parsed=found["parsed"], steps_recorded=found["steps"], windows=found["windows"],
                    windows_matching_repo=found["windows_matching_repo"])
@@ -106,12 +112,17 @@ def _replay_one(args, path: Path, traj, cfg: dict, model: str, profile: dict) ->
 def _print_table(rows: list[dict], model: str, profile: dict) -> None:
     print(f"counterfactual cost, accounted as {model}: {profile['tokenizer']} text, {profile['image_family']} images")
     width = max(len("trajectory"), *(len(Path(r["trajectory"]).name) for r in rows))
-    print(f"{'trajectory':<{width}} {'format':<17} {'mode':<9} {'condition':<9} {'prompt tokens':>13} {'vs text':>8} "
-          f"{'calls':>5} {'pages':>5}  exit")
+    print(f"prefix cache: {profile.get('prompt_cache') or 'none'} (counterfactual.prompt_cache); "
+          "spend cache-aware at the profile's prices")
+    print(f"{'trajectory':<{width}} {'format':<17} {'mode':<9} {'condition':<9} {'prompt tokens':>13} {'cached':>11} "
+          f"{'spend':>10} {'vs text':>8} {'calls':>5} {'pages':>5}  exit")
     for r in rows:
         ratio = f"{r['reduction_vs_text']:.2f}x" if r["reduction_vs_text"] else "-"
-        print(f"{Path(r['trajectory']).name:<{width}} {r['format']:<17} {r['mode']:<9} {r['condition']:<9} {r['prompt_tokens']:>13,} {ratio:>8} "
-              f"{r['calls']:>5} {r['image_pages']:>5}  {r['exit_status']}")
+        cached = "-" if r["cached_prompt_tokens"] is None else f"{r['cached_prompt_tokens']:,}"
+        spend = "-" if r["spend_cache_aware"] is None else f"{r['spend_cache_aware']:.4f}"
+        print(f"{Path(r['trajectory']).name:<{width}} {r['format']:<17} {r['mode']:<9} {r['condition']:<9} "
+              f"{r['prompt_tokens']:>13,} {cached:>11} {spend:>10} {ratio:>8} {r['calls']:>5} {r['image_pages']:>5}  "
+              f"{r['exit_status']}")
 
 
 def _ceiling(args: argparse.Namespace, steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -154,7 +165,8 @@ def _write(out: Path, rows: list[dict], steps: list[dict[str, Any]], ceiling: li
     write_table_csv(rows, out / "summary.csv")
     if ceiling:
         write_table_csv(ceiling, out / "ceiling.csv")
-    schema = {"windows": pl.List(pl.Utf8), "command": pl.Utf8}
+    schema = {"windows": pl.List(pl.Utf8), "command": pl.Utf8, "cached_prompt_tokens": pl.Int64,
+              "spend_cache_aware": pl.Float64}
     pl.DataFrame(steps, schema_overrides=schema, infer_schema_length=None).write_parquet(out / "per_step.parquet")
 
 

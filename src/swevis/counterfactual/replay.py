@@ -13,6 +13,10 @@ recorded (the default for foreign trajectories, see swevis.counterfactual.format
 re-execution (`counterfactual_costs`): the actions are run again in a fresh checkout by the real
   agent loop (our traj.json and mini-swe-agent's .traj.json; tool calls are turned back into
   mini's text action blocks).
+
+In recorded mode each call's prompt also passes through the profile's provider prefix cache
+(swevis.counterfactual.cache): its cached tokens and its cache-aware spend at the profile's
+prices. Re-execution does not model the cache: its rows report neither (None).
 """
 
 from __future__ import annotations
@@ -38,10 +42,11 @@ from swevis.agents.registry import agent_kind
 from swevis.agents.settings import AgentSettings
 from swevis.sandbox import resolved_environment
 from swevis.agents.trajectory import exit_status_of
+from swevis.counterfactual.cache import CacheRule, PrefixCachedPlayback, call_billing, condition_totals
 from swevis.counterfactual.formats import Step, Trajectory, read_trajectory
 from swevis.conditions import PATTERN, TEXT, Condition, ConditionError
 from swevis.errors import SwevisError
-from swevis.models import ModelCallFailed, load_playback_source
+from swevis.models import ModelCallFailed, load_playback_source, resolve_profile
 from swevis.models.playback import PlaybackModel
 from swevis.tokens import count_message_tokens
 
@@ -199,6 +204,7 @@ def counterfactual_costs(
                     "condition": condition,
                     "agent": agent,
                     "prompt_tokens": traj["totals"]["prompt_tokens"],
+                    "cached_prompt_tokens": None, "spend_cache_aware": None,  # no prefix cache modeled here
                     "calls": traj["totals"]["calls"],
                     "image_pages": traj["totals"]["image_pages"],
                     "exit_status": traj["exit_status"],
@@ -334,6 +340,7 @@ def _account_condition(traj: Trajectory, windows: list[list[RecordedWindow]], co
             "windows": [f"{w.path}:{w.start}-{w.end}" for w in step_windows], "observation_kind": kind,
             "pages": pages, "observation_tokens": obs_tokens, "prompt_tokens": int(usage["prompt_tokens"]),
             "completion_tokens": int(usage["completion_tokens"]), "window_costs": costs,
+            **call_billing(chat.profile, usage),
             "memory_hits": sum(c["memory"] in ("exact", "overlap") for c in costs),
             "memory_saved_tokens": sum(c["full_tokens"] - c["tokens"] for c in costs),
         })
@@ -356,14 +363,18 @@ def recorded_costs(
     render_cfg: dict | None = None,
     repo_dir: str | Path | None = None,
     traj: Trajectory | None = None,
+    prompt_cache: dict[str, dict[str, int]] | None = None,
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], dict[str, Any]]:
     """(one row per condition, one record per call and condition, what was found: format,
     steps parsed, windows identified and, with `repo_dir`, how many match the repository; a
     diff hunk is the diff's text, not the file's, and never counts as matching).
-    Conditions are replay conditions (text, r<N>, mem, mem+r<N>)."""
+    Conditions are replay conditions (text, r<N>, mem, mem+r<N>). `prompt_cache`: config
+    counterfactual.prompt_cache (None: the schema's), whose family the profile's
+    `prompt_cache` names: each call's cached tokens and cache-aware spend."""
     conditions = [ReplayCondition.parse(str(c)) for c in conditions]
     if not conditions:
         raise SwevisError("no conditions to account")
+    rule = CacheRule.from_config(resolve_profile(model_name, profile)["prompt_cache"], prompt_cache, model_name)
     traj = traj or read_trajectory(traj_path)
     if traj.format == "swevis":
         raise SwevisError(f"trajectory {traj_path}: a swevis traj.json replays by re-execution; pass --reexecute")
@@ -378,7 +389,8 @@ def recorded_costs(
     settings = AgentSettings.from_config(agents_cfg)
     rows, per_step = [], []
     for condition in conditions:
-        chat = PlaybackModel(model_name, {**profile, "backend": "playback"}, source=[s.message() for s in traj.steps] or [""])
+        chat = PrefixCachedPlayback(model_name, {**profile, "backend": "playback"}, source=[s.message() for s in traj.steps] or [""],
+                                    rule=rule)
         config = ObservationConfig(
             condition=str(condition.observation), wide_margin=settings.wide_margin,
             max_window_chars=settings.max_window_chars, tokenizer=chat.tokenizer, image_family=chat.image_family,
@@ -395,4 +407,4 @@ def recorded_costs(
     base = next((r["prompt_tokens"] for r in rows if r["condition"] == "text"), None)
     for r in rows:
         r["reduction_vs_text"] = round(base / r["prompt_tokens"], 3) if base and r["prompt_tokens"] else None
-    return rows, per_step, summary
+    return condition_totals(rows, per_step), per_step, summary

@@ -93,6 +93,9 @@ class Usage:
     server's when it reported usage (``source == "server"``), else the estimate
     (``source == "estimate"``). The ``estimated_*`` fields always hold the estimate and the
     ``server_*`` fields the server's report (None when absent), side by side.
+    ``cached_prompt_tokens`` is the part of ``prompt_tokens`` the endpoint served from its
+    prefix cache, billed at the profile's cached-input price (swevis.models.spend): the
+    server's report, 0 when it reported none (an estimate knows of no cache).
     """
 
     prompt_tokens: int
@@ -103,6 +106,7 @@ class Usage:
     server_prompt_tokens: int | None = None
     server_completion_tokens: int | None = None
     server_cached_prompt_tokens: int | None = None
+    cached_prompt_tokens: int = 0
     tokenizer: str | None = None
     image_family: str | None = None
 

@@ -137,6 +137,21 @@ def parse_completion_body(text: str) -> dict[str, Any]:
     return body
 
 
+def _count(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
+def reported_cached_tokens(usage: dict[str, Any]) -> int | None:
+    """The prompt tokens an endpoint says it served from its prefix cache, or None when it
+    says nothing. OpenAI-compatible servers (OpenAI, vLLM, DashScope) report
+    ``usage.prompt_tokens_details.cached_tokens``; DeepSeek ``usage.prompt_cache_hit_tokens``
+    (beside ``prompt_cache_miss_tokens``); some Moonshot (Kimi) versions ``usage.cached_tokens``."""
+    details = usage.get("prompt_tokens_details")
+    candidates = [details.get("cached_tokens") if isinstance(details, dict) else None,
+                  usage.get("prompt_cache_hit_tokens"), usage.get("cached_tokens")]
+    return next((n for n in map(_count, candidates) if n is not None), None)
+
+
 class OpenAIChatModel(ChatModel):
     backend = "openai"
 
@@ -369,8 +384,7 @@ class OpenAIChatModel(ChatModel):
         est_completion = self.estimate_text_tokens(content + (json.dumps(tool_calls) if tool_calls else ""))
         usage_body = parsed.get("usage") if isinstance(parsed.get("usage"), dict) else {}
         sp, sc = usage_body.get("prompt_tokens"), usage_body.get("completion_tokens")
-        details = usage_body.get("prompt_tokens_details") or {}
-        cached_prompt = details.get("cached_tokens") if isinstance(details, dict) else None
+        cached_prompt = reported_cached_tokens(usage_body)
         has_server = isinstance(sp, int) and isinstance(sc, int) and not isinstance(sp, bool)
         usage = Usage(
             prompt_tokens=sp if has_server else estimate,
@@ -380,7 +394,8 @@ class OpenAIChatModel(ChatModel):
             estimated_completion_tokens=est_completion,
             server_prompt_tokens=sp if has_server else None,
             server_completion_tokens=sc if has_server else None,
-            server_cached_prompt_tokens=cached_prompt if isinstance(cached_prompt, int) else None,
+            server_cached_prompt_tokens=cached_prompt,
+            cached_prompt_tokens=min(cached_prompt or 0, sp) if has_server else 0,
             tokenizer=self.tokenizer,
             image_family=self.image_family,
         )

@@ -11,8 +11,12 @@ Two levels, both from config (``agents`` section):
   under an exclusive POSIX lock (``fcntl.lockf``, which NFS and Lustre honour where the
   jobs share a filesystem). Only real requests are entered (not cache hits, not playback).
 
-Cost is ``prompt_tokens / 1000 * cost_per_1k_prompt + completion_tokens / 1000 *
-cost_per_1k_completion`` with the model profile's prices (0 when unset).
+Cost is cache-aware: ``(prompt_tokens - cached_prompt_tokens) / 1000 * cost_per_1k_prompt +
+cached_prompt_tokens / 1000 * cost_per_1k_cached_prompt + completion_tokens / 1000 *
+cost_per_1k_completion`` with the model profile's prices (0 when unset; a cached price left
+null is the uncached one). ``cached_prompt_tokens`` is what the endpoint reported serving from
+its prefix cache (swevis.models.openai_backend.reported_cached_tokens); the check before a
+request cannot know it and prices the whole prompt uncached.
 
 The check runs before each request: a request is refused when a cap is already reached, or
 when the prompt alone (its estimate) would cross the token or cost cap. The refusal raises
@@ -57,6 +61,7 @@ class Spend:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost: float = 0.0
+    cached_prompt_tokens: int = 0  # of prompt_tokens, served from the endpoint's prefix cache
 
     @property
     def tokens(self) -> int:
@@ -68,6 +73,7 @@ class Spend:
             self.prompt_tokens + other.prompt_tokens,
             self.completion_tokens + other.completion_tokens,
             round(self.cost + other.cost, 10),
+            self.cached_prompt_tokens + other.cached_prompt_tokens,
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -80,20 +86,38 @@ class Spend:
             int(d.get("prompt_tokens") or 0),
             int(d.get("completion_tokens") or 0),
             float(d.get("cost") or 0.0),
+            int(d.get("cached_prompt_tokens") or 0),
         )
 
 
-def call_cost(profile: dict[str, Any], prompt_tokens: int, completion_tokens: int) -> float:
+def is_priced(profile: dict[str, Any]) -> bool:
+    """Whether the profile sets any price (without, a spend of 0 would read as "free")."""
+    return any(profile.get(k) for k in ("cost_per_1k_prompt", "cost_per_1k_cached_prompt", "cost_per_1k_completion"))
+
+
+def cached_prompt_price(profile: dict[str, Any]) -> float:
+    """The price of 1000 prompt tokens served from the prefix cache: cost_per_1k_cached_prompt,
+    or the uncached price when the profile leaves it null (no discount known)."""
+    cached = profile.get("cost_per_1k_cached_prompt")
+    return float(profile.get("cost_per_1k_prompt") or 0.0) if cached is None else float(cached)
+
+
+def call_cost(profile: dict[str, Any], prompt_tokens: int, completion_tokens: int, cached_prompt_tokens: int = 0) -> float:
+    """Cache-aware spend of token counts at the profile's prices: the uncached prompt tokens
+    at the input price, the cached ones at the cached-input price, the output at its own."""
     p = float(profile.get("cost_per_1k_prompt") or 0.0)
     c = float(profile.get("cost_per_1k_completion") or 0.0)
-    return round(prompt_tokens / 1000.0 * p + completion_tokens / 1000.0 * c, 10)
+    cached = min(max(int(cached_prompt_tokens or 0), 0), prompt_tokens)
+    prompt = (prompt_tokens - cached) / 1000.0 * p + cached / 1000.0 * cached_prompt_price(profile)
+    return round(prompt + completion_tokens / 1000.0 * c, 10)
 
 
 def spend_of_usage(profile: dict[str, Any], usage: dict[str, Any]) -> Spend:
     """One call's spend from a usage record (``ChatResponse.record()["usage"]`` or a step's)."""
     pt = int(usage.get("prompt_tokens") or 0)
     ct = int(usage.get("completion_tokens") or 0)
-    return Spend(1, pt, ct, call_cost(profile, pt, ct))
+    cached = int(usage.get("cached_prompt_tokens") or 0)
+    return Spend(1, pt, ct, call_cost(profile, pt, ct, cached), cached)
 
 
 @dataclass

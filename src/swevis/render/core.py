@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import functools
+import hashlib
 import io
 import json
+import struct
 import time
 import unicodedata
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -47,6 +50,9 @@ class RenderResult:
     text_tokens: int
     timings: dict = field(default_factory=dict)
     plan: Layout | None = None
+    # a digest of what the pages show (lines, gutter numbers, layout): the pages' identity
+    # where they are not drawn (blank_png_bytes), so a prefix cache can tell two pages apart
+    content_id: str = ""
 
     def png_bytes(self) -> list[bytes]:
         out = []
@@ -58,8 +64,26 @@ class RenderResult:
 
     def blank_png_bytes(self) -> list[bytes]:
         """Blank pages of the sizes the pages have (drawn or not): what token accounting
-        needs, since an image's prompt tokens depend on its size alone."""
-        return [blank_png(int(w), int(h)) for w, h in self.layout["page_sizes"]]
+        needs, since an image's prompt tokens depend on its size alone. Each carries the
+        render's content_id and its page number in a text chunk, so two blank pages are the
+        same bytes only when the drawn ones would be (a prefix cache compares images by them)."""
+        return [with_text_chunk(blank_png(int(w), int(h)), "swevis-page", f"{self.content_id}:{i}")
+                for i, (w, h) in enumerate(self.layout["page_sizes"])]
+
+
+def with_text_chunk(png: bytes, key: str, text: str) -> bytes:
+    """`png` with a tEXt chunk `key`=`text` right after its IHDR chunk (the image and its size
+    are unchanged; readers of the size find IHDR where they expect it)."""
+    data = key.encode("latin-1") + b"\0" + text.encode("latin-1")
+    chunk = struct.pack(">I", len(data)) + b"tEXt" + data + struct.pack(">I", zlib.crc32(b"tEXt" + data))
+    end_of_ihdr = 8 + 4 + 4 + 13 + 4  # signature, length, type, IHDR data, CRC
+    return png[:end_of_ihdr] + chunk + png[end_of_ihdr:]
+
+
+def content_id(lines: list[str], numbers: list[int | None] | None, layout: dict) -> str:
+    """A digest of what a render's pages show: its lines, gutter numbers and layout record."""
+    shown = json.dumps({"lines": lines, "numbers": numbers, "layout": layout}, sort_keys=True, default=str)
+    return hashlib.sha256(shown.encode()).hexdigest()[:32]
 
 
 @functools.lru_cache(maxsize=256)
@@ -177,7 +201,8 @@ def render_window(
     layout = _layout_record(path, int(start_line), len(lines), float(ratio), tokenizer, image_family, t_text, budget,
                             plan, info, settings.guard_px() if guard is None else guard)
     timings = {"tokenize_s": t1 - t0, "search_s": t2 - t1, "raster_s": t3 - t2}
-    return RenderResult(path, int(start_line), pages, layout, plan.tokens, t_text, timings, plan)
+    return RenderResult(path, int(start_line), pages, layout, plan.tokens, t_text, timings, plan,
+                        content_id(lines, numbers, layout))
 
 
 def _checked_window(path: str, start_line: int, text: str | bytes, ratio: float) -> str:

@@ -1,6 +1,7 @@
 """Token models: text tokenizers (offline first) and image-token formulas per backbone family.
 
     text_tokens(text, tokenizer) -> int            tokenizer_info(name) -> dict
+    text_token_ids(text, tokenizer) -> tuple[int, ...]
     image_family(name) -> ImageFamily              (one record a family; FAMILIES: the registry)
     image_tokens(width, height, family) -> int     (wrapper tokens included)
     message_overhead(family) -> int                (c0, per message)
@@ -25,7 +26,7 @@ from swevis.tokens.image import (
     wrapper_tokens,
 )
 from swevis.tokens.messages import ImageSizeError, count_message_tokens, data_url_size, png_size
-from swevis.tokens.text import TokenizerError, text_tokens, tokenizer_info, tokenizer_names
+from swevis.tokens.text import TokenizerError, text_token_ids, text_tokens, tokenizer_info, tokenizer_names
 
 __all__ = [
     "FAMILIES",
@@ -46,6 +47,7 @@ __all__ = [
     "processed_size",
     "reply_priming",
     "smart_resize",
+    "text_token_ids",
     "text_tokens",
     "tokenizer_info",
     "tokenizer_names",

