@@ -22,7 +22,15 @@ checkpoint sample_instances:
     params:
         # only what the sample is made of: mirror and checkout settings rerun nothing here
         tasks=keys_of(
-            "tasks", "source", "dataset", "split", "path", "n", "seed", "instance_ids"
+            "tasks",
+            "source",
+            "dataset",
+            "split",
+            "path",
+            "n",
+            "seed",
+            "instance_ids",
+            "languages",
         ),
         # the bundled probe sets the matrix names: their rows follow the study's, tagged
         probe_sets=matrix_probe_sets(config),

@@ -89,3 +89,15 @@ def test_rules_are_snakefmt_formatted():
     rules = [str(p) for p in sorted((PROJECT_ROOT / "rules").glob("*.smk"))]
     proc = subprocess.run([snakefmt, "--check", str(PROJECT_ROOT / "Snakefile"), *rules], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_the_sampling_rule_is_given_every_tasks_key_the_sample_reads():
+    """sample_instances' `tasks` param is the tasks keys the sample is made of: a key that
+    swevis.tasks.sources reads but the param leaves out would neither reach the script nor
+    rerun the sample when it changes (tasks.languages once did)."""
+    import re
+
+    read = set(re.findall(r'tasks_cfg(?:\.get\(|\[)"(\w+)"', (PROJECT_ROOT / "src" / "swevis" / "tasks" / "sources.py").read_text()))
+    rule = (PROJECT_ROOT / "rules" / "tasks.smk").read_text().split("sample_instances:", 1)[1].split("\nrule ", 1)[0]
+    given = set(re.findall(r'"(\w+)"', rule.split("keys_of(", 1)[1].split(")", 1)[0])) - {"tasks"}
+    assert read and read <= given, sorted(read - given)
