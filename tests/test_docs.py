@@ -52,6 +52,7 @@ CLUSTER = "needs a cluster: a dry run loads the profile and plans the jobs"
 ENGINE = "needs a Docker engine and minutes: --help checks the subcommand and its arguments"
 MINED = "needs full-history clones of the 12 repositories: --help checks the step and its arguments"
 MINED_DAG = "needs full-history clones of the 12 repositories and hours: a dry run plans the steps from the case lists"
+POLYGLOT_CLONES = "needs full-history clones of the ten repositories of other languages: --help checks the step"
 DATA = "needs downloaded SWE-bench rows and repository clones: --help checks the step and its arguments"
 OCR = "reads dozens of whole pages with rapidocr (about 10 CPU s a page): --help checks the script and its arguments"
 
@@ -104,6 +105,11 @@ RULES: dict[str, Rule] = {
         ".venv/bin/swevis devset small --help",
         "indexes the three sample repositories and 14 copies of installed libraries (minutes): --help checks its arguments"),
     ".venv/bin/swevis ranking-probes": Rule(".venv/bin/swevis ranking-probes --help", MINED),
+    ".venv/bin/swevis devset fetch --polyglot": Rule(".venv/bin/swevis devset fetch --help", POLYGLOT_CLONES),
+    ".venv/bin/swevis devset mine --polyglot --per-repo 62": Rule(".venv/bin/swevis devset mine --help", POLYGLOT_CLONES),
+    ".venv/bin/swevis devset prepare --polyglot": Rule(".venv/bin/swevis devset prepare --help", POLYGLOT_CLONES),
+    "nice -n 10 .venv/bin/swevis devset measure --polyglot": Rule(".venv/bin/swevis devset measure --help", POLYGLOT_CLONES),
+    ".venv/bin/swevis devset report --polyglot": Rule(".venv/bin/swevis devset report --help", POLYGLOT_CLONES),
     ".venv/bin/swevis devset fetch --split": Rule(".venv/bin/swevis devset fetch --help", DATA),
     ".venv/bin/swevis devset split-prepare --rows swe-bench-lite-dev.json --rows swe-bench-dev-easy.json "
     "--rows swe-bench-lite-test.json": Rule(".venv/bin/swevis devset split-prepare --help", DATA),

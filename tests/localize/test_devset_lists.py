@@ -11,8 +11,16 @@ from devset_helpers import case_files, commit_files, merge_pr, new_repo, publish
 from helpers import PROJECT_ROOT, git
 
 from swevis.errors import SwevisError
-from swevis.localize.devset.caselists import DJANGO_BEFORE, FIELDS, ISSUE_ROWS, CaseFiles, read_cases, verified_ids
-from swevis.localize.devset.mining import list_issues, mine
+from swevis.localize.devset.caselists import (
+    DJANGO_BEFORE,
+    FIELDS,
+    ISSUE_ROWS,
+    POLYGLOT,
+    CaseFiles,
+    read_cases,
+    verified_ids,
+)
+from swevis.localize.devset.mining import list_issues, mine, mine_polyglot
 from swevis.localize.devset.prepare import clone_folders, fetch_mirrors, prepare
 
 SHIPPED = CaseFiles(PROJECT_ROOT / "devset", PROJECT_ROOT / "tests" / "fixtures" / "swebench" / "verified_ids.csv")
@@ -140,3 +148,46 @@ def test_real_issues_are_listed_outside_verified_and_prepared_from_their_rows(tm
     assert "problem_statement" not in files.issues.read_text()  # ids and commits only
     with pytest.raises(SwevisError, match="no SWE-bench rows"):
         list_issues(tmp_path / "nowhere", case_files(tmp_path / "none"), source)
+
+
+def test_polyglot_fixes_are_mined_in_their_repository_language_without_its_tests(tmp_path):
+    """A Go and a Java history: the gold is the language's non-test source files (a Go
+    `_test.go` or a Java `src/test` file is left out of it), a fix of no such file is no case,
+    and the list and each prepared case carry the language."""
+    go = new_repo(tmp_path / "go")
+    commit_files(go, {"go.mod": "module example.com/x\n", "cmd.go": "package x\n\nfunc Run() int { return 1 }\n"}, "initial")
+    commit_files(go, {"cmd.go": "package x\n\nfunc Run() int { return 2 }\n",
+                      "cmd_test.go": "package x\n\nfunc TestRun() {}\n"}, "Fix Run returning the wrong code (#12)")
+    commit_files(go, {"cmd_test.go": "package x\n\nfunc TestRun() { }\n"}, "Fix a flaky test (#13)")
+    commit_files(go, {"tool.py": "X = 1\n"}, "Fix the release script (#14)")
+    java = new_repo(tmp_path / "java")
+    main, test = "src/main/java/org/x/Text.java", "src/test/java/org/x/TextTest.java"
+    commit_files(java, {main: "package org.x;\nclass Text { int n() { return 1; } }\n"}, "initial")
+    merge_pr(java, 7, {main: "package org.x;\nclass Text { int n() { return 2; } }\n", test: "class TextTest {}\n"},
+             "Fix Text.n being off by one", "n() returned 1, an error")
+    remotes, mirrors = tmp_path / "remotes", tmp_path / "mirrors"
+    publish(go, remotes, "acme+gotool")
+    publish(java, remotes, "acme+jtext")
+    fetch_mirrors(mirrors, str(remotes), ["acme+gotool", "acme+jtext"])
+    files = case_files(tmp_path / "lists")
+    repos = {"acme/gotool": ("acme+gotool", "go"), "acme/jtext": ("acme+jtext", "java")}
+    cases = mine_polyglot(mirrors, 10, files, repos)
+    assert [(c["case_id"], c["language"]) for c in cases] == [("mined__gotool-12", "go"), ("mined__jtext-7", "java")]
+    listed = read_cases(files, files.polyglot)
+    assert [c["language"] for c in listed] == ["go", "java"]
+    assert prepare(listed, mirrors, tmp_path / "out") == 2
+    for case_id, gold in (("mined__gotool-12", ["cmd.go"]), ("mined__jtext-7", [main])):
+        cdir = tmp_path / "out" / "cases" / case_id
+        meta = json.loads(cdir.joinpath("meta.json").read_text())
+        assert meta["gold_files"] == gold and meta["language"] == cases[0 if "go" in case_id else 1]["language"]
+        assert "Test" not in cdir.joinpath("patch.diff").read_text()
+    with pytest.raises(SwevisError, match="no registered code language 'cobol'"):
+        mine_polyglot(mirrors, 10, files, {"acme/gotool": ("acme+gotool", "cobol")})
+
+
+def test_the_shipped_polyglot_list_holds_100_fixes_of_each_language_outside_python():
+    cases = read_cases(SHIPPED, SHIPPED.polyglot)
+    counts = {lang: sum(c["language"] == lang for c in cases) for lang in ("java", "javascript", "typescript", "go", "rust")}
+    assert min(counts.values()) >= 100 and sum(counts.values()) == len(cases)
+    assert {c["repo"]: (c["mirror"], c["language"]) for c in cases} == POLYGLOT
+    assert len({c["case_id"] for c in cases}) == len(cases)

@@ -251,6 +251,12 @@ class RepoIndex:
                 out.append(p)
         return [f for f in (self.file(p) for p in out) if f is not None]
 
+    def languages(self) -> tuple[str, ...]:
+        """The names of the code languages of the indexed files (an issue about this repository
+        is read with their keywords: swevis.localize.hints.reading_languages)."""
+        rows = self.con.execute("SELECT DISTINCT language FROM files WHERE kind = 'code' ORDER BY language")
+        return tuple(r[0] for r in rows)
+
     def file_stats(self) -> dict[str, int]:
         return dict(self.con.execute("SELECT status, count(*) FROM files GROUP BY status").fetchall())
 

@@ -25,7 +25,7 @@ from pathlib import Path
 from swevis.config import schema_defaults, with_defaults
 from swevis.index import languages
 from swevis.index.store import RepoIndex, Symbol
-from swevis.localize.hints import IssueHints, extract_hints, without_environment
+from swevis.localize.hints import IssueHints, extract_hints, reading_languages, without_environment
 from swevis.localize.history import history_features, repo_history
 from swevis.localize.rerank import (
     candidate_files, chain_scores, check_model, default_model, history_depth, probability,
@@ -378,7 +378,8 @@ def localize_issue(
     files = sorted(file_scores.items(), key=lambda kv: (-kv[1], kv[0]))[:top_k]
     syms = sorted(sym.items(), key=lambda kv: (-kv[1], sc.syms[kv[0]].path, sc.syms[kv[0]].start_line))[:top_k]
     ranked = [(sc.syms[sid], v) for sid, v in syms]
-    spans = _ranked_spans(sc.spans, ranked, _issue_text(issue_text, query, o), top_k, sc.source, o)
+    spans = _ranked_spans(sc.spans, ranked, _issue_text(issue_text, query, o), top_k, sc.source, o,
+                          reading_languages(index.languages()))
     out = [Candidate("file", p, None, None, None, round(v, 4), sc.file_ev.get(p, [])[:6]) for p, v in files]
     for sid, v in syms:
         s = sc.syms[sid]
@@ -403,16 +404,17 @@ def _file_scores(sc: "_Scores", sym: dict[int, float], o: dict) -> dict[str, flo
 
 
 def _ranked_spans(trace_spans: list[Candidate], ranked: list[tuple[Symbol, float]], text: str, top_k: int,
-                  source: SourceLines, o: dict) -> list[Candidate]:
+                  source: SourceLines, o: dict, reading: tuple) -> list[Candidate]:
     """Traceback/file-line spans (by heuristic score), then a span inside each ranked symbol
-    that overlaps none before it, in the symbols' order; up to top_k.
+    that overlaps none before it, in the symbols' order; up to top_k. `reading`: the languages
+    the issue is read with (swevis.localize.hints.reading_languages).
 
     A symbol's span scores below every traceback span (scaled into (0, lowest of them)),
     so one list sorted by score keeps that order.
     """
     spans = sorted(trace_spans, key=lambda c: -c.score)[:top_k]
     floor = min((c.score for c in spans), default=1.0)
-    words, quoted = issue_terms(text or "", extract_hints(text or ""))
+    words, quoted = issue_terms(text or "", extract_hints(text or "", reading), reading)
     n = len(ranked)
     for i, (s, _v) in enumerate(ranked):
         if len(spans) >= top_k:
@@ -466,7 +468,7 @@ def issue_evidence(
     past commits of the checkout's git history (swevis.localize.history; 0: not read)."""
     o = localize_options(options)
     text = _issue_text(issue_text, query, o)
-    hints = extract_hints(text)
+    hints = extract_hints(text, reading_languages(index.languages()))
     checkout = repo_dir if repo_dir is not None else index.meta.get("repo_dir")
     sc = _Scores(index, o, SourceLines(checkout))
     _frame_evidence(index, sc, hints, o)
@@ -804,7 +806,8 @@ def bm25_baseline(index: RepoIndex, issue_text: str, top_k: int = 10, repo_dir: 
                 syms.append(Candidate("symbol", s.path, s.qualname, s.start_line, s.end_line, round(h.score, 4), ev))
                 ranked.append((s, h.score))
     source = SourceLines(repo_dir if repo_dir is not None else index.meta.get("repo_dir"))
-    spans = _ranked_spans([], ranked, issue_text or "", top_k, source, localize_options(options))
+    spans = _ranked_spans([], ranked, issue_text or "", top_k, source, localize_options(options),
+                          reading_languages(index.languages()))
     out = list(files.values())[:top_k] + syms + spans
     out.sort(key=lambda c: -c.score)
     return out

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from swevis.index.store import RepoIndex
 from swevis.localize.dloc import Candidate, by_kind, interleaved, localize_options, resolve_path
-from swevis.localize.hints import extract_hints
+from swevis.localize.hints import extract_hints, reading_languages
 
 
 def _read_lines(repo_dir: Path, path: str, cache: dict) -> list[str] | None:
@@ -140,7 +140,7 @@ def _search_hints(index: RepoIndex, ranked: list[Candidate], issue_text: str | N
     """Identifiers and traceback anchors worth grepping for, deduplicated, at most 25."""
     hints_out: list[str] = []
     if issue_text:
-        h = extract_hints(issue_text)
+        h = extract_hints(issue_text, reading_languages(index.languages()))
         for f in h.frames:
             p = resolve_path(index, f.path)
             if p:

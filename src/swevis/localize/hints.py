@@ -1,12 +1,15 @@
 """What an issue text says about where the bug is: identifiers, tracebacks, file:line hints.
 
 What is a stack-trace frame, a source file, a keyword or a builtin comes from the registered
-languages (swevis.index.languages), so an issue about any of them is read the same way.
+languages (swevis.index.languages), so an issue about any of them is read the same way. An
+issue is read with the languages of the repository it is about (`reading_languages`): a Python
+repository's issue keeps `delete`, `default` or `Set` although Java or Rust reserve them.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -26,6 +29,15 @@ _PROSE_NOISE = frozenset({"e.g", "i.e", "etc", "vs", "www", "http", "https", "gi
 def _alternatives(exts: tuple[str, ...]) -> str:
     """Extensions (".py") as a regex alternation without the dots, longest first."""
     return "|".join(re.escape(e[1:]) for e in sorted(set(exts), key=lambda e: (-len(e), e)))
+
+
+def reading_languages(code_languages: Iterable[str] | None) -> tuple[Language, ...]:
+    """The registered languages an issue is read with: the code languages named (a repository's,
+    `RepoIndex.languages()`) and every document kind, in registration order; None: all of them."""
+    if code_languages is None:
+        return registered()
+    names = set(code_languages)
+    return tuple(lang for lang in registered() if lang.kind != "code" or lang.name in names)
 
 
 @dataclass(frozen=True)
@@ -124,9 +136,10 @@ def without_environment(text: str) -> str:
     return "\n".join(out)
 
 
-def extract_hints(text: str) -> IssueHints:
+def extract_hints(text: str, languages: tuple[Language, ...] | None = None) -> IssueHints:
+    """What `text` names, read with `languages` (`reading_languages`; default: every registered one)."""
     h = IssueHints()
-    v = _vocabulary(registered())
+    v = _vocabulary(registered() if languages is None else languages)
     _locations(text, v, h)
     code_bits: list[str] = []
     for m in _BACKTICK.finditer(text):

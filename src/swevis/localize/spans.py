@@ -39,11 +39,13 @@ def _block_openings(language: Language) -> tuple[tuple[re.Pattern, str], ...]:
     return tuple((re.compile(r"^\s*" + opening), closing) for opening, closing in language.block_comments)
 
 
-def issue_terms(text: str, hints: IssueHints) -> tuple[dict[str, float], list[str]]:
+def issue_terms(text: str, hints: IssueHints,
+                languages: tuple[Language, ...] | None = None) -> tuple[dict[str, float], list[str]]:
     """(word -> weight, quoted strings) the issue mentions: identifiers at their hint strength,
-    other prose words of four letters or more weakly, error names fully."""
+    other prose words of four letters or more weakly, error names fully; the stop words are
+    `languages`' (swevis.localize.hints.reading_languages; default: every registered one)."""
     words: dict[str, float] = {}
-    stop = _stop_words(registered())
+    stop = _stop_words(registered() if languages is None else languages)
     for w in _WORD.findall(text):
         if len(w) >= 4 and w.lower() not in stop:
             words[w] = max(words.get(w, 0.0), 0.25)

@@ -22,6 +22,10 @@ from swevis.errors import SwevisError
 from swevis.fsutil import write_atomic
 
 FIELDS = ("case_id", "repo", "base_commit", "fix_commit", "pull_request", "committed", "source", "text_kind", "mirror")
+# the polyglot list's columns: a mined fix's code language (a registered language's name) too;
+# a list without the column holds fixes of LISTS_LANGUAGE
+POLYGLOT_FIELDS = (*FIELDS, "language")
+LISTS_LANGUAGE = "python"
 
 # repository -> the clone folder under the mirrors (SWE-bench's own mirror where the upstream
 # history is too large to clone whole)
@@ -38,6 +42,20 @@ MIRROR = {
     "scikit-learn/scikit-learn": "swe-bench+scikit-learn__scikit-learn",
     "sphinx-doc/sphinx": "sphinx-doc+sphinx",
     "sympy/sympy": "sympy+sympy",
+}
+# repositories of other code languages, in no SWE-bench, SWE-bench Multilingual, SWE-PolyBench or
+# Multi-SWE-bench split: repository -> (clone folder, its code language)
+POLYGLOT = {
+    "jhy/jsoup": ("jhy+jsoup", "java"),
+    "apache/commons-lang": ("apache+commons-lang", "java"),
+    "mochajs/mocha": ("mochajs+mocha", "javascript"),
+    "Leaflet/Leaflet": ("Leaflet+Leaflet", "javascript"),
+    "colinhacks/zod": ("colinhacks+zod", "typescript"),
+    "sindresorhus/ky": ("sindresorhus+ky", "typescript"),
+    "spf13/cobra": ("spf13+cobra", "go"),
+    "urfave/cli": ("urfave+cli", "go"),
+    "rust-lang/mdBook": ("rust-lang+mdBook", "rust"),
+    "casey/just": ("casey+just", "rust"),
 }
 # where the real issue texts come from: SWE-bench's test split (MIT, princeton-nlp/SWE-bench), the
 # rows of its 570-instance subset that Devin was evaluated on, one data.json each in this repository
@@ -64,6 +82,10 @@ class CaseFiles:
     @property
     def issues(self) -> Path:
         return self.folder / "issues.csv"
+
+    @property
+    def polyglot(self) -> Path:
+        return self.folder / "mined_polyglot.csv"
 
     @property
     def split(self) -> Path:
@@ -110,10 +132,10 @@ def read_cases(files: CaseFiles, *paths: Path) -> list[dict]:
     return cases
 
 
-def write_cases(path: Path, cases: list[dict]) -> None:
-    """A case list (FIELDS), written whole or not at all."""
+def write_cases(path: Path, cases: list[dict], fields: tuple[str, ...] = FIELDS) -> None:
+    """A case list (FIELDS, or `fields`), written whole or not at all."""
     buf = io.StringIO()
-    w = csv.DictWriter(buf, fieldnames=FIELDS, lineterminator="\n")
+    w = csv.DictWriter(buf, fieldnames=fields, lineterminator="\n")
     w.writeheader()
     w.writerows(cases)
     write_atomic(path, buf.getvalue())

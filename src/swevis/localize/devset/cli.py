@@ -45,7 +45,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
             sp.add_argument("--mirrors", help="folder of <owner>+<name>/repo clones (default: devset.mirrors)")
         if name in WITH_OUT:
             sp.add_argument("--out", help="the work folder (default: devset.work; the dev split: its dev_split/)")
+        if name in WITH_POLYGLOT:
+            sp.add_argument("--polyglot", action="store_true",
+                            help="the mined fixes of other code languages (the lists' mined_polyglot.csv) instead")
         STEP_ARGUMENTS.get(name, lambda _sp: None)(sp)
+
+
+WITH_POLYGLOT = ("fetch", "mine", "prepare", "measure", "report")
 
 
 def _fetch_arguments(sp: argparse.ArgumentParser) -> None:

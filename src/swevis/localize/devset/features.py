@@ -15,7 +15,8 @@ import numpy as np
 
 from swevis.localize.devset.gitio import blobs, clone_path
 from swevis.localize.devset.pasthistory import case_history, history_columns
-from swevis.localize.hints import extract_hints
+from swevis.index.languages import language_for
+from swevis.localize.hints import extract_hints, reading_languages
 from swevis.localize.history import HISTORY_FEATURES
 from swevis.localize.rerank import FEATURES
 from swevis.localize.symtext import (
@@ -37,12 +38,20 @@ BASE = tuple(f for f in FEATURES if f not in EXTRA and f not in HISTORY_FEATURES
 ALL_NAMES = (*BASE, *EXTRA, *HISTORY_FEATURES)
 
 
+def case_languages(r: dict) -> tuple[str, ...]:
+    """The code languages of a case's repository as measure stored them, or (a result stored
+    before it did) its candidates' languages."""
+    if "languages" in r:
+        return tuple(r["languages"])
+    return tuple(sorted({lang.name for c in r["candidates"] if (lang := language_for(c[0])) and lang.kind == "code"}))
+
+
 def extra_features(r: dict, case: dict, text: str, mirrors: Path) -> tuple[np.ndarray, list[frozenset[str]]]:
     """The symbol-text, name and file features of a case's candidates from the clone at the
     case's base commit, as D_loc computes them from the checkout, and the issue's words each
     candidate's lines hold (in_file_rank and the candidate-set features are set per candidate
     set: View)."""
-    hints = extract_hints(text)
+    hints = extract_hints(text, reading_languages(case_languages(r)))
     quoted = quoted_strings(text)
     words = IssueWords(text)
     cands = r["candidates"]

@@ -32,10 +32,14 @@ import re
 from pathlib import Path
 
 from swevis.errors import SwevisError
+from swevis.index.languages import Language, registered
 from swevis.localize.devset.caselists import (
     DJANGO_BEFORE,
     ISSUE_ROWS,
+    LISTS_LANGUAGE,
     MIRROR,
+    POLYGLOT,
+    POLYGLOT_FIELDS,
     CaseFiles,
     verified_prs,
     write_cases,
@@ -69,17 +73,27 @@ def first_parent_log(git_dir: Path) -> list[tuple[str, list[str], int, str]]:
     return out
 
 
-def gold_paths(git_dir: Path, base: str, fix: str) -> list[str] | None:
-    """The non-test Python source files `fix` changes over `base`, or None when the change is
-    not a localization case (a new or deleted source file, no source file, too many or too
-    large)."""
-    stat = git(git_dir, "diff", "--no-renames", "--numstat", "--diff-filter=ADM", base, fix, "--", "*.py")
-    status = git(git_dir, "diff", "--no-renames", "--name-status", "--diff-filter=ADM", base, fix, "--", "*.py")
+def code_language(name: str) -> Language:
+    """The registered code language of that name (a case list's `language`)."""
+    for language in registered("code"):
+        if language.name == name:
+            return language
+    raise SwevisError(f"no registered code language {name!r} (swevis.index.languages)")
+
+
+def gold_paths(git_dir: Path, base: str, fix: str, language: str = LISTS_LANGUAGE) -> list[str] | None:
+    """The non-test source files of `language` `fix` changes over `base`, or None when the
+    change is not a localization case (a new or deleted source file, no source file, too many
+    or too large). A test file is one by NOT_SOURCE or by the language's conventions."""
+    lang = code_language(language)
+    specs = [f"*{ext}" for ext in lang.source_extensions]
+    stat = git(git_dir, "diff", "--no-renames", "--numstat", "--diff-filter=ADM", base, fix, "--", *specs)
+    status = git(git_dir, "diff", "--no-renames", "--name-status", "--diff-filter=ADM", base, fix, "--", *specs)
     kinds = dict(line.split("\t", 1)[::-1] for line in status.splitlines() if line)
     paths, lines = [], 0
     for line in stat.splitlines():
         added, removed, path = line.split("\t", 2)
-        if NOT_SOURCE.search(path):
+        if NOT_SOURCE.search(path) or lang.is_test_path(path):
             continue
         if kinds.get(path) != "M" or added == "-":
             return None
@@ -121,17 +135,18 @@ def fix_source(repo: str, git_dir: Path, sha: str, parents: list[str], ct: int, 
     return pr, source
 
 
-def candidates(repo: str, folder: str, git_dir: Path, verified: set[int], limit: int) -> tuple[list[dict], int]:
-    """The newest `limit` fixes in `repo`'s history (its clone `git_dir`, in the mirror folder
-    `folder`) that qualify, newest first; and how many fixes on the way were refused as
-    Verified instances' pull requests."""
+def candidates(repo: str, folder: str, git_dir: Path, verified: set[int], limit: int,
+               language: str = LISTS_LANGUAGE) -> tuple[list[dict], int]:
+    """The newest `limit` fixes of `language` in `repo`'s history (its clone `git_dir`, in the
+    mirror folder `folder`) that qualify, newest first; and how many fixes on the way were
+    refused as Verified instances' pull requests."""
     out, refused = [], 0
     for sha, parents, ct, msg in first_parent_log(git_dir):
         if len(out) >= limit:
             break
         found = fix_source(repo, git_dir, sha, parents, ct, msg, verified)
         refused += found == "verified"
-        if not isinstance(found, tuple) or gold_paths(git_dir, parents[0], sha) is None:
+        if not isinstance(found, tuple) or gold_paths(git_dir, parents[0], sha, language) is None:
             continue
         pr, source = found
         name = repo.split("/")[1]
@@ -153,6 +168,22 @@ def mine(mirrors: Path, per_repo: int, files: CaseFiles, mirror_of: dict[str, st
         cases += found
         log.info("%s: %d fixes kept, %d refused on the way as Verified pull requests", repo, len(found), refused)
     write_cases(files.mined, cases)
+    return cases
+
+
+def mine_polyglot(mirrors: Path, per_repo: int, files: CaseFiles,
+                  repos: dict[str, tuple[str, str]] = POLYGLOT) -> list[dict]:
+    """The same choice of fixes in repositories of other code languages (caselists.POLYGLOT),
+    each fix's gold in its repository's language; written to the polyglot list."""
+    cases = []
+    for repo, (folder, language) in sorted(repos.items()):
+        git_dir = clone_path(mirrors, folder)
+        if not git_dir.is_dir():
+            raise SwevisError(f"no clone of {repo} at {git_dir} (swevis devset fetch --polyglot brings it)")
+        found, _refused = candidates(repo, folder, git_dir, set(), per_repo, language)
+        cases += [{**c, "language": language} for c in found]
+        log.info("%s: %d %s fixes kept", repo, len(found), language)
+    write_cases(files.polyglot, cases, POLYGLOT_FIELDS)
     return cases
 
 
@@ -189,7 +220,7 @@ def list_issues(mirrors: Path, files: CaseFiles, rows: dict = ISSUE_ROWS) -> lis
 
 def commit_case(git_dir: Path, case: dict) -> tuple[list[str], str, str]:
     """A mined case's gold files, issue-like text and gold diff, from its fix commit."""
-    paths = gold_paths(git_dir, case["base_commit"], case["fix_commit"])
+    paths = gold_paths(git_dir, case["base_commit"], case["fix_commit"], case.get("language") or LISTS_LANGUAGE)
     if paths is None:
         raise SwevisError(f"{case['case_id']}: {case['fix_commit']} is no longer a localization case")
     msg = git(git_dir, "log", "-1", "--format=%B", case["fix_commit"]).strip()

@@ -53,7 +53,8 @@ def prepare(cases: list[dict], mirrors: Path, out: Path, rows: dict = ISSUE_ROWS
             paths, text, patch = commit_case(clone_path(mirrors, case["mirror"]), case)
         write_atomic(cdir / "problem_statement.md", text + "\n")
         write_atomic(cdir / "patch.diff", patch)
-        meta = {"instance_id": case["case_id"], **{k: case[k] for k in FIELDS if k != "case_id"}, "gold_files": paths}
+        meta = {"instance_id": case["case_id"], **{k: case[k] for k in FIELDS if k != "case_id"},
+                **({"language": case["language"]} if case.get("language") else {}), "gold_files": paths}
         write_atomic(cdir / "meta.json", json.dumps(meta, indent=1))  # last: it marks the case prepared
         written += 1
     log.info("%d cases prepared under %s (%d already were)", written, out / "cases", len(cases) - written)

@@ -56,6 +56,7 @@ def evaluate_case(index, work: Path, case: dict, text: str, patch: str) -> dict:
               file_rank[sc.syms[i].path] if i in sc.expanded else 0] for i in sids]
     return {
         "case_id": case["case_id"], "repo": case["repo"], "text_kind": case["text_kind"],
+        "languages": list(index.languages()),
         "gold_files": gold_files(patch), "gold_hunks": gold_hunks(patch), "gold_symbols": gsyms,
         "dloc": {k: ranked(dloc, k) for k in ("file", "symbol", "span")},
         "bm25": {k: ranked(base, k) for k in ("file", "symbol", "span")},

@@ -15,7 +15,7 @@ from swevis.localize.devset.caselists import CaseFiles, files_digest, read_cases
 from swevis.localize.devset.crossval import compare_variants
 from swevis.localize.devset.features import case_matrix
 from swevis.localize.devset.fitting import FitSettings, fit_variant, weights_model, write_weights
-from swevis.localize.devset.mining import list_issues, mine
+from swevis.localize.devset.mining import list_issues, mine, mine_polyglot
 from swevis.localize.devset.pasthistory import store_history
 from swevis.localize.devset.prepare import clone_folders, fetch_mirrors, prepare
 from swevis.localize.devset.report import print_hits, print_release, print_variants
@@ -43,9 +43,15 @@ def _paths(args: argparse.Namespace, s: DevsetSettings, *, mirrors: bool = True,
     return (input_folder(m, "clones folder") if mirrors else m), (input_folder(o, "work folder") if out else o)
 
 
+def _cases(args, s: DevsetSettings) -> list[dict]:
+    """The cases a step reads: the mined fixes and real issues, or (`--polyglot`) the mined
+    fixes of other code languages."""
+    return read_cases(s.files, s.files.polyglot) if getattr(args, "polyglot", False) else read_cases(s.files)
+
+
 def run_fetch(args, s: DevsetSettings) -> int:
     mirrors, _ = _paths(args, s, mirrors=False, out=False)
-    folders = clone_folders(read_cases(s.files))
+    folders = clone_folders(_cases(args, s))
     if args.split:
         folders += sorted({c["repo"].replace("/", "+") for c in read_split(s.files)})
     fetch_mirrors(mirrors, args.remote or s.remote, folders)
@@ -54,7 +60,9 @@ def run_fetch(args, s: DevsetSettings) -> int:
 
 def run_lists(args, s: DevsetSettings) -> int:
     mirrors, _ = _paths(args, s, out=False)
-    if args.step == "mine":
+    if args.step == "mine" and args.polyglot:
+        mine_polyglot(mirrors, args.per_repo or s.per_repo, s.files)
+    elif args.step == "mine":
         mine(mirrors, args.per_repo or s.per_repo, s.files)
     else:
         list_issues(mirrors, s.files)
@@ -63,13 +71,13 @@ def run_lists(args, s: DevsetSettings) -> int:
 
 def run_prepare(args, s: DevsetSettings) -> int:
     mirrors, out = _paths(args, s, out=False)
-    prepare(read_cases(s.files), mirrors, out)
+    prepare(_cases(args, s), mirrors, out)
     return 0
 
 
 def run_measure(args, s: DevsetSettings) -> int:
     mirrors, out = _paths(args, s)
-    measure_cases([c for c in read_cases(s.files) if not args.repos or c["repo"] in args.repos], mirrors, out, args.limit)
+    measure_cases([c for c in _cases(args, s) if not args.repos or c["repo"] in args.repos], mirrors, out, args.limit)
     return 0
 
 
@@ -81,7 +89,10 @@ def run_history(args, s: DevsetSettings) -> int:
 
 def run_report(args, s: DevsetSettings) -> int:
     _, out = _paths(args, s, mirrors=False)
-    rows = [row for r in load_results(out, {c["case_id"] for c in read_cases(s.files)}) for row in release_rows(r)]
+    cases = {c["case_id"]: c for c in _cases(args, s)}
+    rows = [row for r in load_results(out, set(cases)) for row in release_rows(r)]
+    if args.polyglot:  # pooled by language
+        rows = [{**row, "kind": cases[row["case"]]["language"]} for row in rows]
     print_release(rows, "any")
     print_release(rows, "share")
     return 0
