@@ -82,12 +82,12 @@ def test_images_build_is_cached(sample_images, bundled_rows):
 
 
 def test_every_gold_resolves_and_every_empty_does_not(sample_images, bundled_rows, tmp_path, no_network):
-    """Environment validation of all nine instances with the official harness, offline."""
+    """Environment validation of every bundled instance (the study's and the probes') with the official harness, offline."""
     client = sample_images["client"]
     since = int(time.time()) - 1
     report = validate_docker(list(bundled_rows.values()), sample_images["settings"], tmp_path,
                              client_factory=lambda: client, mirrors=sample_images["mirrors"])
-    assert report["n"] == 9 and report["n_valid"] == 9, report["invalid"]
+    assert report["n"] == len(bundled_rows) == 12 and report["n_valid"] == 12, report["invalid"]
     for iid, verdict in report["instances"].items():
         assert verdict["gold"]["resolved"] is True, iid
         assert verdict["empty"]["resolved"] is False, iid
