@@ -19,7 +19,7 @@ import tree_sitter as ts
 import tree_sitter_java as tsj
 
 from swevis.index.records import EdgeRec, FileExtract, Language, SymbolRec
-from swevis.index.treesitter_util import Enclosing, doc_comment, own_texts, test_references, text
+from swevis.index.treesitter_util import Enclosing, doc_comment, mark_syntax_errors, own_texts, test_references, text
 
 LANGUAGE = ts.Language(tsj.language())
 _PARSER = ts.Parser(LANGUAGE)
@@ -248,9 +248,7 @@ def extract(path: str, data: bytes, module: str, options: dict | None = None) ->
     options = options or {}
     root = _PARSER.parse(data).root_node
     fx = FileExtract(language="java")
-    if root.has_error:
-        fx.status = "partial"
-        fx.n_errors = len(ts.QueryCursor(_ERRORS).captures(root).get("err", [])) or 1
+    mark_syntax_errors(root, _ERRORS, fx)
     parts = _scan(root)
     nesting = _definitions(parts["defs"], data, fx)
     _imports(parts["package"], parts["import"], module, fx)

@@ -29,7 +29,7 @@ import tree_sitter as ts
 import tree_sitter_javascript as tsjs
 
 from swevis.index.records import EdgeRec, FileExtract, Language, SymbolRec
-from swevis.index.treesitter_util import own_texts, test_references
+from swevis.index.treesitter_util import mark_syntax_errors, own_texts, test_references
 
 __all__ = ["JAVASCRIPT", "Grammar", "extract_with", "module_names", "module_of_path", "node_frame",
            "KEYWORDS", "RECORD_KEYWORDS", "COMMON_NAMES", "JS_EXTENSIONS", "TS_EXTENSIONS"]
@@ -704,9 +704,7 @@ def extract_with(grammar: Grammar, path: str, data: bytes, module: str, options:
     options = options or {}
     root = grammar.parser.parse(data).root_node
     fx = FileExtract(language=grammar.name)
-    if root.has_error:
-        fx.status = "partial"
-        fx.n_errors = len(ts.QueryCursor(grammar.errors).captures(root).get("err", [])) or 1
+    mark_syntax_errors(root, grammar.errors, fx)
     parts: dict[str, list] = {"defs": [], "imports": [], "calls": [], "bindings": []}
     for pattern, caps in ts.QueryCursor(grammar.query).matches(root):
         parts[grammar.part_of[pattern]].append(caps)

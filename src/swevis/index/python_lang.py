@@ -19,6 +19,7 @@ import tree_sitter_python as tsp
 
 from swevis.index.python_units import Spans, Unit, candidates, find_units
 from swevis.index.records import EdgeRec, FileExtract, Language, SymbolRec
+from swevis.index.treesitter_util import mark_syntax_errors, own_texts
 
 LANGUAGE = ts.Language(tsp.language())
 
@@ -559,22 +560,6 @@ def _test_references(data: bytes, fx: FileExtract) -> None:
             fx.edges.append(EdgeRec("references", n, None, 0))
 
 
-def _own_texts(data: bytes, fx: FileExtract) -> None:
-    """Own text per definition and the module text: each line in exactly one BM25 document."""
-    lines = data.split(b"\n")
-    owner = [-1] * (len(lines) + 2)
-    for i, s in enumerate(fx.symbols):
-        owner[s.start_line : s.end_line + 1] = [i] * (s.end_line - s.start_line + 1)
-    buckets: list[list[bytes]] = [[] for _ in fx.symbols]
-    mod_lines: list[bytes] = []
-    for ln, raw in enumerate(lines, start=1):
-        o = owner[ln]
-        (mod_lines if o < 0 else buckets[o]).append(raw)
-    for s, b in zip(fx.symbols, buckets):
-        s.own_text = b"\n".join(b).decode("utf-8", "replace")
-    fx.module_text = b"\n".join(mod_lines).decode("utf-8", "replace")
-
-
 def _units(data: bytes, funcs: list[ts.Node], fx: FileExtract, nesting: _Nesting, events: list) -> list[Unit]:
     """The file's reusable units (python_units) of functions `funcs`, with the span of their
     definitions in fx.symbols; `events`: the module-level bindings (_Bindings.module_events)."""
@@ -650,9 +635,7 @@ def extract(path: str, data: bytes, module: str, options: dict | None = None) ->
     options = options or {}
     root = _PARSER.parse(data).root_node
     fx = FileExtract(language="python")
-    if root.has_error:
-        fx.status = "partial"
-        fx.n_errors = len(ts.QueryCursor(_ERRORS).captures(root).get("err", [])) or 1
+    mark_syntax_errors(root, _ERRORS, fx)
     is_package = path.endswith("__init__.py") or path.endswith("__init__.pyi")
     reuse = None if root.has_error else options.get("reuse")
     found = _scan(root) if reuse is None else _scan_structure(root, data)
@@ -673,7 +656,7 @@ def extract(path: str, data: bytes, module: str, options: dict | None = None) ->
     fx.n_reused = len(attrs)
     if options.get("is_test"):
         _test_references(data, fx)
-    _own_texts(data, fx)
+    own_texts(data, fx)
     fx.module_doc = _docstring(root)
     return fx
 

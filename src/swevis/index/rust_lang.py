@@ -26,7 +26,7 @@ import tree_sitter as ts
 import tree_sitter_rust as tsrs
 
 from swevis.index.records import EdgeRec, FileExtract, Language, SymbolRec
-from swevis.index.treesitter_util import own_texts, test_references
+from swevis.index.treesitter_util import mark_syntax_errors, own_texts, test_references
 
 __all__ = ["RUST", "extract", "module_names"]
 
@@ -579,9 +579,7 @@ def extract(path: str, data: bytes, module: str, options: dict | None = None) ->
     options = options or {}
     root = _PARSER.parse(data).root_node
     fx = FileExtract(language="rust")
-    if root.has_error:
-        fx.status = "partial"
-        fx.n_errors = len(ts.QueryCursor(_ERRORS).captures(root).get("err", [])) or 1
+    mark_syntax_errors(root, _ERRORS, fx)
     parts: dict[str, list] = {part: [] for part in _PARTS}
     for pattern, caps in ts.QueryCursor(_QUERY).matches(root):
         parts[_PART_OF[pattern]].append(caps)

@@ -1,7 +1,8 @@
-"""What the extractors of brace languages on tree-sitter (Java, Go) share: a node's text, the
-doc comment above a declaration, which definition encloses a byte, the BM25 texts of a file's
-definitions and the references of a test file. Python's extractor (python_lang) keeps its own,
-which python_units' function reuse is built around."""
+"""What the extractors on tree-sitter share: a node's text, the doc comment above a declaration,
+which definition encloses a byte, a parse's syntax errors, the BM25 texts of a file's
+definitions and the references of a test file. Python's extractor (python_lang) takes the
+errors and the BM25 texts from here and keeps its own test references (they add its imports'
+names)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import tree_sitter as ts
 
 from swevis.index.records import EdgeRec, FileExtract
 
-__all__ = ["text", "doc_comment", "Enclosing", "own_texts", "test_references"]
+__all__ = ["text", "doc_comment", "Enclosing", "mark_syntax_errors", "own_texts", "test_references"]
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _COMMENT_TYPES = frozenset({"comment", "line_comment", "block_comment"})
@@ -77,6 +78,14 @@ class Enclosing:
                 return i
             i = self.outer[i]
         return None
+
+
+def mark_syntax_errors(root: ts.Node, errors: ts.Query, fx: FileExtract) -> None:
+    """A tree with syntax errors makes the file `partial`, with its ERROR nodes counted
+    (`errors`: the language's `(ERROR) @err` query; at least one)."""
+    if root.has_error:
+        fx.status = "partial"
+        fx.n_errors = len(ts.QueryCursor(errors).captures(root).get("err", [])) or 1
 
 
 def own_texts(data: bytes, fx: FileExtract) -> None:
