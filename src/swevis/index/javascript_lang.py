@@ -29,7 +29,7 @@ import tree_sitter as ts
 import tree_sitter_javascript as tsjs
 
 from swevis.index.records import EdgeRec, FileExtract, Language, SymbolRec
-from swevis.index.treesitter_util import mark_syntax_errors, own_texts, test_references
+from swevis.index.treesitter_util import mark_syntax_errors, own_texts, test_references, text as _text
 
 __all__ = ["JAVASCRIPT", "Grammar", "extract_with", "module_names", "module_of_path", "node_frame",
            "KEYWORDS", "RECORD_KEYWORDS", "COMMON_NAMES", "JS_EXTENSIONS", "TS_EXTENSIONS"]
@@ -109,13 +109,6 @@ class Grammar:
         self.part_of = [p for p, src in parts.items() for _ in range(ts.Query(language, src).pattern_count)]
         self.query = ts.Query(language, "".join(parts.values()))
         self.errors = ts.Query(language, "(ERROR) @err")
-
-
-def _text(node: ts.Node | None) -> str:
-    if node is None:
-        return ""
-    text = node.text
-    return text.decode("utf-8", "replace") if text is not None else ""
 
 
 def _one_line(text: str) -> str:

@@ -19,7 +19,7 @@ import tree_sitter_python as tsp
 
 from swevis.index.python_units import Spans, Unit, candidates, find_units
 from swevis.index.records import EdgeRec, FileExtract, Language, SymbolRec
-from swevis.index.treesitter_util import mark_syntax_errors, own_texts
+from swevis.index.treesitter_util import mark_syntax_errors, own_texts, text as _text
 
 LANGUAGE = ts.Language(tsp.language())
 
@@ -68,13 +68,6 @@ _ERRORS = ts.Query(LANGUAGE, "(ERROR) @err")
 
 _PARSER = ts.Parser(LANGUAGE)
 MAX_SIGNATURE = 300
-
-
-def _text(node: ts.Node | None) -> str:
-    if node is None:
-        return ""
-    text = node.text  # a new bytes object at every access: read it once
-    return text.decode("utf-8", "replace") if text is not None else ""
 
 
 def _docstring(body: ts.Node | None) -> str:

@@ -26,7 +26,7 @@ import tree_sitter as ts
 import tree_sitter_rust as tsrs
 
 from swevis.index.records import EdgeRec, FileExtract, Language, SymbolRec
-from swevis.index.treesitter_util import mark_syntax_errors, own_texts, test_references
+from swevis.index.treesitter_util import mark_syntax_errors, own_texts, test_references, text as _text
 
 __all__ = ["RUST", "extract", "module_names"]
 
@@ -87,13 +87,6 @@ COMMON_NAMES = frozenset(
 )
 _TYPE_DEFS = frozenset({"struct_item", "enum_item", "union_item", "trait_item", "type_item"})
 _WRAPPERS = frozenset({"Box", "Rc", "Arc", "Option", "RefCell", "Cell", "Mutex", "RwLock", "Cow"})
-
-
-def _text(node: ts.Node | None) -> str:
-    if node is None:
-        return ""
-    text = node.text
-    return text.decode("utf-8", "replace") if text is not None else ""
 
 
 # ---------------------------------------------------------------- module names
