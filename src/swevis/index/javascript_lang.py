@@ -734,6 +734,8 @@ def node_frame(extensions: tuple[str, ...]) -> tuple[re.Pattern, re.Pattern]:
 JAVASCRIPT = Language(
     name="javascript",
     extensions=JS_EXTENSIONS,
+    lexer="javascript",
+    extension_lexers=((".jsx", "jsx"),),
     extract=extract,
     module_names=module_names,
     test_dirs=("__tests__", "__mocks__", "test", "tests", "spec"),
