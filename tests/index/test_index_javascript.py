@@ -3,34 +3,15 @@ resolved to files, calls and inheritance across files, test references, the regi
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
-import pytest
+from helpers import call_targets
 
-from swevis.index import build_index, languages, open_index
+from swevis.index import languages
 from swevis.index.javascript_lang import extract, module_of_path
 from swevis.localize import extract_hints
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "index" / "jsrepo"
-
-
-@pytest.fixture(scope="module")
-def index(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("js")
-    repo = tmp / "jsrepo"
-    shutil.copytree(FIXTURE, repo)
-    stats = build_index(repo, tmp / "idx.sqlite")
-    with open_index(tmp / "idx.sqlite") as idx:
-        yield idx, stats
-
-
-def call_targets(idx, path: str) -> set[tuple[str, str, str, str]]:
-    """(caller, callee's file, callee, how) of every resolved call out of `path`."""
-    return set(idx.con.execute(
-        "SELECT ss.qualname, df.path, ds.qualname, t.how FROM targets t JOIN files f ON f.id = t.src_file"
-        " JOIN symbols ds ON ds.id = t.dst_symbol JOIN files df ON df.id = ds.file_id"
-        " LEFT JOIN symbols ss ON ss.id = t.src_symbol WHERE f.path = ?", (path,)).fetchall())
 
 
 def test_definitions_with_spans_signatures_and_docs(index):

@@ -3,33 +3,14 @@ abstract classes, tsconfig.json path aliases, .tsx and .d.ts files, the registry
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
-import pytest
+from helpers import call_targets
 
 from swevis.index import build_index, languages, open_index
 from swevis.localize import extract_hints
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "index" / "tsrepo"
-
-
-@pytest.fixture(scope="module")
-def index(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("ts")
-    repo = tmp / "tsrepo"
-    shutil.copytree(FIXTURE, repo)
-    stats = build_index(repo, tmp / "idx.sqlite")
-    with open_index(tmp / "idx.sqlite") as idx:
-        yield idx, stats
-
-
-def call_targets(idx, path: str) -> set[tuple[str, str, str, str]]:
-    """(caller, callee's file, callee, how) of every resolved call out of `path`."""
-    return set(idx.con.execute(
-        "SELECT ss.qualname, df.path, ds.qualname, t.how FROM targets t JOIN files f ON f.id = t.src_file"
-        " JOIN symbols ds ON ds.id = t.dst_symbol JOIN files df ON df.id = ds.file_id"
-        " LEFT JOIN symbols ss ON ss.id = t.src_symbol WHERE f.path = ?", (path,)).fetchall())
 
 
 def test_typescripts_own_definitions(index):
@@ -94,9 +75,8 @@ def test_tests_parse_errors_and_skipped_files(index):
     assert stats.skipped_by_extension == {".json": 1}
 
 
-def test_a_changed_tsconfig_rebuilds_the_index_cold(tmp_path):
-    repo = tmp_path / "tsrepo"
-    shutil.copytree(FIXTURE, repo)
+def test_a_changed_tsconfig_rebuilds_the_index_cold(repo_copy, tmp_path):
+    repo = repo_copy
     db = tmp_path / "idx.sqlite"
     build_index(repo, db)
     assert build_index(repo, db).mode == "noop"
