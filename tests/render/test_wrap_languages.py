@@ -116,7 +116,8 @@ def test_a_java_window_renders_with_token_boundary_wraps():
 def test_a_rust_window_renders_with_token_boundary_wraps():
     text = ("impl FromStr for Money {\n"
             "    fn from_str(text: &str) -> Result<Self, Self::Err> {\n"
-            "        let (code, amount) = text.trim().split_once(' ').ok_or_else(|| ParseMoneyError::Shape(text.to_string()))?;\n"
+            "        let (code, amount) = text.trim().split_once(' ')"
+            ".ok_or_else(|| ParseMoneyError::Shape(text.to_string()))?;\n"
             "    }\n"
             "}\n")
     rows = _rendered_rows("src/money.rs", text, 56)

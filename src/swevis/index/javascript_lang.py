@@ -297,7 +297,8 @@ def _body_start(node: ts.Node | None, data: bytes) -> int:
     if node is None:
         return 0
     if node.type == "call_expression":  # a class factory's head ends before its arguments
-        return node.child_by_field_name("arguments").start_byte
+        args = node.child_by_field_name("arguments")
+        return args.start_byte if args is not None else node.end_byte
     body = node.child_by_field_name("body")
     if body is None or (body.type not in ("statement_block", "class_body", "interface_body", "enum_body",
                                           "object_type") and node.type != "arrow_function"):
@@ -331,10 +332,11 @@ def _object_arguments(call: ts.Node | None) -> list[ts.Node]:
 def _class_factory(node: ts.Node) -> bool:
     """`const Foo = Base.extend({ bar() {...} })`: a declarator whose value is a call given an
     object literal with at least one function (not `const app = create({ port: 80 })`)."""
-    functions = ("method_definition", "arrow_function", "function_expression", "generator_function")
-    return any(member.type == "method_definition"
-               or (member.type == "pair" and (v := member.child_by_field_name("value")) is not None and v.type in functions)
-               for obj in _object_arguments(node.child_by_field_name("value")) for member in obj.named_children)
+    functions = ("arrow_function", "function_expression", "generator_function")
+    members = [m for obj in _object_arguments(node.child_by_field_name("value")) for m in obj.named_children]
+    return any(m.type == "method_definition"
+               or (m.type == "pair" and (v := m.child_by_field_name("value")) is not None and v.type in functions)
+               for m in members)
 
 
 def _assigned_owner(node: ts.Node) -> tuple[str, str]:
@@ -376,8 +378,8 @@ class _Defs:
 def _definitions(matches: list[dict], data: bytes, fx: FileExtract) -> _Defs:
     """Classes, functions and methods into fx.symbols, nested by byte position, with the
     `inherits` edges of each class; methods given through a prototype join their function."""
-    found = {(caps["def"][0].start_byte, caps["def"][0].end_byte): (caps["def"][0], _text(caps["name"][0]))
-             for caps in matches}  # a factory call with two object arguments matches twice
+    # a factory call with two object arguments matches twice: one definition a node
+    found = {(n.start_byte, n.end_byte, n.type): (n, _text(caps["name"][0])) for caps in matches for n in caps["def"][:1]}
     defs = sorted((d for d in found.values() if d[0].type != "variable_declarator"
                    or d[0].child_by_field_name("value").type != "call_expression" or _class_factory(d[0])),
                   key=lambda d: (d[0].start_byte, -d[0].end_byte))
@@ -447,8 +449,9 @@ def _base_edges(node: ts.Node, fx: FileExtract) -> None:
         node = node.child_by_field_name("value") or node
     bases: list[ts.Node] = []
     callee = node.child_by_field_name("function") if node.type == "call_expression" else None
-    if callee is not None and callee.type == "member_expression" and _text(callee.child_by_field_name("property")) == "extend":
-        bases.append(callee.child_by_field_name("object"))  # Base.extend({...})
+    if callee is not None and callee.type == "member_expression":
+        if _text(callee.child_by_field_name("property")) == "extend":
+            bases.append(callee.child_by_field_name("object"))  # Base.extend({...})
     for child in node.named_children:
         if child.type == "class_heritage":
             for part in child.named_children:

@@ -32,8 +32,8 @@ def lexer_for(path: str):
 
 @functools.lru_cache(maxsize=64)
 def _lexer(name: str):
-    # Imported here: the registry loads every language's grammar (about a second), which an
-    # agent run has paid already and a render of plain text never needs to.
+    # Imported on first use, not with the renderer: the registry loads every language's
+    # grammar (about a second once per process, which an agent run has already paid).
     from swevis.index.languages import language_for
 
     options = {"stripnl": False, "stripall": False, "ensurenl": False}
