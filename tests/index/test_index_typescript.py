@@ -8,6 +8,7 @@ from pathlib import Path
 from helpers import call_targets
 
 from swevis.index import build_index, languages, open_index
+from swevis.index.typescript_lang import extract
 from swevis.localize import extract_hints
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "index" / "tsrepo"
@@ -63,6 +64,16 @@ def test_calls_inheritance_and_implements_across_files(index):
     }
     # `new Circle(1).area()` in the test: on the constructed class
     assert (None, "src/shapes/circle.ts", "Circle.area", "typed") in call_targets(idx, "src/__tests__/circle.test.ts")
+
+
+def test_a_class_factorys_object_methods_are_its_methods_in_typescript_too():
+    src = (b"export const Foo = Base.extend({\n  bar(): number { return this.baz(1); },\n"
+           b"  baz: function (x: number): number { return x + 1; },\n  limit: 3,\n});\n")
+    fx = extract("src/foo.ts", src, "src.foo", {})
+    assert [(s.qualname, s.kind, s.signature) for s in fx.symbols] == [
+        ("Foo", "class", "const Foo = Base.extend"), ("Foo.bar", "method", "bar(): number"),
+        ("Foo.baz", "method", "baz: function (x: number): number")]
+    assert [e.dst_name for e in fx.edges if e.kind == "inherits"] == ["Base"]
 
 
 def test_tests_parse_errors_and_skipped_files(index):
