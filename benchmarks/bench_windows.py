@@ -1,6 +1,7 @@
 """Window finding on the hand-labelled set (tests/fixtures/windows_labelled): recall and
 precision of swevis.agents.output_windows.identify_windows, overall and per trajectory
-format, and the windows it misses or invents. A window counts as found when path, first and
+format and per language of the windows (the language registry's, by file name), and the
+windows it misses or invents. A window counts as found when path, first and
 last line agree; a diff hunk when path and its new side's first line agree (the scoring of
 tests/counterfactual/test_window_labels.py).
 
@@ -13,6 +14,7 @@ import json
 from pathlib import Path
 
 from swevis.agents.output_windows import identify_windows
+from swevis.index.languages import language_for
 
 FIXTURE = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "windows_labelled" / "observations.jsonl"
 STYLES = {"mini": "mini-swe-agent", "swe": "SWE-agent", "oh": "OpenHands"}
@@ -25,6 +27,15 @@ def expected(row: dict) -> set[str]:
 def found(row: dict) -> set[str]:
     windows = identify_windows(row["command"], row["observation"], returncode=row["returncode"])
     return {f"{w.path}@{w.start}:diff" if w.kind == "diff" else f"{w.path}:{w.start}-{w.end}" for w in windows}
+
+
+def language(row: dict) -> str:
+    """The language of the row's labelled windows (else of those found), "none" without any."""
+    paths = sorted(expected(row) or found(row))
+    if not paths:
+        return "none"
+    lang = language_for(paths[0].split("@")[0].rsplit(":", 1)[0].removesuffix(".big"))
+    return lang.name if lang else "unregistered"
 
 
 def _row(name: str, rows: list[dict]) -> str:
@@ -43,6 +54,8 @@ def main() -> None:
     for style, name in STYLES.items():
         print(_row(name, [r for r in rows if r["style"] == style]))
     print(_row("all", rows))
+    for name in sorted({language(r) for r in rows} - {"none"}):
+        print(_row(f"language: {name}", [r for r in rows if language(r) == name]))
     for r in rows:
         missed, invented = expected(r) - found(r), found(r) - expected(r)
         if missed or invented:

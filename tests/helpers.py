@@ -114,3 +114,11 @@ def engine_unavailable(reason: str) -> None:
     if os.environ.get("SWEVIS_REQUIRE_ENGINES") == "1":
         pytest.fail(reason)
     pytest.skip(reason)
+
+
+def call_targets(idx, path: str) -> set[tuple[str, str, str, str]]:
+    """(caller, callee's file, callee, how) of every resolved call out of `path` of an open index."""
+    return set(idx.con.execute(
+        "SELECT ss.qualname, df.path, ds.qualname, t.how FROM targets t JOIN files f ON f.id = t.src_file"
+        " JOIN symbols ds ON ds.id = t.dst_symbol JOIN files df ON df.id = ds.file_id"
+        " LEFT JOIN symbols ss ON ss.id = t.src_symbol WHERE f.path = ?", (path,)).fetchall())

@@ -222,4 +222,6 @@ def test_folders_and_repository_paths():
     assert repository_path("a.py", "/testbed/pkg") == "pkg/a.py"
     assert repository_path("/testbed/pkg/a.py", None) == "pkg/a.py"
     assert repository_path("a.py", "/workspace/repo") == "/workspace/repo/a.py"
+    assert repository_path("./src/main.go", None) == "src/main.go"  # grep -rn X --include=*.go .
+    assert repository_path("./pkg/a.rs", ".") == "pkg/a.rs"
     assert repository_path("a.py", None) == "a.py"

@@ -159,3 +159,44 @@ def test_two_checkouts_made_at_different_times_list_identically(tmp_path):
     stamp = datetime.fromtimestamp(committed, timezone.utc).astimezone().strftime("%Y-%m-%d %H:%M:%S.000000000")
     assert outputs[0] == outputs[1] and stamp in outputs[0]
     assert "money.py" in outputs[0] and outputs[0].endswith("status:\n")  # and git sees no change
+
+
+# the summaries of the other indexed languages' runners, as each prints them (written here)
+RUNNER_CASES = [
+    ("ok  \texample.com/geo/shapes\t0.003s", "ok  \texample.com/geo/shapes\t<time>"),
+    ("ok  \texample.com/geo/shapes\t(cached)", "ok  \texample.com/geo/shapes\t<time>"),  # a rerun's go test
+    ("FAIL\texample.com/geo/internal\t0.015s", "FAIL\texample.com/geo/internal\t<time>"),
+    ("ok  \texample.com/geo\t0.004s\tcoverage: 81.2% of statements",
+     "ok  \texample.com/geo\t<time>\tcoverage: 81.2% of statements"),
+    ("    --- FAIL: TestArea/zero (0.01s)", "    --- FAIL: TestArea/zero (<time>)"),
+    ("test result: ok. 3 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s",
+     "test result: ok. 3 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in <time>"),
+    ("    Finished `test` profile [unoptimized + debuginfo] target(s) in 1m 02s",
+     "    Finished `test` profile [unoptimized + debuginfo] target(s) in <time>"),
+    ("Tests:       1 failed, 5 passed, 6 total\nSnapshots:   0 total\nTime:        1.234 s, estimated 2 s",
+     "Tests:       1 failed, 5 passed, 6 total\nSnapshots:   0 total\nTime:        <time>"),
+    ("PASS src/money.test.js (5.123 s)", "PASS src/money.test.js (<time>)"),
+    ("  ✓ parses amounts (3 ms)", "  ✓ parses amounts (<time>)"),
+    ("  5 passing (12ms)", "  5 passing (<time>)"),
+    ("✔ adds (0.523ms)", "✔ adds (<time>)"),
+    ("ℹ duration_ms 45.123", "ℹ duration_ms <time>"),
+    ("   Start at  10:05:03\n   Duration  1.23s (transform 20ms, setup 0ms, tests 5ms)",
+     "   Start at  <date>\n   Duration  <time>"),
+    ("[INFO] Tests run: 3, Failures: 0, Errors: 0, Skipped: 0, Time elapsed: 0.045 s - in com.example.MoneyTest",
+     "[INFO] Tests run: 3, Failures: 0, Errors: 0, Skipped: 0, Time elapsed: <time> - in com.example.MoneyTest"),
+    ("[INFO] Total time:  3.456 s\n[INFO] Finished at: 2026-12-06T05:10:32Z",
+     "[INFO] Total time:  <time>\n[INFO] Finished at: <date>"),
+    ("BUILD SUCCESSFUL in 4s", "BUILD SUCCESSFUL in <time>"),
+    ("BUILD FAILED in 1m 3s", "BUILD FAILED in <time>"),
+]
+
+
+@pytest.mark.parametrize("raw,stable", RUNNER_CASES, ids=[c[0][:30] for c in RUNNER_CASES])
+def test_the_other_languages_test_runners_lose_their_times(raw, stable):
+    assert normalize(raw) == stable
+
+
+@pytest.mark.parametrize("own", ["Time: 1.234 s", "Duration  1.23s", "--- PASS: nothing", "ok  done  soon",
+                                 "  ✓ parses amounts", "FAIL src/money.test.ts"])
+def test_a_programs_own_timings_and_lines_without_times_stay(own):
+    assert normalize(own) == own

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from swevis.agents.output_windows import identify_windows
+from swevis.index.languages import language_for
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "windows_labelled"
 ROWS = [json.loads(line) for line in (FIXTURE / "observations.jsonl").read_text().splitlines()]
@@ -55,3 +56,23 @@ def test_recall_and_precision_are_at_least_95_percent():
 @pytest.mark.parametrize("row", [r for r in ROWS if r["expected"] == "-"], ids=lambda r: r["command"][:40])
 def test_output_that_is_not_code_stays_text(row):
     assert found(row) == set()
+
+
+LANGUAGES = {"java": ".java", "javascript": ".js", "typescript": ".ts", "go": ".go", "rust": ".rs"}
+
+
+@pytest.mark.parametrize("name", sorted(LANGUAGES))
+def test_windows_of_each_language_are_found_with_their_language(name):
+    """Each non-Python language has labelled reads (cat/sed/nl/head, grep with context) and
+    the finder returns every one of them, its file of the right language by the registry."""
+    rows = [r for r in ROWS if any((lang := language_for(w.split(":")[0])) and lang.name == name for w in expected(r))]
+    assert len(rows) >= 4 and any("grep" in r["command"] for r in rows)
+    for row in rows:
+        assert found(row) == expected(row), row["command"]
+        assert name in {language_for(w.split(":")[0]).name for w in found(row)}
+
+
+def test_tsx_windows_are_typescript():
+    rows = [r for r in ROWS if ".tsx:" in r["expected"]]
+    assert rows and all(found(r) == expected(r) for r in rows)
+    assert language_for("ports/ts/LedgerView.tsx").name == "typescript"

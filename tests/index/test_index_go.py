@@ -4,12 +4,9 @@ conventions, goroutine traces, and an update equal to a cold build."""
 
 from __future__ import annotations
 
-import shutil
 import sqlite3
 import subprocess
 from pathlib import Path
-
-import pytest
 
 from helpers import INDEX_TABLES, index_rows
 
@@ -18,15 +15,6 @@ from swevis.localize import extract_hints
 from swevis.localize.history import parse_log
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "index" / "gorepo"
-
-
-@pytest.fixture(scope="module")
-def built(tmp_path_factory):
-    d = tmp_path_factory.mktemp("go")
-    repo = d / "gorepo"
-    shutil.copytree(FIXTURE, repo)
-    stats = build_index(repo, d / "idx.sqlite")
-    return stats, d / "idx.sqlite"
 
 
 def _targets(db: Path) -> set[tuple[str, str, str]]:
@@ -49,8 +37,8 @@ def _bases(db: Path) -> set[tuple[str, str]]:
         con.close()
 
 
-def test_symbols_spans_signatures_and_docs(built):
-    stats, db = built
+def test_symbols_spans_signatures_and_docs(indexed):
+    stats, db = indexed
     assert stats.skipped_by_extension == {".mod": 1}
     with open_index(db) as idx:
         got = {s.qualname: (s.kind, s.start_line, s.end_line, s.signature, s.doc)
@@ -74,8 +62,8 @@ def test_symbols_spans_signatures_and_docs(built):
         assert idx.bm25_search("negative lengths become zero", 1)[0].path == "internal/mathutil/mathutil.go"
 
 
-def test_a_package_is_its_folder_below_the_module_path_of_go_mod(built):
-    _, db = built
+def test_a_package_is_its_folder_below_the_module_path_of_go_mod(indexed):
+    _, db = indexed
     with open_index(db) as idx:
         assert idx.file("shapes/circle.go").module == "example.com/geo/shapes"
         assert idx.file("shapes/circle_test.go").module == "example.com/geo/shapes"
@@ -90,8 +78,8 @@ def test_a_package_is_its_folder_below_the_module_path_of_go_mod(built):
     assert languages.module_names(["a/b.go", "c.go"]) == {"a/b.go": "a", "c.go": "."}
 
 
-def test_calls_resolve_across_files_and_packages(built):
-    _, db = built
+def test_calls_resolve_across_files_and_packages(indexed):
+    _, db = indexed
     targets = _targets(db)
     for edge in [
         ("NewCircle", "Clamp", "module"),  # mathutil.Clamp() through the import path
@@ -106,13 +94,13 @@ def test_calls_resolve_across_files_and_packages(built):
         assert edge in targets, edge
 
 
-def test_embedded_types_are_bases(built):
-    _, db = built
+def test_embedded_types_are_bases(indexed):
+    _, db = indexed
     assert {("Circle", "Base"), ("Square", "Base")} <= _bases(db)
 
 
-def test_a_test_file_is_a_test_and_references_what_it_tests(built):
-    _, db = built
+def test_a_test_file_is_a_test_and_references_what_it_tests(indexed):
+    _, db = indexed
     with open_index(db) as idx:
         assert idx.file("shapes/circle_test.go").is_test and not idx.file("shapes/circle.go").is_test
         con = idx.con
@@ -121,8 +109,8 @@ def test_a_test_file_is_a_test_and_references_what_it_tests(built):
     assert refs == {"NewCircle"}  # Area has two definitions: no reference by name alone
 
 
-def test_a_file_with_syntax_errors_is_partial_and_keeps_its_good_parts(built):
-    stats, db = built
+def test_a_file_with_syntax_errors_is_partial_and_keeps_its_good_parts(indexed):
+    stats, db = indexed
     assert stats.status_counts == {"ok": 6, "partial": 1}
     with open_index(db) as idx:
         assert idx.file("broken/broken.go").status == "partial"
@@ -160,11 +148,10 @@ def _git(repo: Path, *args: str) -> None:
                     *args], check=True, capture_output=True)
 
 
-def test_update_between_two_commits_equals_a_cold_build(tmp_path):
+def test_update_between_two_commits_equals_a_cold_build(repo_copy, tmp_path):
     """Edits that move resolution in files that did not change: a new function of a package
     another file calls, a type that changes what it embeds, a removed and an added file."""
-    repo = tmp_path / "gorepo"
-    shutil.copytree(FIXTURE, repo)
+    repo = repo_copy
     _git(repo, "init", "-q")
     _git(repo, "add", "-A")
     _git(repo, "commit", "-q", "-m", "v1")
@@ -192,9 +179,8 @@ def test_update_between_two_commits_equals_a_cold_build(tmp_path):
     assert ("Ring.Area", "Halve", "module") in _targets(db) and ("Square", "Circle") in _bases(db)
 
 
-def test_a_changed_go_mod_renames_every_package(tmp_path):
-    repo = tmp_path / "gorepo"
-    shutil.copytree(FIXTURE, repo)
+def test_a_changed_go_mod_renames_every_package(repo_copy, tmp_path):
+    repo = repo_copy
     db = tmp_path / "idx.sqlite"
     build_index(repo, db)
     (repo / "go.mod").write_text("module example.org/renamed\n")

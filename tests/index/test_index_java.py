@@ -4,12 +4,9 @@ registry's conventions, stack traces, and an update equal to a cold build."""
 
 from __future__ import annotations
 
-import shutil
 import sqlite3
 import subprocess
 from pathlib import Path
-
-import pytest
 
 from helpers import INDEX_TABLES, index_rows
 
@@ -19,15 +16,6 @@ from swevis.localize.history import parse_log
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "index" / "javarepo"
 MAIN = "src/main/java/com/example"
-
-
-@pytest.fixture(scope="module")
-def built(tmp_path_factory):
-    d = tmp_path_factory.mktemp("java")
-    repo = d / "javarepo"
-    shutil.copytree(FIXTURE, repo)
-    stats = build_index(repo, d / "idx.sqlite")
-    return stats, d / "idx.sqlite"
 
 
 def _targets(db: Path) -> set[tuple[str, str, str]]:
@@ -54,8 +42,8 @@ def _edges(db: Path, kind: str) -> set[tuple[str, str]]:
         con.close()
 
 
-def test_symbols_spans_signatures_and_docs(built):
-    stats, db = built
+def test_symbols_spans_signatures_and_docs(indexed):
+    stats, db = indexed
     assert stats.skipped_by_extension == {".xml": 1}
     with open_index(db) as idx:
         got = {s.qualname: (s.kind, s.start_line, s.end_line, s.signature, s.doc)
@@ -76,8 +64,8 @@ def test_symbols_spans_signatures_and_docs(built):
         assert idx.bm25_search("negative lengths become zero", 1)[0].path == f"{MAIN}/util/Geometry.java"
 
 
-def test_module_names_follow_the_package_below_the_source_root(built):
-    _, db = built
+def test_module_names_follow_the_package_below_the_source_root(indexed):
+    _, db = indexed
     with open_index(db) as idx:
         assert idx.file(f"{MAIN}/shapes/Circle.java").module == "com.example.shapes.Circle"
         assert idx.file("src/test/java/com/example/shapes/CircleTest.java").module == "com.example.shapes.CircleTest"
@@ -85,8 +73,8 @@ def test_module_names_follow_the_package_below_the_source_root(built):
         "lib/src/com/x/A.java": "com.x.A", "B.java": "B", "m/src/main/java/a/C.java": "a.C"}
 
 
-def test_calls_resolve_across_files_through_imports_and_types(built):
-    _, db = built
+def test_calls_resolve_across_files_through_imports_and_types(indexed):
+    _, db = indexed
     targets = _targets(db)
     for edge in [
         ("Circle.Circle", "Geometry.clamp", "typed"),  # import a.b.Geometry; Geometry.clamp()
@@ -102,16 +90,16 @@ def test_calls_resolve_across_files_through_imports_and_types(built):
         assert edge in targets, edge
 
 
-def test_extends_and_implements_are_bases(built):
-    _, db = built
+def test_extends_and_implements_are_bases(indexed):
+    _, db = indexed
     assert {("Circle", "AbstractShape"), ("Square", "AbstractShape"), ("AbstractShape", "Shape")} <= _edges(
         db, "inherits")
     imports = _edges(db, "imports")
     assert ("src/main/java/com/example/shapes/Circle.java", "Geometry") in imports
 
 
-def test_a_test_file_references_what_it_tests(built):
-    _, db = built
+def test_a_test_file_references_what_it_tests(indexed):
+    _, db = indexed
     with open_index(db) as idx:
         test = idx.file("src/test/java/com/example/shapes/CircleTest.java")
         assert test.is_test and not idx.file(f"{MAIN}/shapes/Circle.java").is_test
@@ -121,8 +109,8 @@ def test_a_test_file_references_what_it_tests(built):
     assert any(src.endswith("CircleTest.java") for src, _ in _edges(db, "references"))
 
 
-def test_a_file_with_syntax_errors_is_partial_and_keeps_its_good_parts(built):
-    stats, db = built
+def test_a_file_with_syntax_errors_is_partial_and_keeps_its_good_parts(indexed):
+    stats, db = indexed
     assert stats.status_counts == {"ok": 7, "partial": 1}
     with open_index(db) as idx:
         broken = idx.file(f"{MAIN}/broken/Broken.java")
@@ -157,11 +145,10 @@ def _git(repo: Path, *args: str) -> None:
                     *args], check=True, capture_output=True)
 
 
-def test_update_between_two_commits_equals_a_cold_build(tmp_path):
+def test_update_between_two_commits_equals_a_cold_build(repo_copy, tmp_path):
     """Edits that move resolution in files that did not change: a new method a caller elsewhere
     resolves to, a class that changes its base, a removed and an added file."""
-    repo = tmp_path / "javarepo"
-    shutil.copytree(FIXTURE, repo)
+    repo = repo_copy
     _git(repo, "init", "-q")
     _git(repo, "add", "-A")
     _git(repo, "commit", "-q", "-m", "v1")

@@ -3,34 +3,15 @@ resolved to files, calls and inheritance across files, test references, the regi
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
-import pytest
+from helpers import call_targets
 
 from swevis.index import build_index, languages, open_index
 from swevis.index.javascript_lang import extract, module_of_path
 from swevis.localize import extract_hints
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "index" / "jsrepo"
-
-
-@pytest.fixture(scope="module")
-def index(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("js")
-    repo = tmp / "jsrepo"
-    shutil.copytree(FIXTURE, repo)
-    stats = build_index(repo, tmp / "idx.sqlite")
-    with open_index(tmp / "idx.sqlite") as idx:
-        yield idx, stats
-
-
-def call_targets(idx, path: str) -> set[tuple[str, str, str, str]]:
-    """(caller, callee's file, callee, how) of every resolved call out of `path`."""
-    return set(idx.con.execute(
-        "SELECT ss.qualname, df.path, ds.qualname, t.how FROM targets t JOIN files f ON f.id = t.src_file"
-        " JOIN symbols ds ON ds.id = t.dst_symbol JOIN files df ON df.id = ds.file_id"
-        " LEFT JOIN symbols ss ON ss.id = t.src_symbol WHERE f.path = ?", (path,)).fetchall())
 
 
 def test_definitions_with_spans_signatures_and_docs(index):
@@ -105,6 +86,58 @@ def test_es_exports_and_commonjs_bindings_in_the_resolvers_vocabulary():
                         "p": "src.d.p", "r": "src.d.q", "default": "src.a.main"}
     assert fx.imports[-1] == {"module": "src.lazy", "names": [], "line": 7}  # a dynamic import
     assert module_of_path("lib/foo.test.js") == "lib.foo_test" and module_of_path("index.js") == "index"
+
+
+LEAFLET_STYLE = b"""const Foo = Base.extend({
+  options: { zoom: 1 },
+
+  bar() {
+    return this.baz(1);
+  },
+
+  baz: function (x) {
+    return x + 1;
+  },
+
+  qux: (y) => y * 2,
+});
+
+export var Layer = L.Evented.extend({
+  onAdd: function (map) {
+    this._map = map;
+  },
+}, { statics: true });
+
+const app = createApp({ port: 8080, name: "ledger" });
+const plain = { helper() { return 1; } };
+"""
+
+
+def test_methods_of_an_object_literal_given_to_a_call_are_the_bound_names_methods():
+    """Leaflet's, Backbone's and Vue's class factories: `const Foo = Base.extend({...})`."""
+    fx = extract("src/layer.js", LEAFLET_STYLE, "src.layer", {})
+    got = [(s.qualname, s.kind, s.start_line, s.end_line, s.signature) for s in fx.symbols]
+    assert got == [
+        ("Foo", "class", 1, 13, "const Foo = Base.extend"),
+        ("Foo.bar", "method", 4, 6, "bar()"),
+        ("Foo.baz", "method", 8, 10, "baz: function (x)"),
+        ("Foo.qux", "method", 12, 12, "qux: (y) =>"),
+        ("Layer", "class", 15, 19, "var Layer = L.Evented.extend"),  # the second object has no function
+        ("Layer.onAdd", "method", 16, 18, "onAdd: function (map)"),
+        ("helper", "function", 22, 22, "helper()"),  # an object not given to a call: as before
+    ]  # `const app = createApp({ port: 8080 })` gives an object without functions: no class
+    assert [(e.dst_name, fx.symbols[e.src_symbol].qualname) for e in fx.edges if e.kind == "inherits"] == [
+        ("Base", "Foo"), ("L.Evented", "Layer")]
+
+
+def test_a_class_factorys_methods_are_indexed_and_called(tmp_path):
+    repo = tmp_path / "repo"
+    (repo / "src").mkdir(parents=True)
+    (repo / "src" / "layer.js").write_bytes(LEAFLET_STYLE)
+    build_index(repo, tmp_path / "idx.sqlite")
+    with open_index(tmp_path / "idx.sqlite") as idx:
+        assert {"Foo.bar", "Foo.baz", "Foo.qux", "Layer.onAdd"} <= {s.qualname for s in idx.symbols_in_file("src/layer.js")}
+        assert ("Foo.bar", "src/layer.js", "Foo.baz") in {t[:3] for t in call_targets(idx, "src/layer.js")}
 
 
 def test_the_registry_answers_for_javascript():

@@ -3,35 +3,15 @@ impls as inheritance, `mod` and `use` imports resolved to files, the registry's 
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
-import pytest
-from helpers import index_rows
+from helpers import call_targets, index_rows
 
 from swevis.index import build_index, languages, open_index
 from swevis.index.rust_lang import extract
 from swevis.localize import extract_hints
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "index" / "rustrepo"
-
-
-@pytest.fixture(scope="module")
-def index(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("rs")
-    repo = tmp / "rustrepo"
-    shutil.copytree(FIXTURE, repo)
-    stats = build_index(repo, tmp / "idx.sqlite")
-    with open_index(tmp / "idx.sqlite") as idx:
-        yield idx, stats
-
-
-def call_targets(idx, path: str) -> set[tuple[str, str, str, str]]:
-    """(caller, callee's file, callee, how) of every resolved call out of `path`."""
-    return set(idx.con.execute(
-        "SELECT ss.qualname, df.path, ds.qualname, t.how FROM targets t JOIN files f ON f.id = t.src_file"
-        " JOIN symbols ds ON ds.id = t.dst_symbol JOIN files df ON df.id = ds.file_id"
-        " LEFT JOIN symbols ss ON ss.id = t.src_symbol WHERE f.path = ?", (path,)).fetchall())
 
 
 def test_items_impls_and_mods(index):
@@ -139,9 +119,8 @@ def test_panics_and_backtraces_are_frames():
     assert frames == [("src/shapes/circle.rs", 13, None), ("src/util.rs", 3, None), ("./src/shapes/circle.rs", 13, "new")]
 
 
-def test_a_renamed_package_renames_its_modules_and_an_update_equals_a_cold_build(tmp_path):
-    repo = tmp_path / "rustrepo"
-    shutil.copytree(FIXTURE, repo)
+def test_a_renamed_package_renames_its_modules_and_an_update_equals_a_cold_build(repo_copy, tmp_path):
+    repo = repo_copy
     db = tmp_path / "idx.sqlite"
     build_index(repo, db)
     (repo / "Cargo.toml").write_text((repo / "Cargo.toml").read_text().replace("shape-kit", "shapes"))

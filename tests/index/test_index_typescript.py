@@ -3,33 +3,15 @@ abstract classes, tsconfig.json path aliases, .tsx and .d.ts files, the registry
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
-import pytest
+from helpers import call_targets
 
 from swevis.index import build_index, languages, open_index
+from swevis.index.typescript_lang import extract
 from swevis.localize import extract_hints
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "index" / "tsrepo"
-
-
-@pytest.fixture(scope="module")
-def index(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("ts")
-    repo = tmp / "tsrepo"
-    shutil.copytree(FIXTURE, repo)
-    stats = build_index(repo, tmp / "idx.sqlite")
-    with open_index(tmp / "idx.sqlite") as idx:
-        yield idx, stats
-
-
-def call_targets(idx, path: str) -> set[tuple[str, str, str, str]]:
-    """(caller, callee's file, callee, how) of every resolved call out of `path`."""
-    return set(idx.con.execute(
-        "SELECT ss.qualname, df.path, ds.qualname, t.how FROM targets t JOIN files f ON f.id = t.src_file"
-        " JOIN symbols ds ON ds.id = t.dst_symbol JOIN files df ON df.id = ds.file_id"
-        " LEFT JOIN symbols ss ON ss.id = t.src_symbol WHERE f.path = ?", (path,)).fetchall())
 
 
 def test_typescripts_own_definitions(index):
@@ -84,6 +66,16 @@ def test_calls_inheritance_and_implements_across_files(index):
     assert (None, "src/shapes/circle.ts", "Circle.area", "typed") in call_targets(idx, "src/__tests__/circle.test.ts")
 
 
+def test_a_class_factorys_object_methods_are_its_methods_in_typescript_too():
+    src = (b"export const Foo = Base.extend({\n  bar(): number { return this.baz(1); },\n"
+           b"  baz: function (x: number): number { return x + 1; },\n  limit: 3,\n});\n")
+    fx = extract("src/foo.ts", src, "src.foo", {})
+    assert [(s.qualname, s.kind, s.signature) for s in fx.symbols] == [
+        ("Foo", "class", "const Foo = Base.extend"), ("Foo.bar", "method", "bar(): number"),
+        ("Foo.baz", "method", "baz: function (x: number): number")]
+    assert [e.dst_name for e in fx.edges if e.kind == "inherits"] == ["Base"]
+
+
 def test_tests_parse_errors_and_skipped_files(index):
     idx, stats = index
     assert idx.file("src/__tests__/circle.test.ts").is_test
@@ -94,9 +86,8 @@ def test_tests_parse_errors_and_skipped_files(index):
     assert stats.skipped_by_extension == {".json": 1}
 
 
-def test_a_changed_tsconfig_rebuilds_the_index_cold(tmp_path):
-    repo = tmp_path / "tsrepo"
-    shutil.copytree(FIXTURE, repo)
+def test_a_changed_tsconfig_rebuilds_the_index_cold(repo_copy, tmp_path):
+    repo = repo_copy
     db = tmp_path / "idx.sqlite"
     build_index(repo, db)
     assert build_index(repo, db).mode == "noop"

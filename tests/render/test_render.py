@@ -456,7 +456,7 @@ def test_pages_cost_at_most_the_budget_when_a_layout_can():
 
 
 def test_python_files_get_the_lexer_pygments_would_choose():
-    """wrap._lexer skips Pygments' filename search for Python files; the choice is the same."""
+    """wrap._lexer takes Python's lexer from the language registry; the choice is Pygments' own."""
     from pygments.lexers import get_lexer_for_filename
 
     from swevis.render.wrap import lexer_for

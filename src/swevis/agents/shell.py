@@ -549,11 +549,14 @@ def folder_after(words: list[str], cwd: str | None) -> str | None:
 
 def repository_path(path: str, cwd: str | None) -> str:
     """A path as the repository knows it: the cd folder prefixed, a SWE-bench image's
-    /testbed/ dropped."""
+    /testbed/ and a leading `./` dropped (`grep -rn X --include=*.go .` prints ./pkg/a.go)."""
     if not path:
         return path
     full = path if path.startswith("/") or cwd is None else f"{cwd.rstrip('/')}/{path}"
-    return full.removeprefix(SWEBENCH_ROOT)
+    full = full.removeprefix(SWEBENCH_ROOT)
+    while full.startswith("./"):
+        full = full[2:].lstrip("/")
+    return full
 
 
 def _plain(stage: SimpleCommand) -> bool:

@@ -17,6 +17,12 @@ The list is small and explicit; each rule names the runner and what varies:
 - unittest and Django (``Ran 3 tests in 0.004s``): the time.
 - sympy's bin/test (``tests finished: 5 passed, in 0.49 seconds``): the time, and the random
   seed and PYTHONHASHSEED it draws afresh for every run.
+- the test runners of the other indexed languages: ``go test`` (``ok  pkg  0.003s`` or
+  ``(cached)``, ``--- PASS: TestX (0.00s)``), ``cargo test`` (``finished in 0.00s``, cargo's
+  ``Finished ... in 0.52s``), jest (``Time: 1.2 s``, a suite's ``(5.1 s)``, a test's ``(3 ms)``),
+  mocha and node --test (``5 passing (12ms)``, ``duration_ms 45.1``), vitest (``Start at``,
+  ``Duration``), Maven (``Time elapsed: 0.04 s``, ``Total time:``, ``Finished at:``) and
+  Gradle (``BUILD SUCCESSFUL in 4s``): the time.
 - ``ls -l`` / ``ls -la`` long listings (``-rw-r--r-- 1 root root 1234 Dec  1 10:05 x.py``,
   ``--time-style=long-iso`` too): the date column, which is when a checkout or an image was
   made, not anything of the code (a file the agent changed shows its size and content).
@@ -44,6 +50,9 @@ _SESSION_TIME = r"\d+(?:\.\d+)?s(?: \((?:\d+ days?, )?\d+:\d\d:\d\d\))?"
 _DURATION_LINE = r"\d+\.\d+s (?:setup|call|teardown) [^\n]*"
 _HIDDEN_LINE = r"\(\d+ durations? < [^\n]*hidden\.[^\n]*\)"
 _NODE_TIME = r"(?:\d+(?:\.\d+)?(?:us|ms|s)|\d+m \d+s|\d+h \d+m)"
+_GO_TIME = r"\d+\.\d+s"
+_JS_TIME = r"\d+(?:\.\d+)? ?(?:ms|s|m)"  # jest "1.234 s", "3 ms"; mocha "12ms", "1s", "2m"
+_RUN_TIME = r"(?:\d+m )?\d+(?:\.\d+)?(?:ms|s)"  # cargo "0.52s", "1m 02s"; Gradle "4s", "1m 3s", "850ms"
 
 # ls -l: mode (with an ACL/SELinux marker), links, owner, group, size (or a device's
 # major, minor; -h sizes), then the date -- "Dec  1 10:05", "Jan 12  2024" or ISO
@@ -87,6 +96,28 @@ RULES: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], ...] 
     (re.compile(r"(?P<head>tests finished: .*?) in \d+\.\d+ seconds"), rf"\g<head> in {TIME}"),
     (re.compile(r"^(?P<head>random seed:[^\S\n]+)\d+$", re.M), rf"\g<head>{SEED}"),
     (re.compile(r"(?P<head>hash randomization: on \(PYTHONHASHSEED=)\d+\)"), rf"\g<head>{SEED})"),
+    # go test: "ok  \texample.com/geo/shapes\t0.003s" (or "(cached)"), "--- PASS: TestArea (0.00s)"
+    (re.compile(rf"^(?P<head>(?:ok|FAIL)[^\S\n]+\S+[^\S\n]+)(?:{_GO_TIME}|\(cached\))", re.M), rf"\g<head>{TIME}"),
+    (re.compile(r"^(?P<head>[^\S\n]*--- (?:PASS|FAIL|SKIP): \S+ \()\d+\.\d+s\)", re.M), rf"\g<head>{TIME})"),
+    # cargo: "test result: ok. 3 passed; ...; finished in 0.00s", "Finished `test` profile ... in 0.52s"
+    (re.compile(r"(?P<head>^test result: [^\n]*; finished in )\d+\.\d+s$", re.M), rf"\g<head>{TIME}"),
+    (re.compile(rf"^(?P<head>[^\S\n]*Finished [^\n]* in ){_RUN_TIME}$", re.M), rf"\g<head>{TIME}"),
+    # jest: "Time:        1.234 s, estimated 2 s", "PASS src/a.test.js (5.1 s)", "  ✓ adds (3 ms)";
+    # mocha and node --test: "  5 passing (12ms)", "✔ adds (0.52ms)", "ℹ duration_ms 45.12"
+    # (jest's Time line only below its Tests line: a program's own "Time: 1.2 s" stays)
+    (re.compile(rf"^(?P<head>Tests:[^\n]*\n(?:Snapshots:[^\n]*\n)?Time:[^\S\n]+){_JS_TIME}(?:, estimated {_JS_TIME})?$",
+                re.M), rf"\g<head>{TIME}"),
+    (re.compile(rf"^(?P<head>(?:PASS|FAIL) \S+ \(){_JS_TIME}\)", re.M), rf"\g<head>{TIME})"),
+    (re.compile(rf"^(?P<head>[^\S\n]*(?:[✓✔√]|\d+ passing) [^\n]*?\(){_JS_TIME}\)$", re.M), rf"\g<head>{TIME})"),
+    (re.compile(r"^(?P<head>\S+ duration_ms )\d+(?:\.\d+)?$", re.M), rf"\g<head>{TIME}"),
+    # vitest: "   Start at  10:05:03", "   Duration  1.23s (transform 20ms, ...)"
+    (re.compile(rf"^(?P<start>[^\S\n]+Start at[^\S\n]+)\d\d:\d\d:\d\d\n(?P<head>[^\S\n]+Duration[^\S\n]+)"
+                rf"{_JS_TIME}(?: \([^\n]*\))?$", re.M), rf"\g<start>{DATE}\n\g<head>{TIME}"),
+    # Maven (surefire) and Gradle
+    (re.compile(r"(?P<head>Time elapsed: )\d+(?:\.\d+)? s"), rf"\g<head>{TIME}"),
+    (re.compile(r"^(?P<head>\[INFO\] Total time:[^\S\n]+)[^\n]+$", re.M), rf"\g<head>{TIME}"),
+    (re.compile(r"^(?P<head>\[INFO\] Finished at: )\S+$", re.M), rf"\g<head>{DATE}"),
+    (re.compile(rf"^(?P<head>BUILD (?:SUCCESSFUL|FAILED) in ){_RUN_TIME}$", re.M), rf"\g<head>{TIME}"),
     # ls -l: "-rw-r--r-- 1 root root 1234 Dec  1 10:05 money.py"
     (re.compile(rf"^(?P<head>{_LS_HEAD}){_LS_DATE}(?=[^\S\n])", re.M), rf"\g<head>{DATE}"),
 )

@@ -305,6 +305,7 @@ _FRAME = re.compile(r"^(?P<func>[\w./*()\-]*\w)\([^\n]*\)\n\s+(?P<path>[^\s:]+\.
 GO = Language(
     name="go",
     extensions=(".go",),
+    lexer="go",
     extract=extract,
     module_names=module_names,
     module_files=("go.mod",),

@@ -297,6 +297,7 @@ _FRAME = re.compile(r"\bat\s+(?:[\w$]+[./])*?(?:(?P<func>[\w$]+\.[\w$]+)|[\w$]+\
 JAVA = Language(
     name="java",
     extensions=(".java",),
+    lexer="java",
     extract=extract,
     module_names=module_names,
     test_dirs=("test", "tests"),  # src/test/java

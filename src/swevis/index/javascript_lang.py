@@ -13,7 +13,10 @@ definition, else the module itself (what `require` returns of a CommonJS module)
 `import X from` and `const X = require()` both bind `X` to `<module>.default`.
 
 A function that gets methods through its prototype (`Axios.prototype.request = function`) is
-a class, the methods its own. Symbol kinds are the index's three: classes, interfaces, enums,
+a class, the methods its own. So is a name bound to a call given an object literal with
+functions, the class factories of Leaflet, Backbone and Vue (`const Foo = Base.extend({ bar()
+{...}, baz: function () {...} })`): its functions are the methods Foo.bar and Foo.baz, and an
+`X.extend(...)` call makes X its base. Symbol kinds are the index's three: classes, interfaces, enums,
 type aliases and namespaces are `class` (their signature says which); a method of a class or
 an interface is a `method`.
 """
@@ -50,6 +53,9 @@ _DEFS = """
   value: [(arrow_function) (function_expression) (generator_function) (class)]) @def
 (assignment_expression left: (member_expression property: (property_identifier) @name)
   right: [(arrow_function) (function_expression) (generator_function) (class)]) @def
+(variable_declarator name: (identifier) @name value: (call_expression arguments: (arguments (object)))) @def
+(variable_declarator value: (call_expression arguments: (arguments (object
+  (pair key: (property_identifier) @name value: [(arrow_function) (function_expression) (generator_function)]) @def))))
 """
 _IMPORTS = """
 (import_statement) @imp
@@ -280,8 +286,8 @@ def _signature(node: ts.Node, data: bytes) -> str:
         keyword = decl.children[0].type if decl is not None and decl.child_count else "const"
         head = data[node.start_byte : _body_start(value, data)].decode("utf-8", "replace")
         return _one_line(f"{keyword} {head}".rstrip(" {"))
-    if node.type == "assignment_expression":
-        value = node.child_by_field_name("right")
+    if node.type in ("assignment_expression", "pair"):
+        value = node.child_by_field_name("right" if node.type == "assignment_expression" else "value")
         return _one_line(data[node.start_byte : _body_start(value, data)].decode("utf-8", "replace").rstrip(" {"))
     end = _body_start(node, data)
     return _one_line(data[node.start_byte : end].decode("utf-8", "replace").rstrip(" {;"))
@@ -290,6 +296,9 @@ def _signature(node: ts.Node, data: bytes) -> str:
 def _body_start(node: ts.Node | None, data: bytes) -> int:
     if node is None:
         return 0
+    if node.type == "call_expression":  # a class factory's head ends before its arguments
+        args = node.child_by_field_name("arguments")
+        return args.start_byte if args is not None else node.end_byte
     body = node.child_by_field_name("body")
     if body is None or (body.type not in ("statement_block", "class_body", "interface_body", "enum_body",
                                           "object_type") and node.type != "arrow_function"):
@@ -300,7 +309,7 @@ def _body_start(node: ts.Node | None, data: bytes) -> int:
 _CLASSLIKE = frozenset({"class_declaration", "abstract_class_declaration", "class", "interface_declaration",
                         "enum_declaration", "type_alias_declaration", "internal_module", "module"})
 _METHODS = frozenset({"method_definition", "method_signature", "abstract_method_signature", "field_definition",
-                      "public_field_definition"})
+                      "public_field_definition", "pair"})
 
 
 def _kind_of(node: ts.Node, parent_kind: str | None) -> str:
@@ -308,9 +317,26 @@ def _kind_of(node: ts.Node, parent_kind: str | None) -> str:
         return "class"
     if node.type == "variable_declarator" and (v := node.child_by_field_name("value")) is not None and v.type == "class":
         return "class"
+    if node.type == "variable_declarator" and _class_factory(node):
+        return "class"
     if node.type in _METHODS and parent_kind == "class":
         return "method"
     return "function"
+
+
+def _object_arguments(call: ts.Node | None) -> list[ts.Node]:
+    args = call.child_by_field_name("arguments") if call is not None and call.type == "call_expression" else None
+    return [a for a in args.named_children if a.type == "object"] if args is not None else []
+
+
+def _class_factory(node: ts.Node) -> bool:
+    """`const Foo = Base.extend({ bar() {...} })`: a declarator whose value is a call given an
+    object literal with at least one function (not `const app = create({ port: 80 })`)."""
+    functions = ("arrow_function", "function_expression", "generator_function")
+    members = [m for obj in _object_arguments(node.child_by_field_name("value")) for m in obj.named_children]
+    return any(m.type == "method_definition"
+               or (m.type == "pair" and (v := m.child_by_field_name("value")) is not None and v.type in functions)
+               for m in members)
 
 
 def _assigned_owner(node: ts.Node) -> tuple[str, str]:
@@ -352,7 +378,10 @@ class _Defs:
 def _definitions(matches: list[dict], data: bytes, fx: FileExtract) -> _Defs:
     """Classes, functions and methods into fx.symbols, nested by byte position, with the
     `inherits` edges of each class; methods given through a prototype join their function."""
-    defs = sorted(((caps["def"][0], _text(caps["name"][0])) for caps in matches),
+    # a factory call with two object arguments matches twice: one definition a node
+    found = {(n.start_byte, n.end_byte, n.type): (n, _text(caps["name"][0])) for caps in matches for n in caps["def"][:1]}
+    defs = sorted((d for d in found.values() if d[0].type != "variable_declarator"
+                   or d[0].child_by_field_name("value").type != "call_expression" or _class_factory(d[0])),
                   key=lambda d: (d[0].start_byte, -d[0].end_byte))
     out = _Defs(fx)
     stack: list[int] = []
@@ -419,6 +448,10 @@ def _base_edges(node: ts.Node, fx: FileExtract) -> None:
     if node.type == "variable_declarator":
         node = node.child_by_field_name("value") or node
     bases: list[ts.Node] = []
+    callee = node.child_by_field_name("function") if node.type == "call_expression" else None
+    if callee is not None and callee.type == "member_expression":
+        if _text(callee.child_by_field_name("property")) == "extend":
+            bases.append(callee.child_by_field_name("object"))  # Base.extend({...})
     for child in node.named_children:
         if child.type == "class_heritage":
             for part in child.named_children:
@@ -734,6 +767,8 @@ def node_frame(extensions: tuple[str, ...]) -> tuple[re.Pattern, re.Pattern]:
 JAVASCRIPT = Language(
     name="javascript",
     extensions=JS_EXTENSIONS,
+    lexer="javascript",
+    extension_lexers=((".jsx", "jsx"),),
     extract=extract,
     module_names=module_names,
     test_dirs=("__tests__", "__mocks__", "test", "tests", "spec"),

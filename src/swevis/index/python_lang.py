@@ -688,6 +688,7 @@ _PYTEST_FRAME = re.compile(r"^(?P<path>[\w./\\-]+\.py):(?P<line>\d+)(?::\s*in\s+
 PYTHON = Language(
     name="python",
     extensions=(".py", ".pyi"),
+    lexer="python",
     extract=extract,
     module_names=module_names,
     stub_extensions=(".pyi",),

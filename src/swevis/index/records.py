@@ -119,6 +119,11 @@ class Language:
     # passes every one in the tree as options["project"] (path -> bytes), and a change to one
     # rebuilds the index cold (they decide how every file's imports resolve)
     project_files: tuple[str, ...] = ()
+    # how the renderer colours and wraps its files: a Pygments lexer name ("java"), and
+    # (extension, lexer name) for extensions that take another (".tsx" -> "tsx"); none: Pygments'
+    # own choice by file name
+    lexer: str = ""
+    extension_lexers: tuple[tuple[str, str], ...] = ()
 
     def __repr__(self) -> str:
         return f"Language({self.name!r}, {self.extensions})"
@@ -127,6 +132,11 @@ class Language:
     def source_extensions(self) -> tuple[str, ...]:
         """Its extensions of files that run (not stubs): where traces and fixes point."""
         return tuple(e for e in self.extensions if e not in self.stub_extensions)
+
+    def lexer_name(self, path: str) -> str:
+        """The Pygments lexer name for one of its files ("" for Pygments' choice by name)."""
+        name = path.lower()
+        return next((lexer for ext, lexer in self.extension_lexers if name.endswith(ext)), self.lexer)
 
     def is_stub(self, path: str) -> bool:
         return path.lower().endswith(self.stub_extensions)

@@ -608,6 +608,7 @@ def _test_arguments(files: list[str]) -> list[str]:
 RUST = Language(
     name="rust",
     extensions=(".rs",),
+    lexer="rust",
     extract=extract,
     module_names=module_names,
     # tests/ holds a crate's integration tests; unit tests live in the source files themselves,
