@@ -159,7 +159,9 @@ def _counted_frontier(monkeypatch, n_windows: int, accuracy: float):
     """study.frontier on `n_windows` matplotlib windows for qwen3.5 with OCR replaced by a
     constant `accuracy`: (the paths of the pages read, a function (fonts, ocr) -> rows)."""
     read = []
-    monkeypatch.setattr(study, "ocr_page_accuracy", lambda res, text, page, cache: read.append(res.path) or accuracy)
+    monkeypatch.setattr(study, "ocr_page_accuracy",
+                        lambda res, text, page, cache, reader: read.append(res.path) or accuracy)
+    monkeypatch.setattr(study, "available_readers", lambda: ["rapidocr"])  # one reader, installed or not
     wins = sample_windows([matplotlib_source_root()], [30], n_windows, seed=2)
     settings = RenderSettings.from_config({})
     b = {"qwen3.5": BACKBONES["qwen3.5"]}
@@ -176,7 +178,7 @@ def test_frontier_sample_reads_the_first_picks_in_window_order(monkeypatch):
     assert read == read_full[:1] and len(read_full) == 3
     assert rows_full[0]["ocr_n"] == 3 and rows_sample[0]["ocr_n"] == 1
     assert rows_full[0]["ocr_picked"] == rows_sample[0]["ocr_picked"] == 3
-    same = [k for k in rows_full[0] if not k.startswith("ocr_")]
+    same = [k for k in rows_full[0] if not k.startswith(("ocr_", "rapidocr_", "tesseract_"))]
     assert {k: rows_full[0][k] for k in same} == {k: rows_sample[0][k] for k in same}
 
 
