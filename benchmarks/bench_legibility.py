@@ -7,8 +7,8 @@ are not SWE-bench repositories (jinja2, docker, snakemake, swebench, polars, pyg
 each forced font size (guard off), with line pitch `--line-height` x the size. Page 1 of each
 render is read whole, as sent (no upscaling), by the project's reader (rapidocr, the
 swevis.render.ocr protocol) and, when the `tesseract` program is installed (Debian
-tesseract-ocr), by tesseract as an independent second reader (its line numbers dropped
-the same way). Each font is drawn in each of `--modes`: words joined by '+', aa (FreeType's hinted
+tesseract-ocr), by Tesseract as an independent second reader (swevis.render.tesseract: the
+page upscaled 3x, the same protocol). Each font is drawn in each of `--modes`: words joined by '+', aa (FreeType's hinted
 greyscale), bilevel (hinted, one bit a pixel), super (drawn at 4x, box-filtered down: no
 hinting at send size), mono (no syntax colours), grid (rows on the 32-px merged-patch grid),
 stroke<px> (bolder strokes), lh<x> (line pitch x size). Prints per font, mode and size the
@@ -35,19 +35,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
-import shutil
 import statistics
-import subprocess
-import tempfile
 import time
 from pathlib import Path
 
 from swevis.analysis.single_read_windows import package_windows
-from swevis.render import RenderSettings, prepare_lines, render_window
+from swevis.render import RenderSettings, render_window
 from swevis.render.guards import DRAWING_KEYS, drawing_key, font_key
-from swevis.render.ocr import char_accuracy, ocr_page_accuracy, protocol
-from swevis.render.raster import visible_rows
+from swevis.render import tesseract
+from swevis.render.ocr import ocr_page_accuracy, protocol
 
 PACKAGES = ["jinja2", "docker", "snakemake", "swebench", "polars", "pygments"]  # none is a SWE-bench repository
 DEBIAN_FONTS = [
@@ -58,24 +54,14 @@ DEBIAN_FONTS = [
     "/usr/share/fonts/truetype/inconsolata/Inconsolata.otf",
     "/usr/share/fonts/fonts-go/Go-Mono.ttf",
 ]
-GUTTER = re.compile(r"^\s*(\d+|\u21aa)\s+")
 
 
 def tesseract_accuracy(result, text: str, page: int) -> float | None:
-    """tesseract's reading of one whole page (--psm 6, one block of text), each line's leading
-    line number or continuation mark dropped, against the page's code text; None without it."""
-    if shutil.which("tesseract") is None:
+    """Tesseract's reading of one whole page (swevis.render.tesseract: upscaled 3x, --psm 6),
+    scored by swevis.render.ocr's protocol; None where the program is not installed."""
+    if not tesseract.available():
         return None
-    plan = result.plan
-    lines = prepare_lines(text)
-    ref = "\n".join(r[plan.gutter :] for c in range(len(plan.page_columns[page]))
-                    for r in visible_rows(lines, result.start_line, plan, page, c))
-    with tempfile.TemporaryDirectory() as tmp:
-        png = Path(tmp) / "page.png"
-        result.pages[page].save(png)
-        out = subprocess.run(["tesseract", str(png), "-", "--psm", "6"], capture_output=True, text=True, timeout=300)
-    hyp = "\n".join(GUTTER.sub("", line) for line in out.stdout.splitlines())
-    return char_accuracy(ref, hyp)
+    return ocr_page_accuracy(result, text, page, None, "tesseract")
 
 
 MODE_WORDS = {
@@ -214,7 +200,7 @@ def main() -> None:
                     help="drawing modes, words joined by '+': aa, bilevel, super, bicubic, mono, grid, stroke<px>, lh<x>")
     ap.add_argument("--threshold", type=float, default=0.93)
     ap.add_argument("--seed", type=int, default=20260519)
-    ap.add_argument("--no-tesseract", action="store_true", help="skip the second reader (it reads <= .26 here)")
+    ap.add_argument("--no-tesseract", action="store_true", help="skip the second reader (Tesseract, upscaled)")
     ap.add_argument("--json", default=None)
     ap.add_argument("--write-guards", default=None, metavar="TABLE",
                     help="merge the guards into this table (the renderer's: src/swevis/data/legibility_guards.json)")
@@ -223,7 +209,7 @@ def main() -> None:
     windows = package_windows(PACKAGES, 100, args.windows, args.seed)
     print(f"{len(windows)} windows of 100 lines from {sorted({w['source'] for w in windows})}; line pitch "
           f"{args.line_height} x size; qwen3.5 pages at r3's shape; second reader: "
-          f"{'tesseract' if shutil.which('tesseract') else 'none installed'}")
+          f"{'tesseract' if tesseract.available() else 'none installed'}")
     print("| font | mode | size px | cell px^2 | realized ratio (median) | rapidocr (median) | rapidocr (min) "
           "| tesseract (median) | time |")
     print("|---|---|---|---|---|---|---|---|---|")
