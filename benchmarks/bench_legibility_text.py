@@ -13,7 +13,7 @@ by characters), and per size and kind the median over texts with a page counted 
 reader ("both").
 
     nice .venv/bin/python benchmarks/bench_legibility_text.py [--sizes 5.75 6.5 7] [--texts FILE ...]
-        [--code-windows 3] [--backbone qwen3.5] [--json OUT]
+        [--code-windows 3] [--backbone qwen3.5] [--cache-dir .swevis-cache/ocr] [--json OUT]
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from pathlib import Path
 
 from swevis.analysis.single_read_windows import package_windows
 from swevis.render import RenderSettings, render_window
-from swevis.render.ocr import available_readers, ocr_page_accuracy
+from swevis.render.ocr import OcrCache, available_readers, ocr_page_accuracy
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "noncode"
 PACKAGES = ["jinja2", "docker", "snakemake", "swebench", "polars", "pygments"]  # none is a SWE-bench repository
@@ -42,14 +42,15 @@ def texts_of(paths: list[Path], code_windows: int, seed: int) -> list[dict]:
     return out
 
 
-def read_text(item: dict, size: float, backbone: str, settings: RenderSettings, readers: list[str]) -> dict:
+def read_text(item: dict, size: float, backbone: str, settings: RenderSettings, readers: list[str],
+              cache: OcrCache | None = None) -> dict:
     """One text at one font size: every page drawn and read by each reader; a reader's accuracy
     is the mean over the text's pages (one page for the fixtures at these sizes)."""
     tok, fam = BACKBONES[backbone]
     res = render_window(item["path"], item["start_line"], item["text"], 1e6, tok, fam, settings, fonts=[size], guard=0.0)
     accs = {}
     for reader in readers:
-        accs[reader] = statistics.fmean(ocr_page_accuracy(res, item["text"], p, None, reader) for p in range(len(res.pages)))
+        accs[reader] = statistics.fmean(ocr_page_accuracy(res, item["text"], p, cache, reader) for p in range(len(res.pages)))
     return {"kind": item["kind"], "name": item["name"], "size_px": size, "pages": len(res.pages),
             "lines": len(item["text"].splitlines()), "realized_ratio": res.layout["realized_ratio"],
             **accs, "both": min(accs.values())}
@@ -77,7 +78,9 @@ def main() -> None:
     ap.add_argument("--backbone", choices=sorted(BACKBONES), default="qwen3.5")
     ap.add_argument("--seed", type=int, default=20260519)
     ap.add_argument("--json", default=None)
+    ap.add_argument("--cache-dir", default=".swevis-cache/ocr", help="OCR words kept by page content (single_read.ocr.cache_dir)")
     args = ap.parse_args()
+    cache = OcrCache(args.cache_dir) if args.cache_dir else None
     items = texts_of(args.texts or sorted(FIXTURES.glob("*.txt")), args.code_windows, args.seed)
     readers = available_readers()
     settings = RenderSettings.from_config({})
@@ -88,7 +91,7 @@ def main() -> None:
     for size in args.sizes:
         for item in items:
             t0 = time.perf_counter()
-            rows.append(read_text(item, size, args.backbone, settings, readers))
+            rows.append(read_text(item, size, args.backbone, settings, readers, cache))
             r = rows[-1]
             print(f"| {r['name']} | {size:g} | {r['pages']} | {r['realized_ratio']:.2f}x | "
                   + " | ".join(f"{r[x]:.3f}" for x in readers) + f" | {r['both']:.3f} | {time.perf_counter() - t0:.0f} s |",
