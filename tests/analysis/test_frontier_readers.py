@@ -107,3 +107,28 @@ def test_the_medians_interval_comes_from_order_statistics():
     med, low, high, level = median_ci(range(1, 21))
     assert (med, low, high) == (10.5, 6, 15) and level == pytest.approx(0.9586, abs=1e-4)  # the textbook n=20 interval
     assert median_ci([0.5, 0.7], level=0.95)[1:3] == (0.5, 0.7)  # too few values: min to max, low coverage
+
+
+def test_the_workflow_names_the_readers_the_renderer_finds(monkeypatch):
+    """The frontier rule's `readers` param (read while the DAG is built, without importing the
+    renderer) lists what swevis.render.ocr reads with, installed or not; so installing
+    Tesseract changes the param, and Snakemake reruns the frontier."""
+    import shutil
+
+    from swevis.render.ocr import available_readers
+    from swevis.workflow import ocr_readers
+
+    assert ocr_readers() == available_readers()
+    monkeypatch.setattr(shutil, "which", lambda name, *a, **k: None)
+    assert ocr_readers() == available_readers() == ["rapidocr"]
+    monkeypatch.setattr(shutil, "which", lambda name, *a, **k: f"/usr/bin/{name}")
+    assert ocr_readers() == available_readers() == ["rapidocr", "tesseract"]
+
+
+def test_the_frontier_part_reads_with_the_readers_it_is_given(tmp_path, monkeypatch):
+    seen = []
+    monkeypatch.setattr(study, "ocr_page_accuracy", lambda res, text, page, cache, reader: seen.append(reader) or 0.95)
+    cfg = filled_section("single_read", {"seed": 3, "ocr": {"frontier_fonts": [7], "frontier_windows": 1, "frontier_pages": 1,
+                                                          "frontier_packages": ["jinja2"], "sample_frontier_fonts": []}})
+    rows = study_frontier_part(cfg, "qwen3.5", QWEN["qwen3.5"], tmp_path / "part.parquet", readers=["rapidocr"])
+    assert seen == ["rapidocr"] and rows[0]["ocr_readers"] == "rapidocr" and rows[0]["tesseract_median"] is None

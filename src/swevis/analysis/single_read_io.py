@@ -164,15 +164,18 @@ def study_tables(costs_path, ratios, backbones: list[str], table4_path, per_back
         figure3(rows, backbones, ratios, str(tmp))
 
 
-def study_frontier_part(cfg: dict, bname: str, backbone: dict, out_path, cache_dir=None) -> list[dict]:
-    """The readability frontier of one backbone on windows of installed packages."""
+def study_frontier_part(cfg: dict, bname: str, backbone: dict, out_path, cache_dir=None,
+                        readers: list[str] | None = None) -> list[dict]:
+    """The readability frontier of one backbone on windows of installed packages, read by
+    `readers` (default: every installed one)."""
     ocr = cfg["ocr"]
     wins = package_windows(
         list(ocr["frontier_packages"]), int(ocr["frontier_lines"]), int(ocr["frontier_windows"]), int(cfg["seed"])
     )
     settings = RenderSettings.from_config(cfg["render"])
     fonts = [float(f) for f in ocr["frontier_fonts"]]
-    rows = frontier(wins, fonts, {bname: backbone}, settings, ocr, seed=int(cfg["seed"]), cache=_ocr_cache(cache_dir))
+    rows = frontier(wins, fonts, {bname: backbone}, settings, ocr, seed=int(cfg["seed"]), cache=_ocr_cache(cache_dir),
+                    readers=readers)
     _write_parquet(rows, out_path)
     return rows
 
