@@ -7,11 +7,15 @@ seeded by single_read.seed). `--font FILE --guard PX` measure another font at it
 rendered at each r with the study's renderer settings (guard on) under one backbone's
 accounting; one seeded page per render is OCR'd whole (swevis.render.ocr's protocol: no strips,
 no upscaling, code text without the line-number gutter). Prints one row per r: median realized
-ratio T_text/T_img, median and min OCR accuracy, mean pages, mean font px as seen.
+ratio T_text/T_img, median OCR accuracy with its 95% interval (order statistics) and min,
+mean pages, mean font px as seen. Each page is read by every installed reader (`--readers`;
+rapidocr, and Tesseract when its program is installed, swevis.render.tesseract): the OCR
+columns count a page at its lowest reader (readable only if both clear), and each reader's
+own median follows.
 
     .venv/bin/python benchmarks/bench_frontier.py [--windows 12] [--ratios 1 2 3 5 7] [--backbone qwen3.5]
         [--packages jinja2 docker ...] [--font FILE --guard PX] [--render KEY=VALUE ...] [--config config.yaml]
-        [--json OUT]
+        [--readers rapidocr tesseract] [--json OUT]
 """
 
 from __future__ import annotations
@@ -26,20 +30,22 @@ import yaml
 
 from swevis.config import load_config
 from swevis.render import RenderSettings, render_window
-from swevis.render.ocr import protocol
-from swevis.render.ocr import ocr_page_accuracy
+from swevis.analysis.stats import median_ci
+from swevis.render.ocr import available_readers, ocr_page_accuracy, protocol
 from swevis.workflow import study_backbones
 from swevis.analysis.single_read_windows import package_windows
 
 PACKAGES = ["jinja2", "docker", "snakemake", "swebench", "polars", "pygments"]  # none is a SWE-bench repository
 
 
-def measure(windows, ratios, backbone, settings, seed):
-    """Per r: realized ratios and OCR accuracies of one seeded page of each window's render."""
+def measure(windows, ratios, backbone, settings, seed, readers=("rapidocr",)):
+    """Per r: realized ratios and OCR accuracies (per reader, and a page's lowest) of one
+    seeded page of each window's render."""
     out = []
     for r in ratios:
         rng = random.Random(f"{seed}:bench_frontier:{r}")
         ratios_r, accs, pages, fonts = [], [], [], []
+        per_reader = {x: [] for x in readers}
         t0 = time.perf_counter()
         for w in windows:
             res = render_window(w["path"], w["start_line"], w["text"], r, backbone["tokenizer"],
@@ -47,12 +53,18 @@ def measure(windows, ratios, backbone, settings, seed):
             ratios_r.append(res.layout["realized_ratio"])
             pages.append(res.layout["pages"])
             fonts.append(res.layout["font_px_seen"])
-            accs.append(ocr_page_accuracy(res, w["text"], rng.randrange(len(res.pages))))
+            page = rng.randrange(len(res.pages))
+            for x in readers:
+                per_reader[x].append(ocr_page_accuracy(res, w["text"], page, None, x))
+            accs.append(min(per_reader[x][-1] for x in readers))
+        med, low, high, _ = median_ci(accs)
         out.append({
             "r": r,
             "realized_ratio_median": statistics.median(ratios_r),
-            "ocr_median": statistics.median(accs),
+            "ocr_median": med,
+            "ocr_ci": [low, high],
             "ocr_min": min(accs),
+            **{f"{x}_median": statistics.median(per_reader[x]) for x in readers},
             "pages_mean": statistics.fmean(pages),
             "font_px_seen_mean": statistics.fmean(fonts),
             "windows": len(windows),
@@ -63,8 +75,11 @@ def measure(windows, ratios, backbone, settings, seed):
 
 
 def _row(e: dict) -> str:
-    return (f"| r{e['r']:g} | {e['realized_ratio_median']:.2f}x | {e['ocr_median']:.3f} | {e['ocr_min']:.3f} "
-            f"| {e['pages_mean']:.2f} | {e['font_px_seen_mean']:.1f} | {e['seconds']:.0f} s |")
+    each = "".join(f" {v:.3f} |" for k, v in e.items() if k.endswith("_median") and k != "realized_ratio_median"
+                   and k != "ocr_median")
+    return (f"| r{e['r']:g} | {e['realized_ratio_median']:.2f}x | {e['ocr_median']:.3f} "
+            f"[{e['ocr_ci'][0]:.3f}, {e['ocr_ci'][1]:.3f}] | {e['ocr_min']:.3f} |{each} "
+            f"{e['pages_mean']:.2f} | {e['font_px_seen_mean']:.1f} | {e['seconds']:.0f} s |")
 
 
 def main() -> None:
@@ -73,6 +88,8 @@ def main() -> None:
     ap.add_argument("--ratios", type=float, nargs="+", default=None, help="default: single_read.ratios")
     ap.add_argument("--backbone", default=None, help="a model profile; default: the study's first backbone")
     ap.add_argument("--json", default=None)
+    ap.add_argument("--readers", nargs="+", choices=["rapidocr", "tesseract"], default=None,
+                    help="OCR readers (default: every installed one)")
     ap.add_argument("--config", default="config.yaml")
     ap.add_argument("--packages", nargs="+", default=PACKAGES, help="installed packages outside SWE-bench to sample from")
     ap.add_argument("--font", default=None, help="render.font: a font file (default: the configured font)")
@@ -92,14 +109,18 @@ def main() -> None:
     settings = RenderSettings.from_config(render)
     print(f"{len(wins)} windows of {sr['ocr']['frontier_lines']} lines from {sorted({w['source'] for w in wins})}; "
           f"backbone {name} ({backbones[name]['image_family']}); font {render.get('font', 'DejaVu Sans Mono')} "
-          f"({settings.font_mode}, line height {settings.line_height}) at guard {settings.guard_px()} px; {protocol()}")
-    print("| r | realized ratio (median) | OCR median | OCR min | pages | font px seen | time |")
-    print("|---|---|---|---|---|---|---|")
+          f"({settings.font_mode}, line height {settings.line_height}) at guard {settings.guard_px()} px")
+    readers = args.readers or available_readers()
+    for x in readers:
+        print(f"- {x}: {protocol(x)}")
+    print(f"| r | realized ratio (median) | OCR median [95% CI], page at its lowest reader | OCR min | "
+          f"{''.join(f'{x} median | ' for x in readers)}pages | font px seen | time |")
+    print("|---|---|---|---|" + "---|" * len(readers) + "---|---|---|")
     rows = measure(wins, args.ratios or [float(r) for r in sr["ratios"]], backbones[name],
-                   settings, seed)
+                   settings, seed, readers)
     if args.json:
         with open(args.json, "w") as fh:
-            json.dump({"backbone": name, "protocol": protocol(), "rows": rows}, fh, indent=2)
+            json.dump({"backbone": name, "protocols": {x: protocol(x) for x in readers}, "rows": rows}, fh, indent=2)
 
 
 if __name__ == "__main__":

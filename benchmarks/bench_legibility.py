@@ -7,8 +7,8 @@ are not SWE-bench repositories (jinja2, docker, snakemake, swebench, polars, pyg
 each forced font size (guard off), with line pitch `--line-height` x the size. Page 1 of each
 render is read whole, as sent (no upscaling), by the project's reader (rapidocr, the
 swevis.render.ocr protocol) and, when the `tesseract` program is installed (Debian
-tesseract-ocr), by tesseract as an independent second reader (its line numbers dropped
-the same way). Each font is drawn in each of `--modes`: words joined by '+', aa (FreeType's hinted
+tesseract-ocr), by Tesseract as an independent second reader (swevis.render.tesseract: the
+page upscaled 3x, the same protocol). Each font is drawn in each of `--modes`: words joined by '+', aa (FreeType's hinted
 greyscale), bilevel (hinted, one bit a pixel), super (drawn at 4x, box-filtered down: no
 hinting at send size), mono (no syntax colours), grid (rows on the 32-px merged-patch grid),
 stroke<px> (bolder strokes), lh<x> (line pitch x size). Prints per font, mode and size the
@@ -20,7 +20,7 @@ smallest size from which every measured size reads at least `--threshold` (media
 
     nice .venv/bin/python benchmarks/bench_legibility.py [--windows 2] [--sizes 5.5 6 6.5 7]
         [--fonts "DejaVu Sans Mono" /usr/share/fonts/truetype/hack/Hack-Regular.ttf] [--line-height 1.2]
-        [--modes aa super super+lh1.1 bilevel+mono] [--threshold 0.93] [--no-tesseract] [--json OUT]
+        [--modes aa super super+lh1.1 bilevel+mono] [--threshold 0.93] [--no-tesseract | --no-rapidocr] [--json OUT]
         [--write-guards src/swevis/data/legibility_guards.json]
 
 Measured 2026-12-02 (docs/single-read.md, "Legibility"): the shipped table is
@@ -35,19 +35,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
-import shutil
 import statistics
-import subprocess
-import tempfile
 import time
 from pathlib import Path
 
 from swevis.analysis.single_read_windows import package_windows
-from swevis.render import RenderSettings, prepare_lines, render_window
+from swevis.render import RenderSettings, render_window
 from swevis.render.guards import DRAWING_KEYS, drawing_key, font_key
-from swevis.render.ocr import char_accuracy, ocr_page_accuracy, protocol
-from swevis.render.raster import visible_rows
+from swevis.render import tesseract
+from swevis.render.ocr import ocr_page_accuracy, protocol
 
 PACKAGES = ["jinja2", "docker", "snakemake", "swebench", "polars", "pygments"]  # none is a SWE-bench repository
 DEBIAN_FONTS = [
@@ -58,24 +54,14 @@ DEBIAN_FONTS = [
     "/usr/share/fonts/truetype/inconsolata/Inconsolata.otf",
     "/usr/share/fonts/fonts-go/Go-Mono.ttf",
 ]
-GUTTER = re.compile(r"^\s*(\d+|\u21aa)\s+")
 
 
 def tesseract_accuracy(result, text: str, page: int) -> float | None:
-    """tesseract's reading of one whole page (--psm 6, one block of text), each line's leading
-    line number or continuation mark dropped, against the page's code text; None without it."""
-    if shutil.which("tesseract") is None:
+    """Tesseract's reading of one whole page (swevis.render.tesseract: upscaled 3x, --psm 6),
+    scored by swevis.render.ocr's protocol; None where the program is not installed."""
+    if not tesseract.available():
         return None
-    plan = result.plan
-    lines = prepare_lines(text)
-    ref = "\n".join(r[plan.gutter :] for c in range(len(plan.page_columns[page]))
-                    for r in visible_rows(lines, result.start_line, plan, page, c))
-    with tempfile.TemporaryDirectory() as tmp:
-        png = Path(tmp) / "page.png"
-        result.pages[page].save(png)
-        out = subprocess.run(["tesseract", str(png), "-", "--psm", "6"], capture_output=True, text=True, timeout=300)
-    hyp = "\n".join(GUTTER.sub("", line) for line in out.stdout.splitlines())
-    return char_accuracy(ref, hyp)
+    return ocr_page_accuracy(result, text, page, None, "tesseract")
 
 
 MODE_WORDS = {
@@ -105,16 +91,16 @@ def mode_settings(mode: str, line_height: float) -> dict:
 
 
 def measure(fonts: list[str], sizes: list[float], windows: list[dict], line_height: float,
-            modes: list[str] = ("aa",), second: bool = True) -> list[dict]:
+            modes: list[str] = ("aa",), second: bool = True, first: bool = True) -> list[dict]:
     rows = []
     for name in fonts:
         for mode in modes:
-            rows += measure_font(name, mode, sizes, windows, line_height, second)
+            rows += measure_font(name, mode, sizes, windows, line_height, second, first)
     return rows
 
 
 def measure_font(name: str, mode: str, sizes: list[float], windows: list[dict], line_height: float,
-                 second: bool = True) -> list[dict]:
+                 second: bool = True, first: bool = True) -> list[dict]:
     """One font in one mode at each size (a size the font cannot draw, e.g. a bitmap font off
     its strike, is reported and skipped)."""
     rows = []
@@ -128,7 +114,8 @@ def measure_font(name: str, mode: str, sizes: list[float], windows: list[dict], 
                                     fonts=[size], guard=0.0)
                 ratios.append(res.layout["realized_ratio"])
                 cell = res.plan.advance * res.plan.line_px
-                rapid.append(ocr_page_accuracy(res, w["text"], 0))
+                if first:
+                    rapid.append(ocr_page_accuracy(res, w["text"], 0))
                 other = tesseract_accuracy(res, w["text"], 0) if second else None
                 if other is not None:
                     tess.append(other)
@@ -136,13 +123,14 @@ def measure_font(name: str, mode: str, sizes: list[float], windows: list[dict], 
             print(f"| {font_label(name)} | {mode} | {size:g} | cannot draw: {exc} |", flush=True)
             continue
         rows.append({"font": font_label(name), "mode": mode, "size_px": size, "windows": len(windows),
-                     "cell_px2": cell, "realized_ratio": statistics.median(ratios), "rapidocr": statistics.median(rapid),
-                     "rapidocr_min": min(rapid), "tesseract": statistics.median(tess) if tess else None,
+                     "cell_px2": cell, "realized_ratio": statistics.median(ratios),
+                     "rapidocr": statistics.median(rapid) if rapid else None,
+                     "rapidocr_min": min(rapid) if rapid else None, "tesseract": statistics.median(tess) if tess else None,
                      "seconds": time.perf_counter() - t0})
         r = rows[-1]
-        tess_s = "-" if r["tesseract"] is None else f"{r['tesseract']:.3f}"
-        print(f"| {r['font']} | {mode} | {size:g} | {cell:.1f} | {r['realized_ratio']:.2f}x | {r['rapidocr']:.3f} "
-              f"| {r['rapidocr_min']:.3f} | {tess_s} | {r['seconds']:.0f} s |", flush=True)
+        shown = {k: "-" if r[k] is None else f"{r[k]:.3f}" for k in ("rapidocr", "rapidocr_min", "tesseract")}
+        print(f"| {r['font']} | {mode} | {size:g} | {cell:.1f} | {r['realized_ratio']:.2f}x | {shown['rapidocr']} "
+              f"| {shown['rapidocr_min']} | {shown['tesseract']} | {r['seconds']:.0f} s |", flush=True)
     return rows
 
 
@@ -156,7 +144,7 @@ def guards(rows: list[dict], threshold: float) -> dict[str, dict[str, float | No
     out: dict[str, dict[str, float | None]] = {}
     for key in dict.fromkeys((r["font"], r.get("mode", "aa")) for r in rows):
         mine = sorted((r for r in rows if (r["font"], r.get("mode", "aa")) == key), key=lambda r: r["size_px"])
-        ok = [r for r in mine if r["rapidocr"] >= threshold]
+        ok = [r for r in mine if (r["rapidocr"] or 0) >= threshold]
         out[" / ".join(key)] = {
             **{reader: smallest_reading(mine, reader, threshold) for reader in ("rapidocr", "tesseract")},
             "best_ratio": max((r["realized_ratio"] for r in ok), default=None),
@@ -214,7 +202,8 @@ def main() -> None:
                     help="drawing modes, words joined by '+': aa, bilevel, super, bicubic, mono, grid, stroke<px>, lh<x>")
     ap.add_argument("--threshold", type=float, default=0.93)
     ap.add_argument("--seed", type=int, default=20260519)
-    ap.add_argument("--no-tesseract", action="store_true", help="skip the second reader (it reads <= .26 here)")
+    ap.add_argument("--no-tesseract", action="store_true", help="skip the second reader (Tesseract, upscaled)")
+    ap.add_argument("--no-rapidocr", action="store_true", help="Tesseract alone (no guards can be written)")
     ap.add_argument("--json", default=None)
     ap.add_argument("--write-guards", default=None, metavar="TABLE",
                     help="merge the guards into this table (the renderer's: src/swevis/data/legibility_guards.json)")
@@ -223,11 +212,13 @@ def main() -> None:
     windows = package_windows(PACKAGES, 100, args.windows, args.seed)
     print(f"{len(windows)} windows of 100 lines from {sorted({w['source'] for w in windows})}; line pitch "
           f"{args.line_height} x size; qwen3.5 pages at r3's shape; second reader: "
-          f"{'tesseract' if shutil.which('tesseract') else 'none installed'}")
+          f"{'tesseract' if tesseract.available() else 'none installed'}")
     print("| font | mode | size px | cell px^2 | realized ratio (median) | rapidocr (median) | rapidocr (min) "
           "| tesseract (median) | time |")
     print("|---|---|---|---|---|---|---|---|---|")
-    rows = measure(fonts, args.sizes, windows, args.line_height, args.modes, not args.no_tesseract)
+    if args.no_rapidocr and (args.write_guards or args.no_tesseract):
+        raise SystemExit("--no-rapidocr: the guards are rapidocr's, and some reader must read")
+    rows = measure(fonts, args.sizes, windows, args.line_height, args.modes, not args.no_tesseract, not args.no_rapidocr)
     found = guards(rows, args.threshold)
     print(f"\nguard per font (smallest size with median accuracy >= {args.threshold}):")
     for font, g in found.items():

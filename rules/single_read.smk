@@ -9,7 +9,7 @@
 
 import re
 
-from swevis.workflow import study_backbones
+from swevis.workflow import ocr_readers, study_backbones
 
 SR_BACKBONES = study_backbones(config)
 # The study's OCR jobs are the workflow's longest single processes: started first (Snakemake
@@ -172,6 +172,9 @@ rule single_read_frontier_part:
         single_read=keys_of("single_read", "seed", "render"),
         ocr=SR_OCR_FRONTIER,
         backbone=lambda wc: SR_BACKBONES[wc.sr_backbone],
+        # the OCR readers installed here (rapidocr; Tesseract where installed): installing
+        # Tesseract reruns the frontier, which then reads every page with both
+        readers=ocr_readers(),
     script:
         "../scripts/single_read_frontier_part.py"
 

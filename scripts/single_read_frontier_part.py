@@ -12,5 +12,6 @@ with script_logging(snakemake.log[0]) as log:
         snakemake.params.backbone,
         snakemake.output.part,
         cache_dir=snakemake.config["single_read"]["ocr"]["cache_dir"],
+        readers=list(snakemake.params.readers),
     )
     log.info("%d frontier rows", len(rows))

@@ -57,7 +57,7 @@ single_read:
   ratios: [1, 3]
   windows_per_size: 2
   include_matplotlib: false
-  ocr: {frontier_fonts: [6, 9], frontier_windows: 1, frontier_pages: 1, frontier_packages: [requests]}
+  ocr: {frontier_fonts: [6, 9], sample_frontier_fonts: [6], frontier_windows: 1, frontier_pages: 1, frontier_packages: [requests]}
 counterfactual:
   conditions: [text, r3]
   bootstrap: {resamples: 50}

@@ -123,13 +123,19 @@ RULES: dict[str, Rule] = {
     "nice .venv/bin/python benchmarks/bench_legibility.py --windows 2 --sizes 5.5 6 6.5 --fonts "
     "/usr/share/fonts/truetype/hack/Hack-Regular.ttf --modes super bilevel mono grid stroke0.5 --no-tesseract": Rule(
         ".venv/bin/python benchmarks/bench_legibility.py --help", OCR),
-    "nice .venv/bin/python benchmarks/bench_frontier.py --windows 8 --ratios 3 5 7": Rule(
+    "nice .venv/bin/python benchmarks/bench_frontier.py --windows 8 --ratios 3 5 7 --readers rapidocr": Rule(
         ".venv/bin/python benchmarks/bench_frontier.py --help", OCR),
-    "nice .venv/bin/python benchmarks/bench_frontier.py --windows 12 --ratios 3 5 7": Rule(
+    "nice .venv/bin/python benchmarks/bench_frontier.py --windows 12 --ratios 3 5 7 --readers rapidocr": Rule(
         ".venv/bin/python benchmarks/bench_frontier.py --help", OCR),
     "nice .venv/bin/python benchmarks/bench_legibility.py --windows 16 --sizes 5.5 5.75 6 6.5 --fonts "
     "\"DejaVu Sans Mono\" --modes bicubic super --no-tesseract": Rule(
         ".venv/bin/python benchmarks/bench_legibility.py --help", OCR),
+    "nice .venv/bin/python benchmarks/bench_legibility.py --windows 6 --sizes 5.75 7 --fonts \"DejaVu Sans Mono\" "
+    "--modes bicubic super --no-rapidocr": Rule(".venv/bin/python benchmarks/bench_legibility.py --help", OCR),
+    "nice .venv/bin/python benchmarks/bench_legibility_text.py --sizes 7 5.75": Rule(
+        ".venv/bin/python benchmarks/bench_legibility_text.py --help", OCR),
+    ".venv/bin/snakemake --cores 2 results/single_read/frontier_summary.json": Rule(
+        ".venv/bin/snakemake -n --cores 2 results/single_read/frontier_summary.json", LONG, slow=True),
     ".venv/bin/snakemake --cores 2 results/table4.csv": Rule(
         ".venv/bin/snakemake -n --cores 2 results/table4.csv", LONG, slow=True),
     ".venv/bin/swevis render src/swevis/render/layout.py --lines 1-120 --ratio 3 --model qwen3.5 -o out/": AS_WRITTEN_SLOW,

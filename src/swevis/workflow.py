@@ -6,6 +6,7 @@ import hashlib
 import inspect
 import json
 import os
+import shutil
 from importlib.resources import files
 from pathlib import Path
 from typing import Any, Callable, Iterable
@@ -379,6 +380,13 @@ def check_ablation(config: dict) -> None:
 
 # Which backbones and trajectory sets a config names (the single-read and counterfactual
 # rules read them while the DAG is built).
+
+
+def ocr_readers() -> list[str]:
+    """The OCR readers installed here, as swevis.render.ocr.available_readers says (rapidocr,
+    and Tesseract where its program is on PATH), without importing the renderer while the DAG
+    is built. A param of the frontier's rules: installing Tesseract reruns the frontier."""
+    return ["rapidocr", "tesseract"] if shutil.which("tesseract") else ["rapidocr"]
 
 
 def study_backbones(config: dict) -> dict[str, dict]:

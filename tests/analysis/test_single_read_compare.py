@@ -13,8 +13,9 @@ def _write(root, tokens, ocr, frontier):
 
 
 def test_a_not_sampled_cell_is_counted_and_a_changed_token_cell_fails(tmp_path, capsys):
-    frontier_old = "backbone,font_px,realized_ratio_median,ocr_median,ocr_n\nq,8.0,2.5,0.91,2\n"
-    frontier_new = "backbone,font_px,realized_ratio_median,ocr_median,ocr_n,ocr_picked\nq,8.0,2.5,0.93,1,2\n"
+    frontier_old = "backbone,font_px,realized_ratio_median,ocr_median,ocr_n,tesseract_median\nq,8.0,2.5,0.91,2,0.9\n"
+    frontier_new = ("backbone,font_px,realized_ratio_median,ocr_median,ocr_n,tesseract_median,ocr_picked\n"
+                    "q,8.0,2.5,0.93,1,0.92,2\n")
     _write(tmp_path / "old", "Lines,Raw text,r1\n10,90.0,100.0 (1.00)\n", "Lines,r1,r3\n10,0.940 (n=1),0.9 (n=1)\n", frontier_old)
     _write(tmp_path / "new", "Lines,Raw text,r1\n10,90.0,100.0 (1.00)\n",
            "Lines,r1,r3,ocr_pages\n10,0.940 (n=1),not sampled,1\n", frontier_new)

@@ -159,7 +159,9 @@ def _counted_frontier(monkeypatch, n_windows: int, accuracy: float):
     """study.frontier on `n_windows` matplotlib windows for qwen3.5 with OCR replaced by a
     constant `accuracy`: (the paths of the pages read, a function (fonts, ocr) -> rows)."""
     read = []
-    monkeypatch.setattr(study, "ocr_page_accuracy", lambda res, text, page, cache: read.append(res.path) or accuracy)
+    monkeypatch.setattr(study, "ocr_page_accuracy",
+                        lambda res, text, page, cache, reader: read.append(res.path) or accuracy)
+    monkeypatch.setattr(study, "available_readers", lambda: ["rapidocr"])  # one reader, installed or not
     wins = sample_windows([matplotlib_source_root()], [30], n_windows, seed=2)
     settings = RenderSettings.from_config({})
     b = {"qwen3.5": BACKBONES["qwen3.5"]}
@@ -169,21 +171,23 @@ def _counted_frontier(monkeypatch, n_windows: int, accuracy: float):
 def test_frontier_sample_reads_the_first_picks_in_window_order(monkeypatch):
     read, frontier = _counted_frontier(monkeypatch, 4, 0.9)
     full = filled_section("single_read", {"ocr": {"full": True, "frontier_pages": 3}})["ocr"]
-    sample = filled_section("single_read", {"ocr": {"frontier_pages": 3, "sample_frontier_pages": 1}})["ocr"]
-    rows_full = frontier([6.0], full)  # a font of the default sample
+    sample = filled_section("single_read", {"ocr": {"frontier_pages": 3, "sample_frontier_pages": 1,
+                                                    "sample_frontier_fonts": [6]}})["ocr"]
+    rows_full = frontier([6.0], full)  # a font of the sample
     read_full, read[:] = list(read), []
     rows_sample = frontier([6.0], sample)
     assert read == read_full[:1] and len(read_full) == 3
     assert rows_full[0]["ocr_n"] == 3 and rows_sample[0]["ocr_n"] == 1
     assert rows_full[0]["ocr_picked"] == rows_sample[0]["ocr_picked"] == 3
-    same = [k for k in rows_full[0] if not k.startswith("ocr_")]
+    same = [k for k in rows_full[0] if not k.startswith(("ocr_", "rapidocr_", "tesseract_"))]
     assert {k: rows_full[0][k] for k in same} == {k: rows_sample[0][k] for k in same}
 
 
 def test_frontier_sample_reads_only_the_sampled_fonts_and_the_guard_skips_the_others(monkeypatch):
     read, frontier = _counted_frontier(monkeypatch, 3, 0.95)
-    sample = filled_section("single_read", {"ocr": {"sample_frontier_fonts": [7, 9]}})["ocr"]
-    full = filled_section("single_read", {"ocr": {"full": True, "sample_frontier_fonts": [7, 9]}})["ocr"]
+    sample = filled_section("single_read", {"ocr": {"sample_frontier_fonts": [7, 9], "frontier_pages": 2,
+                                                    "sample_frontier_pages": 1}})["ocr"]
+    full = filled_section("single_read", {"ocr": {"full": True, "sample_frontier_fonts": [7, 9], "frontier_pages": 2}})["ocr"]
     rows = frontier([7.0, 8.0, 9.0], sample)
     assert [r["ocr_n"] for r in rows] == [1, 0, 1] and len(read) == 2
     assert rows[1]["ocr_median"] is None and rows[1]["realized_ratio_median"] > 0

@@ -51,7 +51,7 @@ CASES: list[tuple[str, str, list[str], str]] = [
     ("tasks", "config", ["tasks", "sample", "--config", "{replay_condition_config}"],
      '"mem+x" is not a replay condition: text, rN, mem or mem+rN'),
     ("tasks", "config", ["tasks", "sample", "--config", "{frontier_sample_config}"],
-     "sample_frontier_fonts': [5.5, 5.75, 6, 6.5] names none of frontier_fonts [9, 10]"),
+     "sample_frontier_fonts': [5.75, 7] names none of frontier_fonts [9, 10]"),
     # evaluate
     ("evaluate", "instance_id", ["evaluate", "nope__x-1", "--config", CONFIG], "unknown instance id nope__x-1"),
     ("evaluate", "patch", ["evaluate", IID, "--patch", "{missing}", "--config", CONFIG], "patch file"),

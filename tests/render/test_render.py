@@ -355,7 +355,9 @@ def test_frontier_windows_come_from_installed_packages_by_a_seeded_rule(tmp_path
         package_windows(["no_such_package_here"], 30, 1, 1)
 
     read = []
-    monkeypatch.setattr(study, "ocr_page_accuracy", lambda res, text, page, cache: read.append(res.layout["font_px"]) or 0.95)
+    monkeypatch.setattr(study, "ocr_page_accuracy",
+                        lambda res, text, page, cache, reader: read.append(res.layout["font_px"]) or 0.95)
+    monkeypatch.setattr(study, "available_readers", lambda: ["rapidocr"])  # one reader, installed or not
     cfg = filled_section("single_read", {"seed": 3, "ocr": {"frontier_fonts": [7, 10], "frontier_windows": 2,
                                                           "frontier_pages": 1, "frontier_packages": ["requests", "jinja2"],
                                                           "sample_frontier_fonts": []}})

@@ -12,7 +12,8 @@ from swevis import __version__
 from swevis.conditions import Condition
 from swevis.render import raster
 from swevis.render.core import RenderResult, prepare_lines, render_window
-from swevis.render.ocr import OcrCache, ocr_page_accuracy, protocol
+from swevis.analysis.stats import median_ci
+from swevis.render.ocr import READERS, OcrCache, available_readers, ocr_page_accuracy, protocol
 from swevis.render.settings import RenderSettings
 from swevis.tokens import tokenizer_info
 
@@ -303,6 +304,7 @@ def frontier(
     ocr: dict,
     seed: int,
     cache: OcrCache | None = None,
+    readers: list[str] | None = None,
 ) -> list[dict]:
     """For each backbone and font size: the realized ratio the windows reach at that size (the
     cheapest layout with that font, the guard lifted) and the OCR accuracy at that size.
@@ -311,13 +313,17 @@ def frontier(
     `ocr["frontier_pages"]` seeded windows (the protocol of swevis.render.ocr); without
     ocr.full, only the first `ocr["sample_frontier_pages"]` of them (in window order) are
     read, at the fonts of `ocr["sample_frontier_fonts"]` (all when empty), and `ocr_n` says
-    how many were. Layouts are computed undrawn; only read pages are
-    drawn. One backbone is one job of the workflow; the rows do not depend on the others.
+    how many were. Every page is read by each of `readers` (default: those installed,
+    rapidocr and Tesseract), and a page's accuracy (`ocr_*`) is the lowest of its readers':
+    a page is readable only if every reader clears the threshold. Layouts are computed
+    undrawn; only read pages are drawn. One backbone is one job of the workflow; the rows do
+    not depend on the others.
     """
+    readers = list(readers or available_readers())
     out = []
     for bname, b in backbones.items():
         for f in fonts:
-            out.append(_frontier_row(windows, f, bname, b, settings, ocr, seed, cache))
+            out.append(_frontier_row(windows, f, bname, b, settings, ocr, seed, cache, readers))
             log.info("frontier %s f=%.1f ratio=%.2f ocr=%s", bname, f, out[-1]["realized_ratio_median"], out[-1]["ocr_median"])
     return out
 
@@ -331,7 +337,7 @@ def reads_font(ocr: dict, font: float) -> bool:
 
 def _frontier_row(
     windows: list[dict], f: float, bname: str, b: dict, settings: RenderSettings, ocr: dict, seed: int,
-    cache: OcrCache | None,
+    cache: OcrCache | None, readers: list[str],
 ) -> dict:
     """One frontier.csv row: one backbone at one font size."""
     tok, fam = b["tokenizer"], b["image_family"]
@@ -340,7 +346,9 @@ def _frontier_row(
     n_read = len(pick) if ocr["full"] else min(len(pick), int(ocr["sample_frontier_pages"]))
     if not reads_font(ocr, f):
         n_read = 0
-    ratios, accs, pages, tokens, texts = [], [], [], [], []
+    ratios, pages, tokens, texts = [], [], [], []
+    accs: dict[str, list[float]] = {r: [] for r in readers}
+    read = 0
     for i, w in enumerate(windows):
         res = render_window(w["path"], w["start_line"], w["text"], 1e6, tok, fam, settings, fonts=[f], guard=0.0, rasterize=False)
         L = res.layout
@@ -350,8 +358,12 @@ def _frontier_row(
         texts.append(L["text_tokens"])
         if i in pick:
             page = rng.randrange(L["pages"])  # drawn for every pick, in window order, read or not
-            if len(accs) < n_read:
-                accs.append(ocr_page_accuracy(draw_page(res, w["text"], page, settings), w["text"], page, cache))
+            if read < n_read:
+                drawn = draw_page(res, w["text"], page, settings)
+                for r in readers:
+                    accs[r].append(ocr_page_accuracy(drawn, w["text"], page, cache, r))
+                read += 1
+    both = [min(a) for a in zip(*accs.values())]
     return {
         "backbone": bname,
         "image_family": fam,
@@ -366,35 +378,105 @@ def _frontier_row(
         "image_tokens_mean": statistics.fmean(tokens),
         "text_tokens_mean": statistics.fmean(texts),
         "pages_mean": statistics.fmean(pages),
-        "ocr_median": statistics.median(accs) if accs else None,
-        "ocr_min": min(accs) if accs else None,
-        "ocr_n": len(accs),
+        **_ocr_columns("ocr", both),
+        "ocr_n": len(both),
         "ocr_picked": len(pick),
-        "ocr_protocol": protocol(),
+        "ocr_readers": "+".join(readers),
+        **{k: v for r in READERS for k, v in _ocr_columns(r, accs.get(r, []), pages_column=True).items()},
+        "ocr_protocol": " | ".join(protocol(r) for r in readers),
         "swevis_version": __version__,
     }
 
 
+def _ocr_columns(prefix: str, accs: list[float], pages_column: bool = False) -> dict:
+    """`<prefix>_median`, `_min` and the median's 95% interval `_ci_low`/`_ci_high` (order
+    statistics, swevis.analysis.stats.median_ci); with pages_column, `_pages`, each page's
+    accuracy (';'-joined, in window order). None where no page was read."""
+    med, low, high, _ = median_ci(accs)
+    out = {f"{prefix}_median": med, f"{prefix}_min": min(accs) if accs else None,
+           f"{prefix}_ci_low": low, f"{prefix}_ci_high": high}
+    if pages_column:
+        out[f"{prefix}_pages"] = ";".join(f"{a:.4f}" for a in accs) if accs else None
+    return out
+
+
 def frontier_summary(rows: list[dict], thresholds=(0.93, 0.90), *, guard_threshold: float) -> dict:
-    """Per backbone: the largest median realized ratio at median OCR >= each threshold, and the
-    guard the frontier justifies (smallest font whose median OCR, and every larger font's, is
-    >= guard_threshold). Fonts whose pages were not read (ocr_n 0) say nothing either way."""
+    """Per backbone, over the pages every reader read (a page counts at its lowest reader's
+    accuracy), and per reader (`per_reader`): the largest median realized ratio at median OCR
+    >= each threshold, and the guard the frontier justifies (smallest font whose median OCR,
+    and every larger font's, is >= guard_threshold); each with the range its medians' 95%
+    intervals allow (`_ci`: [from the interval's low ends, from its high ends]). `agreement`
+    says how far the readers agree on the same pages. Fonts whose pages were not read (ocr_n
+    0) say nothing either way."""
     out = {}
     for b in sorted({r["backbone"] for r in rows}):
         sel = sorted((r for r in rows if r["backbone"] == b), key=lambda r: r["font_px"])
-        entry = {}
-        for t in thresholds:
-            ok = [r for r in sel if r["ocr_median"] is not None and r["ocr_median"] >= t]
-            best = max(ok, key=lambda r: r["realized_ratio_median"]) if ok else None
-            entry[f"best_ratio_at_ocr_{t:.2f}"] = best["realized_ratio_median"] if best else None
-            entry[f"font_at_ocr_{t:.2f}"] = best["font_px"] if best else None
-        guard = None
-        for r in reversed([r for r in sel if r["ocr_median"] is not None]):
-            if r["ocr_median"] >= guard_threshold:
-                guard = r["font_px"]
-            else:
-                break
-        entry["guard_px"] = guard
+        readers = [x for x in (sel[0].get("ocr_readers") or "rapidocr").split("+") if x]
+        entry = _frontier_entry(sel, "ocr", thresholds, guard_threshold)
         entry["guard_threshold"] = guard_threshold
+        entry["readers"] = readers
+        entry["per_reader"] = {x: _frontier_entry(sel, x, thresholds, guard_threshold) for x in readers if f"{x}_median" in sel[0]}
+        if len(readers) == 2 and all(f"{x}_pages" in sel[0] for x in readers):
+            entry["agreement"] = reader_agreement(sel, readers, guard_threshold)
         out[b] = entry
     return out
+
+
+def _frontier_entry(sel: list[dict], prefix: str, thresholds, guard_threshold: float) -> dict:
+    """Best ratio and guard from the `<prefix>_median` column, with the ranges its interval
+    ends (`<prefix>_ci_low`, `_ci_high`) give."""
+    entry = {}
+    for t in thresholds:
+        font, ratio = _best_at(sel, f"{prefix}_median", t)
+        entry[f"best_ratio_at_ocr_{t:.2f}"] = ratio
+        entry[f"font_at_ocr_{t:.2f}"] = font
+        entry[f"best_ratio_at_ocr_{t:.2f}_ci"] = [_best_at(sel, f"{prefix}_{end}", t)[1] for end in ("ci_low", "ci_high")]
+    entry["guard_px"] = _guard(sel, f"{prefix}_median", guard_threshold)
+    entry["guard_px_ci"] = [_guard(sel, f"{prefix}_{end}", guard_threshold) for end in ("ci_high", "ci_low")]
+    entry["pages_per_font"] = max((r.get("ocr_n") or 0 for r in sel), default=0)  # every reader reads each page
+    return entry
+
+
+def _best_at(sel: list[dict], column: str, t: float) -> tuple[float | None, float | None]:
+    """(font, median realized ratio) of the cheapest font whose `column` is >= t."""
+    ok = [r for r in sel if r.get(column) is not None and r[column] >= t]
+    best = max(ok, key=lambda r: r["realized_ratio_median"]) if ok else None
+    return (best["font_px"], best["realized_ratio_median"]) if best else (None, None)
+
+
+def _guard(sel: list[dict], column: str, t: float) -> float | None:
+    """The smallest read font from which every larger read font's `column` is >= t."""
+    guard = None
+    for r in reversed([r for r in sel if r.get(column) is not None]):
+        if r[column] < t:
+            break
+        guard = r["font_px"]
+    return guard
+
+
+def _pages(row: dict, reader: str) -> list[float]:
+    text = row.get(f"{reader}_pages")
+    return [float(x) for x in text.split(";")] if text else []
+
+
+def reader_agreement(sel: list[dict], readers: list[str], threshold: float) -> dict:
+    """How far two readers agree on the same pages: the median absolute difference of their
+    accuracies, the share of pages both call readable or both unreadable at `threshold`, and
+    the median (second - first), over every read page and per font."""
+    a_name, b_name = readers
+    per_font, diffs, agree = {}, [], 0
+    for r in sel:
+        pairs = list(zip(_pages(r, a_name), _pages(r, b_name)))
+        if not pairs:
+            continue
+        d = [y - x for x, y in pairs]
+        same = sum((x >= threshold) == (y >= threshold) for x, y in pairs)
+        per_font[f"{r['font_px']:g}"] = {"pages": len(pairs), "median_difference": statistics.median(d),
+                                         "agree_at_threshold": same / len(pairs)}
+        diffs += d
+        agree += same
+    if not diffs:
+        return {"pages": 0}
+    return {"pages": len(diffs), "difference": f"{b_name} - {a_name}", "median_difference": statistics.median(diffs),
+            "median_abs_difference": statistics.median(abs(x) for x in diffs),
+            "agree_at_threshold": agree / len(diffs), "per_font": per_font}

@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 NOT_SAMPLED = "not sampled"
+OCR_COLUMNS = ("ocr_", "rapidocr_", "tesseract_")  # a frontier row's OCR columns: both readers' and each one's
 
 
 def _rows(path: Path) -> list[dict]:
@@ -60,7 +61,7 @@ def compare_frontier(old: list[dict], new: list[dict]) -> tuple[int, list[str], 
     for a, b in zip(old, new):
         same_pages = a.get("ocr_n") == b.get("ocr_n")
         for k in shared:
-            if k.startswith("ocr_") and k not in ("ocr_protocol",) and not same_pages:
+            if k.startswith(OCR_COLUMNS) and k not in ("ocr_protocol",) and not same_pages:
                 continue
             n += 1
             if a[k] != b[k]:

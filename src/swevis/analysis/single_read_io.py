@@ -164,15 +164,18 @@ def study_tables(costs_path, ratios, backbones: list[str], table4_path, per_back
         figure3(rows, backbones, ratios, str(tmp))
 
 
-def study_frontier_part(cfg: dict, bname: str, backbone: dict, out_path, cache_dir=None) -> list[dict]:
-    """The readability frontier of one backbone on windows of installed packages."""
+def study_frontier_part(cfg: dict, bname: str, backbone: dict, out_path, cache_dir=None,
+                        readers: list[str] | None = None) -> list[dict]:
+    """The readability frontier of one backbone on windows of installed packages, read by
+    `readers` (default: every installed one)."""
     ocr = cfg["ocr"]
     wins = package_windows(
         list(ocr["frontier_packages"]), int(ocr["frontier_lines"]), int(ocr["frontier_windows"]), int(cfg["seed"])
     )
     settings = RenderSettings.from_config(cfg["render"])
     fonts = [float(f) for f in ocr["frontier_fonts"]]
-    rows = frontier(wins, fonts, {bname: backbone}, settings, ocr, seed=int(cfg["seed"]), cache=_ocr_cache(cache_dir))
+    rows = frontier(wins, fonts, {bname: backbone}, settings, ocr, seed=int(cfg["seed"]), cache=_ocr_cache(cache_dir),
+                    readers=readers)
     _write_parquet(rows, out_path)
     return rows
 
@@ -183,10 +186,16 @@ def study_frontier(part_paths, cfg: dict, backbones: dict, out_path, summary_pat
     write_table_csv(rows, out_path)
     settings = RenderSettings.from_config(cfg["render"])
     summary = frontier_summary(rows, guard_threshold=float(cfg["ocr"]["guard_threshold"]))
+    readers = sorted({x for r in rows for x in (r.get("ocr_readers") or "").split("+") if x})
     summary = {
         "per_backbone": summary,
         "configured_guard_px": settings.guard_px(),
         "ocr_scope": frontier_ocr_scope(cfg["ocr"]),
+        "readers": readers,
+        "readable_page": "every reader clears the threshold: a page counts at its lowest reader's accuracy"
+                         + ("" if "tesseract" in readers else " (tesseract not installed: rapidocr alone)"),
+        "ocr_ci": "95% interval of the median from order statistics (fewer than 6 pages: min to max, "
+                  "coverage 1 - 2^(1-n)); a best ratio's or guard's _ci is what the interval's ends give",
         **provenance(cfg, backbones=backbones),
     }
     write_json_atomic(summary_path, summary)

@@ -66,3 +66,22 @@ def spread(values: Sequence[float]) -> dict[str, float | None]:
         return {"sd": None, "min": None, "max": None}
     sd = float(np.std(x, ddof=1)) if len(x) > 1 else None
     return {"sd": sd, "min": min(x), "max": max(x)}
+
+
+def median_ci(values: Sequence[float], level: float = 0.95) -> tuple[float | None, float | None, float | None, float | None]:
+    """(median, low, high, achieved level): the distribution-free interval of the median from
+    order statistics, [x_(k), x_(n+1-k)] with the largest k whose binomial(n, 1/2) tails keep
+    coverage >= level. Below 6 values no such k exists: [min, max] and its coverage
+    1 - 2^(1-n), which says how little those pages can tell. None for no values."""
+    x = sorted(float(v) for v in values if v is not None)
+    n = len(x)
+    if not n:
+        return None, None, None, None
+    med = float(np.median(x))
+    k, covered = 1, 1.0 - 2.0 / 2**n
+    while k < n // 2:
+        tail = sum(math.comb(n, i) for i in range(k + 1)) / 2**n  # P(X <= k): x_(k+1) above the median
+        if 1.0 - 2.0 * tail < level:
+            break
+        k, covered = k + 1, 1.0 - 2.0 * tail
+    return med, x[k - 1], x[n - k], covered

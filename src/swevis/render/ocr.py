@@ -13,6 +13,10 @@ is read the way the model sees it.
 4. Character accuracy = max(0, 1 - Levenshtein(ref, hyp) / len(ref)), where `ref` is the code
    text of the page's rows without the gutter and both strings have all whitespace removed
    (OCR cannot report indentation).
+
+A second, independent reader (Tesseract, swevis.render.tesseract) reads the same page through
+its own engine, upscaled, and is scored by steps 2-4 unchanged: `READERS` names both, and
+`available_readers()` those installed here.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ import numpy as np
 from swevis.errors import SwevisError
 from swevis.fsutil import write_atomic
 from swevis.render.core import RenderResult, prepare_lines
+from swevis.render import tesseract
 from swevis.render.raster import visible_rows
 
 log = logging.getLogger(__name__)
@@ -84,9 +89,35 @@ def char_accuracy(reference: str, hypothesis: str) -> float:
     return max(0.0, 1.0 - levenshtein(ref, hyp) / len(ref))
 
 
-def protocol() -> str:
-    """The OCR protocol with the rapidocr version, for provenance columns."""
+RAPIDOCR = "rapidocr"
+TESSERACT = "tesseract"
+READERS = (RAPIDOCR, TESSERACT)
+
+
+def protocol(reader: str = RAPIDOCR) -> str:
+    """The OCR protocol of a reader with its version, for provenance columns."""
+    if reader == TESSERACT:
+        return tesseract.protocol()
+    _known(reader)
     return OCR_PROTOCOL.format(version=rapidocr_version())
+
+
+def _known(reader: str) -> None:
+    if reader not in READERS:
+        raise SwevisError(f"unknown OCR reader {reader!r} (known: {', '.join(READERS)})")
+
+
+def available_readers() -> list[str]:
+    """The readers installed here: rapidocr (a dependency) and Tesseract when its program is."""
+    return [RAPIDOCR, TESSERACT] if tesseract.available() else [RAPIDOCR]
+
+
+def reader_words(image, reader: str = RAPIDOCR) -> list[tuple[float, float, str]]:
+    """One reader's words of a whole page as (y_centre, x_centre, text) in page px."""
+    if reader == TESSERACT:
+        return tesseract.tesseract_words(image)
+    _known(reader)
+    return ocr_words(image)
 
 
 def rapidocr_version() -> str:
@@ -104,12 +135,12 @@ def _onnxruntime_version() -> str:
 
 
 class OcrCache:
-    """rapidocr's words of a page, kept on disk by page content, so that a rerun (or a second
+    """A reader's words of a page, kept on disk by page content, so that a rerun (or a second
     cell that draws the very same page) reads no page twice.
 
     The key is the SHA-256 of the page's PNG bytes (the image as it is sent) together with the
-    OCR protocol, which names the rapidocr version, and the onnxruntime version: a new engine
-    reads every page again. Entries are small JSON files under `folder/<2 hex>/<key>.json`,
+    OCR protocol, which names the rapidocr version, and the onnxruntime version (for Tesseract:
+    its protocol, which names its version and upscaling): a new engine reads every page again. Entries are small JSON files under `folder/<2 hex>/<key>.json`,
     written atomically (jobs that run side by side may share the folder).
     """
 
@@ -118,26 +149,29 @@ class OcrCache:
         self.hits = 0
         self.misses = 0
 
-    def key(self, image) -> str:
+    def key(self, image, reader: str = RAPIDOCR) -> str:
         buf = io.BytesIO()
         image.save(buf, format="PNG", optimize=False)
         h = hashlib.sha256(buf.getvalue())
-        h.update(f"\0{protocol()}\0onnxruntime {_onnxruntime_version()}".encode())
+        if reader == RAPIDOCR:  # the key rapidocr's entries were always stored under
+            h.update(f"\0{protocol()}\0onnxruntime {_onnxruntime_version()}".encode())
+        else:
+            h.update(f"\0{protocol(reader)}".encode())
         return h.hexdigest()
 
-    def words(self, image) -> list[tuple[float, float, str]]:
-        """`ocr_words(image)`, from the cache when this page was read before."""
-        path = self.folder / (k := self.key(image))[:2] / f"{k}.json"
+    def words(self, image, reader: str = RAPIDOCR) -> list[tuple[float, float, str]]:
+        """`reader_words(image, reader)`, from the cache when this page was read before."""
+        path = self.folder / (k := self.key(image, reader))[:2] / f"{k}.json"
         try:
             words = [tuple(w) for w in json.loads(path.read_text())["words"]]
             self.hits += 1
             return words
         except (OSError, ValueError, KeyError, TypeError):
             pass  # absent or unreadable: read the page (a damaged entry is rewritten)
-        words = ocr_words(image)
+        words = reader_words(image, reader)
         self.misses += 1
         path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(path, json.dumps({"protocol": protocol(), "words": words}))
+        write_atomic(path, json.dumps({"protocol": protocol(reader), "words": words}))
         return words
 
 
@@ -178,15 +212,17 @@ def ocr_words(image) -> list[tuple[float, float, str]]:
 
 
 def read_code_columns(
-    image, columns: list[tuple[float, float]], line_height: float, cache: OcrCache | None = None
+    image, columns: list[tuple[float, float]], line_height: float, cache: OcrCache | None = None,
+    reader: str = RAPIDOCR,
 ) -> list[str]:
     """OCR a whole page and return the code text of each column, the gutter dropped.
 
     columns: per text column, (x where its gutter starts, x where its code starts) in page px.
     cache: where words of pages read before are kept (None: read the page).
+    reader: one of READERS.
     """
     rows_by_col: list[list[tuple[float, float, str]]] = [[] for _ in columns]
-    words = cache.words(image) if cache is not None else ocr_words(image)
+    words = cache.words(image, reader) if cache is not None else reader_words(image, reader)
     for y, x, txt in words:
         col = max((i for i, (g0, _) in enumerate(columns) if g0 <= x), default=0)
         if x < columns[col][1]:
@@ -206,10 +242,12 @@ def _rows_in_order(words: list[tuple[float, float, str]], line_height: float) ->
     return "\n".join(" ".join(t for _, _, t in sorted(r, key=lambda b: b[1])) for r in rows)
 
 
-def ocr_page_accuracy(result: RenderResult, text: str, page: int, cache: OcrCache | None = None) -> float:
+def ocr_page_accuracy(
+    result: RenderResult, text: str, page: int, cache: OcrCache | None = None, reader: str = RAPIDOCR
+) -> float:
     """OCR accuracy of one whole rendered page over its code text, gutter excluded on both
     sides (the protocol of swevis.render.ocr): what the model is shown, read as it is shown.
-    Only `result.pages[page]` needs to be drawn."""
+    Only `result.pages[page]` needs to be drawn. reader: one of READERS."""
     plan = result.plan
     lines = prepare_lines(text)
     colw = (plan.gutter + plan.wrap) * plan.advance + 2.0 * plan.advance  # raster.py's column pitch
@@ -217,5 +255,5 @@ def ocr_page_accuracy(result: RenderResult, text: str, page: int, cache: OcrCach
     # a word belongs to the gutter when its centre is left of the separator space's middle
     geometry = [(plan.margin + c * colw, plan.margin + c * colw + (plan.gutter - 0.5) * plan.advance) for c in range(ncols)]
     ref = "\n".join(r[plan.gutter :] for c in range(ncols) for r in visible_rows(lines, result.start_line, plan, page, c))
-    hyp = "\n".join(read_code_columns(result.pages[page], geometry, plan.line_px, cache))
+    hyp = "\n".join(read_code_columns(result.pages[page], geometry, plan.line_px, cache, reader))
     return char_accuracy(ref, hyp)

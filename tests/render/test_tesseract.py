@@ -1,0 +1,106 @@
+"""Tesseract as the second OCR reader: its TSV parsed into page-px words, the page upscaled
+without new information, a clear error and a skip where the program is absent, and a real
+read of a rendered page where it is installed."""
+
+import hashlib
+import io
+import shutil
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from swevis.errors import SwevisError
+from swevis.render import ocr, render_window, tesseract
+from swevis.render.ocr import OcrCache, available_readers, ocr_page_accuracy
+
+NOT_INSTALLED = "tesseract-ocr is not installed here (Debian: apt-get install tesseract-ocr; .ci/run installs it)"
+needs_tesseract = pytest.mark.skipif(not tesseract.available(), reason=NOT_INSTALLED)
+
+TSV = (
+    "level\tpage_num\tblock_num\tpar_num\tline_num\tword_num\tleft\ttop\twidth\theight\tconf\ttext\n"
+    "1\t1\t0\t0\t0\t0\t0\t0\t900\t300\t-1\t\n"
+    "2\t1\t1\t0\t0\t0\t30\t30\t600\t60\t-1\t\n"
+    "4\t1\t1\t1\t1\t0\t30\t30\t600\t60\t-1\t\n"
+    "5\t1\t1\t1\t1\t1\t30\t30\t90\t30\t91.5\tdef\n"
+    "5\t1\t1\t1\t1\t2\t150\t36\t120\t24\t88.0\tfoo(x):\n"
+    "5\t1\t1\t1\t1\t3\t300\t36\t30\t24\t10.0\t \n"
+    "5\t1\t1\t1\t2\t1\t60\t90\t150\t30\t75.25\treturn\n"
+)
+
+CODE = (
+    "def parse_header(line, sep=':'):\n"
+    "    name, value = line.split(sep, 1)\n"
+    "    return name.strip().lower(), value.strip()\n"
+    "\n"
+    "class Reader:\n"
+    "    def __init__(self, stream):\n"
+    "        self.stream = stream\n"
+    "        self.count = 0\n"
+)
+
+
+def test_tsv_words_are_level_5_rows_with_text_mapped_back_to_page_pixels():
+    words = tesseract.parse_tsv(TSV, scale=3)
+    assert words == [(15.0, 25.0, "def"), (16.0, 70.0, "foo(x):"), (35.0, 45.0, "return")]
+    assert tesseract.parse_tsv(TSV, scale=1)[0] == (45.0, 75.0, "def")
+    assert tesseract.parse_tsv("", 3) == []
+    assert tesseract.parse_tsv(TSV.splitlines()[0] + "\n", 3) == []  # a blank page: the header alone
+
+
+def test_a_malformed_tsv_is_a_clear_error_not_a_skip():
+    with pytest.raises(SwevisError, match="malformed TSV row"):
+        tesseract.parse_tsv(TSV + "5\t1\t1\n", 3)
+    with pytest.raises(SwevisError, match="unexpected TSV header"):
+        tesseract.parse_tsv("Error opening data file\n", 3)
+
+
+def test_upscaling_is_greyscale_and_adds_no_information():
+    """3x larger and grey; brought back down to the page's size it is the page again (within
+    rounding), so the reader sees the same pixels interpolated, nothing new."""
+    page = render_window("x.py", 1, CODE, 1, "qwen3", "qwen3.5", fonts=[7.0]).pages[0]
+    big = tesseract.upscale(page)
+    assert big.mode == "L" and big.size == (page.width * 3, page.height * 3)
+    back = big.resize(page.size, Image.Resampling.BOX)
+    diff = np.abs(np.asarray(page.convert("L"), dtype=int) - np.asarray(back, dtype=int))
+    assert diff.max() <= 48 and diff.mean() < 2.0
+
+
+def test_without_the_program_the_reader_says_how_to_install_it(monkeypatch):
+    monkeypatch.setattr(shutil, "which", lambda name, *a, **k: None)
+    assert not tesseract.available() and available_readers() == ["rapidocr"]
+    with pytest.raises(SwevisError, match="apt-get install tesseract-ocr"):
+        tesseract.tesseract_words(Image.new("RGB", (64, 32), "white"))
+
+
+def test_an_unknown_reader_is_a_clear_error():
+    with pytest.raises(SwevisError, match="unknown OCR reader 'easyocr'"):
+        ocr.reader_words(Image.new("RGB", (8, 8)), "easyocr")
+
+
+def test_the_cache_keeps_each_readers_words_apart_and_rapidocr_keys_unchanged(tmp_path, monkeypatch):
+    monkeypatch.setattr(tesseract, "tesseract_version", lambda: "5.3.0")
+    image = Image.new("RGB", (40, 20), "white")
+    cache = OcrCache(tmp_path)
+    buf = io.BytesIO()
+    image.save(buf, format="PNG", optimize=False)
+    old = hashlib.sha256(buf.getvalue())
+    old.update(f"\0{ocr.protocol()}\0onnxruntime {ocr._onnxruntime_version()}".encode())
+    assert cache.key(image) == cache.key(image, "rapidocr") == old.hexdigest()  # entries already stored stay valid
+    assert cache.key(image, "tesseract") != cache.key(image)
+    monkeypatch.setattr(tesseract, "tesseract_words", lambda im: [(1.0, 2.0, "tess")])
+    monkeypatch.setattr(ocr, "ocr_words", lambda im: [(1.0, 2.0, "rapid")])
+    assert cache.words(image, "tesseract") == [(1.0, 2.0, "tess")] and cache.words(image) == [(1.0, 2.0, "rapid")]
+    assert OcrCache(tmp_path).words(image, "tesseract") == [(1.0, 2.0, "tess")] and cache.misses == 2
+
+
+@needs_tesseract
+def test_tesseract_reads_a_rendered_page_upscaled_and_not_at_send_size(monkeypatch):
+    """A real read: at 7 px Tesseract reads the upscaled page well; without the upscaling (scale
+    1) it reads far less, which is why the protocol upscales."""
+    res = render_window("x.py", 1, CODE, 1, "qwen3", "qwen3.5", fonts=[7.0])
+    upscaled = ocr_page_accuracy(res, CODE, 0, reader="tesseract")
+    assert upscaled >= 0.85
+    monkeypatch.setattr(tesseract, "SCALE", 1)  # the page at send size, grey
+    assert ocr_page_accuracy(res, CODE, 0, reader="tesseract") < upscaled - 0.2
+    assert tesseract.tesseract_version()[0].isdigit() and "tesseract" in ocr.protocol("tesseract")
