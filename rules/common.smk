@@ -56,14 +56,20 @@ def sample_index():
     so in this process, and asking Snakemake again per job cost a tenth of the build."""
     if not _SAMPLE_PATH:
         _SAMPLE_PATH.append(checkpoints.sample_instances.get().output.instances)
-    path = _SAMPLE_PATH[0]
-    key = (path, os.stat(path).st_mtime_ns)
+        _SAMPLE_PATH.append(checkpoints.localized_instances.get().output.instances)
+    path, localized = _SAMPLE_PATH
+    key = (path, os.stat(path).st_mtime_ns, os.stat(localized).st_mtime_ns)
     if key not in _SAMPLE_CACHE:
-        with open(path) as fh:
-            rows = [json.loads(line) for line in fh if line.strip()]
         _SAMPLE_CACHE.clear()
-        _SAMPLE_CACHE[key] = SampleIndex(rows, LAYOUT, LAYOUT.instances())
+        _SAMPLE_CACHE[key] = SampleIndex(
+            _jsonl(path), LAYOUT, LAYOUT.instances(), localized=_jsonl(localized)
+        )
     return _SAMPLE_CACHE[key]
+
+
+def _jsonl(path):
+    with open(path) as fh:
+        return [json.loads(line) for line in fh if line.strip()]
 
 
 def sampled_instance_ids():

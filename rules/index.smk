@@ -27,8 +27,9 @@ rule index_repo:
 rule localization_table:
     input:
         instances=LAYOUT.instances(),
+        localized=LAYOUT.localized_instances(),
         ranker=ranker_weights,
-        dbs=lambda wc: list(sample_index().index_dbs),
+        dbs=lambda wc: list(sample_index().localization_dbs),
     output:
         table=LAYOUT.table("localization.csv"),
         instances=LAYOUT.table("localization_instances.csv"),
