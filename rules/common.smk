@@ -55,8 +55,10 @@ def sample_index():
     Resolving it waits for the sampling checkpoint; once the checkpoint is complete it stays
     so in this process, and asking Snakemake again per job cost a tenth of the build."""
     if not _SAMPLE_PATH:
-        _SAMPLE_PATH.append(checkpoints.sample_instances.get().output.instances)
-        _SAMPLE_PATH.append(checkpoints.localized_instances.get().output.instances)
+        # both before either is kept: the second may raise while its checkpoint is pending
+        sampled = checkpoints.sample_instances.get().output.instances
+        localized = checkpoints.localized_instances.get().output.instances
+        _SAMPLE_PATH.extend([sampled, localized])
     path, localized = _SAMPLE_PATH
     key = (path, os.stat(path).st_mtime_ns, os.stat(localized).st_mtime_ns)
     if key not in _SAMPLE_CACHE:
