@@ -47,6 +47,7 @@ def bench(rule, name=None):
 
 _SAMPLE_CACHE = {}
 _SAMPLE_PATH = []
+_LOCALIZED_CACHE = {}
 
 
 def sample_index():
@@ -59,11 +60,38 @@ def sample_index():
     path = _SAMPLE_PATH[0]
     key = (path, os.stat(path).st_mtime_ns)
     if key not in _SAMPLE_CACHE:
-        with open(path) as fh:
-            rows = [json.loads(line) for line in fh if line.strip()]
         _SAMPLE_CACHE.clear()
-        _SAMPLE_CACHE[key] = SampleIndex(rows, LAYOUT, LAYOUT.instances())
+        _SAMPLE_CACHE[key] = SampleIndex(_jsonl(path), LAYOUT, LAYOUT.instances())
     return _SAMPLE_CACHE[key]
+
+
+def localized_index():
+    """The sample with the localized sets' rows (tasks.localized_sets) beside it. Only the
+    localization table and the jobs of a localized instance ask for it (through in_sample):
+    a study job never waits for the localized sets' checkpoint, so adding a set plans none."""
+    path = sample_index().source
+    localized = checkpoints.localized_instances.get().output.instances
+    key = (os.stat(path).st_mtime_ns, localized, os.stat(localized).st_mtime_ns)
+    if key not in _LOCALIZED_CACHE:
+        _LOCALIZED_CACHE.clear()
+        _LOCALIZED_CACHE[key] = SampleIndex(
+            _jsonl(path), LAYOUT, LAYOUT.instances(), localized=_jsonl(localized)
+        )
+    return _LOCALIZED_CACHE[key]
+
+
+def _jsonl(path):
+    with open(path) as fh:
+        return [json.loads(line) for line in fh if line.strip()]
+
+
+def in_sample(table, key):
+    """sample_index()'s `table` (mirror, index, base, index_checkout) at `key`, else the
+    localized sets' (localized_index()): only a localized instance's job reads their file."""
+    found = getattr(sample_index(), table)
+    if key in found:
+        return found[key]
+    return getattr(localized_index(), table)[key]
 
 
 def sampled_instance_ids():
@@ -76,15 +104,15 @@ def instance_row(instance_id):
 
 
 def instance_mirror(instance_id):
-    sample = sample_index()
-    sample.row(instance_id)  # an unknown id is named
-    return sample.mirror[instance_id]
+    if instance_id not in sample_index().rows:
+        localized_index().row(instance_id)  # an unknown id is named
+    return in_sample("mirror", instance_id)
 
 
 def instance_index(instance_id):
-    sample = sample_index()
-    sample.row(instance_id)
-    return sample.index[instance_id]
+    if instance_id not in sample_index().rows:
+        localized_index().row(instance_id)
+    return in_sample("index", instance_id)
 
 
 # Input and param functions of the per-run rules (thousands of jobs): named, so that their
@@ -112,7 +140,7 @@ def instance_digest(wc):
 @signature_once
 def instance_base(wc):
     """repo@base_commit of the instance: all its checkout depends on in the row."""
-    return sample_index().base[wc.instance]
+    return in_sample("base", wc.instance)
 
 
 @signature_once

@@ -7,7 +7,7 @@ from swevis.index.store import SCHEMA_VERSION as INDEX_SCHEMA_VERSION
 
 rule index_repo:
     input:
-        manifest=lambda wc: sample_index().index_checkout[(wc.repo_slug, wc.sha)],
+        manifest=lambda wc: in_sample("index_checkout", (wc.repo_slug, wc.sha)),
     output:
         db=LAYOUT.index_db("{repo_slug}", "{sha}"),
     log:
@@ -27,8 +27,9 @@ rule index_repo:
 rule localization_table:
     input:
         instances=LAYOUT.instances(),
+        localized=LAYOUT.localized_instances(),
         ranker=ranker_weights,
-        dbs=lambda wc: list(sample_index().index_dbs),
+        dbs=lambda wc: list(localized_index().localization_dbs),
     output:
         table=LAYOUT.table("localization.csv"),
         instances=LAYOUT.table("localization_instances.csv"),

@@ -31,11 +31,34 @@ checkpoint sample_instances:
             "seed",
             "instance_ids",
             "languages",
+            "bundled_set",
         ),
         # the bundled probe sets the matrix names: their rows follow the study's, tagged
         probe_sets=matrix_probe_sets(config),
     script:
         "../scripts/sample_instances.py"
+
+
+# The bundled sets the study localizes beside its sample and runs nothing on
+# (tasks.localized_sets): a checkpoint of its own, so adding a set reruns the localization
+# table and the new repositories' mirrors, checkouts and indexes, not the sampling and
+# nothing that reads instances.jsonl.
+# (The mirror and checkout jobs read the file by its place in the layout, not as an input:
+# a new input would rerun every existing mirror, checkout and run.)
+checkpoint localized_instances:
+    output:
+        instances=LAYOUT.localized_instances(),
+    log:
+        LAYOUT.log("tasks", "localized_instances.log"),
+    benchmark:
+        bench("localized_instances")
+    conda:
+        "../envs/swevis.yaml"
+    params:
+        # bundled_set: the set a bundled study samples from is not localized twice
+        tasks=keys_of("tasks", "source", "bundled_set", "localized_sets"),
+    script:
+        "../scripts/localized_instances.py"
 
 
 rule mirror_repo:

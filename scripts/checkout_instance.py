@@ -2,11 +2,11 @@
 
 from swevis.logutil import script_logging
 from swevis.provenance import provenance, write_json_atomic
-from swevis.tasks import load_instances
+from swevis.tasks.instances import rows_of_layout
 from swevis.tasks.repos import checkout_instance, fetch_commits, portable_manifest, read_manifest
 
 with script_logging(snakemake.log[0]) as log:
-    row = next(r for r in load_instances(snakemake.input.instances) if r["instance_id"] == snakemake.wildcards.instance)
+    row = next(r for r in rows_of_layout(snakemake.input.instances) if r["instance_id"] == snakemake.wildcards.instance)
     mirror = read_manifest(snakemake.input.mirror)["mirror"]
     # a commit sampled after the mirror was made is fetched here, not by rerunning the mirror
     # job (which would rerun every checkout and run of the repository)

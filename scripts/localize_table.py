@@ -1,4 +1,5 @@
-"""Snakemake adapter: results/localization.csv (D_loc vs BM25-only at top-k) over the sampled instances."""
+"""Snakemake adapter: results/localization.csv (D_loc vs BM25-only at top-k) over the sampled
+instances and the localized sets (tasks.localized_sets), by set and language."""
 
 import json
 
@@ -23,6 +24,9 @@ def db_for(row):
 with open(snakemake.input.instances) as fh:  # noqa: F821
     # the study's sample: the probe sets' rows in instances.jsonl count in no study table
     rows = [row for row in map(json.loads, filter(str.strip, fh)) if not row.get("probe_set")]
+with open(snakemake.input.localized) as fh:  # noqa: F821
+    # the localized sets' rows (tagged localized_set), reported by set and language
+    rows += [json.loads(line) for line in fh if line.strip()]
 summary, per = localization_table(
     rows,
     db_for,

@@ -3,12 +3,12 @@
 from swevis.logutil import script_logging
 from swevis.paths import repo_slug
 from swevis.provenance import provenance, write_json_atomic
-from swevis.tasks import load_instances
+from swevis.tasks.instances import rows_of_layout
 from swevis.tasks.repos import ensure_mirror, portable_manifest
 
 with script_logging(snakemake.log[0]) as log:
     tasks_cfg = snakemake.params.tasks
-    rows = [r for r in load_instances(snakemake.input.instances) if repo_slug(r["repo"]) == snakemake.wildcards.repo_slug]
+    rows = [r for r in rows_of_layout(snakemake.input.instances) if repo_slug(r["repo"]) == snakemake.wildcards.repo_slug]
     if not rows:
         raise SystemExit(f"no sampled instance belongs to {snakemake.wildcards.repo_slug}")
     manifest = ensure_mirror(

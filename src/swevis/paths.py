@@ -165,6 +165,10 @@ class ResultsLayout:
     def instances(self) -> str:
         return self._p("instances.jsonl")
 
+    def localized_instances(self) -> str:
+        """The rows of tasks.localized_sets: indexed and localized, never run."""
+        return self._p("localized_instances.jsonl")
+
     def mirror_manifest(self, repo_slug: str) -> str:
         return self._p("repos", f"{repo_slug}.json")
 

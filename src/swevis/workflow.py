@@ -81,9 +81,15 @@ class SampleIndex:
     the instances it changes (the file is rewritten whenever the sample changes: its mtime
     would rerun all)."""
 
-    def __init__(self, rows: Iterable[dict[str, Any]], layout: ResultsLayout, source: str):
+    def __init__(self, rows: Iterable[dict[str, Any]], layout: ResultsLayout, source: str,
+                 localized: Iterable[dict[str, Any]] = ()):
         self.source = source
-        self.rows = {row["instance_id"]: row for row in rows}
+        rows = list(rows)
+        # the localized sets' rows (results/localized_instances.jsonl): mirrored, checked out,
+        # indexed and localized, never run, graded or validated
+        taken = {row["instance_id"] for row in rows}
+        localized = [row for row in localized if row["instance_id"] not in taken]
+        self.rows = {row["instance_id"]: row for row in [*rows, *localized]}
         self.mirror, self.index, self.index_checkout, self.digest, self.base = {}, {}, {}, {}, {}
         for iid in sorted(self.rows):
             row = self.rows[iid]
@@ -96,13 +102,18 @@ class SampleIndex:
             agent_visible = {k: v for k, v in row.items() if k not in GRADING_FIELDS}
             self.digest[iid] = hashlib.sha256(json.dumps(agent_visible, sort_keys=True).encode()).hexdigest()[:16]
             self.base[iid] = f"{row['repo']}@{row['base_commit']}"
-        self.mirrors = sorted(set(self.mirror.values()))
-        self.index_dbs = sorted(set(self.index.values()))
+        sampled = list(dict.fromkeys(row["instance_id"] for row in rows))
+        self.mirrors = sorted({self.mirror[iid] for iid in sampled})
+        self.index_dbs = sorted({self.index[iid] for iid in sampled})
+        self.localized = sorted(row["instance_id"] for row in localized)
         # the study's sample (what every table counts) and each probe set's rows, which only
         # the matrix entries naming the set run (tagged "probe_set" by the sampling checkpoint)
-        self.study = [iid for iid, row in self.rows.items() if not row.get("probe_set")]
+        self.study = [iid for iid in sampled if not self.rows[iid].get("probe_set")]
+        # what the localization table reads: the study's sample and the localized sets
+        self.localization_dbs = sorted({self.index[iid] for iid in [*self.study, *self.localized]})
         self.probes: dict[str, list[str]] = {}
-        for iid, row in self.rows.items():
+        for iid in sampled:
+            row = self.rows[iid]
             if row.get("probe_set"):
                 self.probes.setdefault(row["probe_set"], []).append(iid)
 
@@ -233,6 +244,7 @@ def check_study(config: dict) -> None:
     """Cross-references the schema cannot express, checked while the DAG is built, so that
     a study that would fail in every paid job, or build tables with an empty column, stops
     before anything runs with a ConfigError naming the key."""
+    check_bundled_sets(config)
     check_agents(config)
     check_models(config)
     check_ablation(config)
@@ -273,6 +285,20 @@ def check_agents(config: dict) -> None:
     table3 = (config.get("analysis") or {}).get("table3_agent")
     if table3 is not None and not agent_kind(table3).commits_plan:
         raise ConfigError(f"config key 'analysis/table3_agent': {table3!r} commits no plan, so it has no locator split")
+
+
+def check_bundled_sets(config: dict) -> None:
+    """tasks.bundled_set (of a bundled study) and tasks.localized_sets name sets of the bundled
+    sample (folders beside its repos/)."""
+    from swevis.tasks.bundled import bundled_set_names
+
+    known = bundled_set_names()
+    tasks = config.get("tasks") or {}
+    named = [("bundled_set", tasks.get("bundled_set"))] if tasks.get("source", "bundled") == "bundled" else []
+    named += [("localized_sets", name) for name in tasks.get("localized_sets") or []]
+    for key, name in named:
+        if name and name not in known:
+            raise ConfigError(f"config key 'tasks/{key}': {name!r} is not a set of the bundled sample ({', '.join(known)})")
 
 
 def check_probe_sets(cell: dict, i: int) -> None:

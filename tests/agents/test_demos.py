@@ -10,11 +10,13 @@ import pytest
 from swevis.agents.actions import classify_action, detect_code_read
 from swevis.agents.demos import DEMOS_DIR, demo_commands, load_demo
 from swevis.agents.tools import parse_heredoc, validate_plan
-from swevis.tasks.bundled import load_bundled_instances
+from swevis.tasks.bundled import load_bundled_instances, load_bundled_set
 
 ROWS = load_bundled_instances(verify_commits=False)
 AGENTS = ("mini", "plb", "let")
-CASES = [(agent, row) for agent in AGENTS for row in ROWS]
+# the polyglot set (Java, JavaScript): examples/polyglot.yaml runs mini and LET on it
+POLYGLOT = load_bundled_set("polyglot", verify_commits=False)
+CASES = [(agent, row) for agent in AGENTS for row in ROWS] + [(agent, row) for agent in ("mini", "let") for row in POLYGLOT]
 MINI_SUBMIT = "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"
 
 

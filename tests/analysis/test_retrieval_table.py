@@ -159,3 +159,19 @@ def test_the_table_is_written_from_files_and_names_an_old_summary(tmp_path):
         retrieval_table([old], DLOC, BOOTSTRAP)
     (tmp_path / "empty.csv").write_text("")
     assert build_retrieval_table([], tmp_path / "empty.csv", BOOTSTRAP, out).height == 0
+
+
+def test_d_loc_rows_count_the_studys_instances_only(tmp_path):
+    """localization_instances.csv also holds the localized sets' rows (tasks.localized_sets):
+    the retrieval table's D_loc rows keep the study's."""
+    tagged = pl.concat([
+        DLOC.with_columns(pl.lit("study").alias("sample")),
+        DLOC.with_columns(pl.lit("polyglot").alias("sample"), pl.lit("0.0").cast(pl.Float64).alias("dloc_precision"),
+                          ("x" + pl.col("instance_id")).alias("instance_id")),
+    ])
+    tagged.write_csv(tmp_path / "loc.csv")
+    DLOC.write_csv(tmp_path / "plain.csv")
+    out = tmp_path / "table_retrieval.csv"
+    with_sets = build_retrieval_table([], tmp_path / "loc.csv", BOOTSTRAP, out)
+    assert with_sets.equals(build_retrieval_table([], tmp_path / "plain.csv", BOOTSTRAP, out))
+    assert with_sets["n_runs"].to_list() == [2, 2]

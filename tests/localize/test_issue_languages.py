@@ -27,9 +27,10 @@ SYNTHETIC = [
 
 @pytest.fixture(scope="module")
 def sample_indexes(tmp_path_factory):
-    """Each bundled sample repository indexed once: name -> (source tree, open index)."""
+    """Each Python repository of the bundled sample (those of the study's instances; the Java and
+    JavaScript ones of the polyglot set are not Python) indexed once: name -> (source tree, open index)."""
     out = {}
-    for repo in sorted((SAMPLE / "repos").iterdir()):
+    for repo in sorted(SAMPLE / "repos" / name for name in _issues()):
         db = tmp_path_factory.mktemp("idx") / f"{repo.name}.sqlite"
         build_index(repo, db)
         out[repo.name] = (repo, open_index(db))

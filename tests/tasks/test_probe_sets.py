@@ -19,8 +19,8 @@ CLASSES = {"swevis-samples__tabulon-340": "refactoring", "swevis-samples__ledger
 
 
 def test_the_sets_are_the_folders_beside_repos():
-    assert bundled_set_names() == ["classes", "instances"]
-    assert probe_set_names() == ["classes"]
+    assert bundled_set_names() == ["classes", "instances", "polyglot"]
+    assert probe_set_names() == ["classes", "polyglot"]
 
 
 def test_the_classes_set_has_one_issue_of_each_missing_class_on_the_frozen_repositories():

@@ -35,7 +35,7 @@ def test_an_unknown_probe_set_is_a_one_line_error_naming_the_entry():
     message = str(info.value)
     assert "\n" not in message
     assert "config key 'agents/matrix/1/probe_sets'" in message and "prometheus-normal" in message
-    assert "'kinds'" in message and "(classes)" in message
+    assert "'kinds'" in message and "(classes, polyglot)" in message
 
 
 def test_the_probe_sets_of_the_matrix_and_of_each_condition():

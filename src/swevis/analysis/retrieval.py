@@ -18,6 +18,7 @@ from typing import Any, Iterable
 import polars as pl
 
 from swevis.analysis.load import AnalysisInputError, RETRIEVAL_COLUMNS, read_summaries, records_retrieval
+from swevis.analysis.localization import STUDY_SAMPLE
 from swevis.analysis.stats import bootstrap_ci
 from swevis.localize.evaluation import RETRIEVAL_LEVEL
 from swevis.localize.retrieval import METRICS
@@ -112,6 +113,8 @@ def build_retrieval_table(summary_paths: Iterable[str | Path], per_instance_csv:
                           bootstrap: dict[str, Any], out_path: str | Path) -> pl.DataFrame:
     """Read the condition summaries and the localization stage's per-instance CSV, write the table."""
     per_instance = pl.read_csv(per_instance_csv, infer_schema_length=None) if Path(per_instance_csv).stat().st_size else pl.DataFrame()
+    if "sample" in per_instance.columns:  # the localized sets' rows are no study's
+        per_instance = per_instance.filter(pl.col("sample") == STUDY_SAMPLE)
     table = retrieval_table(read_summaries(summary_paths), per_instance, bootstrap)
     write_table_csv(table, out_path)
     return table

@@ -86,14 +86,17 @@ def resolve_test_cmd(row: dict[str, Any]) -> str:
 
 
 def resolve_log_parser(row: dict[str, Any]) -> Callable[[str, Any], dict[str, str]]:
-    """The row's log_parser by name ("pytest" -> swebench's parse_log_pytest), else
-    swebench's parser for the repository."""
+    """The row's log_parser by name: swevis's own (swevis.harness.test_logs: "tap",
+    "status_lines"), else swebench's Python one ("pytest" -> parse_log_pytest); without a
+    name, swebench's parser for the repository."""
     from swebench.harness.log_parsers import MAP_REPO_TO_PARSER
     from swebench.harness.log_parsers import python as python_parsers
 
+    from swevis.harness.test_logs import PARSERS
+
     name = row.get("log_parser")
     if name:
-        parser = getattr(python_parsers, f"parse_log_{name}", None)
+        parser = PARSERS.get(name) or getattr(python_parsers, f"parse_log_{name}", None)
         if parser is None:
             raise HarnessError(f"{row['instance_id']}: unknown log_parser {name!r}")
         return parser

@@ -43,3 +43,12 @@ def probe_rows(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
 def write_instances(rows: Iterable[dict[str, Any]], path: str | Path) -> None:
     """Write atomically: a crash never leaves a half-written instances file behind."""
     write_atomic(path, "".join(json.dumps(row, sort_keys=True) + "\n" for row in rows))
+
+
+def rows_of_layout(instances: str | Path) -> list[dict[str, Any]]:
+    """The rows of an instances.jsonl and of the localized_instances.jsonl beside it (when the
+    workflow wrote one): every instance the mirror and checkout jobs may be asked for."""
+    from swevis.paths import ResultsLayout
+
+    localized = Path(ResultsLayout(str(Path(instances).parent)).localized_instances())
+    return [*load_instances(instances), *(load_instances(localized) if localized.exists() else [])]

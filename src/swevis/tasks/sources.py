@@ -29,16 +29,19 @@ class TaskSource(Protocol):
 
 
 class BundledSource:
-    """The sample tasks shipped in the package (src/swevis/data/sample)."""
+    """The sample tasks shipped in the package (src/swevis/data/sample): one of its sets,
+    `instances` (the study's sample) unless tasks.bundled_set names another (`polyglot`)."""
 
-    def __init__(self, sample_dir: Path | None = None):
+    def __init__(self, sample_dir: Path | None = None, set_name: str = bundled.STUDY_SET):
         self.sample_dir = Path(sample_dir) if sample_dir else bundled.SAMPLE_DIR
+        self.set_name = set_name
         # the package's own sample by its place in the package, not this host's install location
         where = "swevis/data/sample" if self.sample_dir == bundled.SAMPLE_DIR else self.sample_dir
-        self.origin = f"bundled sample ({where})"
+        which = "" if set_name == bundled.STUDY_SET else f", set {set_name}"
+        self.origin = f"bundled sample ({where}{which})"
 
     def load(self) -> list[dict[str, Any]]:
-        return bundled.load_bundled_instances(self.sample_dir)
+        return bundled.load_bundled_set(self.set_name, self.sample_dir)
 
 
 def prepare_rows(rows: list[Any], origin: str) -> list[dict[str, Any]]:
@@ -136,7 +139,7 @@ def open_source(tasks_cfg: dict[str, Any]) -> TaskSource:
     """The source the `tasks` config section names."""
     kind = tasks_cfg.get("source", "bundled")
     if kind == "bundled":
-        return BundledSource()
+        return BundledSource(set_name=tasks_cfg.get("bundled_set") or bundled.STUDY_SET)
     if kind == "huggingface":
         return HuggingFaceSource(tasks_cfg["dataset"], tasks_cfg["split"])
     if kind == "file":
@@ -177,6 +180,19 @@ def probe_instances(names: list[str], study: list[dict[str, Any]]) -> list[dict[
                 raise TaskSourceError(f"probe set {name}: instance {row['instance_id']} is in the study's sample too")
             taken.add(row["instance_id"])
             out.append({**row, "probe_set": name})
+    return out
+
+
+def localized_instances(names: list[str], tasks_cfg: dict[str, Any]) -> list[dict[str, Any]]:
+    """The rows of the bundled sets `names` (tasks.localized_sets), each tagged
+    ``localized_set``: the workflow indexes and localizes them beside the study's sample (the
+    localization table, by language) and runs no agent on them. The set the study samples
+    from (tasks.bundled_set of a bundled study) is left out: its rows are the study's."""
+    bundled_study = tasks_cfg.get("source", "bundled") == "bundled"
+    study_set = (tasks_cfg.get("bundled_set") or bundled.STUDY_SET) if bundled_study else None
+    out: list[dict[str, Any]] = []
+    for name in sorted(set(names) - {study_set}):
+        out.extend({**row, "localized_set": name} for row in bundled.load_bundled_set(name))
     return out
 
 
