@@ -42,9 +42,10 @@ from swevis.agents.registry import agent_kind
 from swevis.agents.settings import AgentSettings
 from swevis.sandbox import resolved_environment
 from swevis.agents.trajectory import exit_status_of
+from swevis.counterfactual.ceiling import FamilyCeiling
 from swevis.counterfactual.cache import CacheRule, PrefixCachedPlayback, call_billing, condition_totals
 from swevis.counterfactual.formats import Step, Trajectory, read_trajectory
-from swevis.conditions import PATTERN, TEXT, Condition, ConditionError
+from swevis.conditions import CODE_PATTERN, PATTERN, TEXT, Condition, ConditionError
 from swevis.errors import SwevisError
 from swevis.models import ModelCallFailed, load_playback_source, resolve_profile
 from swevis.models.playback import PlaybackModel
@@ -54,7 +55,7 @@ from swevis.tokens import count_message_tokens
 RECORDED_TEMPLATE = "{{ output.output }}"
 MEMORY = "mem"
 # The grammar of a replay condition; the schema's counterfactual.conditions spells it as ^(REPLAY_PATTERN)$.
-REPLAY_PATTERN = rf"{PATTERN}|{MEMORY}|{MEMORY}\+(?!{TEXT})(?:{PATTERN})"
+REPLAY_PATTERN = rf"{PATTERN}|{MEMORY}|{MEMORY}\+{CODE_PATTERN}"
 MEMORY_CONTEXT = "agent"  # a recorded run is one conversation
 
 
@@ -323,23 +324,31 @@ def _account_condition(traj: Trajectory, windows: list[list[RecordedWindow]], co
     (the memory pipeline counts its steps there): the exit status."""
     messages: list[dict[str, Any]] = [dict(m) for m in traj.prefix] or [{"role": "user", "content": ""}]
     classes = classify_actions(s.command for s in traj.steps)  # a script run is classed by what it wrote
+    observed = ReplayCondition.parse(condition).observation
+    ceiling = FamilyCeiling(observed, pipeline.page_settings.hist_keep, pipeline.page_settings.obs_min_tokens,
+                            chat.tokenizer, chat.image_family)
     for i, (step, step_windows) in enumerate(zip(traj.steps, windows)):
         try:
-            usage = chat.complete(messages, purpose="agent").record()["usage"]
+            usage = chat.complete(pipeline.request(messages), purpose="agent").record()["usage"]
         except ModelCallFailed as exc:  # the image cap under image_policy reject: the run ends here
             return f"error: {exc.reason}"
+        eligible = ceiling.eligible()
         messages.append(step.message())
         pages, obs_tokens, kind, costs = 0, 0, "none", []
         if step.observation is not None:
             content, pages, costs = observe_recorded_windows(pipeline, step.observation, step_windows)
+            content, record = pipeline.finish(content, {"pages": pages}, f"output of step {i + 1}")
+            pages = int(record["pages"])
             messages.append({"role": "user", "content": content})
             obs_tokens = count_message_tokens([messages[-1]], chat.tokenizer, chat.image_family)
             kind = "image" if pages else "text"
+        ceiling.add_call(step.message(), step.observation, costs)
         records.append({
             "condition": condition, "step": i, "command": step.command, "action_class": classes[i],
             "windows": [f"{w.path}:{w.start}-{w.end}" for w in step_windows], "observation_kind": kind,
             "pages": pages, "observation_tokens": obs_tokens, "prompt_tokens": int(usage["prompt_tokens"]),
             "completion_tokens": int(usage["completion_tokens"]), "window_costs": costs,
+            "family": ceiling.family, "ceiling_eligible_tokens": eligible,
             **call_billing(chat.profile, usage),
             "memory_hits": sum(c["memory"] in ("exact", "overlap") for c in costs),
             "memory_saved_tokens": sum(c["full_tokens"] - c["tokens"] for c in costs),
@@ -395,6 +404,7 @@ def recorded_costs(
             condition=str(condition.observation), wide_margin=settings.wide_margin,
             max_window_chars=settings.max_window_chars, tokenizer=chat.tokenizer, image_family=chat.image_family,
             render=render_cfg or {}, draw_pages=False,  # accounting only: no model reads these pages
+            pages=(agents_cfg or {}).get("pages") or {},
         )
         records: list[dict[str, Any]] = []
         pipeline = replay_pipeline(condition, config, records, (agents_cfg or {}).get("memory"))
