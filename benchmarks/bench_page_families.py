@@ -7,8 +7,10 @@ reported as one set. docs/counterfactual.md (Page families) says which public tr
 its numbers come from and how they were selected.
 
     .venv/bin/python benchmarks/bench_page_families.py DIR [DIR ...] [--model qwen3.5]
-        [--ratio 3] [--policies transcript,outputs] [--keeps 1,2,3] [--blocks 2,4,8]
-        [--cached-price 0.2] [--jobs 2]
+        [--ratio 3] [--hist transcript:2:4,outputs:2:4] [--cached-price 0.2] [--jobs 2]
+
+--hist lists the hist settings to try, each policy:keep:block (agents.pages.hist_policy,
+hist_keep, hist_block).
 
 The bill is the prompt's part of the cache-aware spend (swevis.counterfactual.cache) with the
 input price 1 and the cached input price --cached-price (default 0.2: the qwen family's
@@ -51,8 +53,11 @@ def _all(pool: ProcessPoolExecutor, files: list[str], conditions: list[str], pag
 
 
 def _settings(args: argparse.Namespace) -> list[dict[str, Any]]:
-    return [{"hist_policy": p, "hist_keep": k, "hist_block": b}
-            for p in args.policies.split(",") for k in map(int, args.keeps.split(",")) for b in map(int, args.blocks.split(","))]
+    out = []
+    for item in args.hist.split(","):
+        policy, keep, block = item.split(":")
+        out.append({"hist_policy": policy, "hist_keep": int(keep), "hist_block": int(block)})
+    return out
 
 
 def _table(steps: list[dict[str, Any]], ratio: float) -> list[dict[str, Any]]:
@@ -67,9 +72,9 @@ def _line(name: str, setting: str, r: dict[str, Any]) -> str:
     def pct(v: float | None) -> str:
         return "-" if v is None else f"{v:.1%}"
 
-    return (f"{name:<14} {r['condition']:<8} {setting:<22} {x(r['reduction']):>8} {x(r['ceiling_reduction']):>8} "
-            f"{pct(r['ceiling_realized_share']):>8}  {x(r['bill_reduction']):>8} {x(r['ceiling_bill_reduction']):>8} "
-            f"{pct(r['ceiling_bill_realized_share']):>8}")
+    return (f"{name:<14} {r['condition']:<8} {setting:<22} {x(r['reduction']):>8} {x(r['family_ceiling_reduction']):>8} "
+            f"{pct(r['family_realized_share']):>8}  {x(r['bill_reduction']):>8} {x(r['family_ceiling_bill_reduction']):>8} "
+            f"{pct(r['family_bill_realized_share']):>8}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -77,9 +82,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("dirs", nargs="+", help="folders of trajectories, one set each")
     parser.add_argument("--model", default="qwen3.5")
     parser.add_argument("--ratio", default="3")
-    parser.add_argument("--policies", default="transcript,outputs")
-    parser.add_argument("--keeps", default="2")
-    parser.add_argument("--blocks", default="4")
+    parser.add_argument("--hist", default="transcript:2:4,outputs:2:4", help="policy:keep:block, comma-separated")
     parser.add_argument("--cached-price", type=float, default=0.2)
     parser.add_argument("--jobs", type=int, default=2)
     args = parser.parse_args(argv)

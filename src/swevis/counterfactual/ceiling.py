@@ -162,15 +162,23 @@ def _ceiling_row(condition: str, family: str, trajectories: int, total: dict[str
     }
     if family != "code":  # the code windows' gap terms describe rN's losses, not another family's
         row.update({k: None for k in row if k.startswith("code_gap_")})
-    fam = total.get("ceiling_prompt_tokens")
-    b_text, b, b_ceiling = total.get("text_bill"), total.get("bill"), total.get("ceiling_bill")
-    row.update({
-        "ceiling_reduction": _ratio(p_text, fam),
-        "ceiling_realized_share": realized_share(p_text, p, fam) if fam is not None else None,
-        "bill_reduction": _ratio(b_text, b), "ceiling_bill_reduction": _ratio(b_text, b_ceiling),
-        "ceiling_bill_realized_share": realized_share(b_text, b, b_ceiling) if None not in (b_text, b, b_ceiling) else None,
-    })
+    row.update(family_shares(p_text, p, total.get("family_ceiling_prompt_tokens"), total.get("text_prompt_bill"),
+                             total.get("prompt_bill"), total.get("family_ceiling_prompt_bill")))
     return row
+
+
+def family_shares(p_text: float, p: float, ceiling: float | None, b_text: float | None, b: float | None,
+                  b_ceiling: float | None) -> dict[str, float | None]:
+    """A family's ceiling and the share of it realized, in prompt tokens and on the bill
+    (the prompt's part of the cache-aware spend; None when unpriced or not replayed)."""
+    priced = None not in (b_text, b, b_ceiling)
+    return {
+        "family_ceiling_reduction": _ratio(p_text, ceiling),
+        "family_realized_share": realized_share(p_text, p, ceiling) if ceiling is not None else None,
+        "bill_reduction": _ratio(b_text, b) if priced else None,
+        "family_ceiling_bill_reduction": _ratio(b_text, b_ceiling) if priced else None,
+        "family_bill_realized_share": realized_share(b_text, b, b_ceiling) if priced else None,
+    }
 
 
 class FamilyCeiling:
@@ -208,11 +216,11 @@ def family_ceiling(records: list[Mapping[str, Any]], text: list[Mapping[str, Any
     the text condition's per-call records in call order."""
     saved = [(1 - 1 / ratio) * int(r["ceiling_eligible_tokens"] or 0) for r in records]
     text_prompt = [int(r["prompt_tokens"]) for r in text]
-    out = {"ceiling_prompt_tokens": sum(text_prompt) - sum(saved[: len(text)])}
+    out = {"family_ceiling_prompt_tokens": sum(text_prompt) - sum(saved[: len(text)])}
     bills = [r.get("prompt_spend_cache_aware") for r in text] + [r.get("prompt_spend_cache_aware") for r in records]
     if None in bills:
-        return {**out, "text_bill": None, "bill": None, "ceiling_bill": None}
+        return {**out, "text_prompt_bill": None, "prompt_bill": None, "family_ceiling_prompt_bill": None}
     text_bill = [float(r["prompt_spend_cache_aware"]) for r in text]
     ceiling_bill = sum(b * (p - s) / p if p else b for b, p, s in zip(text_bill, text_prompt, saved))
-    return {**out, "text_bill": sum(text_bill), "bill": sum(float(r["prompt_spend_cache_aware"]) for r in records),
-            "ceiling_bill": ceiling_bill}
+    return {**out, "text_prompt_bill": sum(text_bill), "prompt_bill": sum(float(r["prompt_spend_cache_aware"]) for r in records),
+            "family_ceiling_prompt_bill": ceiling_bill}

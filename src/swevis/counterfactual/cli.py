@@ -173,9 +173,9 @@ def _print_family_ceiling(rows: list[dict[str, Any]]) -> None:
           "tokens and on the cache-aware bill (its prompt part; - when the profile sets no price):")
     print(f"{'condition':<10} {'family':<6} {'prompt':>8} {'ceiling':>8} {'realized':>8}  {'bill':>8} {'ceiling':>8} {'realized':>8}")
     for r in rows:
-        print(f"{r['condition']:<10} {r['family']:<6} {_times(r['reduction']):>8} {_times(r['ceiling_reduction']):>8} "
-              f"{_share(r['ceiling_realized_share']):>8}  {_times(r['bill_reduction']):>8} "
-              f"{_times(r['ceiling_bill_reduction']):>8} {_share(r['ceiling_bill_realized_share']):>8}")
+        print(f"{r['condition']:<10} {r['family']:<6} {_times(r['reduction']):>8} {_times(r['family_ceiling_reduction']):>8} "
+              f"{_share(r['family_realized_share']):>8}  {_times(r['bill_reduction']):>8} "
+              f"{_times(r['family_ceiling_bill_reduction']):>8} {_share(r['family_bill_realized_share']):>8}")
 
 
 def _write(out: Path, rows: list[dict], steps: list[dict[str, Any]], ceiling: list[dict[str, Any]]) -> None:
