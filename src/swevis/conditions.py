@@ -86,6 +86,17 @@ class Condition:
         return prefix + "r" + format(Decimal(repr(self.ratio)).normalize(), "f")
 
 
+# The keys of config agents.pages each family reads (swevis.agents.pages): the workflow passes
+# a run or a replay only these, so editing one reruns only the conditions that read it.
+PAGE_KEYS = {OBS: ("obs_min_tokens",), HIST: ("hist_keep", "hist_block", "hist_policy")}
+
+
+def pages_read(names: list[str], pages: dict) -> dict:
+    """The part of config agents.pages that conditions `names` read ({} for text and rN)."""
+    families = {Condition.parse(str(n).rpartition("+")[2]).family for n in names if str(n) != "mem"}
+    return {k: pages[k] for f in FAMILIES if f in families for k in PAGE_KEYS.get(f, ()) if k in pages}
+
+
 def _canonical_hint(name: object) -> str:
     """', write r3' for a near miss such as r3.0, R3 or r03."""
     if not isinstance(name, str):
