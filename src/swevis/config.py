@@ -45,26 +45,7 @@ def validate_config(config: dict[str, Any], schema_path: Path = SCHEMA_PATH) -> 
         raise ConfigError(f"config key '{where}': {_in_words(exc)}") from None
     check_distinct_cells(config)
     check_frontier_sample(config)
-    check_page_families(config)
     return config
-
-
-def check_page_families(config: dict[str, Any]) -> None:
-    """Every agent of agents.matrix takes the page families its conditions name (an agent
-    declares them: swevis.agents.registry.AgentKind.page_families)."""
-    cells = (config.get("agents") or {}).get("matrix") or []
-    if not any(str(c).startswith(("obs-", "hist-")) for cell in cells for c in cell.get("conditions") or []):
-        return  # nothing but text and rN: every agent takes them (and no agent module is imported)
-    from swevis.agents.registry import check_condition, load_modules
-    from swevis.errors import SwevisError
-
-    try:
-        load_modules((config.get("agents") or {}).get("modules") or [])
-        for i, cell in enumerate(cells):
-            for k, condition in enumerate(cell.get("conditions") or []):
-                check_condition(cell["agent"], condition, f"agents/matrix/{i}/conditions/{k}")
-    except SwevisError as exc:
-        raise ConfigError(str(exc)) from None
 
 
 def _in_words(exc: jsonschema.ValidationError) -> str:

@@ -12,7 +12,7 @@ from typing import Any, Callable, Iterable
 
 from snakemake.common import overwrite_function_params
 
-from swevis.agents.registry import agent_kind, configured_variants, kinds, load_modules, own_section, variant_config
+from swevis.agents.registry import agent_kind, check_condition, configured_variants, kinds, load_modules, own_section, variant_config
 from swevis.sandbox import resolved_environment
 from swevis.config import DRAWING_KEYS, ConfigError, check_profile, filled_section, section, validate_config
 from swevis.errors import SwevisError
@@ -257,7 +257,8 @@ def check_render_guard(config: dict) -> None:
 
 
 def check_agents(config: dict) -> None:
-    """The agent modules import, every agent of the matrix is registered, every variant is
+    """The agent modules import, every agent of the matrix is registered and takes the page
+    families its conditions name (AgentKind.page_families), every variant is
     named where its base agent takes variants, and each override a variant makes is a key
     of its base's section, with a value the schema accepts there."""
     agents = config["agents"]
@@ -268,6 +269,11 @@ def check_agents(config: dict) -> None:
         except SwevisError as exc:
             raise ConfigError(f"config key 'agents/matrix/{i}/agent': {exc}") from None
         check_probe_sets(cell, i)
+        for k, condition in enumerate(cell["conditions"]):  # a page family the agent does not take
+            try:
+                check_condition(cell["agent"], condition, f"agents/matrix/{i}/conditions/{k}")
+            except SwevisError as exc:
+                raise ConfigError(str(exc)) from None
     for name in agent_variants(config):
         check_variant_entry(agents, name)
     table3 = (config.get("analysis") or {}).get("table3_agent")

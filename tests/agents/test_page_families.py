@@ -13,7 +13,8 @@ from swevis.agents.observe import ObservationConfig, ObservationPipeline
 from swevis.agents.pages import HistoryPages, TextPages
 from swevis.agents.registry import check_condition
 from swevis.conditions import Condition, ConditionError
-from swevis.config import ConfigError, validate_config
+from swevis.config import ConfigError, SCHEMA_PATH
+from swevis.workflow import check_config
 from swevis.errors import SwevisError
 from swevis.tokens import count_message_tokens
 
@@ -138,7 +139,7 @@ def test_the_config_refuses_a_family_an_agent_does_not_take_by_key():
     config["agents"]["matrix"] = [{"agent": "mini", "scope": "normal", "conditions": ["text", "obs-r3", "hist-r3"]},
                                   {"agent": "let", "scope": "normal", "conditions": ["text", "hist-r3"]}]
     with pytest.raises(ConfigError, match=r"config key 'agents/matrix/1/conditions/1': agent let takes no hist-rN"):
-        validate_config(config)
+        check_config(config, SCHEMA_PATH)
 
 
 def test_a_run_spec_refuses_a_family_its_agent_does_not_take():
