@@ -36,6 +36,8 @@ def test_replay_takes_the_families_and_reports_each_ceiling(tmp_path, capsys):
     assert all(by[c]["cached_prompt_tokens"] > 0 for c in by)  # the pages stay in the cached prefix
     steps = pl.read_parquet(out / "per_step.parquet")
     assert set(steps.filter(pl.col("condition") == "hist-r3")["family"]) == {"hist"}
+    hist = steps.filter(pl.col("condition") == "hist-r3")
+    assert hist["history_pages"].max() > 0 and hist["pages"].sum() == 0  # the old calls' pages, in the request
     ceiling = {r["condition"]: r for r in pl.read_csv(out / "ceiling.csv").iter_rows(named=True)}
     assert {ceiling[c]["family"] for c in ceiling} == {"code", "obs", "hist"}
     for c in ("r3", "obs-r3", "hist-r3"):

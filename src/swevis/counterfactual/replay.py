@@ -329,7 +329,9 @@ def _account_condition(traj: Trajectory, windows: list[list[RecordedWindow]], co
                             chat.tokenizer, chat.image_family)
     for i, (step, step_windows) in enumerate(zip(traj.steps, windows)):
         try:
-            usage = chat.complete(pipeline.request(messages), purpose="agent").record()["usage"]
+            sent = pipeline.request(messages)
+            usage = chat.complete(sent, purpose="agent").record()["usage"]
+            history_pages = _image_parts(sent) - _image_parts(messages)
         except ModelCallFailed as exc:  # the image cap under image_policy reject: the run ends here
             return f"error: {exc.reason}"
         eligible = ceiling.eligible()
@@ -349,11 +351,18 @@ def _account_condition(traj: Trajectory, windows: list[list[RecordedWindow]], co
             "pages": pages, "observation_tokens": obs_tokens, "prompt_tokens": int(usage["prompt_tokens"]),
             "completion_tokens": int(usage["completion_tokens"]), "window_costs": costs,
             "family": ceiling.family, "ceiling_eligible_tokens": eligible,
+            "history_pages": history_pages,
             **call_billing(chat.profile, usage),
             "memory_hits": sum(c["memory"] in ("exact", "overlap") for c in costs),
             "memory_saved_tokens": sum(c["full_tokens"] - c["tokens"] for c in costs),
         })
     return _recorded_exit(traj)
+
+
+def _image_parts(messages: list[dict[str, Any]]) -> int:
+    """The pages of a request (a hist-rN request sends its old calls' blocks as pages)."""
+    return sum(1 for m in messages if isinstance(m.get("content"), list)
+               for p in m["content"] if p.get("type") == "image_url")
 
 
 def _recorded_exit(traj: Trajectory) -> str:
