@@ -7,7 +7,8 @@ reported as one set. docs/counterfactual.md (Page families) says which public tr
 its numbers come from and how they were selected.
 
     .venv/bin/python benchmarks/bench_page_families.py DIR [DIR ...] [--model qwen3.5]
-        [--ratio 3] [--hist transcript:2:4,outputs:2:4] [--cached-price 0.2] [--jobs 2]
+        [--ratio 3] [--hist transcript:2:4,outputs:2:4] [--base text,r{r},obs-r{r}]
+        [--cached-price 0.2] [--jobs 2]
 
 --hist lists the hist settings to try, each policy:keep:block (agents.pages.hist_policy,
 hist_keep, hist_block).
@@ -83,6 +84,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model", default="qwen3.5")
     parser.add_argument("--ratio", default="3")
     parser.add_argument("--hist", default="transcript:2:4,outputs:2:4", help="policy:keep:block, comma-separated")
+    parser.add_argument("--base", default="text,r{r},obs-r{r}",
+                        help="the conditions replayed once per set ({r}: --ratio); text is needed")
     parser.add_argument("--cached-price", type=float, default=0.2)
     parser.add_argument("--jobs", type=int, default=2)
     args = parser.parse_args(argv)
@@ -90,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
     profile = {**cfg["models"][args.model], "cost_per_1k_prompt": 1.0, "cost_per_1k_cached_prompt": args.cached_price,
                "cost_per_1k_completion": 0.0}
     r = args.ratio
-    base = [f"text", f"r{r}", f"obs-r{r}"]
+    base = [c.strip().format(r=r) for c in args.base.split(",")]
     print(f"accounted as {args.model} (prefix cache {profile.get('prompt_cache')}), bill: input 1, cached input "
           f"{args.cached_price}; pooled over each set")
     print(f"{'set':<14} {'cond':<8} {'hist setting':<22} {'prompt':>8} {'ceiling':>8} {'realized':>8}  {'bill':>8} "

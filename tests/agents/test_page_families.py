@@ -147,3 +147,12 @@ def test_a_run_spec_refuses_a_family_its_agent_does_not_take():
 
     with pytest.raises(SwevisError, match="agent let takes no obs-rN"):
         RunSpec("m", {}, "let", "normal", "obs-r3", {}, "", "/tmp/none")
+
+
+def test_a_run_reads_only_the_page_keys_of_its_family():
+    from swevis.conditions import pages_read
+
+    pages = {"obs_min_tokens": 200, "hist_keep": 2, "hist_block": 4, "hist_policy": "transcript"}
+    assert pages_read(["text", "r3", "mem", "mem+r3"], pages) == {}
+    assert pages_read(["obs-r3"], pages) == {"obs_min_tokens": 200}
+    assert pages_read(["text", "hist-r5"], pages) == {"hist_keep": 2, "hist_block": 4, "hist_policy": "transcript"}
