@@ -9,7 +9,8 @@ configured task (always for swevis traj.json). The table goes to stdout and a pr
 per trajectory to stderr. With text among the conditions, recorded mode also reports the
 ceiling (swevis.counterfactual.ceiling): the code windows' share of the cumulative prompt, the
 reduction rendering exactly them at T/N would give, the share of that saving each condition
-realizes and the gap by term. Nothing is written unless --out DIR asks for the per-step
+realizes and the gap by term, and per condition its page family's ceiling and the share
+realized in prompt tokens and on the cache-aware bill. Nothing is written unless --out DIR asks for the per-step
 records (DIR/per_step.parquet), the table (DIR/summary.csv) and the ceiling (DIR/ceiling.csv).
 
 Recorded mode passes every call through the profile's provider prefix cache
@@ -47,7 +48,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("traj", help="a trajectory file, or a folder of them (searched recursively)")
     parser.add_argument("--out", default=None, help="write per_step.parquet and summary.csv into this folder (default: write nothing)")
     parser.add_argument("--conditions", type=replay_conditions, default="text,r1,r3,r5,r7",
-                        help="comma-separated: text, r<ratio>; mem, mem+r<ratio> add the working memory (recorded mode)")
+                        help="comma-separated: text, r<ratio>, obs-r<ratio>, hist-r<ratio> (page families, agents.pages); "
+                             "mem, mem+r<ratio> add the working memory (recorded mode)")
     parser.add_argument("--model", help="profile whose tokenizer and image family account the cost (default: first)")
     parser.add_argument("--repo", help="the repository at base_commit: recorded windows are checked against it")
     parser.add_argument("--reexecute", action="store_true", help="run the commands again in a fresh checkout")

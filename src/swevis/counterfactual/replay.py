@@ -9,7 +9,9 @@ recorded (the default for foreign trajectories, see swevis.counterfactual.format
   backbone's token accounting (the playback backend's estimate of the request). No
   environment, mirror or index. Given the repository at base_commit, each window is checked
   against it. Recorded mode also replays the working memory (swevis.agents.memory) in front
-  of a condition: `mem` (text) and `mem+r<N>` (see ReplayCondition).
+  of a condition: `mem` (text) and `mem+r<N>` (see ReplayCondition), and the page families
+  `obs-r<N>` and `hist-r<N>` (swevis.agents.pages) through the pipeline's `finish` (each
+  observation) and `request` (each call's messages), as the live agents do.
 re-execution (`counterfactual_costs`): the actions are run again in a fresh checkout by the real
   agent loop (our traj.json and mini-swe-agent's .traj.json; tool calls are turned back into
   mini's text action blocks).
