@@ -140,8 +140,9 @@ def agent_kind(agent: str) -> AgentKind:
     return kind
 
 
-def check_condition(agent: str, condition: str, where: str = "agents/matrix") -> None:
-    """A one-line error when `agent` cannot run under `condition`'s page family."""
+def check_condition(agent: str, condition: str, key: str | None = None) -> None:
+    """A one-line error when `agent` cannot run under `condition`'s page family (naming the
+    config `key` that gave the condition, when one did)."""
     from swevis.conditions import Condition
 
     c = Condition.parse(condition)
@@ -149,7 +150,8 @@ def check_condition(agent: str, condition: str, where: str = "agents/matrix") ->
         return  # text and rN: every agent
     kind = agent_kind(agent)
     if c.family not in kind.page_families:
-        raise SwevisError(f"config key '{where}': agent {agent} takes no {c.family}-rN condition ({condition}); "
+        where = f"config key '{key}': " if key else ""
+        raise SwevisError(f"{where}agent {agent} takes no {c.family}-rN condition ({condition}); "
                           f"it takes {', '.join('rN' if f == 'code' else f + '-rN' for f in kind.page_families)}")
 
 

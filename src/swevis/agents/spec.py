@@ -45,7 +45,7 @@ class RunSpec:
     settings: AgentSettings = field(init=False)
 
     def __post_init__(self) -> None:
-        check_condition(self.agent, self.condition, "condition")  # a page family the agent cannot run
+        check_condition(self.agent, self.condition)  # a page family the agent cannot run
         settings = AgentSettings.from_config(self.agents_cfg)
         # `auto` resolved once, here: the runner, the journal and traj.json see local or docker
         self.settings = replace(settings, environment=resolved_environment(settings.environment, self.live))
