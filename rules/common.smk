@@ -15,6 +15,7 @@ import os
 from swevis.agents.registry import action_figures, agent_kind, preloc_agent
 from swevis.sandbox import resolved_environment
 from swevis.config import section
+from swevis import conditions
 from swevis.models import is_live
 from swevis.paths import (
     WILDCARD_CONDITION,
@@ -191,6 +192,13 @@ def render_params(wc):
     return RENDER_PARAMS
 
 
+def counterfactual_agents_params():
+    """What the replay reads of config agents: max_window_chars, and the agents.pages keys of
+    the page families among counterfactual.conditions (only when there are any)."""
+    pages = conditions.pages_read(config["counterfactual"]["conditions"], config["agents"]["pages"])
+    return {"max_window_chars": config["agents"]["max_window_chars"], **({"pages": pages} if pages else {})}
+
+
 def agent_conditions():
     """(model, agent, scope, condition) of every cell of the configured matrix."""
     return [
@@ -212,7 +220,11 @@ def agents_params(wc):
     agent's own keys for its runs only, and a variant's what it reads in their place (a LET
     variant's entry, a Prometheus ablation's overridden agents.prometheus) with the memory
     options (swevis.workflow.agent_param_sets)."""
-    return VARIANT_PARAMS.get(wc.agent, AGENT_PARAMS)
+    params = VARIANT_PARAMS.get(wc.agent, AGENT_PARAMS)
+    # the agents.pages keys the run's page family reads (obs-rN, hist-rN), for those runs only:
+    # editing one reruns only the runs of its family, and a text or rN run's params stay as they were
+    pages = conditions.pages_read([wc.condition], config["agents"]["pages"])
+    return {**params, "pages": pages} if pages else params
 
 
 _DEMO_FILES = {}

@@ -46,7 +46,7 @@ rule counterfactual_replay:
         conditions=config["counterfactual"]["conditions"],
         backbones=COUNTERFACTUAL_BACKBONES,
         prompt_cache=config["counterfactual"]["prompt_cache"],
-        agents={"max_window_chars": config["agents"]["max_window_chars"]},
+        agents=counterfactual_agents_params(),
         render=section(config["single_read"], "render"),
     script:
         "../scripts/counterfactual_replay.py"

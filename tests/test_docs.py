@@ -140,6 +140,11 @@ RULES: dict[str, Rule] = {
         ".venv/bin/python benchmarks/bench_legibility_text.py --help", OCR),
     ".venv/bin/snakemake --cores 2 results/single_read/frontier_summary.json": Rule(
         ".venv/bin/snakemake -n --cores 2 results/single_read/frontier_summary.json", LONG, slow=True),
+    # docs/counterfactual.md
+    ".venv/bin/python benchmarks/bench_page_families.py lite_test lite_dev --hist transcript:2:4,outputs:2:4,"
+    "transcript:1:4,transcript:3:4,transcript:2:2,transcript:2:8,outputs:1:4,outputs:3:4": Rule(
+        ".venv/bin/python benchmarks/bench_page_families.py --help",
+        "needs the public Lite trajectories (not in the repository) and an hour: --help checks the script"),
     ".venv/bin/snakemake --cores 2 results/table4.csv": Rule(
         ".venv/bin/snakemake -n --cores 2 results/table4.csv", LONG, slow=True),
     ".venv/bin/swevis render src/swevis/render/layout.py --lines 1-120 --ratio 3 --model qwen3.5 -o out/": AS_WRITTEN_SLOW,

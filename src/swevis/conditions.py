@@ -1,5 +1,13 @@
-"""The observation condition of a run: `text`, or `r<N>` for code windows rendered as pages
-at nominal compression ratio N (budget = text tokens / N).
+"""The observation condition of a run: `text`, or a page family at nominal compression ratio N
+(budget = text tokens / N):
+
+- `r<N>` (family `code`): code windows rendered as pages;
+- `obs-r<N>` (family `obs`): code windows and long non-code observations (test output,
+  tracebacks, listings, diffs) rendered; short ones stay text (agents.pages.obs_min_tokens);
+- `hist-r<N>` (family `hist`): the history older than the last agents.pages.hist_keep calls
+  rendered, frozen in blocks (swevis.agents.pages); the recent calls stay text.
+
+An agent takes the families its AgentKind.page_families names (swevis.agents.registry).
 
 The one parser of condition names: the Snakemake wildcard constraint, the config schema's
 pattern and every CLI use PATTERN, and the observation pipeline reads the ratio from
@@ -20,21 +28,29 @@ from swevis.errors import SwevisError
 
 TEXT = "text"
 _RATIO = r"(?:[1-9][0-9]*|(?:0|[1-9][0-9]*)\.[0-9]*[1-9])"
+CODE, OBS, HIST = "code", "obs", "hist"
+FAMILIES = (CODE, OBS, HIST)  # the page families; a name is <family>-r<N> but for code's r<N>
 # The grammar of a condition name; data/config.schema.yaml spells it as ^(PATTERN)$.
-PATTERN = rf"text|r{_RATIO}"
+PATTERN = rf"text|(?:{OBS}-|{HIST}-)?r{_RATIO}"
+# A code-family name only (r<N>): what the replay's memory goes in front of (mem+r<N>).
+CODE_PATTERN = rf"r{_RATIO}"
 
 
 class ConditionError(SwevisError, ValueError):
-    """A condition name that is neither `text` nor `r<positive number>`."""
+    """A condition name that is neither `text` nor `[obs-|hist-]r<positive number>`."""
 
 
 @dataclass(frozen=True)
 class Condition:
-    """`ratio` is None for text, else the positive compression ratio of the rendered pages."""
+    """`ratio` is None for text, else the positive compression ratio of the rendered pages;
+    `family` says what is rendered (code, obs, hist; text is code's with no ratio)."""
 
     ratio: float | None = None
+    family: str = CODE
 
     def __post_init__(self) -> None:
+        if self.family not in FAMILIES or (self.ratio is None and self.family != CODE):
+            raise ConditionError(f"page family {self.family!r} needs a ratio and is one of {', '.join(FAMILIES)}")
         r = self.ratio
         if r is not None and (isinstance(r, bool) or not isinstance(r, (int, float)) or not math.isfinite(r) or r <= 0):
             raise ConditionError(f"ratio must be a positive number, got {r!r}")
@@ -43,30 +59,52 @@ class Condition:
 
     @classmethod
     def parse(cls, name: str) -> Condition:
-        """`text` or `r<N>`; anything else is a ConditionError naming the value."""
+        """`text`, `r<N>`, `obs-r<N>` or `hist-r<N>`; anything else is a ConditionError naming the value."""
         if not isinstance(name, str) or not re.fullmatch(PATTERN, name):
             hint = _canonical_hint(name)
-            raise ConditionError(f"unknown condition {name!r}: use text or r<positive number> (r1, r3, r2.5){hint}")
-        return cls(None) if name == TEXT else cls(float(name[1:]))
+            raise ConditionError(f"unknown condition {name!r}: use text, r<positive number> (r1, r3, r2.5), "
+                                 f"obs-r<N> or hist-r<N>{hint}")
+        if name == TEXT:
+            return cls(None)
+        family, _, ratio = name.rpartition("-")
+        return cls(float(ratio[1:]), family or CODE)
 
     @property
     def visual(self) -> bool:
         return self.ratio is not None
 
+    @property
+    def code_ratio(self) -> float | None:
+        """The ratio code windows are rendered at as they are observed (None: they stay text;
+        hist renders old history only, never a fresh observation)."""
+        return self.ratio if self.family in (CODE, OBS) else None
+
     def __str__(self) -> str:
         if self.ratio is None:
             return TEXT
-        return "r" + format(Decimal(repr(self.ratio)).normalize(), "f")
+        prefix = "" if self.family == CODE else f"{self.family}-"
+        return prefix + "r" + format(Decimal(repr(self.ratio)).normalize(), "f")
+
+
+# The keys of config agents.pages each family reads (swevis.agents.pages): the workflow passes
+# a run or a replay only these, so editing one reruns only the conditions that read it.
+PAGE_KEYS = {OBS: ("obs_min_tokens",), HIST: ("hist_keep", "hist_block", "hist_policy")}
+
+
+def pages_read(names: list[str], pages: dict) -> dict:
+    """The part of config agents.pages that conditions `names` read ({} for text and rN)."""
+    families = {Condition.parse(str(n).rpartition("+")[2]).family for n in names if str(n) != "mem"}
+    return {k: pages[k] for f in FAMILIES if f in families for k in PAGE_KEYS.get(f, ()) if k in pages}
 
 
 def _canonical_hint(name: object) -> str:
     """', write r3' for a near miss such as r3.0, R3 or r03."""
     if not isinstance(name, str):
         return ""
-    m = re.fullmatch(r"[rR]\s*([0-9]*\.?[0-9]+)", name.strip())
-    if not m or float(m.group(1)) <= 0:
+    m = re.fullmatch(r"(?:(obs|hist)-)?[rR]\s*([0-9]*\.?[0-9]+)", name.strip())
+    if not m or float(m.group(2)) <= 0:
         return ""
-    return f"; write {Condition(float(m.group(1)))}"
+    return f"; write {Condition(float(m.group(2)), m.group(1) or CODE)}"
 
 
 def condition_arg(value: str) -> Condition:

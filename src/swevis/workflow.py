@@ -13,7 +13,7 @@ from typing import Any, Callable, Iterable
 
 from snakemake.common import overwrite_function_params
 
-from swevis.agents.registry import agent_kind, configured_variants, kinds, load_modules, own_section, variant_config
+from swevis.agents.registry import agent_kind, check_condition, configured_variants, kinds, load_modules, own_section, variant_config
 from swevis.sandbox import resolved_environment
 from swevis.config import DRAWING_KEYS, ConfigError, check_profile, filled_section, section, validate_config
 from swevis.errors import SwevisError
@@ -130,7 +130,8 @@ class SampleIndex:
 
 def agent_param_sets(config: dict) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
     """run_agent's `agents` param, computed once per DAG build rather than once per job: the
-    agents section without the matrix, the repeat count and the ablation set-up (so adding a
+    agents section without the matrix, the repeat count, the ablation set-up and the page
+    families' settings (agents.pages: its own param, for the conditions that read it) (so adding a
     condition, a repeat or a variant re-runs nothing else); for an agent that declares keys of
     its own (AgentKind.config_keys) the same plus those, without the variants named inside
     them (and without the agent modules: adding one reruns no run of another agent); for each
@@ -143,7 +144,7 @@ def agent_param_sets(config: dict) -> tuple[dict[str, Any], dict[str, dict[str, 
     places = {kind.variants_at for kind in kinds() if kind.takes_variants}
     plain = {
         k: v for k, v in agents.items()
-        if k not in ("matrix", "repeats", "variants", "memory", "ablation", "modules", *own, *places)
+        if k not in ("matrix", "repeats", "variants", "memory", "ablation", "modules", "pages", *own, *places)
     }
     params: dict[str, dict[str, Any]] = {}
     for kind in kinds():
@@ -269,7 +270,8 @@ def check_render_guard(config: dict) -> None:
 
 
 def check_agents(config: dict) -> None:
-    """The agent modules import, every agent of the matrix is registered, every variant is
+    """The agent modules import, every agent of the matrix is registered and takes the page
+    families its conditions name (AgentKind.page_families), every variant is
     named where its base agent takes variants, and each override a variant makes is a key
     of its base's section, with a value the schema accepts there."""
     agents = config["agents"]
@@ -280,6 +282,11 @@ def check_agents(config: dict) -> None:
         except SwevisError as exc:
             raise ConfigError(f"config key 'agents/matrix/{i}/agent': {exc}") from None
         check_probe_sets(cell, i)
+        for k, condition in enumerate(cell["conditions"]):  # a page family the agent does not take
+            try:
+                check_condition(cell["agent"], condition, f"agents/matrix/{i}/conditions/{k}")
+            except SwevisError as exc:
+                raise ConfigError(str(exc)) from None
     for name in agent_variants(config):
         check_variant_entry(agents, name)
     table3 = (config.get("analysis") or {}).get("table3_agent")

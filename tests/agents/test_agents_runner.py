@@ -174,3 +174,16 @@ def test_plan_validation():
 def test_local_environment_refuses_live_model_without_acknowledgement(setup):
     with pytest.raises(EnvironmentRefused, match="allow_live_on_host"):
         make_environment("local", setup["row"], mirror=setup["mirror"], timeout_s=5, live_model=True, allow_live_on_host=False, **ENV_OPTIONS)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("condition", ["obs-r3", "hist-r3"])
+def test_plb_takes_the_page_families_same_patch_fewer_tokens(setup, tmp_path, condition):
+    pages = {"obs_min_tokens": 50, "hist_keep": 1, "hist_block": 1}
+    text = run_instance(_spec(setup, tmp_path / "text", agents_cfg={"pages": pages}))
+    paged = run_instance(_spec(setup, tmp_path / condition, condition=condition, agents_cfg={"pages": pages}))
+    assert text["exit_status"] == paged["exit_status"] == "submitted"
+    assert (tmp_path / "text" / "patch.diff").read_text() == (tmp_path / condition / "patch.diff").read_text()
+    assert paged["totals"]["prompt_tokens"] < text["totals"]["prompt_tokens"]
+    if condition == "obs-r3":  # long outputs are pages, recorded with their observation
+        assert any(s["observation"].get("output_pages") for s in paged["steps"] if s["observation"])

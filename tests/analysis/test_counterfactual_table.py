@@ -154,3 +154,20 @@ def test_config_errors_name_the_key():
         backbone_profiles(cfg)
     with pytest.raises(SwevisError, match="counterfactual.conditions"):
         replay_set(set_folders(cfg)["samples"], ["r3"], BACKBONE, agents_cfg={}, render_cfg={})
+
+
+def test_the_table_reports_each_family_ceiling_in_prompt_tokens_and_on_the_bill():
+    cfg = load_config(str(PROJECT_ROOT / "config.yaml"))
+    priced = {"q": {**BACKBONE["q"], "prompt_cache": "qwen", "cost_per_1k_prompt": 1.0, "cost_per_1k_cached_prompt": 0.2}}
+    steps = replay_set(set_folders(cfg)["samples"], ["text", "r3", "obs-r3", "hist-r3"], priced, agents_cfg={}, render_cfg={})
+    rows = {r["condition"]: r for r in reduction_table(trajectory_costs(steps), resamples=50, seed=0).iter_rows(named=True)}
+    assert {c: rows[c]["family"] for c in rows} == {"text": "text", "r3": "code", "obs-r3": "obs", "hist-r3": "hist"}
+    for c in ("r3", "obs-r3", "hist-r3"):
+        r = rows[c]
+        assert r["family_ceiling_reduction"] > 1 and r["family_ceiling_bill_reduction"] > 1
+        assert r["bill_reduction"] is not None and r["family_bill_realized_share"] is not None
+        assert r["family_realized_share"] > 0
+    # on these short trajectories a frozen history block breaks the cache for little saving
+    assert rows["obs-r3"]["bill_reduction"] > 1 and rows["r3"]["bill_reduction"] > 1
+    assert rows["r3"]["family_ceiling_reduction"] == pytest.approx(rows["r3"]["code_ceiling_reduction"])
+    assert rows["text"]["family_realized_share"] is None and rows["text"]["bill_reduction"] is None

@@ -24,5 +24,5 @@ def run(run: Any) -> tuple[dict[str, Any], None]:
 
 AGENT = AgentKind(
     name="mini", title="mini-SWE-agent", run=run, phases=("main",), tools=("bash",),
-    action_figure="figure2.png",
+    page_families=("code", "obs", "hist"), action_figure="figure2.png",
 )

@@ -54,7 +54,7 @@ class SwevisAgentModel:
 
     # -- Model protocol
     def query(self, messages: list[dict], **kwargs) -> dict:
-        response = self.chat.complete(messages, purpose=self.purpose)
+        response = self.chat.complete(self.pipeline.request(messages), purpose=self.purpose)
         usage = response.record()["usage"]
         try:
             actions = parse_regex_actions(
@@ -91,6 +91,7 @@ class SwevisAgentModel:
                 content, record = self.pipeline.observe_windows(output.get("output", ""), windows)
             else:
                 content, record = self.pipeline.observe(command, output, template_vars)
+            content, record = self.pipeline.finish(content, record, f"output of step {len(self.recorder.steps) + 1}")
             self.recorder.add(
                 phase=self.phase,
                 action=command,

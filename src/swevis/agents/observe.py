@@ -36,6 +36,7 @@ from jinja2 import StrictUndefined, Template
 
 from swevis.agents.actions import CodeRead, detect_code_read
 from swevis.agents.output_windows import RecordedWindow, identify_windows
+from swevis.agents.pages import HistoryPages, PageSettings, TextPages, render_long_text
 from swevis.agents.volatile import normalize as normalize_volatile
 from swevis.agents.settings import AgentSettings
 from swevis.conditions import Condition
@@ -65,6 +66,7 @@ class ObservationConfig:
     # counts and text/pages decisions for a fraction of the time; only for accounting (the
     # counterfactual replay), never for a model that reads the pages
     draw_pages: bool = True
+    pages: dict = field(default_factory=dict)  # config agents.pages (obs-rN, hist-rN; swevis.agents.pages)
 
     def __post_init__(self) -> None:
         Condition.parse(self.condition)  # a bad name fails here, before any step runs
@@ -79,8 +81,19 @@ class ObservationConfig:
 
     @property
     def ratio(self) -> float | None:
-        """The render ratio of code windows; None when they stay text."""
-        return Condition.parse(self.condition).ratio if self.visual_enabled else None
+        """The render ratio of code windows; None when they stay text (text, hist-rN)."""
+        return Condition.parse(self.condition).code_ratio if self.visual_enabled else None
+
+    @property
+    def family(self) -> str | None:
+        """The condition's page family (code, obs, hist); None when nothing is rendered."""
+        c = Condition.parse(self.condition)
+        return c.family if c.visual and self.visual_enabled else None
+
+    def text_pages(self) -> TextPages:
+        """How this condition renders non-code text (obs-rN, hist-rN)."""
+        return TextPages(Condition.parse(self.condition).ratio, self.tokenizer, self.image_family, self.render,
+                         self.draw_pages)
 
 
 @dataclass
@@ -210,6 +223,28 @@ class ObservationPipeline:
         self.config = config
         self.read_file = read_file
         self.template = Template(observation_template, undefined=StrictUndefined)
+        self.page_settings = PageSettings.from_config({"pages": config.pages})
+        self.history = None
+        if config.family == "hist":
+            s = self.page_settings
+            self.history = HistoryPages(config.text_pages(), s.hist_keep, s.hist_block, s.hist_policy)
+
+    # -- the page families beyond code windows (swevis.agents.pages)
+    def request(self, messages: list[dict]) -> list[dict]:
+        """The messages a call sends: under hist-rN with the old history in frozen pages."""
+        return messages if self.history is None else self.history.request(messages)
+
+    def finish(self, content: Any, record: dict[str, Any], label: str = "observation") -> tuple[Any, dict[str, Any]]:
+        """An observation as sent: under obs-rN its long text runs as pages too (the record
+        counts them in `pages` and `output_pages`, and its tokens as shown)."""
+        if self.config.family != "obs":
+            return content, record
+        content, added = render_long_text(self.config.text_pages(), content, self.page_settings.obs_min_tokens, label)
+        if not added:
+            return content, record
+        tokens = self._prompt_tokens(content) - self._prompt_tokens("")
+        return content, {**record, "kind": "image", "pages": int(record.get("pages") or 0) + added,
+                         "output_pages": added, "tokens": tokens}
 
     # -- helpers
     def _text(self, output: dict[str, Any], template_vars: dict | None) -> str:

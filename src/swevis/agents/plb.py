@@ -29,5 +29,5 @@ def run(run: Any) -> tuple[dict[str, Any], None]:
 AGENT = AgentKind(
     name="plb", title="PLB", run=run, phases=("preloc", "main"),
     prompts=("preloc_system", "preloc_instance", "plb_system", "plb_instance"), tools=("bash", "submit"),
-    needs_index=True, needs_preloc=True, action_figure="figure4.png",
+    needs_index=True, needs_preloc=True, page_families=("code", "obs", "hist"), action_figure="figure4.png",
 )

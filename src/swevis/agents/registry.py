@@ -59,6 +59,10 @@ class AgentKind:
     # keys of config `agents` only this agent's runs read (their params: editing them reruns
     # no other agent's runs)
     config_keys: tuple[str, ...] = ()
+    # the page families its conditions may name (swevis.conditions: code is r<N>; obs-r<N>
+    # and hist-r<N> need a loop that sends each observation through ObservationPipeline.finish
+    # and each request through ObservationPipeline.request, as mini's adapter does)
+    page_families: tuple[str, ...] = ("code",)
 
     def __post_init__(self) -> None:
         if not NAME.match(self.name):
@@ -134,6 +138,21 @@ def agent_kind(agent: str) -> AgentKind:
     if is_variant(agent) and not kind.takes_variants:
         raise SwevisError(f"agent {agent!r}: {kind.name} takes no variants")
     return kind
+
+
+def check_condition(agent: str, condition: str, key: str | None = None) -> None:
+    """A one-line error when `agent` cannot run under `condition`'s page family (naming the
+    config `key` that gave the condition, when one did)."""
+    from swevis.conditions import Condition
+
+    c = Condition.parse(condition)
+    if not c.visual or c.family == "code":
+        return  # text and rN: every agent
+    kind = agent_kind(agent)
+    if c.family not in kind.page_families:
+        where = f"config key '{key}': " if key else ""
+        raise SwevisError(f"{where}agent {agent} takes no {c.family}-rN condition ({condition}); "
+                          f"it takes {', '.join('rN' if f == 'code' else f + '-rN' for f in kind.page_families)}")
 
 
 def find_kind(agent: str) -> AgentKind | None:

@@ -131,7 +131,7 @@ class AgentRun:
                 condition=spec.condition, scope=spec.scope, wide_margin=settings.wide_margin,
                 max_window_chars=settings.max_window_chars, tokenizer=self.stack.profile["tokenizer"],
                 image_family=self.stack.profile["image_family"], render=spec.render_cfg,
-                visual_enabled=visual,
+                visual_enabled=visual, pages=spec.agents_cfg.get("pages") or {},
             ),
             # file reads for windows go to the base environment (the locator has no bash)
             read_file=env.read_file if isinstance(env, ToolEnvironment) else (lambda path: read_file_via(env, path)),

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from swevis.agents.demos import demo_path
+from swevis.agents.registry import check_condition
 from swevis.agents.settings import AgentSettings, RunFolders
 from swevis.sandbox import resolved_environment
 from swevis.models import is_live
@@ -44,6 +45,7 @@ class RunSpec:
     settings: AgentSettings = field(init=False)
 
     def __post_init__(self) -> None:
+        check_condition(self.agent, self.condition)  # a page family the agent cannot run
         settings = AgentSettings.from_config(self.agents_cfg)
         # `auto` resolved once, here: the runner, the journal and traj.json see local or docker
         self.settings = replace(settings, environment=resolved_environment(settings.environment, self.live))

@@ -40,7 +40,11 @@ Beside this ceiling (every observation compressed, code or not), the tables carr
 code-window ceiling of swevis.counterfactual.ceiling: the code windows' share of the
 cumulative prompt (code_share), the reduction rendering exactly them at T/N gives
 (code_ceiling_reduction), the share of that saving realized (realized_share) and its gap by
-term (code_gap_*).
+term (code_gap_*); and the condition's page family (code, obs, hist) with its own ceiling
+(swevis.counterfactual.ceiling.family_ceiling) and the share of it realized, in prompt tokens
+(family_ceiling_reduction, family_realized_share) and on the cache-aware bill, the prompt's
+part (bill_reduction, family_ceiling_bill_reduction, family_bill_realized_share; empty when
+the profile sets no price).
 """
 
 from __future__ import annotations
@@ -51,7 +55,7 @@ from typing import Any, Sequence
 import numpy as np
 import polars as pl
 
-from swevis.counterfactual.ceiling import CODE_TERMS, realized_share, trajectory_ceiling
+from swevis.counterfactual.ceiling import CODE_TERMS, family_ceiling, family_shares, realized_share, trajectory_ceiling
 from swevis.counterfactual.replay import ReplayCondition, recorded_costs
 from swevis.counterfactual.formats import trajectory_files
 from swevis.counterfactual.formats import read_trajectory
@@ -69,7 +73,8 @@ WINDOW_COST = pl.Struct({"text_tokens": pl.Int64, "tokens": pl.Int64, "kind": pl
                          "pages": pl.Int64, "image_tokens": pl.Int64, "guard_bound": pl.Boolean,
                          "floor_bound": pl.Boolean, "full_tokens": pl.Int64, "memory": pl.Utf8})
 STEP_SCHEMA = {"windows": pl.List(pl.Utf8), "command": pl.Utf8, "window_costs": pl.List(WINDOW_COST),
-               "cached_prompt_tokens": pl.Int64, "spend_cache_aware": pl.Float64}
+               "cached_prompt_tokens": pl.Int64, "spend_cache_aware": pl.Float64, "prompt_spend_cache_aware": pl.Float64,
+               "family": pl.Utf8, "ceiling_eligible_tokens": pl.Int64}
 
 
 def replay_set(folder: str | Path, conditions: Sequence[str], backbones: dict[str, dict[str, Any]], *,
@@ -132,6 +137,7 @@ def trajectory_costs(steps: pl.DataFrame) -> pl.DataFrame:
     for r in text_steps.iter_rows(named=True):
         text.setdefault((r["trajectory"], r["backbone"]), {})[r["step"]] = r["observation_tokens"]
     text_prompt = {(t, b): int(p) for t, b, p in text_steps.group_by(key).agg(pl.col("prompt_tokens").sum()).iter_rows()}
+    text_records = {k: sorted(g.to_dicts(), key=lambda r: r["step"]) for k, g in text_steps.group_by(key)}
     code_keys = ["code_tokens_weighted", "code_share", "code_ceiling_prompt_tokens", "code_gap_tokens",
                  *[f"code_gap_{t}" for t in CODE_TERMS]]
     rows = []
@@ -154,15 +160,32 @@ def trajectory_costs(steps: pl.DataFrame) -> pl.DataFrame:
                     terms[k] += (n - 1 - i) * v
         gap = sum(terms.values())
         code = dict.fromkeys(code_keys, None)
+        family = dict.fromkeys(FAMILY_KEYS, None)
         if ratio is not None:
-            code = trajectory_ceiling(list(g.iter_rows(named=True)), text[(traj, backbone)], text_prompt[(traj, backbone)], ratio)
-        rows.append({**row, "gap_tokens": gap, "ceiling_prompt_tokens": prompt - gap, **terms, **code})
+            records = list(g.iter_rows(named=True))
+            code = trajectory_ceiling(records, text[(traj, backbone)], text_prompt[(traj, backbone)], ratio)
+            family = family_ceiling(records, text_records[(traj, backbone)], ratio)
+        rows.append({**row, "family": g["family"][0], "gap_tokens": gap, "ceiling_prompt_tokens": prompt - gap, **terms,
+                     **code, **family})
     out = pl.DataFrame(rows)
     base = out.filter(pl.col("condition") == "text").select(*key, pl.col("prompt_tokens").alias("text_prompt_tokens"))
     return out.join(base, on=key, how="left").with_columns(
         reduction=pl.col("text_prompt_tokens") / pl.col("prompt_tokens"),
         ceiling_reduction=pl.col("text_prompt_tokens") / pl.col("ceiling_prompt_tokens"),
     )
+
+
+FAMILY_KEYS = ("family_ceiling_prompt_tokens", "text_prompt_bill", "prompt_bill", "family_ceiling_prompt_bill")
+
+
+def _family_ceiling(g: pl.DataFrame) -> dict[str, Any]:
+    """The page family of a group and its ceiling and realized share, in prompt tokens and on
+    the cache-aware bill (swevis.counterfactual.ceiling.family_ceiling); None under text."""
+    if g["family_ceiling_prompt_tokens"].null_count():
+        return {"family": g["family"][0], **family_shares(0, 0, None, None, None, None)}
+    sums = {c: None if g[c].null_count() else float(g[c].sum()) for c in ("text_prompt_tokens", "prompt_tokens", *FAMILY_KEYS)}
+    return {"family": g["family"][0], **family_shares(sums["text_prompt_tokens"], sums["prompt_tokens"],
+            sums["family_ceiling_prompt_tokens"], sums["text_prompt_bill"], sums["prompt_bill"], sums["family_ceiling_prompt_bill"])}
 
 
 def _cache_sums(g: pl.DataFrame) -> dict[str, Any]:
@@ -200,7 +223,7 @@ def reduction_table(costs: pl.DataFrame, *, resamples: int, seed: int) -> pl.Dat
             "aggregate_reduction": agg[0], "aggregate_ci_low": agg[1], "aggregate_ci_high": agg[2],
             "median_reduction": med[0], "median_ci_low": med[1], "median_ci_high": med[2],
             "ceiling_reduction": float(g["text_prompt_tokens"].sum() / g["ceiling_prompt_tokens"].sum()),
-            **_code_ceiling(g),
+            **_code_ceiling(g), **_family_ceiling(g),
         })
     return pl.DataFrame(rows)
 

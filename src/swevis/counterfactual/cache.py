@@ -183,10 +183,14 @@ class PrefixCachedPlayback(PlaybackModel):
 
 def call_billing(profile: dict[str, Any], usage: dict[str, Any]) -> dict[str, Any]:
     """A replayed call's cached prompt tokens (the prefix cache's) and its cache-aware spend
-    at the profile's prices (None when the profile sets none: 0 is not "free")."""
+    at the profile's prices, and the prompt's part of it (None when the profile sets none: 0
+    is not "free")."""
     cached = int(usage.get("cached_prompt_tokens") or 0)
     spend = call_cost(profile, int(usage["prompt_tokens"]), int(usage["completion_tokens"]), cached)
-    return {"cached_prompt_tokens": cached, "spend_cache_aware": spend if is_priced(profile) else None}
+    prompt_spend = call_cost(profile, int(usage["prompt_tokens"]), 0, cached)  # the input side: what rendering changes
+    priced = is_priced(profile)
+    return {"cached_prompt_tokens": cached, "spend_cache_aware": spend if priced else None,
+            "prompt_spend_cache_aware": prompt_spend if priced else None}
 
 
 def condition_totals(rows: list[dict[str, Any]], per_step: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -21,12 +21,26 @@ kept_as_text, over_size_limit, render_failed (t_w (1 - 1/N) of a window kept as 
 render_failed takes missing_glyph), memory (c_w - f_w), and outside_windows: the rest of the
 observation's tokens against the text condition's (token boundaries at the window edges;
 about 0).
+
+Each page family has its own ceiling (FamilyCeiling, family_ceiling): call i's prompt holds
+E_i tokens the family renders, and its ceiling renders exactly them at T/N,
+P*_i = P_text,i - (1 - 1/N) E_i. For code (rN) E_i is the code windows of the observations
+before call i (the same ceiling as above); for obs (obs-rN) every earlier observation of at
+least agents.pages.obs_min_tokens tokens whole and the code windows of the shorter ones; for
+hist (hist-rN) every call older than the last agents.pages.hist_keep, its turn and its
+observation (no blocks: each call is rendered the moment it is old). On the cache-aware bill
+the ceiling keeps the text condition's mix of cached and uncached tokens per call,
+B*_i = B_text,i P*_i / P_text,i (B: the prompt's part of the cache-aware spend), so the share
+of the bill's ceiling a condition realizes also shows what rendering costs the prefix cache.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from typing import Any
+
+from swevis.conditions import Condition
+from swevis.tokens import count_message_tokens, text_tokens
 
 CODE_TERMS = (
     "page_overhead", "guard_bound", "layout_tolerance", "kept_as_text", "over_size_limit", "render_failed",
@@ -111,25 +125,102 @@ def ceiling_table(steps: list[Mapping[str, Any]], ratios: Mapping[str, float | N
     for condition, ratio in ratios.items():
         if ratio is None:
             continue
-        total: dict[str, float] = {"text_prompt_tokens": 0, "prompt_tokens": 0}
+        total: dict[str, Any] = {"text_prompt_tokens": 0, "prompt_tokens": 0}
         trajectories = sorted({t for t, c in by if c == condition})
+        family = str(by[(trajectories[0], condition)][0].get("family") or "code") if trajectories else "code"
         for traj in trajectories:
             text = sorted(by[(traj, "text")], key=lambda r: r["step"])
             records = sorted(by[(traj, condition)], key=lambda r: r["step"])
             text_prompt = sum(int(r["prompt_tokens"]) for r in text)
             one = trajectory_ceiling(records, {r["step"]: r["observation_tokens"] for r in text}, text_prompt, ratio)
+            one.pop("code_share")
+            if "ceiling_eligible_tokens" in records[0]:
+                one.update(family_ceiling(records, text, ratio))
             total["text_prompt_tokens"] += text_prompt
             total["prompt_tokens"] += sum(int(r["prompt_tokens"]) for r in records)
             for k, v in one.items():
-                if k != "code_share":
-                    total[k] = total.get(k, 0.0) + v
+                total[k] = None if v is None or (k in total and total[k] is None) else total.get(k, 0.0) + v
         if not trajectories:
             continue
-        p_text, p, ceiling = total["text_prompt_tokens"], total["prompt_tokens"], total["code_ceiling_prompt_tokens"]
-        rows.append({
-            "condition": condition, "trajectories": len(trajectories), **total,
-            "reduction": p_text / p if p else None, "code_share": total["code_tokens_weighted"] / p_text if p_text else 0.0,
-            "code_ceiling_reduction": p_text / ceiling if ceiling else None,
-            "realized_share": realized_share(p_text, p, ceiling),
-        })
+        rows.append(_ceiling_row(condition, family, len(trajectories), total))
     return rows
+
+
+def _ratio(a: float | None, b: float | None) -> float | None:
+    return a / b if a is not None and b else None
+
+
+def _ceiling_row(condition: str, family: str, trajectories: int, total: dict[str, Any]) -> dict[str, Any]:
+    """One condition's row: the code-window ceiling (its gap terms for the code family only)
+    and the family's ceiling and realized share in prompt tokens and on the cache-aware bill."""
+    p_text, p, ceiling = total["text_prompt_tokens"], total["prompt_tokens"], total["code_ceiling_prompt_tokens"]
+    row = {
+        "condition": condition, "family": family, "trajectories": trajectories, **total,
+        "reduction": _ratio(p_text, p), "code_share": total["code_tokens_weighted"] / p_text if p_text else 0.0,
+        "code_ceiling_reduction": _ratio(p_text, ceiling),
+        "realized_share": realized_share(p_text, p, ceiling),
+    }
+    if family != "code":  # the code windows' gap terms describe rN's losses, not another family's
+        row.update({k: None for k in row if k.startswith("code_gap_")})
+    row.update(family_shares(p_text, p, total.get("family_ceiling_prompt_tokens"), total.get("text_prompt_bill"),
+                             total.get("prompt_bill"), total.get("family_ceiling_prompt_bill")))
+    return row
+
+
+def family_shares(p_text: float, p: float, ceiling: float | None, b_text: float | None, b: float | None,
+                  b_ceiling: float | None) -> dict[str, float | None]:
+    """A family's ceiling and the share of it realized, in prompt tokens and on the bill
+    (the prompt's part of the cache-aware spend; None when unpriced or not replayed)."""
+    priced = None not in (b_text, b, b_ceiling)
+    return {
+        "family_ceiling_reduction": _ratio(p_text, ceiling),
+        "family_realized_share": realized_share(p_text, p, ceiling) if ceiling is not None else None,
+        "bill_reduction": _ratio(b_text, b) if priced else None,
+        "family_ceiling_bill_reduction": _ratio(b_text, b_ceiling) if priced else None,
+        "family_bill_realized_share": realized_share(b_text, b, b_ceiling) if priced else None,
+    }
+
+
+class FamilyCeiling:
+    """Per call of one replayed condition, E_i: the tokens of its prompt that the condition's
+    family ceiling renders at T/N (add_call after each call, eligible before the next)."""
+
+    def __init__(self, condition: Condition, hist_keep: int, obs_min_tokens: int, tokenizer: str, image_family: str):
+        self.family = condition.family if condition.visual else "text"
+        self.keep, self.min_tokens = hist_keep, obs_min_tokens
+        self.tokenizer, self.image_family = tokenizer, image_family
+        self.calls: list[int] = []  # per call so far: the tokens it adds to every later prompt
+
+    def eligible(self) -> int:
+        """E_i of the next call."""
+        if self.family == "hist":
+            return sum(self.calls[: max(0, len(self.calls) - self.keep)])
+        return sum(self.calls) if self.family in ("code", "obs") else 0
+
+    def add_call(self, turn: Mapping[str, Any], observation: str | None, costs: Iterable[Mapping[str, Any]]) -> None:
+        """A call's recorded turn, its observation as text and its windows' cost records."""
+        code = sum(int(c["text_tokens"]) for c in costs)
+        if self.family == "hist":
+            shown = [dict(turn)] + ([{"role": "user", "content": observation}] if observation is not None else [])
+            self.calls.append(count_message_tokens(shown, self.tokenizer, self.image_family))
+        elif self.family == "obs" and observation is not None:
+            whole = text_tokens(observation, self.tokenizer)
+            self.calls.append(whole if whole >= self.min_tokens else code)
+        else:
+            self.calls.append(code)
+
+
+def family_ceiling(records: list[Mapping[str, Any]], text: list[Mapping[str, Any]], ratio: float) -> dict[str, Any]:
+    """The family ceiling of one trajectory under one condition, in prompt tokens and on the
+    cache-aware bill (the prompt's part; None when unpriced): `records` and `text` its and
+    the text condition's per-call records in call order."""
+    saved = [(1 - 1 / ratio) * int(r["ceiling_eligible_tokens"] or 0) for r in records]
+    text_prompt = [int(r["prompt_tokens"]) for r in text]
+    out = {"family_ceiling_prompt_tokens": sum(text_prompt) - sum(saved[: len(text)])}
+    bills = [r.get("prompt_spend_cache_aware") for r in text] + [r.get("prompt_spend_cache_aware") for r in records]
+    if None in bills:
+        return {**out, "text_prompt_bill": None, "prompt_bill": None, "family_ceiling_prompt_bill": None}
+    text_bill = [float(r["prompt_spend_cache_aware"]) for r in text]
+    ceiling_bill = sum(b * (p - s) / p if p else b for b, p, s in zip(text_bill, text_prompt, saved))
+    return {**out, "text_prompt_bill": sum(text_bill), "prompt_bill": sum(float(r["prompt_spend_cache_aware"]) for r in records),
+            "family_ceiling_prompt_bill": ceiling_bill}

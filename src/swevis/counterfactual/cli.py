@@ -9,7 +9,8 @@ configured task (always for swevis traj.json). The table goes to stdout and a pr
 per trajectory to stderr. With text among the conditions, recorded mode also reports the
 ceiling (swevis.counterfactual.ceiling): the code windows' share of the cumulative prompt, the
 reduction rendering exactly them at T/N would give, the share of that saving each condition
-realizes and the gap by term. Nothing is written unless --out DIR asks for the per-step
+realizes and the gap by term, and per condition its page family's ceiling and the share
+realized in prompt tokens and on the cache-aware bill. Nothing is written unless --out DIR asks for the per-step
 records (DIR/per_step.parquet), the table (DIR/summary.csv) and the ceiling (DIR/ceiling.csv).
 
 Recorded mode passes every call through the profile's provider prefix cache
@@ -47,7 +48,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("traj", help="a trajectory file, or a folder of them (searched recursively)")
     parser.add_argument("--out", default=None, help="write per_step.parquet and summary.csv into this folder (default: write nothing)")
     parser.add_argument("--conditions", type=replay_conditions, default="text,r1,r3,r5,r7",
-                        help="comma-separated: text, r<ratio>; mem, mem+r<ratio> add the working memory (recorded mode)")
+                        help="comma-separated: text, r<ratio>, obs-r<ratio>, hist-r<ratio> (page families, agents.pages); "
+                             "mem, mem+r<ratio> add the working memory (recorded mode)")
     parser.add_argument("--model", help="profile whose tokenizer and image family account the cost (default: first)")
     parser.add_argument("--repo", help="the repository at base_commit: recorded windows are checked against it")
     parser.add_argument("--reexecute", action="store_true", help="run the commands again in a fresh checkout")
@@ -149,11 +151,33 @@ def _print_ceiling(rows: list[dict[str, Any]]) -> None:
     heads = [t.replace("_", " ") for t in CODE_TERMS]
     print(f"{'condition':<9} {'vs text':>8} {'ceiling':>8} {'realized':>8}  " + ", ".join(heads))
     for r in rows:
+        if r["family"] != "code":
+            continue
         possible = r["text_prompt_tokens"] - r["code_ceiling_prompt_tokens"]
         parts = ", ".join(f"{r['code_gap_' + t] / possible:.1%}".replace("-0.0%", "0.0%") if possible > 0 else "-"
                           for t in CODE_TERMS)
         realized = "-" if r["realized_share"] is None else f"{r['realized_share']:.1%}"
         print(f"{r['condition']:<9} {r['reduction']:>7.3f}x {r['code_ceiling_reduction']:>7.3f}x {realized:>8}  {parts}")
+
+
+def _share(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1%}"
+
+
+def _times(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}x"
+
+
+def _print_family_ceiling(rows: list[dict[str, Any]]) -> None:
+    """Per condition its page family's ceiling (swevis.counterfactual.ceiling.family_ceiling)
+    and the share of it realized, in prompt tokens and on the cache-aware bill (the prompt's part)."""
+    print("\nper page family: the reduction, the family's ceiling and the share of its saving realized, in prompt "
+          "tokens and on the cache-aware bill (its prompt part; - when the profile sets no price):")
+    print(f"{'condition':<10} {'family':<6} {'prompt':>8} {'ceiling':>8} {'realized':>8}  {'bill':>8} {'ceiling':>8} {'realized':>8}")
+    for r in rows:
+        print(f"{r['condition']:<10} {r['family']:<6} {_times(r['reduction']):>8} {_times(r['family_ceiling_reduction']):>8} "
+              f"{_share(r['family_realized_share']):>8}  {_times(r['bill_reduction']):>8} "
+              f"{_times(r['family_ceiling_bill_reduction']):>8} {_share(r['family_bill_realized_share']):>8}")
 
 
 def _write(out: Path, rows: list[dict], steps: list[dict[str, Any]], ceiling: list[dict[str, Any]]) -> None:
@@ -166,7 +190,7 @@ def _write(out: Path, rows: list[dict], steps: list[dict[str, Any]], ceiling: li
     if ceiling:
         write_table_csv(ceiling, out / "ceiling.csv")
     schema = {"windows": pl.List(pl.Utf8), "command": pl.Utf8, "cached_prompt_tokens": pl.Int64,
-              "spend_cache_aware": pl.Float64}
+              "spend_cache_aware": pl.Float64, "prompt_spend_cache_aware": pl.Float64}
     pl.DataFrame(steps, schema_overrides=schema, infer_schema_length=None).write_parquet(out / "per_step.parquet")
 
 
@@ -199,6 +223,7 @@ def run(args: argparse.Namespace) -> int:
         _print_table(rows, model, profile)
         if ceiling:
             _print_ceiling(ceiling)
+            _print_family_ceiling(ceiling)
     if out is not None:
         print(f"per-step records: {out / 'per_step.parquet'}; table: {out / 'summary.csv'}", file=sys.stderr)
     return 0

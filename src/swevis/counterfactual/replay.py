@@ -9,7 +9,9 @@ recorded (the default for foreign trajectories, see swevis.counterfactual.format
   backbone's token accounting (the playback backend's estimate of the request). No
   environment, mirror or index. Given the repository at base_commit, each window is checked
   against it. Recorded mode also replays the working memory (swevis.agents.memory) in front
-  of a condition: `mem` (text) and `mem+r<N>` (see ReplayCondition).
+  of a condition: `mem` (text) and `mem+r<N>` (see ReplayCondition), and the page families
+  `obs-r<N>` and `hist-r<N>` (swevis.agents.pages) through the pipeline's `finish` (each
+  observation) and `request` (each call's messages), as the live agents do.
 re-execution (`counterfactual_costs`): the actions are run again in a fresh checkout by the real
   agent loop (our traj.json and mini-swe-agent's .traj.json; tool calls are turned back into
   mini's text action blocks).
@@ -42,9 +44,10 @@ from swevis.agents.registry import agent_kind
 from swevis.agents.settings import AgentSettings
 from swevis.sandbox import resolved_environment
 from swevis.agents.trajectory import exit_status_of
+from swevis.counterfactual.ceiling import FamilyCeiling
 from swevis.counterfactual.cache import CacheRule, PrefixCachedPlayback, call_billing, condition_totals
 from swevis.counterfactual.formats import Step, Trajectory, read_trajectory
-from swevis.conditions import PATTERN, TEXT, Condition, ConditionError
+from swevis.conditions import CODE_PATTERN, PATTERN, TEXT, Condition, ConditionError
 from swevis.errors import SwevisError
 from swevis.models import ModelCallFailed, load_playback_source, resolve_profile
 from swevis.models.playback import PlaybackModel
@@ -54,7 +57,7 @@ from swevis.tokens import count_message_tokens
 RECORDED_TEMPLATE = "{{ output.output }}"
 MEMORY = "mem"
 # The grammar of a replay condition; the schema's counterfactual.conditions spells it as ^(REPLAY_PATTERN)$.
-REPLAY_PATTERN = rf"{PATTERN}|{MEMORY}|{MEMORY}\+(?!{TEXT})(?:{PATTERN})"
+REPLAY_PATTERN = rf"{PATTERN}|{MEMORY}|{MEMORY}\+{CODE_PATTERN}"
 MEMORY_CONTEXT = "agent"  # a recorded run is one conversation
 
 
@@ -323,28 +326,45 @@ def _account_condition(traj: Trajectory, windows: list[list[RecordedWindow]], co
     (the memory pipeline counts its steps there): the exit status."""
     messages: list[dict[str, Any]] = [dict(m) for m in traj.prefix] or [{"role": "user", "content": ""}]
     classes = classify_actions(s.command for s in traj.steps)  # a script run is classed by what it wrote
+    observed = ReplayCondition.parse(condition).observation
+    ceiling = FamilyCeiling(observed, pipeline.page_settings.hist_keep, pipeline.page_settings.obs_min_tokens,
+                            chat.tokenizer, chat.image_family)
     for i, (step, step_windows) in enumerate(zip(traj.steps, windows)):
         try:
-            usage = chat.complete(messages, purpose="agent").record()["usage"]
+            sent = pipeline.request(messages)
+            usage = chat.complete(sent, purpose="agent").record()["usage"]
+            history_pages = _image_parts(sent) - _image_parts(messages)
         except ModelCallFailed as exc:  # the image cap under image_policy reject: the run ends here
             return f"error: {exc.reason}"
+        eligible = ceiling.eligible()
         messages.append(step.message())
         pages, obs_tokens, kind, costs = 0, 0, "none", []
         if step.observation is not None:
             content, pages, costs = observe_recorded_windows(pipeline, step.observation, step_windows)
+            content, record = pipeline.finish(content, {"pages": pages}, f"output of step {i + 1}")
+            pages = int(record["pages"])
             messages.append({"role": "user", "content": content})
             obs_tokens = count_message_tokens([messages[-1]], chat.tokenizer, chat.image_family)
             kind = "image" if pages else "text"
+        ceiling.add_call(step.message(), step.observation, costs)
         records.append({
             "condition": condition, "step": i, "command": step.command, "action_class": classes[i],
             "windows": [f"{w.path}:{w.start}-{w.end}" for w in step_windows], "observation_kind": kind,
             "pages": pages, "observation_tokens": obs_tokens, "prompt_tokens": int(usage["prompt_tokens"]),
             "completion_tokens": int(usage["completion_tokens"]), "window_costs": costs,
+            "family": ceiling.family, "ceiling_eligible_tokens": eligible,
+            "history_pages": history_pages,
             **call_billing(chat.profile, usage),
             "memory_hits": sum(c["memory"] in ("exact", "overlap") for c in costs),
             "memory_saved_tokens": sum(c["full_tokens"] - c["tokens"] for c in costs),
         })
     return _recorded_exit(traj)
+
+
+def _image_parts(messages: list[dict[str, Any]]) -> int:
+    """The pages of a request (a hist-rN request sends its old calls' blocks as pages)."""
+    return sum(1 for m in messages if isinstance(m.get("content"), list)
+               for p in m["content"] if p.get("type") == "image_url")
 
 
 def _recorded_exit(traj: Trajectory) -> str:
@@ -395,6 +415,7 @@ def recorded_costs(
             condition=str(condition.observation), wide_margin=settings.wide_margin,
             max_window_chars=settings.max_window_chars, tokenizer=chat.tokenizer, image_family=chat.image_family,
             render=render_cfg or {}, draw_pages=False,  # accounting only: no model reads these pages
+            pages=(agents_cfg or {}).get("pages") or {},
         )
         records: list[dict[str, Any]] = []
         pipeline = replay_pipeline(condition, config, records, (agents_cfg or {}).get("memory"))

@@ -1,0 +1,182 @@
+"""The page families beyond code windows: `obs-rN` renders long observations, `hist-rN` old
+history (swevis.conditions; config agents.pages).
+
+Both are cache-stable: a page, once sent, is never drawn again differently. An observation is
+rendered once, when it is observed, and its message never changes; a history block is
+rendered once, when all its calls are older than the last `hist_keep`, kept (`HistoryPages`
+memoizes it) and sent byte-identical in every later request, so a provider's prefix cache
+still serves everything up to the newest block.
+
+Never dearer: a text run (obs) or a block (hist) is sent as pages only when its note and
+pages cost fewer prompt tokens than its text under the backbone's accounting; otherwise it
+stays text.
+
+Pages of non-code text carry no line numbers (the gutter shows only the wrap mark).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from swevis.config import typed_section
+from swevis.models import image_part
+from swevis.render import RenderError, render_window
+from swevis.render.core import prepare_lines
+from swevis.tokens import count_message_tokens, text_tokens
+
+log = logging.getLogger(__name__)
+
+TRANSCRIPT, OUTPUTS = "transcript", "outputs"
+
+
+@dataclass(frozen=True)
+class PageSettings:
+    """Config agents.pages: what obs-rN and hist-rN render."""
+
+    obs_min_tokens: int
+    hist_keep: int
+    hist_block: int
+    hist_policy: str
+
+    @classmethod
+    def from_config(cls, agents_cfg: dict[str, Any] | None) -> PageSettings:
+        return typed_section(cls, "agents", (agents_cfg or {}).get("pages"), within=("pages",))
+
+
+@dataclass(frozen=True)
+class TextPages:
+    """How a text is rendered: the ratio, the backbone's accounting and the renderer's settings."""
+
+    ratio: float
+    tokenizer: str
+    image_family: str
+    render: dict
+    draw_pages: bool = True
+
+    def message_tokens(self, content: Any) -> int:
+        return count_message_tokens([{"role": "user", "content": content}], self.tokenizer, self.image_family)
+
+    def pages(self, text: str, label: str, what: str) -> tuple[list[dict], int] | None:
+        """`text` as a note and its pages (no line numbers) and the pages' count, or None
+        when it cannot be rendered or the pages would not cost fewer tokens than the text."""
+        body = text if text.endswith("\n") else text + "\n"
+        try:
+            rows = len(prepare_lines(body))
+            result = render_window(label, 1, body, self.ratio, self.tokenizer, self.image_family, self.render or None,
+                                   rasterize=self.draw_pages, numbers=[None] * rows)
+        except RenderError as exc:
+            log.info("%s stays text: %s", label, exc)
+            return None
+        pngs = result.png_bytes() if self.draw_pages else result.blank_png_bytes()
+        n = len(pngs)
+        note = f"[{what} shown as {n} image{'' if n == 1 else 's'} below]\n"
+        parts = [{"type": "text", "text": note}] + [image_part(p, label=f"page {i + 1} of {label}") for i, p in enumerate(pngs)]
+        if text_tokens(note, self.tokenizer) + result.image_tokens >= text_tokens(text, self.tokenizer):
+            return None
+        return parts, n
+
+
+def _parts(content: Any) -> list[dict]:
+    return [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
+
+
+def render_long_text(pages: TextPages, content: Any, min_tokens: int, label: str) -> tuple[Any, int]:
+    """obs-rN: every text part of an observation's content of at least `min_tokens` tokens
+    (the output around its code windows, or the whole output when it has none) as pages
+    where that costs less; returns (content, pages added)."""
+    out: list[dict] = []
+    added = 0
+    for part in _parts(content):
+        text = part.get("text") if part.get("type") == "text" else None
+        shown = None
+        if text and text_tokens(text, pages.tokenizer) >= min_tokens:
+            shown = pages.pages(text, f"{label}#{len(out)}", "output")
+        if shown is None:
+            out.append(part)
+            continue
+        out.extend(shown[0])
+        added += shown[1]
+    if not added:
+        return content, 0
+    return out, added
+
+
+def _digest(messages: list[dict]) -> str:
+    return hashlib.sha256(json.dumps([(m.get("role"), m.get("content")) for m in messages], sort_keys=True,
+                                     default=str).encode()).hexdigest()
+
+
+def message_text(message: dict) -> str:
+    """A message's text (its text parts; an image part would be a code page: hist observes
+    none, so none is dropped in practice)."""
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    return "".join(p.get("text") or "" for p in content or [] if p.get("type") == "text")
+
+
+def calls_of(messages: list[dict]) -> tuple[list[dict], list[list[dict]]]:
+    """(the prefix before the first assistant turn, each call's messages: an assistant turn
+    and the observations after it)."""
+    first = next((i for i, m in enumerate(messages) if m.get("role") == "assistant"), len(messages))
+    calls: list[list[dict]] = []
+    for m in messages[first:]:
+        if m.get("role") == "assistant" or not calls:
+            calls.append([])
+        calls[-1].append(m)
+    return messages[:first], calls
+
+
+class HistoryPages:
+    """hist-rN: the request of each call with the history older than the last `keep` calls
+    rendered in frozen blocks of `block` calls. A block is rendered the first time all its
+    calls are old and kept: later requests send the very same messages."""
+
+    def __init__(self, pages: TextPages, keep: int, block: int, policy: str):
+        self.pages, self.keep, self.block, self.policy = pages, keep, block, policy
+        self.frozen: dict[int, tuple[str, list[dict]]] = {}  # block index -> (its source digest, its messages)
+
+    def request(self, messages: list[dict]) -> list[dict]:
+        """The messages to send for this call (the conversation itself is left as it is)."""
+        prefix, calls = calls_of(messages)
+        blocks = max(0, len(calls) - self.keep) // self.block
+        out = list(prefix)
+        for b in range(blocks):
+            out += self._block(b, [m for c in calls[b * self.block : (b + 1) * self.block] for m in c])
+        for c in calls[blocks * self.block :]:
+            out += c
+        return out
+
+    def rendered_blocks(self) -> int:
+        """Blocks sent as pages so far (a block kept as text is not counted)."""
+        return sum(1 for _, msgs in self.frozen.values() if any(isinstance(m.get("content"), list) for m in msgs))
+
+    def _block(self, b: int, source: list[dict]) -> list[dict]:
+        digest = _digest(source)
+        known = self.frozen.get(b)
+        if known is not None:
+            if known[0] != digest:  # the conversation was rewritten under a frozen block
+                raise RuntimeError(f"history block {b} changed after it was sent as pages")
+            return known[1]
+        rendered = self._render(b, source)
+        self.frozen[b] = (digest, rendered)
+        return rendered
+
+    def _render(self, b: int, source: list[dict]) -> list[dict]:
+        label = f"history-{b * self.block + 1}-{(b + 1) * self.block}"
+        if self.policy == OUTPUTS:
+            out = []
+            for k, m in enumerate(source):
+                shown = self.pages.pages(message_text(m), f"{label}#{k}", "output") if m.get("role") != "assistant" else None
+                out.append({"role": m["role"], "content": shown[0]} if shown else m)
+            return out
+        transcript = "".join(f"[{m.get('role')}]\n{message_text(m)}\n" for m in source)
+        shown = self.pages.pages(transcript, label, f"calls {b * self.block + 1}-{(b + 1) * self.block} of this conversation")
+        if shown is None or self.pages.message_tokens(shown[0]) >= count_message_tokens(
+                source, self.pages.tokenizer, self.pages.image_family):
+            return list(source)  # never dearer, per block
+        return [{"role": "user", "content": shown[0]}]

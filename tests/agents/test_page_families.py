@@ -1,0 +1,158 @@
+"""The page families obs-rN and hist-rN (swevis.agents.pages): a page once sent is byte-identical
+in every later request, never dearer per observation and per block, and refused by agents
+that do not declare the family."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+import yaml
+
+from swevis.agents.observe import ObservationConfig, ObservationPipeline
+from swevis.agents.pages import HistoryPages, TextPages
+from swevis.agents.registry import check_condition
+from swevis.conditions import Condition, ConditionError
+from swevis.config import ConfigError, SCHEMA_PATH
+from swevis.workflow import check_config
+from swevis.errors import SwevisError
+from swevis.tokens import count_message_tokens
+
+from helpers import PROJECT_ROOT
+
+TRACEBACK = "".join(
+    f'  File "/testbed/pkg/module_{i}.py", line {10 * i + 3}, in function_{i}\n    result = compute(value_{i}, options)\n'
+    for i in range(40)
+) + "ValueError: the value was out of range for this operation\n"
+
+
+def pipeline(condition: str, **pages) -> ObservationPipeline:
+    config = ObservationConfig(condition=condition, tokenizer="qwen3", image_family="qwen3.5", draw_pages=False, pages=pages)
+    return ObservationPipeline(config, read_file=lambda path: None, observation_template="{{ output.output }}")
+
+
+def images(content) -> list[str]:
+    return [p["image_url"]["url"] for p in content if p.get("type") == "image_url"] if isinstance(content, list) else []
+
+
+@pytest.mark.parametrize("name,family,code", [("obs-r3", "obs", 3.0), ("hist-r2.5", "hist", None), ("r3", "code", 3.0)])
+def test_family_names_parse_round_trip_and_say_what_observations_render(name, family, code):
+    c = Condition.parse(name)
+    assert (c.family, c.code_ratio, str(c)) == (family, code, name)
+
+
+@pytest.mark.parametrize("name", ["obs-text", "hist-", "obs-r3.0", "mem-r3", "obs_r3"])
+def test_bad_family_names_are_one_line_errors(name):
+    with pytest.raises(ConditionError, match=repr(name)):
+        Condition.parse(name)
+
+
+def test_obs_renders_a_long_output_and_keeps_a_short_one_text():
+    p = pipeline("obs-r3", obs_min_tokens=200)
+    content, record = p.finish(TRACEBACK, {"kind": "text", "pages": 0, "tokens": 0})
+    assert images(content) and record["pages"] == record["output_pages"] == len(images(content))
+    assert record["tokens"] < p._text_tokens(TRACEBACK)
+    short = "1 failed, 13 passed in 0.84s\n"
+    assert p.finish(short, {"pages": 0}) == (short, {"pages": 0})
+    assert pipeline("r3").finish(TRACEBACK, {"pages": 0})[0] == TRACEBACK  # code family: outputs stay text
+
+
+def test_obs_is_never_dearer_per_observation():
+    # a text far cheaper than any page (short lines of one token each would still need a page's floor)
+    sparse = "x\n" * 210
+    p = pipeline("obs-r3", obs_min_tokens=200)
+    content, _ = p.finish(sparse, {"pages": 0})
+    if images(content):
+        assert p._prompt_tokens(content) < p._prompt_tokens(sparse)
+    high = pipeline("obs-r0.5", obs_min_tokens=200)  # pages at twice the text's tokens: never sent
+    assert high.finish(TRACEBACK, {"pages": 0})[0] == TRACEBACK
+
+
+def conversation(calls: int) -> list[dict]:
+    messages = [{"role": "system", "content": "You are a helpful assistant."}, {"role": "user", "content": "Fix the bug."}]
+    for i in range(calls):
+        messages.append({"role": "assistant", "content": f"Step {i}: run the tests.\n```mswea_bash_command\npytest -x\n```"})
+        messages.append({"role": "user", "content": TRACEBACK.replace("module_", f"module_{i}_")})
+    return messages
+
+
+def history(keep=2, block=2, policy="transcript", ratio=3.0) -> HistoryPages:
+    return HistoryPages(TextPages(ratio, "qwen3", "qwen3.5", {}, draw_pages=True), keep, block, policy)
+
+
+@pytest.mark.parametrize("policy", ["transcript", "outputs"])
+def test_a_history_page_once_sent_is_byte_identical_in_every_later_request(policy):
+    h = history(policy=policy)
+    previous: list[str] = []
+    for n in range(1, 10):
+        request = h.request(conversation(n))
+        urls = [url for m in request for url in images(m.get("content"))]
+        assert urls[: len(previous)] == previous  # every page sent before comes again, in order, unchanged
+        previous = urls
+    assert previous and h.rendered_blocks() == 3  # 9 calls, keep 2: blocks of calls 1-2, 3-4, 5-6
+
+
+def test_the_request_before_the_first_block_is_the_conversation_and_the_prefix_stays():
+    h = history(keep=2, block=2)
+    messages = conversation(3)
+    assert h.request(messages) == messages  # 3 calls, keep 2: one old call, no whole block yet
+    request = h.request(conversation(4))
+    assert request[:2] == conversation(0) and request[2]["role"] == "user" and images(request[2]["content"])
+    assert request[-4:] == conversation(4)[-4:]  # the last two calls as text
+
+
+def test_a_frozen_block_refuses_a_rewritten_history():
+    h = history()
+    h.request(conversation(4))
+    changed = copy.deepcopy(conversation(5))
+    changed[2]["content"] = "another turn"
+    with pytest.raises(RuntimeError, match="changed after"):
+        h.request(changed)
+
+
+def test_a_block_dearer_as_pages_stays_text():
+    h = history(ratio=0.5)  # pages at twice the text's tokens
+    messages = conversation(6)
+    assert h.request(messages) == messages and h.rendered_blocks() == 0
+
+
+def test_transcript_blocks_cost_less_than_their_text():
+    h = history()
+    messages = conversation(8)
+    count = lambda m: count_message_tokens(m, "qwen3", "qwen3.5")  # noqa: E731
+    assert count(h.request(messages)) < count(messages)
+
+
+def test_agents_that_do_not_declare_a_family_refuse_it_in_one_line():
+    for agent in ("mini", "plb"):
+        check_condition(agent, "obs-r3")
+        check_condition(agent, "hist-r3")
+    for agent, condition in (("let", "obs-r3"), ("prometheus", "hist-r3")):
+        with pytest.raises(SwevisError, match=rf"agent {agent} takes no .*-rN condition \({condition}\)") as exc:
+            check_condition(agent, condition)
+        assert "\n" not in str(exc.value)
+    check_condition("let", "r3")  # the code family: every agent
+
+
+def test_the_config_refuses_a_family_an_agent_does_not_take_by_key():
+    config = yaml.safe_load((PROJECT_ROOT / "config.yaml").read_text())
+    config["agents"]["matrix"] = [{"agent": "mini", "scope": "normal", "conditions": ["text", "obs-r3", "hist-r3"]},
+                                  {"agent": "let", "scope": "normal", "conditions": ["text", "hist-r3"]}]
+    with pytest.raises(ConfigError, match=r"config key 'agents/matrix/1/conditions/1': agent let takes no hist-rN"):
+        check_config(config, SCHEMA_PATH)
+
+
+def test_a_run_spec_refuses_a_family_its_agent_does_not_take():
+    from swevis.agents.spec import RunSpec
+
+    with pytest.raises(SwevisError, match="agent let takes no obs-rN"):
+        RunSpec("m", {}, "let", "normal", "obs-r3", {}, "", "/tmp/none")
+
+
+def test_a_run_reads_only_the_page_keys_of_its_family():
+    from swevis.conditions import pages_read
+
+    pages = {"obs_min_tokens": 200, "hist_keep": 2, "hist_block": 4, "hist_policy": "transcript"}
+    assert pages_read(["text", "r3", "mem", "mem+r3"], pages) == {}
+    assert pages_read(["obs-r3"], pages) == {"obs_min_tokens": 200}
+    assert pages_read(["text", "hist-r5"], pages) == {"hist_keep": 2, "hist_block": 4, "hist_policy": "transcript"}
