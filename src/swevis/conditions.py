@@ -66,8 +66,8 @@ class Condition:
                                  f"obs-r<N> or hist-r<N>{hint}")
         if name == TEXT:
             return cls(None)
-        family, _, ratio = name.rpartition("-")
-        return cls(float(ratio[1:]), family or CODE)
+        family, ratio = name.split("-") if "-" in name else (CODE, name)
+        return cls(float(ratio[1:]), family)
 
     @property
     def visual(self) -> bool:
