@@ -119,6 +119,10 @@ class Language:
     # passes every one in the tree as options["project"] (path -> bytes), and a change to one
     # rebuilds the index cold (they decide how every file's imports resolve)
     project_files: tuple[str, ...] = ()
+    # (name, signature) -> a definition its module keeps to itself (Python `_f`, Go lower-case,
+    # Rust without `pub`, Java `private`): the re-ranker's is_private flag; None: none is
+    private: Callable[[str, str], bool] | None = None
+    root_package: bool = False  # files at the repository's top level are library code (Go's root package)
 
     def __repr__(self) -> str:
         return f"Language({self.name!r}, {self.extensions})"
