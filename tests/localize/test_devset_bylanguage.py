@@ -68,3 +68,26 @@ def test_the_held_out_rows_rank_by_the_fitted_weights():
     best = {r["case_id"]: float(v.y[ranked_order(v.cands, v.m[:, quote])[0]] == 1.0) if len(v.y) else 0.0
             for r, v in zip(results, views)}
     assert top1 == best and 0 < sum(best.values()) < 12
+
+
+def test_the_stored_history_counts_the_commits_of_every_code_language(tmp_path):
+    """A Go repository's past: store_history walks the commits touching Go files, as D_loc's
+    read_history does on a checkout (it walked *.py only, leaving other languages' empty)."""
+    from devset_helpers import commit_files, new_repo
+
+    from swevis.localize.devset.pasthistory import case_history, store_history
+
+    work = new_repo(tmp_path / "src")
+    commit_files(work, {"go.mod": "module example.com/m\n", "args.go": "package m\n\nfunc ExactArgs() {}\n"}, "init")
+    commit_files(work, {"args.go": "package m\n\nfunc ExactArgs() { _ = 1 }\n"}, "tweak ExactArgs")
+    commit_files(work, {"README.md": "docs\n"}, "docs only")
+    base = commit_files(work, {"command.go": "package m\n\nfunc Run() {}\n"}, "add Run")
+    mirrors = tmp_path / "mirrors"
+    (mirrors / "me+m").mkdir(parents=True)
+    (mirrors / "me+m" / "repo").symlink_to(work / ".git")
+    case = {"case_id": "mined__m-1", "repo": "me/m", "mirror": "me+m", "base_commit": base, "committed": "1"}
+    store_history([case], mirrors, tmp_path / "out", 10)
+    h = case_history(tmp_path / "out", {"case_id": "mined__m-1", "repo": "me/m"}, 10)
+    assert len(h.hashes) == 3  # the README-only commit touches no code
+    files, syms = h.counts(10)
+    assert files["args.go"] == 2 and syms[("args.go", "ExactArgs")] == 2
