@@ -19,7 +19,7 @@ import numpy as np
 from swevis.localize.devset.caselists import LISTS_LANGUAGE
 from swevis.localize.devset.crossval import fit_linear
 from swevis.localize.devset.features import ALL_NAMES, View
-from swevis.localize.devset.scoring import KS, mean, ranked_symbols, symbol_hits
+from swevis.localize.devset.scoring import KS, TOP, mean, ranked_symbols, symbol_hits
 
 POOLS = ("python", "all")
 LEVELS = ("symbol", "file")
@@ -97,6 +97,18 @@ def pooled_held_out(results: list[dict], views: list[View], languages: list[str]
                 logits = v.m[:, cols] @ w + b if len(v.y) else np.zeros(0)
                 rows += case_rows(r, lang, v.cands, logits, f"fit: {pool}", w_file_symbol)
     return rows
+
+
+def replay_check(results: list[dict], views: list[View], model: dict, w_file_symbol: float) -> int:
+    """How many cases' top 10 files `model` (the release's: the run's own D_loc) replays
+    exactly as the run ranked them: the check that file ranks are measured as D_loc ranks."""
+    cols = [ALL_NAMES.index(n) for n in model["features"]]
+    w, b = np.array(model["weights"], dtype=float), float(model["bias"])
+    same = 0
+    for r, v in zip(results, views):
+        logits = v.m[:, cols] @ w + b if len(v.y) else np.zeros(0)
+        same += replay_files(r, v.cands, probabilities(logits), w_file_symbol)[:TOP] == [f[0] for f in r["dloc"]["file"]]
+    return same
 
 
 def hit_table(rows: list[dict]) -> dict[tuple[str, str, str, int], float]:

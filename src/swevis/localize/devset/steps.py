@@ -13,7 +13,14 @@ from swevis.arguments import input_folder
 from swevis.errors import SwevisError
 from swevis.localize.devset.caselists import CaseFiles, files_digest, read_cases
 from swevis.localize.devset.crossval import compare_variants
-from swevis.localize.devset.bylanguage import POOLS, case_language, model_rows, pooled_held_out, print_languages
+from swevis.localize.devset.bylanguage import (
+    POOLS,
+    case_language,
+    model_rows,
+    pooled_held_out,
+    print_languages,
+    replay_check,
+)
 from swevis.localize.devset.features import ALL_NAMES, View, case_matrix
 from swevis.localize.devset.fitting import FitSettings, fit_variant, weights_model, write_weights
 from swevis.localize.devset.mining import list_issues, mine, mine_polyglot
@@ -141,6 +148,8 @@ def run_languages(args, s: DevsetSettings) -> int:
     rows += model_rows(results, views, langs, default_model(), "shipped", w)
     for pool in POOLS:
         rows += pooled_held_out(results, views, langs, names, loss, fit.l2, extra, pool, w)
+    print(f"the release's weights replay {replay_check(results, views, RELEASE, w)} of {len(results)} cases' top "
+          "10 files exactly as the run's D_loc ranked them")
     print(f"{fit.variant}; the shipped weights were fitted on the Python cases they rank (in-sample there)")
     print_languages(rows)
     if args.json:
