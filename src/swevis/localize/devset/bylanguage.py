@@ -107,7 +107,8 @@ def replay_check(results: list[dict], views: list[View], model: dict, w_file_sym
     same = 0
     for r, v in zip(results, views):
         logits = v.m[:, cols] @ w + b if len(v.y) else np.zeros(0)
-        same += replay_files(r, v.cands, probabilities(logits), w_file_symbol)[:TOP] == [f[0] for f in r["dloc"]["file"]]
+        files = replay_files(r, v.cands, probabilities(logits), w_file_symbol)[:TOP]
+        same += files == [f[0] for f in r["dloc"]["file"]]
     return same
 
 

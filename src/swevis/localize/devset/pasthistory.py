@@ -3,8 +3,8 @@ counted without reading git again per fit.
 
 `store_history` writes OUT/history/<owner+name>.json per repository: the last `depth`
 non-merge commits touching source files of a registered code language before each case's
-base (git rev-list over the pathspecs swevis.localize.history.read_history walks) and, parsed once for all its cases, what each of
-them changed. `history_columns` turns a case's stored past into the features D_loc computes
+base (git rev-list over the pathspecs swevis.localize.history.read_history walks) and,
+parsed once for all its cases, what each of them changed. `history_columns` turns a case's stored past into the features D_loc computes
 from a checkout (swevis.localize.history.history_features); without a store they are 0.
 """
 

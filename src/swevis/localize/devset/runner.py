@@ -66,7 +66,8 @@ def evaluate_case(index, work: Path, case: dict, text: str, patch: str) -> dict:
         "gold_missed": len(gold - {(c[0], c[1]) for c in cands}),
         # the heuristic file scores (relative to the best), best first: a refit's file ranking
         # is replayed from them and its symbol probabilities (dloc._file_scores)
-        "file_scores": [[p, round(v / top_file, 6)] for p, v in sorted(sc.file.items(), key=lambda kv: (-kv[1], kv[0]))[:FILES_KEPT]],
+        "file_scores": [[p, round(v / top_file, 6)]
+                        for p, v in sorted(sc.file.items(), key=lambda kv: (-kv[1], kv[0]))[:FILES_KEPT]],
     }
 
 
