@@ -114,6 +114,14 @@ RULES: dict[str, Rule] = {
     ".venv/bin/swevis devset prepare --polyglot": Rule(".venv/bin/swevis devset prepare --help", POLYGLOT_CLONES),
     "nice -n 10 .venv/bin/swevis devset measure --polyglot": Rule(".venv/bin/swevis devset measure --help", POLYGLOT_CLONES),
     ".venv/bin/swevis devset report --polyglot": Rule(".venv/bin/swevis devset report --help", POLYGLOT_CLONES),
+    ".venv/bin/swevis devset history --polyglot --depth 300": Rule(".venv/bin/swevis devset history --help", POLYGLOT_CLONES),
+    ".venv/bin/swevis devset prepare --repos pallets/flask psf/requests mwaskom/seaborn pytest-dev/pytest pylint-dev/pylint sphinx-doc/sphinx": Rule(
+        ".venv/bin/swevis devset prepare --help", MINED),
+    "nice -n 10 .venv/bin/swevis devset measure --repos pallets/flask psf/requests mwaskom/seaborn pytest-dev/pytest pylint-dev/pylint sphinx-doc/sphinx": Rule(
+        ".venv/bin/swevis devset measure --help", MINED),
+    ".venv/bin/swevis devset history --depth 300 --repos pallets/flask psf/requests mwaskom/seaborn pytest-dev/pytest pylint-dev/pylint sphinx-doc/sphinx": Rule(
+        ".venv/bin/swevis devset history --help", MINED),
+    "OPENBLAS_NUM_THREADS=1 .venv/bin/swevis devset languages": Rule(".venv/bin/swevis devset languages --help", MINED),
     ".venv/bin/swevis devset fetch --split": Rule(".venv/bin/swevis devset fetch --help", DATA),
     ".venv/bin/swevis devset split-prepare --rows swe-bench-lite-dev.json --rows swe-bench-dev-easy.json "
     "--rows swe-bench-lite-test.json": Rule(".venv/bin/swevis devset split-prepare --help", DATA),

@@ -199,3 +199,31 @@ def test_files_of_no_registered_language_are_skipped_and_counted(tmp_path, capsy
     assert build_index(repo, db).mode == "noop"  # counted again when nothing changed
     assert main(["index", str(repo), "--db", str(db)]) == 0
     assert "  skipped (no registered language) 4: .c 2, (none) 1, .csv 1\n" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("path, name, signature, private", [
+    ("pkg/a.py", "_helper", "def _helper(x)", True),
+    ("pkg/a.py", "__init__", "def __init__(self)", False),  # a dunder is public protocol
+    ("pkg/a.py", "run", "def run()", False),
+    ("src/main/java/a/A.java", "f", "private int f()", True),
+    ("src/main/java/a/A.java", "g", "public void g(String privateName)", False),  # the word in a parameter is no modifier
+    ("src/main/java/a/A.java", "h", "void h()", False),
+    ("cmd.go", "helper", "func helper()", True),  # unexported
+    ("cmd.go", "Run", "func (c *Command) Run()", False),
+    ("src/lib.rs", "helper", "fn helper()", True),
+    ("src/lib.rs", "open", "pub fn open()", False),
+    ("src/lib.rs", "mid", "pub(crate) fn mid()", False),
+    ("lib/a.js", "#secret", "#secret()", True),
+    ("lib/a.js", "_update", "_update()", True),
+    ("lib/a.js", "update", "update()", False),
+    ("src/a.ts", "inner", "private inner()", True),
+    ("src/a.ts", "outer", "public outer()", False),
+    ("docs/a.md", "_x", "", False),  # a documentation language has no such convention
+])
+def test_a_private_definition_follows_its_languages_convention(path, name, signature, private):
+    assert languages.is_private(path, name, signature) is private
+
+
+def test_only_go_keeps_library_code_at_the_repository_top():
+    assert languages.is_root_package("command.go") and not languages.is_root_package("cmd/cobra/main.go")
+    assert not languages.is_root_package("setup.py") and not languages.is_root_package("build.rs")

@@ -118,3 +118,31 @@ def test_a_case_not_prepared_is_a_one_line_error(tmp_path):
         measure_cases([case], tmp_path / "mirrors", tmp_path / "work")
     with pytest.raises(SwevisError, match="no case results under"):
         load_results(tmp_path / "work")
+
+
+def test_languages_and_a_polyglot_fit_run_over_every_languages_cases(measured, capsys, tmp_path):
+    """`swevis devset languages` and `fit --polyglot` with the lists' mined_polyglot.csv: me/figs's
+    cases listed there as Go fixes rank as another language, held out like the others."""
+    import shutil
+
+    from swevis.localize.devset.caselists import POLYGLOT_FIELDS
+
+    config, devset = measured
+    lists = tmp_path / "lists"
+    shutil.copytree(devset["lists"], lists)
+    files = case_files(lists)
+    figs = [{**c, "language": "go"} for c in read_cases(files) if c["repo"] == "me/figs"]
+    write_cases(files.polyglot, figs, POLYGLOT_FIELDS)
+    own = tmp_path / "devset.yaml"
+    own.write_text(yaml.safe_dump({"devset": {**devset, "lists": str(lists)}}))
+    assert main(["devset", "languages", "--config", str(own), "--history-depth", "50"]) == 0
+    out = capsys.readouterr().out
+    assert "the release's weights replay 12 of 12 cases' top 10 files exactly" in out
+    lines = {line.split()[0]: line for line in out.splitlines() if line.split()}
+    assert lines["go"].split()[1] == "4" and lines["python"].split()[1] == "8" and lines["all"].split()[1] == "12"
+    assert "fit: python" in out and "fit: all" in out
+    weights = tmp_path / "w.json"
+    assert main(["devset", "fit", "--config", str(own), "--polyglot", "--weights", str(weights),
+                 "--history-depth", "50"]) == 0
+    model = json.loads(weights.read_text())
+    assert "mined_polyglot" in model["sources"] and len(model["fitted_on"]) == 12

@@ -68,6 +68,9 @@ def test_name_features_match_the_names_words_against_the_issue():
     assert name_features(words, "pkg/__init__.py", "f", "function")["file_named"] == 0.0  # the package is pkg
     assert [name_features(words, p, "main", "function")["outside_package"] for p in
             ("bin/mailmap_check.py", "setup.py", "pkg/bin.py")] == [1.0, 1.0, 0.0]
+    # Go's root package is library code (cobra's command.go); a Rust build script is not
+    assert [name_features(words, p, "main", "function")["outside_package"] for p in
+            ("command.go", "tools/gen.go", "build.rs")] == [0.0, 1.0, 1.0]
 
 
 def test_set_features_weigh_rare_words_and_rank_files_together():
@@ -117,3 +120,17 @@ def test_a_model_fitted_on_the_quoted_message_ranks_the_method_that_raises_it_fi
         assert syms[0].qualified_name == "Parser.section"
         off = by_kind(localize_issue(index, ISSUE, model={**model, "weights": [1.0, 0.0]}, repo_dir=repo), "symbol")
         assert off[0].qualified_name != "Parser.section"
+
+
+def test_the_private_flag_reads_each_languages_convention_not_pythons_underscore():
+    from swevis.index.store import Symbol
+    from swevis.localize.dloc import _symbol_flags
+
+    def flag(path, name, signature):
+        s = Symbol(1, 1, path, "", name, name, "function", 1, 2, signature, "", None)
+        return _symbol_flags(None, s, {})["is_private"]
+
+    assert [flag("pkg/a.py", "_split", "def _split(s)"), flag("pkg/a.py", "__init__", "def __init__(self)")] == [1.0, 0.0]
+    assert [flag("args.go", "legacyArgs", "func legacyArgs()"), flag("args.go", "ExactArgs", "func ExactArgs(n int)")] == [1.0, 0.0]
+    assert [flag("src/lib.rs", "parse", "fn parse()"), flag("src/lib.rs", "run", "pub fn run()")] == [1.0, 0.0]
+    assert flag("src/main/java/a/A.java", "check", "private void check()") == 1.0

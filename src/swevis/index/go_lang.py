@@ -302,8 +302,15 @@ def test_arguments(test_files: list[str]) -> list[str]:
 # `\t/home/u/app/main.go:12 +0x1d` (a func's last dotted part is its name)
 _FRAME = re.compile(r"^(?P<func>[\w./*()\-]*\w)\([^\n]*\)\n\s+(?P<path>[^\s:]+\.go):(?P<line>\d+)", re.M)
 
+def is_private(name: str, _signature: str) -> bool:
+    """Unexported: its name starts with a lower-case letter (or `_`)."""
+    return name[:1].islower() or name.startswith("_")
+
+
 GO = Language(
     name="go",
+    private=is_private,
+    root_package=True,  # a module's root package is its top folder
     extensions=(".go",),
     lexer="go",
     extract=extract,

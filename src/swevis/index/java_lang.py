@@ -294,8 +294,14 @@ def test_arguments(test_files: list[str]) -> list[str]:
 _FRAME = re.compile(r"\bat\s+(?:[\w$]+[./])*?(?:(?P<func>[\w$]+\.[\w$]+)|[\w$]+\.<(?:init|clinit)>)"
                     r"\((?P<path>[\w$-]+\.java):(?P<line>\d+)\)")
 
+def is_private(_name: str, signature: str) -> bool:
+    """Declared `private` (a modifier before the parameters)."""
+    return re.search(r"\bprivate\b", signature.split("(", 1)[0]) is not None
+
+
 JAVA = Language(
     name="java",
+    private=is_private,
     extensions=(".java",),
     lexer="java",
     extract=extract,

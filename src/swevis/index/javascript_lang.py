@@ -764,8 +764,14 @@ def node_frame(extensions: tuple[str, ...]) -> tuple[re.Pattern, re.Pattern]:
     return named, bare
 
 
+def is_private(name: str, _signature: str) -> bool:
+    """A `#private` member, or `_helper` by convention (not a `__dunder__`)."""
+    return name.startswith("#") or (name.startswith("_") and not name.startswith("__"))
+
+
 JAVASCRIPT = Language(
     name="javascript",
+    private=is_private,
     extensions=JS_EXTENSIONS,
     lexer="javascript",
     extension_lexers=((".jsx", "jsx"),),

@@ -30,6 +30,8 @@ __all__ = [
     "is_test_path",
     "is_test_module",
     "is_stub",
+    "is_private",
+    "is_root_package",
     "is_common_file_name",
     "module_names",
     "test_commands",
@@ -106,6 +108,20 @@ def is_stub(path: str) -> bool:
     """A declarations-only file (.pyi): ranked below the source it declares."""
     language = language_for(path)
     return language is not None and language.is_stub(path)
+
+
+def is_private(path: str, name: str, signature: str) -> bool:
+    """A definition its module keeps to itself, by its language's convention (Python `_f`, Go
+    lower-case, Rust without `pub`, Java and TypeScript `private`, JavaScript `#f`/`_f`)."""
+    language = language_for(path)
+    return language is not None and language.private is not None and language.private(name, signature)
+
+
+def is_root_package(path: str) -> bool:
+    """A top-level file that is library code by its language's layout (Go's root package), not
+    a script beside the library."""
+    language = language_for(path)
+    return "/" not in path and language is not None and language.root_package
 
 
 def is_common_file_name(name: str) -> bool:

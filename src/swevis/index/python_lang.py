@@ -685,8 +685,14 @@ _TRACEBACK_FRAME = re.compile(r'File "(?P<path>[^"]+)", line (?P<line>\d+)(?:, i
 # pytest's frame: a/b.py:3: in f (or a/b.py:3: ValueError)
 _PYTEST_FRAME = re.compile(r"^(?P<path>[\w./\\-]+\.py):(?P<line>\d+)(?::\s*in\s+(?P<func>[\w<>.]+)|:\s*\w+)?", re.M)
 
+def is_private(name: str, _signature: str) -> bool:
+    """`_helper`, not a dunder (`__init__` is public protocol)."""
+    return name.startswith("_") and not name.startswith("__")
+
+
 PYTHON = Language(
     name="python",
+    private=is_private,
     extensions=(".py", ".pyi"),
     lexer="python",
     extract=extract,

@@ -124,6 +124,10 @@ class Language:
     # own choice by file name
     lexer: str = ""
     extension_lexers: tuple[tuple[str, str], ...] = ()
+    # (name, signature) -> a definition its module keeps to itself (Python `_f`, Go lower-case,
+    # Rust without `pub`, Java `private`): the re-ranker's is_private flag; None: none is
+    private: Callable[[str, str], bool] | None = None
+    root_package: bool = False  # files at the repository's top level are library code (Go's root package)
 
     def __repr__(self) -> str:
         return f"Language({self.name!r}, {self.extensions})"

@@ -605,8 +605,14 @@ def _test_arguments(files: list[str]) -> list[str]:
     return args + (["--", *filters] if filters else [])
 
 
+def is_private(_name: str, signature: str) -> bool:
+    """Declared without `pub` (`pub(crate)` is visible beyond its module)."""
+    return re.match(r"\s*pub\b", signature) is None
+
+
 RUST = Language(
     name="rust",
+    private=is_private,
     extensions=(".rs",),
     lexer="rust",
     extract=extract,

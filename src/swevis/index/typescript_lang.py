@@ -7,9 +7,12 @@ swevis.index.languages). Declaration files (.d.ts) are its stubs.
 
 from __future__ import annotations
 
+import re
+
 import tree_sitter as ts
 import tree_sitter_typescript as tsts
 
+from swevis.index.javascript_lang import is_private as js_private
 from swevis.index.javascript_lang import (
     COMMON_NAMES,
     RECORD_KEYWORDS,
@@ -54,8 +57,14 @@ def extract(path: str, data: bytes, module: str, options: dict | None = None) ->
     return extract_with(grammar, path, data, module, options)
 
 
+def is_private(name: str, signature: str) -> bool:
+    """JavaScript's conventions, or declared `private` (a modifier before the parameters)."""
+    return js_private(name, signature) or re.search(r"\bprivate\b", signature.split("(", 1)[0]) is not None
+
+
 TYPESCRIPT = Language(
     name="typescript",
+    private=is_private,
     extensions=TS_EXTENSIONS,
     lexer="typescript",  # .mts, .cts and their .d. forms too, which Pygments does not know by name
     extension_lexers=((".tsx", "tsx"),),

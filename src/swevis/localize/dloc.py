@@ -304,14 +304,14 @@ _FLAG_NAMES = ("is_class", "is_exception", "is_private")
 
 
 def _symbol_flags(index: RepoIndex, s: Symbol, parents: dict[int, Symbol]) -> dict[str, float]:
-    """is_class / is_exception / is_private; `parents` holds the candidates' parents, fetched in
-    one query (a folded-in definition's parent may be missing and is looked up)."""
+    """is_class / is_exception / is_private (by its language's convention); `parents` holds the
+    candidates' parents, fetched in one query (a folded-in definition's parent may be missing and is looked up)."""
     parent = (parents.get(s.parent_id) or index.symbol(s.parent_id)) if s.parent_id is not None else None
     names = [s.name] + ([parent.name] if parent is not None else [])
     return {
         "is_class": 1.0 if s.kind == "class" else 0.0,
         "is_exception": 1.0 if any(n.endswith(("Error", "Exception", "Warning")) for n in names) else 0.0,
-        "is_private": 1.0 if s.name.startswith("_") and not s.name.startswith("__") else 0.0,
+        "is_private": 1.0 if languages.is_private(s.path, s.name, s.signature) else 0.0,
     }
 
 

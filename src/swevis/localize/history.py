@@ -51,6 +51,12 @@ def _git_setup(languages: tuple[Language, ...]) -> tuple[str, list[str]]:
     return attributes, [f"*{ext}" for lang in code for ext in lang.source_extensions]
 
 
+def code_pathspecs() -> list[str]:
+    """The pathspecs of every registered code language's source files: the commits a history
+    counts are those touching one of them."""
+    return _git_setup(registered())[1]
+
+
 @dataclass
 class History:
     """Per commit (newest first), the files and the (file, definition name) pairs it changed."""

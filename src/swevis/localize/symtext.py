@@ -16,7 +16,7 @@ import math
 import re
 from functools import lru_cache
 
-from swevis.index.languages import language_for
+from swevis.index.languages import is_root_package, language_for
 from swevis.localize.hints import IssueHints
 
 # a quoted run of 4-80 characters on one line: an error message, an option value, a key
@@ -120,8 +120,8 @@ def name_features(words: IssueWords, path: str, qualname: str, kind: str) -> dic
     for `_group_parentheses`); name_in_text: the name written anywhere in the issue, not only
     where a hint saw code; class_words: the same share for a method's class; file_named: the
     module's name (its folder's for a package file such as __init__.py) is a word of the issue;
-    outside_package: the file sits at the top level or in a scripts/docs/tools folder, beside
-    the library."""
+    outside_package: the file sits at the top level (unless its language keeps library code
+    there: Go's root package) or in a scripts/docs/tools folder, beside the library."""
     parts = qualname.split(".")
     name = parts[-1]
     own = subwords(name)
@@ -136,7 +136,7 @@ def name_features(words: IssueWords, path: str, qualname: str, kind: str) -> dic
         "name_in_text": 1.0 if len(name.strip("_")) >= 4 and name in words.exact else 0.0,
         "class_words": len(cls & words.sub) / len(cls) if cls else 0.0,
         "file_named": 1.0 if len(stem) >= 3 and stem.lower() in words.lower else 0.0,
-        "outside_package": 1.0 if len(folders) == 1 or folders[0] in _OUTSIDE else 0.0,
+        "outside_package": 1.0 if (len(folders) == 1 and not is_root_package(path)) or folders[0] in _OUTSIDE else 0.0,
     }
 
 

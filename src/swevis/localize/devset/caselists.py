@@ -43,8 +43,9 @@ MIRROR = {
     "sphinx-doc/sphinx": "sphinx-doc+sphinx",
     "sympy/sympy": "sympy+sympy",
 }
-# repositories of other code languages, in no SWE-bench, SWE-bench Multilingual, SWE-PolyBench or
-# Multi-SWE-bench split: repository -> (clone folder, its code language)
+# repositories of other code languages, in no test split of SWE-bench, SWE-bench Multilingual,
+# SWE-PolyBench or Multi-SWE-bench (docs/localization.md, "Other languages", says how that was
+# checked; zod and mdBook are in Multi-SWE-RL, a training set): repository -> (clone folder, language)
 POLYGLOT = {
     "jhy/jsoup": ("jhy+jsoup", "java"),
     "apache/commons-lang": ("apache+commons-lang", "java"),

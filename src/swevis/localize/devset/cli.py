@@ -27,13 +27,15 @@ STEPS = {
     "report": "hit@k of the release's D_loc and of BM25, pooled and per repository",
     "cv": "every re-ranker variant against the release, held out by repository",
     "fit": "fit the configured variant on every case and write the weights with their provenance",
+    "languages": "held-out symbol and file hit per code language: fits on Python's cases only and on every language's",
     "small": "hit@k of D_loc and BM25 on the bundled sample and the held-out sets",
     "split-prepare": "rebuild the dev split's cases, checkouts and indexes from SWE-bench rows",
     "split-measure": "hit@k of D_loc and BM25 on the prepared dev split",
     "split-choose": "choose a localize option's value on the dev split, held out by repository",
 }
-WITH_MIRRORS = {"fetch", "mine", "issues", "prepare", "measure", "history", "cv", "fit", "split-prepare"}
-WITH_OUT = {"prepare", "measure", "history", "report", "cv", "fit", "split-prepare", "split-measure", "split-choose"}
+WITH_MIRRORS = {"fetch", "mine", "issues", "prepare", "measure", "history", "cv", "fit", "languages", "split-prepare"}
+WITH_OUT = {"prepare", "measure", "history", "report", "cv", "fit", "languages", "split-prepare", "split-measure",
+            "split-choose"}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -46,12 +48,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         if name in WITH_OUT:
             sp.add_argument("--out", help="the work folder (default: devset.work; the dev split: its dev_split/)")
         if name in WITH_POLYGLOT:
+            also = name in ("cv", "fit")
             sp.add_argument("--polyglot", action="store_true",
-                            help="the mined fixes of other code languages (the lists' mined_polyglot.csv) instead")
+                            help="the mined fixes of other code languages (the lists' mined_polyglot.csv) "
+                            + ("too: their measured cases join the development data" if also else "instead"))
         STEP_ARGUMENTS.get(name, lambda _sp: None)(sp)
 
 
-WITH_POLYGLOT = ("fetch", "mine", "prepare", "measure", "report")
+WITH_POLYGLOT = ("fetch", "mine", "prepare", "measure", "history", "report", "cv", "fit")
 
 
 def _fetch_arguments(sp: argparse.ArgumentParser) -> None:
@@ -59,9 +63,18 @@ def _fetch_arguments(sp: argparse.ArgumentParser) -> None:
     sp.add_argument("--split", action="store_true", help="also the dev split's repositories")
 
 
+def _repos_argument(sp: argparse.ArgumentParser) -> None:
+    sp.add_argument("--repos", nargs="+", metavar="OWNER/NAME", help="only these repositories: runs on disjoint sets share nothing")
+
+
 def _measure_arguments(sp: argparse.ArgumentParser) -> None:
     sp.add_argument("--limit", type=positive_int, help="at most this many cases per repository")
-    sp.add_argument("--repos", nargs="+", metavar="OWNER/NAME", help="only these repositories: runs on disjoint sets share nothing")
+    _repos_argument(sp)
+
+
+def _history_arguments(sp: argparse.ArgumentParser) -> None:
+    sp.add_argument("--depth", type=positive_int, help="past commits stored per case (default: devset.history_depth)")
+    _repos_argument(sp)
 
 
 def _fit_arguments(sp: argparse.ArgumentParser, *, cv: bool = False) -> None:
@@ -78,6 +91,17 @@ def _fit_arguments(sp: argparse.ArgumentParser, *, cv: bool = False) -> None:
     else:
         sp.add_argument("--variant", help="the feature set and loss (default: devset.fit.variant)")
         sp.add_argument("--weights", help="write the weights here (default: devset.weights, the package's shipped file)")
+
+
+def _languages_arguments(sp: argparse.ArgumentParser) -> None:
+    sp.add_argument("--variant", help="the feature set and loss (default: devset.fit.variant)")
+    sp.add_argument("--l2", type=positive_float, help="L2 strength (default: devset.fit.l2)")
+    sp.add_argument("--files", type=int, choices=range(6), metavar="0..5",
+                    help="add the definitions of this many best files as candidates (default: devset.fit.candidate_files)")
+    sp.add_argument("--history-depth", type=positive_int, help="past commits the history features count (default: devset.fit.history_depth)")
+    sp.add_argument("--synthetic", action=argparse.BooleanOptionalAction, default=None,
+                    help="add the 42 small cases to every fit (default: devset.fit.synthetic)")
+    sp.add_argument("--json", help="also write the per-case rows as JSON here")
 
 
 def _split_arguments(sp: argparse.ArgumentParser, step: str) -> None:
@@ -103,9 +127,11 @@ STEP_ARGUMENTS = {
     "fetch": _fetch_arguments,
     "mine": lambda sp: sp.add_argument("--per-repo", type=positive_int, help="newest fixes kept per repository (default: devset.per_repo)"),
     "measure": _measure_arguments,
-    "history": lambda sp: sp.add_argument("--depth", type=positive_int, help="past commits stored per case (default: devset.history_depth)"),
+    "prepare": _repos_argument,
+    "history": _history_arguments,
     "cv": lambda sp: _fit_arguments(sp, cv=True),
     "fit": _fit_arguments,
+    "languages": _languages_arguments,
     "small": _small_arguments,
     "split-prepare": lambda sp: _split_arguments(sp, "split-prepare"),
     "split-measure": lambda sp: _split_arguments(sp, "split-measure"),

@@ -2,9 +2,9 @@
 counted without reading git again per fit.
 
 `store_history` writes OUT/history/<owner+name>.json per repository: the last `depth`
-non-merge commits touching Python files before each case's base (git rev-list, the walk
-swevis.localize.history.read_history makes) and, parsed once for all its cases, what each of
-them changed. `history_columns` turns a case's stored past into the features D_loc computes
+non-merge commits touching source files of a registered code language before each case's
+base (git rev-list over the pathspecs swevis.localize.history.read_history walks) and,
+parsed once for all its cases, what each of them changed. `history_columns` turns a case's stored past into the features D_loc computes
 from a checkout (swevis.localize.history.history_features); without a store they are 0.
 """
 
@@ -21,7 +21,7 @@ import numpy as np
 from swevis.errors import SwevisError
 from swevis.fsutil import write_atomic
 from swevis.localize.devset.gitio import clone_path, git
-from swevis.localize.history import HISTORY_FEATURES, History, git_log, history_features, read_history
+from swevis.localize.history import HISTORY_FEATURES, History, code_pathspecs, git_log, history_features, read_history
 
 log = logging.getLogger(__name__)
 
@@ -39,7 +39,7 @@ def store_history(cases: list[dict], mirrors: Path, out: Path, depth: int) -> No
     for repo, cs in sorted(per.items()):
         git_dir = clone_path(mirrors, cs[0]["mirror"])
         lists = {c["case_id"]: git(git_dir, "rev-list", "--no-merges", f"-n{depth}", c["base_commit"],
-                                   "--", "*.py").split() for c in cs}
+                                   "--", *code_pathspecs()).split() for c in cs}
         union = sorted({h for v in lists.values() for h in v})
         h = git_log(["--git-dir", str(git_dir)], ["--no-walk=unsorted", "--stdin"], "\n".join(union) + "\n")
         commits = {k: [sorted(f), sorted(map(list, d))] for k, (f, d) in zip(h.hashes, h.commits)}

@@ -33,6 +33,7 @@ from swevis.localize.dloc import bm25_baseline, by_kind, issue_evidence, localiz
 from swevis.localize.rerank import FEATURES, vector
 
 log = logging.getLogger(__name__)
+FILES_KEPT = 50  # the best files whose heuristic scores a result keeps
 
 
 def ranked(cands, kind: str) -> list[list]:
@@ -63,6 +64,10 @@ def evaluate_case(index, work: Path, case: dict, text: str, patch: str) -> dict:
         "features": list(FEATURES), "x": [[round(v, 6) for v in vector(feats[i])] for i in sids],
         "y": [1.0 if (c[0], c[1]) in gold else 0.0 for c in cands], "candidates": cands,
         "gold_missed": len(gold - {(c[0], c[1]) for c in cands}),
+        # the heuristic file scores (relative to the best), best first: a refit's file ranking
+        # is replayed from them and its symbol probabilities (dloc._file_scores)
+        "file_scores": [[p, round(v / top_file, 6)]
+                        for p, v in sorted(sc.file.items(), key=lambda kv: (-kv[1], kv[0]))[:FILES_KEPT]],
     }
 
 

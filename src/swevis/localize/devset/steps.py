@@ -13,7 +13,15 @@ from swevis.arguments import input_folder
 from swevis.errors import SwevisError
 from swevis.localize.devset.caselists import CaseFiles, files_digest, read_cases
 from swevis.localize.devset.crossval import compare_variants
-from swevis.localize.devset.features import case_matrix
+from swevis.localize.devset.bylanguage import (
+    POOLS,
+    case_language,
+    model_rows,
+    pooled_held_out,
+    print_languages,
+    replay_check,
+)
+from swevis.localize.devset.features import ALL_NAMES, View, case_matrix
 from swevis.localize.devset.fitting import FitSettings, fit_variant, weights_model, write_weights
 from swevis.localize.devset.mining import list_issues, mine, mine_polyglot
 from swevis.localize.devset.pasthistory import store_history
@@ -34,6 +42,7 @@ from swevis.localize.devset.split import (
 )
 from swevis.localize.devset.variants import RELEASE, variant, variants
 from swevis.localize.evaluation import load_sample_instances, summarize
+from swevis.localize.dloc import localize_options
 from swevis.localize.rerank import default_model
 
 
@@ -69,21 +78,26 @@ def run_lists(args, s: DevsetSettings) -> int:
     return 0
 
 
+def _selected(args, s: DevsetSettings) -> list[dict]:
+    """The step's cases (`--repos`: of these repositories only)."""
+    return [c for c in _cases(args, s) if not getattr(args, "repos", None) or c["repo"] in args.repos]
+
+
 def run_prepare(args, s: DevsetSettings) -> int:
     mirrors, out = _paths(args, s, out=False)
-    prepare(_cases(args, s), mirrors, out)
+    prepare(_selected(args, s), mirrors, out)
     return 0
 
 
 def run_measure(args, s: DevsetSettings) -> int:
     mirrors, out = _paths(args, s)
-    measure_cases([c for c in _cases(args, s) if not args.repos or c["repo"] in args.repos], mirrors, out, args.limit)
+    measure_cases(_selected(args, s), mirrors, out, args.limit)
     return 0
 
 
 def run_history(args, s: DevsetSettings) -> int:
     mirrors, out = _paths(args, s)
-    store_history(read_cases(s.files), mirrors, out, args.depth or s.history_depth)
+    store_history(_selected(args, s), mirrors, out, args.depth or s.history_depth)
     return 0
 
 
@@ -98,13 +112,49 @@ def run_report(args, s: DevsetSettings) -> int:
     return 0
 
 
-def case_matrices(files: CaseFiles, mirrors: Path, out: Path, depth: int, shipped_only: bool) -> tuple[list, list]:
+def development_cases(files: CaseFiles, polyglot: bool = False) -> dict[str, dict]:
+    """{case id: case} of the development data: the mined fixes and real issues, and
+    (`polyglot`) the mined fixes of other code languages."""
+    cases = read_cases(files) + (read_cases(files, files.polyglot) if polyglot else [])
+    return {c["case_id"]: c for c in cases}
+
+
+def case_matrices(files: CaseFiles, mirrors: Path, out: Path, depth: int, shipped_only: bool,
+                  polyglot: bool = False) -> tuple[list, list]:
     """(results, feature matrices) of every measured case (`shipped_only`: of the cases the
-    shipped weights were fitted on)."""
-    cases = {c["case_id"]: c for c in read_cases(files)}
+    shipped weights were fitted on; `polyglot`: the other languages' mined fixes too)."""
+    cases = development_cases(files, polyglot)
     keep = set(cases) & set(default_model()["fitted_on"]) if shipped_only else set(cases)
     results = load_results(out, keep)
     return results, [case_matrix(r, cases[r["case_id"]], out, mirrors, depth) for r in results]
+
+
+def run_languages(args, s: DevsetSettings) -> int:
+    """Held-out symbol and file hit per code language: the shipped weights, a fit on Python's
+    cases only and a fit on every language's (the configured variant, every repository ranked
+    by a fit without it)."""
+    fit = fit_from(args, s)
+    mirrors, out = _paths(args, s)
+    cases = development_cases(s.files, polyglot=True)
+    results, mats = case_matrices(s.files, mirrors, out, fit.history_depth, False, polyglot=True)
+    names, n_files, loss = variant(fit.variant, fit.candidate_files)
+    views = [View(r, m, n_files) for r, m in zip(results, mats)]
+    langs = [case_language(cases[r["case_id"]]) for r in results]
+    w = localize_options({})["w_file_symbol"]
+    extra = synthetic_groups(s.files) if fit.synthetic else []
+    cols = [ALL_NAMES.index(n) for n in names]
+    extra = [(m[:, cols], y) for m, y in extra]
+    rows = model_rows(results, views, langs, RELEASE, "release", w)
+    rows += model_rows(results, views, langs, default_model(), "shipped", w)
+    for pool in POOLS:
+        rows += pooled_held_out(results, views, langs, names, loss, fit.l2, extra, pool, w)
+    print(f"the release's weights replay {replay_check(results, views, RELEASE, w)} of {len(results)} cases' top "
+          "10 files exactly as the run's D_loc ranked them")
+    print(f"{fit.variant}; the shipped weights were fitted on the Python cases they rank (in-sample there)")
+    print_languages(rows)
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows))
+    return 0
 
 
 def run_cv(args, s: DevsetSettings) -> int:
@@ -112,7 +162,8 @@ def run_cv(args, s: DevsetSettings) -> int:
     if unknown:
         raise SwevisError(f"--only: unknown variant {unknown[0]!r}: one of {'; '.join(variants(0))}")
     mirrors, out = _paths(args, s)
-    results, mats = case_matrices(s.files, mirrors, out, args.history_depth or s.history_depth, args.shipped_cases)
+    results, mats = case_matrices(s.files, mirrors, out, args.history_depth or s.history_depth, args.shipped_cases,
+                                  args.polyglot)
     extra = synthetic_groups(s.files) if args.synthetic else None
     fit = s.fit_settings
     l2 = args.l2 or fit.l2
@@ -134,19 +185,21 @@ def fit_from(args, s: DevsetSettings) -> FitSettings:
 def run_fit(args, s: DevsetSettings) -> int:
     fit = fit_from(args, s)
     mirrors, out = _paths(args, s)
-    fit_weights(s, fit, mirrors, out, Path(args.weights or s.weights), args.shipped_cases)
+    fit_weights(s, fit, mirrors, out, Path(args.weights or s.weights), args.shipped_cases, args.polyglot)
     return 0
 
 
 def fit_weights(s: DevsetSettings, fit: FitSettings, mirrors: Path, out: Path, weights: Path,
-                shipped_only: bool = False) -> Path:
+                shipped_only: bool = False, polyglot: bool = False) -> Path:
     """CV of the variant and the release (the estimate the weights carry, printed), then the
-    fit on every case, written to `weights` with its provenance."""
-    results, mats = case_matrices(s.files, mirrors, out, fit.history_depth, shipped_only)
+    fit on every case (`polyglot`: the other languages' mined fixes too), written to `weights`
+    with its provenance."""
+    results, mats = case_matrices(s.files, mirrors, out, fit.history_depth, shipped_only, polyglot)
     extra = synthetic_groups(s.files) if fit.synthetic else None
     table, best, same = compare_variants(results, mats, fit.l2, fit.candidate_files, extra, [fit.variant])
     print_variants(table, best, len(results), same)
     sources = {"mined": files_digest({"mined.csv": s.files.mined}), "issues": files_digest({"issues.csv": s.files.issues}),
+               **({"mined_polyglot": files_digest({"mined_polyglot.csv": s.files.polyglot})} if polyglot else {}),
                **({"small cases": files_digest(small_files(s.files))} if extra else {})}
     model = weights_model(results, fit_variant(results, mats, fit, extra), fit, table, len(extra or []), sources)
     path = write_weights(weights, model)
@@ -222,6 +275,7 @@ def run_split_choose(args, s: DevsetSettings) -> int:
 
 STEP_RUNNERS = {
     "fetch": run_fetch, "mine": run_lists, "issues": run_lists, "prepare": run_prepare, "measure": run_measure,
-    "history": run_history, "report": run_report, "cv": run_cv, "fit": run_fit, "small": run_small,
+    "history": run_history, "report": run_report, "cv": run_cv, "fit": run_fit, "languages": run_languages,
+    "small": run_small,
     "split-prepare": run_split_prepare, "split-measure": run_split_measure, "split-choose": run_split_choose,
 }
