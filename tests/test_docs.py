@@ -74,8 +74,8 @@ RULES: dict[str, Rule] = {
         ENDPOINT, slow=True),
     ".venv/bin/swevis images build --config examples/docker-sample.yaml": Rule(
         ".venv/bin/swevis images build --help", ENGINE),
-    ".venv/bin/snakemake --cores 2 --configfile examples/polyglot.yaml -- results/table1.csv": Rule(
-        ".venv/bin/snakemake -n --cores 2 --configfile examples/polyglot.yaml -- results/table1.csv",
+    ".venv/bin/snakemake --cores 2 --configfile examples/polyglot.yaml -- results-polyglot/table1.csv": Rule(
+        ".venv/bin/snakemake -n --cores 2 --configfile examples/polyglot.yaml -- results-polyglot/table1.csv",
         "needs a JDK and Node.js and runs the agents (tests/workflow/test_workflow_polyglot.py runs it): " + LONG,
         slow=True),
     ".venv/bin/snakemake --cores 2 --configfile examples/docker-sample.yaml": Rule(
