@@ -2,6 +2,7 @@
 (and only those sent), drawn as the very images the replay sends, sampled with a seed, and a
 page counts at its lower reading."""
 
+import base64
 import importlib.util
 from pathlib import Path
 
@@ -52,8 +53,6 @@ def test_the_drawn_pages_are_the_images_the_replay_would_send(bench, hist_items)
     _, res = bench.draw(item)
     sent = page_module.TextPages(item["how"].ratio, item["how"].tokenizer, item["how"].image_family,
                                  item["how"].render, draw_pages=True).pages(item["text"], item["label"], "calls")
-    import base64
-
     urls = [p["image_url"]["url"] for p in sent[0] if p.get("type") == "image_url"]
     assert [base64.b64decode(u.split(",", 1)[1]) for u in urls] == res.png_bytes()
 
