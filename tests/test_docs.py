@@ -153,6 +153,11 @@ RULES: dict[str, Rule] = {
     "transcript:1:4,transcript:3:4,transcript:2:2,transcript:2:8,outputs:1:4,outputs:3:4": Rule(
         ".venv/bin/python benchmarks/bench_page_families.py --help",
         "needs the public Lite trajectories (not in the repository) and an hour: --help checks the script"),
+    "nice .venv/bin/python benchmarks/bench_page_legibility.py lite_test lite_dev --trajectories 30 --pages 12 "
+    "--seed 1": Rule(
+        ".venv/bin/python benchmarks/bench_page_legibility.py --help",
+        "needs the public Lite trajectories (not in the repository) and reads 24 whole pages with two OCR readers: "
+        "--help checks the script"),
     ".venv/bin/snakemake --cores 2 results/table4.csv": Rule(
         ".venv/bin/snakemake -n --cores 2 results/table4.csv", LONG, slow=True),
     ".venv/bin/swevis render src/swevis/render/layout.py --lines 1-120 --ratio 3 --model qwen3.5 -o out/": AS_WRITTEN_SLOW,
