@@ -69,7 +69,8 @@ def sample_index():
 def localized_index():
     """The sample with the localized sets' rows (tasks.localized_sets) beside it. Only the
     localization table and the jobs of a localized instance ask for it (through in_sample):
-    a study job never waits for the localized sets' checkpoint, so adding a set plans none."""
+    a study job never waits for the localized sets' checkpoint, so adding a set plans none.
+    """
     path = sample_index().source
     localized = checkpoints.localized_instances.get().output.instances
     key = (os.stat(path).st_mtime_ns, localized, os.stat(localized).st_mtime_ns)
@@ -88,7 +89,8 @@ def _jsonl(path):
 
 def in_sample(table, key):
     """sample_index()'s `table` (mirror, index, base, index_checkout) at `key`, else the
-    localized sets' (localized_index()): only a localized instance's job reads their file."""
+    localized sets' (localized_index()): only a localized instance's job reads their file.
+    """
     found = getattr(sample_index(), table)
     if key in found:
         return found[key]
@@ -195,8 +197,13 @@ def render_params(wc):
 def counterfactual_agents_params():
     """What the replay reads of config agents: max_window_chars, and the agents.pages keys of
     the page families among counterfactual.conditions (only when there are any)."""
-    pages = conditions.pages_read(config["counterfactual"]["conditions"], config["agents"]["pages"])
-    return {"max_window_chars": config["agents"]["max_window_chars"], **({"pages": pages} if pages else {})}
+    pages = conditions.pages_read(
+        config["counterfactual"]["conditions"], config["agents"]["pages"]
+    )
+    return {
+        "max_window_chars": config["agents"]["max_window_chars"],
+        **({"pages": pages} if pages else {}),
+    }
 
 
 def agent_conditions():
