@@ -3,7 +3,6 @@
 page counts at its lower reading."""
 
 import base64
-import importlib.util
 from pathlib import Path
 
 import pytest
@@ -12,18 +11,16 @@ from swevis.agents import pages as page_module
 from swevis.config import load_config
 from swevis.render import tesseract
 
+from helpers import load_benchmark
+
 ROOT = Path(__file__).resolve().parents[2]
-BENCH = ROOT / "benchmarks" / "bench_page_legibility.py"
 TRAJ = ROOT / "tests" / "fixtures" / "trajectories" / "mini1__swevis-samples__ledgerkit-117.traj.json"
 NOT_INSTALLED = "tesseract-ocr is not installed here (Debian: apt-get install tesseract-ocr; .ci/run installs it)"
 
 
 @pytest.fixture(scope="module")
 def bench():
-    spec = importlib.util.spec_from_file_location("bench_page_legibility", BENCH)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("bench_page_legibility")
 
 
 @pytest.fixture(scope="module")

@@ -2,22 +2,16 @@
 listings) render as plain text and are read whole by each reader, a text counted at its
 lowest reader, medians per size and kind."""
 
-import importlib.util
-from pathlib import Path
-
 import pytest
 
 from swevis.render import RenderSettings
 
-BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_legibility_text.py"
+from helpers import load_benchmark
 
 
 @pytest.fixture(scope="module")
 def bench():
-    spec = importlib.util.spec_from_file_location("bench_legibility_text", BENCH)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("bench_legibility_text")
 
 
 def test_the_fixtures_are_the_three_kinds_of_re_sent_text(bench):
