@@ -68,3 +68,17 @@ def test_a_stack_trace_of_the_language_localizes_its_frame(case):
     assert (top.path, top.qualified_name) == c["trace_at"]
     assert any("traceback" in e for e in top.evidence)
     assert by_kind(cands, "file")[0].path == c["trace_at"][0]
+
+
+def test_a_rust_issue_naming_type_colon_colon_method_localizes_that_method(tmp_path):
+    """`Square::new` is Rust's spelling of the index's `Square.new`: the dotted-name evidence
+    picks it out of the two `new` methods, and `crate::` names no part of it."""
+    repo = tmp_path / "rustrepo"
+    shutil.copytree(FIXTURES / "rustrepo", repo)
+    build_index(repo, tmp_path / "idx.sqlite")
+    issue = "A negative side is accepted\n\n`Square::new(-2.0)` builds a square; crate::shapes::Square::new should refuse it."
+    with open_index(tmp_path / "idx.sqlite") as idx:
+        cands = localize_issue(idx, issue, top_k=5, repo_dir=repo)
+    top = by_kind(cands, "symbol")[0]
+    assert (top.path, top.qualified_name) == ("src/shapes/square.rs", "Square.new")
+    assert any("dotted name `Square.new`" in e for e in top.evidence), top.evidence

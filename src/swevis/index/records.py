@@ -128,6 +128,9 @@ class Language:
     # Rust without `pub`, Java `private`): the re-ranker's is_private flag; None: none is
     private: Callable[[str, str], bool] | None = None
     root_package: bool = False  # files at the repository's top level are library code (Go's root package)
+    # how its code writes a qualified name besides dots (Rust `Type::method`, `crate::a::f`):
+    # an issue's `A::b` is read as the dotted name `A.b`
+    scope_separator: str = ""
 
     def __repr__(self) -> str:
         return f"Language({self.name!r}, {self.extensions})"

@@ -81,7 +81,7 @@ KEYWORDS = frozenset(
     "as async await break const continue crate dyn else enum extern false fn for if impl in let loop match mod move "
     "mut pub ref return self Self static struct super trait true type union unsafe use where while".split()
 )
-RECORD_KEYWORDS = frozenset("crate dyn extern impl mut pub self Self unsafe".split())
+RECORD_KEYWORDS = frozenset("crate dyn extern impl mut pub self Self super unsafe".split())
 COMMON_NAMES = frozenset(
     "Vec HashMap HashSet BTreeMap BTreeSet VecDeque Rc Arc RefCell println eprintln unwrap".split()
 )
@@ -642,4 +642,5 @@ RUST = Language(
     test_runner=("cargo", "test"),
     test_arguments=_test_arguments,
     module_files=("Cargo.toml",),
+    scope_separator="::",
 )

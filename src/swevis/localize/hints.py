@@ -51,6 +51,7 @@ class _Vocabulary:
     all_exts: tuple[str, ...]
     noise: frozenset[str]  # lower case: no identifier
     placeholders: frozenset[str]  # a frame's func naming no definition (<module>)
+    scoped: tuple[tuple[re.Pattern, str], ...]  # (`A::b` in a language's own notation, its separator)
 
 
 @lru_cache(maxsize=8)
@@ -72,6 +73,8 @@ def _vocabulary(languages: tuple[Language, ...]) -> _Vocabulary:
         code_exts=tuple(e for lang in code for e in lang.extensions),
         all_exts=tuple(e for lang in languages for e in lang.extensions), noise=frozenset(noise),
         placeholders=placeholders,
+        scoped=tuple((re.compile(rf"\b[A-Za-z_]\w*(?:{re.escape(sep)}[A-Za-z_]\w*)+\b"), sep)
+                     for sep in sorted({lang.scope_separator for lang in code if lang.scope_separator})),
     )
 
 
@@ -156,6 +159,9 @@ def extract_hints(text: str, languages: tuple[Language, ...] | None = None) -> I
             continue
         if d not in h.dotted:
             h.dotted.append(d)
+    for d in _scoped_names(text, v):
+        if d not in h.dotted:
+            h.dotted.append(d)
     for name in _CALL.findall(prose):
         _add(h.identifiers, name, 0.8, v.noise)
     for name in _CAMEL.findall(prose):
@@ -172,6 +178,21 @@ def extract_hints(text: str, languages: tuple[Language, ...] | None = None) -> I
             _add(h.identifiers, f.func.split(".")[-1], 0.8, v.noise)
     h.errors = sorted(set(_ERROR_NAME.findall(text)))
     return h
+
+
+def _scoped_names(text: str, v: _Vocabulary) -> list[str]:
+    """Qualified names in a language's own notation (Rust `Parser::parse`, `crate::fmt::write`) as
+    the dotted names the index holds (`Parser.parse`, `fmt.write`): leading keywords (`crate`,
+    `self`, `super`) name the current crate or module, no part of a symbol's name."""
+    out = []
+    for pattern, sep in v.scoped:
+        for m in pattern.finditer(text):
+            parts = m.group(0).split(sep)
+            while parts and parts[0].lower() in v.noise:
+                parts.pop(0)
+            if len(parts) >= 2 and ".".join(parts) not in out:
+                out.append(".".join(parts))
+    return out
 
 
 def _locations(text: str, v: _Vocabulary, h: IssueHints) -> None:
