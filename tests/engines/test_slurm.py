@@ -129,12 +129,13 @@ def test_one_condition_through_sbatch_equals_the_local_run(tmp_path: Path):
     proc = run_snakemake(
         slurm, TARGET, "--workflow-profile", str(PROFILE),
         "--slurm-status-command", node["status_command"],
-        # the first status check after 1 s, not 40 (the profile's): these jobs take 5-40 s, and each check
-        # that finds a job still running waits 10 s longer for the next (the plugin's back-off)
-        "--slurm-init-seconds-before-status-checks", "1",
+        # the first status check after 1 s, not 40 (the profile's), and the next ones every 2 s at
+        # most: these jobs take 5-40 s, and the plugin's own back-off waits 10 s longer after each
+        # check that finds a job still running (tests/slurm_poll.py caps it)
+        "--slurm-init-seconds-before-status-checks", "1", "--seconds-between-status-checks", "1",
         "--slurm-keep-successful-logs",
         "--set-resources", *capped_set_resources(node),
-        cores=None, env=env, timeout=1200,
+        cores=None, env=env, timeout=1200, prelude="slurm_poll",
     )
     log = proc.stdout + proc.stderr
     assert proc.returncode == 0, log[-6000:]
