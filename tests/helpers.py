@@ -89,13 +89,15 @@ def index_rows(db: Path) -> dict[str, list]:
 
 
 def run_snakemake(
-    workdir: Path, *args: str, cores: int | None = 2, env: dict[str, str] | None = None, timeout: float | None = None
+    workdir: Path, *args: str, cores: int | None = 2, env: dict[str, str] | None = None, timeout: float | None = None,
+    prelude: str | None = None,
 ) -> subprocess.CompletedProcess:
     """The project's Snakefile run in `workdir` by the virtualenv's snakemake; `env` adds to os.environ
-    (which conftest.py keeps offline); output captured for the assertion messages."""
+    (which conftest.py keeps offline); output captured for the assertion messages. `prelude`: a
+    module of tests/ imported first (snakemake_fork.run)."""
     cmd = ["--snakefile", str(PROJECT_ROOT / "Snakefile"), "--directory", str(workdir)]
     cmd += [] if cores is None else ["--cores", str(cores)]
-    return snakemake_fork.run([*cmd, *args], env={**os.environ, **(env or {})}, timeout=timeout)
+    return snakemake_fork.run([*cmd, *args], env={**os.environ, **(env or {})}, timeout=timeout, prelude=prelude)
 
 
 def bash_block(cmd: str) -> str:

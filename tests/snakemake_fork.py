@@ -2,8 +2,8 @@
 
 Why: a `snakemake` process spends about 1.1 of its 1.9 CPU seconds importing Snakemake and its
 plugins before it reads the Snakefile, and the suite starts well over a hundred of them. The
-standard library's forkserver (multiprocessing) imports snakemake.cli once per test worker
-and forks a fresh copy of itself for each run; the copy takes the run's arguments, working
+standard library's forkserver (multiprocessing) imports snakemake.cli (and the swevis modules
+the Snakefile imports) once per test worker and forks a fresh copy of itself for each run; the copy takes the run's arguments, working
 folder and whole environment, writes its output to files and exits with Snakemake's code, as
 the `snakemake` command would. SWEVIS_TEST_FORK=0 runs the command instead.
 
@@ -14,8 +14,10 @@ started from two threads came back 255, its "status lost" code; none one at a ti
 
 from __future__ import annotations
 
+import importlib
 import multiprocessing
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -23,13 +25,29 @@ import threading
 from pathlib import Path
 
 SNAKEMAKE = str(Path(sys.executable).parent / "snakemake")
+_WORKFLOW = Path(__file__).resolve().parents[1]
+
+
+def workflow_imports() -> list[str]:
+    """The swevis modules the Snakefile and rules/*.smk import at their top: every run imports
+    them again while parsing (0.6 of a dry run's 1.3 CPU s after Snakemake's own imports), so
+    the forkserver imports them once too. Importing them runs nothing else (no config is read)."""
+    found = set()
+    for path in [_WORKFLOW / "Snakefile", *sorted((_WORKFLOW / "rules").glob("*.smk"))]:
+        found.update(re.findall(r"^(?:from|import) (swevis[\w.]*)", path.read_text(), re.M))
+    return sorted(found)
+
+
 _CONTEXT = multiprocessing.get_context("forkserver")
-_CONTEXT.set_forkserver_preload(["snakemake.cli", "snakemake_fork"])
+_CONTEXT.set_forkserver_preload(["snakemake.cli", "snakemake_fork", *workflow_imports()])
 _ONE_AT_A_TIME = threading.Lock()
 
 
-def _main(args: list[str], env: dict[str, str], cwd: str, out: str, err: str) -> None:
-    """In the forked copy: Snakemake's command line on `args`, output to the two files."""
+def _main(args: list[str], env: dict[str, str], cwd: str, out: str, err: str, prelude: str | None = None) -> None:
+    """In the forked copy: Snakemake's command line on `args`, output to the two files
+    (`prelude`: a module imported first, e.g. tests/slurm_poll.py)."""
+    if prelude:
+        importlib.import_module(prelude)
     os.environ.clear()
     os.environ.update(env)
     os.chdir(cwd)
@@ -42,17 +60,21 @@ def _main(args: list[str], env: dict[str, str], cwd: str, out: str, err: str) ->
 
 
 def run(
-    args: list[str], env: dict[str, str], timeout: float | None = None, cwd: str | Path | None = None
+    args: list[str], env: dict[str, str], timeout: float | None = None, cwd: str | Path | None = None,
+    prelude: str | None = None,
 ) -> subprocess.CompletedProcess:
     """`snakemake *args` in `cwd` (default: this one) with `env` as its whole environment: its
-    code, stdout and stderr."""
+    code, stdout and stderr. `prelude`: a module of tests/ the run imports before Snakemake's main."""
     cmd = [SNAKEMAKE, *args]
     cwd = str(cwd or os.getcwd())
     if os.environ.get("SWEVIS_TEST_FORK") == "0":
+        if prelude:
+            start = f"import sys; sys.path.insert(0, {str(Path(__file__).parent)!r}); import {prelude}; "
+            cmd = [sys.executable, "-c", start + "from snakemake.cli import main; main(sys.argv[1:])", *args]
         return subprocess.run(cmd, check=False, capture_output=True, text=True, env=env, timeout=timeout, cwd=cwd)
     with tempfile.TemporaryDirectory(prefix="swevis-snakemake-") as folder:
         out, err = os.path.join(folder, "stdout"), os.path.join(folder, "stderr")
-        proc = _CONTEXT.Process(target=_main, args=(list(args), dict(env), cwd, out, err))
+        proc = _CONTEXT.Process(target=_main, args=(list(args), dict(env), cwd, out, err, prelude))
         with _ONE_AT_A_TIME:
             proc.start()
             proc.join(timeout)

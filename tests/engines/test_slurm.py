@@ -129,12 +129,13 @@ def test_one_condition_through_sbatch_equals_the_local_run(tmp_path: Path):
     proc = run_snakemake(
         slurm, TARGET, "--workflow-profile", str(PROFILE),
         "--slurm-status-command", node["status_command"],
-        # the first status check after 1 s, not 40 (the profile's): these jobs take 5-40 s, and each check
-        # that finds a job still running waits 10 s longer for the next (the plugin's back-off)
-        "--slurm-init-seconds-before-status-checks", "1",
+        # the first status check after 1 s, not 40 (the profile's), and the next ones every 2 s at
+        # most: these jobs take 5-40 s, and the plugin's own back-off waits 10 s longer after each
+        # check that finds a job still running (tests/slurm_poll.py caps it)
+        "--slurm-init-seconds-before-status-checks", "1", "--seconds-between-status-checks", "1",
         "--slurm-keep-successful-logs",
         "--set-resources", *capped_set_resources(node),
-        cores=None, env=env, timeout=1200,
+        cores=None, env=env, timeout=1200, prelude="slurm_poll",
     )
     log = proc.stdout + proc.stderr
     assert proc.returncode == 0, log[-6000:]
@@ -188,3 +189,20 @@ def test_the_docker_cap_bounds_concurrent_docker_jobs(tmp_path: Path):
     spans = [tuple(map(float, p.read_text().split())) for p in (tmp_path / "out").iterdir()]
     running_at_once = max(sum(start <= t < end for start, end in spans) for t, _ in spans)
     assert running_at_once == cap, f"{running_at_once} of {n} docker=1 jobs ran at once under docker={cap}"
+
+
+def test_the_poll_cap_holds_the_plugins_back_off_to_two_seconds():
+    """tests/slurm_poll.py caps the wait the plugin sets after each status check (no cluster
+    needed): should a plugin release stop setting it there, this fails instead of the SLURM test
+    slowing down unseen."""
+    import inspect
+
+    import slurm_poll
+    from snakemake_executor_plugin_slurm import Executor
+
+    assert "self.next_seconds_between_status_checks = min(" in inspect.getsource(Executor.check_active_jobs)
+    executor = object.__new__(Executor)
+    executor.next_seconds_between_status_checks = 40
+    assert executor.next_seconds_between_status_checks == slurm_poll.POLL_S == 2
+    executor.next_seconds_between_status_checks = 1
+    assert executor.next_seconds_between_status_checks == 1
