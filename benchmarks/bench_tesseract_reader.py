@@ -10,7 +10,7 @@ named by words joined by '+', each changing the shipped setting (tesseract.READ)
 as it is), s<n> (upscale n times), lanczos, bicubic, stretch (levels stretched), otsu
 (binarized), levels-none, psm<n>, oem<n>, dpi<n>, nodict (no word lists), dict, luma, darkest
 (grey from the darkest channel), ascii (printable ASCII only), any, gamma<x> (above 1 darkens),
-sharpen<percent> (unsharp mask). Prints per
+sharpen<percent> (unsharp mask), wordy (a word at its own box's y, not its line's), liney. Prints per
 setting the median accuracy at each size, the pages at or above `--threshold`, and the guard:
 the smallest size from which every measured size's median reaches the threshold.
 
@@ -64,6 +64,8 @@ def read_settings(name: str) -> tesseract.ReadSettings:
             s = dataclasses.replace(s, grey=word)
         elif word in tesseract.CHARSETS:
             s = dataclasses.replace(s, charset=word)
+        elif word in ("wordy", "liney"):
+            s = dataclasses.replace(s, line_y=word == "liney")
         elif word in ("nodict", "dict"):
             s = dataclasses.replace(s, dictionaries=word == "dict")
         elif word[:1] == "s" and word[1:].isdigit():
@@ -76,7 +78,7 @@ def read_settings(name: str) -> tesseract.ReadSettings:
             s = dataclasses.replace(s, **{word[:3]: int(word[3:])})
         else:
             raise SystemExit(f"unknown setting word {word!r} (read, s<n>, lanczos, bicubic, stretch, otsu, "
-                             "levels-none, psm<n>, oem<n>, dpi<n>, nodict, dict, luma, darkest, any, ascii, gamma<x>, sharpen<percent>)")
+                             "levels-none, psm<n>, oem<n>, dpi<n>, nodict, dict, luma, darkest, any, ascii, gamma<x>, sharpen<percent>, wordy, liney)")
     return s
 
 

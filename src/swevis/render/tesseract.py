@@ -57,6 +57,7 @@ class ReadSettings:
     charset: str = "any"
     gamma: float = 1.0
     sharpen: int = 0
+    line_y: bool = True
 
     def __post_init__(self):
         if (self.scale < 1 or self.resample not in RESAMPLE or self.levels not in LEVELS or self.grey not in GREY
@@ -83,6 +84,7 @@ class ReadSettings:
         grey = "greyscale" if self.grey == "luma" else "greyscale (darkest channel)"
         levels += f", gamma {self.gamma:g}" if self.gamma != 1 else ""
         levels += f", unsharp mask {self.sharpen}%" if self.sharpen else ""
+        levels += "" if self.line_y else "; words at their own box's y"
         args = " ".join(a if "whitelist" not in a else "tessedit_char_whitelist=<printable ASCII>" for a in self.args())
         return f"{grey}, upscaled {self.scale}x with {self.resample}{levels} (the same pixels); {args}"
 
@@ -165,11 +167,11 @@ def otsu_threshold(histogram: list[int]) -> int:
     return best
 
 
-def parse_tsv(tsv: str, scale: float) -> list[tuple[float, float, str]]:
+def parse_tsv(tsv: str, scale: float, line_y: bool = True) -> list[tuple[float, float, str]]:
     """Tesseract's TSV as words (y_centre, x_centre, text) in the page's own pixels.
 
     Only level-5 rows (words) with text count; boxes are divided by `scale`, the upscaling the
-    page was read at. A word's y is the centre of the text line Tesseract put it in (its
+    page was read at. With line_y, a word's y is the centre of the text line Tesseract put it in (its
     level-4 row), not of its own box: a word of quotes, commas or underscores has a box far
     above or below its line's middle, and swevis.render.ocr orders words into rows by y, so
     its own centre would move it to a row of its own. A malformed row (not 12
@@ -182,7 +184,7 @@ def parse_tsv(tsv: str, scale: float) -> list[tuple[float, float, str]]:
     if head[:1] != ["level"] or "text" not in head:
         raise SwevisError(f"tesseract: unexpected TSV header {lines[0][:80]!r}")
     col = {name: i for i, name in enumerate(head)}
-    line_y: dict[tuple[str, ...], float] = {}
+    line_ys: dict[tuple[str, ...], float] = {}
     words = []
     for line in lines[1:]:
         if not line:
@@ -193,11 +195,11 @@ def parse_tsv(tsv: str, scale: float) -> list[tuple[float, float, str]]:
         left, top, width, height = (float(f[col[k]]) for k in ("left", "top", "width", "height"))
         where = tuple(f[col[k]] for k in ("page_num", "block_num", "par_num", "line_num"))
         if f[col["level"]] == "4":
-            line_y[where] = top + height / 2
+            line_ys[where] = top + height / 2
         text = f[col["text"]].strip()
         if f[col["level"]] != "5" or not text:
             continue
-        y = line_y.get(where, top + height / 2)
+        y = line_ys.get(where, top + height / 2) if line_y else top + height / 2
         words.append((y / scale, (left + width / 2) / scale, text))
     return words
 
@@ -220,4 +222,4 @@ def tesseract_words(image, settings: ReadSettings | None = None) -> list[tuple[f
         raise SwevisError(f"tesseract: no answer within {TIMEOUT_S} s") from exc
     if out.returncode != 0:
         raise SwevisError(f"tesseract failed (exit {out.returncode}): {out.stderr.decode(errors='replace').strip()[:200]}")
-    return parse_tsv(out.stdout.decode("utf-8", errors="replace"), s.scale)
+    return parse_tsv(out.stdout.decode("utf-8", errors="replace"), s.scale, s.line_y)
