@@ -43,11 +43,13 @@ CODE = (
 
 
 def test_tsv_words_are_level_5_rows_with_text_mapped_back_to_page_pixels():
-    """Each word at its line's y (the level-4 row: 30 + 60 / 2 = 60 upscaled px), its own x."""
+    """Each word at its box's centre; with line_y at its line's y (the level-4 row: 30 + 60 / 2
+    = 60 upscaled px) and its own x."""
     words = tesseract.parse_tsv(TSV, scale=3)
-    assert words == [(20.0, 25.0, "def"), (20.0, 70.0, "foo(x):"), (35.0, 45.0, "return")]  # line 2: no level-4 row
-    assert tesseract.parse_tsv(TSV, scale=1)[0] == (60.0, 75.0, "def")
-    assert tesseract.parse_tsv(TSV, scale=3, line_y=False)[:2] == [(15.0, 25.0, "def"), (16.0, 70.0, "foo(x):")]
+    assert words == [(15.0, 25.0, "def"), (16.0, 70.0, "foo(x):"), (35.0, 45.0, "return")]
+    assert tesseract.parse_tsv(TSV, scale=1)[0] == (45.0, 75.0, "def")
+    lines = tesseract.parse_tsv(TSV, scale=3, line_y=True)
+    assert lines == [(20.0, 25.0, "def"), (20.0, 70.0, "foo(x):"), (35.0, 45.0, "return")]  # line 2: no level-4 row
     assert tesseract.parse_tsv("", 3) == []
     assert tesseract.parse_tsv(TSV.splitlines()[0] + "\n", 3) == []  # a blank page: the header alone
 
@@ -76,9 +78,9 @@ def test_a_word_of_quotes_stays_in_its_row():
     head = TSV.splitlines()[0]
     tsv = "\n".join([head, "4\t1\t1\t1\t1\t0\t0\t0\t300\t60\t-1\t",
                      "5\t1\t1\t1\t1\t1\t0\t0\t30\t12\t80\t\"\"\"", "5\t1\t1\t1\t1\t2\t60\t20\t90\t30\t90\tDocs"])
-    lines = ocr._rows_in_order(tesseract.parse_tsv(tsv, 3), line_height=12)
+    lines = ocr._rows_in_order(tesseract.parse_tsv(tsv, 3, line_y=True), line_height=12)
     assert lines == '"""' + " Docs"
-    assert ocr._rows_in_order(tesseract.parse_tsv(tsv, 3, line_y=False), line_height=12) == '"""\nDocs'
+    assert ocr._rows_in_order(tesseract.parse_tsv(tsv, 3), line_height=12) == '"""\nDocs'
 
 
 def test_read_settings_become_tesseract_options_and_the_protocol():

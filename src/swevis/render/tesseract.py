@@ -84,12 +84,15 @@ class ReadSettings:
         grey = "greyscale" if self.grey == "luma" else "greyscale (darkest channel)"
         levels += f", gamma {self.gamma:g}" if self.gamma != 1 else ""
         levels += f", unsharp mask {self.sharpen}%" if self.sharpen else ""
-        levels += "" if self.line_y else "; words at their own box's y"
         args = " ".join(a if "whitelist" not in a else "tessedit_char_whitelist=<printable ASCII>" for a in self.args())
-        return f"{grey}, upscaled {self.scale}x with {self.resample}{levels} (the same pixels); {args}"
+        where = "; each word at its Tesseract line's y" if self.line_y else ""
+        return f"{grey}, upscaled {self.scale}x with {self.resample}{levels} (the same pixels); {args}{where}"
 
 
-READ = ReadSettings(scale=3, resample="lanczos", levels="none", psm=6)
+# chosen by benchmarks/bench_tesseract_reader.py (docs/single-read.md, "Two readers"): printable
+# ASCII and gamma 2 read best; upscaling 4x or 5x, bicubic, stretched or Otsu levels, psm 4,
+# --dpi, no word lists, the darkest channel, sharpening and a word at its line's y did not.
+READ = ReadSettings(scale=3, resample="lanczos", levels="none", psm=6, charset="ascii", gamma=2.0, line_y=False)
 TESSERACT_PROTOCOL = (
     "tesseract {version} TSV words of the whole page as sent, {settings}; word boxes mapped back to page px; "
     "then swevis.render.ocr's gutter, reading order and char accuracy"
@@ -167,7 +170,7 @@ def otsu_threshold(histogram: list[int]) -> int:
     return best
 
 
-def parse_tsv(tsv: str, scale: float, line_y: bool = True) -> list[tuple[float, float, str]]:
+def parse_tsv(tsv: str, scale: float, line_y: bool = False) -> list[tuple[float, float, str]]:
     """Tesseract's TSV as words (y_centre, x_centre, text) in the page's own pixels.
 
     Only level-5 rows (words) with text count; boxes are divided by `scale`, the upscaling the
