@@ -165,3 +165,26 @@ def test_tesseract_reads_a_rendered_page_upscaled_and_not_at_send_size(monkeypat
     monkeypatch.setattr(tesseract, "READ", dataclasses.replace(tesseract.READ, scale=1))  # the page at send size
     assert ocr_page_accuracy(res, CODE, 0, reader="tesseract") < upscaled - 0.2
     assert tesseract.tesseract_version()[0].isdigit() and "tesseract" in ocr.protocol("tesseract")
+
+
+QUOTED = ('def describe(name, kind="file"):\n    """Return `name` as "quoted" text for the user\'s log."""\n'
+          '    label = f"{kind}: \'{name}\'"\n    return "``" + label + "``"\n')
+
+
+@needs_tesseract
+def test_the_shipped_setting_reads_code_quotes_as_ascii():
+    """A real read: with Tesseract's whole alphabet its book-trained prior writes curly quotes
+    for a code page's straight ones; the shipped setting (printable ASCII) cannot."""
+    page = render_window("x.py", 1, QUOTED, 1, "qwen3", "qwen3.5", fonts=[7.0]).pages[0]
+    shipped = "".join(t for _, _, t in tesseract.tesseract_words(page))
+    whole = "".join(t for _, _, t in tesseract.tesseract_words(page, dataclasses.replace(tesseract.READ, charset="any")))
+    assert tesseract.READ.charset == "ascii" and shipped.isascii() and "describe" in shipped
+    assert not whole.isascii()
+
+
+def test_gamma_darkens_the_strokes_it_is_given():
+    page = render_window("x.py", 1, CODE, 1, "qwen3", "qwen3.5", fonts=[7.0]).pages[0]
+    plain = np.asarray(tesseract.prepare(page, tesseract.ReadSettings(gamma=1.0)), dtype=float)
+    dark = np.asarray(tesseract.prepare(page, tesseract.ReadSettings(gamma=2.0)), dtype=float)
+    assert tesseract.READ.gamma == 2.0
+    assert (dark <= plain).all() and dark.mean() < plain.mean() and (dark[plain == 255] == 255).all()
