@@ -8,7 +8,7 @@ each forced font size (guard off), with line pitch `--line-height` x the size. P
 render is read whole, as sent (no upscaling), by the project's reader (rapidocr, the
 swevis.render.ocr protocol) and, when the `tesseract` program is installed (Debian
 tesseract-ocr), by Tesseract as an independent second reader (swevis.render.tesseract: the
-page upscaled 3x, the same protocol). Each font is drawn in each of `--modes`: words joined by '+', aa (FreeType's hinted
+page prepared as tesseract.READ says, the same protocol). Each font is drawn in each of `--modes`: words joined by '+', aa (FreeType's hinted
 greyscale), bilevel (hinted, one bit a pixel), super (drawn at 4x, box-filtered down: no
 hinting at send size), mono (no syntax colours), grid (rows on the 32-px merged-patch grid),
 stroke<px> (bolder strokes), lh<x> (line pitch x size). Prints per font, mode and size the
@@ -57,7 +57,7 @@ DEBIAN_FONTS = [
 
 
 def tesseract_accuracy(result, text: str, page: int) -> float | None:
-    """Tesseract's reading of one whole page (swevis.render.tesseract: upscaled 3x, --psm 6),
+    """Tesseract's reading of one whole page (swevis.render.tesseract.READ),
     scored by swevis.render.ocr's protocol; None where the program is not installed."""
     if not tesseract.available():
         return None

@@ -9,7 +9,7 @@
 
 import re
 
-from swevis.workflow import ocr_readers, study_backbones
+from swevis.workflow import ocr_readers, study_backbones, tesseract_reading
 
 SR_BACKBONES = study_backbones(config)
 # The study's OCR jobs are the workflow's longest single processes: started first (Snakemake
@@ -175,6 +175,8 @@ rule single_read_frontier_part:
         # the OCR readers installed here (rapidocr; Tesseract where installed): installing
         # Tesseract reruns the frontier, which then reads every page with both
         readers=ocr_readers(),
+        # how Tesseract reads a page (swevis.render.tesseract.READ): a new setting rereads it
+        tesseract=tesseract_reading(),
     script:
         "../scripts/single_read_frontier_part.py"
 

@@ -54,6 +54,7 @@ MINED = "needs full-history clones of the 12 repositories: --help checks the ste
 MINED_DAG = "needs full-history clones of the 12 repositories and hours: a dry run plans the steps from the case lists"
 POLYGLOT_CLONES = "needs full-history clones of the ten repositories of other languages: --help checks the step"
 DATA = "needs downloaded SWE-bench rows and repository clones: --help checks the step and its arguments"
+TESSERACT_TUNING = "reads hundreds of whole pages with Tesseract (about 2.5 CPU s a page): --help checks the script"
 OCR = "reads dozens of whole pages with rapidocr (about 10 CPU s a page): --help checks the script and its arguments"
 
 # The one table of documented commands (continuation lines joined, runs of spaces as one).
@@ -144,6 +145,13 @@ RULES: dict[str, Rule] = {
         ".venv/bin/python benchmarks/bench_legibility.py --help", OCR),
     "nice .venv/bin/python benchmarks/bench_legibility.py --windows 6 --sizes 5.75 7 --fonts \"DejaVu Sans Mono\" "
     "--modes bicubic super --no-rapidocr": Rule(".venv/bin/python benchmarks/bench_legibility.py --help", OCR),
+    "nice .venv/bin/python benchmarks/bench_tesseract_reader.py --windows 8 --sizes 5.75 6.5 --jobs 2 --settings "
+    "any+gamma1 any+gamma1+s4 any+gamma1+s5 any+gamma1+bicubic any+gamma1+stretch any+gamma1+otsu any+gamma1+psm4 "
+    "any+gamma1+nodict any+gamma1+dpi300 any+gamma1+liney gamma1+liney gamma1.5+liney liney gamma2.5+liney "
+    "gamma3+liney liney+nodict liney+stretch liney+bicubic gamma1+liney+darkest gamma1+liney+s4 gamma1+liney+bicubic "
+    "read": Rule(".venv/bin/python benchmarks/bench_tesseract_reader.py --help", TESSERACT_TUNING),
+    "nice .venv/bin/python benchmarks/bench_tesseract_reader.py --windows 12 --sizes 5.75 6 6.5 7 --settings "
+    "wordy+any+gamma1 read --jobs 2": Rule(".venv/bin/python benchmarks/bench_tesseract_reader.py --help", TESSERACT_TUNING),
     "nice .venv/bin/python benchmarks/bench_legibility_text.py --sizes 7 5.75": Rule(
         ".venv/bin/python benchmarks/bench_legibility_text.py --help", OCR),
     ".venv/bin/snakemake --cores 2 results/single_read/frontier_summary.json": Rule(

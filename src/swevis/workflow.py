@@ -422,6 +422,14 @@ def ocr_readers() -> list[str]:
     return ["rapidocr", "tesseract"] if shutil.which("tesseract") else ["rapidocr"]
 
 
+def tesseract_reading() -> str | None:
+    """How Tesseract reads a page (swevis.render.tesseract.READ in words) where it is
+    installed, else None. A param of the frontier's parts: a new read setting reruns them."""
+    from swevis.render.tesseract import READ
+
+    return READ.describe() if shutil.which("tesseract") else None
+
+
 def study_backbones(config: dict) -> dict[str, dict]:
     """{profile: {tokenizer, image_family}} of the backbones the study accounts, in order:
     single_read.backbones, or every model profile when that list is empty."""

@@ -132,3 +132,25 @@ def test_the_frontier_part_reads_with_the_readers_it_is_given(tmp_path, monkeypa
                                                           "frontier_packages": ["jinja2"], "sample_frontier_fonts": []}})
     rows = study_frontier_part(cfg, "qwen3.5", QWEN["qwen3.5"], tmp_path / "part.parquet", readers=["rapidocr"])
     assert seen == ["rapidocr"] and rows[0]["ocr_readers"] == "rapidocr" and rows[0]["tesseract_median"] is None
+
+
+def test_a_new_tesseract_read_setting_reruns_the_frontier_parts(monkeypatch):
+    """The frontier's parts take how Tesseract reads (tesseract.READ in words) as a param, so a
+    new setting rereads their pages; without the program the param is None."""
+    import dataclasses
+    import shutil
+    from pathlib import Path
+
+    from swevis.render import tesseract
+    from swevis.workflow import tesseract_reading
+
+    monkeypatch.setattr(shutil, "which", lambda name, *a, **k: None)
+    assert tesseract_reading() is None
+    monkeypatch.setattr(shutil, "which", lambda name, *a, **k: f"/usr/bin/{name}")
+    shipped = tesseract_reading()
+    assert shipped == tesseract.READ.describe()
+    monkeypatch.setattr(tesseract, "READ", dataclasses.replace(tesseract.READ, gamma=1.0))
+    assert tesseract_reading() != shipped
+    rules = (Path(__file__).resolve().parents[2] / "rules" / "single_read.smk").read_text()
+    part = rules[rules.index("rule single_read_frontier_part:"):rules.index("rule single_read_frontier:")]
+    assert "tesseract=tesseract_reading()" in part

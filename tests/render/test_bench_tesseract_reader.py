@@ -1,0 +1,38 @@
+"""benchmarks/bench_tesseract_reader.py: its tuning windows are neither SWE-bench Verified
+repositories nor the frontier's, its setting names build the reader's settings, and its
+guard is the smallest size from which every median clears the threshold."""
+
+import pytest
+
+from helpers import load_benchmark
+from swevis.config import schema_defaults
+from swevis.render import tesseract
+
+bench = load_benchmark("bench_tesseract_reader")
+
+
+def test_tuning_windows_are_not_the_frontiers_nor_verified_repositories():
+    frontier = set(schema_defaults("single_read")["ocr"]["frontier_packages"])
+    assert not set(bench.PACKAGES) & (frontier | bench.VERIFIED)
+    bench.check_packages(bench.PACKAGES)
+    for bad in (["click", "jinja2"], ["sympy"]):
+        with pytest.raises(SystemExit, match="Verified repositories or the frontier"):
+            bench.check_packages(bad)
+
+
+def test_setting_names_change_the_shipped_setting_word_by_word():
+    assert bench.read_settings("read") == tesseract.READ
+    s = bench.read_settings("s4+bicubic+otsu+psm4+oem1+dpi300+nodict+darkest+ascii+gamma2+sharpen50+wordy")
+    assert (s.scale, s.resample, s.levels, s.psm, s.oem, s.dpi) == (4, "bicubic", "otsu", 4, 1, 300)
+    assert (s.dictionaries, s.grey, s.charset, s.gamma, s.sharpen, s.line_y) == (False, "darkest", "ascii", 2.0, 50, False)
+    assert bench.read_settings("any+luma+levels-none+dict+liney+gamma1") == tesseract.ReadSettings(
+        **{**tesseract.READ.__dict__, "charset": "any", "grey": "luma", "levels": "none", "dictionaries": True,
+           "line_y": True, "gamma": 1.0})
+    with pytest.raises(SystemExit, match="unknown setting word 'sauvola'"):
+        bench.read_settings("s4+sauvola")
+
+
+def test_the_guard_is_the_smallest_size_from_which_every_median_clears():
+    assert bench.guard({5.75: 0.94, 6.0: 0.92, 6.5: 0.95, 7.0: 0.96}, 0.93) == 6.5
+    assert bench.guard({5.75: 0.94, 7.0: 0.96}, 0.93) == 5.75
+    assert bench.guard({5.75: 0.94, 7.0: 0.90}, 0.93) is None
