@@ -11,7 +11,7 @@ lower reading (the frontier's rule in swevis.analysis.single_read).
 
     .venv/bin/python benchmarks/bench_page_legibility.py DIR [DIR ...] [--model qwen3.5]
         [--ratio 3] [--pages 12] [--seed 1] [--trajectories N] [--families obs,hist]
-        [--threshold 0.93] [--cache DIR] [--jobs 2]
+        [--obs-run-chars N] [--threshold 0.93] [--cache DIR] [--jobs 2]
 
 Prints one table row per family: the pages it sends in all, the pages read, the median
 rapidocr, Tesseract and both (lower) readings, the 95% interval of the median of both from
@@ -130,6 +130,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--trajectories", type=int, help="replay only this many trajectories, drawn with --seed")
     parser.add_argument("--families", default="obs,hist", help="the page families read, comma-separated")
+    parser.add_argument("--obs-run-chars", type=int, help="agents.pages.obs_run_chars (default: as configured)")
     parser.add_argument("--threshold", type=float, default=0.93)
     parser.add_argument("--cache", help="a folder for OCR words (swevis.render.ocr.OcrCache); default none")
     parser.add_argument("--jobs", type=int, default=2, help="replays side by side (the OCR runs in one process)")
@@ -139,6 +140,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {MISSING}", file=sys.stderr)
         return 2
     cfg = load_config(PROJECT_ROOT / "config.yaml")
+    if args.obs_run_chars is not None:
+        cfg["agents"]["pages"] = {**cfg["agents"].get("pages", {}), "obs_run_chars": args.obs_run_chars}
     if args.model not in cfg["models"]:
         print(f"error: no model {args.model!r} in config.yaml", file=sys.stderr)
         return 2
