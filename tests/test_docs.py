@@ -54,7 +54,7 @@ MINED = "needs full-history clones of the 12 repositories: --help checks the ste
 MINED_DAG = "needs full-history clones of the 12 repositories and hours: a dry run plans the steps from the case lists"
 POLYGLOT_CLONES = "needs full-history clones of the ten repositories of other languages: --help checks the step"
 DATA = "needs downloaded SWE-bench rows and repository clones: --help checks the step and its arguments"
-PAGES_OCR = ("needs the public Lite trajectories (not in the repository) and reads up to 80 whole pages with two OCR "
+PAGES_OCR = ("needs the public Lite trajectories (not in the repository) and reads 40 whole pages a family with two OCR "
              "readers: --help checks the script")
 OCR = "reads dozens of whole pages with rapidocr (about 10 CPU s a page): --help checks the script and its arguments"
 
@@ -162,12 +162,10 @@ RULES: dict[str, Rule] = {
     "--obs-run-chars 0": Rule(
         ".venv/bin/python benchmarks/bench_page_families.py --help",
         "needs the public Lite trajectories (not in the repository) and ten minutes: --help checks the script"),
-    "nice .venv/bin/python benchmarks/bench_page_legibility.py lite_dev --pages 40 --seed 1": Rule(
+    "nice .venv/bin/python benchmarks/bench_page_legibility.py lite_dev --pages 40 --seed 1 --families obs": Rule(
         ".venv/bin/python benchmarks/bench_page_legibility.py --help", PAGES_OCR),
     "nice .venv/bin/python benchmarks/bench_page_legibility.py lite_test --pages 40 --seed 1": Rule(
         ".venv/bin/python benchmarks/bench_page_legibility.py --help", PAGES_OCR),
-    "nice .venv/bin/python benchmarks/bench_page_legibility.py lite_dev --pages 40 --seed 1 --families obs "
-    "--obs-run-chars 0": Rule(".venv/bin/python benchmarks/bench_page_legibility.py --help", PAGES_OCR),
     ".venv/bin/snakemake --cores 2 results/table4.csv": Rule(
         ".venv/bin/snakemake -n --cores 2 results/table4.csv", LONG, slow=True),
     ".venv/bin/swevis render src/swevis/render/layout.py --lines 1-120 --ratio 3 --model qwen3.5 -o out/": AS_WRITTEN_SLOW,
