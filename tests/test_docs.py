@@ -46,6 +46,8 @@ class Rule:
 AS_WRITTEN = Rule()
 AS_WRITTEN_SLOW = Rule(slow=True)
 
+PAGES_OCR = ("needs the public Lite trajectories (not in the repository) and reads 40 whole pages a family with two OCR "
+             "readers: --help checks the script")
 LONG = "the real run is long: a dry run plans the same jobs from the same config"
 ENDPOINT = "needs a live model endpoint: a dry run checks the config and plans the jobs"
 CLUSTER = "needs a cluster: a dry run loads the profile and plans the jobs"
@@ -54,8 +56,6 @@ MINED = "needs full-history clones of the 12 repositories: --help checks the ste
 MINED_DAG = "needs full-history clones of the 12 repositories and hours: a dry run plans the steps from the case lists"
 POLYGLOT_CLONES = "needs full-history clones of the ten repositories of other languages: --help checks the step"
 DATA = "needs downloaded SWE-bench rows and repository clones: --help checks the step and its arguments"
-PAGES_OCR = ("needs the public Lite trajectories (not in the repository) and reads 40 whole pages a family with two OCR "
-             "readers: --help checks the script")
 OCR = "reads dozens of whole pages with rapidocr (about 10 CPU s a page): --help checks the script and its arguments"
 
 # The one table of documented commands (continuation lines joined, runs of spaces as one).
