@@ -162,7 +162,7 @@ RULES: dict[str, Rule] = {
     "--obs-run-chars 0": Rule(
         ".venv/bin/python benchmarks/bench_page_families.py --help",
         "needs the public Lite trajectories (not in the repository) and ten minutes: --help checks the script"),
-    "nice .venv/bin/python benchmarks/bench_page_legibility.py lite_dev --pages 40 --seed 1 --families obs": Rule(
+    "nice .venv/bin/python benchmarks/bench_page_legibility.py lite_dev --pages 40 --seed 1": Rule(
         ".venv/bin/python benchmarks/bench_page_legibility.py --help", PAGES_OCR),
     "nice .venv/bin/python benchmarks/bench_page_legibility.py lite_test --pages 40 --seed 1": Rule(
         ".venv/bin/python benchmarks/bench_page_legibility.py --help", PAGES_OCR),
