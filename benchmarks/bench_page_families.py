@@ -8,10 +8,11 @@ its numbers come from and how they were selected.
 
     .venv/bin/python benchmarks/bench_page_families.py DIR [DIR ...] [--model qwen3.5]
         [--ratio 3] [--hist transcript:2:4,outputs:2:4] [--base text,r{r},obs-r{r}]
-        [--cached-price 0.2] [--jobs 2]
+        [--obs-run-chars N] [--cached-price 0.2] [--jobs 2]
 
 --hist lists the hist settings to try, each policy:keep:block (agents.pages.hist_policy,
-hist_keep, hist_block).
+hist_keep, hist_block); --hist "" tries none. --obs-run-chars sets agents.pages.obs_run_chars
+for the base conditions (0: every line of a text run on its pages).
 
 The bill is the prompt's part of the cache-aware spend (swevis.counterfactual.cache) with the
 input price 1 and the cached input price --cached-price (default 0.2: the qwen family's
@@ -55,7 +56,7 @@ def _all(pool: ProcessPoolExecutor, files: list[str], conditions: list[str], pag
 
 def _settings(args: argparse.Namespace) -> list[dict[str, Any]]:
     out = []
-    for item in args.hist.split(","):
+    for item in filter(None, args.hist.split(",")):
         policy, keep, block = item.split(":")
         out.append({"hist_policy": policy, "hist_keep": int(keep), "hist_block": int(block)})
     return out
@@ -86,6 +87,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--hist", default="transcript:2:4,outputs:2:4", help="policy:keep:block, comma-separated")
     parser.add_argument("--base", default="text,r{r},obs-r{r}",
                         help="the conditions replayed once per set ({r}: --ratio); text is needed")
+    parser.add_argument("--obs-run-chars", type=int, help="agents.pages.obs_run_chars (default: as configured)")
     parser.add_argument("--cached-price", type=float, default=0.2)
     parser.add_argument("--jobs", type=int, default=2)
     args = parser.parse_args(argv)
@@ -93,6 +95,7 @@ def main(argv: list[str] | None = None) -> int:
     profile = {**cfg["models"][args.model], "cost_per_1k_prompt": 1.0, "cost_per_1k_cached_prompt": args.cached_price,
                "cost_per_1k_completion": 0.0}
     r = args.ratio
+    fixed = {} if args.obs_run_chars is None else {"obs_run_chars": args.obs_run_chars}
     base = [c.strip().format(r=r) for c in args.base.split(",")]
     print(f"accounted as {args.model} (prefix cache {profile.get('prompt_cache')}), bill: input 1, cached input "
           f"{args.cached_price}; pooled over each set")
@@ -103,7 +106,7 @@ def main(argv: list[str] | None = None) -> int:
         for folder in args.dirs:
             files = [str(p) for p in trajectory_files(folder, None)]
             name = f"{Path(folder).name} ({len(files)})"
-            steps = _all(pool, files, base, {}, args.model, profile, cfg)
+            steps = _all(pool, files, base, fixed, args.model, profile, cfg)
             for row in _table(steps, float(r)):
                 print(_line(name, "-", row), flush=True)
             text = [s for s in steps if s["condition"] == "text"]

@@ -10,18 +10,19 @@ and scores the page by swevis.render.ocr's protocol with each reader; a page cou
 lower reading (the frontier's rule in swevis.analysis.single_read).
 
     .venv/bin/python benchmarks/bench_page_legibility.py DIR [DIR ...] [--model qwen3.5]
-        [--ratio 3] [--pages 12] [--seed 1] [--trajectories N] [--threshold 0.93] [--cache DIR] [--jobs 2]
+        [--ratio 3] [--pages 12] [--seed 1] [--trajectories N] [--families obs,hist]
+        [--obs-run-chars N] [--threshold 0.93] [--cache DIR] [--jobs 2]
 
 Prints one table row per family: the pages it sends in all, the pages read, the median
-rapidocr, Tesseract and both (lower) readings, the share of pages whose lower reading is at
-least --threshold, and the font px of the pages read. Each OCR reads single-threaded; run it
+rapidocr, Tesseract and both (lower) readings, the 95% interval of the median of both from
+order statistics (swevis.analysis.stats.median_ci; its coverage in brackets), the share of
+pages whose lower reading is at least --threshold, and the font px of the pages read. Each OCR reads single-threaded; run it
 under `nice`.
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import random
 import statistics
 import sys
@@ -30,7 +31,8 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from swevis.agents import pages as page_module
+from swevis.agents.pages import Shown, observing
+from swevis.analysis.stats import median_ci
 from swevis.config import load_config
 from swevis.counterfactual.formats import trajectory_files
 from swevis.counterfactual.replay import recorded_costs
@@ -43,38 +45,16 @@ from swevis.render.tesseract import MISSING, available
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 
 
-@contextlib.contextmanager
-def recording(sent: list[dict[str, Any]]):
-    """While open, every text that TextPages renders and the request keeps as pages is
-    appended to `sent` (text, label, pages, and the TextPages that drew it). A history block
-    that the never-dearer rule sends as text drops what it rendered."""
-    pages_of, render_block = page_module.TextPages.pages, page_module.HistoryPages._render
-
-    def pages(self, text, label, what):
-        shown = pages_of(self, text, label, what)
-        if shown is not None:
-            sent.append({"text": text, "label": label, "pages": shown[1], "how": self})
-        return shown
-
-    def block(self, b, source):
-        start = len(sent)
-        out = render_block(self, b, source)
-        if not any(isinstance(m.get("content"), list) for m in out):
-            del sent[start:]
-        return out
-
-    page_module.TextPages.pages, page_module.HistoryPages._render = pages, block
-    try:
-        yield sent
-    finally:
-        page_module.TextPages.pages, page_module.HistoryPages._render = pages_of, render_block
-
-
 def sent_texts(path: str, condition: str, model: str, cfg: dict[str, Any]) -> list[dict[str, Any]]:
-    """The texts one trajectory's replay under `condition` sends as pages (with the trajectory)."""
+    """The texts one trajectory's replay under `condition` sends as pages (text, label, pages,
+    the TextPages that drew it, and the trajectory), as swevis.agents.pages.observing sees them."""
     profile = {**cfg["models"][model]}
     sent: list[dict[str, Any]] = []
-    with recording(sent):
+
+    def keep(shown: Shown) -> None:
+        sent.append({"text": shown.text, "label": shown.label, "pages": shown.pages, "how": shown.how})
+
+    with observing(keep):
         recorded_costs(path, [condition], model_name=model, profile=profile, agents_cfg=cfg["agents"],
                        render_cfg=cfg["single_read"].get("render", {}),
                        prompt_cache=cfg["counterfactual"]["prompt_cache"])
@@ -118,14 +98,16 @@ def read_pages(items: list[dict[str, Any]], picks: list[tuple[int, int]], cache:
 
 
 def summary(family: str, sent: int, rows: list[dict[str, Any]], threshold: float) -> dict[str, Any]:
-    """One table row: medians per reader and both, the share at least `threshold`, fonts."""
+    """One table row: medians per reader and both (with the 95% order-statistic interval of
+    the median of both), the share at least `threshold`, fonts."""
     if not rows:
         return {"family": family, "sent": sent, "read": 0}
     fonts = sorted({r["font_px"] for r in rows})
+    both, low, high, level = median_ci([r["both"] for r in rows])
     return {"family": family, "sent": sent, "read": len(rows),
             RAPIDOCR: statistics.median(r[RAPIDOCR] for r in rows),
             TESSERACT: statistics.median(r[TESSERACT] for r in rows),
-            "both": statistics.median(r["both"] for r in rows),
+            "both": both, "both_ci": (low, high), "ci_level": level,
             "share": sum(r["both"] >= threshold for r in rows) / len(rows), "threshold": threshold,
             "fonts": fonts}
 
@@ -134,8 +116,9 @@ def _line(s: dict[str, Any]) -> str:
     if not s["read"]:
         return f"{s['family']:<8} {s['sent']:>6} {0:>5}  (no page sent)"
     fonts = ", ".join(f"{f:g}" for f in s["fonts"])
+    ci = f"{s['both_ci'][0]:.3f}-{s['both_ci'][1]:.3f} ({s['ci_level']:.0%})"
     return (f"{s['family']:<8} {s['sent']:>6} {s['read']:>5} {s[RAPIDOCR]:>9.3f} {s[TESSERACT]:>9.3f} {s['both']:>6.3f} "
-            f"{s['share']:>8.0%}  {fonts}")
+            f"{ci:>19} {s['share']:>8.0%}  {fonts}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -146,6 +129,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pages", type=int, default=12, help="pages read per family")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--trajectories", type=int, help="replay only this many trajectories, drawn with --seed")
+    parser.add_argument("--families", default="obs,hist", help="the page families read, comma-separated")
+    parser.add_argument("--obs-run-chars", type=int, help="agents.pages.obs_run_chars (default: as configured)")
     parser.add_argument("--threshold", type=float, default=0.93)
     parser.add_argument("--cache", help="a folder for OCR words (swevis.render.ocr.OcrCache); default none")
     parser.add_argument("--jobs", type=int, default=2, help="replays side by side (the OCR runs in one process)")
@@ -155,6 +140,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {MISSING}", file=sys.stderr)
         return 2
     cfg = load_config(PROJECT_ROOT / "config.yaml")
+    if args.obs_run_chars is not None:
+        cfg["agents"]["pages"] = {**cfg["agents"].get("pages", {}), "obs_run_chars": args.obs_run_chars}
     if args.model not in cfg["models"]:
         print(f"error: no model {args.model!r} in config.yaml", file=sys.stderr)
         return 2
@@ -165,8 +152,9 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     print(f"{len(files)} trajectories, accounted as {args.model}; {args.pages} pages a family (seed {args.seed}); "
           f"a page counts at its lower reading")
-    print(f"{'family':<8} {'sent':>6} {'read':>5} {'rapidocr':>9} {'tesseract':>9} {'both':>6} {'>=' + str(args.threshold):>8}  font px")
-    for family in ("obs", "hist"):
+    print(f"{'family':<8} {'sent':>6} {'read':>5} {'rapidocr':>9} {'tesseract':>9} {'both':>6} {'both: interval':>19} "
+          f"{'>=' + str(args.threshold):>8}  font px")
+    for family in [f.strip() for f in args.families.split(",")]:
         condition = f"{family}-r{args.ratio}"
         with ProcessPoolExecutor(max_workers=args.jobs) as pool:
             items = [s for part in pool.map(_sent_job, [(f, condition, args.model, cfg) for f in files]) for s in part]

@@ -46,6 +46,8 @@ class Rule:
 AS_WRITTEN = Rule()
 AS_WRITTEN_SLOW = Rule(slow=True)
 
+PAGES_OCR = ("needs the public Lite trajectories (not in the repository) and reads 40 whole pages a family with two OCR "
+             "readers: --help checks the script")
 LONG = "the real run is long: a dry run plans the same jobs from the same config"
 ENDPOINT = "needs a live model endpoint: a dry run checks the config and plans the jobs"
 CLUSTER = "needs a cluster: a dry run loads the profile and plans the jobs"
@@ -161,11 +163,17 @@ RULES: dict[str, Rule] = {
     "transcript:1:4,transcript:3:4,transcript:2:2,transcript:2:8,outputs:1:4,outputs:3:4": Rule(
         ".venv/bin/python benchmarks/bench_page_families.py --help",
         "needs the public Lite trajectories (not in the repository) and an hour: --help checks the script"),
-    "nice .venv/bin/python benchmarks/bench_page_legibility.py lite_test lite_dev --trajectories 30 --pages 12 "
-    "--seed 1": Rule(
-        ".venv/bin/python benchmarks/bench_page_legibility.py --help",
-        "needs the public Lite trajectories (not in the repository) and reads 24 whole pages with two OCR readers: "
-        "--help checks the script"),
+    ".venv/bin/python benchmarks/bench_page_families.py lite_test lite_dev --base text,obs-r3 --hist transcript:1:4": Rule(
+        ".venv/bin/python benchmarks/bench_page_families.py --help",
+        "needs the public Lite trajectories (not in the repository) and ten minutes: --help checks the script"),
+    ".venv/bin/python benchmarks/bench_page_families.py lite_test lite_dev --base text,obs-r3 --hist \"\" "
+    "--obs-run-chars 0": Rule(
+        ".venv/bin/python benchmarks/bench_page_families.py --help",
+        "needs the public Lite trajectories (not in the repository) and ten minutes: --help checks the script"),
+    "nice .venv/bin/python benchmarks/bench_page_legibility.py lite_dev --pages 40 --seed 1": Rule(
+        ".venv/bin/python benchmarks/bench_page_legibility.py --help", PAGES_OCR),
+    "nice .venv/bin/python benchmarks/bench_page_legibility.py lite_test --pages 40 --seed 1": Rule(
+        ".venv/bin/python benchmarks/bench_page_legibility.py --help", PAGES_OCR),
     ".venv/bin/snakemake --cores 2 results/table4.csv": Rule(
         ".venv/bin/snakemake -n --cores 2 results/table4.csv", LONG, slow=True),
     ".venv/bin/swevis render src/swevis/render/layout.py --lines 1-120 --ratio 3 --model qwen3.5 -o out/": AS_WRITTEN_SLOW,

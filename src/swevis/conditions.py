@@ -88,7 +88,7 @@ class Condition:
 
 # The keys of config agents.pages each family reads (swevis.agents.pages): the workflow passes
 # a run or a replay only these, so editing one reruns only the conditions that read it.
-PAGE_KEYS = {OBS: ("obs_min_tokens",), HIST: ("hist_keep", "hist_block", "hist_policy")}
+PAGE_KEYS = {OBS: ("obs_min_tokens", "obs_run_chars"), HIST: ("hist_keep", "hist_block", "hist_policy")}
 
 
 def pages_read(names: list[str], pages: dict) -> dict:

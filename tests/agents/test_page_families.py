@@ -10,8 +10,10 @@ import pytest
 import yaml
 
 from swevis.agents.observe import ObservationConfig, ObservationPipeline
-from swevis.agents.pages import HistoryPages, TextPages
+from swevis.agents.pages import HistoryPages, TextPages, legible_pieces, observing
 from swevis.agents.registry import check_condition
+from swevis.models import image_part
+from swevis.render.core import blank_png
 from swevis.conditions import Condition, ConditionError
 from swevis.config import ConfigError, SCHEMA_PATH
 from swevis.workflow import check_config
@@ -66,6 +68,77 @@ def test_obs_is_never_dearer_per_observation():
         assert p._prompt_tokens(content) < p._prompt_tokens(sparse)
     high = pipeline("obs-r0.5", obs_min_tokens=200)  # pages at twice the text's tokens: never sent
     assert high.finish(TRACEBACK, {"pages": 0})[0] == TRACEBACK
+
+
+PYTEST_LOG = (
+    "============================= test session starts ==============================\n"
+    "tests/test_ledger.py ......F.....                                        [100%]\n"
+    "=================================== FAILURES ===================================\n"
+    "______________________________ test_balance_rounds ______________________________\n"
+    + TRACEBACK
+    + "    result = compute(value, options)\n             ^^^^^^^^^^^^^^^^^^^^^^^^\n"
+    + TRACEBACK.replace("module_", "helper_")
+    + "========================= 1 failed, 11 passed in 0.52s =========================\n"
+)
+
+
+def test_lines_with_runs_of_one_punctuation_character_are_cut_out_of_the_pages():
+    pieces = legible_pieces(PYTEST_LOG, 4)
+    assert "".join(p for _, p in pieces) == PYTEST_LOG  # nothing lost, nothing reordered
+    assert [legible for legible, _ in pieces] == [False, True, False, True, False]
+    assert pieces[1][1] == TRACEBACK and pieces[3][1] == TRACEBACK.replace("module_", "helper_")
+    assert pieces[2][1].startswith("    result = compute(value, options)\n    ")  # the marked line stays above its marks
+    assert legible_pieces("a -- b ... c\n", 4) == [(True, "a -- b ... c\n")]  # runs of 3 stay
+    assert legible_pieces(PYTEST_LOG, 0) == [(True, PYTEST_LOG)]
+
+
+def test_obs_sends_every_line_in_order_the_rulers_as_text_between_pages():
+    p = pipeline("obs-r3", obs_min_tokens=200, obs_run_chars=4)
+    content, record = p.finish(PYTEST_LOG, {"pages": 0})
+    kinds = ["image" if q["type"] == "image_url" else ("note" if q["text"].startswith("[output shown") else "text")
+             for q in content]
+    assert kinds == ["text", "note", "image", "text", "note", "image", "text"] and record["output_pages"] == 2
+    texts = [q["text"] for q in content if q["type"] == "text" and not q["text"].startswith("[output shown")]
+    assert texts[0].startswith("=====") and "^^^^" in texts[1] and texts[2].startswith("=====")
+    whole = pipeline("obs-r3", obs_min_tokens=200, obs_run_chars=0).finish(PYTEST_LOG, {"pages": 0})[0]
+    assert [q["type"] for q in whole] == ["text", "image_url"]  # 0: the whole log on its pages, rulers too
+
+
+def test_obs_leaves_the_code_pages_of_an_observation_as_they_are():
+    p = pipeline("obs-r3", obs_min_tokens=200, obs_run_chars=4)
+    window = image_part(blank_png(64, 64), label="a code window")
+    content, record = p.finish([{"type": "text", "text": PYTEST_LOG}, window, {"type": "text", "text": "ok\n"}],
+                               {"pages": 1})
+    assert content.count(window) == 1 and content[-1] == {"type": "text", "text": "ok\n"}
+    assert content[-2] == window and record["pages"] == 1 + record["output_pages"] == 3
+
+
+def test_the_capture_hook_sees_each_text_sent_as_pages_once_and_only_while_open():
+    seen = []
+    p = pipeline("obs-r3", obs_min_tokens=200, obs_run_chars=4)
+    with observing(seen.append):
+        content, record = p.finish(PYTEST_LOG, {"pages": 0})
+        p.finish("1 failed, 13 passed in 0.84s\n", {"pages": 0})  # short: text, not seen
+    assert [s.text for s in seen] == [TRACEBACK, TRACEBACK.replace("module_", "helper_")]
+    assert sum(s.pages for s in seen) == record["output_pages"] and all(s.how.ratio == 3.0 for s in seen)
+    assert [q for s in seen for q in s.parts] == [q for q in content if q["type"] == "image_url" or
+                                                   q["text"].startswith("[output shown")]
+    p.finish(PYTEST_LOG, {"pages": 0})
+    assert len(seen) == 2  # closed: no longer called
+
+
+def test_the_capture_hook_sees_a_history_block_when_frozen_and_not_one_kept_as_text():
+    seen = []
+    h = history()
+    with observing(seen.append):
+        for n in range(1, 7):
+            h.request(conversation(n))
+    assert [s.label for s in seen] == ["history-1-2", "history-3-4"]  # each once, at its first request
+    assert seen[0].result.pages and seen[0].pages == len(seen[0].result.pages)  # drawn as sent (draw_pages)
+    dear = []
+    with observing(dear.append):
+        history(ratio=0.5).request(conversation(6))
+    assert dear == []
 
 
 def conversation(calls: int) -> list[dict]:
@@ -152,7 +225,7 @@ def test_a_run_spec_refuses_a_family_its_agent_does_not_take():
 def test_a_run_reads_only_the_page_keys_of_its_family():
     from swevis.conditions import pages_read
 
-    pages = {"obs_min_tokens": 200, "hist_keep": 2, "hist_block": 4, "hist_policy": "transcript"}
+    pages = {"obs_min_tokens": 200, "obs_run_chars": 4, "hist_keep": 2, "hist_block": 4, "hist_policy": "transcript"}
     assert pages_read(["text", "r3", "mem", "mem+r3"], pages) == {}
-    assert pages_read(["obs-r3"], pages) == {"obs_min_tokens": 200}
+    assert pages_read(["obs-r3"], pages) == {"obs_min_tokens": 200, "obs_run_chars": 4}
     assert pages_read(["text", "hist-r5"], pages) == {"hist_keep": 2, "hist_block": 4, "hist_policy": "transcript"}

@@ -33,11 +33,10 @@ def hist_items(bench, cfg):
     return bench.sent_texts(str(TRAJ), "hist-r3", "qwen3.5", cfg)
 
 
-def test_the_history_block_sent_as_pages_is_recorded_and_the_renderer_restored(bench, hist_items):
+def test_the_history_block_sent_as_pages_is_recorded_and_the_hook_closed(bench, hist_items):
     assert [i["label"] for i in hist_items] == ["history-1-4"]
     assert hist_items[0]["pages"] >= 1 and "[assistant]" in hist_items[0]["text"]
-    assert page_module.TextPages.pages.__name__ == "pages" and page_module.TextPages.pages.__module__ == page_module.__name__
-    assert page_module.HistoryPages._render.__module__ == page_module.__name__
+    assert page_module._observers == []  # the capture hook is closed after the replay
 
 
 def test_a_block_kept_as_text_is_not_a_page(bench, cfg, monkeypatch):
@@ -50,7 +49,7 @@ def test_the_drawn_pages_are_the_images_the_replay_would_send(bench, hist_items)
     _, res = bench.draw(item)
     sent = page_module.TextPages(item["how"].ratio, item["how"].tokenizer, item["how"].image_family,
                                  item["how"].render, draw_pages=True).pages(item["text"], item["label"], "calls")
-    urls = [p["image_url"]["url"] for p in sent[0] if p.get("type") == "image_url"]
+    urls = [p["image_url"]["url"] for p in sent.parts if p.get("type") == "image_url"]
     assert [base64.b64decode(u.split(",", 1)[1]) for u in urls] == res.png_bytes()
 
 
@@ -65,6 +64,14 @@ def test_the_sample_is_seeded_and_a_page_counts_at_its_lower_reading(bench):
     s = bench.summary("hist-r3", 6, rows, 0.93)
     assert (s["rapidocr"], s["tesseract"], s["both"]) == (0.97, 0.95, 0.91)
     assert s["share"] == pytest.approx(1 / 3) and s["fonts"] == [9.0]
+    assert s["both_ci"] == (0.8, 0.95)  # 3 pages: no order-statistic interval narrower than min-max
+
+
+def test_the_median_interval_narrows_with_the_pages_read(bench):
+    rows = [{"rapidocr": v, "tesseract": v, "both": v, "font_px": 8.0} for v in [i / 40 for i in range(40)]]
+    s = bench.summary("obs-r3", 40, rows, 0.93)
+    assert s["both"] == pytest.approx(0.4875) and s["both_ci"] == (13 / 40, 26 / 40) and s["ci_level"] >= 0.95
+    assert "0.325-0.650 (96%)" in bench._line(s)
 
 
 @pytest.mark.slow

@@ -239,7 +239,8 @@ class ObservationPipeline:
         counts them in `pages` and `output_pages`, and its tokens as shown)."""
         if self.config.family != "obs":
             return content, record
-        content, added = render_long_text(self.config.text_pages(), content, self.page_settings.obs_min_tokens, label)
+        s = self.page_settings
+        content, added = render_long_text(self.config.text_pages(), content, s.obs_min_tokens, label, s.obs_run_chars)
         if not added:
             return content, record
         tokens = self._prompt_tokens(content) - self._prompt_tokens("")

@@ -11,20 +11,32 @@ Never dearer: a text run (obs) or a block (hist) is sent as pages only when its 
 pages cost fewer prompt tokens than its text under the backbone's accounting; otherwise it
 stays text.
 
+Legible (obs): a line holding a run of `obs_run_chars` or more of one punctuation character
+(pytest's `=====` and `_____` rulers, rows of progress dots, a traceback's `^^^^` markers)
+stays text where it is, between the pages of the lines around it: neither OCR reader counts
+such a run (a 70-character ruler reads as a shorter one at 7 to 10 px), and a ruler costs few
+text tokens anyway. Every line is still sent, in its order, as text or on a page.
+
 Pages of non-code text carry no line numbers (the gutter shows only the wrap mark).
+
+`observing(callback)` is the one capture hook: while open, the callback receives every text
+sent as pages (a `Shown`) when it is first rendered (benchmarks/bench_page_legibility.py).
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
+import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from swevis.config import typed_section
 from swevis.models import image_part
-from swevis.render import RenderError, render_window
+from swevis.render import RenderError, RenderResult, render_window
 from swevis.render.core import prepare_lines
 from swevis.tokens import count_message_tokens, text_tokens
 
@@ -38,6 +50,7 @@ class PageSettings:
     """Config agents.pages: what obs-rN and hist-rN render."""
 
     obs_min_tokens: int
+    obs_run_chars: int
     hist_keep: int
     hist_block: int
     hist_policy: str
@@ -60,9 +73,9 @@ class TextPages:
     def message_tokens(self, content: Any) -> int:
         return count_message_tokens([{"role": "user", "content": content}], self.tokenizer, self.image_family)
 
-    def pages(self, text: str, label: str, what: str) -> tuple[list[dict], int] | None:
-        """`text` as a note and its pages (no line numbers) and the pages' count, or None
-        when it cannot be rendered or the pages would not cost fewer tokens than the text."""
+    def pages(self, text: str, label: str, what: str) -> Shown | None:
+        """`text` as a note and its pages (no line numbers), or None when it cannot be rendered
+        or the pages would not cost fewer tokens than the text."""
         body = text if text.endswith("\n") else text + "\n"
         try:
             rows = len(prepare_lines(body))
@@ -77,32 +90,110 @@ class TextPages:
         parts = [{"type": "text", "text": note}] + [image_part(p, label=f"page {i + 1} of {label}") for i, p in enumerate(pngs)]
         if text_tokens(note, self.tokenizer) + result.image_tokens >= text_tokens(text, self.tokenizer):
             return None
-        return parts, n
+        return Shown(text, label, parts, n, result, self)
+
+
+@dataclass(frozen=True)
+class Shown:
+    """A text sent as pages: the note and image parts that replace it, their count, the render
+    (pages drawn when `how.draw_pages`) and the TextPages that drew it."""
+
+    text: str
+    label: str
+    parts: list[dict]
+    pages: int
+    result: RenderResult
+    how: TextPages
+
+
+_observers: list[Callable[[Shown], None]] = []
+
+
+@contextlib.contextmanager
+def observing(callback: Callable[[Shown], None]) -> Iterator[None]:
+    """While open, `callback` receives every text sent as pages, once, when it is first
+    rendered: an obs run when it is observed, a history block's texts when the block is
+    frozen as pages (a block the never-dearer rule keeps as text is not sent, so not seen).
+    For measurements; nothing in a run opens it."""
+    _observers.append(callback)
+    try:
+        yield
+    finally:
+        _observers.remove(callback)
+
+
+def _sent(shown: list[Shown]) -> None:
+    for callback in list(_observers):
+        for s in shown:
+            callback(s)
+
+
+def legible_pieces(text: str, run_chars: int) -> list[tuple[bool, str]]:
+    """`text` cut into consecutive pieces (for a page?, piece) that join back to `text`: a
+    line holding a run of `run_chars` or more of one punctuation character is not for a page
+    (the readers do not count such runs; module docstring), and a line that is nothing but
+    such a run (a traceback's `^^^^` under the code it marks) keeps the line above with it, so
+    the marks stay under what they mark; 0 cuts nothing."""
+    if run_chars <= 0:
+        return [(True, text)]
+    run = re.compile(r"([^\w\s]|_)\1{%d,}" % (run_chars - 1))
+    lines = text.splitlines(keepends=True)
+    legible = [not run.search(line) for line in lines]
+    for i, line in enumerate(lines):
+        if i and not legible[i] and run.fullmatch(line.strip()):
+            legible[i - 1] = False
+    pieces: list[tuple[bool, str]] = []
+    for page, line in zip(legible, lines):
+        if pieces and pieces[-1][0] == page:
+            pieces[-1] = (page, pieces[-1][1] + line)
+        else:
+            pieces.append((page, line))
+    return pieces
 
 
 def _parts(content: Any) -> list[dict]:
     return [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
 
 
-def render_long_text(pages: TextPages, content: Any, min_tokens: int, label: str) -> tuple[Any, int]:
+def _long_part(pages: TextPages, text: str, min_tokens: int, run_chars: int, label: str) -> list[Shown | str]:
+    """One text part as pieces in order: a `Shown` for each legible run of at least
+    `min_tokens` tokens that pages make cheaper, the text between them joined."""
+    out: list[Shown | str] = []
+    for legible, piece in legible_pieces(text, run_chars):
+        shown = None
+        if legible and text_tokens(piece, pages.tokenizer) >= min_tokens:
+            shown = pages.pages(piece, f"{label}.{len(out)}", "output")
+        if shown is not None:
+            out.append(shown)
+        elif out and isinstance(out[-1], str):
+            out[-1] += piece
+        else:
+            out.append(piece)
+    return out
+
+
+def render_long_text(pages: TextPages, content: Any, min_tokens: int, label: str, run_chars: int = 0) -> tuple[Any, int]:
     """obs-rN: every text part of an observation's content of at least `min_tokens` tokens
     (the output around its code windows, or the whole output when it has none) as pages
-    where that costs less; returns (content, pages added)."""
+    where that costs less, its lines with runs of `run_chars` (legible_pieces) kept as text
+    in place; returns (content, pages added)."""
     out: list[dict] = []
-    added = 0
-    for part in _parts(content):
+    shown: list[Shown] = []
+    for k, part in enumerate(_parts(content)):
         text = part.get("text") if part.get("type") == "text" else None
-        shown = None
+        pieces: list[Shown | str] = []
         if text and text_tokens(text, pages.tokenizer) >= min_tokens:
-            shown = pages.pages(text, f"{label}#{len(out)}", "output")
-        if shown is None:
+            pieces = _long_part(pages, text, min_tokens, run_chars, f"{label}#{k}")
+        if all(isinstance(p, str) for p in pieces):  # an image part, a short text, or no page cheaper
             out.append(part)
             continue
-        out.extend(shown[0])
-        added += shown[1]
-    if not added:
+        for piece in pieces:
+            out.extend([{"type": "text", "text": piece}] if isinstance(piece, str) else piece.parts)
+        shown += [p for p in pieces if isinstance(p, Shown)]
+    if not shown:
         return content, 0
-    return out, added
+    _sent(shown)
+    return out, sum(s.pages for s in shown)
 
 
 def _digest(messages: list[dict]) -> str:
@@ -162,21 +253,24 @@ class HistoryPages:
             if known[0] != digest:  # the conversation was rewritten under a frozen block
                 raise RuntimeError(f"history block {b} changed after it was sent as pages")
             return known[1]
-        rendered = self._render(b, source)
+        rendered, shown = self._render(b, source)
         self.frozen[b] = (digest, rendered)
+        _sent(shown)
         return rendered
 
-    def _render(self, b: int, source: list[dict]) -> list[dict]:
+    def _render(self, b: int, source: list[dict]) -> tuple[list[dict], list[Shown]]:
+        """The block's messages as sent, and the texts in them sent as pages."""
         label = f"history-{b * self.block + 1}-{(b + 1) * self.block}"
         if self.policy == OUTPUTS:
-            out = []
+            out, sent = [], []
             for k, m in enumerate(source):
                 shown = self.pages.pages(message_text(m), f"{label}#{k}", "output") if m.get("role") != "assistant" else None
-                out.append({"role": m["role"], "content": shown[0]} if shown else m)
-            return out
+                out.append({"role": m["role"], "content": shown.parts} if shown else m)
+                sent += [shown] if shown else []
+            return out, sent
         transcript = "".join(f"[{m.get('role')}]\n{message_text(m)}\n" for m in source)
         shown = self.pages.pages(transcript, label, f"calls {b * self.block + 1}-{(b + 1) * self.block} of this conversation")
-        if shown is None or self.pages.message_tokens(shown[0]) >= count_message_tokens(
+        if shown is None or self.pages.message_tokens(shown.parts) >= count_message_tokens(
                 source, self.pages.tokenizer, self.pages.image_family):
-            return list(source)  # never dearer, per block
-        return [{"role": "user", "content": shown[0]}]
+            return list(source), []  # never dearer, per block
+        return [{"role": "user", "content": shown.parts}], [shown]
