@@ -32,6 +32,7 @@ from pathlib import Path
 from swevis.analysis.single_read import draw_page
 from swevis.analysis.single_read_windows import package_windows
 from swevis.config import schema_defaults
+from swevis.errors import SwevisError
 from swevis.render import RenderSettings, render_window, tesseract
 from swevis.render.ocr import ocr_page_accuracy
 
@@ -160,7 +161,10 @@ def main() -> None:
         raise SystemExit(tesseract.MISSING)
     check_packages(args.packages)
     for name in args.settings:
-        read_settings(name)  # a bad name fails before any page is read
+        try:
+            read_settings(name)  # a bad name fails before any page is read, in one line
+        except (ValueError, SwevisError) as exc:
+            raise SystemExit(f"bad setting {name!r}: {exc}") from None
     windows = package_windows(args.packages, 100, args.windows, args.seed)
     pages = study_pages(windows, args.sizes, args.seed)
     print(f"{len(windows)} windows of 100 lines from {sorted({w['source'] for w in windows})}; qwen3.5's cheapest "

@@ -229,3 +229,22 @@ def test_a_run_reads_only_the_page_keys_of_its_family():
     assert pages_read(["text", "r3", "mem", "mem+r3"], pages) == {}
     assert pages_read(["obs-r3"], pages) == {"obs_min_tokens": 200, "obs_run_chars": 4}
     assert pages_read(["text", "hist-r5"], pages) == {"hist_keep": 2, "hist_block": 4, "hist_policy": "transcript"}
+
+
+def test_a_mixed_marker_line_keeps_the_code_line_it_marks_with_it():
+    """Python 3.11's `~~~~^^^^` under a traceback's code: both lines stay text together."""
+    text = "Traceback:\n  File \"a.py\", line 3\n    x = foo(bar)\n        ~~~^^^^^\nValueError: bad\n"
+    assert legible_pieces(text, 4) == [
+        (True, "Traceback:\n  File \"a.py\", line 3\n"),
+        (False, "    x = foo(bar)\n        ~~~^^^^^\n"),
+        (True, "ValueError: bad\n"),
+    ]
+
+
+def test_a_page_is_drawn_as_plain_text_whatever_its_label_ends_with():
+    """A piece labelled `...#0.1` is no Groff file (Pygments' `*.[1-9]`): the same pixels as `.0`."""
+    text = ".TH TITLE 1\n\\fBbold\\fR and .B macro lines\n" * 30
+    pages = TextPages(3, "qwen3", "qwen3.5", {}, draw_pages=True)
+    one, zero = pages.pages(text, "output of step 3#0.1", "output"), pages.pages(text, "output of step 3#0.0", "output")
+    assert one is not None and zero is not None
+    assert one.result.png_bytes() == zero.result.png_bytes()

@@ -10,6 +10,7 @@ import pytest
 
 from swevis.index import build_index, open_index
 from swevis.localize import by_kind, localize_issue
+from swevis.localize.hints import extract_hints, reading_languages
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "index"
 
@@ -82,3 +83,13 @@ def test_a_rust_issue_naming_type_colon_colon_method_localizes_that_method(tmp_p
     top = by_kind(cands, "symbol")[0]
     assert (top.path, top.qualified_name) == ("src/shapes/square.rs", "Square.new")
     assert any("dotted name `Square.new`" in e for e in top.evidence), top.evidence
+
+
+def test_rust_paths_in_an_issue_are_read_as_dotted_names():
+    """A leading crate/self/Self/super is dropped, a type named like a keyword (`Type`, `Vec`)
+    is kept, and pytest's node ids (`a.py::T::t`) are no Rust path."""
+    text = ("crate::shapes::Square::new and self::util::clamp fail; Self::area too; `Type::parse`, "
+            "Vec::with_capacity; run tests/test_x.py::TestFoo::test_bar")
+    dotted = extract_hints(text, reading_languages(["rust"])).dotted
+    assert [d for d in dotted if "::" not in d and not d.endswith(".py")] == [
+        "shapes.Square.new", "util.clamp", "Type.parse", "Vec.with_capacity"], dotted

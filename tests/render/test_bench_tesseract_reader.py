@@ -36,3 +36,12 @@ def test_the_guard_is_the_smallest_size_from_which_every_median_clears():
     assert bench.guard({5.75: 0.94, 6.0: 0.92, 6.5: 0.95, 7.0: 0.96}, 0.93) == 6.5
     assert bench.guard({5.75: 0.94, 7.0: 0.96}, 0.93) == 5.75
     assert bench.guard({5.75: 0.94, 7.0: 0.90}, 0.93) is None
+
+
+@pytest.mark.parametrize("word", ["gammax", "s0", "gamma0"])
+def test_a_bad_setting_value_is_one_line_before_any_page_is_read(word, monkeypatch):
+    monkeypatch.setattr(bench.tesseract, "available", lambda: True)
+    monkeypatch.setattr("sys.argv", ["bench_tesseract_reader.py", "--settings", f"read+{word}"])
+    monkeypatch.setattr(bench, "package_windows", lambda *a: pytest.fail("read pages before checking the settings"))
+    with pytest.raises(SystemExit, match=f"bad setting 'read\\+{word}': "):
+        bench.main()

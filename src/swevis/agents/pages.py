@@ -79,7 +79,9 @@ class TextPages:
         body = text if text.endswith("\n") else text + "\n"
         try:
             rows = len(prepare_lines(body))
-            result = render_window(label, 1, body, self.ratio, self.tokenizer, self.image_family, self.render or None,
+            # drawn as plain text whatever the label looks like (a label ending `.1` is a Groff
+            # file name to Pygments)
+            result = render_window(f"{label}.txt", 1, body, self.ratio, self.tokenizer, self.image_family, self.render or None,
                                    rasterize=self.draw_pages, numbers=[None] * rows)
         except RenderError as exc:
             log.info("%s stays text: %s", label, exc)
@@ -128,19 +130,22 @@ def _sent(shown: list[Shown]) -> None:
             callback(s)
 
 
+_MARKS = re.compile(r"(?:[^\w\s]|_)+(?:\s+(?:[^\w\s]|_)+)*")  # a line of punctuation only
+
+
 def legible_pieces(text: str, run_chars: int) -> list[tuple[bool, str]]:
     """`text` cut into consecutive pieces (for a page?, piece) that join back to `text`: a
     line holding a run of `run_chars` or more of one punctuation character is not for a page
     (the readers do not count such runs; module docstring), and a line that is nothing but
-    such a run (a traceback's `^^^^` under the code it marks) keeps the line above with it, so
-    the marks stay under what they mark; 0 cuts nothing."""
+    such a run and other punctuation (a traceback's `^^^^` or `~~~~^^^^` under the code it
+    marks) keeps the line above with it, so the marks stay under what they mark; 0 cuts nothing."""
     if run_chars <= 0:
         return [(True, text)]
     run = re.compile(r"([^\w\s]|_)\1{%d,}" % (run_chars - 1))
     lines = text.splitlines(keepends=True)
     legible = [not run.search(line) for line in lines]
     for i, line in enumerate(lines):
-        if i and not legible[i] and run.fullmatch(line.strip()):
+        if i and not legible[i] and _MARKS.fullmatch(line.strip()):
             legible[i - 1] = False
     pieces: list[tuple[bool, str]] = []
     for page, line in zip(legible, lines):
@@ -172,7 +177,7 @@ def _long_part(pages: TextPages, text: str, min_tokens: int, run_chars: int, lab
     return out
 
 
-def render_long_text(pages: TextPages, content: Any, min_tokens: int, label: str, run_chars: int = 0) -> tuple[Any, int]:
+def render_long_text(pages: TextPages, content: Any, min_tokens: int, label: str, run_chars: int) -> tuple[Any, int]:
     """obs-rN: every text part of an observation's content of at least `min_tokens` tokens
     (the output around its code windows, or the whole output when it has none) as pages
     where that costs less, its lines with runs of `run_chars` (legible_pieces) kept as text

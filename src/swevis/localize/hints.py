@@ -73,7 +73,7 @@ def _vocabulary(languages: tuple[Language, ...]) -> _Vocabulary:
         code_exts=tuple(e for lang in code for e in lang.extensions),
         all_exts=tuple(e for lang in languages for e in lang.extensions), noise=frozenset(noise),
         placeholders=placeholders,
-        scoped=tuple((re.compile(rf"\b[A-Za-z_]\w*(?:{re.escape(sep)}[A-Za-z_]\w*)+\b"), sep)
+        scoped=tuple((re.compile(rf"(?<![\w.:])[A-Za-z_]\w*(?:{re.escape(sep)}[A-Za-z_]\w*)+\b"), sep)
                      for sep in sorted({lang.scope_separator for lang in code if lang.scope_separator})),
     )
 
@@ -180,15 +180,19 @@ def extract_hints(text: str, languages: tuple[Language, ...] | None = None) -> I
     return h
 
 
+_SCOPE_ROOTS = frozenset({"crate", "self", "Self", "super"})
+
+
 def _scoped_names(text: str, v: _Vocabulary) -> list[str]:
     """Qualified names in a language's own notation (Rust `Parser::parse`, `crate::fmt::write`) as
-    the dotted names the index holds (`Parser.parse`, `fmt.write`): leading keywords (`crate`,
-    `self`, `super`) name the current crate or module, no part of a symbol's name."""
+    the dotted names the index holds (`Parser.parse`, `fmt.write`): a leading `crate`, `self`,
+    `Self` or `super` names the current crate, module or type, no part of a symbol's name. A
+    match starts at a word, not after a dot (pytest's `tests/test_a.py::TestA::test_b`)."""
     out = []
     for pattern, sep in v.scoped:
         for m in pattern.finditer(text):
             parts = m.group(0).split(sep)
-            while parts and parts[0].lower() in v.noise:
+            while parts and parts[0] in _SCOPE_ROOTS:
                 parts.pop(0)
             if len(parts) >= 2 and ".".join(parts) not in out:
                 out.append(".".join(parts))
