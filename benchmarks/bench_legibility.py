@@ -41,7 +41,7 @@ from pathlib import Path
 
 from swevis.analysis.single_read_windows import package_windows
 from swevis.render import RenderSettings, render_window
-from swevis.render.guards import DRAWING_KEYS, drawing_key, font_key
+from swevis.render.guards import DRAWING_KEYS, drawing_key, font_key, smallest_clearing
 from swevis.render import tesseract
 from swevis.render.ocr import ocr_page_accuracy, protocol
 
@@ -153,14 +153,8 @@ def guards(rows: list[dict], threshold: float) -> dict[str, dict[str, float | No
 
 
 def smallest_reading(rows: list[dict], reader: str, threshold: float) -> float | None:
-    """The smallest size from which every measured size (rows sorted by size) reads at least
-    the threshold (median), or None."""
-    guard = None
-    for r in reversed(rows):
-        if (r[reader] or 0) < threshold:
-            break
-        guard = r["size_px"]
-    return guard
+    """The guard one reader's rows justify (swevis.render.guards.smallest_clearing)."""
+    return smallest_clearing({r["size_px"]: r[reader] for r in rows}, threshold)
 
 
 def write_guards(path: Path, fonts: list[str], args, rows: list[dict]) -> None:

@@ -34,6 +34,7 @@ from swevis.analysis.single_read_windows import package_windows
 from swevis.config import schema_defaults
 from swevis.errors import SwevisError
 from swevis.render import RenderSettings, render_window, tesseract
+from swevis.render.guards import smallest_clearing
 from swevis.render.ocr import ocr_page_accuracy
 
 # Installed packages (real repositories' source) that are neither SWE-bench Verified
@@ -117,16 +118,6 @@ def accuracies(pages: list[tuple], reader: SettingReader | None, jobs: int) -> l
         return list(pool.map(one, pages))
 
 
-def guard(medians: dict[float, float], threshold: float) -> float | None:
-    """The smallest size from which every measured size's median reaches the threshold."""
-    out = None
-    for size in sorted(medians, reverse=True):
-        if medians[size] < threshold:
-            break
-        out = size
-    return out
-
-
 def measure(names: list[str], pages: dict[float, list[tuple]], threshold: float, jobs: int,
             rapidocr: bool) -> list[dict]:
     """One row a setting (and one for rapidocr when asked): medians, pages at the threshold, guard."""
@@ -138,7 +129,7 @@ def measure(names: list[str], pages: dict[float, list[tuple]], threshold: float,
         med = {size: statistics.median(a) for size, a in accs.items()}
         rows.append({"setting": name, "args": reader.settings.describe() if reader else "rapidocr",
                      "median": med, "passing": {s: sum(x >= threshold for x in a) for s, a in accs.items()},
-                     "pages": accs, "guard_px": guard(med, threshold), "seconds": time.perf_counter() - t0})
+                     "pages": accs, "guard_px": smallest_clearing(med, threshold), "seconds": time.perf_counter() - t0})
         r = rows[-1]
         cells = " | ".join(f"{med[s]:.3f} ({r['passing'][s]}/{len(accs[s])})" for s in pages)
         print(f"| {name} | {cells} | {r['guard_px'] or '-'} | {r['seconds']:.0f} s |", flush=True)

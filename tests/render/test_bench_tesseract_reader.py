@@ -7,6 +7,7 @@ import pytest
 from helpers import load_benchmark
 from swevis.config import schema_defaults
 from swevis.render import tesseract
+from swevis.render.guards import smallest_clearing
 
 bench = load_benchmark("bench_tesseract_reader")
 
@@ -33,9 +34,10 @@ def test_setting_names_change_the_shipped_setting_word_by_word():
 
 
 def test_the_guard_is_the_smallest_size_from_which_every_median_clears():
-    assert bench.guard({5.75: 0.94, 6.0: 0.92, 6.5: 0.95, 7.0: 0.96}, 0.93) == 6.5
-    assert bench.guard({5.75: 0.94, 7.0: 0.96}, 0.93) == 5.75
-    assert bench.guard({5.75: 0.94, 7.0: 0.90}, 0.93) is None
+    assert smallest_clearing({5.75: 0.94, 6.0: 0.92, 6.5: 0.95, 7.0: 0.96}, 0.93) == 6.5
+    assert smallest_clearing({7.0: 0.96, 5.75: 0.94}, 0.93) == 5.75  # sizes in any order
+    assert smallest_clearing({5.75: 0.94, 7.0: 0.90}, 0.93) is None
+    assert smallest_clearing({5.75: 0.94, 6.0: None, 7.0: 0.96}, 0.93) == 5.75  # an unread size says nothing
 
 
 @pytest.mark.parametrize("word", ["gammax", "s0", "gamma0"])

@@ -90,7 +90,8 @@ def test_read_settings_become_tesseract_options_and_the_protocol():
     assert "load_system_dawg=0" in args and "load_freq_dawg=0" in args
     whitelist = next(a for a in args if a.startswith("tessedit_char_whitelist="))
     assert " " in whitelist and "`" in whitelist and "\u201c" not in whitelist  # ASCII with the space, no curly quote
-    assert tesseract.ReadSettings().args() == ["--psm", "6"]
+    assert tesseract.ReadSettings(charset="any").args() == ["--psm", "6"]
+    assert tesseract.ReadSettings() == tesseract.READ  # the defaults are the shipped reader
     assert tesseract.protocol(s) != tesseract.protocol(tesseract.ReadSettings()) and "<printable ASCII>" in s.describe()
     with pytest.raises(SwevisError, match="bad read settings"):
         tesseract.ReadSettings(levels="sauvola")

@@ -12,6 +12,7 @@ from swevis import __version__
 from swevis.conditions import Condition
 from swevis.render import raster
 from swevis.render.core import RenderResult, prepare_lines, render_window
+from swevis.render.guards import smallest_clearing
 from swevis.analysis.stats import median_ci
 from swevis.render.ocr import READERS, OcrCache, available_readers, ocr_page_accuracy, protocol
 from swevis.render.settings import RenderSettings
@@ -446,12 +447,7 @@ def _best_at(sel: list[dict], column: str, t: float) -> tuple[float | None, floa
 
 def _guard(sel: list[dict], column: str, t: float) -> float | None:
     """The smallest read font from which every larger read font's `column` is >= t."""
-    guard = None
-    for r in reversed([r for r in sel if r.get(column) is not None]):
-        if r[column] < t:
-            break
-        guard = r["font_px"]
-    return guard
+    return smallest_clearing({r["font_px"]: r.get(column) for r in sel}, t)
 
 
 def _pages(row: dict, reader: str) -> list[float]:

@@ -60,6 +60,18 @@ def measured_guard(settings: dict) -> float:
     )
 
 
+def smallest_clearing(medians: dict[float, float | None], threshold: float) -> float | None:
+    """The guard a measurement justifies: the smallest size from which every larger measured
+    size's median is >= threshold (a size without a median says nothing), or None. The guard
+    table, the frontier and the benchmarks all decide a guard by this one rule."""
+    guard = None
+    for size in sorted((s for s, m in medians.items() if m is not None), reverse=True):
+        if medians[size] < threshold:
+            break
+        guard = size
+    return guard
+
+
 def _shown(key: tuple) -> str:
     """A way of drawing as an error message names it (built only for an error: every render
     asks for its guard)."""

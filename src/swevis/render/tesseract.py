@@ -43,7 +43,8 @@ class ReadSettings:
     end); otsu (binarized at Otsu's threshold of the upscaled page's histogram).
     psm, oem: Tesseract's page segmentation and engine modes; dpi: the resolution it is told
     (None: it guesses). dictionaries: False stops Tesseract's word lists (load_system_dawg,
-    load_freq_dawg) from correcting code towards English words.
+    load_freq_dawg) from correcting code towards English words. The defaults are the setting
+    the study reads with (`READ`); the earlier reader was charset any, gamma 1, line_y True.
     """
 
     scale: int = 3
@@ -54,10 +55,10 @@ class ReadSettings:
     dpi: int | None = None
     dictionaries: bool = True
     grey: str = "luma"
-    charset: str = "any"
-    gamma: float = 1.0
+    charset: str = "ascii"
+    gamma: float = 2.0
     sharpen: int = 0
-    line_y: bool = True
+    line_y: bool = False
 
     def __post_init__(self):
         if (self.scale < 1 or self.resample not in RESAMPLE or self.levels not in LEVELS or self.grey not in GREY
@@ -92,7 +93,7 @@ class ReadSettings:
 # chosen by benchmarks/bench_tesseract_reader.py (docs/single-read.md, "Two readers"): printable
 # ASCII and gamma 2 read best; upscaling 4x or 5x, bicubic, stretched or Otsu levels, psm 4,
 # --dpi, no word lists, the darkest channel, sharpening and a word at its line's y did not.
-READ = ReadSettings(scale=3, resample="lanczos", levels="none", psm=6, charset="ascii", gamma=2.0, line_y=False)
+READ = ReadSettings()
 TESSERACT_PROTOCOL = (
     "tesseract {version} TSV words of the whole page as sent, {settings}; word boxes mapped back to page px; "
     "then swevis.render.ocr's gutter, reading order and char accuracy"
