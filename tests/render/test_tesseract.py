@@ -92,9 +92,14 @@ def test_read_settings_become_tesseract_options_and_the_protocol():
     assert " " in whitelist and "`" in whitelist and "\u201c" not in whitelist  # ASCII with the space, no curly quote
     assert tesseract.ReadSettings(charset="any").args() == ["--psm", "6"]
     assert tesseract.ReadSettings() == tesseract.READ  # the defaults are the shipped reader
+    other = tesseract.ReadSettings(charset="any", lang="Latin", tessdata_dir="/models")
+    assert other.args() == ["--psm", "6", "-l", "Latin", "--tessdata-dir", "/models"]
+    assert "-l Latin" in tesseract.protocol(other) and "-l" not in tesseract.READ.args()
     assert tesseract.protocol(s) != tesseract.protocol(tesseract.ReadSettings()) and "<printable ASCII>" in s.describe()
     with pytest.raises(SwevisError, match="bad read settings"):
         tesseract.ReadSettings(levels="sauvola")
+    with pytest.raises(SwevisError, match="a model name"):
+        tesseract.ReadSettings(lang="")
 
 
 def test_otsu_splits_a_two_level_histogram_between_its_levels():

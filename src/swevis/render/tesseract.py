@@ -43,7 +43,9 @@ class ReadSettings:
     end); otsu (binarized at Otsu's threshold of the upscaled page's histogram).
     psm, oem: Tesseract's page segmentation and engine modes; dpi: the resolution it is told
     (None: it guesses). dictionaries: False stops Tesseract's word lists (load_system_dawg,
-    load_freq_dawg) from correcting code towards English words. The defaults are the setting
+    load_freq_dawg) from correcting code towards English words. lang, tessdata_dir: the model
+    (`-l`; Debian's tesseract-ocr-eng by default) and the folder it is read from (None:
+    Tesseract's own; a folder needs the `configs/tsv` file beside the model). The defaults are the setting
     the study reads with (`READ`); the earlier reader was charset any, gamma 1, line_y True.
     """
 
@@ -59,16 +61,22 @@ class ReadSettings:
     gamma: float = 2.0
     sharpen: int = 0
     line_y: bool = False
+    lang: str = "eng"
+    tessdata_dir: str | None = None
 
     def __post_init__(self):
         if (self.scale < 1 or self.resample not in RESAMPLE or self.levels not in LEVELS or self.grey not in GREY
-                or self.charset not in CHARSETS or self.gamma <= 0 or self.sharpen < 0):
+                or self.charset not in CHARSETS or self.gamma <= 0 or self.sharpen < 0 or not self.lang):
             raise SwevisError(f"tesseract: bad read settings {self} (scale >= 1, resample in {RESAMPLE}, levels in "
-                              f"{LEVELS}, grey in {GREY}, charset in {CHARSETS}, gamma > 0, sharpen >= 0)")
+                              f"{LEVELS}, grey in {GREY}, charset in {CHARSETS}, gamma > 0, sharpen >= 0, a model name)")
 
     def args(self) -> list[str]:
         """The command-line options after `tesseract stdin stdout` (before the `tsv` config)."""
         out = ["--psm", str(self.psm)]
+        if self.lang != "eng":
+            out += ["-l", self.lang]
+        if self.tessdata_dir is not None:
+            out += ["--tessdata-dir", self.tessdata_dir]
         if self.oem is not None:
             out += ["--oem", str(self.oem)]
         if self.dpi is not None:
