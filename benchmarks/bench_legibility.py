@@ -45,6 +45,7 @@ from pathlib import Path
 from swevis.analysis.single_read_windows import package_windows
 from swevis.errors import SwevisError
 from swevis.render import RenderSettings, render_window
+from swevis.render.core import MissingGlyphs
 from swevis.render.guards import DRAWING_KEYS, drawing_key, font_key, smallest_clearing
 from swevis.render import tesseract
 from swevis.render.ocr import ocr_page_accuracy, protocol
@@ -123,7 +124,7 @@ def measure_font(name: str, mode: str, sizes: list[float], windows: list[dict], 
                 other = tesseract_accuracy(res, w["text"], 0) if second else None
                 if other is not None:
                     tess.append(other)
-        except OSError as exc:  # FreeType: no strike of this size in a bitmap font
+        except (OSError, MissingGlyphs) as exc:  # FreeType: no strike of this size; a glyph no font draws
             print(f"| {font_label(name)} | {mode} | {size:g} | cannot draw: {exc} |", flush=True)
             continue
         rows.append({"font": font_label(name), "mode": mode, "size_px": size, "windows": len(windows),

@@ -154,6 +154,13 @@ RULES: dict[str, Rule] = {
     "read": Rule(".venv/bin/python benchmarks/bench_tesseract_reader.py --help", TESSERACT_TUNING),
     "nice .venv/bin/python benchmarks/bench_tesseract_reader.py --windows 12 --sizes 5.75 6 6.5 7 --settings "
     "wordy+any+gamma1 read --jobs 2": Rule(".venv/bin/python benchmarks/bench_tesseract_reader.py --help", TESSERACT_TUNING),
+    "nice .venv/bin/python benchmarks/bench_legibility.py --windows 8 --sizes 5.75 6 6.25 6.5 --fonts \"DejaVu Sans "
+    "Mono\" --modes bicubic bicubic+lh1.1 bicubic+lh1.0 bicubic+mono bicubic+stroke0.15 --no-rapidocr --packages click "
+    "httpx hypothesis jsonschema pandas huggingface_hub": Rule(".venv/bin/python benchmarks/bench_legibility.py --help", OCR),
+    "nice .venv/bin/python benchmarks/bench_tesseract_reader.py --windows 8 --sizes 5.75 6 6.5 --jobs 2 --settings read "
+    "langLatin": Rule(".venv/bin/python benchmarks/bench_tesseract_reader.py --help", TESSERACT_TUNING),
+    "nice .venv/bin/python benchmarks/bench_tesseract_reader.py --windows 8 --sizes 5.75 6 6.5 --jobs 2 --settings oem1 "
+    "oem0 --tessdata-dir TESSDATA_DIR": Rule(".venv/bin/python benchmarks/bench_tesseract_reader.py --help", TESSERACT_TUNING),
     "nice .venv/bin/python benchmarks/bench_legibility_text.py --sizes 7 5.75": Rule(
         ".venv/bin/python benchmarks/bench_legibility_text.py --help", OCR),
     ".venv/bin/snakemake --cores 2 results/single_read/frontier_summary.json": Rule(
