@@ -12,9 +12,11 @@ Prints the median CPU seconds of each phase per job, with the sum over the jobs.
     .venv/bin/python benchmarks/bench_run_agent.py [--workdir DIR] [--repeat 3]
         [--baseline SRC] [--profile LABEL]
 
---baseline times another checkout's src folder (e.g. `git archive main src | tar -x -C DIR`,
-then DIR/src) in the same run and prints the ratio of the totals. --profile LABEL prints a
-cProfile of that job's whole script (cumulative, top 40) instead of the table.
+The jobs run with the environment the Snakefile gives every job (WORKFLOW_ENV: one BLAS
+thread). --baseline times another checkout's src folder (e.g. `git archive main src | tar -x
+-C DIR`, then DIR/src) in the same run, with this environment unless --baseline-env-unset
+(the workflow before it set one), and prints the ratio of the totals. --profile LABEL prints
+a cProfile of that job's whole script instead of the table.
 """
 
 from __future__ import annotations
@@ -41,6 +43,8 @@ JOBS = {
     "prometheus r3": ("prometheus-normal", "r3"),
 }
 MODEL = "qwen3.5"
+# what the Snakefile sets for every job (os.environ.setdefault there)
+WORKFLOW_ENV = {"OPENBLAS_NUM_THREADS": "1"}
 PHASES = ("start", "preamble", "imports", "tokenizer", "work", "children", "total")
 
 # Runs inside the job's fresh interpreter: argv[1] is Snakemake's generated script.
@@ -100,10 +104,11 @@ def scripts(workdir: Path) -> dict[str, list[Path]]:
     return found
 
 
-def run_once(script: Path, workdir: Path, src: Path | None) -> dict[str, float]:
-    """Phase CPU seconds of one fresh run of `script` (src: PYTHONPATH, ahead of the install)."""
-    env = dict(os.environ)
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
+def run_once(script: Path, workdir: Path, src: Path | None, workflow_env: bool) -> dict[str, float]:
+    """Phase CPU seconds of one fresh run of `script` (src: PYTHONPATH, ahead of the install;
+    workflow_env: with WORKFLOW_ENV)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE" and k not in WORKFLOW_ENV}
+    env.update(WORKFLOW_ENV if workflow_env else {})
     if src is not None:
         env["PYTHONPATH"] = str(src)
     done = subprocess.run([sys.executable, "-c", DRIVER, str(script)], cwd=workdir, env=env,
@@ -116,13 +121,14 @@ def run_once(script: Path, workdir: Path, src: Path | None) -> dict[str, float]:
     return phases
 
 
-def measure(found: dict[str, list[Path]], workdir: Path, src: Path | None, repeat: int) -> dict[str, dict]:
+def measure(found: dict[str, list[Path]], workdir: Path, src: Path | None, repeat: int,
+            workflow_env: bool = True) -> dict[str, dict]:
     """label -> median phase seconds per job (median over repeats, mean over instances)."""
     table = {}
     for label, paths in found.items():
         per_inst = []
         for path in paths:
-            runs = [run_once(path, workdir, src) for _ in range(repeat)]
+            runs = [run_once(path, workdir, src, workflow_env) for _ in range(repeat)]
             per_inst.append({k: statistics.median(r[k] for r in runs) for k in PHASES})
         table[label] = {k: statistics.mean(r[k] for r in per_inst) for k in PHASES}
     return table
@@ -138,8 +144,9 @@ def print_table(title: str, table: dict[str, dict]) -> None:
 
 
 def profile(script: Path, workdir: Path) -> None:
-    subprocess.run([sys.executable, "-m", "cProfile", "-s", "cumulative", str(script)], cwd=workdir, check=False,
-                   stdout=sys.stdout)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"} | WORKFLOW_ENV
+    subprocess.run([sys.executable, "-m", "cProfile", "-s", "cumulative", str(script)], cwd=workdir, env=env,
+                   check=False, stdout=sys.stdout)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -147,6 +154,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workdir", type=Path, help="results folder to build or reuse (default: a temporary one)")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--baseline", type=Path, help="another checkout's src folder, timed in the same run")
+    ap.add_argument("--baseline-env-unset", action="store_true", help="run the baseline without WORKFLOW_ENV")
     ap.add_argument("--profile", choices=sorted(JOBS), help="print a cProfile of this job instead")
     args = ap.parse_args(argv)
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="bench-run-agent-"))
@@ -159,10 +167,10 @@ def main(argv: list[str] | None = None) -> int:
         profile(found[args.profile][0], workdir)
         return 0
     table = measure(found, workdir, None, args.repeat)
-    print_table("this checkout", table)
+    print_table(f"this checkout ({' '.join(f'{k}={v}' for k, v in WORKFLOW_ENV.items())})", table)
     if args.baseline:
-        base = measure(found, workdir, args.baseline.resolve(), args.repeat)
-        print_table(f"baseline {args.baseline}", base)
+        base = measure(found, workdir, args.baseline.resolve(), args.repeat, not args.baseline_env_unset)
+        print_table(f"baseline {args.baseline}{' (no WORKFLOW_ENV)' if args.baseline_env_unset else ''}", base)
         print("\n| job | baseline total | this total | ratio |\n|---|---:|---:|---:|")
         for label in table:
             b, t = base[label]["total"], table[label]["total"]
