@@ -14,9 +14,9 @@ from swevis.workflow import check_config
 min_version("9.0")
 
 # One BLAS thread a job (the jobs inherit this environment): each job is one core's worth,
-# and OpenBLAS's own threads spin while the other jobs hold the cores. The working memory's
-# MiniLM embeddings took 6-8 CPU s instead of 0.5 on 2 busy cores, the same vectors bit for
-# bit (benchmarks/bench_run_agent.py). A value set outside is kept.
+# and OpenBLAS's own threads spin while the other jobs hold the cores: the working memory's
+# MiniLM embeddings took several times the CPU seconds on 2 busy cores, for the same vectors
+# bit for bit (docs/measurements.md). A value set outside is kept.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 
