@@ -1,6 +1,8 @@
 # swevis workflow: the study of rendered code as agent context, end to end.
 # Rules only wire files to package functions (src/swevis); see docs/DESIGN.md and README.md.
 
+import os
+
 from snakemake.exceptions import WorkflowError
 from snakemake.utils import min_version
 
@@ -10,6 +12,12 @@ from swevis.paths import WILDCARD_CONSTRAINTS
 from swevis.workflow import check_config
 
 min_version("9.0")
+
+# One BLAS thread a job (the jobs inherit this environment): each job is one core's worth,
+# and OpenBLAS's own threads spin while the other jobs hold the cores: the working memory's
+# MiniLM embeddings took several times the CPU seconds on 2 busy cores, for the same vectors
+# bit for bit (docs/measurements.md). A value set outside is kept.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 
 # The embedded default is the study only when no --configfile is given: a user's file

@@ -131,6 +131,10 @@ RULES: dict[str, Rule] = {
     ".venv/bin/swevis devset split-measure --release": Rule(".venv/bin/swevis devset split-measure --help", DATA),
     ".venv/bin/swevis devset split-choose --option w_file_symbol=0,0.5,1,2,4 --level file": Rule(
         ".venv/bin/swevis devset split-choose --help", DATA),
+    # docs/measurements.md
+    "nice .venv/bin/python benchmarks/bench_run_agent.py --repeat 3": Rule(
+        ".venv/bin/python benchmarks/bench_run_agent.py --help",
+        "runs Snakemake for ten agent jobs, then each of them three times again (minutes): --help checks the script"),
     # docs/single-read.md
     "nice .venv/bin/python benchmarks/bench_legibility.py --windows 4 --sizes 5.5 6 6.5 7 --modes aa super "
     "super+lh1.1 --write-guards src/swevis/data/legibility_guards.json": Rule(

@@ -38,8 +38,13 @@ def validate_config(config: dict[str, Any], schema_path: Path = SCHEMA_PATH) -> 
     once: Snakemake's function re-reads and re-parses the 800-line schema on every call
     (0.12-0.4 s a call, 4 ms here), and every Snakemake start validates several times.
     """
+    return _validated(config, schema_path, None)
+
+
+def _validated(config: dict[str, Any], schema_path: Path, section: str | None) -> dict[str, Any]:
+    """validate_config against the whole schema, or (`section`) against that section's only."""
     try:
-        _default_filling_validator(str(schema_path), image_family_names()).validate(config)
+        _default_filling_validator(str(schema_path), image_family_names(), section).validate(config)
     except jsonschema.ValidationError as exc:
         where = "/".join(str(k) for k in exc.absolute_path) or "<top level>"
         raise ConfigError(f"config key '{where}': {_in_words(exc)}") from None
@@ -111,12 +116,25 @@ def _with_image_families(schema: dict[str, Any], names: tuple[str, ...]) -> dict
     return schema
 
 
-@functools.lru_cache(maxsize=4)
-def _default_filling_validator(schema_path: str, families: tuple[str, ...]) -> jsonschema.protocols.Validator:
+@functools.lru_cache(maxsize=32)
+def _default_filling_validator(
+    schema_path: str, families: tuple[str, ...], section: str | None = None,
+) -> jsonschema.protocols.Validator:
     """A validator of the schema at `schema_path`, its image families `families`, that fills
     in each property's default (a fresh copy: the loaded schema is shared by every validation
-    in the process). The families are part of the key, so the validator follows the registry."""
-    schema = _with_image_families(_read_schema(schema_path), families)
+    in the process). The families are part of the key, so the validator follows the registry.
+    `section`: a validator of a config of that one top-level section (the schema has no
+    constraint across sections), which does not fill in every other section's defaults."""
+    if section is not None:
+        whole = _default_filling_validator(schema_path, families)
+        if section not in whole.schema["properties"]:  # the whole schema's error names it
+            return whole
+        return _filling_validator({**whole.schema, "properties": {section: whole.schema["properties"][section]}})
+    return _filling_validator(_with_image_families(_read_schema(schema_path), families))
+
+
+def _filling_validator(schema: dict[str, Any]) -> jsonschema.protocols.Validator:
+    """Draft 2020-12 on `schema`, each property's default filled in while validating."""
     check_properties = jsonschema.Draft202012Validator.VALIDATORS["properties"]
 
     def fill_defaults(validator, properties, instance, subschema):
@@ -232,7 +250,9 @@ def filled_section(name: str, value: dict[str, Any]) -> dict[str, Any]:
     source of defaults. Raises ConfigError naming the key."""
     key = (name, json.dumps(value, sort_keys=True, default=str))
     if key not in _FILLED:
-        _FILLED[key] = validate_config({name: json.loads(key[1])})[name]
+        # this section's schema only: the whole schema's defaults were 25 ms a call, and an
+        # agent job fills a dozen sections
+        _FILLED[key] = _validated({name: json.loads(key[1])}, SCHEMA_PATH, name)[name]
     return copy.deepcopy(_FILLED[key])
 
 

@@ -139,9 +139,9 @@ def test_another_set_of_installed_distributions_changes_the_cache_key(monkeypatc
     from swevis.harness.cache import evaluation_cache_key
     from swevis.harness.local import local_environment_id
 
-    class Dist:
+    class Dist:  # what installed_distributions reads of one: its metadata's Name and Version
         def __init__(self, name, version):
-            self.name, self.version = name, version
+            self.metadata = {"Name": name, "Version": version}
 
     row = toy_task["row"]
     listing = [Dist("pytest", "8.3.0"), Dist("attrs", "24.2.0")]

@@ -61,3 +61,22 @@ def test_evaluation_and_validation_refuse_before_any_work(tmp_path):
     with pytest.raises(UngradableError, match="instance acme__widgets-101"):
         validate_environments([row], settings, tmp_path, mirrors={}, client_factory=lambda: pytest.fail("no Docker client"))
     assert not any(tmp_path.iterdir())
+
+
+def test_local_rows_with_their_own_test_cmd_and_parser_are_registered_with_swebench_when_first_graded(monkeypatch):
+    """check_gradable passes them without swebench (~2 s to import, for a condition whose every
+    patch may be cached); the grading registers them before it reads swebench's maps."""
+    from swebench.harness.constants import MAP_REPO_TO_EXT, MAP_REPO_VERSION_TO_SPECS
+    from swebench.harness.log_parsers import MAP_REPO_TO_PARSER
+
+    from swevis.harness import support
+
+    rows = [_row("swevis-samples/widgetkit", "0.1", test_cmd="pytest -q", log_parser="pytest")]
+    monkeypatch.setattr(support, "_DEFERRED", [])
+    for registry in (MAP_REPO_VERSION_TO_SPECS, MAP_REPO_TO_PARSER, MAP_REPO_TO_EXT):  # removed again afterwards
+        monkeypatch.setitem(registry, "swevis-samples/widgetkit", None)
+        del registry["swevis-samples/widgetkit"]
+    check_gradable(rows, "local")
+    assert support._DEFERRED == rows and "swevis-samples/widgetkit" not in MAP_REPO_VERSION_TO_SPECS
+    support.register_deferred_specs()
+    assert support._DEFERRED == [] and "0.1" in MAP_REPO_VERSION_TO_SPECS["swevis-samples/widgetkit"]

@@ -227,3 +227,20 @@ def test_a_private_definition_follows_its_languages_convention(path, name, signa
 def test_only_go_keeps_library_code_at_the_repository_top():
     assert languages.is_root_package("command.go") and not languages.is_root_package("cmd/cobra/main.go")
     assert not languages.is_root_package("setup.py") and not languages.is_root_package("build.rs")
+
+
+def test_grammars_are_compiled_when_a_language_is_first_parsed_not_at_import():
+    """Every agent job imports swevis.index and most parse nothing: a fresh interpreter that
+    imports it has compiled no grammar, and parsing a Python file compiles Python's only."""
+    import subprocess
+    import sys
+
+    probe = (
+        "from swevis.index import go_lang, java_lang, javascript_lang, python_lang, rust_lang, typescript_lang\n"
+        "mods = (go_lang, java_lang, javascript_lang, python_lang, rust_lang, typescript_lang)\n"
+        "print([m._grammar.cache_info().currsize for m in mods])\n"
+        "python_lang.extract('a.py', b'def f():\\n    return g()\\n', 'a')\n"
+        "print([m._grammar.cache_info().currsize for m in mods])\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout.split("\n")[:2] == ["[0, 0, 0, 0, 0, 0]", "[0, 0, 0, 1, 0, 0]"]

@@ -94,3 +94,22 @@ def test_load_config_names_the_file(tmp_path: Path):
         load_config(path)
     with pytest.raises(ConfigError, match="does not exist"):
         load_config(tmp_path / "missing.yaml")
+
+
+@pytest.mark.parametrize("name, given", [
+    ("agents", {}), ("agents", {"memory": {"threshold": 0.5}, "pages": {}}), ("harness", {"kind": "docker"}),
+    ("localize", {}), ("models", {"p": {"backend": "playback"}}), ("single_read", {"ocr": {"full": True}}),
+])
+def test_a_filled_section_is_the_section_a_whole_config_validation_fills(name, given):
+    """filled_section validates against its section's schema only (the whole schema also
+    fills every other section): the same values, and the same one-line errors."""
+    from swevis.config import _FILLED, filled_section
+
+    _FILLED.clear()
+    assert filled_section(name, given) == validate_config({name: copy.deepcopy(given)})[name]
+    bad = {**given, "no_such_key": 1}
+    with pytest.raises(ConfigError) as whole:
+        validate_config({name: bad})
+    with pytest.raises(ConfigError) as section:
+        filled_section(name, bad)
+    assert str(section.value) == str(whole.value)

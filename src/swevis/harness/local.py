@@ -27,6 +27,7 @@ from swevis.errors import SwevisError
 from swevis.fsutil import write_json_atomic
 from swevis.harness.cache import EvalCache, cached_evaluation
 from swevis.harness.records import new_eval_record, raise_harness_errors, read_patch
+from swevis.harness.support import register_deferred_specs
 from swevis.paths import eval_path, harness_summary_path, run_path, run_subdir
 from swevis.tasks.repos import checkout
 
@@ -52,7 +53,10 @@ class HarnessError(SwevisError):
 def installed_distributions() -> list[str]:
     """`name==version` of every distribution the test-running interpreter has, sorted: its
     pytest and packages run the tests as much as the interpreter does."""
-    return sorted({f"{d.name.lower()}=={d.version}" for d in metadata.distributions() if d.name})
+    # each distribution's metadata read once: Distribution.name and .version parse it again
+    # on every access (0.29 CPU s for 200 distributions here, every grading job)
+    found = ((m["Name"], m["Version"]) for m in (d.metadata for d in metadata.distributions()))
+    return sorted({f"{name.lower()}=={version}" for name, version in found if name})
 
 
 def local_environment_id() -> str:
@@ -238,6 +242,8 @@ def _grade_test_output(row: dict[str, Any], output: str, record: dict[str, Any])
     # this module for evaluate_patch without grading anything.
     from swebench.harness.constants import FAIL_TO_PASS, PASS_TO_PASS, ResolvedStatus
     from swebench.harness.grading import get_eval_tests_report, get_resolution_status
+
+    register_deferred_specs()  # the bundled specs, before swebench's maps are read
 
     status_map = resolve_log_parser(row)(output, _test_spec_or_none(row))
     report = get_eval_tests_report(status_map, {FAIL_TO_PASS: row["FAIL_TO_PASS"], PASS_TO_PASS: row["PASS_TO_PASS"]})

@@ -51,11 +51,22 @@ def grading_gap(row: dict[str, Any], kind: str) -> str | None:
     return None
 
 
+# rows check_gradable passed without importing swebench, whose bundled repositories are
+# registered with it when a patch is first graded (register_deferred_specs)
+_DEFERRED: list[dict[str, Any]] = []
+
+
 def check_gradable(rows: list[dict[str, Any]], kind: str) -> None:
     """Refuse the first row the harness `kind` cannot grade, naming it and what is missing.
 
     The bundled repositories are registered with swebench first (swevis.sandbox.specs), as
-    the docker backend does before it grades them."""
+    the docker backend does before it grades them. Rows the local harness grades with their
+    own test_cmd and log_parser need no swebench map to pass: their registration waits until
+    a patch is graded (importing swebench costs ~2 s, and a condition whose every patch is in
+    the evaluation cache grades none)."""
+    if kind == "local" and all(row.get("test_cmd") and row.get("log_parser") for row in rows):
+        _DEFERRED.extend(rows)
+        return
     from swevis.sandbox.specs import register_bundled_specs  # imports swebench (~2 s)
 
     register_bundled_specs(rows)
@@ -64,3 +75,13 @@ def check_gradable(rows: list[dict[str, Any]], kind: str) -> None:
         if gap is not None:
             hint = "" if kind == "local" else "; harness.kind local grades a row that gives test_cmd and log_parser"
             raise UngradableError(f"instance {row['instance_id']} ({row['repo']}): the {kind} harness cannot grade it: {gap}{hint}")
+
+
+def register_deferred_specs() -> None:
+    """Register the rows check_gradable deferred with swebench (the local runner calls this
+    before it reads swebench's maps to grade a patch)."""
+    if _DEFERRED:
+        from swevis.sandbox.specs import register_bundled_specs  # imports swebench (~2 s)
+
+        register_bundled_specs(_DEFERRED)
+        _DEFERRED.clear()

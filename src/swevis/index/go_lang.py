@@ -16,19 +16,18 @@ in Go: no edge says which types implement one.
 
 from __future__ import annotations
 
+import functools
 import re
 
 import tree_sitter as ts
 import tree_sitter_go as tsg
 
 from swevis.index.records import EdgeRec, FileExtract, Language, SymbolRec
-from swevis.index.treesitter_util import Enclosing, doc_comment, mark_syntax_errors, own_texts, test_references, text
+from swevis.index.treesitter_util import Compiled, Enclosing, compile_grammar, doc_comment, mark_syntax_errors
+from swevis.index.treesitter_util import own_texts, test_references, text
 
-LANGUAGE = ts.Language(tsg.language())
-_PARSER = ts.Parser(LANGUAGE)
-_ERRORS = ts.Query(LANGUAGE, "(ERROR) @err")
 # every part of the extraction in one query: one walk of the tree (matches told apart by capture names)
-_QUERY = ts.Query(LANGUAGE, """
+_PATTERNS = """
 (function_declaration name: (identifier) @name) @def
 (method_declaration name: (field_identifier) @name) @def
 (type_spec name: (type_identifier) @name) @def
@@ -41,8 +40,15 @@ _QUERY = ts.Query(LANGUAGE, """
 (var_spec name: (identifier) @var type: (_) @type)
 (short_var_declaration left: (expression_list . (identifier) @var) right: (expression_list . (_) @value))
 (field_declaration name: (field_identifier) @field type: (_) @type)
-""")
+"""
 MAX_SIGNATURE = 300
+
+
+@functools.cache
+def _grammar() -> Compiled:
+    """Compiled when the first Go file is parsed (treesitter_util.compile_grammar says why)."""
+    return compile_grammar(ts.Language(tsg.language()), {"all": _PATTERNS})
+
 
 KEYWORDS = frozenset("""break case chan const continue default defer else fallthrough for func go goto if import
 interface map package range return select struct switch type var nil true false iota""".split())
@@ -91,7 +97,7 @@ def _signature(node: ts.Node, data: bytes) -> str:
 def _scan(root: ts.Node) -> dict[str, list]:
     """The query's matches by part, each in source order."""
     parts: dict[str, list] = {"def": [], "package": [], "import": [], "callee": [], "var": [], "field": []}
-    for _, caps in ts.QueryCursor(_QUERY).matches(root):
+    for _, caps in ts.QueryCursor(_grammar().query).matches(root):
         if "def" in caps:
             parts["def"].append((caps["def"][0], text(caps["name"][0])))
         elif "var" in caps:
@@ -240,9 +246,10 @@ def _call_edges(callees: list, fx: FileExtract, nesting: Enclosing, local: dict,
 def extract(path: str, data: bytes, module: str, options: dict | None = None) -> FileExtract:
     """Definitions, imports, embedded types, calls and (in tests) references of one file."""
     options = options or {}
-    root = _PARSER.parse(data).root_node
+    grammar = _grammar()
+    root = grammar.parser.parse(data).root_node
     fx = FileExtract(language="go")
-    mark_syntax_errors(root, _ERRORS, fx)
+    mark_syntax_errors(root, grammar.errors, fx)
     parts = _scan(root)
     nesting, receivers = _definitions(parts["def"], data, fx)
     _imports(parts["import"], module, fx)

@@ -13,22 +13,20 @@ x is a local variable, a parameter or a field, on the class `X` for `X.f()`, els
 
 from __future__ import annotations
 
+import functools
 import re
 
 import tree_sitter as ts
 import tree_sitter_java as tsj
 
 from swevis.index.records import EdgeRec, FileExtract, Language, SymbolRec
-from swevis.index.treesitter_util import Enclosing, doc_comment, mark_syntax_errors, own_texts, test_references, text
-
-LANGUAGE = ts.Language(tsj.language())
-_PARSER = ts.Parser(LANGUAGE)
-_ERRORS = ts.Query(LANGUAGE, "(ERROR) @err")
+from swevis.index.treesitter_util import Compiled, Enclosing, compile_grammar, doc_comment, mark_syntax_errors
+from swevis.index.treesitter_util import own_texts, test_references, text
 
 _CLASS_TYPES = frozenset({"class_declaration", "interface_declaration", "enum_declaration", "record_declaration",
                           "annotation_type_declaration"})
 # every part of the extraction in one query: one walk of the tree (matches told apart by capture names)
-_QUERY = ts.Query(LANGUAGE, """
+_PATTERNS = """
 (class_declaration name: (identifier) @name) @def
 (interface_declaration name: (identifier) @name) @def
 (enum_declaration name: (identifier) @name) @def
@@ -45,8 +43,15 @@ _QUERY = ts.Query(LANGUAGE, """
 (formal_parameter type: (_) @type name: (identifier) @var)
 (enhanced_for_statement type: (_) @type name: (identifier) @var)
 (field_declaration type: (_) @type declarator: (variable_declarator name: (identifier) @field))
-""")
+"""
 MAX_SIGNATURE = 300
+
+
+@functools.cache
+def _grammar() -> Compiled:
+    """Compiled when the first Java file is parsed (treesitter_util.compile_grammar says why)."""
+    return compile_grammar(ts.Language(tsj.language()), {"all": _PATTERNS})
+
 
 KEYWORDS = frozenset("""abstract assert boolean break byte case catch char class const continue default do double
 else enum extends final finally float for goto if implements import instanceof int interface long native new
@@ -83,7 +88,7 @@ def _scan(root: ts.Node) -> dict[str, list]:
     """The query's matches by part, each in source order."""
     parts: dict[str, list] = {"defs": [], "package": [], "import": [], "callee": [], "new": [], "var": [],
                               "field": []}
-    for _, caps in ts.QueryCursor(_QUERY).matches(root):
+    for _, caps in ts.QueryCursor(_grammar().query).matches(root):
         if "def" in caps:
             parts["defs"].append((caps["def"][0], text(caps["name"][0])))
         elif "var" in caps or "field" in caps:
@@ -246,9 +251,10 @@ def _call_edges(parts: dict[str, list], fx: FileExtract, nesting: Enclosing, typ
 def extract(path: str, data: bytes, module: str, options: dict | None = None) -> FileExtract:
     """Definitions, package and imports, bases, calls and (in tests) references of one file."""
     options = options or {}
-    root = _PARSER.parse(data).root_node
+    grammar = _grammar()
+    root = grammar.parser.parse(data).root_node
     fx = FileExtract(language="java")
-    mark_syntax_errors(root, _ERRORS, fx)
+    mark_syntax_errors(root, grammar.errors, fx)
     parts = _scan(root)
     nesting = _definitions(parts["defs"], data, fx)
     _imports(parts["package"], parts["import"], module, fx)

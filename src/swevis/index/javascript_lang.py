@@ -24,6 +24,7 @@ an interface is a `method`.
 from __future__ import annotations
 
 import bisect
+import functools
 import json
 import posixpath
 import re
@@ -746,11 +747,15 @@ def extract_with(grammar: Grammar, path: str, data: bytes, module: str, options:
     return fx
 
 
-_JS = Grammar(ts.Language(tsjs.language()), "javascript", _JS_ONLY)
+@functools.cache
+def _grammar() -> Grammar:
+    """Compiled when the first file is parsed, not at import: every agent job imports the
+    index (for its languages' conventions) and most parse nothing."""
+    return Grammar(ts.Language(tsjs.language()), "javascript", _JS_ONLY)
 
 
 def extract(path: str, data: bytes, module: str, options: dict | None = None) -> FileExtract:
-    return extract_with(_JS, path, data, module, options)
+    return extract_with(_grammar(), path, data, module, options)
 
 
 def node_frame(extensions: tuple[str, ...]) -> tuple[re.Pattern, re.Pattern]:

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import bisect
 import builtins
+import functools
 import keyword
 import re
+from dataclasses import dataclass
 
 import tree_sitter as ts
 import tree_sitter_python as tsp
@@ -21,10 +23,7 @@ from swevis.index.python_units import Spans, Unit, candidates, find_units
 from swevis.index.records import EdgeRec, FileExtract, Language, SymbolRec
 from swevis.index.treesitter_util import mark_syntax_errors, own_texts, text as _text
 
-LANGUAGE = ts.Language(tsp.language())
-
-# the patterns of every part of the extraction, run as one query: one walk of the tree
-# instead of one per part (matches are told apart by the pattern they came from)
+# the patterns of every part of the extraction (_Grammar runs them as one query)
 _PARTS = {
     "defs": """
     (class_definition name: (identifier) @name) @def
@@ -52,21 +51,38 @@ _PARTS = {
     (as_pattern_target (identifier) @loopvar)
     """,
 }
-_QUERY = ts.Query(LANGUAGE, "".join(_PARTS.values()))
-_PART_OF: list[str] = [
-    part for part, src in _PARTS.items() for _ in range(ts.Query(LANGUAGE, src).pattern_count)
-]
-# the same split in two, for an update that reuses functions (python_units): the file's
-# structure everywhere, function bodies only where not reused (their pattern numbers keep
-# their order, all the order of matches depends on)
-_STRUCTURE = ts.Query(LANGUAGE, _PARTS["defs"] + _PARTS["imports"])
-_BODY = ts.Query(LANGUAGE, _PARTS["calls"] + _PARTS["bindings"])
-_BODY_PART_OF = _PART_OF[_STRUCTURE.pattern_count :]
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _KEYWORDS = frozenset(keyword.kwlist) | {"self", "cls", "pytest", "assert_", "None", "True", "False"}
-_ERRORS = ts.Query(LANGUAGE, "(ERROR) @err")
 
-_PARSER = ts.Parser(LANGUAGE)
+
+@dataclass(frozen=True)
+class _Grammar:
+    parser: ts.Parser
+    query: ts.Query  # every part as one query: one walk of the tree instead of one per part
+    part_of: list[str]  # the part of each of its patterns (matches are told apart by pattern)
+    # the same split in two, for an update that reuses functions (python_units): the file's
+    # structure everywhere, function bodies only where not reused (their pattern numbers keep
+    # their order, all the order of matches depends on)
+    structure: ts.Query
+    body: ts.Query
+    body_part_of: list[str]
+    errors: ts.Query
+
+
+@functools.cache
+def _grammar() -> _Grammar:
+    """The parser and queries, compiled when the first file is parsed, not at import: every
+    agent job imports the index (for its languages' conventions) and most parse nothing."""
+    language = ts.Language(tsp.language())
+    part_of = [part for part, src in _PARTS.items() for _ in range(ts.Query(language, src).pattern_count)]
+    structure = ts.Query(language, _PARTS["defs"] + _PARTS["imports"])
+    return _Grammar(
+        parser=ts.Parser(language), query=ts.Query(language, "".join(_PARTS.values())), part_of=part_of,
+        structure=structure, body=ts.Query(language, _PARTS["calls"] + _PARTS["bindings"]),
+        body_part_of=part_of[structure.pattern_count :], errors=ts.Query(language, "(ERROR) @err"),
+    )
+
+
 MAX_SIGNATURE = 300
 
 
@@ -131,8 +147,9 @@ def _by_start(nodes: list[ts.Node]) -> list[ts.Node]:
 def _scan(root: ts.Node) -> dict[str, list]:
     """The one query's matches by part (see _order)."""
     parts: dict[str, list] = {part: [] for part in _PARTS}
-    for match in ts.QueryCursor(_QUERY).matches(root):
-        parts[_PART_OF[match[0]]].append(match)
+    grammar = _grammar()
+    for match in ts.QueryCursor(grammar.query).matches(root):
+        parts[grammar.part_of[match[0]]].append(match)
     return parts
 
 
@@ -151,10 +168,11 @@ def _position(part: str, caps: dict) -> int:
 
 def _scan_body(root: ts.Node, parts: dict[str, list], lo: int, hi: int) -> None:
     """Add to `parts` the calls and bindings matches placed in bytes lo..hi-1."""
-    cursor = ts.QueryCursor(_BODY)
+    grammar = _grammar()
+    cursor = ts.QueryCursor(grammar.body)
     cursor.set_byte_range(lo, hi)
     for match in cursor.matches(root):
-        part = _BODY_PART_OF[match[0]]
+        part = grammar.body_part_of[match[0]]
         if lo <= _position(part, match[1]) < hi:
             parts[part].append(match)
 
@@ -163,8 +181,9 @@ def _scan_structure(root: ts.Node, data: bytes) -> dict[str, list]:
     """Definitions and imports everywhere, calls and bindings outside the candidate units
     (python_units.candidates: the reused ones' are never needed)."""
     parts: dict[str, list] = {part: [] for part in _PARTS}
-    for match in ts.QueryCursor(_STRUCTURE).matches(root):
-        parts[_PART_OF[match[0]]].append(match)
+    grammar = _grammar()
+    for match in ts.QueryCursor(grammar.structure).matches(root):
+        parts[grammar.part_of[match[0]]].append(match)
     lo = 0
     for f in candidates(parts["defs"]):
         if f.start_byte > lo:
@@ -626,9 +645,10 @@ def extract(path: str, data: bytes, module: str, options: dict | None = None) ->
     python_units): their calls, attribute types and term counts are taken from it, and their
     bodies are not searched."""
     options = options or {}
-    root = _PARSER.parse(data).root_node
+    grammar = _grammar()
+    root = grammar.parser.parse(data).root_node
     fx = FileExtract(language="python")
-    mark_syntax_errors(root, _ERRORS, fx)
+    mark_syntax_errors(root, grammar.errors, fx)
     is_package = path.endswith("__init__.py") or path.endswith("__init__.pyi")
     reuse = None if root.has_error else options.get("reuse")
     found = _scan(root) if reuse is None else _scan_structure(root, data)

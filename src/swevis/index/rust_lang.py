@@ -19,6 +19,7 @@ to the trait, so a trait's default methods are in the type's MRO.
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 import tomllib
 
@@ -26,12 +27,11 @@ import tree_sitter as ts
 import tree_sitter_rust as tsrs
 
 from swevis.index.records import EdgeRec, FileExtract, Language, SymbolRec
-from swevis.index.treesitter_util import mark_syntax_errors, own_texts, test_references, text as _text
+from swevis.index.treesitter_util import Compiled, compile_grammar, mark_syntax_errors, own_texts, test_references
+from swevis.index.treesitter_util import text as _text
 
 __all__ = ["RUST", "extract", "module_names"]
 
-LANGUAGE = ts.Language(tsrs.language())
-_PARSER = ts.Parser(LANGUAGE)
 MAX_SIGNATURE = 300
 
 _PARTS = {
@@ -69,9 +69,13 @@ _PARTS = {
     (field_declaration name: (field_identifier) @field type: (_) @type)
     """,
 }
-_QUERY = ts.Query(LANGUAGE, "".join(_PARTS.values()))
-_PART_OF = [part for part, src in _PARTS.items() for _ in range(ts.Query(LANGUAGE, src).pattern_count)]
-_ERRORS = ts.Query(LANGUAGE, "(ERROR) @err")
+
+
+@functools.cache
+def _grammar() -> Compiled:
+    """Compiled when the first Rust file is parsed (treesitter_util.compile_grammar says why)."""
+    return compile_grammar(ts.Language(tsrs.language()), _PARTS)
+
 
 # the language's reserved words (the extractor skips them), and what its record lists as no
 # identifier: issue hints drop these words for every repository (the noise of all registered
@@ -570,12 +574,13 @@ def _module_doc(root: ts.Node) -> str:
 def extract(path: str, data: bytes, module: str, options: dict | None = None) -> FileExtract:
     """Items, `mod` and `use` imports, trait impls, typed bindings, calls and (in tests) references."""
     options = options or {}
-    root = _PARSER.parse(data).root_node
+    grammar = _grammar()
+    root = grammar.parser.parse(data).root_node
     fx = FileExtract(language="rust")
-    mark_syntax_errors(root, _ERRORS, fx)
+    mark_syntax_errors(root, grammar.errors, fx)
     parts: dict[str, list] = {part: [] for part in _PARTS}
-    for pattern, caps in ts.QueryCursor(_QUERY).matches(root):
-        parts[_PART_OF[pattern]].append(caps)
+    for pattern, caps in ts.QueryCursor(grammar.query).matches(root):
+        parts[grammar.part_of[pattern]].append(caps)
     defs = _definitions(parts["defs"], data, fx)
     paths = _Paths(module)
     _imports(sorted(parts["imports"], key=lambda c: c["imp"][0].start_byte), fx, paths, defs)

@@ -1,4 +1,4 @@
-"""What the extractors on tree-sitter share: a node's text, the doc comment above a declaration,
+"""What the extractors on tree-sitter share: their compiled grammar, a node's text, the doc comment above a declaration,
 which definition encloses a byte, a parse's syntax errors, the BM25 texts of a file's
 definitions and the references of a test file. Python's extractor (python_lang) takes the
 errors and the BM25 texts from here and keeps its own test references (they add its imports'
@@ -8,15 +8,36 @@ from __future__ import annotations
 
 import bisect
 import re
+from typing import NamedTuple
 
 import tree_sitter as ts
 
 from swevis.index.records import EdgeRec, FileExtract
 
-__all__ = ["text", "doc_comment", "Enclosing", "mark_syntax_errors", "own_texts", "test_references"]
+__all__ = ["Compiled", "compile_grammar", "text", "doc_comment", "Enclosing", "mark_syntax_errors", "own_texts", "test_references"]
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _COMMENT_TYPES = frozenset({"comment", "line_comment", "block_comment"})
+
+
+class Compiled(NamedTuple):
+    """A grammar's parser, its extraction query (every part in one: one walk of the tree), the
+    part each of the query's patterns is in, and its syntax-error query."""
+
+    parser: ts.Parser
+    query: ts.Query
+    part_of: list[str]
+    errors: ts.Query
+
+
+def compile_grammar(language: ts.Language, parts: dict[str, str]) -> Compiled:
+    """The parser and queries of `parts` (part name -> patterns). Each extractor calls this from
+    a functools.cache'd function when it parses its first file, not at import: compiling
+    takes 40-300 ms a language, which every agent job paid on importing the index (for the
+    languages' conventions) though most parse nothing."""
+    part_of = [part for part, src in parts.items() for _ in range(ts.Query(language, src).pattern_count)]
+    return Compiled(ts.Parser(language), ts.Query(language, "".join(parts.values())), part_of,
+                    ts.Query(language, "(ERROR) @err"))
 
 
 def text(node: ts.Node | None) -> str:
