@@ -39,8 +39,26 @@ def workflow_imports() -> list[str]:
 
 
 _CONTEXT = multiprocessing.get_context("forkserver")
-_CONTEXT.set_forkserver_preload(["snakemake.cli", "snakemake_fork", *workflow_imports()])
+_CONTEXT.set_forkserver_preload(["snakemake.cli", "snakemake_fork", *workflow_imports(), "snakemake_warm"])
 _ONE_AT_A_TIME = threading.Lock()
+
+
+def _ensure_forkserver() -> None:
+    """Start the forkserver with tests/ on PYTHONPATH: CPython 3.11's forkserver ignores the
+    sys.path it is handed and imports its preload with the interpreter's own, where a module
+    of tests/ (snakemake_fork, snakemake_warm) is not found and silently left out. Its
+    forked copies take the caller's environment (_main), so the variable goes no further."""
+    from multiprocessing import forkserver
+
+    before = os.environ.get("PYTHONPATH")
+    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(Path(__file__).parent), before]))
+    try:
+        forkserver.ensure_running()
+    finally:
+        if before is None:
+            del os.environ["PYTHONPATH"]
+        else:
+            os.environ["PYTHONPATH"] = before
 
 
 def _main(args: list[str], env: dict[str, str], cwd: str, out: str, err: str, prelude: str | None = None) -> None:
@@ -76,6 +94,7 @@ def run(
         out, err = os.path.join(folder, "stdout"), os.path.join(folder, "stderr")
         proc = _CONTEXT.Process(target=_main, args=(list(args), dict(env), cwd, out, err, prelude))
         with _ONE_AT_A_TIME:
+            _ensure_forkserver()
             proc.start()
             proc.join(timeout)
             if proc.exitcode is None:
