@@ -42,7 +42,7 @@ import statistics
 import time
 from pathlib import Path
 
-from swevis.analysis.single_read_windows import package_windows
+from swevis.analysis.single_read_windows import VERIFIED_PACKAGES, package_windows
 from swevis.errors import SwevisError
 from swevis.render import RenderSettings, render_window
 from swevis.render.core import MissingGlyphs
@@ -208,6 +208,11 @@ def main() -> None:
     ap.add_argument("--write-guards", default=None, metavar="TABLE",
                     help="merge the guards into this table (the renderer's: src/swevis/data/legibility_guards.json)")
     args = ap.parse_args()
+    if args.write_guards and args.packages != PACKAGES:
+        raise SystemExit(f"--write-guards: the renderer's table is measured on {' '.join(PACKAGES)}; leave --packages out")
+    bad = sorted(set(args.packages) & VERIFIED_PACKAGES)
+    if bad:
+        raise SystemExit(f"--packages: {', '.join(bad)} are SWE-bench Verified repositories (never measured on)")
     fonts = args.fonts or ["DejaVu Sans Mono", *[f for f in DEBIAN_FONTS if Path(f).is_file()]]
     try:
         windows = package_windows(args.packages, 100, args.windows, args.seed)

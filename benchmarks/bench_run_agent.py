@@ -3,8 +3,8 @@ imports of scripts/run_agent.py, the tokenizer load, and the run itself (in the 
 process, and in the tool calls' child processes).
 
 Builds (or reuses) a small results folder with the project's config.yaml cut to two bundled
-instances, runs the default target's run_agent jobs for a text, a visual and a Prometheus
-condition once through Snakemake with --skip-script-cleanup, and then runs each job's
+instances, runs the default target's run_agent jobs of five conditions (text, visual,
+Prometheus; JOBS) once through Snakemake with --skip-script-cleanup, and then runs each job's
 generated script again --repeat times, each in a fresh interpreter as Snakemake does,
 timing the phases from inside it (time.process_time, the process's CPU since it started).
 Prints the median CPU seconds of each phase per job, with the sum over the jobs.

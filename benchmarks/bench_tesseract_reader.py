@@ -28,12 +28,13 @@ import dataclasses
 import json
 import random
 import statistics
+import subprocess
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from swevis.analysis.single_read import draw_page
-from swevis.analysis.single_read_windows import package_windows
+from swevis.analysis.single_read_windows import VERIFIED_PACKAGES, package_windows
 from swevis.config import schema_defaults
 from swevis.errors import SwevisError
 from swevis.render import RenderSettings, render_window, tesseract
@@ -43,14 +44,12 @@ from swevis.render.ocr import ocr_page_accuracy
 # Installed packages (real repositories' source) that are neither SWE-bench Verified
 # repositories nor the frontier's windows.
 PACKAGES = ["click", "httpx", "hypothesis", "jsonschema", "pandas", "huggingface_hub"]
-VERIFIED = {"astropy", "django", "matplotlib", "seaborn", "flask", "requests", "xarray", "pylint", "pytest",
-            "sklearn", "scikit-learn", "sphinx", "sympy"}
 
 
 def check_packages(packages: list[str]) -> None:
     """A tuning package may be neither a Verified repository nor one the frontier measures."""
     frontier = set(schema_defaults("single_read")["ocr"]["frontier_packages"])
-    bad = [p for p in packages if p in VERIFIED or p in frontier]
+    bad = [p for p in packages if p in VERIFIED_PACKAGES or p in frontier]
     if bad:
         raise SystemExit(f"tuning packages {bad} are SWE-bench Verified repositories or the frontier's own windows")
 
@@ -88,6 +87,15 @@ def read_settings(name: str, tessdata_dir: str | None = None) -> tesseract.ReadS
             raise SystemExit(f"unknown setting word {word!r} (read, s<n>, lanczos, bicubic, stretch, otsu, "
                              "levels-none, psm<n>, oem<n>, dpi<n>, nodict, dict, luma, darkest, any, ascii, gamma<x>, sharpen<percent>, wordy, liney, lang<model>)")
     return s
+
+
+def check_model(settings: tesseract.ReadSettings) -> None:
+    """The setting's model is installed (Tesseract's own folder, or `tessdata_dir`)."""
+    cmd = [tesseract.PROGRAM, "--list-langs"] + (["--tessdata-dir", settings.tessdata_dir] if settings.tessdata_dir else [])
+    listed = subprocess.run(cmd, capture_output=True, text=True, timeout=60).stdout.splitlines()[1:]  # after a title line
+    if settings.lang not in listed:
+        where = settings.tessdata_dir or "Tesseract's model folder"
+        raise SwevisError(f"no Tesseract model {settings.lang!r} in {where} (installed: {', '.join(listed) or 'none'})")
 
 
 def study_pages(windows: list[dict], sizes: list[float], seed: int) -> dict[float, list[tuple]]:
@@ -162,7 +170,7 @@ def main() -> None:
         raise SystemExit(f"--tessdata-dir {args.tessdata_dir}: no configs/tsv there (link Tesseract's configs folder beside the model)")
     for name in args.settings:
         try:
-            read_settings(name)  # a bad name fails before any page is read, in one line
+            check_model(read_settings(name, args.tessdata_dir))  # before any page is read, in one line
         except (ValueError, SwevisError) as exc:
             raise SystemExit(f"bad setting {name!r}: {exc}") from None
     windows = package_windows(args.packages, 100, args.windows, args.seed)
@@ -172,7 +180,10 @@ def main() -> None:
     print("| setting | " + " | ".join(f"{s:g} px median (pages >= {args.threshold})" for s in args.sizes)
           + " | guard px | time |")
     print("|---|" + "---|" * len(args.sizes) + "---|---|")
-    rows = measure(args.settings, pages, args.threshold, args.jobs, args.rapidocr, args.tessdata_dir)
+    try:
+        rows = measure(args.settings, pages, args.threshold, args.jobs, args.rapidocr, args.tessdata_dir)
+    except SwevisError as exc:  # Tesseract failing on a page: one line
+        raise SystemExit(str(exc)) from None
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1, default=str))
 

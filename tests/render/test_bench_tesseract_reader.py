@@ -14,7 +14,7 @@ bench = load_benchmark("bench_tesseract_reader")
 
 def test_tuning_windows_are_not_the_frontiers_nor_verified_repositories():
     frontier = set(schema_defaults("single_read")["ocr"]["frontier_packages"])
-    assert not set(bench.PACKAGES) & (frontier | bench.VERIFIED)
+    assert not set(bench.PACKAGES) & (frontier | bench.VERIFIED_PACKAGES)
     bench.check_packages(bench.PACKAGES)
     for bad in (["click", "jinja2"], ["sympy"]):
         with pytest.raises(SystemExit, match="Verified repositories or the frontier"):
@@ -57,3 +57,26 @@ def test_a_tessdata_folder_without_the_tsv_config_is_one_line(tmp_path, monkeypa
     monkeypatch.setattr(bench, "package_windows", lambda *a: pytest.fail("read pages before checking the folder"))
     with pytest.raises(SystemExit, match="no configs/tsv there"):
         bench.main()
+
+
+@pytest.mark.skipif(not tesseract.available(), reason="needs the tesseract program (Debian: tesseract-ocr)")
+def test_a_model_that_is_not_installed_is_one_line_before_any_page_is_read(monkeypatch):
+    bench.check_model(tesseract.READ)  # eng, installed with tesseract-ocr
+    monkeypatch.setattr("sys.argv", ["bench_tesseract_reader.py", "--settings", "langNoSuchModel"])
+    monkeypatch.setattr(bench, "package_windows", lambda *a: pytest.fail("read pages before checking the model"))
+    with pytest.raises(SystemExit, match="no Tesseract model 'NoSuchModel'"):
+        bench.main()
+
+
+legibility = load_benchmark("bench_legibility")
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--packages", "click", "matplotlib"], "matplotlib are SWE-bench Verified repositories"),
+    (["--packages", "click", "--write-guards", "table.json"], "--write-guards: the renderer's table is measured on"),
+])
+def test_bench_legibility_refuses_verified_packages_and_a_guard_table_of_other_windows(argv, message, monkeypatch):
+    monkeypatch.setattr("sys.argv", ["bench_legibility.py", *argv])
+    monkeypatch.setattr(legibility, "package_windows", lambda *a: pytest.fail("drew windows before checking"))
+    with pytest.raises(SystemExit, match=message):
+        legibility.main()

@@ -25,6 +25,12 @@ def matplotlib_source_root() -> str:
     return package_source_root("matplotlib")
 
 
+# the import names of SWE-bench Verified's repositories: installed packages the benchmarks
+# draw windows from must not be one of them (no design is tuned on Verified code)
+VERIFIED_PACKAGES = frozenset({"astropy", "django", "matplotlib", "seaborn", "flask", "requests", "xarray", "pylint",
+                               "pytest", "sklearn", "scikit-learn", "sphinx", "sympy"})
+
+
 def package_windows(packages: list[str], n_lines: int, count: int, seed: int) -> list[dict]:
     """`count` windows of `n_lines` lines spread over installed packages: window k comes from
     packages[k mod len], so no one large package (matplotlib) dominates; each package's
