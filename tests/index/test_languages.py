@@ -3,6 +3,7 @@ line, and the index, the hints and D_loc follow it; files of no language are cou
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import json
 import shutil
@@ -14,6 +15,7 @@ from swevis.cli import main
 from swevis.errors import SwevisError
 from swevis.index import build_index, languages, open_index
 from swevis.index.records import Language
+from swevis.index.treesitter_util import GrammarError, compiled_once
 from swevis.localize import by_kind, extract_hints, localize_issue
 from swevis.localize.spans import best_line
 
@@ -129,6 +131,26 @@ def test_a_file_its_extractor_fails_on_is_an_error_row_and_the_build_goes_on(toy
         row = idx.con.execute("SELECT error FROM files WHERE path = 'lib/broken.toy'").fetchone()
         assert row[0] == "ValueError: the toy parser gave up"
         assert idx.symbols_by_name("perimeter")  # the files after it are indexed
+
+
+def test_a_grammar_that_does_not_compile_stops_the_build_in_one_line(toy, toy_repo, tmp_path):
+    """Grammars compile on first use, inside the build's per-file error handling: a broken
+    install must stop the build, not index every file of the language as an error."""
+    calls = []
+
+    @compiled_once("Toy")
+    def grammar():
+        calls.append(1)
+        raise ValueError("Invalid node type at row 2")
+
+    def extract(path, data, module, options):
+        grammar()
+
+    languages.unregister("toy")
+    languages.register(dataclasses.replace(toy, extract=extract))
+    with pytest.raises(GrammarError, match=r"the Toy tree-sitter grammar does not compile \(ValueError: Invalid node"):
+        build_index(toy_repo, tmp_path / "toy.sqlite")
+    assert calls == [1]  # the first toy file stopped it
 
 
 def test_the_registry_answers_for_the_toy_language(toy):

@@ -36,6 +36,7 @@ from swevis.fsutil import atomic_path
 from swevis.index import rows, store
 from swevis.index.languages import FileExtract, extension_of, is_test_path, language_for, module_names, registered
 from swevis.index.lexical import Lexical, tokenize
+from swevis.index.treesitter_util import GrammarError
 from swevis.index.resolve import resolve_edges, resolve_names
 from swevis.index.reuse import OldFile
 from swevis.paths import portable
@@ -164,6 +165,8 @@ def _extract(path: str, data: bytes, module: str, opts: dict, reuse=None) -> tup
     try:
         fx = language.extract(path, data, module, {"is_test": is_test_path(path), "chunk_chars": opts["chunk_chars"],
                                                    "reuse": reuse, "project": opts["project"]})
+    except GrammarError:  # a broken install, not a bad file: stop the build
+        raise
     except Exception as exc:  # noqa: BLE001 - a bad file must not stop the build
         if reuse is not None:  # the earlier index's rows, not the file: extract it as cold would
             log.warning("could not reuse the earlier index's rows of %s (%s): extracting it afresh", path, exc)

@@ -16,13 +16,13 @@ in Go: no edge says which types implement one.
 
 from __future__ import annotations
 
-import functools
 import re
 
 import tree_sitter as ts
 import tree_sitter_go as tsg
 
 from swevis.index.records import EdgeRec, FileExtract, Language, SymbolRec
+from swevis.index.treesitter_util import compiled_once
 from swevis.index.treesitter_util import Compiled, Enclosing, compile_grammar, doc_comment, mark_syntax_errors
 from swevis.index.treesitter_util import own_texts, test_references, text
 
@@ -44,7 +44,7 @@ _PATTERNS = """
 MAX_SIGNATURE = 300
 
 
-@functools.cache
+@compiled_once("Go")
 def _grammar() -> Compiled:
     """Compiled when the first Go file is parsed (treesitter_util.compile_grammar says why)."""
     return compile_grammar(ts.Language(tsg.language()), {"all": _PATTERNS})

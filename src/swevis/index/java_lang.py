@@ -13,13 +13,13 @@ x is a local variable, a parameter or a field, on the class `X` for `X.f()`, els
 
 from __future__ import annotations
 
-import functools
 import re
 
 import tree_sitter as ts
 import tree_sitter_java as tsj
 
 from swevis.index.records import EdgeRec, FileExtract, Language, SymbolRec
+from swevis.index.treesitter_util import compiled_once
 from swevis.index.treesitter_util import Compiled, Enclosing, compile_grammar, doc_comment, mark_syntax_errors
 from swevis.index.treesitter_util import own_texts, test_references, text
 
@@ -47,7 +47,7 @@ _PATTERNS = """
 MAX_SIGNATURE = 300
 
 
-@functools.cache
+@compiled_once("Java")
 def _grammar() -> Compiled:
     """Compiled when the first Java file is parsed (treesitter_util.compile_grammar says why)."""
     return compile_grammar(ts.Language(tsj.language()), {"all": _PATTERNS})

@@ -24,7 +24,6 @@ an interface is a `method`.
 from __future__ import annotations
 
 import bisect
-import functools
 import json
 import posixpath
 import re
@@ -33,6 +32,7 @@ import tree_sitter as ts
 import tree_sitter_javascript as tsjs
 
 from swevis.index.records import EdgeRec, FileExtract, Language, SymbolRec
+from swevis.index.treesitter_util import compiled_once
 from swevis.index.treesitter_util import mark_syntax_errors, own_texts, test_references, text as _text
 
 __all__ = ["JAVASCRIPT", "Grammar", "extract_with", "module_names", "module_of_path", "node_frame",
@@ -747,7 +747,7 @@ def extract_with(grammar: Grammar, path: str, data: bytes, module: str, options:
     return fx
 
 
-@functools.cache
+@compiled_once("JavaScript")
 def _grammar() -> Grammar:
     """Compiled when the first file is parsed, not at import: every agent job imports the
     index (for its languages' conventions) and most parse nothing."""

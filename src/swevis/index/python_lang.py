@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import bisect
 import builtins
-import functools
 import keyword
 import re
 from dataclasses import dataclass
@@ -21,6 +20,7 @@ import tree_sitter_python as tsp
 
 from swevis.index.python_units import Spans, Unit, candidates, find_units
 from swevis.index.records import EdgeRec, FileExtract, Language, SymbolRec
+from swevis.index.treesitter_util import compiled_once
 from swevis.index.treesitter_util import mark_syntax_errors, own_texts, text as _text
 
 # the patterns of every part of the extraction (_Grammar runs them as one query)
@@ -69,7 +69,7 @@ class _Grammar:
     errors: ts.Query
 
 
-@functools.cache
+@compiled_once("Python")
 def _grammar() -> _Grammar:
     """The parser and queries, compiled when the first file is parsed, not at import: every
     agent job imports the index (for its languages' conventions) and most parse nothing."""

@@ -19,7 +19,6 @@ to the trait, so a trait's default methods are in the type's MRO.
 from __future__ import annotations
 
 import bisect
-import functools
 import re
 import tomllib
 
@@ -27,6 +26,7 @@ import tree_sitter as ts
 import tree_sitter_rust as tsrs
 
 from swevis.index.records import EdgeRec, FileExtract, Language, SymbolRec
+from swevis.index.treesitter_util import compiled_once
 from swevis.index.treesitter_util import Compiled, compile_grammar, mark_syntax_errors, own_texts, test_references
 from swevis.index.treesitter_util import text as _text
 
@@ -71,7 +71,7 @@ _PARTS = {
 }
 
 
-@functools.cache
+@compiled_once("Rust")
 def _grammar() -> Compiled:
     """Compiled when the first Rust file is parsed (treesitter_util.compile_grammar says why)."""
     return compile_grammar(ts.Language(tsrs.language()), _PARTS)

@@ -7,17 +7,44 @@ names)."""
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 from typing import NamedTuple
 
 import tree_sitter as ts
 
+from swevis.errors import SwevisError
 from swevis.index.records import EdgeRec, FileExtract
 
-__all__ = ["Compiled", "compile_grammar", "text", "doc_comment", "Enclosing", "mark_syntax_errors", "own_texts", "test_references"]
+__all__ = ["Compiled", "GrammarError", "compiled_once", "compile_grammar", "text", "doc_comment", "Enclosing", "mark_syntax_errors", "own_texts", "test_references"]
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _COMMENT_TYPES = frozenset({"comment", "line_comment", "block_comment"})
+
+
+class GrammarError(SwevisError):
+    """A grammar that does not compile: the installed tree-sitter packages do not match the
+    extractor's queries. It stops the index build (swevis.index.build lets it through), where an
+    error of one file only marks that file."""
+
+
+def compiled_once(language: str):
+    """Cache a `_grammar()` function, and turn its failure into a GrammarError that names the
+    language: grammars compile on first use (compile_grammar says why), inside the per-file
+    error handling of the build, which must not read a broken install as broken files."""
+    def wrap(fn):
+        cached = functools.cache(fn)
+
+        @functools.wraps(fn)
+        def grammar(*args):
+            try:
+                return cached(*args)
+            except Exception as exc:  # noqa: BLE001 - whatever tree-sitter raises, one message
+                raise GrammarError(f"the {language} tree-sitter grammar does not compile ({type(exc).__name__}: "
+                                   f"{exc}); reinstall the pinned packages (make install)") from exc
+        grammar.cache_info = cached.cache_info  # what is compiled so far (tests read it)
+        return grammar
+    return wrap
 
 
 class Compiled(NamedTuple):

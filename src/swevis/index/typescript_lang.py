@@ -7,7 +7,6 @@ swevis.index.languages). Declaration files (.d.ts) are its stubs.
 
 from __future__ import annotations
 
-import functools
 import re
 
 import tree_sitter as ts
@@ -23,6 +22,7 @@ from swevis.index.javascript_lang import (
     module_names,
     node_frame,
 )
+from swevis.index.treesitter_util import compiled_once
 from swevis.index.records import FileExtract, Language
 
 __all__ = ["TYPESCRIPT", "extract"]
@@ -46,7 +46,7 @@ _TS_BINDINGS = """
 """
 
 
-@functools.cache
+@compiled_once("TypeScript")
 def _grammar(tsx: bool) -> Grammar:
     """TSX's grammar or TypeScript's, compiled when the first such file is parsed, not at import
     (~0.25 s for the two): every agent job imports the index and most parse no TypeScript."""
