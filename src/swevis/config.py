@@ -126,7 +126,7 @@ def _default_filling_validator(
     `section`: a validator of a config of that one top-level section (the schema has no
     constraint across sections), which does not fill in every other section's defaults."""
     if section is not None:
-        whole = _default_filling_validator(schema_path, families)
+        whole = _default_filling_validator(schema_path, families, None)  # validate_config's own key
         if section not in whole.schema["properties"]:  # the whole schema's error names it
             return whole
         return _filling_validator({**whole.schema, "properties": {section: whole.schema["properties"][section]}})

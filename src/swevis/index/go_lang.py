@@ -22,9 +22,8 @@ import tree_sitter as ts
 import tree_sitter_go as tsg
 
 from swevis.index.records import EdgeRec, FileExtract, Language, SymbolRec
-from swevis.index.treesitter_util import compiled_once
-from swevis.index.treesitter_util import Compiled, Enclosing, compile_grammar, doc_comment, mark_syntax_errors
-from swevis.index.treesitter_util import own_texts, test_references, text
+from swevis.index.treesitter_util import Compiled, Enclosing, compile_grammar, compiled_once, doc_comment
+from swevis.index.treesitter_util import mark_syntax_errors, own_texts, test_references, text
 
 # every part of the extraction in one query: one walk of the tree (matches told apart by capture names)
 _PATTERNS = """

@@ -19,9 +19,8 @@ import tree_sitter as ts
 import tree_sitter_java as tsj
 
 from swevis.index.records import EdgeRec, FileExtract, Language, SymbolRec
-from swevis.index.treesitter_util import compiled_once
-from swevis.index.treesitter_util import Compiled, Enclosing, compile_grammar, doc_comment, mark_syntax_errors
-from swevis.index.treesitter_util import own_texts, test_references, text
+from swevis.index.treesitter_util import Compiled, Enclosing, compile_grammar, compiled_once, doc_comment
+from swevis.index.treesitter_util import mark_syntax_errors, own_texts, test_references, text
 
 _CLASS_TYPES = frozenset({"class_declaration", "interface_declaration", "enum_declaration", "record_declaration",
                           "annotation_type_declaration"})

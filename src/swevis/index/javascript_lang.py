@@ -32,8 +32,8 @@ import tree_sitter as ts
 import tree_sitter_javascript as tsjs
 
 from swevis.index.records import EdgeRec, FileExtract, Language, SymbolRec
-from swevis.index.treesitter_util import compiled_once
-from swevis.index.treesitter_util import mark_syntax_errors, own_texts, test_references, text as _text
+from swevis.index.treesitter_util import compiled_once, mark_syntax_errors, own_texts, test_references
+from swevis.index.treesitter_util import text as _text
 
 __all__ = ["JAVASCRIPT", "Grammar", "extract_with", "module_names", "module_of_path", "node_frame",
            "KEYWORDS", "RECORD_KEYWORDS", "COMMON_NAMES", "JS_EXTENSIONS", "TS_EXTENSIONS"]

@@ -20,8 +20,8 @@ import tree_sitter_python as tsp
 
 from swevis.index.python_units import Spans, Unit, candidates, find_units
 from swevis.index.records import EdgeRec, FileExtract, Language, SymbolRec
-from swevis.index.treesitter_util import compiled_once
-from swevis.index.treesitter_util import mark_syntax_errors, own_texts, text as _text
+from swevis.index.treesitter_util import compile_grammar, compiled_once, mark_syntax_errors, own_texts
+from swevis.index.treesitter_util import text as _text
 
 # the patterns of every part of the extraction (_Grammar runs them as one query)
 _PARTS = {
@@ -57,16 +57,17 @@ _KEYWORDS = frozenset(keyword.kwlist) | {"self", "cls", "pytest", "assert_", "No
 
 @dataclass(frozen=True)
 class _Grammar:
+    # what treesitter_util.Compiled holds (every part as one query: one walk of the tree)
     parser: ts.Parser
-    query: ts.Query  # every part as one query: one walk of the tree instead of one per part
-    part_of: list[str]  # the part of each of its patterns (matches are told apart by pattern)
+    query: ts.Query
+    part_of: list[str]
+    errors: ts.Query
     # the same split in two, for an update that reuses functions (python_units): the file's
     # structure everywhere, function bodies only where not reused (their pattern numbers keep
     # their order, all the order of matches depends on)
     structure: ts.Query
     body: ts.Query
     body_part_of: list[str]
-    errors: ts.Query
 
 
 @compiled_once("Python")
@@ -74,13 +75,10 @@ def _grammar() -> _Grammar:
     """The parser and queries, compiled when the first file is parsed, not at import: every
     agent job imports the index (for its languages' conventions) and most parse nothing."""
     language = ts.Language(tsp.language())
-    part_of = [part for part, src in _PARTS.items() for _ in range(ts.Query(language, src).pattern_count)]
+    whole = compile_grammar(language, _PARTS)
     structure = ts.Query(language, _PARTS["defs"] + _PARTS["imports"])
-    return _Grammar(
-        parser=ts.Parser(language), query=ts.Query(language, "".join(_PARTS.values())), part_of=part_of,
-        structure=structure, body=ts.Query(language, _PARTS["calls"] + _PARTS["bindings"]),
-        body_part_of=part_of[structure.pattern_count :], errors=ts.Query(language, "(ERROR) @err"),
-    )
+    return _Grammar(*whole, structure=structure, body=ts.Query(language, _PARTS["calls"] + _PARTS["bindings"]),
+                    body_part_of=whole.part_of[structure.pattern_count :])
 
 
 MAX_SIGNATURE = 300

@@ -26,9 +26,8 @@ import tree_sitter as ts
 import tree_sitter_rust as tsrs
 
 from swevis.index.records import EdgeRec, FileExtract, Language, SymbolRec
-from swevis.index.treesitter_util import compiled_once
-from swevis.index.treesitter_util import Compiled, compile_grammar, mark_syntax_errors, own_texts, test_references
-from swevis.index.treesitter_util import text as _text
+from swevis.index.treesitter_util import Compiled, compile_grammar, compiled_once, mark_syntax_errors, own_texts
+from swevis.index.treesitter_util import test_references, text as _text
 
 __all__ = ["RUST", "extract", "module_names"]
 

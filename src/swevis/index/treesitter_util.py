@@ -1,8 +1,8 @@
-"""What the extractors on tree-sitter share: their compiled grammar, a node's text, the doc comment above a declaration,
-which definition encloses a byte, a parse's syntax errors, the BM25 texts of a file's
-definitions and the references of a test file. Python's extractor (python_lang) takes the
-errors and the BM25 texts from here and keeps its own test references (they add its imports'
-names)."""
+"""What the extractors on tree-sitter share: their compiled grammar, a node's text, the doc
+comment above a declaration, which definition encloses a byte, a parse's syntax errors, the
+BM25 texts of a file's definitions and the references of a test file. Python's extractor
+(python_lang) takes the errors and the BM25 texts from here and keeps its own test references
+(they add its imports' names)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,8 @@ import tree_sitter as ts
 from swevis.errors import SwevisError
 from swevis.index.records import EdgeRec, FileExtract
 
-__all__ = ["Compiled", "GrammarError", "compiled_once", "compile_grammar", "text", "doc_comment", "Enclosing", "mark_syntax_errors", "own_texts", "test_references"]
+__all__ = ["Compiled", "GrammarError", "compiled_once", "compile_grammar", "text", "doc_comment", "Enclosing",
+           "mark_syntax_errors", "own_texts", "test_references"]
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _COMMENT_TYPES = frozenset({"comment", "line_comment", "block_comment"})
@@ -59,7 +60,7 @@ class Compiled(NamedTuple):
 
 def compile_grammar(language: ts.Language, parts: dict[str, str]) -> Compiled:
     """The parser and queries of `parts` (part name -> patterns). Each extractor calls this from
-    a functools.cache'd function when it parses its first file, not at import: compiling
+    its `compiled_once` function when it parses its first file, not at import: compiling
     takes 40-300 ms a language, which every agent job paid on importing the index (for the
     languages' conventions) though most parse nothing."""
     part_of = [part for part, src in parts.items() for _ in range(ts.Query(language, src).pattern_count)]

@@ -22,8 +22,8 @@ from swevis.index.javascript_lang import (
     module_names,
     node_frame,
 )
-from swevis.index.treesitter_util import compiled_once
 from swevis.index.records import FileExtract, Language
+from swevis.index.treesitter_util import compiled_once
 
 __all__ = ["TYPESCRIPT", "extract"]
 
