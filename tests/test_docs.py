@@ -185,6 +185,10 @@ RULES: dict[str, Rule] = {
         ".venv/bin/python benchmarks/bench_page_legibility.py --help", PAGES_OCR),
     "nice .venv/bin/python benchmarks/bench_page_legibility.py lite_test --pages 40 --seed 1": Rule(
         ".venv/bin/python benchmarks/bench_page_legibility.py --help", PAGES_OCR),
+    "nice .venv/bin/python benchmarks/bench_page_legibility.py tests/fixtures/trajectories_coloured --pages 12 --seed 1 "
+    "-v": Rule(".venv/bin/python benchmarks/bench_page_legibility.py --help",
+               "reads the fixture's pages with two OCR readers (minutes of OCR): --help checks the script; "
+               "tests/counterfactual/test_coloured_output_pages.py replays and draws the same pages"),
     ".venv/bin/snakemake --cores 2 results/table4.csv": Rule(
         ".venv/bin/snakemake -n --cores 2 results/table4.csv", LONG, slow=True),
     ".venv/bin/swevis render src/swevis/render/layout.py --lines 1-120 --ratio 3 --model qwen3.5 -o out/": AS_WRITTEN_SLOW,
