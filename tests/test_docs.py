@@ -29,7 +29,8 @@ import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
-PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), *sorted((ROOT / "docs" / "studies").glob("*.md"))]
+MAX_PAGE_LINES = 400
 VENV = ROOT / ".venv"
 BLOCK_TIMEOUT_S = 1200
 
@@ -421,6 +422,29 @@ def test_the_readme_is_a_way_in():
     assert len((ROOT / "README.md").read_text().splitlines()) <= 250
 
 
+def long_pages(pages: list[Path], root: Path = ROOT) -> list[str]:
+    return [f"{p.relative_to(root)}: {n} lines" for p in pages
+            if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_PAGE_LINES]
+
+
+def test_no_docs_page_is_over_400_lines():
+    """A reference page stays one screenful of topics: a longer one is split by topic, and a
+    study's log goes to a page of its own under docs/studies/."""
+    assert long_pages(PAGES) == []
+
+
+def test_the_studies_are_pages_of_the_docs():
+    assert [p for p in PAGES if p.parent.name == "studies"], "docs/studies/ holds no page"
+
+
+def test_the_demonstrations_counted_in_the_docs_are_the_bundled_ones():
+    """docs/agents.md states how many demonstrations are bundled (and the command that counts
+    them): the number is the files', so a demonstration added or removed fails here."""
+    stated = re.findall(r"(\d+) bundled demonstrations", (ROOT / "docs" / "agents.md").read_text(encoding="utf-8"))
+    bundled = len(list((ROOT / "src" / "swevis" / "data" / "demos").rglob("*.yaml")))
+    assert stated == [str(bundled)]
+
+
 # --- the checks above can fail -------------------------------------------------------------
 
 
@@ -434,6 +458,13 @@ def test_a_failure_left_of_and_fails_its_block(tmp_path: Path):
     block = Block("page.md", 1, ("false && true",))
     proc = run_block(block, {}, {"false && true": AS_WRITTEN}, tmp_path)
     assert proc.returncode != 0
+
+
+def test_a_long_page_is_found(tmp_path: Path):
+    short, long = tmp_path / "short.md", tmp_path / "long.md"
+    short.write_text("line\n" * MAX_PAGE_LINES)
+    long.write_text("line\n" * (MAX_PAGE_LINES + 1))
+    assert long_pages([short, long], tmp_path) == [f"long.md: {MAX_PAGE_LINES + 1} lines"]
 
 
 def test_a_command_without_a_rule_fails():
