@@ -10,7 +10,7 @@ difference, 2 on a missing folder.
     .venv/bin/python benchmarks/compare_single_read.py OLD_RESULTS NEW_RESULTS [--backbones qwen3.5 kimi-k2.5]
 """
 
-from swevis.analysis.single_read_compare import main
+from swevis_dev.single_read_compare import main
 
 if __name__ == "__main__":
     raise SystemExit(main())

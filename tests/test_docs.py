@@ -112,7 +112,7 @@ RULES: dict[str, Rule] = {
     ".venv/bin/swevis devset small": Rule(
         ".venv/bin/swevis devset small --help",
         "indexes the three sample repositories and 14 copies of installed libraries (minutes): --help checks its arguments"),
-    ".venv/bin/swevis ranking-probes": Rule(".venv/bin/swevis ranking-probes --help", MINED),
+    ".venv/bin/python benchmarks/ranking_probes.py": Rule(".venv/bin/python benchmarks/ranking_probes.py --help", MINED),
     ".venv/bin/swevis devset fetch --polyglot": Rule(".venv/bin/swevis devset fetch --help", POLYGLOT_CLONES),
     ".venv/bin/swevis devset mine --polyglot --per-repo 62": Rule(".venv/bin/swevis devset mine --help", POLYGLOT_CLONES),
     ".venv/bin/swevis devset prepare --polyglot": Rule(".venv/bin/swevis devset prepare --help", POLYGLOT_CLONES),

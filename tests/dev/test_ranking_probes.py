@@ -1,4 +1,4 @@
-"""swevis.analysis.ranking_probes: the probes of what else could lift D_loc's symbol ranking
+"""swevis_dev.ranking_probes: the probes of what else could lift D_loc's symbol ranking
 rank as the development set's cross-validation does, and count what they claim to count."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import pytest
 from devset_helpers import commit_files, new_repo, stored_result
 from helpers import git
 
-from swevis.analysis import ranking_probes as probes
+from swevis_dev import ranking_probes as probes
 from swevis.localize.devset.crossval import cross_validate, held_out, linear
 from swevis.localize.devset.features import ALL_NAMES, BASE, View, case_matrix
 from swevis.localize.devset.scoring import KS
