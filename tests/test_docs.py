@@ -138,7 +138,11 @@ RULES: dict[str, Rule] = {
         "runs Snakemake for ten agent jobs, then each of them three times again (minutes): --help checks the script"),
     # docs/single-read.md
     "nice .venv/bin/python benchmarks/bench_legibility.py --windows 4 --sizes 5.5 6 6.5 7 --modes aa super "
-    "super+lh1.1 --write-guards src/swevis/data/legibility_guards.json": Rule(
+    "super+lh1.1 --write-guards benchmarks/out/legibility_guards.json": Rule(
+        ".venv/bin/python benchmarks/bench_legibility.py --help", OCR),
+    "nice .venv/bin/python benchmarks/bench_legibility.py --windows 4 --sizes 5 5.5 6 6.5 --fonts "
+    "/usr/share/fonts/truetype/noto/NotoMono-Regular.ttf --modes super super+lh1.1 aa "
+    "--write-guards benchmarks/out/legibility_guards.json": Rule(
         ".venv/bin/python benchmarks/bench_legibility.py --help", OCR),
     "nice .venv/bin/python benchmarks/bench_legibility.py --windows 2 --sizes 5.5 6 6.5 --fonts "
     "/usr/share/fonts/truetype/hack/Hack-Regular.ttf --modes super bilevel mono grid stroke0.5 --no-tesseract": Rule(
@@ -148,7 +152,7 @@ RULES: dict[str, Rule] = {
     "nice .venv/bin/python benchmarks/bench_frontier.py --windows 12 --ratios 3 5 7 --readers rapidocr": Rule(
         ".venv/bin/python benchmarks/bench_frontier.py --help", OCR),
     "nice .venv/bin/python benchmarks/bench_legibility.py --windows 16 --sizes 5.5 5.75 6 6.5 --fonts "
-    "\"DejaVu Sans Mono\" --modes bicubic super --no-tesseract": Rule(
+    "\"DejaVu Sans Mono\" --modes bicubic super --no-tesseract --write-guards benchmarks/out/legibility_guards.json": Rule(
         ".venv/bin/python benchmarks/bench_legibility.py --help", OCR),
     "nice .venv/bin/python benchmarks/bench_legibility.py --windows 6 --sizes 5.75 7 --fonts \"DejaVu Sans Mono\" "
     "--modes bicubic super --no-rapidocr": Rule(".venv/bin/python benchmarks/bench_legibility.py --help", OCR),

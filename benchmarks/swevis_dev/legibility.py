@@ -17,21 +17,16 @@ stroke<px> (bolder strokes), lh<x> (line pitch x size). Prints per font, mode an
 cell area (advance x line pitch, px^2: what a character costs), the median realized ratio at
 r3's page shape and the median accuracy of each reader; then per font and mode the guard: the
 smallest size from which every measured size reads at least `--threshold` (median).
-`--write-guards TABLE` merges those guards into the renderer's table
-(src/swevis/data/legibility_guards.json, read by swevis.render.guards).
+`--write-guards TABLE` merges those guards into a copy of the renderer's table: TABLE if it
+exists (so runs add up), else the shipped one (src/swevis/data/legibility_guards.json, read by
+swevis.render.guards). TABLE is never inside the package: the shipped table changes only by a
+reviewed copy of TABLE (docs/single-read.md, "The guard table").
 
     nice .venv/bin/python benchmarks/bench_legibility.py [--windows 2] [--sizes 5.5 6 6.5 7]
         [--fonts "DejaVu Sans Mono" /usr/share/fonts/truetype/hack/Hack-Regular.ttf] [--line-height 1.2]
         [--modes aa super super+lh1.1 bilevel+mono] [--threshold 0.93] [--no-tesseract | --no-rapidocr] [--json OUT]
         [--packages click httpx]
-        [--write-guards src/swevis/data/legibility_guards.json]
-
-Measured 2026-12-02 (docs/single-read.md, "Legibility"): the shipped table is
-    nice .venv/bin/python benchmarks/bench_legibility.py --windows 4 --sizes 5.5 6 6.5 7 \
-        --modes aa super super+lh1.1 --write-guards src/swevis/data/legibility_guards.json
-    nice .venv/bin/python benchmarks/bench_legibility.py --windows 4 --sizes 5 5.5 6 6.5 \
-        --fonts /usr/share/fonts/truetype/noto/NotoMono-Regular.ttf --modes super super+lh1.1 aa \
-        --write-guards src/swevis/data/legibility_guards.json
+        [--write-guards benchmarks/out/legibility_guards.json]
 """
 
 from __future__ import annotations
@@ -42,11 +37,12 @@ import statistics
 import time
 from pathlib import Path
 
+import swevis
 from swevis.analysis.single_read_windows import VERIFIED_PACKAGES, package_windows
 from swevis.errors import SwevisError
 from swevis.render import RenderSettings, render_window
 from swevis.render.core import MissingGlyphs
-from swevis.render.guards import DRAWING_KEYS, drawing_key, font_key, smallest_clearing
+from swevis.render.guards import DRAWING_KEYS, drawing_key, font_key, guard_table, smallest_clearing
 from swevis.render import tesseract
 from swevis.render.ocr import ocr_page_accuracy, protocol
 
@@ -162,10 +158,18 @@ def smallest_reading(rows: list[dict], reader: str, threshold: float) -> float |
     return smallest_clearing({r["size_px"]: r[reader] for r in rows}, threshold)
 
 
+def check_guard_table_path(path: Path) -> None:
+    """A benchmark never writes package data: the guard table it writes lies outside src/swevis."""
+    package = Path(swevis.__file__).resolve().parent
+    if path.resolve().is_relative_to(package):
+        raise SystemExit(f"--write-guards: {path} is inside the swevis package; write the table elsewhere "
+                         "(benchmarks/out/legibility_guards.json), review it, and copy it over in a commit")
+
+
 def write_guards(path: Path, fonts: list[str], args, rows: list[dict]) -> None:
-    """Merge this run's guards into the renderer's table (swevis.render.guards): one row per
-    font and way of drawing, replacing a row of the same key, keeping the others."""
-    table = json.loads(path.read_text()) if path.is_file() else {"rows": []}
+    """Merge this run's guards into a copy of the renderer's table (swevis.render.guards): one
+    row per font and way of drawing, replacing a row of the same key, keeping the others."""
+    table = json.loads(path.read_text()) if path.is_file() else json.loads(json.dumps(guard_table()))
     if table.get("threshold", args.threshold) != args.threshold:
         raise SystemExit(f"{path} holds guards at threshold {table['threshold']}, not {args.threshold}")
     new = []
@@ -187,6 +191,7 @@ def write_guards(path: Path, fonts: list[str], args, rows: list[dict]) -> None:
     table["rows"] = [r for r in table["rows"] if drawing_key(r) not in keys] + new
     table.update({"threshold": args.threshold, "reader": protocol(), "packages": args.packages, "seed": args.seed,
                   "written_by": "benchmarks/bench_legibility.py --write-guards"})
+    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(table, indent=1) + "\n")
     print(f"wrote {len(new)} guard row(s) to {path}")
 
@@ -206,8 +211,11 @@ def main() -> None:
     ap.add_argument("--packages", nargs="+", default=PACKAGES, help="installed packages the windows come from")
     ap.add_argument("--json", default=None)
     ap.add_argument("--write-guards", default=None, metavar="TABLE",
-                    help="merge the guards into this table (the renderer's: src/swevis/data/legibility_guards.json)")
+                    help="merge the guards into this copy of the renderer's table (made from the shipped one if "
+                         "missing; never a file of the package: the shipped table is replaced by a reviewed copy)")
     args = ap.parse_args()
+    if args.write_guards:
+        check_guard_table_path(Path(args.write_guards))
     if args.write_guards and args.packages != PACKAGES:
         raise SystemExit(f"--write-guards: the renderer's table is measured on {' '.join(PACKAGES)}; leave --packages out")
     bad = sorted(set(args.packages) & VERIFIED_PACKAGES)
