@@ -21,7 +21,7 @@ NOWHERE = Path("/nonexistent")
 
 
 def test_the_reference_is_the_development_sets_listwise_cross_validation():
-    """The probes' reference (held_out with the linear re-ranker, as `swevis ranking-probes`
+    """The probes' reference (held_out with the linear re-ranker, as `benchmarks/ranking_probes.py`
     runs it) gives exactly the rows of `swevis devset cv`'s listwise variant."""
     results = [stored_result(f"o/r{i % 3}", f"c{i}", gold_first=i % 2 == 0) for i in range(12)]
     mats = [case_matrix(r, {}, NOWHERE, NOWHERE, 300) for r in results]
