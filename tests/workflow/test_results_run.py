@@ -4,8 +4,12 @@ CPU seconds of the run at the end."""
 
 import io
 import sys
+from pathlib import Path
 
-from swevis.results_run import estimate, follow, main
+import pytest
+from helpers import PROJECT_ROOT
+
+from swevis.results_run import estimate, follow, main, stale_lock_line
 
 
 def test_the_estimate_is_the_mean_step_time_times_the_steps_left():
@@ -38,3 +42,18 @@ def test_the_run_ends_with_its_cpu_seconds_and_keeps_the_exit_code(capfd):
     assert err[0] == "1 of 1 steps (100%) done"
     assert err[-1].startswith("make results: ") and " CPU s (user + system of Snakemake and every job)" in err[-1]
     assert err[-1].endswith("exit 3")
+
+
+@pytest.mark.slow
+def test_a_lock_left_by_a_killed_snakemake_is_named_with_its_command(tmp_path, capfd):
+    """A lock as a killed run leaves it (Snakemake's lock file naming an output of this run)."""
+    (tmp_path / "config.yaml").write_text("tasks: {source: bundled, instance_ids: [swevis-samples__tabulon-305]}\n")
+    locks = tmp_path / ".snakemake" / "locks"
+    locks.mkdir(parents=True)
+    (locks / "0.output.lock").write_text("results/instances.jsonl\n")
+    snakemake = str(Path(sys.executable).parent / "snakemake")
+    cmd = [snakemake, "-s", str(PROJECT_ROOT / "Snakefile"), "-d", str(tmp_path), "--cores", "1", "results/instances.jsonl"]
+    assert main(cmd) == 1
+    err = capfd.readouterr().err.splitlines()
+    assert err[-2] == f"make results: {stale_lock_line(snakemake)}"
+    assert not (tmp_path / "results" / "instances.jsonl").exists()
