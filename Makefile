@@ -29,8 +29,10 @@ TEST_WORKERS ?= 2
 test: install
 	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup --durations=20
 
+# swevis.results_run: Snakemake's progress with an estimate of the time left, a stale lock
+# (a killed run) named in one line with the command that clears it, and the run's CPU seconds.
 results: install
-	env -u PYTHONDONTWRITEBYTECODE $(BIN)/snakemake --cores $(CORES)
+	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m swevis.results_run $(BIN)/snakemake --cores $(CORES)
 
 # results/report.html: Snakemake's report of every table and figure, with captions
 # (report/*.rst). It runs the workflow first (what is up to date is not redone), so it works

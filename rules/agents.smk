@@ -65,6 +65,36 @@ rule run_agent:
         "../scripts/run_agent.py"
 
 
+# Every run of a cell (instances x repeats) in one job: the default path of a study's runs
+# (swevis.agents.batch says why). Each run keeps its folder, journal and outputs; runs.json
+# lists them. A run already made with the same settings and inputs is not run again, and
+# the `missing` param reruns the job when a run's folder was deleted behind runs.json.
+rule run_condition:
+    input:
+        instances=ancient(LAYOUT.instances()),
+        runs=cell_run_inputs,
+    output:
+        runs=LAYOUT.cell_runs(WILDCARD_CONDITION),
+    log:
+        LAYOUT.log("runs", "{model}", "{agent}-{scope}", "{condition}.log"),
+    benchmark:
+        bench("run_condition", "{model}/{agent}-{scope}-{condition}")
+    conda:
+        "../envs/swevis.yaml"
+    resources:
+        llm=1,
+    params:
+        profile=model_profile,
+        agents=agents_params,
+        harness=agent_image_params,
+        localize=section(config, "localize"),
+        render=render_params,
+        runs=cell_runs,
+        missing=cell_missing_runs,
+    script:
+        "../scripts/run_condition.py"
+
+
 # Repeats k > 0 of a run (agents.repeats): the same job in <instance>/repeat-k/, with its own
 # response-cache folder so a live model is asked again.
 use rule run_agent as run_agent_repeat with:

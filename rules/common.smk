@@ -313,6 +313,71 @@ def condition_runs(wc, name):
     ]
 
 
+def condition_run_outputs(wc):
+    """What a condition's grading and summary wait for: its runs.json under agents.jobs cell
+    (one job for the cell's runs), else every run's traj.json and patch.diff."""
+    if config["agents"]["jobs"] == "cell":
+        return [LAYOUT.cell_runs(ConditionKey.of(wc))]
+    return condition_runs(wc, "traj.json") + condition_runs(wc, "patch.diff")
+
+
+def _run_files(key, instance):
+    """The input files of one run of the cell `key`: its checkout manifest, index,
+    pre-localization (PLB's) and demonstrations (playback)."""
+    wc = key.run(instance)
+    return {
+        "checkout": LAYOUT.checkout_manifest(instance),
+        "index": instance_index(instance),
+        "preloc": run_preloc(wc) or None,
+        "demos": [str(p) for p in playback_demos(wc)],
+    }
+
+
+def cell_runs(wc):
+    """The runs of a cell's one agent job (run_condition), each with its folder, input
+    files and row digest, which swevis.agents.batch compares run by run."""
+    key = ConditionKey.of(wc)
+    return [
+        {
+            "instance": i,
+            "repeat": r,
+            "out_dir": LAYOUT.run_dir(key.run(i, r)),
+            "digest": sample_index().digest[i],
+            "files": _run_files(key, i),
+        }
+        for i in sampled_instance_ids()
+        for r in range(int(config["agents"]["repeats"]))
+    ]
+
+
+def cell_run_inputs(wc):
+    """Every input file of the cell's runs, once each."""
+    key = ConditionKey.of(wc)
+    files = []
+    for i in sampled_instance_ids():
+        f = _run_files(key, i)
+        files += [f["checkout"], f["index"], *([f["preloc"]] if f["preloc"] else [])]
+        files += playback_demos(key.run(i))
+    return list(dict.fromkeys(files))
+
+
+def cell_missing_runs(wc):
+    """run_condition's `missing` param: grows when a run's files go missing behind the cell's
+    runs.json (a deleted run folder), so the job reruns and makes that run again."""
+    key = ConditionKey.of(wc)
+    return missing_inputs_token(
+        LAYOUT.log(
+            "runs",
+            key.model,
+            f"{key.agent}-{key.scope}",
+            f"{key.condition}.ledger.json",
+        ),
+        [LAYOUT.cell_runs(key)],
+        condition_runs(wc, "traj.json") + condition_runs(wc, "patch.diff"),
+        record=not workflow.dryrun,
+    )
+
+
 # Probe sets (agents.matrix probe_sets): a condition of an entry naming one runs its instances
 # too, once each (no repeats), in <condition>/probes/, graded there by its own job and reported
 # in results/table_probes.csv only.

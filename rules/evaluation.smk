@@ -48,7 +48,7 @@ rule evaluate_condition:
     input:
         instances=LAYOUT.instances(),
         mirrors=lambda wc: list(sample_index().mirrors),
-        patches=lambda wc: condition_runs(wc, "patch.diff"),
+        runs=condition_run_outputs,
     output:
         # the harness's folder: harness_summary.json, its logs and every run's eval.json
         harness=directory(LAYOUT.harness_dir(WILDCARD_CONDITION)),
@@ -70,7 +70,7 @@ rule evaluate_condition:
 rule summarize_condition:
     input:
         instances=LAYOUT.instances(),
-        trajs=lambda wc: condition_runs(wc, "traj.json"),
+        runs=condition_run_outputs,
         harness=LAYOUT.harness_dir(WILDCARD_CONDITION),
         validation=VALIDATION,
         # the symbol level of the retrieval columns; every run already reads its index

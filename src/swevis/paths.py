@@ -204,6 +204,11 @@ class ResultsLayout:
         """traj.json or patch.diff of one run (the agent's outputs)."""
         return str(PurePosixPath(self.run_dir(run)) / name)
 
+    def cell_runs(self, key: ConditionKey) -> str:
+        """runs.json of a condition: the run folders its one agent job made or found current
+        (rule run_condition, swevis.agents.batch)."""
+        return str(PurePosixPath(self.condition_dir(key)) / "runs.json")
+
     def harness_dir(self, key: ConditionKey) -> str:
         """The grading job's declared output folder: harness_summary.json, the harness's logs
         and one eval record per run (eval_path)."""

@@ -130,9 +130,10 @@ class SampleIndex:
 
 def agent_param_sets(config: dict) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
     """run_agent's `agents` param, computed once per DAG build rather than once per job: the
-    agents section without the matrix, the repeat count, the ablation set-up and the page
-    families' settings (agents.pages: its own param, for the conditions that read it) (so adding a
-    condition, a repeat or a variant re-runs nothing else); for an agent that declares keys of
+    agents section without the matrix, the repeat count, how runs become jobs (agents.jobs),
+    the ablation set-up and the page families' settings (agents.pages: its own param, for the
+    conditions that read it) (so adding a condition, a repeat or a variant re-runs nothing
+    else); for an agent that declares keys of
     its own (AgentKind.config_keys) the same plus those, without the variants named inside
     them (and without the agent modules: adding one reruns no run of another agent); for each
     variant (agent_variants) its base's plus what the variant reads in their place
@@ -144,7 +145,7 @@ def agent_param_sets(config: dict) -> tuple[dict[str, Any], dict[str, dict[str, 
     places = {kind.variants_at for kind in kinds() if kind.takes_variants}
     plain = {
         k: v for k, v in agents.items()
-        if k not in ("matrix", "repeats", "variants", "memory", "ablation", "modules", "pages", *own, *places)
+        if k not in ("matrix", "repeats", "jobs", "variants", "memory", "ablation", "modules", "pages", *own, *places)
     }
     params: dict[str, dict[str, Any]] = {}
     for kind in kinds():

@@ -318,6 +318,19 @@ def test_run_agent_script_exits_1_with_the_reason_as_its_last_log_line(script_in
     assert_no_output(out)
 
 
+def test_run_condition_script_exits_1_with_the_reason_and_writes_no_runs_list(script_inputs):
+    out = Path("runs") / IID
+    files = {"checkout": "checkout.json", "index": "index.sqlite", "preloc": None, "demos": []}
+    params = SimpleNamespace(**vars(script_inputs.params),
+                             runs=[{"instance": IID, "repeat": 0, "out_dir": str(out), "digest": "d", "files": files}])
+    inputs = SimpleNamespace(input=script_inputs.input, params=params, wildcards=script_inputs.wildcards)
+    code, lines = run_script("run_condition", inputs, SimpleNamespace(runs="runs.json"))
+    assert code == 1
+    assert "infrastructure failure" in lines[-1] and "1 of 1 runs failed" in lines[-1] and script_inputs.url in lines[-1]
+    assert_no_output(out)
+    assert not Path("runs.json").exists()
+
+
 @pytest.mark.slow
 def test_prelocalize_script_exits_1_and_writes_no_preloc(script_inputs):
     preloc = Path("preloc") / f"{IID}.json"

@@ -112,9 +112,9 @@ def test_a_small_study_plans_every_ablation_cell_beside_its_base(tmp_path: Path)
     assert plan.returncode == 0, out[-3000:]
     jobs = _job_stats(out)
     # mini, LET and Prometheus (the matrix), let-mem and the four Prometheus ablations
-    assert jobs["run_agent"] == 3 + 1 + 4 and jobs["summarize_condition"] == 8 and jobs["ablation"] == 1
+    assert jobs["run_condition"] == 3 + 1 + 4 and jobs["summarize_condition"] == 8 and jobs["ablation"] == 1
     for agent in ("prometheus", *ABLATIONS):
-        assert f"results/runs/q/{agent}-normal/text/{IID}/traj.json" in out, agent
+        assert f"results/runs/q/{agent}-normal/text/runs.json" in out, agent
         assert f"results/runs/q/{agent}-normal/text/summary.json" in out, agent
     # each plays back its own demonstration, and the files it is based on
     assert f"data/demos/prometheus-single/{IID}.yaml" in out and f"data/demos/prometheus/{IID}.yaml" in out

@@ -24,7 +24,8 @@ def finished_rules(proc: subprocess.CompletedProcess) -> Counter:
 def test_tiny_matrix_end_to_end_and_rerun_one_condition(tiny_study):
     study, first = tiny_study  # a copy of the study after its first run, to Tables 1 and 3 (conftest.py)
     done = finished_rules(first)
-    assert done["run_agent"] == 2 * 5 and done["evaluate_condition"] == 5 and done["prelocalize"] == 2
+    assert done["run_condition"] == 5 and done["evaluate_condition"] == 5 and done["prelocalize"] == 2
+    assert "run_agent" not in done  # one job per cell (agents.jobs: cell)
     table = pl.read_csv(study / "results" / "table1.csv")
     assert set(table["backend"]) == {"playback"}
     plb = table.filter((pl.col("agent") == "plb") & (pl.col("scope") == "normal")).row(0, named=True)
@@ -41,11 +42,29 @@ def test_tiny_matrix_end_to_end_and_rerun_one_condition(tiny_study):
     second = snakemake(study, *TINY_TARGETS)
     assert second.returncode == 0, second.stderr[-4000:]
     assert finished_rules(second) == Counter(
-        {"run_agent": 2, "evaluate_condition": 1, "summarize_condition": 1, "tables": 1}
+        {"run_condition": 1, "evaluate_condition": 1, "summarize_condition": 1, "tables": 1}
     )
+    log = (study / "results" / "logs" / "runs" / "qwen3.5" / "plb-normal" / "r3.log").read_text()
+    assert "2 runs made, 0 current" in log
     # and an up-to-date rerun does nothing
     third = snakemake(study, *TINY_TARGETS)
     assert third.returncode == 0 and "Nothing to be done" in third.stdout + third.stderr
+
+    # delete one run's folder: its cell's job makes that run only, once
+    cell = study / "results" / "runs" / "qwen3.5" / "let-normal" / "text"
+    kept = (cell / "swevis-samples__tabulon-305" / "traj.json").stat().st_mtime_ns
+    shutil.rmtree(cell / "swevis-samples__ledgerkit-117")
+    one = snakemake(study, *TINY_TARGETS)
+    assert one.returncode == 0, one.stderr[-4000:]
+    assert finished_rules(one) == Counter(
+        {"run_condition": 1, "evaluate_condition": 1, "summarize_condition": 1, "tables": 1}
+    )
+    log = (study / "results" / "logs" / "runs" / "qwen3.5" / "let-normal" / "text.log").read_text()
+    assert log.rstrip().splitlines()[-1].endswith("1 runs made, 1 current")
+    assert (cell / "swevis-samples__ledgerkit-117" / "traj.json").exists()
+    assert (cell / "swevis-samples__tabulon-305" / "traj.json").stat().st_mtime_ns == kept
+    again = snakemake(study, *TINY_TARGETS)
+    assert again.returncode == 0 and "Nothing to be done" in again.stdout + again.stderr
 
     # snakemake --report on a few targets: their views (rules/report.smk) are built, then
     # bundled with their captions, which name the backend

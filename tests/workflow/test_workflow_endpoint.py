@@ -44,4 +44,4 @@ def test_users_endpoint_config_alone_makes_table1(tmp_path: Path):
     assert not (tmp_path / "results" / "table2.csv").exists()
     assert sorted(p.name for p in (tmp_path / "results" / "runs").iterdir()) == ["my-endpoint"]
     jobs = re.findall(r"Finished jobid: \d+ \(Rule: (\w+)\)", proc.stdout + proc.stderr)
-    assert jobs.count("run_agent") == 1 and "prelocalize" not in jobs
+    assert jobs.count("run_condition") == 1 and "prelocalize" not in jobs

@@ -79,7 +79,7 @@ def test_agent_param_sets_are_the_narrow_agents_params():
     plain, variants = agent_param_sets(config)
     agents = section(config, "agents")
     # agents.pages: only the runs of a page family, its own keys (rules/common.smk agents_params)
-    left_out = ("matrix", "repeats", "variants", "memory", "ablation", "modules", "prometheus", "pages")
+    left_out = ("matrix", "repeats", "jobs", "variants", "memory", "ablation", "modules", "prometheus", "pages")
     assert plain == {k: v for k, v in agents.items() if k not in left_out}
     assert list(plain) == sorted(plain)  # key order never reruns anything
     prometheus = {k: v for k, v in agents["prometheus"].items() if k != "ablations"}

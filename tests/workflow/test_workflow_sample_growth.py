@@ -37,6 +37,13 @@ def finished(proc) -> Counter:
     return Counter(re.findall(r"Finished jobid: \d+ \(Rule: (\w+)\)", proc.stdout + proc.stderr))
 
 
+def cell_logs(workdir: Path) -> list[str]:
+    """The last line of each cell's run_condition log that counts its runs, by cell."""
+    logs = sorted((workdir / "results" / "logs" / "runs" / "q").glob("*/text.log"))
+    assert [p.parent.name for p in logs] == ["mini-normal", "plb-normal"]
+    return [[line for line in p.read_text().splitlines() if "runs made" in line][-1] for p in logs]
+
+
 def run_study(workdir: Path, ids: list[str]):
     (workdir / "config.yaml").write_text(STUDY.format(ids=", ".join(ids)))
     proc = snakemake(workdir, *CONDITIONS)
@@ -59,13 +66,14 @@ def test_a_grown_sample_runs_only_the_new_instances(tmp_path: Path):
         "all_checkouts": 1,
         "index_repo": 1,  # stratconf@commit; ledgerkit's index is built from 117's checkout still
         "prelocalize": 2,
-        "run_agent": 4,  # the two new instances in both cells, none of the four before
+        "run_condition": 2,  # both cells: the two new instances' runs, none of the four before
         "validate_environments": 1,
         "evaluate_condition": 2,
         "summarize_condition": 2,
     })
     assert {p: p.stat().st_mtime_ns for p in kept} == kept
     assert len(list(runs.glob("*/text/*/traj.json"))) == 8
+    assert all(line.endswith("2 runs made, 2 current") for line in cell_logs(tmp_path))
 
 
 @pytest.mark.slow
@@ -80,12 +88,17 @@ def test_an_edited_task_file_reruns_the_changed_instance_only(tmp_path: Path):
     (tmp_path / "config.yaml").write_text(study.replace("{{", "{").replace("}}", "}"))
     first = snakemake(tmp_path, *CONDITIONS)
     assert first.returncode == 0, (first.stdout + first.stderr)[-4000:]
+    runs = tmp_path / "results" / "runs" / "q"
+    kept = {p: p.stat().st_mtime_ns for p in runs.glob(f"*/text/{FIRST[0]}/traj.json")}
+    assert len(kept) == 2
 
     rows[1]["problem_statement"] += "\nAlso: the totals are off by one."
     task_file.write_text("".join(json.dumps(r) + "\n" for r in rows))
     second = snakemake(tmp_path, *CONDITIONS)
     assert second.returncode == 0, (second.stdout + second.stderr)[-4000:]
     assert finished(second) == Counter({
-        "sample_instances": 1, "prelocalize": 1, "run_agent": 2,  # tabulon-305 in both cells
+        "sample_instances": 1, "prelocalize": 1, "run_condition": 2,  # both cells: tabulon-305's runs
         "validate_environments": 1, "evaluate_condition": 2, "summarize_condition": 2,
     })
+    assert {p: p.stat().st_mtime_ns for p in kept} == kept  # ledgerkit-117's runs are not made again
+    assert all(line.endswith("1 runs made, 1 current") for line in cell_logs(tmp_path))
