@@ -3,7 +3,7 @@
 from pathlib import Path
 
 from swevis.agents.registry import preloc_agent
-from swevis.agents.runner import make_run_spec, prelocalize_run
+from swevis.agents.run.runner import make_run_spec, prelocalize_run
 from swevis.logutil import script_logging
 from swevis.provenance import provenance, write_json_atomic
 from swevis.tasks import load_instances

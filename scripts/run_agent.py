@@ -3,7 +3,7 @@
 import json
 from pathlib import Path
 
-from swevis.agents.runner import make_run_spec, run_instance
+from swevis.agents.run.runner import make_run_spec, run_instance
 from swevis.logutil import script_logging
 from swevis.tasks import load_instances
 from swevis.tasks.repos import read_manifest

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from swevis.agents.runner import RunSpec, run_instance
+from swevis.agents.run.runner import RunSpec, run_instance
 from scripted_server import ScriptedServer, conversation
 
 IID = "swevis-samples__ledgerkit-117"

@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from swevis.agents.memory import MemorySettings
-from swevis.agents.runner import RunSpec, make_run_spec
+from swevis.agents.mechanisms.memory import MemorySettings
+from swevis.agents.run.runner import RunSpec, make_run_spec
 from swevis.agents.settings import AgentSettings, RunFolders
-from swevis.agents.variants import VariantSettings, variant_flags
+from swevis.agents.builtin.let_variants import VariantSettings, variant_flags
 from swevis.config import SCHEMA_PATH
 from swevis.models import is_live
 from swevis.paths import ResultsLayout, RunKey
@@ -53,8 +53,8 @@ def test_variant_and_memory_settings_are_the_schema_defaults():
 
 def test_the_baseline_runner_never_imports_ablation_code():
     code = (
-        "import sys, swevis.agents.runner, swevis.agents.cli; "
-        "print(sorted(m for m in ('swevis.agents.variants', 'swevis.agents.memory', 'swevis.agents.embedding') "
+        "import sys, swevis.agents.run.runner, swevis.agents.run.cli; "
+        "print(sorted(m for m in ('swevis.agents.builtin.let_variants', 'swevis.agents.mechanisms.memory', 'swevis.agents.mechanisms.embedding') "
         "if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

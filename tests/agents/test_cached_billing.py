@@ -4,7 +4,7 @@ and in its totals, and bills them at the profile's cached-input price."""
 
 import pytest
 
-from swevis.agents.runner import RunSpec, run_instance
+from swevis.agents.run.runner import RunSpec, run_instance
 from swevis.models.spend import call_cost
 from scripted_server import Reply, assistant_turns
 

@@ -1,4 +1,4 @@
-"""The knowledge-graph tools (swevis.agents.graph_tools): each tool's output, the tool-error
+"""The knowledge-graph tools (swevis.agents.tools.graph): each tool's output, the tool-error
 observation for unknown names, and format errors for malformed calls."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ import pytest
 from minisweagent.exceptions import FormatError
 
 from helpers import indexed_repo
-from swevis.agents.actions import TOOL_CLASSES, classify_action
-from swevis.agents.graph_tools import GRAPH_TOOLS, USAGE, GraphToolEnvironment
-from swevis.agents.tools import TOOL_NAMES, tool_of
+from swevis.agents.observation.actions import TOOL_CLASSES, classify_action
+from swevis.agents.tools.graph import GRAPH_TOOLS, USAGE, GraphToolEnvironment
+from swevis.agents.tools.environment import TOOL_NAMES, tool_of
 
 FILES = {
     "pkg/__init__.py": "",

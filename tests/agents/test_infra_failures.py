@@ -21,8 +21,8 @@ from types import SimpleNamespace
 import pytest
 
 from helpers import PROJECT_ROOT, money_turns, run_snakemake
-from swevis.agents.demos import demo_path, load_demo
-from swevis.agents.runner import RunSpec, run_instance
+from swevis.agents.run.demos import demo_path, load_demo
+from swevis.agents.run.runner import RunSpec, run_instance
 from swevis.cli import main as swevis_main
 from swevis.config import load_config
 from swevis.errors import InfrastructureError

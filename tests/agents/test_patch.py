@@ -12,8 +12,8 @@ import pytest
 import yaml
 
 from swevis.sandbox.environments import make_environment
-from swevis.agents.runner import RunSpec, run_instance
-from swevis.agents.tools import working_tree_diff
+from swevis.agents.run.runner import RunSpec, run_instance
+from swevis.agents.tools.environment import working_tree_diff
 from swevis.config import schema_defaults
 from swevis.errors import InfrastructureError
 from swevis.tasks.bundled import load_bundled_instances

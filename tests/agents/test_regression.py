@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from swevis.agents import regression  # the module, not its test_command: pytest would collect that
-from swevis.agents.regression import candidate_tests, default_runner, parse_selection, runner_for, select_tests
+from swevis.agents.mechanisms import regression  # the module, not its test_command: pytest would collect that
+from swevis.agents.mechanisms.regression import candidate_tests, default_runner, parse_selection, runner_for, select_tests
 from swevis.errors import SwevisError
 from swevis.index.store import open_index
 from swevis.tasks.bundled import load_bundled_instances
@@ -224,7 +224,7 @@ def test_verification_runs_the_regression_tests_with_the_instances_runner():
     selected tests with the runner of the task row's test_cmd."""
     from types import SimpleNamespace
 
-    from swevis.agents.variants import VariantToolEnvironment
+    from swevis.agents.builtin.let_variants import VariantToolEnvironment
 
     ran: list[str] = []
     env = SimpleNamespace(

@@ -20,9 +20,9 @@ from pathlib import Path
 import pytest
 from helpers import bash_block
 
-from swevis.agents.resume import JOURNAL_FORMAT, ResumingRecorder, TrajectoryJournal, journal_identity, read_journal
-from swevis.agents.runner import RunSpec, run_instance
-from swevis.agents.trajectory import StepRecorder
+from swevis.agents.run.resume import JOURNAL_FORMAT, ResumingRecorder, TrajectoryJournal, journal_identity, read_journal
+from swevis.agents.run.runner import RunSpec, run_instance
+from swevis.agents.run.trajectory import StepRecorder
 from scripted_server import ScriptedServer, conversation
 
 IID = "swevis-samples__ledgerkit-117"
@@ -87,7 +87,7 @@ def spec_dict(row, mirror, tmp: Path, base_url: str, out: str) -> dict:
 
 CHILD = """
 import json, sys
-from swevis.agents.runner import RunSpec, run_instance
+from swevis.agents.run.runner import RunSpec, run_instance
 run_instance(RunSpec(**json.load(open(sys.argv[1]))))
 """
 

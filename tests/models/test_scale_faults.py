@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from helpers import money_turns
 
-from swevis.agents.runner import RunSpec, prelocalize_run, run_instance
+from swevis.agents.run.runner import RunSpec, prelocalize_run, run_instance
 from swevis.index import build_index
 from swevis.models.spend import CostLimitExceeded, Spend, SpendCaps, SpendLedger
 from swevis.tasks.bundled import load_bundled_instances

@@ -11,7 +11,7 @@ import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
-from swevis.agents.observe import ObservationConfig
+from swevis.agents.observation.observe import ObservationConfig
 from swevis.conditions import PATTERN, Condition, ConditionError, condition_arg, conditions_arg, ratio_arg
 from swevis.config import SCHEMA_PATH, ConfigError, validate_config
 from swevis.paths import WILDCARD_CONSTRAINTS

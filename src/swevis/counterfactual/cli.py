@@ -61,7 +61,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _reexecute(args: argparse.Namespace, path: Path, traj, cfg: dict, model: str, profile: dict) -> list[dict]:
-    from swevis.agents.cli import prepare_instance
+    from swevis.agents.run.cli import prepare_instance
     from swevis.agents.registry import agent_kind, load_modules
     from swevis.counterfactual.replay import FOREIGN_AGENT, counterfactual_costs
 
@@ -195,7 +195,7 @@ def _write(out: Path, rows: list[dict], steps: list[dict[str, Any]], ceiling: li
 
 
 def run(args: argparse.Namespace) -> int:
-    from swevis.agents.cli import model_profile
+    from swevis.agents.run.cli import model_profile
     from swevis.config import load_user_config
     from swevis.counterfactual.formats import read_trajectory, trajectory_files
 

@@ -4,13 +4,13 @@ trajectory variance). Two modes:
 
 recorded (the default for foreign trajectories, see swevis.counterfactual.formats): the
   recorded conversation is reused as it is; the code windows its observations showed (found
-  by swevis.agents.output_windows from the command and the output) are rendered under each
+  by swevis.agents.observation.output_windows from the command and the output) are rendered under each
   condition by the agents' own observation pipeline, and every call is accounted by the
   backbone's token accounting (the playback backend's estimate of the request). No
   environment, mirror or index. Given the repository at base_commit, each window is checked
-  against it. Recorded mode also replays the working memory (swevis.agents.memory) in front
+  against it. Recorded mode also replays the working memory (swevis.agents.mechanisms.memory) in front
   of a condition: `mem` (text) and `mem+r<N>` (see ReplayCondition), and the page families
-  `obs-r<N>` and `hist-r<N>` (swevis.agents.pages) through the pipeline's `finish` (each
+  `obs-r<N>` and `hist-r<N>` (swevis.agents.observation.pages) through the pipeline's `finish` (each
   observation) and `request` (each call's messages), as the live agents do.
 re-execution (`counterfactual_costs`): the actions are run again in a fresh checkout by the real
   agent loop (our traj.json and mini-swe-agent's .traj.json; tool calls are turned back into
@@ -34,16 +34,16 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-from swevis.agents.actions import classify_actions
-from swevis.agents.memory import MemoryObservationPipeline, WorkingMemory
-from swevis.agents.model_adapter import ACTION_REGEX
-from swevis.agents.observe import ObservationConfig, ObservationPipeline
-from swevis.agents.output_windows import RecordedWindow, identify_windows
-from swevis.agents.runner import RunSpec, run_instance
+from swevis.agents.observation.actions import classify_actions
+from swevis.agents.mechanisms.memory import MemoryObservationPipeline, WorkingMemory
+from swevis.agents.run.model_adapter import ACTION_REGEX
+from swevis.agents.observation.observe import ObservationConfig, ObservationPipeline
+from swevis.agents.observation.output_windows import RecordedWindow, identify_windows
+from swevis.agents.run.runner import RunSpec, run_instance
 from swevis.agents.registry import agent_kind
 from swevis.agents.settings import AgentSettings
 from swevis.sandbox import resolved_environment
-from swevis.agents.trajectory import exit_status_of
+from swevis.agents.run.trajectory import exit_status_of
 from swevis.counterfactual.ceiling import FamilyCeiling
 from swevis.counterfactual.cache import CacheRule, PrefixCachedPlayback, call_billing, condition_totals
 from swevis.counterfactual.formats import Step, Trajectory, read_trajectory

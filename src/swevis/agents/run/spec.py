@@ -7,7 +7,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from swevis.agents.demos import demo_path
+from swevis.agents.run.demos import demo_path
 from swevis.agents.registry import check_condition
 from swevis.agents.settings import AgentSettings, RunFolders
 from swevis.sandbox import resolved_environment
@@ -21,9 +21,9 @@ class RunSpec:
 
     model_name: str
     profile: dict[str, Any]
-    agent: str  # mini | plb | let | let-<variant>
+    agent: str  # a registered agent or its variant <agent>-<suffix> (swevis.agents.registry)
     scope: str  # normal | wide
-    condition: str  # text | rN
+    condition: str  # text or a page family's r<N> (swevis.conditions)
     row: dict[str, Any]
     mirror: str
     out_dir: str
@@ -91,7 +91,7 @@ def make_run_spec(
         out_dir=out_dir, index_db=index_db, pristine_dir=pristine_dir, preloc=preloc, agents_cfg=agents_cfg,
         localize_cfg=localize_cfg, render_cfg=render_cfg, cache_dir=cache_dir, playback_source=playback, repeat=repeat,
         # The journal survives a killed job (it is no rule output): run_instance resumes from it
-        # (live models) and deletes it once traj.json is written. See swevis.agents.resume.
+        # (live models) and deletes it once traj.json is written. See swevis.agents.run.resume.
         journal_path=layout.run_journal(folders.journal_dir, run),
         ledger_path=layout.spend_ledger(folders.ledger_dir, run.cell),
         # one flat folder per run, named by digits rather than by agent and condition

@@ -1,6 +1,6 @@
 """LET: a locator that commits a plan (its transcript is discarded at the handoff) and an
 editor that starts from the plan. Its variants (config agents.variants: working memory,
-reproduction, verification; swevis.agents.variants) add their hooks to both phases."""
+reproduction, verification; swevis.agents.builtin.let_variants) add their hooks to both phases."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ def run(run: Any) -> tuple[dict[str, Any], dict[str, Any] | None]:
     """Locator then editor; a variant (run.variant) adds its memory and its stages. Returns
     (the final phase's exit extra, the plan)."""
     from swevis.agents.prompts import render_prompt  # a run's imports, not the DAG's
-    from swevis.agents.tools import ToolEnvironment
+    from swevis.agents.tools.environment import ToolEnvironment
 
     spec, settings = run.spec, run.spec.settings
     issue = spec.row["problem_statement"]
@@ -65,7 +65,7 @@ def make_hooks(spec: Any, recorder: Any) -> Any:
         return None
     # ablation code, imported only when a variant runs: LET itself never loads it (nor the
     # working memory's embedder)
-    from swevis.agents.variants import LetVariant
+    from swevis.agents.builtin.let_variants import LetVariant
 
     return LetVariant(spec.agent, spec.agents_cfg, spec.row["problem_statement"], recorder, spec)
 

@@ -1,6 +1,6 @@
 """The tool environment of Prometheus's stages: the LET variants' tools (the index's D_loc and
 D_pkg, view_code, the reproduction, verification at submit, the working memory) with the
-knowledge-graph tools mixed in (swevis.agents.graph_tools), the context engine's two tools,
+knowledge-graph tools mixed in (swevis.agents.tools.graph), the context engine's two tools,
 and the one-answer tools of the selection stages. Imported when a Prometheus run starts,
 never while the workflow's DAG is built (it loads mini-swe-agent).
 
@@ -27,11 +27,11 @@ from typing import Any
 
 from minisweagent.exceptions import Submitted
 
-from swevis.agents.graph_tools import GraphTools
-from swevis.agents.memory_store import ContextUnit, SubQuery, record_key
-from swevis.agents.observe import number_lines
-from swevis.agents.tools import format_error, parse_heredoc
-from swevis.agents.variants import VariantToolEnvironment
+from swevis.agents.tools.graph import GraphTools
+from swevis.agents.mechanisms.memory_store import ContextUnit, SubQuery, record_key
+from swevis.agents.observation.observe import number_lines
+from swevis.agents.tools.environment import format_error, parse_heredoc
+from swevis.agents.builtin.let_variants import VariantToolEnvironment
 
 
 def _said(text: str) -> dict[str, Any]:

@@ -2,7 +2,7 @@
 
 Every result of ``localize_issue``, ``pack_context`` and ``view_code`` (and every code window a
 bash command shows) is stored as a *context unit* together with the query that produced it,
-in a :class:`~swevis.agents.memory_store.MemoryStore`: the one store of records and units
+in a :class:`~swevis.agents.mechanisms.memory_store.MemoryStore`: the one store of records and units
 for any agent (its sub-queries have Prometheus's three parts). It is ``memory.sqlite`` in the run folder (or the
 repository's shared store, config ``agents.memory.share_across_instances``; in memory for
 the counterfactual replay), so the memory lives for the whole trajectory, across LET's
@@ -43,7 +43,7 @@ observation would have cost without the memory minus what it cost.
 
 Weights and threshold: the seed names the three components and a threshold but gives no
 values; swevis starts from essential 0.6, extra 0.2, purpose 0.2 and threshold 0.80
-(config ``agents.memory``), with all-MiniLM-L6-v2 (see :mod:`swevis.agents.embedding`);
+(config ``agents.memory``), with all-MiniLM-L6-v2 (see :mod:`swevis.agents.mechanisms.embedding`);
 ``benchmarks/bench_memory_match.py`` measures them on paraphrased sub-queries about the
 bundled sample repositories.
 """
@@ -55,10 +55,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from swevis.agents.actions import detect_code_read
-from swevis.agents.memory_store import ContextUnit, MemoryRecord, MemorySettings, MemoryStore, SubQuery, record_key
-from swevis.agents.observe import ObservationPipeline, Window, format_window_text, resolve_window
-from swevis.agents.tools import ToolEnvironment
+from swevis.agents.observation.actions import detect_code_read
+from swevis.agents.mechanisms.memory_store import ContextUnit, MemoryRecord, MemorySettings, MemoryStore, SubQuery, record_key
+from swevis.agents.observation.observe import ObservationPipeline, Window, format_window_text, resolve_window
+from swevis.agents.tools.environment import ToolEnvironment
 
 log = logging.getLogger(__name__)
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from swevis import provenance
-from swevis.agents.actions import classify_action, scripts_written
+from swevis.agents.observation.actions import classify_action, scripts_written
 from swevis.redaction import redact
 
 TRAJ_FORMAT = "swevis-traj-1"

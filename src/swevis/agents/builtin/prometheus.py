@@ -13,10 +13,10 @@ Routing (config ``agents.prometheus``):
   model until they pass or ``verify_rounds`` are spent.
 - every other case takes the unverified path: ``candidates`` independent generations from the
   unchanged repository, each run against the regression tests, then normalised, deduplicated
-  and voted on (swevis.agents.patches); the winner is applied and submitted.
+  and voted on (swevis.agents.mechanisms.candidates); the winner is applied and submitted.
 
 Each mechanism is implemented once: the memory, the reproduction stage and the verification
-are the LET variants' (swevis.agents.variants), run here with Prometheus's switches.
+are the LET variants' (swevis.agents.builtin.let_variants), run here with Prometheus's switches.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ log = logging.getLogger(__name__)
 
 # the paper's classes and the authors' code's, in one set; the first is the fallback
 CLASSES = ("bug", "feature", "refactoring", "documentation", "question")
-# the knowledge-graph tools (swevis.agents.graph_tools), named here so this module stays light
+# the knowledge-graph tools (swevis.agents.tools.graph), named here so this module stays light
 GRAPH_TOOLS = {"find_path", "list_dir", "find_nodes", "node_parent", "node_children", "callers", "callees",
                "tests_for", "find_text", "next_chunk", "read_span"}
 # the context engine: a structured sub-query, memory first, the graph on a miss
@@ -85,7 +85,7 @@ class PrometheusHooks:
     for every stage), and the records traj.json gets (classification, candidates, vote)."""
 
     def __init__(self, spec: Any, recorder: Any):
-        from swevis.agents.variants import VariantSettings, make_memory  # a run's imports, not the DAG's
+        from swevis.agents.builtin.let_variants import VariantSettings, make_memory  # a run's imports, not the DAG's
 
         self.settings = PrometheusSettings.from_config(spec.agents_cfg)
         s = self.settings
@@ -99,7 +99,7 @@ class PrometheusHooks:
         self.recorder = recorder
 
     def pipeline(self, phase: str) -> Any:
-        from swevis.agents.variants import memory_pipeline
+        from swevis.agents.builtin.let_variants import memory_pipeline
 
         return memory_pipeline(self.memory, phase, self.recorder)
 
@@ -107,7 +107,7 @@ class PrometheusHooks:
                  verification: bool = False) -> Any:
         from dataclasses import replace
 
-        from swevis.agents.prometheus_tools import PrometheusToolEnvironment
+        from swevis.agents.builtin.prometheus_tools import PrometheusToolEnvironment
 
         spec = run.spec
         return PrometheusToolEnvironment(
@@ -119,7 +119,7 @@ class PrometheusHooks:
         )
 
     def record(self, steps: list[dict[str, Any]]) -> dict[str, Any]:
-        from swevis.agents.memory import memory_summary
+        from swevis.agents.mechanisms.memory import memory_summary
 
         out: dict[str, Any] = {"settings": self.settings.__dict__}
         if self.memory is not None:
@@ -166,7 +166,7 @@ def retrieve(run: Any, hooks: PrometheusHooks, values: dict[str, Any]) -> dict[s
 def reproduce(run: Any, hooks: PrometheusHooks, values: dict[str, Any], plan_text: str) -> dict[str, Any]:
     """The reproduction stage (LET's): the accepted reproduction or None, and the attempts."""
     from swevis.agents.prompts import render_prompt
-    from swevis.agents.regression import reproduction_runner
+    from swevis.agents.mechanisms.regression import reproduction_runner
 
     limit = hooks.settings.reproduce_step_limit
     env = hooks.tool_env(run, {"view_code", "commit_reproduction"} | GRAPH_TOOLS | CONTEXT_TOOLS, allow_bash=True,
@@ -204,7 +204,7 @@ def generate(run: Any, hooks: PrometheusHooks, values: dict[str, Any], *, issue_
 def model_choice(run: Any, hooks: PrometheusHooks, *, phase: str, tool: str) -> Any:
     """A model stage that answers a question with one tool call (choose_patch, select_tests):
     a callable taking the question's messages and returning the answer as text, for
-    swevis.agents.patches.aggregate and swevis.agents.regression.select_tests."""
+    swevis.agents.mechanisms.candidates.aggregate and swevis.agents.mechanisms.regression.select_tests."""
     from swevis.agents.prompts import render_prompt
 
     def choose(messages: list[dict[str, str]]) -> str:
@@ -224,7 +224,7 @@ def regression_check(run: Any, env: Any, hooks: PrometheusHooks, diff: str) -> d
     """The regression tests of the patch in the working tree: the index's tests of the
     modified code, narrowed by the model (select_tests stage) to ``regression_selected``
     when there are more, then run."""
-    from swevis.agents.regression import select_tests
+    from swevis.agents.mechanisms.regression import select_tests
 
     if not hooks.settings.regression:
         return {"passed": True, "skipped": "regression tests off"}
@@ -242,8 +242,8 @@ def candidates_path(run: Any, hooks: PrometheusHooks, values: dict[str, Any], is
                     plan_text: str) -> tuple[dict[str, Any], list[dict[str, Any]], dict[str, Any]]:
     """The unverified path: N candidates from the unchanged repository, each regression-tested,
     then aggregated; the winner is left in the working tree. (final exit extra, candidates, vote)"""
-    from swevis.agents.patches import aggregate, dedupe
-    from swevis.agents.tools import working_tree_diff
+    from swevis.agents.mechanisms.candidates import aggregate, dedupe
+    from swevis.agents.tools.environment import working_tree_diff
 
     found: list[dict[str, Any]] = []
     final: dict[str, Any] = {}

@@ -2,7 +2,7 @@
 commands, the code window it shows (file and line span).
 
 The classes are the paper's Appendix A classes. A command is read as the shell reads it
-(swevis.agents.shell): split into statements on newlines, `;`, `&`, `&&` and `||`; each
+(swevis.agents.observation.shell): split into statements on newlines, `;`, `&`, `&&` and `||`; each
 statement a pipeline (`a | b`). A heredoc's body is data for the statement that opened it,
 never commands, and comments are dropped; a compound's keywords are not commands (`do cmd`
 runs cmd, `done` none). A command takes the strongest class of its statements in the order
@@ -27,7 +27,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from swevis.agents.shell import (SimpleCommand, Statement, command_words, folder_after, pipeline_read, plain_statements,
+from swevis.agents.observation.shell import (SimpleCommand, Statement, command_words, folder_after, pipeline_read, plain_statements,
                                  statements)
 
 ACTION_CLASSES = ("read", "search", "edit", "test", "other")
@@ -45,7 +45,7 @@ TOOL_CLASSES = {
     "remember": "read",
     "select_tests": "other",
     "submit": "other",
-    # the knowledge-graph tools (swevis.agents.graph_tools): lookups search, code and text reads read
+    # the knowledge-graph tools (swevis.agents.tools.graph): lookups search, code and text reads read
     "find_path": "search", "list_dir": "search", "find_nodes": "search", "callers": "search", "callees": "search",
     "tests_for": "search", "find_text": "search",
     "node_parent": "read", "node_children": "read", "next_chunk": "read", "read_span": "read",
@@ -297,7 +297,7 @@ def detect_code_read(command: str | None) -> CodeRead | None:
     """The code window a code-reading command shows, known from the command alone, or None
     for any other command.
 
-    A read of one file of the working tree (swevis.agents.shell.pipeline_read: `cat [-n] F`,
+    A read of one file of the working tree (swevis.agents.observation.shell.pipeline_read: `cat [-n] F`,
     `sed -n 'A,Bp' F`, `head`/`tail` with line counts, `nl [-ba] F`, awk NR ranges,
     `view_code F A B`, and a reader's filters `| sed -n 'A,Bp'`, `| head`, `| tail`,
     `| nl -ba`), optionally after `cd DIR &&`; the path is the one the command names (the

@@ -1,5 +1,5 @@
 """PLB: bash plus submit, starting from the offline pre-localization package (D_loc + D_pkg
-and one model call, `swevis.agents.runner.prelocalize`)."""
+and one model call, `swevis.agents.run.runner.prelocalize`)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from swevis.agents.registry import AgentKind
 def run(run: Any) -> tuple[dict[str, Any], None]:
     """One phase whose instance prompt carries the pre-localization package."""
     from swevis.agents.prompts import render_prompt  # a run's imports, not the DAG's
-    from swevis.agents.tools import ToolEnvironment
+    from swevis.agents.tools.environment import ToolEnvironment
 
     spec = run.spec
     if spec.preloc is None:

@@ -1,4 +1,4 @@
-"""The tool layer of PLB and LET, in mini-swe-agent's text action format.
+"""The tool layer of the agents that have tools, in mini-swe-agent's text action format.
 
 Every action is one fenced command. A command whose first word names a tool of the current
 phase runs the tool; anything else runs in bash when the phase allows bash:
@@ -24,7 +24,7 @@ from typing import Any
 
 from minisweagent.exceptions import FormatError, Submitted
 
-from swevis.agents.observe import number_lines
+from swevis.agents.observation.observe import number_lines
 from swevis.errors import InfrastructureError
 from swevis.index import open_index
 from swevis.localize import by_kind, localize_issue, pack_context
@@ -38,7 +38,7 @@ PLAN_FIELDS = PLAN_LIST_FIELDS[:2] + ("reproduction_command",) + PLAN_LIST_FIELD
 # Every tool of every phase (PLB, LET and its variants); any other command is bash.
 TOOL_NAMES = frozenset({"localize_issue", "pack_context", "view_code", "commit_plan", "commit_reproduction", "classify_issue",
                         "choose_patch", "select_tests", "subquery", "remember", "submit",
-                        # the knowledge-graph tools (swevis.agents.graph_tools)
+                        # the knowledge-graph tools (swevis.agents.tools.graph)
                         "find_path", "list_dir", "find_nodes", "node_parent", "node_children", "callers", "callees",
                         "tests_for", "find_text", "next_chunk", "read_span"})
 

@@ -12,7 +12,7 @@ A variant is a named set of flags in config (``agents.variants``)::
 and runs as the agent of that name (``results/runs/<model>/let-mem-normal/r3/...``).
 Everything not switched on is plain LET, so a variant differs from LET only in its flags.
 
-* **memory** (:mod:`swevis.agents.memory`): one working memory for the whole trajectory,
+* **memory** (:mod:`swevis.agents.mechanisms.memory`): one working memory for the whole trajectory,
   consulted by the query tools and by the observation pipeline of every phase.
 * **reproduction**: a stage between the locator and the editor (phase ``reproduction``,
   bash + ``view_code`` + ``commit_reproduction CMD``). ``commit_reproduction`` runs CMD and
@@ -22,7 +22,7 @@ Everything not switched on is plain LET, so a variant differs from LET only in i
   step budget is recorded as *not reproduced* and the editor proceeds without one.
 * **verification**: ``submit`` first runs the reproduction (it must now pass) and a focused
   regression set: the test functions that the index's test pointers (``RepoIndex.tests_for``)
-  give for the symbols the patch modifies (:mod:`swevis.agents.regression`, shared with the
+  give for the symbols the patch modifies (:mod:`swevis.agents.mechanisms.regression`, shared with the
   other agents that verify a patch), run with the runner of the instance's own test command
   (its row's ``test_cmd``), else the language's default runner. A failing
   verification returns its report to the editor instead of submitting, at most
@@ -42,16 +42,16 @@ from typing import Any
 
 from minisweagent.exceptions import Submitted
 
-from swevis.agents.memory import MemoryObservationPipeline, MemoryToolEnvironment, WorkingMemory, memory_summary
-from swevis.agents.memory_store import MemorySettings, store_path
-from swevis.agents.observe import ObservationPipeline
+from swevis.agents.mechanisms.memory import MemoryObservationPipeline, MemoryToolEnvironment, WorkingMemory, memory_summary
+from swevis.agents.mechanisms.memory_store import MemorySettings, store_path
+from swevis.agents.observation.observe import ObservationPipeline
 from swevis.agents.prompts import render_prompt
-from swevis.agents.regression import candidate_tests, regression_command, reproduction_runner
+from swevis.agents.mechanisms.regression import candidate_tests, regression_command, reproduction_runner
 from swevis.index.languages import extensions, language_for
 from swevis.agents.registry import is_variant
-from swevis.agents.resume import ResumingRecorder
-from swevis.agents.tools import format_error, working_tree_diff
-from swevis.agents.volatile import normalize as normalize_volatile
+from swevis.agents.run.resume import ResumingRecorder
+from swevis.agents.tools.environment import format_error, working_tree_diff
+from swevis.agents.observation.volatile import normalize as normalize_volatile
 from swevis.config import typed_section
 from swevis.paths import run_subdir
 
@@ -68,7 +68,7 @@ DEFAULT_VARIANTS: dict[str, dict[str, Any]] = {
     "let-all": {"memory": True, "reproduction": True, "verification": True},
 }
 # LET's fixed regression rule: a modified symbol no test names is followed at most this many
-# call edges to its callers (swevis.agents.regression.candidate_tests)
+# call edges to its callers (swevis.agents.mechanisms.regression.candidate_tests)
 REGRESSION_HOPS = 2
 # a failure of the script itself, not of the code under test
 _BROKEN_ERRORS = {"SyntaxError", "IndentationError", "TabError", "ModuleNotFoundError", "ImportError", "NameError"}
@@ -316,7 +316,7 @@ def variant_record(flags: VariantSettings, memory: WorkingMemory | None, steps: 
 
 
 class LetVariant:
-    """What a variant adds to LET's run (swevis.agents.runner): the working memory in every
+    """What a variant adds to LET's run (swevis.agents.run.runner): the working memory in every
     phase, the reproduction stage before the editor, verification at submit, traj.json's
     ``variant`` block. Plain LET runs without one, so the baseline never loads this module."""
 

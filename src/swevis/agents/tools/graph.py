@@ -1,5 +1,5 @@
 """Tools that traverse the repository knowledge graph (swevis.index.graph), for Prometheus's
-context retrieval, in the text action format of swevis.agents.tools (one command each):
+context retrieval, in the text action format of swevis.agents.tools.environment (one command each):
 
     find_path NAME_OR_PATH                folders and files by relative path or basename
     list_dir PATH                         a folder's HAS_FILE children ("." is the root)
@@ -27,8 +27,8 @@ from __future__ import annotations
 import shlex
 from typing import Any
 
-from swevis.agents.observe import number_lines
-from swevis.agents.tools import ToolEnvironment, format_error
+from swevis.agents.observation.observe import number_lines
+from swevis.agents.tools.environment import ToolEnvironment, format_error
 from swevis.index.graph import Chunk, DefNode, GraphLookupError, RepoGraph
 from swevis.index.store import Symbol
 

@@ -65,7 +65,7 @@ def prepare_instance(cfg: dict, instance_id: str, cache_dir: str, *, index: bool
 
 def run(args: argparse.Namespace) -> int:
     from swevis.agents.registry import agent_kind, load_modules, variant_config
-    from swevis.agents.runner import clear_outputs, make_run_spec, prelocalize_run, run_instance
+    from swevis.agents.run.runner import clear_outputs, make_run_spec, prelocalize_run, run_instance
     from swevis.config import load_user_config
     from swevis.models import register_api_keys
 
