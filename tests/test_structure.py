@@ -30,15 +30,17 @@ ALLOWED_DEFAULTS_DICTS: set[str] = set()
 ALLOWED_PRIVATE_IMPORTS: set[str] = set()
 ALLOWED_CYCLES: set[frozenset[str]] = set()
 # "<module>: <class> (<levels>)" and "<module> -> <module>"
-ALLOWED_DEEP_CLASSES: set[str] = {"swevis.agents.builtin.prometheus_tools: PrometheusToolEnvironment (3)"}
-ALLOWED_AGENT_IMPORTS: set[str] = {"swevis.agents.builtin.prometheus -> swevis.agents.builtin.let_variants",
-                                   "swevis.agents.builtin.prometheus_tools -> swevis.agents.builtin.let_variants"}
+ALLOWED_DEEP_CLASSES: set[str] = set()
+ALLOWED_AGENT_IMPORTS: set[str] = {"swevis.agents.builtin.prometheus -> swevis.agents.builtin.let_variants"}
+# "<path under src/swevis>:<tool name>": a tool name written outside its record. The shell
+# reader knows what view_code prints (numbered like nl -ba); it sits below the tools' layer.
+ALLOWED_TOOL_NAME_REPEATS: set[str] = {"agents/observation/shell.py:view_code"}
 MAX_CLASS_LEVELS = 2
 
 # swevis.agents, bottom up: a folder (or a module at its top) imports only what comes before it
 AGENTS = "swevis.agents"
 AGENTS_LAYERS = (
-    ("registry", "settings", "prompts"),  # light: the Snakefile imports the registry and settings
+    ("registry", "tool_registry", "settings", "prompts"),  # light: the Snakefile imports the registry
     ("observation",),
     ("tools",),
     ("mechanisms",),
@@ -261,6 +263,37 @@ def deep_agent_classes() -> set[str]:
             if module.startswith(AGENTS + ".") and n > MAX_CLASS_LEVELS}
 
 
+def _is_all(node: ast.AST) -> bool:
+    return isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets)
+
+
+def declared_tools() -> dict[str, str]:
+    """tool name -> where its record is declared: every `Tool("name", ...)` call."""
+    return {node.args[0].value: _where(path) for path in SOURCES for node in ast.walk(_tree(path))
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "Tool"
+            and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)}
+
+
+def _tool_names_outside_records(tree: ast.Module, where: str, tools: dict[str, str]) -> set[str]:
+    """The string constants of one module that are a tool's name, outside a `Tool(...)`
+    record (and outside `__all__`, whose names are functions, not tools)."""
+    skip = {id(c) for node in ast.walk(tree)
+            if _is_all(node) or (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "Tool")
+            for c in ast.walk(node)}
+    return {f"{where}:{node.value}" for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and node.value in tools and id(node) not in skip}
+
+
+def tool_name_repeats(tools: dict[str, str]) -> set[str]:
+    return set().union(*(_tool_names_outside_records(_tree(path), _where(path), tools) for path in SOURCES))
+
+
+def test_each_tool_name_is_written_once_in_its_record():
+    tools = declared_tools()
+    assert len(tools) >= 20 and tools["view_code"] == "agents/tools/index.py"
+    assert sorted(tool_name_repeats(tools) - ALLOWED_TOOL_NAME_REPEATS) == []
+
+
 def test_agents_folders_import_one_way():
     assert sorted(agents_layer_violations(import_graph())) == []
     folders = {p.name for p in (PACKAGE / "agents").iterdir() if p.is_dir() and p.name != "__pycache__"}
@@ -363,5 +396,7 @@ def test_the_checks_find_what_they_look_for(tmp_path):
     chain = {("m", "D"): [("m", "C"), ("m", "X")], ("m", "C"): [("m", "B")], ("m", "B"): [("m", "A")], ("m", "A"): [],
              ("m", "X"): []}
     assert class_levels(chain) == {("m", "A"): 0, ("m", "B"): 1, ("m", "C"): 2, ("m", "D"): 3, ("m", "X"): 0}
+    planted = ast.parse('A = Tool("probe", "read", "probe", f)\nB = {"probe": 1}\n__all__ = ["probe"]\n')
+    assert _tool_names_outside_records(planted, "x.py", {"probe": "x.py"}) == {"x.py:probe"}
     bases = package_classes()  # resolved through an import: ResumingRecorder(StepRecorder)
     assert bases[("swevis.agents.run.resume", "ResumingRecorder")] == [("swevis.agents.run.trajectory", "StepRecorder")]

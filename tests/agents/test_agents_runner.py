@@ -11,7 +11,7 @@ import yaml
 
 from swevis.sandbox.environments import EnvironmentRefused, make_environment
 from swevis.agents.run.runner import RunSpec, prelocalize, run_instance
-from swevis.agents.tools.environment import PlanError, validate_plan
+from swevis.agents.tools.finish import PlanError, validate_plan
 from swevis.config import schema_defaults
 from swevis.harness.local import evaluate_patch
 from swevis.models import make_model

@@ -9,7 +9,8 @@ import pytest
 
 from swevis.agents.observation.actions import classify_action, detect_code_read
 from swevis.agents.run.demos import DEMOS_DIR, demo_commands, load_demo
-from swevis.agents.tools.environment import parse_heredoc, validate_plan
+from swevis.agents.tools.environment import parse_heredoc
+from swevis.agents.tools.finish import validate_plan
 from swevis.tasks.bundled import load_bundled_instances, load_bundled_set
 
 ROWS = load_bundled_instances(verify_commits=False)

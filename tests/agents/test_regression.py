@@ -220,23 +220,21 @@ def test_regression_command_of_a_runner_that_takes_packages_follows_its_language
 
 
 def test_verification_runs_the_regression_tests_with_the_instances_runner():
-    """LET's and Prometheus's verification (VariantToolEnvironment.run_regression) run the
-    selected tests with the runner of the task row's test_cmd."""
+    """LET's and Prometheus's verification (Verification.run_regression) run the selected
+    tests with the runner of the task row's test_cmd."""
     from types import SimpleNamespace
 
-    from swevis.agents.builtin.let_variants import VariantToolEnvironment
+    from swevis.agents.mechanisms.verification import Verification
 
     ran: list[str] = []
-    env = SimpleNamespace(
-        task_row={"instance_id": "o__r-1", "test_cmd": "python -m pytest -rA tests/test_a.py"},
-        flags=SimpleNamespace(output_chars=200),
-        _run=lambda cmd: ran.append(cmd) or {"returncode": 0, "output": "1 passed"},
-    )
-    reg = VariantToolEnvironment.run_regression(env, {"tests": ["tests/test_a.py::test_x"], "files": [], "symbols": ["f"]})
+    env = SimpleNamespace(run=lambda cmd: ran.append(cmd) or {"returncode": 0, "output": "1 passed"})
+    check = Verification(reproduction=None, task_row={"instance_id": "o__r-1", "test_cmd": "python -m pytest -rA tests/test_a.py"},
+                         verify_rounds=1, regression_limit=5, output_chars=200)
+    reg = check.run_regression(env, {"tests": ["tests/test_a.py::test_x"], "files": [], "symbols": ["f"]})
     assert ran == ["python -m pytest -rA tests/test_a.py::test_x"]
     assert reg["command"] == ran[0] and reg["passed"]
-    env.task_row = {"instance_id": "o__r-1"}
-    VariantToolEnvironment.run_regression(env, {"tests": ["tests/test_a.py::test_x"], "files": [], "symbols": ["f"]})
+    check.task_row = {"instance_id": "o__r-1"}
+    check.run_regression(env, {"tests": ["tests/test_a.py::test_x"], "files": [], "symbols": ["f"]})
     assert ran[1] == "python -m pytest -q -p no:cacheprovider tests/test_a.py::test_x"
 
 

@@ -14,48 +14,40 @@ Everything not switched on is plain LET, so a variant differs from LET only in i
 
 * **memory** (:mod:`swevis.agents.mechanisms.memory`): one working memory for the whole trajectory,
   consulted by the query tools and by the observation pipeline of every phase.
-* **reproduction**: a stage between the locator and the editor (phase ``reproduction``,
-  bash + ``view_code`` + ``commit_reproduction CMD``). ``commit_reproduction`` runs CMD and
-  accepts it only when it fails for a reason other than a broken script (a syntax, import
-  or missing-file error); then the stage ends and the reproduction (command, its files,
-  the failing output) becomes the editor's repair objective. A stage that runs out of its
-  step budget is recorded as *not reproduced* and the editor proceeds without one.
-* **verification**: ``submit`` first runs the reproduction (it must now pass) and a focused
-  regression set: the test functions that the index's test pointers (``RepoIndex.tests_for``)
-  give for the symbols the patch modifies (:mod:`swevis.agents.mechanisms.regression`, shared with the
-  other agents that verify a patch), run with the runner of the instance's own test command
-  (its row's ``test_cmd``), else the language's default runner. A failing
-  verification returns its report to the editor instead of submitting, at most
-  ``verify_rounds`` times; after that the patch is submitted with its last verification
-  recorded as failed.
+* **reproduction** (:mod:`swevis.agents.mechanisms.reproduction`): a stage between the
+  locator and the editor (phase ``reproduction``, bash + ``view_code`` +
+  ``commit_reproduction CMD``); the accepted reproduction becomes the editor's repair
+  objective. A stage that runs out of its step budget is recorded as *not reproduced* and
+  the editor proceeds without one.
+* **verification** (:mod:`swevis.agents.mechanisms.verification`): the editor's ``submit``
+  first runs the reproduction and the regression tests of the patch, at most
+  ``verify_rounds`` times back to the editor.
+
+Each mechanism is a module of its own that Prometheus composes too.
 """
 
 from __future__ import annotations
 
 import functools
-import logging
-import re
-import shlex
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, fields
 from typing import Any
 
-from minisweagent.exceptions import Submitted
-
-from swevis.agents.mechanisms.memory import MemoryObservationPipeline, MemoryToolEnvironment, WorkingMemory, memory_summary
+from swevis.agents.mechanisms.memory import MemoryObservationPipeline, WorkingMemory, memory_summary, remembering_tools
 from swevis.agents.mechanisms.memory_store import MemorySettings, store_path
+from swevis.agents.mechanisms.regression import reproduction_runner
+from swevis.agents.mechanisms.reproduction import COMMIT_REPRODUCTION, Reproduction, reproduction_objective
+from swevis.agents.mechanisms.verification import Verification, verifying
 from swevis.agents.observation.observe import ObservationPipeline
 from swevis.agents.prompts import render_prompt
-from swevis.agents.mechanisms.regression import candidate_tests, regression_command, reproduction_runner
-from swevis.index.languages import extensions, language_for
 from swevis.agents.registry import is_variant
 from swevis.agents.run.resume import ResumingRecorder
-from swevis.agents.tools.environment import format_error, working_tree_diff
-from swevis.agents.observation.volatile import normalize as normalize_volatile
+from swevis.agents.tool_registry import Tool
+from swevis.agents.tools.environment import ToolEnvironment
+from swevis.agents.tools.finish import SUBMIT
+from swevis.agents.tools.index import VIEW_CODE
 from swevis.config import typed_section
 from swevis.paths import run_subdir
-
-log = logging.getLogger(__name__)
 
 FLAGS = ("memory", "reproduction", "verification")
 # the name a variant's entry is validated under when the agent is plain LET (no entry)
@@ -67,20 +59,6 @@ DEFAULT_VARIANTS: dict[str, dict[str, Any]] = {
     "let-verify": {"verification": True},
     "let-all": {"memory": True, "reproduction": True, "verification": True},
 }
-# LET's fixed regression rule: a modified symbol no test names is followed at most this many
-# call edges to its callers (swevis.agents.mechanisms.regression.candidate_tests)
-REGRESSION_HOPS = 2
-# a failure of the script itself, not of the code under test
-_BROKEN_ERRORS = {"SyntaxError", "IndentationError", "TabError", "ModuleNotFoundError", "ImportError", "NameError"}
-_BROKEN_TEXT = re.compile(r"can't open file|command not found|No such file or directory: '[^']*reproduc")
-
-
-def broken_reproduction(output: str) -> bool:
-    """True when a failing reproduction failed because the script itself is broken."""
-    raised = re.findall(r"^(\w+(?:Error|Exception))\b", output, re.M)
-    return bool(raised and raised[-1] in _BROKEN_ERRORS) or bool(_BROKEN_TEXT.search(output))
-
-
 @dataclass(frozen=True)
 class VariantSettings:
     """One LET variant's entry of ``agents.variants`` (all flags off for plain LET), typed."""
@@ -119,145 +97,6 @@ def variant_flags(agent: str, agents_cfg: dict[str, Any]) -> VariantSettings:
     return typed_section(VariantSettings, "agents", entry, within=("variants", _PLAIN))
 
 
-def _tail(text: str, n: int) -> str:
-    return text if len(text) <= n else "...(truncated)...\n" + text[-n:]
-
-
-class VariantToolEnvironment(MemoryToolEnvironment):
-    """The LET tool environment with the variant hooks (memory, reproduction, verification)."""
-
-    def __init__(
-        self,
-        base: Any,
-        *,
-        flags: VariantSettings,
-        memory: WorkingMemory | None,
-        context: str,
-        recorder: Any,
-        reproduction: dict[str, Any] | None = None,
-        task_row: dict[str, Any] | None = None,
-        **kwargs: Any,
-    ):
-        super().__init__(base, memory=memory, context=context, recorder=recorder, **kwargs)
-        self.flags = flags
-        self.task_row = task_row  # the instance's row: its own test command runs the regression tests
-        self.reproduction = reproduction  # the accepted reproduction (editor) or None
-        self.attempts: list[dict[str, Any]] = []  # commit_reproduction calls (reproduction stage)
-        self.verifications: list[dict[str, Any]] = []
-
-    def _run(self, command: str) -> dict[str, Any]:
-        return self.base.execute({"command": command})
-
-    # -- reproduction stage
-    def _tool_commit_reproduction(self, command: str) -> dict[str, Any]:
-        cmd = command.strip()[len("commit_reproduction"):].strip()
-        if not cmd:
-            raise format_error("usage: commit_reproduction COMMAND (e.g. commit_reproduction python reproduce_issue.py)")
-        out = self._run(cmd)
-        text = normalize_volatile(out.get("output", ""))  # it reaches the editor's prompt: stable for the cache
-        rc = out.get("returncode")
-        files = {}
-        for word in shlex.split(cmd) if cmd else []:
-            if word.endswith((".sh", *extensions("code"))):
-                content = self.read_file(word)
-                if content is not None:
-                    files[word] = content
-        attempt = {"command": cmd, "returncode": rc, "output": _tail(text, self.flags.output_chars), "files": files}
-        self.attempts.append(attempt)
-        if rc == 0:
-            attempt["verdict"] = "passes"
-            msg = (
-                f"[reproduction] `{cmd}` exited 0: it does not reproduce the reported failure. Make it fail "
-                "for the reported reason (assert the behaviour the issue expects) and commit it again.\n" + text
-            )
-            return {"output": msg, "returncode": 1, "exception_info": ""}
-        if broken_reproduction(text):
-            attempt["verdict"] = "broken"
-            msg = (
-                f"[reproduction] `{cmd}` failed, but because the reproduction itself is broken (a syntax, import "
-                "or missing-file error), not for the reported reason. Fix the script and commit it again.\n" + text
-            )
-            return {"output": msg, "returncode": 1, "exception_info": ""}
-        attempt["verdict"] = "reproduced"
-        summary = f"reproduced: `{cmd}` exits {rc}"
-        raise Submitted(
-            {"role": "exit", "content": summary, "extra": {"exit_status": "Submitted", "submission": summary, "reproduction": attempt}}
-        )
-
-    # -- verification
-    def verify(self) -> dict[str, Any]:
-        limit = self.flags.output_chars
-        result: dict[str, Any] = {"round": len(self.verifications) + 1, "passed": True}
-        if self.reproduction:
-            out = self._run(self.reproduction["command"])
-            ok = out.get("returncode") == 0
-            result["reproduction"] = {
-                "command": self.reproduction["command"], "returncode": out.get("returncode"), "passed": ok,
-                "output": _tail(out.get("output", ""), limit),
-            }
-            result["passed"] &= ok
-        reg = self.run_regression(self.regression_selection(working_tree_diff(self.base)))
-        result["passed"] &= reg["passed"]
-        result["regression"] = reg
-        return result
-
-    def run_regression(self, selection: dict[str, Any]) -> dict[str, Any]:
-        """Run a selection's tests (its test ids, else its test files) on the working tree;
-        no test to run passes."""
-        targets = selection["tests"] or selection["files"]
-        reg: dict[str, Any] = {**selection, "command": None, "returncode": None, "passed": True}
-        if targets:
-            # the runner of the instance's own test command, else the language's default
-            language = language_for(targets[0].split("::", 1)[0])
-            cmd = regression_command(targets, self.task_row)
-            out = self._run(cmd)
-            rc = out.get("returncode")
-            passed = language.test_passed(rc) if language is not None else rc == 0
-            reg.update(command=cmd, returncode=rc, passed=passed, output=_tail(out.get("output", ""), self.flags.output_chars))
-        return reg
-
-    def regression_selection(self, diff: str) -> dict[str, Any]:
-        """The regression tests of the patch `diff`: the index's tests of the modified symbols
-        (LET's fixed rule; an agent with a selection stage narrows them further)."""
-        try:
-            return candidate_tests(
-                self._open_index(), diff, self.read_file, limit=self.flags.regression_limit, hops=REGRESSION_HOPS
-            )
-        except Exception as exc:  # no index: verify with the reproduction only
-            log.warning("verification: no regression selection (%s: %s)", type(exc).__name__, exc)
-            return {"symbols": [], "tests": [], "files": [], "error": f"{type(exc).__name__}: {exc}"}
-
-    def _report(self, res: dict[str, Any], rounds_left: int) -> str:
-        out = ["[verification] the patch did not pass verification; it was NOT submitted."]
-        rep = res.get("reproduction")
-        if rep:
-            state = "passes" if rep["passed"] else f"still fails (exit {rep['returncode']})"
-            out.append(f"reproduction `{rep['command']}`: {state}")
-            if not rep["passed"]:
-                out.append(rep["output"])
-        reg = res["regression"]
-        if reg.get("command"):
-            state = "pass" if reg["passed"] else f"FAIL (exit {reg['returncode']})"
-            out.append(f"regression tests for {', '.join(reg['symbols']) or 'the modified code'}: {state}")
-            out.append(f"$ {reg['command']}")
-            if not reg["passed"]:
-                out.append(reg["output"])
-        out.append(f"Fix the patch and submit again ({rounds_left} verification round(s) left before submit is accepted as is).")
-        return "\n".join(out) + "\n"
-
-    def _tool_submit(self, command: str) -> dict[str, Any]:
-        if self.flags.verification:
-            res = self.verify()
-            failed_before = sum(1 for v in self.verifications if not v["passed"])
-            self.verifications.append(res)
-            rounds = self.flags.verify_rounds
-            if not res["passed"] and failed_before < rounds:
-                res["outcome"] = "returned_to_editor"
-                return {"output": self._report(res, rounds - failed_before - 1), "returncode": 1, "exception_info": ""}
-            res["outcome"] = "submitted" if res["passed"] else "submitted_unverified"
-        return super()._tool_submit(command)
-
-
 def memory_pipeline(memory: WorkingMemory | None, phase: str, recorder: Any) -> Callable[..., ObservationPipeline]:
     """The observation pipeline of a phase: the memory in front of it when memory is on (the
     LET variants' and Prometheus's stages)."""
@@ -282,11 +121,6 @@ def make_memory(flags: VariantSettings, issue_text: str, agents_cfg: dict[str, A
     run = "/".join([spec.model_name, f"{spec.agent}-{spec.scope}", spec.condition, run_subdir(spec.row["instance_id"], spec.repeat)])
     journaled = len(recorder.prior) if isinstance(recorder, ResumingRecorder) else 0
     return WorkingMemory(options, issue_text=issue_text, store_path=path, run=run, resume_from_step=journaled)
-
-
-def reproduction_objective(repro: dict[str, Any] | None, attempts: list[dict[str, Any]]) -> str:
-    """The editor's repair objective (appended to its task message)."""
-    return render_prompt("let_repro_objective", reproduction=repro, attempts=len(attempts))
 
 
 def variant_record(flags: VariantSettings, memory: WorkingMemory | None, steps: list[dict[str, Any]],
@@ -326,23 +160,31 @@ class LetVariant:
         self.recorder = recorder
         self.task_row = spec.row if spec is not None else None
         self.reproduction: dict[str, Any] | None = None  # the accepted one, the editor's objective
-        self.repro_env: VariantToolEnvironment | None = None
-        self.editor_env: VariantToolEnvironment | None = None
+        self.repro_stage: Reproduction | None = None
+        self.editor_check: Verification | None = None
 
     def pipeline(self, phase: str) -> Callable[..., ObservationPipeline]:
         return memory_pipeline(self.memory, phase, self.recorder)
 
-    def tool_env(self, base: Any, *, tools: set[str], allow_bash: bool, context: str, **kwargs: Any) -> VariantToolEnvironment:
-        env = VariantToolEnvironment(
-            base, tools=tools, allow_bash=allow_bash, flags=self.flags, memory=self.memory, context=context,
-            recorder=self.recorder, reproduction=self.reproduction if context == "editor" else None,
-            task_row=self.task_row, **kwargs,
-        )
+    def tool_env(self, base: Any, *, tools: Iterable[Tool], allow_bash: bool, context: str,
+                 **kwargs: Any) -> ToolEnvironment:
+        """A phase's tools with the variant's mechanisms composed in: the memory in front of
+        the query tools, the reproduction stage's part, verification at the editor's submit."""
+        tools = remembering_tools(tools) if self.memory is not None else tuple(tools)
+        parts: list[Any] = [self.memory]
         if context == "reproduction":
-            self.repro_env = env
-        elif context == "editor":
-            self.editor_env = env
-        return env
+            self.repro_stage = Reproduction(output_chars=self.flags.output_chars)
+            parts.append(self.repro_stage)
+        if self.flags.verification and any(t.name == SUBMIT.name for t in tools):
+            check = Verification(reproduction=self.reproduction if context == "editor" else None,
+                                 task_row=self.task_row, verify_rounds=self.flags.verify_rounds,
+                                 regression_limit=self.flags.regression_limit, output_chars=self.flags.output_chars)
+            tools = tuple(verifying(t) if t.name == SUBMIT.name else t for t in tools)
+            parts.append(check)
+            if context == "editor":
+                self.editor_check = check
+        return ToolEnvironment(base, tools=tools, allow_bash=allow_bash, context=context, recorder=self.recorder,
+                               parts=parts, **kwargs)
 
     def editor_addendum(self, run_phase: Callable[..., dict], base: Any, *, issue: str, plan_text: str,
                         values: dict[str, Any], visual: bool, tool_kwargs: dict[str, Any]) -> str:
@@ -350,7 +192,7 @@ class LetVariant:
         task message gets appended (the repair objective, the verification note)."""
         addendum = ""
         if self.flags.reproduction:
-            env = self.tool_env(base, tools={"view_code", "commit_reproduction"}, allow_bash=True,
+            env = self.tool_env(base, tools=(VIEW_CODE, COMMIT_REPRODUCTION), allow_bash=True,
                                 context="reproduction", **tool_kwargs)
             limit = self.flags.reproduction_step_limit
             result = run_phase(
@@ -360,13 +202,13 @@ class LetVariant:
                 step_limit=limit, visual=visual,
             )
             self.reproduction = result.get("reproduction")
-            addendum += reproduction_objective(self.reproduction, env.attempts)
+            addendum += reproduction_objective(self.reproduction, self.repro_stage.attempts)
         if self.flags.verification:
             addendum += render_prompt("let_verify_note", reproduction=self.reproduction)
         return addendum
 
     def record(self, steps: list[dict[str, Any]]) -> dict[str, Any]:
         return variant_record(
-            self.flags, self.memory, steps, self.reproduction, self.repro_env.attempts if self.repro_env else None,
-            self.editor_env.verifications if self.editor_env else None,
+            self.flags, self.memory, steps, self.reproduction, self.repro_stage.attempts if self.repro_stage else None,
+            self.editor_check.verifications if self.editor_check else None,
         )

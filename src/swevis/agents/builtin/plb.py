@@ -6,6 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from swevis.agents.registry import AgentKind
+from swevis.agents.tool_registry import names
+from swevis.agents.tools.finish import SUBMIT
 
 
 def run(run: Any) -> tuple[dict[str, Any], None]:
@@ -18,7 +20,7 @@ def run(run: Any) -> tuple[dict[str, Any], None]:
         raise ValueError("PLB needs its pre-localization package")
     values = {"repo_root": run.repo_root, "scope": spec.scope}
     final = run.phase(
-        env=ToolEnvironment(run.env, tools={"submit"}, allow_bash=True), phase="main", purpose="agent",
+        env=ToolEnvironment(run.env, tools=(SUBMIT,), allow_bash=True), phase="main", purpose="agent",
         system=render_prompt("plb_system", **values),
         instance=render_prompt("plb_instance", issue=spec.row["problem_statement"], package=spec.preloc["package"], **values),
         step_limit=spec.settings.step_limit, visual=True,
@@ -28,6 +30,6 @@ def run(run: Any) -> tuple[dict[str, Any], None]:
 
 AGENT = AgentKind(
     name="plb", title="PLB", run=run, phases=("preloc", "main"),
-    prompts=("preloc_system", "preloc_instance", "plb_system", "plb_instance"), tools=("bash", "submit"),
+    prompts=("preloc_system", "preloc_instance", "plb_system", "plb_instance"), tools=("bash", *names((SUBMIT,))),
     needs_index=True, needs_preloc=True, page_families=("code", "obs", "hist"), action_figure="figure4.png",
 )

@@ -29,13 +29,8 @@ from swevis.agents.prompts import mini_swebench_config, render_prompt
 from swevis.agents.registry import AgentKind, agent_kind
 from swevis.agents.settings import AgentSettings
 from swevis.agents.run.spec import RunSpec, make_run_spec
-from swevis.agents.tools.environment import (
-    ToolEnvironment,
-    format_candidates,
-    format_package,
-    read_file_via,
-    working_tree_diff,
-)
+from swevis.agents.tools.environment import ToolEnvironment, read_file_via, working_tree_diff
+from swevis.agents.tools.index import format_candidates, format_package
 from swevis.agents.run.trajectory import TRAJ_FORMAT, StepRecorder, exit_status_of, image_free
 from swevis.config import filled_section
 from swevis.errors import InfrastructureError, RepoError
