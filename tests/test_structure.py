@@ -31,7 +31,7 @@ ALLOWED_PRIVATE_IMPORTS: set[str] = set()
 ALLOWED_CYCLES: set[frozenset[str]] = set()
 # "<module>: <class> (<levels>)" and "<module> -> <module>"
 ALLOWED_DEEP_CLASSES: set[str] = set()
-ALLOWED_AGENT_IMPORTS: set[str] = {"swevis.agents.builtin.prometheus -> swevis.agents.builtin.let_variants"}
+ALLOWED_AGENT_IMPORTS: set[str] = set()
 # "<path under src/swevis>:<tool name>": a tool name written outside its record. The shell
 # reader knows what view_code prints (numbered like nl -ba); it sits below the tools' layer.
 ALLOWED_TOOL_NAME_REPEATS: set[str] = {"agents/observation/shell.py:view_code"}

@@ -27,7 +27,8 @@ from swevis.agents.mechanisms.memory_store import (
 )
 from swevis.agents.run.resume import ResumingRecorder
 from swevis.agents.run.trajectory import StepRecorder
-from swevis.agents.builtin.let_variants import make_memory, variant_flags
+from swevis.agents.builtin.let_variants import variant_flags
+from swevis.agents.mechanisms.memory import make_memory
 from swevis.errors import InfrastructureError, SwevisError
 
 LEXICAL = {"embedding": "lexical"}
@@ -325,18 +326,18 @@ def test_let_memory_lives_in_the_run_folder_and_a_resumed_run_keeps_its_journale
     spec = _spec(tmp_path / "out")
     flags = variant_flags("let-mem", {"variants": {"let-mem": {"memory": True}}})
     out = {"output": "== files\n1. ledgerkit/ledger.py", "returncode": 0}
-    mem = make_memory(flags, "dates are exclusive", spec.agents_cfg, spec, StepRecorder(None))
+    mem = make_memory(flags.memory, "dates are exclusive", spec.agents_cfg, spec=spec, recorder=StepRecorder(None))
     assert mem.store.path == str(tmp_path / "out" / "memory.sqlite") and mem.run == "q/let-mem-normal/text/o__r-1"
     for step, query in enumerate(["inclusive end date", "balance as of", "csv import"]):
         mem.store_query("localize_issue", query, "locator", step, out)
     mem.store.close()
-    resumed = make_memory(flags, "dates are exclusive", spec.agents_cfg, spec, ResumingRecorder(None, [{}, {}]))
+    resumed = make_memory(flags.memory, "dates are exclusive", spec.agents_cfg, spec=spec, recorder=ResumingRecorder(None, [{}, {}]))
     assert [r.query for r in resumed.records] == ["inclusive end date", "balance as of"]  # step 2 was not journaled
     # re-running step 0 from the journal sees nothing stored at or after step 0; step 2 sees steps 0 and 1
     assert resumed.lookup_query("localize_issue", "inclusive end date", "locator", step=0)[0] == "miss"
     assert resumed.lookup_query("localize_issue", "balance as of", "editor", step=2)[0] == "exact"
     resumed.store.close()
-    fresh = make_memory(flags, "dates are exclusive", spec.agents_cfg, spec, StepRecorder(None))
+    fresh = make_memory(flags.memory, "dates are exclusive", spec.agents_cfg, spec=spec, recorder=StepRecorder(None))
     assert fresh.records == [] and fresh.units == []  # a fresh run starts with an empty memory
 
 

@@ -28,26 +28,23 @@ Each mechanism is a module of its own that Prometheus composes too.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, fields
 from typing import Any
 
-from swevis.agents.mechanisms.memory import MemoryObservationPipeline, WorkingMemory, memory_summary, remembering_tools
-from swevis.agents.mechanisms.memory_store import MemorySettings, store_path
+from swevis.agents.mechanisms.memory import (WorkingMemory, make_memory, memory_pipeline, memory_summary,
+                                             remembering_tools)
 from swevis.agents.mechanisms.regression import reproduction_runner
 from swevis.agents.mechanisms.reproduction import COMMIT_REPRODUCTION, Reproduction, reproduction_objective
 from swevis.agents.mechanisms.verification import Verification, verifying
 from swevis.agents.observation.observe import ObservationPipeline
 from swevis.agents.prompts import render_prompt
 from swevis.agents.registry import is_variant
-from swevis.agents.run.resume import ResumingRecorder
 from swevis.agents.tool_registry import Tool
 from swevis.agents.tools.environment import ToolEnvironment
 from swevis.agents.tools.finish import SUBMIT
 from swevis.agents.tools.index import VIEW_CODE
 from swevis.config import typed_section
-from swevis.paths import run_subdir
 
 FLAGS = ("memory", "reproduction", "verification")
 # the name a variant's entry is validated under when the agent is plain LET (no entry)
@@ -97,32 +94,6 @@ def variant_flags(agent: str, agents_cfg: dict[str, Any]) -> VariantSettings:
     return typed_section(VariantSettings, "agents", entry, within=("variants", _PLAIN))
 
 
-def memory_pipeline(memory: WorkingMemory | None, phase: str, recorder: Any) -> Callable[..., ObservationPipeline]:
-    """The observation pipeline of a phase: the memory in front of it when memory is on (the
-    LET variants' and Prometheus's stages)."""
-    if memory is None:
-        return ObservationPipeline
-    return functools.partial(MemoryObservationPipeline, memory=memory, context=phase, recorder=recorder)
-
-
-def make_memory(flags: VariantSettings, issue_text: str, agents_cfg: dict[str, Any], spec: Any = None,
-                recorder: Any = None) -> WorkingMemory | None:
-    """The trajectory's working memory (variants with memory on): agents.memory, the
-    variant's memory_options over it. With the run's spec, its store is a file (the run
-    folder's, or the repository's shared one) and a resumed run (its recorder re-runs the
-    journal's steps) keeps its records of the journaled steps; without, it is in memory."""
-    if not flags.memory:
-        return None
-    options = {**(agents_cfg.get("memory") or {}), **flags.memory_options}
-    if spec is None:
-        return WorkingMemory(options, issue_text=issue_text)
-    settings = MemorySettings.from_config(options)
-    path = store_path(spec.out_dir, settings, repo=spec.row["repo"], commit=spec.row["base_commit"])
-    run = "/".join([spec.model_name, f"{spec.agent}-{spec.scope}", spec.condition, run_subdir(spec.row["instance_id"], spec.repeat)])
-    journaled = len(recorder.prior) if isinstance(recorder, ResumingRecorder) else 0
-    return WorkingMemory(options, issue_text=issue_text, store_path=path, run=run, resume_from_step=journaled)
-
-
 def variant_record(flags: VariantSettings, memory: WorkingMemory | None, steps: list[dict[str, Any]],
                    reproduction: dict[str, Any] | None, repro_attempts: list[dict[str, Any]] | None,
                    verifications: list[dict[str, Any]] | None) -> dict[str, Any]:
@@ -156,7 +127,8 @@ class LetVariant:
 
     def __init__(self, agent: str, agents_cfg: dict[str, Any], issue_text: str, recorder: Any, spec: Any = None):
         self.flags = variant_flags(agent, agents_cfg)
-        self.memory = make_memory(self.flags, issue_text, agents_cfg, spec, recorder)
+        self.memory = make_memory(self.flags.memory, issue_text, agents_cfg, options=self.flags.memory_options, spec=spec,
+                                  recorder=recorder)
         self.recorder = recorder
         self.task_row = spec.row if spec is not None else None
         self.reproduction: dict[str, Any] | None = None  # the accepted one, the editor's objective

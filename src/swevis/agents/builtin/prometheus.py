@@ -15,8 +15,9 @@ Routing (config ``agents.prometheus``):
   unchanged repository, each run against the regression tests, then normalised, deduplicated
   and voted on (swevis.agents.mechanisms.candidates); the winner is applied and submitted.
 
-Each mechanism is implemented once: the memory, the reproduction stage and the verification
-are the LET variants' (swevis.agents.builtin.let_variants), run here with Prometheus's switches.
+Each mechanism is a module of swevis.agents.mechanisms that LET's variants compose too (the
+memory, the reproduction, the verification, the candidates and their vote, the regression
+tests), composed here with Prometheus's switches.
 """
 
 from __future__ import annotations
@@ -90,21 +91,15 @@ class PrometheusHooks:
     for every stage), and the records traj.json gets (classification, candidates, vote)."""
 
     def __init__(self, spec: Any, recorder: Any):
-        from swevis.agents.builtin.let_variants import VariantSettings, make_memory  # a run's imports, not the DAG's
+        from swevis.agents.mechanisms.memory import make_memory  # a run's imports, not the DAG's
 
         self.settings = PrometheusSettings.from_config(spec.agents_cfg)
-        s = self.settings
-        # the LET variants' flags, set from Prometheus's switches: one implementation of each
-        self.flags = VariantSettings(
-            memory=s.memory, reproduction=s.reproduction, verification=s.regression or s.reproduction,
-            reproduction_step_limit=s.reproduce_step_limit, verify_rounds=s.verify_rounds,
-            regression_limit=s.regression_limit, output_chars=s.output_chars, memory_options={},
-        )
-        self.memory = make_memory(self.flags, spec.row["problem_statement"], spec.agents_cfg, spec, recorder)
+        self.memory = make_memory(self.settings.memory, spec.row["problem_statement"], spec.agents_cfg, spec=spec,
+                                  recorder=recorder)
         self.recorder = recorder
 
     def pipeline(self, phase: str) -> Any:
-        from swevis.agents.builtin.let_variants import memory_pipeline
+        from swevis.agents.mechanisms.memory import memory_pipeline
 
         return memory_pipeline(self.memory, phase, self.recorder)
 

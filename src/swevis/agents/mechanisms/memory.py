@@ -1,4 +1,4 @@
-"""Working memory (after Prometheus, seeds/prometheus-summary.md §2.2.2) for the LET variants.
+"""Working memory (after Prometheus, seeds/prometheus-summary.md §2.2.2), for any agent that composes it.
 
 Every result of ``localize_issue``, ``pack_context`` and ``view_code`` (and every code window a
 bash command shows) is stored as a *context unit* together with the query that produced it,
@@ -52,17 +52,19 @@ from __future__ import annotations
 
 import functools
 import logging
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from swevis.agents.observation.actions import detect_code_read
-from swevis.agents.mechanisms.memory_store import ContextUnit, MemoryRecord, MemorySettings, MemoryStore, SubQuery, record_key
+from swevis.agents.mechanisms.memory_store import (ContextUnit, MemoryRecord, MemorySettings, MemoryStore, SubQuery,
+                                                   record_key, store_path)
 from swevis.agents.observation.observe import ObservationPipeline, Window, format_window_text, resolve_window
 from swevis.agents.tool_registry import Tool
 from swevis.agents.tools.environment import query_of
 from swevis.agents.tools.index import LOCALIZE_ISSUE, PACK_CONTEXT, VIEW_CODE
+from swevis.paths import run_subdir
 
 log = logging.getLogger(__name__)
 
@@ -494,6 +496,31 @@ def _remembered(tool: Tool, env: Any, command: str) -> dict[str, Any]:
     )
     memory.set_pending({"record": rec, "memory": memo})
     return {**rec.output, "output": header + rec.output.get("output", "")}
+
+
+def memory_pipeline(memory: WorkingMemory | None, phase: str, recorder: Any) -> Callable[..., ObservationPipeline]:
+    """The observation pipeline of a phase: the memory in front of it when memory is on (the
+    LET variants' and Prometheus's stages)."""
+    if memory is None:
+        return ObservationPipeline
+    return functools.partial(MemoryObservationPipeline, memory=memory, context=phase, recorder=recorder)
+
+
+def make_memory(enabled: bool, issue_text: str, agents_cfg: dict[str, Any], *, options: dict[str, Any] | None = None,
+                spec: Any = None, recorder: Any = None) -> WorkingMemory | None:
+    """The trajectory's working memory when `enabled` (None otherwise): agents.memory, the
+    agent's own `options` over it. With the run's spec, its store is a file (the run
+    folder's, or the repository's shared one) and a resumed run (its recorder re-runs the
+    journal's steps) keeps its records of the journaled steps; without, it is in memory."""
+    if not enabled:
+        return None
+    options = {**(agents_cfg.get("memory") or {}), **(options or {})}
+    if spec is None:
+        return WorkingMemory(options, issue_text=issue_text)
+    settings = MemorySettings.from_config(options)
+    path = store_path(spec.out_dir, settings, repo=spec.row["repo"], commit=spec.row["base_commit"])
+    run = "/".join([spec.model_name, f"{spec.agent}-{spec.scope}", spec.condition, run_subdir(spec.row["instance_id"], spec.repeat)])
+    return WorkingMemory(options, issue_text=issue_text, store_path=path, run=run, resume_from_step=recorder.resumed_steps)
 
 
 def memory_summary(steps: list[dict[str, Any]]) -> dict[str, Any]:

@@ -131,6 +131,10 @@ class ResumingRecorder(StepRecorder):
         self.prior = prior
         self.observation_mismatches = 0
 
+    @property
+    def resumed_steps(self) -> int:
+        return len(self.prior)
+
     def add(self, **kwargs: Any) -> dict[str, Any]:
         i = len(self.steps)
         if i >= len(self.prior):

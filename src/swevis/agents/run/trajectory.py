@@ -56,6 +56,11 @@ class StepRecorder:
         if self.journal_path:
             self.journal_path.parent.mkdir(parents=True, exist_ok=True)
 
+    @property
+    def resumed_steps(self) -> int:
+        """How many steps of a killed run's journal this recorder re-plays (none: a new run)."""
+        return 0
+
     def _journal(self, record: dict[str, Any]) -> None:
         if not self.journal_path:
             return
