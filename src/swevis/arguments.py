@@ -5,7 +5,6 @@ so each stage's cli module can use it without loading the others."""
 from __future__ import annotations
 
 import argparse
-import json
 import os
 from pathlib import Path
 from typing import Any, NoReturn
@@ -55,18 +54,6 @@ def nonempty_text(text: str, what: str) -> str:
     if not text.strip():
         raise SwevisError(f"{what} is empty")
     return text
-
-
-def read_json_object(path: str | Path, what: str) -> dict[str, Any]:
-    """A JSON file whose top level is an object; anything else is a one-line error."""
-    text = read_text(path, what)
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise SwevisError(f"{what} {path} is not JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}") from None
-    if not isinstance(data, dict):
-        raise SwevisError(f"{what} {path} is not a JSON object (its top level is a {type(data).__name__})")
-    return data
 
 
 def output_folder(path: str | Path, what: str) -> Path:

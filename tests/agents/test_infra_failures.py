@@ -54,11 +54,6 @@ def live_profile(base_url: str, **over) -> dict:
     }
 
 
-@pytest.fixture(scope="module")
-def instance(bundled_mirror):
-    return bundled_mirror(IID)
-
-
 def spec(row, mirror, d: Path, profile: dict, **cfg) -> RunSpec:
     return RunSpec(
         "live", profile, "mini", "normal", "text", row, mirror, str(d / "out"),

@@ -17,6 +17,7 @@ from swevis.agents.mechanisms.regression import candidate_tests, default_runner,
 from swevis.errors import SwevisError
 from swevis.index.store import open_index
 from swevis.tasks.bundled import load_bundled_instances
+from helpers import git
 
 
 @dataclass(frozen=True)
@@ -166,10 +167,6 @@ def test_runner_for_the_bundled_rows_and_a_command_of_test_files_only():
 BROKEN = "swevis-samples__ledgerkit-101"
 
 
-def _git(repo: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True).stdout
-
-
 @pytest.mark.slow
 def test_a_patch_that_breaks_a_passing_test_is_caught_on_the_bundled_index(bundled_checkout, tmp_path):
     """On a real checkout and index: the candidates of a patch include the PASS_TO_PASS test
@@ -182,7 +179,7 @@ def test_a_patch_that_breaks_a_passing_test_is_caught_on_the_bundled_index(bundl
     assert old_import in text and old_filter in text
     sheet.write_text(text.replace(old_import, "from ..ledger import _as_date, _in_period\n")
                      .replace(old_filter, "            if not _in_period(entry.date, self.as_of):\n"))
-    diff = _git(repo, "diff")
+    diff = git(repo, "diff") + "\n"  # the diff as git prints it (helpers.git strips it)
     found = candidate_tests(open_index(setup["db"]), diff, lambda p: (repo / p).read_text(), limit=20, hops=2)
     assert found["symbols"] == ["BalanceSheet._net_income"]
     broken = "tests/test_reports.py::test_balance_sheet_mid_period"
@@ -191,7 +188,7 @@ def test_a_patch_that_breaks_a_passing_test_is_caught_on_the_bundled_index(bundl
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
     run = subprocess.run(["bash", "-c", cmd], cwd=repo, env=env, capture_output=True, text=True, timeout=300)
     assert run.returncode == 1 and "FAILED tests/test_reports.py::test_balance_sheet_mid_period" in run.stdout
-    _git(repo, "checkout", "--", ".")
+    git(repo, "checkout", "--", ".")
     run = subprocess.run(["bash", "-c", cmd], cwd=repo, env=env, capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stdout[-2000:]
 

@@ -41,11 +41,6 @@ def turns(marker_dir: Path) -> list[str]:
     ]
 
 
-@pytest.fixture(scope="module")
-def instance(bundled_mirror):
-    return bundled_mirror(IID)
-
-
 class Endpoint:
     """A scripted server whose reply depends on the conversation so far; it can park request k."""
 

@@ -26,11 +26,6 @@ KEY_ENV = "SWEVIS_FAULTS_TEST_KEY"
 TURNS = money_turns("X = 1")
 
 
-@pytest.fixture(scope="module")
-def instance(bundled_mirror):
-    return bundled_mirror(IID)
-
-
 def turn_for(request) -> str:
     return TURNS[min(assistant_turns(request), len(TURNS) - 1)]
 

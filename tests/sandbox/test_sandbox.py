@@ -71,11 +71,6 @@ elif args[0] == "exec":
 '''
 
 
-@pytest.fixture(scope="module")
-def instance(bundled_mirror):
-    return bundled_mirror(IID)
-
-
 @pytest.fixture
 def fake_docker(instance, tmp_path, monkeypatch):
     row, mirror = instance
