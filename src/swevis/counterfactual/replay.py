@@ -39,7 +39,8 @@ from swevis.agents.mechanisms.memory import MemoryObservationPipeline, WorkingMe
 from swevis.agents.run.model_adapter import ACTION_REGEX
 from swevis.agents.observation.observe import ObservationConfig, ObservationPipeline
 from swevis.agents.observation.output_windows import RecordedWindow, identify_windows
-from swevis.agents.run.runner import RunSpec, run_instance
+from swevis.agents.run.runner import run_instance
+from swevis.agents.run.spec import RunInputs
 from swevis.agents.registry import agent_kind
 from swevis.agents.settings import AgentSettings
 from swevis.sandbox import resolved_environment
@@ -156,26 +157,13 @@ def replay_agents_cfg(agents_cfg: dict | None, turns: dict[str, list[str]]) -> d
     return cfg
 
 
-def counterfactual_costs(
-    traj_path: str | Path,
-    conditions: list[str],
-    *,
-    model_name: str,
-    profile: dict[str, Any],
-    row: dict[str, Any],
-    mirror: str,
-    index_db: str | None,
-    pristine_dir: str | None,
-    scope: str = "normal",
-    agents_cfg: dict | None = None,
-    localize_cfg: dict | None = None,
-    render_cfg: dict | None = None,
-) -> list[dict[str, Any]]:
+def counterfactual_costs(traj_path: str | Path, conditions: list[str], inputs: RunInputs, *,
+                         scope: str = "normal") -> list[dict[str, Any]]:
     """One row per condition: prompt tokens, pages, exit status, and the ratio to text.
 
-    Its RunSpecs are built by hand, not by make_run_spec: a counterfactual always replays
-    and keeps no journal or ledger, and its workspace is its own (replay_workspace), not the
-    cell's (a real run of the cell may be using that). Each row carries its step records."""
+    Its RunSpecs are built from `inputs` by hand, not by make_run_spec: a counterfactual always
+    replays and keeps no journal or ledger, and its workspace is its own (replay_workspace),
+    not the cell's (a real run of the cell may be using that). Each row carries its step records."""
     conditions = [str(Condition.parse(str(c))) for c in conditions]  # a bad name fails before any run
     if not conditions:
         raise SwevisError("no conditions to account")
@@ -183,8 +171,8 @@ def counterfactual_costs(
     preloc = data.get("preloc")
     if agent_kind(agent).needs_preloc and preloc is None:
         raise SwevisError(f"{traj_path}: a {agent_kind(agent).title} trajectory needs its pre-localization package ('preloc') to replay")
-    playback_profile = {**profile, "backend": "playback"}
-    agents_cfg = replay_agents_cfg(agents_cfg, turns)
+    agents_cfg = replay_agents_cfg(inputs.agents_cfg, turns)
+    inputs = dataclasses.replace(inputs, profile={**inputs.profile, "backend": "playback"}, agents_cfg=agents_cfg)
     workspace = replay_workspace(traj_path)
     # a counterfactual always replays, so `auto` is the host; SWE-bench's commands name /testbed
     if resolved_environment(AgentSettings.from_config(agents_cfg).environment, live_model=False) == "local":
@@ -194,14 +182,8 @@ def counterfactual_costs(
         demo = Path(tmp) / "turns.json"
         demo.write_text(json.dumps({"format": "swevis-demo-1", "turns": turns}))
         for condition in conditions:
-            traj = run_instance(
-                RunSpec(
-                    model_name, playback_profile, agent, scope, condition, row, mirror, str(Path(tmp) / condition),
-                    index_db=index_db, pristine_dir=pristine_dir, preloc=preloc, agents_cfg=agents_cfg,
-                    localize_cfg=localize_cfg or {}, render_cfg=render_cfg or {}, playback_source=str(demo),
-                    workspace=workspace,
-                )
-            )
+            traj = run_instance(inputs.spec(agent=agent, scope=scope, condition=condition, out_dir=str(Path(tmp) / condition),
+                                            preloc=preloc, playback_source=str(demo), workspace=workspace))
             rows.append(
                 {
                     "condition": condition,

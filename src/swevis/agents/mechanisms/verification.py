@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import functools
 import logging
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from swevis.agents.mechanisms.regression import candidate_tests, regression_command
@@ -28,20 +28,19 @@ log = logging.getLogger(__name__)
 REGRESSION_HOPS = 2
 
 
+@dataclass(kw_only=True)
 class Verification:
     """A phase's part: the accepted reproduction (or None), the instance's row (its own test
     command runs the regression tests), the caps, and the verifications so far. With
     `regression` off (Prometheus's ablation) the regression set is always empty."""
 
-    def __init__(self, *, reproduction: dict[str, Any] | None, task_row: dict[str, Any] | None, verify_rounds: int,
-                 regression_limit: int, output_chars: int, regression: bool = True):
-        self.reproduction = reproduction
-        self.task_row = task_row
-        self.verify_rounds = verify_rounds
-        self.regression_limit = regression_limit
-        self.output_chars = output_chars
-        self.regression = regression
-        self.verifications: list[dict[str, Any]] = []
+    reproduction: dict[str, Any] | None
+    task_row: dict[str, Any] | None
+    verify_rounds: int
+    regression_limit: int
+    output_chars: int
+    regression: bool = True
+    verifications: list[dict[str, Any]] = field(default_factory=list)
 
     def verify(self, env: Any) -> dict[str, Any]:
         result: dict[str, Any] = {"round": len(self.verifications) + 1, "passed": True}
