@@ -14,7 +14,7 @@ folder that one run built from clean (or pass --since).
     .venv/bin/python benchmarks/bench_rules.py [results] [--since 2026-12-02T01:00] [--json OUT]
 """
 
-from swevis.analysis.rule_times import main
+from swevis_dev.rule_times import main
 
 if __name__ == "__main__":
     raise SystemExit(main())

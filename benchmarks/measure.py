@@ -7,7 +7,7 @@ place they are stated. It runs, in turn:
 - the workflow's default target from nothing: `snakemake --cores N` with the embedded
   config.yaml in an empty folder (what `make results` does in a fresh clone), removed
   afterwards; its wall seconds and CPU seconds (user + system of Snakemake and every job, as
-  `time` counts them), and per rule from the jobs' benchmark files (swevis.analysis.rule_times,
+  `time` counts them), and per rule from the jobs' benchmark files (swevis_dev.rule_times,
   which bench_rules.py prints);
 - the test suite as `make test` runs it, and the fast lane (`pytest -m "not slow" -n W`):
   wall and CPU seconds and the outcome counts pytest reports (its JUnit XML).
@@ -20,13 +20,13 @@ A measurement that fails (a failed job, a failing test) writes no page.
 
 --dry-run plans the same work instead of doing it: Snakemake's dry run of the default target
 in an empty folder, and pytest's collection of the suite and of the fast lane; it writes nothing.
-swevis.analysis.measurements does the work; this script reads the arguments and names this checkout.
+swevis_dev.measurements does the work; this script reads the arguments and names this checkout.
 """
 
 import argparse
 from pathlib import Path
 
-from swevis.analysis.measurements import dry_run, measure
+from swevis_dev.measurements import dry_run, measure
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import sqlite3
 import subprocess
@@ -13,14 +12,6 @@ import snakemake_fork
 from swevis.index import build_index, open_index
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
-
-
-def load_benchmark(name: str):
-    """A script of benchmarks/ as a module (the folder is no package), for tests of its parts."""
-    spec = importlib.util.spec_from_file_location(name, PROJECT_ROOT / "benchmarks" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 FIXTURES = PROJECT_ROOT / "tests" / "fixtures"
 
 

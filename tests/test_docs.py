@@ -29,7 +29,8 @@ import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
-PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), *sorted((ROOT / "docs" / "studies").glob("*.md"))]
+MAX_PAGE_LINES = 400
 VENV = ROOT / ".venv"
 BLOCK_TIMEOUT_S = 1200
 
@@ -111,7 +112,7 @@ RULES: dict[str, Rule] = {
     ".venv/bin/swevis devset small": Rule(
         ".venv/bin/swevis devset small --help",
         "indexes the three sample repositories and 14 copies of installed libraries (minutes): --help checks its arguments"),
-    ".venv/bin/swevis ranking-probes": Rule(".venv/bin/swevis ranking-probes --help", MINED),
+    ".venv/bin/python benchmarks/ranking_probes.py": Rule(".venv/bin/python benchmarks/ranking_probes.py --help", MINED),
     ".venv/bin/swevis devset fetch --polyglot": Rule(".venv/bin/swevis devset fetch --help", POLYGLOT_CLONES),
     ".venv/bin/swevis devset mine --polyglot --per-repo 62": Rule(".venv/bin/swevis devset mine --help", POLYGLOT_CLONES),
     ".venv/bin/swevis devset prepare --polyglot": Rule(".venv/bin/swevis devset prepare --help", POLYGLOT_CLONES),
@@ -137,7 +138,11 @@ RULES: dict[str, Rule] = {
         "runs Snakemake for ten agent jobs, then each of them three times again (minutes): --help checks the script"),
     # docs/single-read.md
     "nice .venv/bin/python benchmarks/bench_legibility.py --windows 4 --sizes 5.5 6 6.5 7 --modes aa super "
-    "super+lh1.1 --write-guards src/swevis/data/legibility_guards.json": Rule(
+    "super+lh1.1 --write-guards benchmarks/out/legibility_guards.json": Rule(
+        ".venv/bin/python benchmarks/bench_legibility.py --help", OCR),
+    "nice .venv/bin/python benchmarks/bench_legibility.py --windows 4 --sizes 5 5.5 6 6.5 --fonts "
+    "/usr/share/fonts/truetype/noto/NotoMono-Regular.ttf --modes super super+lh1.1 aa "
+    "--write-guards benchmarks/out/legibility_guards.json": Rule(
         ".venv/bin/python benchmarks/bench_legibility.py --help", OCR),
     "nice .venv/bin/python benchmarks/bench_legibility.py --windows 2 --sizes 5.5 6 6.5 --fonts "
     "/usr/share/fonts/truetype/hack/Hack-Regular.ttf --modes super bilevel mono grid stroke0.5 --no-tesseract": Rule(
@@ -147,7 +152,7 @@ RULES: dict[str, Rule] = {
     "nice .venv/bin/python benchmarks/bench_frontier.py --windows 12 --ratios 3 5 7 --readers rapidocr": Rule(
         ".venv/bin/python benchmarks/bench_frontier.py --help", OCR),
     "nice .venv/bin/python benchmarks/bench_legibility.py --windows 16 --sizes 5.5 5.75 6 6.5 --fonts "
-    "\"DejaVu Sans Mono\" --modes bicubic super --no-tesseract": Rule(
+    "\"DejaVu Sans Mono\" --modes bicubic super --no-tesseract --write-guards benchmarks/out/legibility_guards.json": Rule(
         ".venv/bin/python benchmarks/bench_legibility.py --help", OCR),
     "nice .venv/bin/python benchmarks/bench_legibility.py --windows 6 --sizes 5.75 7 --fonts \"DejaVu Sans Mono\" "
     "--modes bicubic super --no-rapidocr": Rule(".venv/bin/python benchmarks/bench_legibility.py --help", OCR),
@@ -185,6 +190,10 @@ RULES: dict[str, Rule] = {
         ".venv/bin/python benchmarks/bench_page_legibility.py --help", PAGES_OCR),
     "nice .venv/bin/python benchmarks/bench_page_legibility.py lite_test --pages 40 --seed 1": Rule(
         ".venv/bin/python benchmarks/bench_page_legibility.py --help", PAGES_OCR),
+    "nice .venv/bin/python benchmarks/bench_page_legibility.py tests/fixtures/trajectories_coloured --pages 12 --seed 1 "
+    "-v": Rule(".venv/bin/python benchmarks/bench_page_legibility.py --help",
+               "reads the fixture's pages with two OCR readers (minutes of OCR): --help checks the script; "
+               "tests/counterfactual/test_coloured_output_pages.py replays and draws the same pages"),
     ".venv/bin/snakemake --cores 2 results/table4.csv": Rule(
         ".venv/bin/snakemake -n --cores 2 results/table4.csv", LONG, slow=True),
     ".venv/bin/swevis render src/swevis/render/layout.py --lines 1-120 --ratio 3 --model qwen3.5 -o out/": AS_WRITTEN_SLOW,
@@ -421,6 +430,29 @@ def test_the_readme_is_a_way_in():
     assert len((ROOT / "README.md").read_text().splitlines()) <= 250
 
 
+def long_pages(pages: list[Path], root: Path = ROOT) -> list[str]:
+    return [f"{p.relative_to(root)}: {n} lines" for p in pages
+            if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_PAGE_LINES]
+
+
+def test_no_docs_page_is_over_400_lines():
+    """A reference page stays one screenful of topics: a longer one is split by topic, and a
+    study's log goes to a page of its own under docs/studies/."""
+    assert long_pages(PAGES) == []
+
+
+def test_the_studies_are_pages_of_the_docs():
+    assert [p for p in PAGES if p.parent.name == "studies"], "docs/studies/ holds no page"
+
+
+def test_the_demonstrations_counted_in_the_docs_are_the_bundled_ones():
+    """docs/agents.md states how many demonstrations are bundled (and the command that counts
+    them): the number is the files', so a demonstration added or removed fails here."""
+    stated = re.findall(r"(\d+) bundled demonstrations", (ROOT / "docs" / "agents.md").read_text(encoding="utf-8"))
+    bundled = len(list((ROOT / "src" / "swevis" / "data" / "demos").rglob("*.yaml")))
+    assert stated == [str(bundled)]
+
+
 # --- the checks above can fail -------------------------------------------------------------
 
 
@@ -434,6 +466,13 @@ def test_a_failure_left_of_and_fails_its_block(tmp_path: Path):
     block = Block("page.md", 1, ("false && true",))
     proc = run_block(block, {}, {"false && true": AS_WRITTEN}, tmp_path)
     assert proc.returncode != 0
+
+
+def test_a_long_page_is_found(tmp_path: Path):
+    short, long = tmp_path / "short.md", tmp_path / "long.md"
+    short.write_text("line\n" * MAX_PAGE_LINES)
+    long.write_text("line\n" * (MAX_PAGE_LINES + 1))
+    assert long_pages([short, long], tmp_path) == [f"long.md: {MAX_PAGE_LINES + 1} lines"]
 
 
 def test_a_command_without_a_rule_fails():

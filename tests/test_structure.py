@@ -66,10 +66,10 @@ def _module_name(path: Path) -> str:
 MODULES = {_module_name(p): p for p in SOURCES}
 
 
-def long_functions() -> set[str]:
+def long_functions(sources: list[Path] = SOURCES, base: Path = PACKAGE) -> set[str]:
     return {
-        f"{_where(path)}:{node.name} ({node.end_lineno - node.lineno + 1} lines)"
-        for path in SOURCES
+        f"{path.relative_to(base).as_posix()}:{node.name} ({node.end_lineno - node.lineno + 1} lines)"
+        for path in sources
         for node in ast.walk(_tree(path))
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
         and node.end_lineno - node.lineno + 1 > MAX_FUNCTION_LINES
@@ -369,6 +369,63 @@ def test_no_tracker_numbers_in_code_rules_schema_or_config():
     assert found == []
 
 
+# --- developer tooling (benchmarks/, its swevis_dev package) stays out of the software -----
+
+BENCHMARKS = ROOT / "benchmarks"
+DEV_SOURCES = sorted(p for p in BENCHMARKS.rglob("*.py") if "fixtures" not in p.relative_to(BENCHMARKS).parts)
+DEV_PACKAGE = "swevis_dev"
+
+
+def imported_names(path: Path) -> set[str]:
+    """The modules a Python file imports, at the top or inside a function, by their full name
+    (`from a import b` names a; relative imports are left out)."""
+    names: set[str] = set()
+    for node in ast.walk(_tree(path)):
+        if isinstance(node, ast.Import):
+            names |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module)
+    return names
+
+
+def dev_importers(python: list[Path], workflow: list[Path]) -> list[str]:
+    """The package's, the scripts' and the workflow's files that import the dev tooling."""
+    found = [p for p in python if any(n.split(".")[0] == DEV_PACKAGE for n in imported_names(p))]
+    found += [p for p in workflow if DEV_PACKAGE in p.read_text()]
+    return sorted(p.relative_to(ROOT).as_posix() if p.is_relative_to(ROOT) else p.name for p in found)
+
+
+def benchmark_loaders(tests: list[Path], scripts: set[str]) -> list[str]:
+    """Test files that import a script of benchmarks/ by its name or load one from its path."""
+    loaders = {"spec_from_file_location", "run_path", "SourceFileLoader"}
+    found = []
+    for path in tests:
+        calls = {node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+                 for node in ast.walk(_tree(path)) if isinstance(node, ast.Call)}
+        if any(n.split(".")[0] in scripts for n in imported_names(path)) or (
+                calls & loaders and "benchmarks" in path.read_text()):
+            found.append(path.name)
+    return sorted(found)
+
+
+def test_the_package_scripts_and_workflow_never_import_the_dev_tooling():
+    python = [*SOURCES, *sorted((ROOT / "scripts").glob("*.py"))]
+    workflow = [ROOT / "Snakefile", *sorted((ROOT / "rules").glob("*.smk"))]
+    assert dev_importers(python, workflow) == []
+
+
+def test_no_test_loads_a_benchmark_script():
+    """Tests import the tested logic from swevis_dev; a script of benchmarks/ is only run."""
+    scripts = {p.stem for p in BENCHMARKS.glob("*.py")}
+    assert scripts and DEV_PACKAGE not in scripts
+    tests = sorted(p for p in (ROOT / "tests").rglob("*.py") if "fixtures" not in p.relative_to(ROOT / "tests").parts)
+    assert benchmark_loaders(tests, scripts) == []
+
+
+def test_no_dev_function_over_80_lines():
+    assert DEV_SOURCES and sorted(long_functions(DEV_SOURCES, BENCHMARKS)) == []
+
+
 def test_the_checks_find_what_they_look_for(tmp_path):
     """Each check flags a planted offender (a check that can find nothing would pass forever)."""
     cyclic = {"swevis.a": {"swevis.b"}, "swevis.b": {"swevis.c"}, "swevis.c": {"swevis.a"}, "swevis.d": {"swevis.a"}}
@@ -400,3 +457,16 @@ def test_the_checks_find_what_they_look_for(tmp_path):
     assert _tool_names_outside_records(planted, "x.py", {"probe": "x.py"}) == {"x.py:probe"}
     bases = package_classes()  # resolved through an import: ResumingRecorder(StepRecorder)
     assert bases[("swevis.agents.run.resume", "ResumingRecorder")] == [("swevis.agents.run.trajectory", "StepRecorder")]
+    (tmp_path / "uses_dev.py").write_text("def f():\n    from swevis_dev.rule_times import main\n")
+    (tmp_path / "clean.py").write_text("from swevis.analysis import tables\n")
+    (tmp_path / "Snakefile").write_text("from swevis_dev import measurements\n")
+    assert dev_importers([tmp_path / "uses_dev.py", tmp_path / "clean.py"], [tmp_path / "Snakefile"]) == [
+        "Snakefile", "uses_dev.py"]
+    (tmp_path / "test_a.py").write_text("import bench_render\n")
+    (tmp_path / "test_b.py").write_text("import importlib.util\nP = 'benchmarks/x.py'\n"
+                                        "importlib.util.spec_from_file_location('x', P)\n")
+    (tmp_path / "test_c.py").write_text("from swevis_dev import legibility\n")
+    tests = [tmp_path / f"test_{c}.py" for c in "abc"]
+    assert benchmark_loaders(tests, {"bench_render"}) == ["test_a.py", "test_b.py"]
+    (tmp_path / "long.py").write_text("def f():\n" + "    x = 1\n" * 80)
+    assert long_functions([tmp_path / "long.py"], tmp_path) == {"long.py:f (81 lines)"}

@@ -27,7 +27,6 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "agent": ("swevis.agents.run.cli", "run one agent on one instance (playback or live)"),
     "replay": ("swevis.counterfactual.cli", "counterfactual cost of a recorded trajectory under each condition"),
     "render": ("swevis.render.cli", "render a code window to PNG pages and print its token accounting"),
-    "ranking-probes": ("swevis.analysis.ranking_probes_cli", "what else might lift D_loc's symbol ranking on the development set"),
     "estimate": ("swevis.analysis.estimate", "expected calls, prompt tokens and spend of a planned run from past runs"),
 }
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from swevis.agents.run.runner import RunSpec, run_instance
-from scripted_server import ScriptedServer, conversation
+from scripted_server import Reply, ScriptedServer, conversation
 
 TURNS = [
     "THOUGHT: find it.\n\n```mswea_bash_command\ngrep -n 'def round' ledgerkit/money.py\n```",
@@ -48,3 +48,39 @@ def test_live_run_sends_images_uses_server_usage_and_reruns_from_cache(instance,
         assert len(server.chat_requests) == calls
         assert again["totals"]["prompt_tokens"] == traj["totals"]["prompt_tokens"]
         assert (tmp_path / "second" / "patch.diff").read_text() == (tmp_path / "first" / "patch.diff").read_text()
+
+
+# coloured pytest output with non-ASCII text, as a live tool prints it (#52: pages never crash)
+COLOURED = ("for i in $(seq 12); do printf '\\033[31mFAILED\\033[0m tests/test_gr\\303\\266\\303\\237e.py::test_%d"
+            " - AssertionError: Zoll \\342\\211\\240 \\342\\200\\263 \\033[1m(\\346\\265\\213\\350\\257\\225)\\033[0m\\n' $i; done")
+COLOURED_TURNS = [f"THOUGHT: run {i}.\n\n```mswea_bash_command\n{COLOURED}\n```" for i in range(6)] + [TURNS[-1]]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("condition", ["text", "hist-r3"])
+def test_a_live_run_on_coloured_output_completes_and_sends_the_printed_bytes(instance, tmp_path, monkeypatch, condition):
+    row, mirror = instance
+    monkeypatch.setenv("SWEVIS_TEST_KEY", "sk-test-sentinel")
+    # turn n for request n: under hist-r3 the old assistant turns are on pages, not countable
+    with ScriptedServer(responder=lambda index, request: Reply(COLOURED_TURNS[min(index, 6)])) as server:
+        profile = {
+            "backend": "openai", "base_url": server.base_url, "model_id": "vl-model", "api_key_env": "SWEVIS_TEST_KEY",
+            "tokenizer": "qwen3", "image_family": "qwen3.5", "max_retries": 0,
+        }
+        traj = run_instance(RunSpec(
+            "live", profile, "mini", "normal", condition, row, mirror, str(tmp_path / "out"),
+            agents_cfg={"environment": "local", "allow_live_on_host": True}, cache_dir=str(tmp_path / "cache"),
+            workspace=str(tmp_path / "ws"),
+        ))
+        requests = server.chat_requests
+    assert traj["exit_status"] == "submitted" and len(requests) == len(COLOURED_TURNS)
+    last = requests[-1].body["messages"]
+    printed = "\x1b[31mFAILED\x1b[0m tests/test_größe.py::test_12 - AssertionError: Zoll ≠ ″ \x1b[1m(测试)\x1b[0m"
+    newest = last[-1]["content"]
+    assert printed in (newest if isinstance(newest, str) else "".join(p.get("text", "") for p in newest))
+    if condition == "hist-r3":  # the old calls went out as pages, drawn: nothing of them fell back to text
+        assert requests[-1].image_urls()
+        assert not any(s["observation"] and s["observation"].get("history_text_reasons") for s in traj["steps"])
+    else:
+        assert not requests[-1].image_urls()
+        assert sum(printed in str(m.get("content")) for m in last) == 6  # every output as the tool printed it

@@ -92,6 +92,15 @@ def test_lines_with_runs_of_one_punctuation_character_are_cut_out_of_the_pages()
     assert legible_pieces(PYTEST_LOG, 0) == [(True, PYTEST_LOG)]
 
 
+def test_a_coloured_run_is_judged_as_the_page_shows_it():
+    """pytest --color=yes writes each progress dot in its own colour codes: the page shows a
+    run of dots, so the line stays text like an uncoloured one."""
+    dots = "tests/test_a.py " + "\x1b[32m.\x1b[0m" * 12 + "\x1b[31m [100%]\x1b[0m\n"
+    ruler = "\x1b[31m\x1b[1m" + "_" * 20 + " test_a \x1b[0m\n"
+    pieces = legible_pieces("collected 12 items\n" + dots + ruler + "E   assert 1 == 2\n", 4)
+    assert pieces == [(True, "collected 12 items\n"), (False, dots + ruler), (True, "E   assert 1 == 2\n")]
+
+
 def test_obs_sends_every_line_in_order_the_rulers_as_text_between_pages():
     p = pipeline("obs-r3", obs_min_tokens=200, obs_run_chars=4)
     content, record = p.finish(PYTEST_LOG, {"pages": 0})

@@ -97,7 +97,7 @@ CASES: list[tuple[str, str, list[str], str]] = [
     ("index", "repo", ["index", "{repo}", "--db", "{missing}", "--repo", "widgets"], "not of the form owner/name"),
     ("index", "config", ["index", "{repo}", "--db", "{missing}", "--config", "{bad_yaml}"], "not valid YAML"),
     ("index", "base", ["index", "{repo}", "--db", "{missing}", "--base", "{missing}"], "--base"),
-    # devset (the development set) and ranking-probes
+    # devset (the development set)
     ("devset", "step", ["devset"], "required: STEP"),
     ("devset", "step", ["devset", "bogus"], "invalid choice: 'bogus'"),
     ("devset", "step", ["devset", "fit", "--config", "{missing}"], "missing does not exist"),
@@ -111,12 +111,6 @@ CASES: list[tuple[str, str, list[str], str]] = [
     ("devset", "step", ["devset", "prepare", "--config", CONFIG, "--mirrors", "{folder}"], "no case list there"),
     ("devset", "step", ["devset", "split-prepare", "--config", CONFIG], "required: --rows"),
     ("devset", "step", ["devset", "split-choose", "--config", CONFIG, "--option", "w=[", "--level", "file"], "with JSON values"),
-    ("ranking-probes", "config", ["ranking-probes", "--config", "{bad_yaml}"], "not valid YAML"),
-    ("ranking-probes", "out", ["ranking-probes", "--config", CONFIG, "--out", "{missing}"], "work folder"),
-    ("ranking-probes", "mirrors", ["ranking-probes", "--config", CONFIG, "--out", "{folder}", "--mirrors", "{file}"],
-     "is not a folder"),
-    ("ranking-probes", "probes", ["ranking-probes", "--probes", "magic"], "invalid choice: 'magic'"),
-    ("ranking-probes", "dense_every", ["ranking-probes", "--dense-every", "0"], "must be a positive integer"),
     # localize
     ("localize", "repo_dir", ["localize", "{missing}", "--issue", "{file}"], "repository folder"),
     ("localize", "issue", ["localize", "{repo}", "--issue", "{missing}"], "issue file"),

@@ -22,6 +22,7 @@ from swevis.localize.devset.pasthistory import store_history
 from swevis.localize.devset.prepare import fetch_mirrors, prepare
 from swevis.localize.devset.runner import load_results, measure_cases, round_robin
 from swevis.localize.rerank import check_model
+from swevis_dev import ranking_probes_cli
 
 REPOS = {"me/calc": "me+calc", "me/numb": "me+numb", "me/figs": "me+figs"}
 
@@ -87,7 +88,7 @@ def test_report_cv_and_fit_run_from_the_command_line(measured, capsys, tmp_path)
 
 def test_the_ranking_probes_run_on_what_was_stored(measured, capsys):
     config, _devset = measured
-    assert main(["ranking-probes", "--config", str(config), "--probes", "files", "recency", "literals"]) == 0
+    assert ranking_probes_cli.main(["--config", str(config), "--probes", "files", "recency", "literals"]) == 0
     out = capsys.readouterr().out
     assert "12 cases; symbol hit at k = 1/3/5/10" in out and "reference: the shipped features, listwise" in out
     assert "files: + the definitions of the 5 best files" in out and "recency: + changes decayed over 30 commits" in out

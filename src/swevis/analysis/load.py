@@ -23,7 +23,6 @@ columns; the symbol level needs the index of the instance's repo@commit (`indexe
 from __future__ import annotations
 
 import json
-import math
 from collections import Counter
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
@@ -599,7 +598,3 @@ def load_runs(
     if problems:
         raise AnalysisInputError(problems)
     return rows_frame(rows)
-
-
-def is_nan(x: Any) -> bool:
-    return x is None or (isinstance(x, float) and math.isnan(x))

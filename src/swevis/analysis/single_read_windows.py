@@ -8,6 +8,7 @@ import random
 from pathlib import Path
 
 from swevis.errors import SwevisError
+from swevis.render.core import RenderError, renderable_text
 
 SKIP_DIRS = {".git", "__pycache__", ".tox", ".venv", "node_modules", "build", "dist"}
 
@@ -66,6 +67,16 @@ def _read_lines(path: Path) -> list[str] | None:
         return None
 
 
+def _renderable(text: str) -> bool:
+    """Whether a page can show the window (a character no font draws, say, and every render of
+    it would fail): such a window is redrawn, like a mostly blank one."""
+    try:
+        renderable_text("window", text)
+    except RenderError:
+        return False
+    return True
+
+
 def sample_windows(
     roots: list[str | Path],
     sizes: list[int],
@@ -76,7 +87,8 @@ def sample_windows(
     """`per_size` windows of exactly n lines for each n in `sizes`, from *.py files under `roots`.
 
     A window is drawn by picking a file uniformly among those with >= n lines, then a start
-    line uniformly; windows with fewer than `min_nonblank` non-blank lines are redrawn. Roots
+    line uniformly; windows with fewer than `min_nonblank` non-blank lines, or that no page can
+    show (swevis.render.core.renderable_text), are redrawn. Roots
     and files are visited in sorted order, so the same seed and trees give the same sample.
     Rows: window_id, root, path (relative), abs_path, start_line, n_lines, text.
     """
@@ -106,7 +118,7 @@ def sample_windows(
             if (str(p), start) in seen:
                 continue
             chunk = lines[start - 1 : start - 1 + n]
-            if sum(1 for l in chunk if l.strip()) < min_nonblank * n:
+            if sum(1 for l in chunk if l.strip()) < min_nonblank * n or not _renderable("".join(chunk)):
                 continue
             seen.add((str(p), start))
             rel = str(p.relative_to(root))

@@ -13,7 +13,6 @@ empty without prices), beside its prompt tokens (all, cached, uncached) and comp
 
 from __future__ import annotations
 
-import math
 from typing import Any, Iterable
 
 import polars as pl
@@ -336,7 +335,3 @@ def table3(df: pl.DataFrame, model: str, settings: dict[str, Any]) -> pl.DataFra
                 }
             )
     return pl.DataFrame(out, schema=TABLE3_SCHEMA)
-
-
-def _isnan(x: Any) -> bool:
-    return isinstance(x, float) and math.isnan(x)

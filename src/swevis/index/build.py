@@ -73,10 +73,6 @@ class IndexStats:
     def to_dict(self) -> dict:
         return asdict(self)
 
-    @property
-    def n_bad(self) -> int:
-        return sum(v for k, v in self.status_counts.items() if k != "ok")
-
 
 def _options(options: dict | None) -> dict:
     """The `index` build options over the schema's defaults (keys of other sections ignored)."""

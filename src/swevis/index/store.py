@@ -234,10 +234,6 @@ class RepoIndex:
         row = self.con.execute(f"SELECT {_FILE_COLS} FROM files WHERE path = ?", (path,)).fetchone()
         return _file(row) if row else None
 
-    def file_by_id(self, file_id: int) -> FileInfo | None:
-        row = self.con.execute(f"SELECT {_FILE_COLS} FROM files WHERE id = ?", (file_id,)).fetchone()
-        return _file(row) if row else None
-
     def files_by_module(self, module: str) -> list[FileInfo]:
         rows = self.con.execute(f"SELECT {_FILE_COLS} FROM files WHERE module = ?", (module,)).fetchall()
         return [_file(r) for r in rows]
@@ -256,9 +252,6 @@ class RepoIndex:
         is read with their keywords: swevis.localize.hints.reading_languages)."""
         rows = self.con.execute("SELECT DISTINCT language FROM files WHERE kind = 'code' ORDER BY language")
         return tuple(r[0] for r in rows)
-
-    def file_stats(self) -> dict[str, int]:
-        return dict(self.con.execute("SELECT status, count(*) FROM files GROUP BY status").fetchall())
 
     # ---- symbols
     def _symbols(self, where: str, args: tuple | list) -> list[Symbol]:

@@ -8,7 +8,6 @@ import io
 import json
 import struct
 import time
-import unicodedata
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,9 +18,10 @@ from swevis import __version__
 from swevis.errors import SwevisError
 from swevis.fsutil import write_atomic
 from swevis.render import raster
-from swevis.render.fonts import CELL_FILLER, cells, invisible, missing_glyphs
+from swevis.render.fonts import CELL_FILLER, DEFAULT_FONT, cells, missing_glyphs
 from swevis.render.layout import Layout, LayoutSearch
 from swevis.render.settings import RenderSettings
+from swevis.render.shown import shown_text
 from swevis.render.wrap import break_points
 from swevis.tokens import message_overhead, text_tokens, tokenizer_info
 
@@ -94,32 +94,21 @@ def blank_png(width: int, height: int) -> bytes:
     return buf.getvalue()
 
 
-def _control_picture(ch: str) -> str:
-    code = ord(ch)
-    if code < 0x20:
-        return chr(0x2400 + code)
-    if code == 0x7F:
-        return "\u2421"
-    return "\ufffd"
-
-
 def prepare_lines(text: str, tab_size: int = 4) -> list[str]:
-    """Window text -> display lines: newlines kept, tabs expanded to tab stops of `tab_size`,
-    other control characters shown as their Unicode control pictures (one cell each), a wide
-    character followed by CELL_FILLER (its second cell), invisible format characters (BOM,
-    zero-width joiner, variation selectors) dropped: no glyph shows them."""
+    """Window text -> display lines: the text a page shows (swevis.render.shown: escape
+    sequences and control characters as a terminal shows them, invisible characters
+    dropped), tabs expanded to tab stops of `tab_size`, a wide character followed by
+    CELL_FILLER (its second cell). NUL is refused: a text holding it is binary."""
     if "\x00" in text:
         raise RenderError("window contains NUL bytes: binary content is not rendered")
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text = shown_text(text)
     if text.endswith("\n"):
         text = text[:-1]
     lines = []
     for line in text.split("\n"):
         line = line.expandtabs(tab_size)
-        if any(unicodedata.category(ch) == "Cc" for ch in line):
-            line = "".join(_control_picture(ch) if unicodedata.category(ch) == "Cc" else ch for ch in line)
         if not line.isascii():
-            line = "".join("" if invisible(ch) else ch + CELL_FILLER * (cells(ch) - 1) for ch in line)
+            line = "".join(ch + CELL_FILLER * (cells(ch) - 1) for ch in line)
         lines.append(line)
     return lines
 
@@ -177,18 +166,44 @@ def render_window(
     if isinstance(settings, dict) or settings is None:
         settings = RenderSettings.from_config(settings)
     text = _checked_window(path, start_line, text, ratio)
-    missing = missing_glyphs(text, settings.font) if not text.isascii() else []
+    shown = renderable_text(f"{path}:{start_line}", text, settings.font)
+    try:
+        return _render_shown(path, int(start_line), shown, float(ratio), tokenizer, image_family, settings, fonts, guard,
+                             rasterize, numbers)
+    except SwevisError:  # a render error, or a configuration error (unknown tokenizer or family) that is not the text's
+        raise
+    except Exception as exc:  # any other failure of a page path is a RenderError: its caller keeps the text and says why
+        raise RenderError(f"{path}:{start_line}: drawing failed: {type(exc).__name__}: {exc}") from exc
+
+
+def renderable_text(where: str, text: str, font: str = DEFAULT_FONT) -> str:
+    """The text a page of `text` shows (swevis.render.shown), or a RenderError that says why
+    no page can show it: binary (NUL), a character no font draws (MissingGlyphs), nothing
+    left to show. What render_window checks first; a sampler of windows checks it too."""
+    if "\x00" in text:
+        raise RenderError(f"{where}: window contains NUL bytes: binary content is not rendered")
+    shown = shown_text(text)
+    missing = missing_glyphs(shown, font) if not shown.isascii() else []
     if missing:
-        raise MissingGlyphs(path, missing)
+        raise MissingGlyphs(where.rsplit(":", 1)[0], missing)
+    if not shown.strip("\n"):
+        raise RenderError(f"{where}: the window shows nothing (only control characters)")
+    return shown
+
+
+def _render_shown(path: str, start_line: int, shown: str, ratio: float, tokenizer: str, image_family: str,
+                  settings: RenderSettings, fonts: list[float] | None, guard: float | None, rasterize: bool,
+                  numbers: list[int | None] | None) -> RenderResult:
+    """render_window on the text its pages show."""
     t0 = time.perf_counter()
-    lines = prepare_lines(text, settings.tab_size)
-    t_text = text_tokens(text, tokenizer)
+    lines = prepare_lines(shown, settings.tab_size)
+    t_text = text_tokens(shown, tokenizer)
     budget = max(1e-9, t_text / ratio)
     t1 = time.perf_counter()
     if numbers is not None and len(numbers) != len(lines):
         raise RenderError(f"{path}: {len(numbers)} line numbers for {len(lines)} lines")
     breaks = break_points(tuple(lines), path)
-    search = LayoutSearch([len(l) for l in lines], breaks, int(start_line), image_family, settings, numbers)
+    search = LayoutSearch([len(l) for l in lines], breaks, start_line, image_family, settings, numbers)
     try:
         plan, info = search.choose(budget, fonts=fonts, guard=guard)
     except ValueError as exc:
@@ -196,12 +211,12 @@ def render_window(
     t2 = time.perf_counter()
     pages = []
     if rasterize:
-        pages = raster.rasterize(lines, int(start_line), path, plan)
+        pages = raster.rasterize(lines, start_line, path, plan)
     t3 = time.perf_counter()
-    layout = _layout_record(path, int(start_line), len(lines), float(ratio), tokenizer, image_family, t_text, budget,
+    layout = _layout_record(path, start_line, len(lines), ratio, tokenizer, image_family, t_text, budget,
                             plan, info, settings.guard_px() if guard is None else guard)
     timings = {"tokenize_s": t1 - t0, "search_s": t2 - t1, "raster_s": t3 - t2}
-    return RenderResult(path, int(start_line), pages, layout, plan.tokens, t_text, timings, plan,
+    return RenderResult(path, start_line, pages, layout, plan.tokens, t_text, timings, plan,
                         content_id(lines, numbers, layout))
 
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from PIL import ImageFont
 
 from swevis.errors import SwevisError
+from swevis.render.shown import invisible
 
 FONT_FILE = "DejaVuSansMono.ttf"
 DEFAULT_FONT = "DejaVu Sans Mono"  # render.font: this name, or the path of a monospace font file
@@ -82,12 +83,6 @@ def font_index(ch: str, primary: str = DEFAULT_FONT) -> int | None:
         if ord(ch) in _codepoints(path):
             return i
     return None
-
-
-def invisible(ch: str) -> bool:
-    """A format character or variation selector: it has no glyph of its own (a BOM, a
-    zero-width joiner, the emoji presentation selector), so no cell shows it."""
-    return unicodedata.category(ch) == "Cf" or 0xFE00 <= ord(ch) <= 0xFE0F
 
 
 def cells(ch: str) -> int:

@@ -1,8 +1,9 @@
 """The readability guard per font: measured, not one constant.
 
-`swevis/data/legibility_guards.json` is written by benchmarks/bench_legibility.py
-(`--write-guards`): for each measured way of drawing (font, font_mode, line_height,
-stroke_px, highlight, rows_on_patch_grid), the smallest font size whose median whole-page
+`swevis/data/legibility_guards.json` is measured by benchmarks/bench_legibility.py
+(`--write-guards` writes a copy outside the package, reviewed and then copied here:
+docs/single-read.md, "The guard table"): for each measured way of drawing (font, font_mode,
+line_height, stroke_px, highlight, rows_on_patch_grid), the smallest font size whose median whole-page
 OCR accuracy (rapidocr, swevis.render.ocr's protocol) reached the table's threshold. The
 renderer takes its guard from here unless `render.min_font_px` sets one; a way of drawing
 the table has not measured is an error that says how to measure it, never a guess.

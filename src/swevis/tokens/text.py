@@ -18,6 +18,7 @@ import logging
 import marshal
 import os
 import sys
+import re
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Callable
@@ -29,6 +30,8 @@ from swevis.errors import SwevisError
 from swevis.fsutil import user_cache_dir, write_atomic
 
 log = logging.getLogger(__name__)
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class TokenizerError(SwevisError):
@@ -207,7 +210,16 @@ def text_tokens(text: str, tokenizer: str) -> int:
     backend, _, _ = _resolve(tokenizer)
     if not text:
         return 0
-    return _count(backend, text)
+    try:
+        return _count(backend, text)
+    except (TypeError, UnicodeEncodeError):  # a lone surrogate (undecodable bytes): Rust's str refuses it
+        return _count(backend, encodable(text))
+
+
+def encodable(text: str) -> str:
+    """`text` with each lone surrogate (invalid UTF-8 read with surrogateescape, or a JSON
+    escape of one) as U+FFFD, the replacement character a provider decodes it to."""
+    return _SURROGATE.sub("\ufffd", text)
 
 
 @functools.lru_cache(maxsize=16384)
@@ -221,7 +233,12 @@ def text_token_ids(text: str, tokenizer: str) -> tuple[int, ...]:
     """The token ids of `text` (no special tokens added) under the named tokenizer: what a
     provider's prefix cache compares (swevis.counterfactual.cache); as many as text_tokens."""
     backend, _, _ = _resolve(tokenizer)
-    return _ids(backend, text) if text else ()
+    if not text:
+        return ()
+    try:
+        return _ids(backend, text)
+    except (TypeError, UnicodeEncodeError):  # a lone surrogate, as in text_tokens
+        return _ids(backend, encodable(text))
 
 
 @functools.lru_cache(maxsize=4096)

@@ -236,11 +236,19 @@ class ObservationPipeline:
 
     def finish(self, content: Any, record: dict[str, Any], label: str = "observation") -> tuple[Any, dict[str, Any]]:
         """An observation as sent: under obs-rN its long text runs as pages too (the record
-        counts them in `pages` and `output_pages`, and its tokens as shown)."""
+        counts them in `pages` and `output_pages`, and its tokens as shown). A run, or under
+        hist-rN a history block, that could not be rendered stays text, and the record says
+        why (`output_text_reasons`, `history_text_reasons`: missing_glyph or render_failed)."""
+        if self.history is not None:
+            failed = self.history.kept_as_text()
+            return content, ({**record, "history_text_reasons": failed} if failed else record)
         if self.config.family != "obs":
             return content, record
         s = self.page_settings
-        content, added = render_long_text(self.config.text_pages(), content, s.obs_min_tokens, label, s.obs_run_chars)
+        content, added, failed = render_long_text(self.config.text_pages(), content, s.obs_min_tokens, label,
+                                                  s.obs_run_chars)
+        if failed:
+            record = {**record, "output_text_reasons": failed}
         if not added:
             return content, record
         tokens = self._prompt_tokens(content) - self._prompt_tokens("")

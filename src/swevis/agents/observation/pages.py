@@ -36,13 +36,16 @@ from typing import Any
 
 from swevis.config import typed_section
 from swevis.models import image_part
-from swevis.render import RenderError, RenderResult, render_window
+from swevis.render import MissingGlyphs, RenderError, RenderResult, render_window
 from swevis.render.core import prepare_lines
+from swevis.render.shown import shown_text
 from swevis.tokens import count_message_tokens, text_tokens
 
 log = logging.getLogger(__name__)
 
 TRANSCRIPT, OUTPUTS = "transcript", "outputs"
+# why a text stays text (the code windows' text_reason values, swevis.agents.observation.observe)
+MISSING_GLYPH, RENDER_FAILED, CHEAPER_AS_TEXT = "missing_glyph", "render_failed", "cheaper_as_text"
 
 
 @dataclass(frozen=True)
@@ -74,8 +77,13 @@ class TextPages:
         return count_message_tokens([{"role": "user", "content": content}], self.tokenizer, self.image_family)
 
     def pages(self, text: str, label: str, what: str) -> Shown | None:
-        """`text` as a note and its pages (no line numbers), or None when it cannot be rendered
-        or the pages would not cost fewer tokens than the text."""
+        """`text` as a note and its pages (no line numbers), or None when it stays text."""
+        shown = self.shown_or_reason(text, label, what)
+        return shown if isinstance(shown, Shown) else None
+
+    def shown_or_reason(self, text: str, label: str, what: str) -> Shown | str:
+        """`text` as a note and its pages, or why it stays text: `missing_glyph` (a character
+        no font draws), `render_failed` (any other render error), `cheaper_as_text`."""
         body = text if text.endswith("\n") else text + "\n"
         try:
             rows = len(prepare_lines(body))
@@ -85,13 +93,13 @@ class TextPages:
                                    rasterize=self.draw_pages, numbers=[None] * rows)
         except RenderError as exc:
             log.info("%s stays text: %s", label, exc)
-            return None
+            return MISSING_GLYPH if isinstance(exc, MissingGlyphs) else RENDER_FAILED
         pngs = result.png_bytes() if self.draw_pages else result.blank_png_bytes()
         n = len(pngs)
         note = f"[{what} shown as {n} image{'' if n == 1 else 's'} below]\n"
         parts = [{"type": "text", "text": note}] + [image_part(p, label=f"page {i + 1} of {label}") for i, p in enumerate(pngs)]
         if text_tokens(note, self.tokenizer) + result.image_tokens >= text_tokens(text, self.tokenizer):
-            return None
+            return CHEAPER_AS_TEXT
         return Shown(text, label, parts, n, result, self)
 
 
@@ -143,8 +151,9 @@ def legible_pieces(text: str, run_chars: int) -> list[tuple[bool, str]]:
         return [(True, text)]
     run = re.compile(r"([^\w\s]|_)\1{%d,}" % (run_chars - 1))
     lines = text.splitlines(keepends=True)
-    legible = [not run.search(line) for line in lines]
-    for i, line in enumerate(lines):
+    shown = [shown_text(line) for line in lines]  # judged as the page would show it (colour codes aside)
+    legible = [not run.search(line) for line in shown]
+    for i, line in enumerate(shown):
         if i and not legible[i] and _MARKS.fullmatch(line.strip()):
             legible[i - 1] = False
     pieces: list[tuple[bool, str]] = []
@@ -160,15 +169,19 @@ def _parts(content: Any) -> list[dict]:
     return [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
 
 
-def _long_part(pages: TextPages, text: str, min_tokens: int, run_chars: int, label: str) -> list[Shown | str]:
+def _long_part(pages: TextPages, text: str, min_tokens: int, run_chars: int, label: str,
+               failed: list[str]) -> list[Shown | str]:
     """One text part as pieces in order: a `Shown` for each legible run of at least
-    `min_tokens` tokens that pages make cheaper, the text between them joined."""
+    `min_tokens` tokens that pages make cheaper, the text between them joined; a run that
+    could not be rendered adds its reason to `failed`."""
     out: list[Shown | str] = []
     for legible, piece in legible_pieces(text, run_chars):
         shown = None
         if legible and text_tokens(piece, pages.tokenizer) >= min_tokens:
-            shown = pages.pages(piece, f"{label}.{len(out)}", "output")
-        if shown is not None:
+            shown = pages.shown_or_reason(piece, f"{label}.{len(out)}", "output")
+            if shown in (MISSING_GLYPH, RENDER_FAILED):
+                failed.append(shown)
+        if isinstance(shown, Shown):
             out.append(shown)
         elif out and isinstance(out[-1], str):
             out[-1] += piece
@@ -177,18 +190,21 @@ def _long_part(pages: TextPages, text: str, min_tokens: int, run_chars: int, lab
     return out
 
 
-def render_long_text(pages: TextPages, content: Any, min_tokens: int, label: str, run_chars: int) -> tuple[Any, int]:
+def render_long_text(pages: TextPages, content: Any, min_tokens: int, label: str,
+                     run_chars: int) -> tuple[Any, int, list[str]]:
     """obs-rN: every text part of an observation's content of at least `min_tokens` tokens
     (the output around its code windows, or the whole output when it has none) as pages
     where that costs less, its lines with runs of `run_chars` (legible_pieces) kept as text
-    in place; returns (content, pages added)."""
+    in place; returns (content, pages added, the reason of each run kept as text because it
+    could not be rendered)."""
     out: list[dict] = []
     shown: list[Shown] = []
+    failed: list[str] = []
     for k, part in enumerate(_parts(content)):
         text = part.get("text") if part.get("type") == "text" else None
         pieces: list[Shown | str] = []
         if text and text_tokens(text, pages.tokenizer) >= min_tokens:
-            pieces = _long_part(pages, text, min_tokens, run_chars, f"{label}#{k}")
+            pieces = _long_part(pages, text, min_tokens, run_chars, f"{label}#{k}", failed)
         if all(isinstance(p, str) for p in pieces):  # an image part, a short text, or no page cheaper
             out.append(part)
             continue
@@ -196,9 +212,9 @@ def render_long_text(pages: TextPages, content: Any, min_tokens: int, label: str
             out.extend([{"type": "text", "text": piece}] if isinstance(piece, str) else piece.parts)
         shown += [p for p in pieces if isinstance(p, Shown)]
     if not shown:
-        return content, 0
+        return content, 0, failed
     _sent(shown)
-    return out, sum(s.pages for s in shown)
+    return out, sum(s.pages for s in shown), failed
 
 
 def _digest(messages: list[dict]) -> str:
@@ -235,6 +251,9 @@ class HistoryPages:
     def __init__(self, pages: TextPages, keep: int, block: int, policy: str):
         self.pages, self.keep, self.block, self.policy = pages, keep, block, policy
         self.frozen: dict[int, tuple[str, list[dict]]] = {}  # block index -> (its source digest, its messages)
+        # label -> why a block's text (or one output, policy outputs) stays text though it
+        # could not be rendered (missing_glyph, render_failed); kept_as_text() hands them on
+        self.failed: dict[str, str] = {}
 
     def request(self, messages: list[dict]) -> list[dict]:
         """The messages to send for this call (the conversation itself is left as it is)."""
@@ -269,13 +288,25 @@ class HistoryPages:
         if self.policy == OUTPUTS:
             out, sent = [], []
             for k, m in enumerate(source):
-                shown = self.pages.pages(message_text(m), f"{label}#{k}", "output") if m.get("role") != "assistant" else None
+                shown = self._shown(message_text(m), f"{label}#{k}", "output") if m.get("role") != "assistant" else None
                 out.append({"role": m["role"], "content": shown.parts} if shown else m)
                 sent += [shown] if shown else []
             return out, sent
         transcript = "".join(f"[{m.get('role')}]\n{message_text(m)}\n" for m in source)
-        shown = self.pages.pages(transcript, label, f"calls {b * self.block + 1}-{(b + 1) * self.block} of this conversation")
+        shown = self._shown(transcript, label, f"calls {b * self.block + 1}-{(b + 1) * self.block} of this conversation")
         if shown is None or self.pages.message_tokens(shown.parts) >= count_message_tokens(
                 source, self.pages.tokenizer, self.pages.image_family):
             return list(source), []  # never dearer, per block
         return [{"role": "user", "content": shown.parts}], [shown]
+
+    def _shown(self, text: str, label: str, what: str) -> Shown | None:
+        shown = self.pages.shown_or_reason(text, label, what)
+        if shown in (MISSING_GLYPH, RENDER_FAILED):
+            self.failed[label] = shown
+        return shown if isinstance(shown, Shown) else None
+
+    def kept_as_text(self) -> dict[str, str]:
+        """The blocks (or outputs) that could not be rendered since the last call, with why:
+        the observation pipeline records them on the step whose request froze them."""
+        failed, self.failed = self.failed, {}
+        return failed

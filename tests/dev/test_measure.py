@@ -1,4 +1,4 @@
-"""swevis.analysis.measurements (`make measurements`, benchmarks/measure.py): the generated
+"""swevis_dev.measurements (`make measurements`, benchmarks/measure.py): the generated
 page of measured times."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from helpers import PROJECT_ROOT
-from swevis.analysis import measurements
+from swevis_dev import measurements
 
 HEADER = "s\th:m:s\tmax_rss\tmax_vms\tmax_uss\tmax_pss\tio_in\tio_out\tmean_load\tcpu_time\n"
 MACHINE = {"cores": "2 cores", "memory": "23.5 GiB memory", "system": "Linux x86_64, Python 3.11.7", "load": "0.3",

@@ -1,24 +1,20 @@
-"""benchmarks/bench_page_families.py: the hist settings it tries and the obs setting it fixes."""
+"""swevis_dev.page_families (benchmarks/bench_page_families.py): the hist settings it tries and the
+obs setting it fixes."""
 
 from argparse import Namespace
 
 import pytest
 
-from helpers import load_benchmark
+from swevis_dev import page_families as bench
 
 
-@pytest.fixture(scope="module")
-def bench():
-    return load_benchmark("bench_page_families")
-
-
-def test_hist_settings_parse_and_an_empty_list_tries_none(bench):
+def test_hist_settings_parse_and_an_empty_list_tries_none():
     assert bench._settings(Namespace(hist="transcript:1:4,outputs:2:8")) == [{"hist_policy": "transcript", "hist_keep": 1, "hist_block": 4},
                                             {"hist_policy": "outputs", "hist_keep": 2, "hist_block": 8}]
     assert bench._settings(Namespace(hist="")) == []
 
 
-def test_obs_run_chars_reaches_the_replay_of_the_base_conditions(bench, monkeypatch, capsys):
+def test_obs_run_chars_reaches_the_replay_of_the_base_conditions(monkeypatch, capsys):
     seen = []
 
     def fake(pool, files, conditions, pages, model, profile, cfg):

@@ -1,7 +1,7 @@
-"""swevis.analysis.single_read_compare (benchmarks/compare_single_read.py): token cells must
+"""swevis_dev.single_read_compare (benchmarks/compare_single_read.py): token cells must
 match, OCR cells where both measured."""
 
-from swevis.analysis import single_read_compare
+from swevis_dev import single_read_compare
 
 
 def _write(root, tokens, ocr, frontier):

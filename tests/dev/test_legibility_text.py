@@ -1,27 +1,21 @@
-"""benchmarks/bench_legibility_text.py: the non-code fixtures (a test log, tracebacks,
-listings) render as plain text and are read whole by each reader, a text counted at its
-lowest reader, medians per size and kind."""
+"""swevis_dev.legibility_text (benchmarks/bench_legibility_text.py): the non-code fixtures (a test
+log, tracebacks, listings) render as plain text and are read whole by each reader, a text
+counted at its lowest reader, medians per size and kind."""
 
 import pytest
 
 from swevis.render import RenderSettings
-
-from helpers import load_benchmark
-
-
-@pytest.fixture(scope="module")
-def bench():
-    return load_benchmark("bench_legibility_text")
+from swevis_dev import legibility_text as bench
 
 
-def test_the_fixtures_are_the_three_kinds_of_re_sent_text(bench):
+def test_the_fixtures_are_the_three_kinds_of_re_sent_text():
     items = bench.texts_of(sorted(bench.FIXTURES.glob("*.txt")), 0, 1)
     assert [i["kind"] for i in items] == ["listing", "pytest_log", "traceback"]
     assert all(40 <= len(i["text"].splitlines()) <= 120 for i in items)
     assert "Traceback (most recent call last):" in items[2]["text"] and "FAILED tests/" in items[1]["text"]
 
 
-def test_each_reader_reads_every_page_and_a_text_counts_at_its_lowest(bench, monkeypatch):
+def test_each_reader_reads_every_page_and_a_text_counts_at_its_lowest(monkeypatch):
     read = []
 
     def scripted(res, text, page, cache, reader):

@@ -22,7 +22,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from pathlib import Path
 
-from swevis.analysis.rule_times import per_rule, read_jobs, render_table, run_span
+from swevis_dev.rule_times import per_rule, read_jobs, render_table, run_span
 
 FAST_LANE = ["-m", "not slow"]
 

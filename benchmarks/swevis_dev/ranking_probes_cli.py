@@ -1,4 +1,4 @@
-"""`swevis ranking-probes`: each probe of swevis.analysis.ranking_probes against the shipped
+"""benchmarks/ranking_probes.py: each probe of swevis_dev.ranking_probes against the shipped
 re-ranker's features re-fitted listwise, every repository ranked by a fit without it, on the
 cases `swevis devset measure` and `history` stored."""
 
@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
-from swevis.arguments import add_config_argument, input_folder, positive_int
+from swevis.arguments import OneLineParser, add_config_argument, input_folder, positive_int
 from swevis.errors import SwevisError
 
 PROBES = ("files", "recency", "trees", "dense", "literals")
@@ -47,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
 def run_probes(args, results, views, mats, names, cases, out: Path, mirrors: Path, depth: int) -> int:
     import numpy as np
 
-    from swevis.analysis.ranking_probes import TAU, dense_stage, hits, literal_recall, recency_column, trees
+    from swevis_dev.ranking_probes import TAU, dense_stage, hits, literal_recall, recency_column, trees
     from swevis.localize.devset.crossval import held_out, linear
     from swevis.localize.devset.features import ALL_NAMES, View
     from swevis.localize.devset.scoring import KS
@@ -84,3 +85,19 @@ def run_probes(args, results, views, mats, names, cases, out: Path, mirrors: Pat
         except RuntimeError as exc:
             raise SwevisError(str(exc)) from None
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The script's entry: a bad argument or input is one line on stderr and exit 2, as
+    `swevis`'s own subcommands do."""
+    parser = OneLineParser(prog="ranking_probes.py", description=__doc__)
+    add_arguments(parser)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help, or a usage error already printed as one line
+        return int(exc.code or 0)
+    try:
+        return run(args)
+    except SwevisError as exc:
+        print(f"ranking_probes.py: error: {' '.join(str(exc).split())}", file=sys.stderr)
+        return 2

@@ -1,6 +1,6 @@
-"""benchmarks/bench_page_legibility.py on a fixture trajectory: the replay's pages are recorded
-(and only those sent), drawn as the very images the replay sends, sampled with a seed, and a
-page counts at its lower reading."""
+"""swevis_dev.page_legibility (benchmarks/bench_page_legibility.py) on a fixture trajectory: the
+replay's pages are recorded (and only those sent), drawn as the very images the replay sends,
+sampled with a seed, and a page counts at its lower reading."""
 
 import base64
 from pathlib import Path
@@ -10,17 +10,11 @@ import pytest
 from swevis.agents.observation import pages as page_module
 from swevis.config import load_config
 from swevis.render import tesseract
-
-from helpers import load_benchmark
+from swevis_dev import page_legibility as bench
 
 ROOT = Path(__file__).resolve().parents[2]
 TRAJ = ROOT / "tests" / "fixtures" / "trajectories" / "mini1__swevis-samples__ledgerkit-117.traj.json"
 NOT_INSTALLED = "tesseract-ocr is not installed here (Debian: apt-get install tesseract-ocr; .ci/run installs it)"
-
-
-@pytest.fixture(scope="module")
-def bench():
-    return load_benchmark("bench_page_legibility")
 
 
 @pytest.fixture(scope="module")
@@ -29,22 +23,22 @@ def cfg():
 
 
 @pytest.fixture(scope="module")
-def hist_items(bench, cfg):
+def hist_items(cfg):
     return bench.sent_texts(str(TRAJ), "hist-r3", "qwen3.5", cfg)
 
 
-def test_the_history_block_sent_as_pages_is_recorded_and_the_hook_closed(bench, hist_items):
+def test_the_history_block_sent_as_pages_is_recorded_and_the_hook_closed(hist_items):
     assert [i["label"] for i in hist_items] == ["history-1-4"]
     assert hist_items[0]["pages"] >= 1 and "[assistant]" in hist_items[0]["text"]
     assert page_module._observers == []  # the capture hook is closed after the replay
 
 
-def test_a_block_kept_as_text_is_not_a_page(bench, cfg, monkeypatch):
+def test_a_block_kept_as_text_is_not_a_page(cfg, monkeypatch):
     monkeypatch.setattr(page_module.TextPages, "message_tokens", lambda self, content: 10**9)  # pages never cheaper
     assert bench.sent_texts(str(TRAJ), "hist-r3", "qwen3.5", cfg) == []
 
 
-def test_the_drawn_pages_are_the_images_the_replay_would_send(bench, hist_items):
+def test_the_drawn_pages_are_the_images_the_replay_would_send(hist_items):
     item = hist_items[0]
     _, res = bench.draw(item)
     sent = page_module.TextPages(item["how"].ratio, item["how"].tokenizer, item["how"].image_family,
@@ -53,7 +47,7 @@ def test_the_drawn_pages_are_the_images_the_replay_would_send(bench, hist_items)
     assert [base64.b64decode(u.split(",", 1)[1]) for u in urls] == res.png_bytes()
 
 
-def test_the_sample_is_seeded_and_a_page_counts_at_its_lower_reading(bench):
+def test_the_sample_is_seeded_and_a_page_counts_at_its_lower_reading():
     items = [{"pages": 3}, {"pages": 1}, {"pages": 2}]
     picks = bench.sample_pages(items, 4, 7)
     assert picks == bench.sample_pages(items, 4, 7) and len(set(picks)) == 4
@@ -67,7 +61,7 @@ def test_the_sample_is_seeded_and_a_page_counts_at_its_lower_reading(bench):
     assert s["both_ci"] == (0.8, 0.95)  # 3 pages: no order-statistic interval narrower than min-max
 
 
-def test_the_median_interval_narrows_with_the_pages_read(bench):
+def test_the_median_interval_narrows_with_the_pages_read():
     rows = [{"rapidocr": v, "tesseract": v, "both": v, "font_px": 8.0} for v in [i / 40 for i in range(40)]]
     s = bench.summary("obs-r3", 40, rows, 0.93)
     assert s["both"] == pytest.approx(0.4875) and s["both_ci"] == (13 / 40, 26 / 40) and s["ci_level"] >= 0.95
@@ -76,7 +70,7 @@ def test_the_median_interval_narrows_with_the_pages_read(bench):
 
 @pytest.mark.slow
 @pytest.mark.skipif(not tesseract.available(), reason=NOT_INSTALLED)
-def test_both_readers_read_a_fixture_history_page(bench, hist_items):
+def test_both_readers_read_a_fixture_history_page(hist_items):
     (row,) = bench.read_pages(hist_items, [(0, 0)], None)
     assert row["both"] == min(row["rapidocr"], row["tesseract"])
     assert row["rapidocr"] > 0.8 and row["tesseract"] > 0.8, row

@@ -1,15 +1,13 @@
-"""benchmarks/bench_tesseract_reader.py: its tuning windows are neither SWE-bench Verified
-repositories nor the frontier's, its setting names build the reader's settings, and its
-guard is the smallest size from which every median clears the threshold."""
+"""swevis_dev.tesseract_reader (benchmarks/bench_tesseract_reader.py): its tuning windows are
+neither SWE-bench Verified repositories nor the frontier's, its setting names build the reader's
+settings, and its guard is the smallest size from which every median clears the threshold."""
 
 import pytest
 
-from helpers import load_benchmark
 from swevis.config import schema_defaults
 from swevis.render import tesseract
 from swevis.render.guards import smallest_clearing
-
-bench = load_benchmark("bench_tesseract_reader")
+from swevis_dev import tesseract_reader as bench
 
 
 def test_tuning_windows_are_not_the_frontiers_nor_verified_repositories():
@@ -66,17 +64,3 @@ def test_a_model_that_is_not_installed_is_one_line_before_any_page_is_read(monke
     monkeypatch.setattr(bench, "package_windows", lambda *a: pytest.fail("read pages before checking the model"))
     with pytest.raises(SystemExit, match="no Tesseract model 'NoSuchModel'"):
         bench.main()
-
-
-legibility = load_benchmark("bench_legibility")
-
-
-@pytest.mark.parametrize("argv, message", [
-    (["--packages", "click", "matplotlib"], "matplotlib are SWE-bench Verified repositories"),
-    (["--packages", "click", "--write-guards", "table.json"], "--write-guards: the renderer's table is measured on"),
-])
-def test_bench_legibility_refuses_verified_packages_and_a_guard_table_of_other_windows(argv, message, monkeypatch):
-    monkeypatch.setattr("sys.argv", ["bench_legibility.py", *argv])
-    monkeypatch.setattr(legibility, "package_windows", lambda *a: pytest.fail("drew windows before checking"))
-    with pytest.raises(SystemExit, match=message):
-        legibility.main()

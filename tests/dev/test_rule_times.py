@@ -1,11 +1,11 @@
-"""swevis.analysis.rule_times (benchmarks/bench_rules.py): per-rule CPU and wall seconds from
+"""swevis_dev.rule_times (benchmarks/bench_rules.py): per-rule CPU and wall seconds from
 one run's benchmark files."""
 
 import json
 import os
 from datetime import datetime
 
-from swevis.analysis import rule_times
+from swevis_dev import rule_times
 
 HEADER = "s\th:m:s\tmax_rss\tmax_vms\tmax_uss\tmax_pss\tio_in\tio_out\tmean_load\tcpu_time\n"
 

@@ -1,4 +1,4 @@
-"""swevis.analysis.ranking_probes: the probes of what else could lift D_loc's symbol ranking
+"""swevis_dev.ranking_probes: the probes of what else could lift D_loc's symbol ranking
 rank as the development set's cross-validation does, and count what they claim to count."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import pytest
 from devset_helpers import commit_files, new_repo, stored_result
 from helpers import git
 
-from swevis.analysis import ranking_probes as probes
+from swevis_dev import ranking_probes as probes
 from swevis.localize.devset.crossval import cross_validate, held_out, linear
 from swevis.localize.devset.features import ALL_NAMES, BASE, View, case_matrix
 from swevis.localize.devset.scoring import KS
@@ -21,7 +21,7 @@ NOWHERE = Path("/nonexistent")
 
 
 def test_the_reference_is_the_development_sets_listwise_cross_validation():
-    """The probes' reference (held_out with the linear re-ranker, as `swevis ranking-probes`
+    """The probes' reference (held_out with the linear re-ranker, as `benchmarks/ranking_probes.py`
     runs it) gives exactly the rows of `swevis devset cv`'s listwise variant."""
     results = [stored_result(f"o/r{i % 3}", f"c{i}", gold_first=i % 2 == 0) for i in range(12)]
     mats = [case_matrix(r, {}, NOWHERE, NOWHERE, 300) for r in results]
