@@ -29,8 +29,8 @@ from __future__ import annotations
 
 import argparse
 
-from swevis.agents.embedding import load_embedder
-from swevis.agents.memory_store import MemorySettings, MemoryStore, SubQuery
+from swevis.agents.mechanisms.embedding import load_embedder
+from swevis.agents.mechanisms.memory_store import MemorySettings, MemoryStore, SubQuery
 
 THRESHOLDS = (0.6, 0.7, 0.75, 0.8, 0.85, 0.9)
 PLACEHOLDER = "(none)"

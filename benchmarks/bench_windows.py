@@ -1,5 +1,5 @@
 """Window finding on the hand-labelled set (tests/fixtures/windows_labelled): recall and
-precision of swevis.agents.output_windows.identify_windows, overall and per trajectory
+precision of swevis.agents.observation.output_windows.identify_windows, overall and per trajectory
 format and per language of the windows (the language registry's, by file name), and the
 windows it misses or invents. A window counts as found when path, first and
 last line agree; a diff hunk when path and its new side's first line agree (the scoring of
@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from swevis.agents.output_windows import identify_windows
+from swevis.agents.observation.output_windows import identify_windows
 from swevis.index.languages import language_for
 
 FIXTURE = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "windows_labelled" / "observations.jsonl"

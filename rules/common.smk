@@ -262,7 +262,7 @@ def playback_demos(wc, agent=None):
     """
     if LIVE_MODELS[wc.model]:
         return []
-    from swevis.agents.demos import demo_files
+    from swevis.agents.run.demos import demo_files
 
     demos_dir = (config.get("agents") or {}).get("demos_dir")
     key = (agent or wc.agent, wc.instance, demos_dir)

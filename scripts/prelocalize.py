@@ -3,7 +3,8 @@
 from pathlib import Path
 
 from swevis.agents.registry import preloc_agent
-from swevis.agents.runner import make_run_spec, prelocalize_run
+from swevis.agents.run.runner import make_run_spec, prelocalize_run
+from swevis.agents.run.spec import RunInputs
 from swevis.logutil import script_logging
 from swevis.provenance import provenance, write_json_atomic
 from swevis.tasks import load_instances
@@ -15,11 +16,10 @@ with script_logging(snakemake.log[0]) as log:
     pristine = read_manifest(snakemake.input.checkout)["path"]
     # the PLB run's spec: its playback source and response cache; the package depends on no
     # scope or condition, and pre-localization reads the pristine checkout, not the mirror
-    spec = make_run_spec(
-        model=wc.model, profile=params.profile, agent=preloc_agent(), scope="normal", condition="text", row=row, mirror="",
-        out_dir=str(Path(snakemake.output.preloc).parent), agents_cfg=params.agents, localize_cfg=params.localize,
-        render_cfg={}, index_db=snakemake.input.index, pristine_dir=pristine,
-    )
+    inputs = RunInputs(model=wc.model, profile=params.profile, row=row, mirror="", agents_cfg=params.agents,
+                       localize_cfg=params.localize, index_db=snakemake.input.index, pristine_dir=pristine)
+    spec = make_run_spec(inputs, agent=preloc_agent(), scope="normal", condition="text",
+                         out_dir=str(Path(snakemake.output.preloc).parent))
     result = prelocalize_run(spec)
     log.info("pre-localized %s: %s prompt tokens", wc.instance, result["usage"]["usage"]["prompt_tokens"])
     write_json_atomic({**result, "provenance": provenance(params.profile, model=wc.model)}, snakemake.output.preloc)

@@ -3,7 +3,8 @@
 import json
 from pathlib import Path
 
-from swevis.agents.runner import make_run_spec, run_instance
+from swevis.agents.run.runner import make_run_spec, run_instance
+from swevis.agents.run.spec import RunInputs
 from swevis.logutil import script_logging
 from swevis.tasks import load_instances
 from swevis.tasks.repos import read_manifest
@@ -17,10 +18,12 @@ with script_logging(snakemake.log[0]) as log:
     if snakemake.input.preloc:
         with open(snakemake.input.preloc) as fh:
             preloc = json.load(fh)
-    spec = make_run_spec(
-        model=wc.model, profile=params.profile, agent=wc.agent, scope=wc.scope, condition=wc.condition,
-        row=row, mirror=mirror, out_dir=str(Path(snakemake.output.traj).parent), agents_cfg=params.agents,
+    inputs = RunInputs(
+        model=wc.model, profile=params.profile, row=row, mirror=mirror, agents_cfg=params.agents,
         localize_cfg=params.localize, render_cfg=params.render, index_db=snakemake.input.index, pristine_dir=pristine,
+    )
+    spec = make_run_spec(
+        inputs, agent=wc.agent, scope=wc.scope, condition=wc.condition, out_dir=str(Path(snakemake.output.traj).parent),
         preloc=preloc, repeat=int(getattr(wc, "rep", 0) or 0), harness_cfg=params.harness,
     )
     traj = run_instance(spec)

@@ -160,6 +160,12 @@ def bundled_mirror(bundled_rows, tmp_path_factory):
     return get
 
 
+@pytest.fixture(scope="module")
+def instance(bundled_mirror):
+    """(row, mirror) of swevis-samples__ledgerkit-117, the bundled instance the run tests use."""
+    return bundled_mirror("swevis-samples__ledgerkit-117")
+
+
 @pytest.fixture(scope="session")
 def bundled_checkout(bundled_mirror):
     """bundled_checkout(iid, root, index=False) -> {row, mirror, manifest, pristine, db, root}: a checkout under root.

@@ -16,7 +16,8 @@ FIXTURES = PROJECT_ROOT / "tests" / "fixtures"
 
 
 def git(cwd: Path, *args: str) -> str:
-    """Run git with a fixed identity, so commits made by tests never need a user config."""
+    """Run git with a fixed identity and unsigned commits, so commits made by tests never need a
+    user config; its output, stripped."""
     env = {
         **os.environ,
         "GIT_AUTHOR_NAME": "t",
@@ -24,7 +25,8 @@ def git(cwd: Path, *args: str) -> str:
         "GIT_COMMITTER_NAME": "t",
         "GIT_COMMITTER_EMAIL": "t@t",
     }
-    return subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True, text=True).stdout.strip()
+    return subprocess.run(["git", "-c", "commit.gpgsign=false", *args], cwd=cwd, env=env, check=True, capture_output=True,
+                          text=True).stdout.strip()
 
 
 def indexed_repo(tmp_path: Path, files: dict[str, str]):

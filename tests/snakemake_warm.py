@@ -24,8 +24,8 @@ LAZY = [
     "argparse_dataclass", "graphlib", "packaging.version", "nbformat", "snakemake.benchmark", "swevis.data",
     "smart_open", "smart_open.s3", "snakemake.report.html_reporter", "snakemake.profiles", "snakemake.storage",
     "docutils.core", "jinja2", "rich.console", "rich.logging", "yte", "dpath", "PIL.ImageDraw", "PIL.ImageFont",
-    "swevis.agents.demos", "swevis.agents.let", "swevis.agents.mini", "swevis.agents.plb", "swevis.agents.prometheus",
-    "swevis.agents.model_adapter", "swevis.agents.settings", "swevis.localize", "swevis.localize.rerank",
+    "swevis.agents.run.demos", "swevis.agents.builtin.let", "swevis.agents.builtin.mini", "swevis.agents.builtin.plb", "swevis.agents.builtin.prometheus",
+    "swevis.agents.run.model_adapter", "swevis.agents.settings", "swevis.localize", "swevis.localize.rerank",
     "swevis.localize.retrieval", "swevis.render", "swevis.render.raster", "swevis.render.tesseract",
     "swevis.tasks.bundled", "swevis.tasks.sampling", "swevis.tasks.schema",
 ]

@@ -1,6 +1,8 @@
 """The package's house rules, checked on its source (AST and text only, nothing imported):
 short functions, settings defaults only in the schema, no private names across modules, no
-import cycles, atomic writes only through swevis.fsutil, and no tracker numbers.
+import cycles, atomic writes only through swevis.fsutil, and no tracker numbers; inside
+swevis.agents, folders that import one way, agents that do not import each other, and class
+chains no deeper than two of the package's own classes.
 
 Each check names its offenders. ALLOWED_* sets name the offenders that remain on purpose (or
 until they are fixed), so a new one fails the test; remove an entry when its offender goes.
@@ -27,6 +29,24 @@ ALLOWED_LONG_FUNCTIONS: set[str] = set()
 ALLOWED_DEFAULTS_DICTS: set[str] = set()
 ALLOWED_PRIVATE_IMPORTS: set[str] = set()
 ALLOWED_CYCLES: set[frozenset[str]] = set()
+# "<module>: <class> (<levels>)" and "<module> -> <module>"
+ALLOWED_DEEP_CLASSES: set[str] = set()
+ALLOWED_AGENT_IMPORTS: set[str] = set()
+# "<path under src/swevis>:<tool name>": a tool name written outside its record. The shell
+# reader knows what view_code prints (numbered like nl -ba); it sits below the tools' layer.
+ALLOWED_TOOL_NAME_REPEATS: set[str] = {"agents/observation/shell.py:view_code"}
+MAX_CLASS_LEVELS = 2
+
+# swevis.agents, bottom up: a folder (or a module at its top) imports only what comes before it
+AGENTS = "swevis.agents"
+AGENTS_LAYERS = (
+    ("registry", "tool_registry", "settings", "prompts"),  # light: the Snakefile imports the registry
+    ("observation",),
+    ("tools",),
+    ("mechanisms",),
+    ("run",),
+    ("builtin",),  # the agents: the registry imports them by name, nothing else does
+)
 
 
 @lru_cache(maxsize=None)
@@ -96,7 +116,7 @@ def import_graph() -> dict[str, set[str]]:
 
 
 def _room(module: str) -> str:
-    """The package a module lives in (swevis.agents.runner -> swevis.agents); a top-level
+    """The package a module lives in (swevis.agents.run.runner -> swevis.agents); a top-level
     module (swevis.config) is its own room, the package file `swevis` too."""
     parts = module.split(".")
     return ".".join(parts[:2])
@@ -166,6 +186,130 @@ def test_no_import_cycle_between_swevis_modules():
 def test_no_import_cycle_between_swevis_packages():
     """Dependencies point one way between stages too, counting imports inside functions."""
     assert sorted(sorted(c) for c in import_cycles(package_graph(import_graph()))) == []
+
+
+def _agents_room(module: str) -> str | None:
+    """The folder (or top-level module) of swevis.agents a module lives in; None outside it."""
+    parts = module.split(".")
+    return parts[2] if parts[:2] == ["swevis", "agents"] and len(parts) > 2 else None
+
+
+def agents_layer_violations(graph: dict[str, set[str]]) -> set[str]:
+    """Imports inside swevis.agents that point up (or sideways out of a layer's own folder)."""
+    layer = {room: i for i, rooms in enumerate(AGENTS_LAYERS) for room in rooms}
+    found = set()
+    for module, targets in graph.items():
+        room = _agents_room(module)
+        for target in targets:
+            other = _agents_room(target)
+            if room is None or other is None or other == room:
+                continue
+            if room not in layer or other not in layer or layer[other] >= layer[room]:
+                found.add(f"{module} -> {target}")
+    return found
+
+
+def _agent_of(module: str) -> str | None:
+    """The built-in agent a module of swevis.agents.builtin belongs to (let_variants: let)."""
+    parts = module.split(".")
+    return parts[3].split("_")[0] if parts[:3] == ["swevis", "agents", "builtin"] and len(parts) > 3 else None
+
+
+def agent_cross_imports(graph: dict[str, set[str]]) -> set[str]:
+    """Imports from one agent's module into another agent's: an agent composes tools and
+    mechanisms, never another agent."""
+    return {f"{module} -> {target}" for module, targets in graph.items() for target in targets
+            if _agent_of(module) and _agent_of(target) and _agent_of(module) != _agent_of(target)}
+
+
+def package_classes() -> dict[tuple[str, str], list[tuple[str, str]]]:
+    """(module, class) -> the (module, class) of each of its bases that swevis defines,
+    resolved through the module's own classes and its `from swevis... import` names."""
+    defined = {(name, node.name) for name, path in MODULES.items() for node in ast.walk(_tree(path))
+               if isinstance(node, ast.ClassDef)}
+    bases: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    for name, path in MODULES.items():
+        imported = {alias.asname or alias.name: (node.module, alias.name) for node in ast.walk(_tree(path))
+                    if isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").startswith("swevis")
+                    for alias in node.names}
+        for node in ast.walk(_tree(path)):
+            if isinstance(node, ast.ClassDef):
+                found = []
+                for base in node.bases:
+                    if isinstance(base, ast.Name):
+                        ref = (name, base.id) if (name, base.id) in defined else imported.get(base.id)
+                        if ref in defined:
+                            found.append(ref)
+                bases[(name, node.name)] = found
+    return bases
+
+
+def class_levels(bases: dict[tuple[str, str], list[tuple[str, str]]]) -> dict[tuple[str, str], int]:
+    """How many levels of the package's own classes a class inherits (0: none; B(A): 1)."""
+    levels: dict[tuple[str, str], int] = {}
+
+    def level(cls: tuple[str, str]) -> int:
+        if cls not in levels:
+            levels[cls] = max((1 + level(b) for b in bases.get(cls, [])), default=0)
+        return levels[cls]
+
+    for cls in bases:
+        level(cls)
+    return levels
+
+
+def deep_agent_classes() -> set[str]:
+    return {f"{module}: {cls} ({n})" for (module, cls), n in class_levels(package_classes()).items()
+            if module.startswith(AGENTS + ".") and n > MAX_CLASS_LEVELS}
+
+
+def _is_all(node: ast.AST) -> bool:
+    return isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets)
+
+
+def declared_tools() -> dict[str, str]:
+    """tool name -> where its record is declared: every `Tool("name", ...)` call."""
+    return {node.args[0].value: _where(path) for path in SOURCES for node in ast.walk(_tree(path))
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "Tool"
+            and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)}
+
+
+def _tool_names_outside_records(tree: ast.Module, where: str, tools: dict[str, str]) -> set[str]:
+    """The string constants of one module that are a tool's name, outside a `Tool(...)`
+    record (and outside `__all__`, whose names are functions, not tools)."""
+    skip = {id(c) for node in ast.walk(tree)
+            if _is_all(node) or (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "Tool")
+            for c in ast.walk(node)}
+    return {f"{where}:{node.value}" for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and node.value in tools and id(node) not in skip}
+
+
+def tool_name_repeats(tools: dict[str, str]) -> set[str]:
+    return set().union(*(_tool_names_outside_records(_tree(path), _where(path), tools) for path in SOURCES))
+
+
+def test_each_tool_name_is_written_once_in_its_record():
+    tools = declared_tools()
+    assert len(tools) >= 20 and tools["view_code"] == "agents/tools/index.py"
+    assert sorted(tool_name_repeats(tools) - ALLOWED_TOOL_NAME_REPEATS) == []
+
+
+def test_agents_folders_import_one_way():
+    assert sorted(agents_layer_violations(import_graph())) == []
+    folders = {p.name for p in (PACKAGE / "agents").iterdir() if p.is_dir() and p.name != "__pycache__"}
+    modules = {p.stem for p in (PACKAGE / "agents").glob("*.py") if p.stem != "__init__"}
+    assert folders | modules == {room for rooms in AGENTS_LAYERS for room in rooms}  # every room has its layer
+    for folder in folders:  # each folder says what it holds, in one line
+        doc = ast.get_docstring(_tree(PACKAGE / "agents" / folder / "__init__.py")) or ""
+        assert doc and "\n" not in doc, folder
+
+
+def test_no_agent_imports_another_agents_module():
+    assert sorted(agent_cross_imports(import_graph()) - ALLOWED_AGENT_IMPORTS) == []
+
+
+def test_no_agents_class_inherits_more_than_two_levels_of_the_packages_classes():
+    assert sorted(deep_agent_classes() - ALLOWED_DEEP_CLASSES) == []
 
 
 DESIGN = ROOT / "docs" / "DESIGN.md"
@@ -302,6 +446,17 @@ def test_the_checks_find_what_they_look_for(tmp_path):
     assert table["swevis.logutil"] == table["swevis.arguments"] and "swevis.harness" in table["swevis.analysis"]
     deferred = {"swevis.x.a": {"swevis.y.b"}, "swevis.y.b": {"swevis.x.c"}, "swevis.x.c": set()}
     assert import_cycles(package_graph(deferred)) == {frozenset({"swevis.x", "swevis.y"})}
+    upward = {"swevis.agents.tools.a": {"swevis.agents.run.b", "swevis.agents.observation.c", "swevis.agents.tools.d"}}
+    assert agents_layer_violations(upward) == {"swevis.agents.tools.a -> swevis.agents.run.b"}
+    crossed = {"swevis.agents.builtin.let": {"swevis.agents.builtin.let_variants", "swevis.agents.builtin.plb_x"}}
+    assert agent_cross_imports(crossed) == {"swevis.agents.builtin.let -> swevis.agents.builtin.plb_x"}
+    chain = {("m", "D"): [("m", "C"), ("m", "X")], ("m", "C"): [("m", "B")], ("m", "B"): [("m", "A")], ("m", "A"): [],
+             ("m", "X"): []}
+    assert class_levels(chain) == {("m", "A"): 0, ("m", "B"): 1, ("m", "C"): 2, ("m", "D"): 3, ("m", "X"): 0}
+    planted = ast.parse('A = Tool("probe", "read", "probe", f)\nB = {"probe": 1}\n__all__ = ["probe"]\n')
+    assert _tool_names_outside_records(planted, "x.py", {"probe": "x.py"}) == {"x.py:probe"}
+    bases = package_classes()  # resolved through an import: ResumingRecorder(StepRecorder)
+    assert bases[("swevis.agents.run.resume", "ResumingRecorder")] == [("swevis.agents.run.trajectory", "StepRecorder")]
     (tmp_path / "uses_dev.py").write_text("def f():\n    from swevis_dev.rule_times import main\n")
     (tmp_path / "clean.py").write_text("from swevis.analysis import tables\n")
     (tmp_path / "Snakefile").write_text("from swevis_dev import measurements\n")

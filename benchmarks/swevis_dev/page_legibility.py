@@ -31,7 +31,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from swevis.agents.pages import Shown, observing
+from swevis.agents.observation.pages import Shown, observing
 from swevis.analysis.stats import median_ci
 from swevis.config import load_config
 from swevis.counterfactual.formats import trajectory_files
@@ -47,7 +47,7 @@ PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
 def sent_texts(path: str, condition: str, model: str, cfg: dict[str, Any]) -> list[dict[str, Any]]:
     """The texts one trajectory's replay under `condition` sends as pages (text, label, pages,
-    the TextPages that drew it, and the trajectory), as swevis.agents.pages.observing sees them."""
+    the TextPages that drew it, and the trajectory), as swevis.agents.observation.pages.observing sees them."""
     profile = {**cfg["models"][model]}
     sent: list[dict[str, Any]] = []
 

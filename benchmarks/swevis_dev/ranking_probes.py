@@ -14,7 +14,7 @@ reports symbol hit at k = 1/3/5/10 (any gold hunk) on the same cases:
 - dense:    a second stage over the reference's top 20: the all-MiniLM-L6-v2 cosine between
             the issue (its first 1,000 characters) and each symbol's name and the 21 lines from
             its first (128 tokens at most), fitted with the reference's score (the embedding
-            of swevis.agents.embedding, about 0.5 CPU s a case, so on 1 case in
+            of swevis.agents.mechanisms.embedding, about 0.5 CPU s a case, so on 1 case in
             `--dense-every`; the training repositories' reference scores come from fits that
             saw the held-out one, a small leak for two weights);
 - literals: not a ranking, a recall count: the issue's quoted strings and error messages
@@ -92,10 +92,10 @@ def dense_features(sample, reference: dict, cases: dict, out: Path, mirrors: Pat
 def dense_stage(results, views, reference: dict, cases: dict, out: Path, mirrors: Path, every: int) -> tuple[list, list]:
     """(reference rows, second-stage rows) on every `every`-th case: the top DENSE_TOP by the
     reference re-ordered by a listwise fit of [reference score, MiniLM cosine], held out by repository."""
-    from swevis.agents.embedding import default_model_dir, load_embedder
+    from swevis.agents.mechanisms.embedding import default_model_dir, load_embedder
 
     if default_model_dir() is None:
-        raise RuntimeError("the MiniLM weights are not installed (swevis.agents.embedding says how)")
+        raise RuntimeError("the MiniLM weights are not installed (swevis.agents.mechanisms.embedding says how)")
     embedder = load_embedder("minilm")
     embedder.tokenizer.enable_truncation(128)
     sample = [(r, v) for i, (r, v) in enumerate(zip(results, views)) if i % every == 0 and len(v.y)]

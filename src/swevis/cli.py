@@ -24,7 +24,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "index": ("swevis.index.cli", "build or update the repository index of a checkout"),
     "localize": ("swevis.localize.cli", "rank candidate edit sites for an issue and package their context"),
     "devset": ("swevis.localize.devset.cli", "the localization development set: build, measure, cross-validate, fit"),
-    "agent": ("swevis.agents.cli", "run one agent on one instance (playback or live)"),
+    "agent": ("swevis.agents.run.cli", "run one agent on one instance (playback or live)"),
     "replay": ("swevis.counterfactual.cli", "counterfactual cost of a recorded trajectory under each condition"),
     "render": ("swevis.render.cli", "render a code window to PNG pages and print its token accounting"),
     "estimate": ("swevis.analysis.estimate", "expected calls, prompt tokens and spend of a planned run from past runs"),

@@ -5,7 +5,7 @@
 - `obs-r<N>` (family `obs`): code windows and long non-code observations (test output,
   tracebacks, listings, diffs) rendered; short ones stay text (agents.pages.obs_min_tokens);
 - `hist-r<N>` (family `hist`): the history older than the last agents.pages.hist_keep calls
-  rendered, frozen in blocks (swevis.agents.pages); the recent calls stay text.
+  rendered, frozen in blocks (swevis.agents.observation.pages); the recent calls stay text.
 
 An agent takes the families its AgentKind.page_families names (swevis.agents.registry).
 
@@ -86,7 +86,7 @@ class Condition:
         return prefix + "r" + format(Decimal(repr(self.ratio)).normalize(), "f")
 
 
-# The keys of config agents.pages each family reads (swevis.agents.pages): the workflow passes
+# The keys of config agents.pages each family reads (swevis.agents.observation.pages): the workflow passes
 # a run or a replay only these, so editing one reruns only the conditions that read it.
 PAGE_KEYS = {OBS: ("obs_min_tokens", "obs_run_chars"), HIST: ("hist_keep", "hist_block", "hist_policy")}
 

@@ -232,7 +232,7 @@ class ResultsLayout:
 
     # a run's working files outside results/ (the rules' outputs): they survive a killed job
     def run_journal(self, journal_dir: str, run: RunKey) -> str:
-        """The step journal a killed run resumes from (swevis.agents.resume)."""
+        """The step journal a killed run resumes from (swevis.agents.run.resume)."""
         return str(PurePosixPath(journal_dir, run.model, f"{run.agent}-{run.scope}", run.condition, f"{run.flat_name}.jsonl"))
 
     def spend_ledger(self, ledger_dir: str, key: ConditionKey) -> str:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from swevis.agents.actions import ACTION_CLASSES, classify_action
+from swevis.agents.observation.actions import ACTION_CLASSES, classify_action
 
 CSV = Path(__file__).resolve().parents[1] / "fixtures" / "actions_labelled.csv"
 ROWS = list(csv.DictReader(CSV.open(newline="")))

@@ -6,7 +6,7 @@ Each command is labelled by hand with the reason, as in tests/fixtures/actions_l
 
 import pytest
 
-from swevis.agents.actions import classify_action, classify_actions
+from swevis.agents.observation.actions import classify_action, classify_actions
 
 LABELLED = [
     # Java

@@ -5,7 +5,7 @@ import shlex
 
 import pytest
 
-from swevis.agents.actions import classify_action, classify_actions, scripts_written
+from swevis.agents.observation.actions import classify_action, classify_actions, scripts_written
 
 
 @pytest.mark.parametrize(

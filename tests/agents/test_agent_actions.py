@@ -1,6 +1,6 @@
 import pytest
 
-from swevis.agents.actions import CodeRead, classify_action, detect_code_read
+from swevis.agents.observation.actions import CodeRead, classify_action, detect_code_read
 
 
 @pytest.mark.parametrize(

@@ -6,20 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from swevis.agents.runner import RunSpec, run_instance
+from swevis.agents.run.runner import RunSpec, run_instance
 from scripted_server import Reply, ScriptedServer, conversation
 
-IID = "swevis-samples__ledgerkit-117"
 TURNS = [
     "THOUGHT: find it.\n\n```mswea_bash_command\ngrep -n 'def round' ledgerkit/money.py\n```",
     "THOUGHT: read it.\n\n```mswea_bash_command\nsed -n '100,130p' ledgerkit/money.py\n```",
     "THOUGHT: done.\n\n```mswea_bash_command\necho COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT\n```",
 ]
-
-
-@pytest.fixture(scope="module")
-def instance(bundled_mirror):
-    return bundled_mirror(IID)
 
 
 @pytest.mark.slow

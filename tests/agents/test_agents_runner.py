@@ -10,8 +10,8 @@ import pytest
 import yaml
 
 from swevis.sandbox.environments import EnvironmentRefused, make_environment
-from swevis.agents.runner import RunSpec, prelocalize, run_instance
-from swevis.agents.tools import PlanError, validate_plan
+from swevis.agents.run.runner import RunSpec, prelocalize, run_instance
+from swevis.agents.tools.finish import PlanError, validate_plan
 from swevis.config import schema_defaults
 from swevis.harness.local import evaluate_patch
 from swevis.models import make_model

@@ -13,10 +13,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from swevis.agents.memory import MemorySettings
-from swevis.agents.runner import RunSpec, make_run_spec
+from swevis.agents.mechanisms.memory import MemorySettings
+from swevis.agents.run.runner import RunSpec, make_run_spec
+from swevis.agents.run.spec import RunInputs
 from swevis.agents.settings import AgentSettings, RunFolders
-from swevis.agents.variants import VariantSettings, variant_flags
+from swevis.agents.builtin.let_variants import VariantSettings, variant_flags
 from swevis.config import SCHEMA_PATH
 from swevis.models import is_live
 from swevis.paths import ResultsLayout, RunKey
@@ -53,8 +54,8 @@ def test_variant_and_memory_settings_are_the_schema_defaults():
 
 def test_the_baseline_runner_never_imports_ablation_code():
     code = (
-        "import sys, swevis.agents.runner, swevis.agents.cli; "
-        "print(sorted(m for m in ('swevis.agents.variants', 'swevis.agents.memory', 'swevis.agents.embedding') "
+        "import sys, swevis.agents.run.runner, swevis.agents.run.cli; "
+        "print(sorted(m for m in ('swevis.agents.builtin.let_variants', 'swevis.agents.mechanisms.memory', 'swevis.agents.mechanisms.embedding') "
         "if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -71,9 +72,9 @@ def test_playback_or_live_is_decided_by_the_profile_with_its_schema_default():
 
 def test_make_run_spec_puts_journal_ledger_and_workspace_where_the_layout_says(tmp_path):
     agents = {"journal_dir": "j", "ledger_dir": "l", "workspace_dir": "w", "cache_dir": "c", "top_k": 3}
-    common = dict(model="m", agent="let", scope="wide", condition="r3", row=ROW, mirror="mirror",
-                  out_dir=str(tmp_path), agents_cfg=agents, localize_cfg={}, render_cfg={})
-    live = make_run_spec(profile={"backend": "openai", "model_id": "x"}, repeat=2, **common)
+    common = dict(agent="let", scope="wide", condition="r3", out_dir=str(tmp_path))
+    live = make_run_spec(RunInputs("m", {"backend": "openai", "model_id": "x"}, ROW, "mirror", agents_cfg=agents),
+                         repeat=2, **common)
     layout = ResultsLayout()
     assert live.playback_source is None and live.settings.top_k == 3
     assert live.journal_path == "j/m/let-wide/r3/o__r-1.repeat-2.jsonl"
@@ -82,6 +83,6 @@ def test_make_run_spec_puts_journal_ledger_and_workspace_where_the_layout_says(t
     assert live.cache_dir == "c/repeat-2"  # a repeat asks the model again
     assert live.workspace == layout.run_workspace("w", RunKey("m", "let", "wide", "r3", "o__r-1", 2))
     assert Path(live.workspace).parent == Path("w") and len(Path(live.workspace).name) == 8
-    playback = make_run_spec(profile={}, demo="demo.yaml", **common)
+    playback = make_run_spec(RunInputs("m", {}, ROW, "mirror", agents_cfg=agents), demo="demo.yaml", **common)
     assert playback.playback_source == "demo.yaml" and playback.cache_dir == "c"
     assert playback.journal_path == "j/m/let-wide/r3/o__r-1.jsonl"

@@ -4,11 +4,10 @@ and in its totals, and bills them at the profile's cached-input price."""
 
 import pytest
 
-from swevis.agents.runner import RunSpec, run_instance
+from swevis.agents.run.runner import RunSpec, run_instance
 from swevis.models.spend import call_cost
 from scripted_server import Reply, assistant_turns
 
-IID = "swevis-samples__ledgerkit-117"
 TURNS = [
     "THOUGHT: find it.\n\n```mswea_bash_command\ngrep -n 'def round' ledgerkit/money.py\n```",
     "THOUGHT: done.\n\n```mswea_bash_command\necho COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT\n```",
@@ -26,11 +25,6 @@ def cached_usage(index, request):
         "prompt_tokens": prompt, "completion_tokens": COMPLETION, "total_tokens": prompt + COMPLETION,
         "prompt_tokens_details": {"cached_tokens": cached},
     })
-
-
-@pytest.fixture(scope="module")
-def instance(bundled_mirror):
-    return bundled_mirror(IID)
 
 
 def test_cached_tokens_are_recorded_and_billed_at_the_cached_price(instance, scripted_server, tmp_path, monkeypatch):

@@ -7,9 +7,10 @@ import re
 
 import pytest
 
-from swevis.agents.actions import classify_action, detect_code_read
-from swevis.agents.demos import DEMOS_DIR, demo_commands, load_demo
-from swevis.agents.tools import parse_heredoc, validate_plan
+from swevis.agents.observation.actions import classify_action, detect_code_read
+from swevis.agents.run.demos import DEMOS_DIR, demo_commands, load_demo
+from swevis.agents.tools.environment import parse_heredoc
+from swevis.agents.tools.finish import validate_plan
 from swevis.tasks.bundled import load_bundled_instances, load_bundled_set
 
 ROWS = load_bundled_instances(verify_commits=False)
@@ -70,7 +71,7 @@ def test_demonstration_is_competent(agent, row):
 
 
 def test_demo_files_follow_based_on_and_name_a_broken_chain(tmp_path):
-    from swevis.agents.demos import demo_files
+    from swevis.agents.run.demos import demo_files
     from swevis.errors import SwevisError
 
     assert [p.parent.name for p in demo_files("let-all", "swevis-samples__tabulon-305")] == ["let-all", "let-repro", "let"]

@@ -1,4 +1,4 @@
-"""The knowledge-graph tools (swevis.agents.graph_tools): each tool's output, the tool-error
+"""The knowledge-graph tools (swevis.agents.tools.graph): each tool's output, the tool-error
 observation for unknown names, and format errors for malformed calls."""
 
 from __future__ import annotations
@@ -9,9 +9,10 @@ import pytest
 from minisweagent.exceptions import FormatError
 
 from helpers import indexed_repo
-from swevis.agents.actions import TOOL_CLASSES, classify_action
-from swevis.agents.graph_tools import GRAPH_TOOLS, USAGE, GraphToolEnvironment
-from swevis.agents.tools import TOOL_NAMES, tool_of
+from swevis.agents.observation.actions import classify_action
+from swevis.agents.tool_registry import all_tools, tool_of
+from swevis.agents.tools.environment import ToolEnvironment
+from swevis.agents.tools.graph import TOOLS, GraphView
 
 FILES = {
     "pkg/__init__.py": "",
@@ -37,8 +38,8 @@ def env(tmp_path):
     repo, index = indexed_repo(tmp_path, FILES)
     index.close()
     base = SimpleNamespace(config=SimpleNamespace(cwd=str(repo)))
-    return GraphToolEnvironment(base, tools=set(GRAPH_TOOLS), allow_bash=False, index_db=str(tmp_path / "i.sqlite"),
-                                pristine_dir=str(repo), graph_results=3, node_lines=4)
+    return ToolEnvironment(base, tools=TOOLS, allow_bash=False, index_db=str(tmp_path / "i.sqlite"),
+                           pristine_dir=str(repo), parts=[GraphView(graph_results=3, node_lines=4)])
 
 
 def run(env, command: str) -> dict:
@@ -46,7 +47,7 @@ def run(env, command: str) -> dict:
 
 
 def test_the_tools_are_known_everywhere():
-    assert GRAPH_TOOLS <= TOOL_NAMES and GRAPH_TOOLS <= set(TOOL_CLASSES) and set(USAGE) == GRAPH_TOOLS
+    assert all(all_tools()[t.name] is t for t in TOOLS)  # registered, each record once
     assert tool_of("find_nodes 'x'") == "find_nodes"
     assert classify_action("read_span pkg/core.py 1 3") == "read"
     assert classify_action("callers helper") == "search"
@@ -76,7 +77,9 @@ def test_find_nodes_shows_numbered_capped_definitions_by_file(env):
 
 
 def test_parent_children_callers_callees_tests(env):
-    graph = env.graph()
+    view = env.part(GraphView)
+    view.env = env  # set by the tools' handlers on their first call
+    graph = view.graph()
     engine = graph.symbols("Engine", 1)[0].id
     start = graph.symbols("Engine.start", 1)[0].id
     kids = run(env, f"node_children {engine}")["output"]

@@ -21,8 +21,8 @@ from types import SimpleNamespace
 import pytest
 
 from helpers import PROJECT_ROOT, money_turns, run_snakemake
-from swevis.agents.demos import demo_path, load_demo
-from swevis.agents.runner import RunSpec, run_instance
+from swevis.agents.run.demos import demo_path, load_demo
+from swevis.agents.run.runner import RunSpec, run_instance
 from swevis.cli import main as swevis_main
 from swevis.config import load_config
 from swevis.errors import InfrastructureError
@@ -52,11 +52,6 @@ def live_profile(base_url: str, **over) -> dict:
         "tokenizer": "qwen3", "image_family": "qwen3.5", "max_retries": RETRIES, "retry_backoff_s": 0.01,
         "retry_backoff_max_s": 0.02, "request_timeout_s": 5, **over,
     }
-
-
-@pytest.fixture(scope="module")
-def instance(bundled_mirror):
-    return bundled_mirror(IID)
 
 
 def spec(row, mirror, d: Path, profile: dict, **cfg) -> RunSpec:

@@ -8,9 +8,9 @@ import logging
 import numpy as np
 import pytest
 
-from swevis.agents.embedding import LexicalEmbedder, default_model_dir, load_embedder
-from swevis.agents.memory import MemoryObservationPipeline, WorkingMemory, memory_summary
-from swevis.agents.observe import ObservationConfig, ObservationPipeline
+from swevis.agents.mechanisms.embedding import LexicalEmbedder, default_model_dir, load_embedder
+from swevis.agents.mechanisms.memory import MemoryObservationPipeline, WorkingMemory, memory_summary
+from swevis.agents.observation.observe import ObservationConfig, ObservationPipeline
 
 SOURCE = "".join(f"def f{i}(x):\n    return x + {i}\n" for i in range(60))  # 120 lines
 TEMPLATE = "<returncode>{{ output.returncode }}</returncode>\n<output>\n{{ output.output }}</output>"

@@ -1,4 +1,4 @@
-"""The working memory's store (swevis.agents.memory_store): one transaction a record, the same
+"""The working memory's store (swevis.agents.mechanisms.memory_store): one transaction a record, the same
 key a no-op, a killed run resumed to the uninterrupted run's state, the weighted three-part
 match with its empty-part rule, damaged files, the store's place, and LET's memory on it."""
 
@@ -14,8 +14,8 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from swevis.agents.memory import WorkingMemory
-from swevis.agents.memory_store import (
+from swevis.agents.mechanisms.memory import WorkingMemory
+from swevis.agents.mechanisms.memory_store import (
     STORE_NAME,
     ContextUnit,
     MemorySettings,
@@ -25,9 +25,10 @@ from swevis.agents.memory_store import (
     store_path,
     weighted_similarity,
 )
-from swevis.agents.resume import ResumingRecorder
-from swevis.agents.trajectory import StepRecorder
-from swevis.agents.variants import make_memory, variant_flags
+from swevis.agents.run.resume import ResumingRecorder
+from swevis.agents.run.trajectory import StepRecorder
+from swevis.agents.builtin.let_variants import variant_flags
+from swevis.agents.mechanisms.memory import make_memory
 from swevis.errors import InfrastructureError, SwevisError
 
 LEXICAL = {"embedding": "lexical"}
@@ -37,7 +38,7 @@ LEXICAL = {"embedding": "lexical"}
 # miss. Run in a child process so that it can be killed for real, in the middle of a write.
 PLAY = r"""
 import json, os, sys
-from swevis.agents.memory_store import ContextUnit, MemorySettings, MemoryStore, SubQuery, record_key
+from swevis.agents.mechanisms.memory_store import ContextUnit, MemorySettings, MemoryStore, SubQuery, record_key
 
 path, forget_from, die_in, stop_after = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 other_answer = sys.argv[5] == "other"  # the killed run's last step asked something else
@@ -234,13 +235,13 @@ def test_the_embedder_of_the_stored_vectors_is_checked(tmp_path, monkeypatch):
     MemoryStore(path, MemorySettings.from_config(LEXICAL)).add_record(
         "k", SubQuery("q"), [], stage="s", source="kg", step=0)
     other = SimpleNamespace(name="another model", key="another", encode=lambda texts: np.ones((len(texts), 8), np.float32))
-    monkeypatch.setattr("swevis.agents.memory_store.load_embedder", lambda *a: other)
+    monkeypatch.setattr("swevis.agents.mechanisms.memory_store.load_embedder", lambda *a: other)
     with pytest.raises(MemoryStoreError, match=r"vectors come from lexical \(2048 dimensions\), this run embeds with another model \(8\)"):
         MemoryStore(path, MemorySettings.from_config(LEXICAL)).lookup(SubQuery("q2"))
 
 
 def test_a_store_locked_by_another_run_past_the_timeout_is_the_machinery(tmp_path, monkeypatch):
-    monkeypatch.setattr("swevis.agents.memory_store.BUSY_TIMEOUT_S", 0.2)
+    monkeypatch.setattr("swevis.agents.mechanisms.memory_store.BUSY_TIMEOUT_S", 0.2)
     path = tmp_path / "shared.sqlite"
     store = MemoryStore(path, MemorySettings.from_config({**LEXICAL, "semantic": False}), run="a")
     other = sqlite3.connect(path, isolation_level=None)
@@ -325,18 +326,18 @@ def test_let_memory_lives_in_the_run_folder_and_a_resumed_run_keeps_its_journale
     spec = _spec(tmp_path / "out")
     flags = variant_flags("let-mem", {"variants": {"let-mem": {"memory": True}}})
     out = {"output": "== files\n1. ledgerkit/ledger.py", "returncode": 0}
-    mem = make_memory(flags, "dates are exclusive", spec.agents_cfg, spec, StepRecorder(None))
+    mem = make_memory(flags.memory, "dates are exclusive", spec.agents_cfg, spec=spec, recorder=StepRecorder(None))
     assert mem.store.path == str(tmp_path / "out" / "memory.sqlite") and mem.run == "q/let-mem-normal/text/o__r-1"
     for step, query in enumerate(["inclusive end date", "balance as of", "csv import"]):
         mem.store_query("localize_issue", query, "locator", step, out)
     mem.store.close()
-    resumed = make_memory(flags, "dates are exclusive", spec.agents_cfg, spec, ResumingRecorder(None, [{}, {}]))
+    resumed = make_memory(flags.memory, "dates are exclusive", spec.agents_cfg, spec=spec, recorder=ResumingRecorder(None, [{}, {}]))
     assert [r.query for r in resumed.records] == ["inclusive end date", "balance as of"]  # step 2 was not journaled
     # re-running step 0 from the journal sees nothing stored at or after step 0; step 2 sees steps 0 and 1
     assert resumed.lookup_query("localize_issue", "inclusive end date", "locator", step=0)[0] == "miss"
     assert resumed.lookup_query("localize_issue", "balance as of", "editor", step=2)[0] == "exact"
     resumed.store.close()
-    fresh = make_memory(flags, "dates are exclusive", spec.agents_cfg, spec, StepRecorder(None))
+    fresh = make_memory(flags.memory, "dates are exclusive", spec.agents_cfg, spec=spec, recorder=StepRecorder(None))
     assert fresh.records == [] and fresh.units == []  # a fresh run starts with an empty memory
 
 

@@ -41,7 +41,7 @@ def _seen(tmp_path, imports: str) -> dict:
 
 
 def test_no_env_file_reaches_an_agent_or_evaluation_process(tmp_path):
-    seen = _seen(tmp_path, "import swevis.agents.runner, swevis.harness.local, swevis.sandbox.specs")
+    seen = _seen(tmp_path, "import swevis.agents.run.runner, swevis.harness.local, swevis.sandbox.specs")
     assert seen == {"home": None, "cwd": None, "docker": "docker"}
 
 

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from swevis.agents.actions import detect_code_read
-from swevis.agents.demos import DEMOS_DIR, demo_commands, load_demo
-from swevis.agents.observe import ObservationConfig, ObservationPipeline, image_note
-from swevis.agents.runner import mini_swebench_config
+from swevis.agents.observation.actions import detect_code_read
+from swevis.agents.run.demos import DEMOS_DIR, demo_commands, load_demo
+from swevis.agents.observation.observe import ObservationConfig, ObservationPipeline, image_note
+from swevis.agents.run.runner import mini_swebench_config
 from swevis.tokens import count_message_tokens, message_overhead, reply_priming, text_tokens
 from swevis.tokens.messages import data_url_size
 

@@ -1,4 +1,4 @@
-"""The page families obs-rN and hist-rN (swevis.agents.pages): a page once sent is byte-identical
+"""The page families obs-rN and hist-rN (swevis.agents.observation.pages): a page once sent is byte-identical
 in every later request, never dearer per observation and per block, and refused by agents
 that do not declare the family."""
 
@@ -9,8 +9,8 @@ import copy
 import pytest
 import yaml
 
-from swevis.agents.observe import ObservationConfig, ObservationPipeline
-from swevis.agents.pages import HistoryPages, TextPages, legible_pieces, observing
+from swevis.agents.observation.observe import ObservationConfig, ObservationPipeline
+from swevis.agents.observation.pages import HistoryPages, TextPages, legible_pieces, observing
 from swevis.agents.registry import check_condition
 from swevis.models import image_part
 from swevis.render.core import blank_png
@@ -225,7 +225,7 @@ def test_the_config_refuses_a_family_an_agent_does_not_take_by_key():
 
 
 def test_a_run_spec_refuses_a_family_its_agent_does_not_take():
-    from swevis.agents.spec import RunSpec
+    from swevis.agents.run.spec import RunSpec
 
     with pytest.raises(SwevisError, match="agent let takes no obs-rN"):
         RunSpec("m", {}, "let", "normal", "obs-r3", {}, "", "/tmp/none")

@@ -12,8 +12,8 @@ import pytest
 import yaml
 
 from swevis.sandbox.environments import make_environment
-from swevis.agents.runner import RunSpec, run_instance
-from swevis.agents.tools import working_tree_diff
+from swevis.agents.run.runner import RunSpec, run_instance
+from swevis.agents.tools.environment import working_tree_diff
 from swevis.config import schema_defaults
 from swevis.errors import InfrastructureError
 from swevis.tasks.bundled import load_bundled_instances
@@ -22,15 +22,9 @@ from swevis.tasks.repos import checkout, ensure_mirror
 # the environment options as the runner passes them (the validated agents settings): the schema's defaults
 ENV_OPTIONS = {k: schema_defaults("agents")[k] for k in ("docker_network", "docker_cpus", "docker_memory", "docker_pids", "env_passthrough")}
 
-IID = "swevis-samples__ledgerkit-117"
 PROFILE = {"backend": "playback", "model_id": "test", "tokenizer": "qwen3", "image_family": "qwen3.5"}
 GIT_ID = "git -c user.name=agent -c user.email=agent@example.invalid"
 BINARY = bytes(range(256)) * 4  # NUL bytes and invalid UTF-8: git treats it as binary
-
-
-@pytest.fixture(scope="module")
-def instance(bundled_mirror):
-    return bundled_mirror(IID)
 
 
 @pytest.fixture

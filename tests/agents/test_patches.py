@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from swevis.agents.patches import (
+from swevis.agents.mechanisms.candidates import (
     aggregate,
     aggregation_prompt,
     dedupe,

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from swevis.agents.demos import DEMOS_DIR, load_demo
-from swevis.agents.prometheus import CLASSES, route_class
+from swevis.agents.run.demos import DEMOS_DIR, load_demo
+from swevis.agents.builtin.prometheus import CLASSES, route_class
 from swevis.agents.registry import variant_config
-from swevis.agents.runner import RunSpec, run_instance
+from swevis.agents.run.runner import RunSpec, run_instance
 from swevis.config import validate_config
 from swevis.errors import SwevisError
 from swevis.tasks.bundled import load_bundled_instances, load_bundled_set

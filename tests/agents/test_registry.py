@@ -27,7 +27,7 @@ DEMOS = PROJECT_ROOT / "src" / "swevis" / "data" / "demos"
 # A toy agent: mini's loop under another name, declared as a study's own module would.
 TOY_MODULE = textwrap.dedent(
     """
-    from swevis.agents import mini
+    from swevis.agents.builtin import mini
     from swevis.agents.registry import AgentKind
 
     AGENT = AgentKind(name="toy", title="Toy", run=mini.run, phases=("main",), tools=("bash",))

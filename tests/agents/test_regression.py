@@ -12,11 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from swevis.agents import regression  # the module, not its test_command: pytest would collect that
-from swevis.agents.regression import candidate_tests, default_runner, parse_selection, runner_for, select_tests
+from swevis.agents.mechanisms import regression  # the module, not its test_command: pytest would collect that
+from swevis.agents.mechanisms.regression import candidate_tests, default_runner, parse_selection, runner_for, select_tests
 from swevis.errors import SwevisError
 from swevis.index.store import open_index
 from swevis.tasks.bundled import load_bundled_instances
+from helpers import git
 
 
 @dataclass(frozen=True)
@@ -166,10 +167,6 @@ def test_runner_for_the_bundled_rows_and_a_command_of_test_files_only():
 BROKEN = "swevis-samples__ledgerkit-101"
 
 
-def _git(repo: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True).stdout
-
-
 @pytest.mark.slow
 def test_a_patch_that_breaks_a_passing_test_is_caught_on_the_bundled_index(bundled_checkout, tmp_path):
     """On a real checkout and index: the candidates of a patch include the PASS_TO_PASS test
@@ -182,7 +179,7 @@ def test_a_patch_that_breaks_a_passing_test_is_caught_on_the_bundled_index(bundl
     assert old_import in text and old_filter in text
     sheet.write_text(text.replace(old_import, "from ..ledger import _as_date, _in_period\n")
                      .replace(old_filter, "            if not _in_period(entry.date, self.as_of):\n"))
-    diff = _git(repo, "diff")
+    diff = git(repo, "diff") + "\n"  # the diff as git prints it (helpers.git strips it)
     found = candidate_tests(open_index(setup["db"]), diff, lambda p: (repo / p).read_text(), limit=20, hops=2)
     assert found["symbols"] == ["BalanceSheet._net_income"]
     broken = "tests/test_reports.py::test_balance_sheet_mid_period"
@@ -191,7 +188,7 @@ def test_a_patch_that_breaks_a_passing_test_is_caught_on_the_bundled_index(bundl
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
     run = subprocess.run(["bash", "-c", cmd], cwd=repo, env=env, capture_output=True, text=True, timeout=300)
     assert run.returncode == 1 and "FAILED tests/test_reports.py::test_balance_sheet_mid_period" in run.stdout
-    _git(repo, "checkout", "--", ".")
+    git(repo, "checkout", "--", ".")
     run = subprocess.run(["bash", "-c", cmd], cwd=repo, env=env, capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stdout[-2000:]
 
@@ -220,23 +217,21 @@ def test_regression_command_of_a_runner_that_takes_packages_follows_its_language
 
 
 def test_verification_runs_the_regression_tests_with_the_instances_runner():
-    """LET's and Prometheus's verification (VariantToolEnvironment.run_regression) run the
-    selected tests with the runner of the task row's test_cmd."""
+    """LET's and Prometheus's verification (Verification.run_regression) run the selected
+    tests with the runner of the task row's test_cmd."""
     from types import SimpleNamespace
 
-    from swevis.agents.variants import VariantToolEnvironment
+    from swevis.agents.mechanisms.verification import Verification
 
     ran: list[str] = []
-    env = SimpleNamespace(
-        task_row={"instance_id": "o__r-1", "test_cmd": "python -m pytest -rA tests/test_a.py"},
-        flags=SimpleNamespace(output_chars=200),
-        _run=lambda cmd: ran.append(cmd) or {"returncode": 0, "output": "1 passed"},
-    )
-    reg = VariantToolEnvironment.run_regression(env, {"tests": ["tests/test_a.py::test_x"], "files": [], "symbols": ["f"]})
+    env = SimpleNamespace(run=lambda cmd: ran.append(cmd) or {"returncode": 0, "output": "1 passed"})
+    check = Verification(reproduction=None, task_row={"instance_id": "o__r-1", "test_cmd": "python -m pytest -rA tests/test_a.py"},
+                         verify_rounds=1, regression_limit=5, output_chars=200)
+    reg = check.run_regression(env, {"tests": ["tests/test_a.py::test_x"], "files": [], "symbols": ["f"]})
     assert ran == ["python -m pytest -rA tests/test_a.py::test_x"]
     assert reg["command"] == ran[0] and reg["passed"]
-    env.task_row = {"instance_id": "o__r-1"}
-    VariantToolEnvironment.run_regression(env, {"tests": ["tests/test_a.py::test_x"], "files": [], "symbols": ["f"]})
+    check.task_row = {"instance_id": "o__r-1"}
+    check.run_regression(env, {"tests": ["tests/test_a.py::test_x"], "files": [], "symbols": ["f"]})
     assert ran[1] == "python -m pytest -q -p no:cacheprovider tests/test_a.py::test_x"
 
 

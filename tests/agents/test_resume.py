@@ -20,9 +20,9 @@ from pathlib import Path
 import pytest
 from helpers import bash_block
 
-from swevis.agents.resume import JOURNAL_FORMAT, ResumingRecorder, TrajectoryJournal, journal_identity, read_journal
-from swevis.agents.runner import RunSpec, run_instance
-from swevis.agents.trajectory import StepRecorder
+from swevis.agents.run.resume import JOURNAL_FORMAT, ResumingRecorder, TrajectoryJournal, journal_identity, read_journal
+from swevis.agents.run.runner import RunSpec, run_instance
+from swevis.agents.run.trajectory import StepRecorder
 from scripted_server import ScriptedServer, conversation
 
 IID = "swevis-samples__ledgerkit-117"
@@ -39,11 +39,6 @@ def turns(marker_dir: Path) -> list[str]:
         bash_block(f"touch {started}; while test -f {gate}; do sleep 0.05; done; git diff --stat"),
         bash_block("echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"),
     ]
-
-
-@pytest.fixture(scope="module")
-def instance(bundled_mirror):
-    return bundled_mirror(IID)
 
 
 class Endpoint:
@@ -87,7 +82,7 @@ def spec_dict(row, mirror, tmp: Path, base_url: str, out: str) -> dict:
 
 CHILD = """
 import json, sys
-from swevis.agents.runner import RunSpec, run_instance
+from swevis.agents.run.runner import RunSpec, run_instance
 run_instance(RunSpec(**json.load(open(sys.argv[1]))))
 """
 

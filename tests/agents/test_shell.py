@@ -3,7 +3,7 @@ pipelines, words and redirections as bash reads them, and what a read command pr
 
 import pytest
 
-from swevis.agents.shell import (
+from swevis.agents.observation.shell import (
     Read,
     Redirect,
     command_words,

@@ -11,11 +11,12 @@ from pathlib import Path
 import pytest
 import yaml
 
-from swevis.agents.actions import classify_action
-from swevis.agents.demos import DEMOS_DIR, demo_commands, load_demo
-from swevis.agents.memory_store import MemorySettings, MemoryStore
-from swevis.agents.runner import RunSpec, run_instance
-from swevis.agents.variants import DEFAULT_VARIANTS, broken_reproduction, variant_flags
+from swevis.agents.observation.actions import classify_action
+from swevis.agents.run.demos import DEMOS_DIR, demo_commands, load_demo
+from swevis.agents.mechanisms.memory_store import MemorySettings, MemoryStore
+from swevis.agents.run.runner import RunSpec, run_instance
+from swevis.agents.builtin.let_variants import DEFAULT_VARIANTS, variant_flags
+from swevis.agents.mechanisms.reproduction import broken_reproduction
 from swevis.tasks.bundled import load_bundled_instances
 
 ROWS = load_bundled_instances(verify_commits=False)

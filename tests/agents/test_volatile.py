@@ -11,9 +11,9 @@ from datetime import datetime, timezone
 import pytest
 
 from swevis.sandbox.environments import LocalWorkspace
-from swevis.agents.observe import ObservationConfig, ObservationPipeline
-from swevis.agents.runner import RunSpec, run_instance
-from swevis.agents.volatile import normalize
+from swevis.agents.observation.observe import ObservationConfig, ObservationPipeline
+from swevis.agents.run.runner import RunSpec, run_instance
+from swevis.agents.observation.volatile import normalize
 from swevis.tasks.bundled import load_bundled_instances
 from swevis.tasks.repos import ensure_mirror
 from scripted_server import ScriptedServer, conversation

@@ -65,7 +65,7 @@ def test_a_variant_runs_by_hand_on_playback(tmp_path, capsys):
 
 @pytest.mark.slow
 def test_a_hand_run_gets_the_workflows_journal_ledger_workspace_and_top_k(tmp_path, capsys, monkeypatch):
-    import swevis.agents.runner as runner
+    import swevis.agents.run.runner as runner
     from swevis.localize import localize_issue as localize
     from swevis.paths import ResultsLayout, RunKey
 

@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from helpers import PROJECT_ROOT
-from swevis.agents.demos import DEMOS_DIR, load_demo
+from swevis.agents.run.demos import DEMOS_DIR, load_demo
 from swevis.cli import main
 
 IDS = ["swevis-samples__ledgerkit-117", "swevis-samples__tabulon-305"]

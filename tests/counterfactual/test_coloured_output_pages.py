@@ -8,7 +8,7 @@ import dataclasses
 
 import polars as pl
 
-from swevis.agents.pages import Shown, observing
+from swevis.agents.observation.pages import Shown, observing
 from swevis.cli import main
 from swevis.config import load_config
 from swevis.counterfactual.replay import recorded_costs

@@ -9,6 +9,7 @@ import pytest
 
 os.environ.setdefault("MSWEA_SILENT_STARTUP", "1")
 
+from swevis.agents.run.spec import RunInputs  # noqa: E402
 from swevis.counterfactual.replay import counterfactual_costs, replay_turns  # noqa: E402
 
 IID = "swevis-samples__ledgerkit-117"
@@ -54,12 +55,14 @@ def test_reads_mini_swe_agent_trajectories(mini_traj):
     assert "```mswea_bash_command\nsed -n '1,60p' ledgerkit/money.py\n```" in turns["agent"][1]
 
 
+def replay_inputs(instance: dict) -> RunInputs:
+    return RunInputs(model="qwen3.5", profile=PROFILE, row=instance["row"], mirror=instance["mirror"],
+                     pristine_dir=instance["checkout"])
+
+
 @pytest.mark.slow
 def test_counterfactual_costs_per_condition(mini_traj, instance):
-    rows = counterfactual_costs(
-        mini_traj, ["text", "r3"], model_name="qwen3.5", profile=PROFILE, row=instance["row"],
-        mirror=instance["mirror"], index_db=None, pristine_dir=instance["checkout"],
-    )
+    rows = counterfactual_costs(mini_traj, ["text", "r3"], replay_inputs(instance))
     by = {r["condition"]: r for r in rows}
     assert by["text"]["exit_status"] == by["r3"]["exit_status"] == "submitted"
     assert by["text"]["calls"] == by["r3"]["calls"] == 5
@@ -79,10 +82,7 @@ def test_reexecuting_a_mini_1x_trajectory_twice_gives_identical_counts(instance)
     traj = FIXTURES / "mini1__swevis-samples__ledgerkit-117.traj.json"
 
     def costs():
-        return counterfactual_costs(
-            traj, ["text", "r3"], model_name="qwen3.5", profile=PROFILE, row=instance["row"], mirror=instance["mirror"],
-            index_db=None, pristine_dir=instance["checkout"],
-        )
+        return counterfactual_costs(traj, ["text", "r3"], replay_inputs(instance))
 
     first, second = costs(), costs()
     assert first == second

@@ -2,7 +2,7 @@
 
 import pytest
 
-from swevis.agents.output_windows import identify_windows
+from swevis.agents.observation.output_windows import identify_windows
 
 CODE = [f"line {n}" for n in range(1, 31)]  # a 30-line file whose line n reads "line n"
 

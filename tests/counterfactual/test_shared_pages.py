@@ -3,9 +3,9 @@
 import json
 from pathlib import Path
 
-from swevis.agents.observe import SEPARATOR, ObservationConfig, ObservationPipeline, Window, shared_window
+from swevis.agents.observation.observe import SEPARATOR, ObservationConfig, ObservationPipeline, Window, shared_window
 from swevis.counterfactual.replay import observe_recorded_windows
-from swevis.agents.output_windows import identify_windows
+from swevis.agents.observation.output_windows import identify_windows
 from swevis.render import prepare_lines
 from swevis.render.raster import visible_rows
 

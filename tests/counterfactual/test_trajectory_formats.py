@@ -9,7 +9,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from swevis.agents.actions import classify_action
+from swevis.agents.observation.actions import classify_action
 from swevis.counterfactual.replay import RepoFiles, recorded_costs, recorded_windows, replay_turns
 from swevis.counterfactual.formats import TrajectoryFormatError, detect_format, read_trajectory
 from swevis.cli import main

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from swevis.agents.output_windows import identify_windows
+from swevis.agents.observation.output_windows import identify_windows
 from swevis.index.languages import language_for
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "windows_labelled"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from swevis.agents import pages as page_module
+from swevis.agents.observation import pages as page_module
 from swevis.config import load_config
 from swevis.render import tesseract
 from swevis_dev import page_legibility as bench

@@ -78,7 +78,7 @@ def test_literal_recall_counts_a_gold_symbol_that_only_the_message_finds(tmp_pat
 
 
 def test_the_dense_stage_learns_the_issues_meaning_held_out(tmp_path):
-    from swevis.agents.embedding import default_model_dir
+    from swevis.agents.mechanisms.embedding import default_model_dir
 
     if default_model_dir() is None:
         pytest.skip("the MiniLM weights are not installed (make install installs them)")

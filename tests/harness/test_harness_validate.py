@@ -4,7 +4,6 @@ instance x harness x environment, before any condition's accuracy counts the ins
 from __future__ import annotations
 
 import importlib.util
-import subprocess
 from pathlib import Path
 
 import docker
@@ -13,6 +12,7 @@ import pytest
 from swevis.errors import InfrastructureError
 from swevis.harness.records import read_validation
 from swevis.harness.validate import NOOP_PATCH, validate_docker, validate_local, write_validation
+from helpers import git
 
 _spec = importlib.util.spec_from_file_location("harness_docker_tests", Path(__file__).parent / "test_harness_docker.py")
 hd = importlib.util.module_from_spec(_spec)
@@ -23,17 +23,13 @@ def _settings(tmp_path: Path, **kw) -> dict:
     return {"timeout_s": 60, "retries": 0, "cache_dir": str(tmp_path / "evcache"), **kw}
 
 
-def _git(repo: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True).stdout.strip()
-
-
 def _py2014_row(toy_task) -> dict:
     """The toy task on a base commit whose package imports `collections.MutableMapping`, as
     2014 code did: under Python >= 3.10 nothing imports, so the gold patch cannot resolve."""
     repo = toy_task["repo_dir"]
     (repo / "toy" / "__init__.py").write_text("from collections import MutableMapping  # noqa: F401\n")
-    _git(repo, "commit", "-q", "-am", "2014 import")
-    return {**toy_task["row"], "instance_id": "toyorg__toy-2", "base_commit": _git(repo, "rev-parse", "HEAD")}
+    git(repo, "commit", "-q", "-am", "2014 import")
+    return {**toy_task["row"], "instance_id": "toyorg__toy-2", "base_commit": git(repo, "rev-parse", "HEAD")}
 
 
 def test_a_sound_environment_validates_once_and_is_shared(tmp_path, toy_task, monkeypatch):

@@ -5,10 +5,9 @@ conventions, goroutine traces, and an update equal to a cold build."""
 from __future__ import annotations
 
 import sqlite3
-import subprocess
 from pathlib import Path
 
-from helpers import INDEX_TABLES, index_rows
+from helpers import INDEX_TABLES, git, index_rows
 
 from swevis.index import build_index, languages, open_index
 from swevis.localize import extract_hints
@@ -143,18 +142,13 @@ def test_goroutine_traces_are_frames():
         ("/home/dev/geo/cmd/report/main.go", 19, "main", 0)]
 
 
-def _git(repo: Path, *args: str) -> None:
-    subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false",
-                    *args], check=True, capture_output=True)
-
-
 def test_update_between_two_commits_equals_a_cold_build(repo_copy, tmp_path):
     """Edits that move resolution in files that did not change: a new function of a package
     another file calls, a type that changes what it embeds, a removed and an added file."""
     repo = repo_copy
-    _git(repo, "init", "-q")
-    _git(repo, "add", "-A")
-    _git(repo, "commit", "-q", "-m", "v1")
+    git(repo, "init", "-q")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "v1")
     util = repo / "internal" / "mathutil" / "mathutil.go"
     util.write_text(util.read_text() + "\n// Halve is half of x.\nfunc Halve(x float64) float64 {\n\treturn x / 2\n}\n")
     square = repo / "shapes" / "square.go"
@@ -164,12 +158,12 @@ def test_update_between_two_commits_equals_a_cold_build(repo_copy, tmp_path):
         'package shapes\n\nimport "example.com/geo/internal/mathutil"\n\n'
         "// Ring is a circle with a hole.\ntype Ring struct {\n\tCircle\n}\n\n"
         "func (r *Ring) Area() float64 {\n\treturn r.Circle.Area() - mathutil.Halve(1)\n}\n")
-    _git(repo, "add", "-A")
-    _git(repo, "commit", "-q", "-m", "v2")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "v2")
     db = tmp_path / "idx.sqlite"
-    _git(repo, "checkout", "-q", "HEAD~1")
+    git(repo, "checkout", "-q", "HEAD~1")
     build_index(repo, db)
-    _git(repo, "checkout", "-q", "-")
+    git(repo, "checkout", "-q", "-")
     upd = build_index(repo, db)
     cold = build_index(repo, tmp_path / "cold.sqlite", force=True)
     assert upd.mode == "incremental" and upd.files_parsed == 3 and upd.files_removed == 1

@@ -5,10 +5,9 @@ registry's conventions, stack traces, and an update equal to a cold build."""
 from __future__ import annotations
 
 import sqlite3
-import subprocess
 from pathlib import Path
 
-from helpers import INDEX_TABLES, index_rows
+from helpers import INDEX_TABLES, git, index_rows
 
 from swevis.index import build_index, languages, open_index
 from swevis.localize import extract_hints
@@ -140,18 +139,13 @@ def test_java_stack_traces_are_frames():
         ("ArrayList.java", 1596, "ArrayList.forEach", 0)]
 
 
-def _git(repo: Path, *args: str) -> None:
-    subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false",
-                    *args], check=True, capture_output=True)
-
-
 def test_update_between_two_commits_equals_a_cold_build(repo_copy, tmp_path):
     """Edits that move resolution in files that did not change: a new method a caller elsewhere
     resolves to, a class that changes its base, a removed and an added file."""
     repo = repo_copy
-    _git(repo, "init", "-q")
-    _git(repo, "add", "-A")
-    _git(repo, "commit", "-q", "-m", "v1")
+    git(repo, "init", "-q")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "v1")
     geometry = repo / MAIN / "util" / "Geometry.java"
     geometry.write_text(geometry.read_text().rstrip().removesuffix("}") +
                         "\n    public static double halve(double x) {\n        return x / 2;\n    }\n}\n")
@@ -163,12 +157,12 @@ def test_update_between_two_commits_equals_a_cold_build(repo_copy, tmp_path):
         "package com.example.shapes;\n\nimport com.example.util.Geometry;\n\n"
         "public class Ring extends Circle {\n    public Ring(double r) {\n        super(Geometry.halve(r));\n    }\n\n"
         "    @Override\n    public double area() {\n        return super.area() - Geometry.square(1);\n    }\n}\n")
-    _git(repo, "add", "-A")
-    _git(repo, "commit", "-q", "-m", "v2")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "v2")
     db = tmp_path / "idx.sqlite"
-    _git(repo, "checkout", "-q", "HEAD~1")
+    git(repo, "checkout", "-q", "HEAD~1")
     build_index(repo, db)
-    _git(repo, "checkout", "-q", "-")
+    git(repo, "checkout", "-q", "-")
     upd = build_index(repo, db)
     cold = build_index(repo, tmp_path / "cold.sqlite", force=True)
     assert upd.mode == "incremental" and upd.files_parsed == 3 and upd.files_removed == 1

@@ -10,19 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from helpers import INDEX_TABLES, index_rows
+from helpers import INDEX_TABLES, git, index_rows
 
 from swevis.index import build_index
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "index" / "minirepo"
-
-
-def _git(repo: Path, *args: str) -> None:
-    subprocess.run(
-        ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false", *args],
-        check=True, capture_output=True,
-    )
-
 
 
 def _second_version(repo: Path) -> None:
@@ -46,21 +38,21 @@ def _second_version(repo: Path) -> None:
 def two_commits(tmp_path):
     repo = tmp_path / "minirepo"
     shutil.copytree(FIXTURE, repo)
-    _git(repo, "init", "-q")
-    _git(repo, "add", "-A")
-    _git(repo, "commit", "-q", "-m", "v1")
+    git(repo, "init", "-q")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "v1")
     _second_version(repo)
-    _git(repo, "add", "-A")
-    _git(repo, "commit", "-q", "-m", "v2")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "v2")
     return repo
 
 
 def test_update_between_two_commits_equals_a_cold_build(two_commits, tmp_path):
     repo = two_commits
     db = tmp_path / "idx.sqlite"
-    _git(repo, "checkout", "-q", "HEAD~1")
+    git(repo, "checkout", "-q", "HEAD~1")
     build_index(repo, db)
-    _git(repo, "checkout", "-q", "-")
+    git(repo, "checkout", "-q", "-")
     upd = build_index(repo, db)
     cold = build_index(repo, tmp_path / "cold.sqlite", force=True)
     assert upd.mode == "incremental" and cold.mode == "cold"
@@ -74,10 +66,10 @@ def test_update_from_another_versions_index_leaves_it_alone(two_commits, tmp_pat
     """`base`: the index of another version seeds a new database; the base is not modified."""
     repo = two_commits
     v1 = tmp_path / "v1.sqlite"
-    _git(repo, "checkout", "-q", "HEAD~1")
+    git(repo, "checkout", "-q", "HEAD~1")
     build_index(repo, v1)
     before = v1.read_bytes()
-    _git(repo, "checkout", "-q", "-")
+    git(repo, "checkout", "-q", "-")
     upd = build_index(repo, tmp_path / "v2.sqlite", base=v1)
     cold = build_index(repo, tmp_path / "cold.sqlite", force=True)
     assert v1.read_bytes() == before
@@ -108,10 +100,10 @@ def test_an_index_in_a_folder_named_with_sqlite_uri_characters_updates_in_place(
     repo = two_commits
     folder = tmp_path / "odd?name #1"
     db = folder / "idx.sqlite"
-    _git(repo, "checkout", "-q", "HEAD~1")
+    git(repo, "checkout", "-q", "HEAD~1")
     assert build_index(repo, db).mode == "cold"
     assert build_index(repo, db).mode == "noop"
-    _git(repo, "checkout", "-q", "-")
+    git(repo, "checkout", "-q", "-")
     assert build_index(repo, db).mode == "incremental"
     assert open_index(db).con.execute("SELECT COUNT(*) FROM files").fetchone()[0] > 0
     assert sorted(p.name for p in tmp_path.iterdir()) == ["minirepo", "odd?name #1"]
@@ -160,9 +152,9 @@ def _rust_v2(repo: Path) -> None:
 def test_update_equals_a_cold_build_for_each_language(tmp_path, fixture, second_version):
     repo = tmp_path / fixture
     shutil.copytree(FIXTURE.parent / fixture, repo)
-    _git(repo, "init", "-q")
-    _git(repo, "add", "-A")
-    _git(repo, "commit", "-q", "-m", "v1")
+    git(repo, "init", "-q")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "v1")
     db = tmp_path / "idx.sqlite"
     build_index(repo, db)
     second_version(repo)

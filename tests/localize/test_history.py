@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 import shutil
-import subprocess
 
 import pytest
 
@@ -12,6 +11,7 @@ from swevis.index import build_index, open_index
 from swevis.localize import by_kind, localize_issue
 from swevis.localize.history import history_features, parse_log, read_history, repo_history
 from swevis.localize.rerank import history_depth
+from helpers import git
 
 LOG = """\x00aaaa
 diff --git a/pkg/mod.py b/pkg/mod.py
@@ -57,22 +57,16 @@ def test_parse_log_attributes_hunks_to_the_header_and_changed_definitions():
     assert history_features(h, 2, "pkg/mod.py", "Parser.load") == {"hist_file": f["hist_file"], "hist_sym": 0.0}
 
 
-def _git(repo, *args):
-    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t",
-           "HOME": str(repo), "PATH": "/usr/bin:/bin:/usr/local/bin"}
-    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True, env=env).stdout
-
-
 def _churned_repo(path, edits: int):
     """A repository whose save_config was edited `edits` times after load_config and it were written."""
     path.mkdir()
-    _git(path, "init", "-q")
+    git(path, "init", "-q")
     (path / "settings.py").write_text(SOURCE)
-    _git(path, "add", ".")
-    _git(path, "commit", "-qm", "add settings")
+    git(path, "add", ".")
+    git(path, "commit", "-qm", "add settings")
     for i in range(edits):
         (path / "settings.py").write_text(SOURCE.replace('open(path, "w")', f'open(path, "w", buffering={i})'))
-        _git(path, "commit", "-qam", f"edit {i}")
+        git(path, "commit", "-qam", f"edit {i}")
     return path
 
 
@@ -82,14 +76,14 @@ def test_read_history_counts_only_commits_up_to_the_given_one(tmp_path):
     assert len(head.commits) == 4
     # the commit that added both definitions changed both
     assert head.counts(10)[1] == {("settings.py", "save_config"): 4, ("settings.py", "load_config"): 1}
-    first = _git(repo, "rev-list", "--max-parents=0", "HEAD").strip()
+    first = git(repo, "rev-list", "--max-parents=0", "HEAD").strip()
     before = read_history(["-C", str(repo)], first)  # a later fix never leaks into its base's history
     assert len(before.commits) == 1 and before.counts(10)[1][("settings.py", "save_config")] == 1
     assert read_history(["-C", str(tmp_path)], "HEAD").commits == []  # not a repository: no prior
     assert repo_history(tmp_path, 10).commits == [] and len(repo_history(repo, 2).commits) == 2
     assert repo_history(repo, 2) is repo_history(repo, 2)  # read once per checkout, HEAD and depth
     (repo / "settings.py").write_text(SOURCE + "\n")
-    _git(repo, "commit", "-qam", "one more")
+    git(repo, "commit", "-qam", "one more")
     assert repo_history(repo, 10).counts(10)[0]["settings.py"] == 5  # a new HEAD is read afresh
 
 

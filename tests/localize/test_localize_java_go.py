@@ -4,7 +4,6 @@ stack trace, localizes the right file and definition among the first five."""
 from __future__ import annotations
 
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -12,6 +11,7 @@ import pytest
 from swevis.index import build_index, open_index
 from swevis.localize import by_kind, localize_issue
 from swevis.localize.history import read_history
+from helpers import git
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "index"
 
@@ -59,11 +59,6 @@ def test_a_stack_trace_finds_the_definition_it_crashed_in(tmp_path, fixture, iss
     assert symbols[0] == symbol and path in files[:2]  # the trace's other files compete for the file
 
 
-def _git(repo: Path, *args: str) -> None:
-    subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false",
-                    *args], check=True, capture_output=True)
-
-
 @pytest.mark.parametrize(("fixture", "path", "old", "new", "name"), [
     ("javarepo", "src/main/java/com/example/util/Geometry.java", "return zoom * zoom;", "return zoom * zoom * 1;",
      "scaleFactor"),
@@ -74,10 +69,10 @@ def test_the_history_names_the_definition_a_commit_changed(tmp_path, fixture, pa
     """git's hunk headers for the language (diff=java, diff=golang) and its definition regex."""
     repo = tmp_path / fixture
     shutil.copytree(FIXTURES / fixture, repo)
-    _git(repo, "init", "-q")
-    _git(repo, "add", "-A")
-    _git(repo, "commit", "-q", "-m", "v1")
+    git(repo, "init", "-q")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "v1")
     (repo / path).write_text((repo / path).read_text().replace(old, new))
-    _git(repo, "commit", "-q", "-am", "v2")
+    git(repo, "commit", "-q", "-am", "v2")
     history = read_history(["-C", str(repo)], depth=1)
     assert history.commits[0] == (frozenset({path}), frozenset({(path, name)}))

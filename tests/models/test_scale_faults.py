@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from helpers import money_turns
 
-from swevis.agents.runner import RunSpec, prelocalize_run, run_instance
+from swevis.agents.run.runner import RunSpec, prelocalize_run, run_instance
 from swevis.index import build_index
 from swevis.models.spend import CostLimitExceeded, Spend, SpendCaps, SpendLedger
 from swevis.tasks.bundled import load_bundled_instances
@@ -24,11 +24,6 @@ KEY_ENV = "SWEVIS_FAULTS_TEST_KEY"
 
 
 TURNS = money_turns("X = 1")
-
-
-@pytest.fixture(scope="module")
-def instance(bundled_mirror):
-    return bundled_mirror(IID)
 
 
 def turn_for(request) -> str:

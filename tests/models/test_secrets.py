@@ -17,7 +17,7 @@ from urllib.parse import quote
 import pytest
 
 from helpers import run_snakemake
-from swevis.agents.runner import RunSpec, run_instance
+from swevis.agents.run.runner import RunSpec, run_instance
 from swevis.config import schema_defaults
 from swevis.errors import InfrastructureError
 from swevis.models import ContextLengthExceeded, EndpointFailed, ModelConfigError, make_model

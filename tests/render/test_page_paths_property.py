@@ -17,8 +17,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from PIL import Image
 
-from swevis.agents.observe import ObservationConfig, ObservationPipeline
-from swevis.agents.pages import HistoryPages, TextPages
+from swevis.agents.observation.observe import ObservationConfig, ObservationPipeline
+from swevis.agents.observation.pages import HistoryPages, TextPages
 from swevis.analysis.single_read import layout_rows
 from swevis.analysis.single_read_windows import sample_windows
 from swevis.errors import SwevisError

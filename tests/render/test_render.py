@@ -427,7 +427,7 @@ def test_a_character_no_font_draws_is_refused_not_boxed():
 
 
 def test_an_observation_with_a_missing_glyph_stays_text_and_says_why():
-    from swevis.agents.observe import ObservationConfig, ObservationPipeline
+    from swevis.agents.observation.observe import ObservationConfig, ObservationPipeline
 
     source = "".join(f"value_{i} = compute_something(argument_{i}, other={i})\n" for i in range(40))
     source += "LINEAR_B = '\U00010000'\n"

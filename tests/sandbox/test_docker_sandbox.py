@@ -15,7 +15,7 @@ import pytest
 
 from swevis.sandbox import environments
 from swevis.sandbox.environments import make_environment
-from swevis.agents.runner import RunSpec, prelocalize, run_instance
+from swevis.agents.run.runner import RunSpec, prelocalize, run_instance
 from swevis.config import schema_defaults
 from swevis.errors import InfrastructureError
 from swevis.models import make_model

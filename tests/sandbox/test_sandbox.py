@@ -25,7 +25,7 @@ from swevis.sandbox.environments import (
     make_environment,
     workspace_path,
 )
-from swevis.agents.runner import RunSpec, run_instance
+from swevis.agents.run.runner import RunSpec, run_instance
 from swevis.config import schema_defaults
 from swevis.errors import InfrastructureError
 from scripted_server import ScriptedServer
@@ -69,11 +69,6 @@ elif args[0] == "exec":
     sys.stdout.write(proc.stdout)
     sys.exit(proc.returncode)
 '''
-
-
-@pytest.fixture(scope="module")
-def instance(bundled_mirror):
-    return bundled_mirror(IID)
 
 
 @pytest.fixture
@@ -333,7 +328,7 @@ def test_auto_with_a_live_model_and_no_engine_fails_with_dockers_words_not_on_th
 
 def test_docker_patch_is_taken_against_base_commit(instance, fake_docker):
     """A change the agent commits inside the container still is the patch."""
-    from swevis.agents.tools import working_tree_diff
+    from swevis.agents.tools.environment import working_tree_diff
 
     row, mirror = instance
     env, _, _ = make_environment("docker", row, mirror=mirror, timeout_s=30, live_model=False, allow_live_on_host=False, **ENV_OPTIONS)

@@ -11,7 +11,7 @@ import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
-from swevis.agents.observe import ObservationConfig
+from swevis.agents.observation.observe import ObservationConfig
 from swevis.conditions import PATTERN, Condition, ConditionError, condition_arg, conditions_arg, ratio_arg
 from swevis.config import SCHEMA_PATH, ConfigError, validate_config
 from swevis.paths import WILDCARD_CONSTRAINTS
@@ -122,13 +122,11 @@ def test_argparse_types_give_the_parsers_message():
 
 def test_counterfactual_costs_refuse_a_bad_condition_before_any_run(tmp_path):
     """A bad name used to run anyway and come back as a row with a made-up ratio to text."""
+    from swevis.agents.run.spec import RunInputs
     from swevis.counterfactual.replay import counterfactual_costs
 
     with pytest.raises(ConditionError, match="'rX'"):
-        counterfactual_costs(
-            tmp_path / "never-read.json", ["text", "rX"], model_name="m", profile={}, row={}, mirror="",
-            index_db=None, pristine_dir=None,
-        )
+        counterfactual_costs(tmp_path / "never-read.json", ["text", "rX"], RunInputs(model="m", profile={}, row={}, mirror=""))
 
 
 @given(st.floats(min_value=1e-6, max_value=1e6, allow_nan=False, allow_infinity=False))

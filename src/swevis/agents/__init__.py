@@ -1,7 +1,9 @@
-"""The three agents (mini, PLB, LET) and what they share: the model adapter for mini-swe-agent's
-loop, the observation pipeline (text or rendered code), tools, environments, trajectories.
+"""The agents and what they share, one folder a concern: `builtin` (mini, PLB, LET,
+Prometheus), `tools`, `mechanisms` (memory, reproduction, verification, candidates,
+regression), `observation` (what an agent is shown) and `run` (one trajectory, start to
+traj.json); the registry, the settings and the prompt templates sit at the top.
 
-Import the modules themselves (swevis.agents.runner.run_instance, ...): this package file only
+Import the modules themselves (swevis.agents.run.runner.run_instance, ...): this package file only
 quiets mini-swe-agent, so the Snakefile's light helpers (agents.settings) do not load the
 agents, mini-swe-agent and polars (0.8 s at every Snakemake start, every cluster job too).
 """

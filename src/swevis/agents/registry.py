@@ -3,7 +3,7 @@
 The workflow, the CLI, the counterfactual replay and the analysis ask this registry what an
 agent needs (an index, a pre-localization call), which of its phases localize, whether it
 commits a plan, which figure shows its actions; none of them compares agent names. The
-built-in agents are `swevis.agents.mini`, `.plb` and `.let`; a study adds its own with
+built-in agents are the modules of `swevis.agents.builtin` (mini, plb, let, prometheus); a study adds its own with
 config `agents.modules` (importable module names, each defining ``AGENT = AgentKind(...)``).
 
 A variant is an agent of the matrix whose name is ``<base>-<suffix>`` (let-mem): it runs as
@@ -24,7 +24,7 @@ from typing import Any, Callable
 
 from swevis.errors import SwevisError
 
-BUILTIN_MODULES = ("swevis.agents.mini", "swevis.agents.plb", "swevis.agents.let", "swevis.agents.prometheus")
+BUILTIN_MODULES = ("swevis.agents.builtin.mini", "swevis.agents.builtin.plb", "swevis.agents.builtin.let", "swevis.agents.builtin.prometheus")
 # a registered name: lower-case, no '-' (that separates a variant's suffix, and the scope in
 # run folders <agent>-<scope>); swevis.paths.AGENT matches these and their variants
 NAME = re.compile(r"^[a-z][a-z0-9_]*$")

@@ -44,7 +44,7 @@ class AgentSettings:
     @classmethod
     def from_config(cls, agents_cfg: dict[str, Any] | None) -> AgentSettings:
         """From the ``agents`` section (validated, or partial: filled through the schema); the
-        workflow's agents params also carry a variant's entry (swevis.agents.variants), left out."""
+        workflow's agents params also carry a variant's entry (swevis.agents.builtin.let_variants), left out."""
         return typed_section(cls, "agents", agents_cfg)
 
     def to_dict(self) -> dict[str, Any]:

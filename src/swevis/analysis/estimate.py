@@ -81,7 +81,7 @@ def borrowed_history(
 
 def demo_calls(agent: str, instance_ids: list[str], demos_dir: str | Path | None) -> float | None:
     """Mean recorded turns (one model call each) of the agent's demonstrations of the instances."""
-    from swevis.agents.demos import DEMOS_DIR, load_demo
+    from swevis.agents.run.demos import DEMOS_DIR, load_demo
 
     counts = []
     for iid in instance_ids:

@@ -35,7 +35,7 @@ from swevis.harness.records import read_validation
 from swevis.index.store import RepoIndex, open_index
 from swevis.paths import HARNESS_DIRNAME, PROBES_DIRNAME, ResultsLayout, eval_path, repo_slug, run_path
 from swevis.agents.registry import find_kind
-from swevis.agents.trajectory import TRAJ_FORMAT
+from swevis.agents.run.trajectory import TRAJ_FORMAT
 from swevis.localize import coverage_bucket, evidence_coverage
 from swevis.localize.retrieval import METRICS as RETRIEVAL_METRICS, retrieval_scores
 

@@ -2,7 +2,7 @@
 share of it a condition realizes, with the gap decomposed.
 
 An observation j is part of every later call's prompt, so it counts w_j times (w_j: the calls
-after it). Its code windows (every window swevis.agents.output_windows found in the recorded
+after it). Its code windows (every window swevis.agents.observation.output_windows found in the recorded
 output, the finder's recall and precision measured by tests/counterfactual/test_window_labels.py)
 hold k_j tokens as text, the sum of t_w over its windows. The code share of a trajectory is
 s = sum_j w_j k_j / P_text (P_text: the text condition's prompt tokens summed over calls). At

@@ -61,8 +61,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _reexecute(args: argparse.Namespace, path: Path, traj, cfg: dict, model: str, profile: dict) -> list[dict]:
-    from swevis.agents.cli import prepare_instance
+    from swevis.agents.run.cli import prepare_instance
     from swevis.agents.registry import agent_kind, load_modules
+    from swevis.agents.run.spec import RunInputs
     from swevis.counterfactual.replay import FOREIGN_AGENT, counterfactual_costs
 
     load_modules(cfg["agents"]["modules"])
@@ -80,11 +81,10 @@ def _reexecute(args: argparse.Namespace, path: Path, traj, cfg: dict, model: str
     output_folder(args.cache, "--cache")
     row, mirror, co, db = prepare_instance(cfg, iid, args.cache, index=agent_kind(data.get("agent", FOREIGN_AGENT)).needs_index)
     mirror, checkout, db = mirror["mirror"], co["path"], None if db is None else str(db)
-    return counterfactual_costs(
-        path, [str(c) for c in args.conditions], model_name=model, profile=profile, row=row, mirror=mirror,
-        index_db=db, pristine_dir=checkout, scope=scope, agents_cfg=cfg["agents"], localize_cfg=cfg["localize"],
-        render_cfg=cfg["single_read"].get("render", {}),
-    )
+    inputs = RunInputs(model=model, profile=profile, row=row, mirror=mirror, agents_cfg=cfg["agents"],
+                       localize_cfg=cfg["localize"], render_cfg=cfg["single_read"].get("render", {}), index_db=db,
+                       pristine_dir=checkout)
+    return counterfactual_costs(path, [str(c) for c in args.conditions], inputs, scope=scope)
 
 
 def _replay_one(args, path: Path, traj, cfg: dict, model: str, profile: dict) -> tuple[list[dict], list[dict]]:
@@ -195,7 +195,7 @@ def _write(out: Path, rows: list[dict], steps: list[dict[str, Any]], ceiling: li
 
 
 def run(args: argparse.Namespace) -> int:
-    from swevis.agents.cli import model_profile
+    from swevis.agents.run.cli import model_profile
     from swevis.config import load_user_config
     from swevis.counterfactual.formats import read_trajectory, trajectory_files
 

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from swevis.agents.trajectory import TRAJ_FORMAT
+from swevis.agents.run.trajectory import TRAJ_FORMAT
 from swevis.errors import SwevisError
 from swevis.models.messages import content_text
 

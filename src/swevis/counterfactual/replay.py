@@ -4,13 +4,13 @@ trajectory variance). Two modes:
 
 recorded (the default for foreign trajectories, see swevis.counterfactual.formats): the
   recorded conversation is reused as it is; the code windows its observations showed (found
-  by swevis.agents.output_windows from the command and the output) are rendered under each
+  by swevis.agents.observation.output_windows from the command and the output) are rendered under each
   condition by the agents' own observation pipeline, and every call is accounted by the
   backbone's token accounting (the playback backend's estimate of the request). No
   environment, mirror or index. Given the repository at base_commit, each window is checked
-  against it. Recorded mode also replays the working memory (swevis.agents.memory) in front
+  against it. Recorded mode also replays the working memory (swevis.agents.mechanisms.memory) in front
   of a condition: `mem` (text) and `mem+r<N>` (see ReplayCondition), and the page families
-  `obs-r<N>` and `hist-r<N>` (swevis.agents.pages) through the pipeline's `finish` (each
+  `obs-r<N>` and `hist-r<N>` (swevis.agents.observation.pages) through the pipeline's `finish` (each
   observation) and `request` (each call's messages), as the live agents do.
 re-execution (`counterfactual_costs`): the actions are run again in a fresh checkout by the real
   agent loop (our traj.json and mini-swe-agent's .traj.json; tool calls are turned back into
@@ -34,16 +34,17 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-from swevis.agents.actions import classify_actions
-from swevis.agents.memory import MemoryObservationPipeline, WorkingMemory
-from swevis.agents.model_adapter import ACTION_REGEX
-from swevis.agents.observe import ObservationConfig, ObservationPipeline
-from swevis.agents.output_windows import RecordedWindow, identify_windows
-from swevis.agents.runner import RunSpec, run_instance
+from swevis.agents.observation.actions import classify_actions
+from swevis.agents.mechanisms.memory import MemoryObservationPipeline, WorkingMemory
+from swevis.agents.run.model_adapter import ACTION_REGEX
+from swevis.agents.observation.observe import ObservationConfig, ObservationPipeline
+from swevis.agents.observation.output_windows import RecordedWindow, identify_windows
+from swevis.agents.run.runner import run_instance
+from swevis.agents.run.spec import RunInputs
 from swevis.agents.registry import agent_kind
 from swevis.agents.settings import AgentSettings
 from swevis.sandbox import resolved_environment
-from swevis.agents.trajectory import exit_status_of
+from swevis.agents.run.trajectory import exit_status_of
 from swevis.counterfactual.ceiling import FamilyCeiling
 from swevis.counterfactual.cache import CacheRule, PrefixCachedPlayback, call_billing, condition_totals
 from swevis.counterfactual.formats import Step, Trajectory, read_trajectory
@@ -156,26 +157,13 @@ def replay_agents_cfg(agents_cfg: dict | None, turns: dict[str, list[str]]) -> d
     return cfg
 
 
-def counterfactual_costs(
-    traj_path: str | Path,
-    conditions: list[str],
-    *,
-    model_name: str,
-    profile: dict[str, Any],
-    row: dict[str, Any],
-    mirror: str,
-    index_db: str | None,
-    pristine_dir: str | None,
-    scope: str = "normal",
-    agents_cfg: dict | None = None,
-    localize_cfg: dict | None = None,
-    render_cfg: dict | None = None,
-) -> list[dict[str, Any]]:
+def counterfactual_costs(traj_path: str | Path, conditions: list[str], inputs: RunInputs, *,
+                         scope: str = "normal") -> list[dict[str, Any]]:
     """One row per condition: prompt tokens, pages, exit status, and the ratio to text.
 
-    Its RunSpecs are built by hand, not by make_run_spec: a counterfactual always replays
-    and keeps no journal or ledger, and its workspace is its own (replay_workspace), not the
-    cell's (a real run of the cell may be using that). Each row carries its step records."""
+    Its RunSpecs are built from `inputs` by hand, not by make_run_spec: a counterfactual always
+    replays and keeps no journal or ledger, and its workspace is its own (replay_workspace),
+    not the cell's (a real run of the cell may be using that). Each row carries its step records."""
     conditions = [str(Condition.parse(str(c))) for c in conditions]  # a bad name fails before any run
     if not conditions:
         raise SwevisError("no conditions to account")
@@ -183,8 +171,8 @@ def counterfactual_costs(
     preloc = data.get("preloc")
     if agent_kind(agent).needs_preloc and preloc is None:
         raise SwevisError(f"{traj_path}: a {agent_kind(agent).title} trajectory needs its pre-localization package ('preloc') to replay")
-    playback_profile = {**profile, "backend": "playback"}
-    agents_cfg = replay_agents_cfg(agents_cfg, turns)
+    agents_cfg = replay_agents_cfg(inputs.agents_cfg, turns)
+    inputs = dataclasses.replace(inputs, profile={**inputs.profile, "backend": "playback"}, agents_cfg=agents_cfg)
     workspace = replay_workspace(traj_path)
     # a counterfactual always replays, so `auto` is the host; SWE-bench's commands name /testbed
     if resolved_environment(AgentSettings.from_config(agents_cfg).environment, live_model=False) == "local":
@@ -194,14 +182,8 @@ def counterfactual_costs(
         demo = Path(tmp) / "turns.json"
         demo.write_text(json.dumps({"format": "swevis-demo-1", "turns": turns}))
         for condition in conditions:
-            traj = run_instance(
-                RunSpec(
-                    model_name, playback_profile, agent, scope, condition, row, mirror, str(Path(tmp) / condition),
-                    index_db=index_db, pristine_dir=pristine_dir, preloc=preloc, agents_cfg=agents_cfg,
-                    localize_cfg=localize_cfg or {}, render_cfg=render_cfg or {}, playback_source=str(demo),
-                    workspace=workspace,
-                )
-            )
+            traj = run_instance(inputs.spec(agent=agent, scope=scope, condition=condition, out_dir=str(Path(tmp) / condition),
+                                            preloc=preloc, playback_source=str(demo), workspace=workspace))
             rows.append(
                 {
                     "condition": condition,

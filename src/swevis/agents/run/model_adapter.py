@@ -13,9 +13,9 @@ from typing import Any
 from minisweagent.exceptions import FormatError
 from minisweagent.models.utils.actions_text import parse_regex_actions
 
-from swevis.agents.observe import ObservationPipeline
-from swevis.agents.tools import tool_of
-from swevis.agents.trajectory import StepRecorder
+from swevis.agents.observation.observe import ObservationPipeline
+from swevis.agents.tool_registry import tool_of
+from swevis.agents.run.trajectory import StepRecorder
 
 ACTION_REGEX = r"```mswea_bash_command\s*\n(.*?)\n```"
 

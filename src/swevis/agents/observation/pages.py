@@ -44,7 +44,7 @@ from swevis.tokens import count_message_tokens, text_tokens
 log = logging.getLogger(__name__)
 
 TRANSCRIPT, OUTPUTS = "transcript", "outputs"
-# why a text stays text (the code windows' text_reason values, swevis.agents.observe)
+# why a text stays text (the code windows' text_reason values, swevis.agents.observation.observe)
 MISSING_GLYPH, RENDER_FAILED, CHEAPER_AS_TEXT = "missing_glyph", "render_failed", "cheaper_as_text"
 
 

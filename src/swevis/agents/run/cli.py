@@ -65,7 +65,8 @@ def prepare_instance(cfg: dict, instance_id: str, cache_dir: str, *, index: bool
 
 def run(args: argparse.Namespace) -> int:
     from swevis.agents.registry import agent_kind, load_modules, variant_config
-    from swevis.agents.runner import clear_outputs, make_run_spec, prelocalize_run, run_instance
+    from swevis.agents.run.runner import clear_outputs, make_run_spec, prelocalize_run, run_instance
+    from swevis.agents.run.spec import RunInputs
     from swevis.config import load_user_config
     from swevis.models import register_api_keys
 
@@ -84,12 +85,12 @@ def run(args: argparse.Namespace) -> int:
     output_folder(args.cache, "--cache")
     row, mirror, co, db = prepare_instance(cfg, args.instance, args.cache, index=kind.needs_index)
     # the workflow's own spec: playback source, response cache, journal, ledger, workspace, top_k
-    spec = make_run_spec(
-        model=model, profile=profile, agent=args.agent, scope=args.scope, condition=str(args.condition), row=row,
-        mirror=mirror["mirror"], out_dir=args.out, agents_cfg=agents_cfg, localize_cfg=cfg["localize"],
-        render_cfg=cfg["single_read"].get("render", {}), index_db=None if db is None else str(db), pristine_dir=co["path"], demo=args.demo,
-        harness_cfg=cfg["harness"],
+    inputs = RunInputs(
+        model=model, profile=profile, row=row, mirror=mirror["mirror"], agents_cfg=agents_cfg, localize_cfg=cfg["localize"],
+        render_cfg=cfg["single_read"].get("render", {}), index_db=None if db is None else str(db), pristine_dir=co["path"],
     )
+    spec = make_run_spec(inputs, agent=args.agent, scope=args.scope, condition=str(args.condition), out_dir=args.out,
+                         demo=args.demo, harness_cfg=cfg["harness"])
     clear_outputs(args.out)  # before pre-localization, which may fail first
     if kind.needs_preloc:
         spec.preloc = prelocalize_run(spec)

@@ -49,7 +49,7 @@ from typing import Any
 
 import numpy as np
 
-from swevis.agents.embedding import Embedder, load_embedder
+from swevis.agents.mechanisms.embedding import Embedder, load_embedder
 from swevis.config import filled_section
 from swevis.errors import InfrastructureError, SwevisError
 from swevis.paths import repo_slug

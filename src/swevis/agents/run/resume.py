@@ -6,7 +6,7 @@ The journal (JSON lines, one file per (model, agent-scope, condition, instance),
     line 1   {"journal": "swevis-journal-1", "identity": {...}}
     line k   {"step": <step record>, "response": <the assistant turn's full text>}
 
-Each step is appended (and fsynced) by :class:`~swevis.agents.trajectory.StepRecorder` the
+Each step is appended (and fsynced) by :class:`~swevis.agents.run.trajectory.StepRecorder` the
 moment it completes. One model call gives exactly one step (mini's parser accepts one
 action per turn), so the recorded responses are the trajectory's assistant turns in order.
 
@@ -21,7 +21,7 @@ Resuming (a rerun finds a journal whose identity matches):
    billed, not re-estimated), checks that each re-run step is the recorded one, and does
    not journal them twice.
 4. When the recorded turns run out the PlaybackModel's ``fallback`` (composed by
-   :func:`swevis.agents.chat.open_chat_stack`) -- the live model,
+   :func:`swevis.agents.run.chat.open_chat_stack`) -- the live model,
    behind the spend guard seeded with the journal's spend -- takes over, and new steps are
    journaled as before.
 
@@ -44,8 +44,8 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from swevis.agents.actions import scripts_written
-from swevis.agents.trajectory import StepRecorder
+from swevis.agents.observation.actions import scripts_written
+from swevis.agents.run.trajectory import StepRecorder
 from swevis.errors import SwevisError
 from swevis.fsutil import write_atomic
 from swevis.models.playback import PlaybackSource, PlaybackTurn
@@ -130,6 +130,10 @@ class ResumingRecorder(StepRecorder):
         super().__init__(journal_path)
         self.prior = prior
         self.observation_mismatches = 0
+
+    @property
+    def resumed_steps(self) -> int:
+        return len(self.prior)
 
     def add(self, **kwargs: Any) -> dict[str, Any]:
         i = len(self.steps)

@@ -2,8 +2,8 @@
 
     backend (swevis.models.make_model)
       -> spend guard (swevis.models.spend: the caps, the condition's ledger)
-        -> journal (swevis.agents.resume: a resumed run's recorded turns first)
-          -> adapter (swevis.agents.model_adapter: one per phase, mini-swe-agent's Model)
+        -> journal (swevis.agents.run.resume: a resumed run's recorded turns first)
+          -> adapter (swevis.agents.run.model_adapter: one per phase, mini-swe-agent's Model)
 """
 
 from __future__ import annotations
@@ -11,11 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from swevis.agents.model_adapter import SwevisAgentModel
-from swevis.agents.observe import ObservationPipeline
-from swevis.agents.resume import TrajectoryJournal, journal_identity
-from swevis.agents.spec import RunSpec
-from swevis.agents.trajectory import StepRecorder
+from swevis.agents.run.model_adapter import SwevisAgentModel
+from swevis.agents.observation.observe import ObservationPipeline
+from swevis.agents.run.resume import TrajectoryJournal, journal_identity
+from swevis.agents.run.spec import RunSpec
+from swevis.agents.run.trajectory import StepRecorder
 from swevis.models import ChatModel, PlaybackModel, make_model
 from swevis.models.spend import SpendCaps, SpendGuard, SpendLedger
 

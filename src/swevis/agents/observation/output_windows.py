@@ -3,7 +3,7 @@ from the command and from the output it produced (no repository needed).
 
 The counterfactual's recorded mode re-renders these windows under each condition; the live
 observation pipeline renders those detect_code_read cannot tell from the command alone
-(checked against the file first). The command is read by swevis.agents.shell
+(checked against the file first). The command is read by swevis.agents.observation.shell
 (`plain_statements`, `pipeline_read`); recognized, optionally after `cd DIR &&`:
 
 - readers: `sed -n 'A,Bp' F`, `nl [-ba] F`, `cat [-n] F`, `head`/`tail` with line counts,
@@ -38,7 +38,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Callable
 
-from swevis.agents.shell import SWEBENCH_ROOT, Read, folder_after, pipeline_read, plain_statements, repository_path
+from swevis.agents.observation.shell import SWEBENCH_ROOT, Read, folder_after, pipeline_read, plain_statements, repository_path
 
 NL_LINE = re.compile(r"^\s*(\d+)\t(.*)$")
 NL_BLANK = re.compile(r"^\s*$")  # `nl` without -ba leaves empty lines unnumbered
@@ -302,7 +302,7 @@ def _windows_of(src: Read, lines: list[Line], file_lines: Callable[[str], int | 
 
 
 def _read(stages: list[list[str]], cwd: str | None) -> Read | None:
-    """What one pipeline reads (swevis.agents.shell.pipeline_read), its path as the
+    """What one pipeline reads (swevis.agents.observation.shell.pipeline_read), its path as the
     repository knows it; or None."""
     src = pipeline_read(stages)
     return replace(src, path=repository_path(src.path, cwd)) if src else None

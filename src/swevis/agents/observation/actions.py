@@ -2,7 +2,7 @@
 commands, the code window it shows (file and line span).
 
 The classes are the paper's Appendix A classes. A command is read as the shell reads it
-(swevis.agents.shell): split into statements on newlines, `;`, `&`, `&&` and `||`; each
+(swevis.agents.observation.shell): split into statements on newlines, `;`, `&`, `&&` and `||`; each
 statement a pipeline (`a | b`). A heredoc's body is data for the statement that opened it,
 never commands, and comments are dropped; a compound's keywords are not commands (`do cmd`
 runs cmd, `done` none). A command takes the strongest class of its statements in the order
@@ -27,29 +27,14 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from swevis.agents.shell import (SimpleCommand, Statement, command_words, folder_after, pipeline_read, plain_statements,
-                                 statements)
+from swevis.agents.observation.shell import (SimpleCommand, Statement, command_words, folder_after, pipeline_read,
+                                             plain_statements, statements)
+from swevis.agents.tool_registry import tool_class
 
 ACTION_CLASSES = ("read", "search", "edit", "test", "other")
 SUBMIT_MARKER = "COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"
 _PRIORITY = {"edit": 0, "test": 1, "read": 2, "search": 3, "other": 4}
 
-TOOL_CLASSES = {
-    "view_code": "read",
-    "localize_issue": "search",
-    "pack_context": "search",
-    "commit_plan": "other",
-    "classify_issue": "other",
-    "choose_patch": "other",
-    "subquery": "search",
-    "remember": "read",
-    "select_tests": "other",
-    "submit": "other",
-    # the knowledge-graph tools (swevis.agents.graph_tools): lookups search, code and text reads read
-    "find_path": "search", "list_dir": "search", "find_nodes": "search", "callers": "search", "callees": "search",
-    "tests_for": "search", "find_text": "search",
-    "node_parent": "read", "node_children": "read", "next_chunk": "read", "read_span": "read",
-}
 # the file tools of SWE-agent's and OpenHands' agents, by subcommand or by name: their views
 # read (a folder's view lists it, a search), their other subcommands edit
 EDITOR_TOOLS = {"str_replace_editor", "file_editor", "edit_file"}
@@ -178,8 +163,8 @@ def _classify_simple(words: list[str], stage: SimpleCommand | None, bodies: list
     actions wrote."""
     cmd, args = words[0].rsplit("/", 1)[-1], words[1:]
     text = stage.text if stage else ""
-    if cmd in TOOL_CLASSES:
-        return TOOL_CLASSES[cmd]
+    if (declared := tool_class(cmd)) is not None:  # a tool's record says its class
+        return declared
     if cmd in EDITOR_TOOLS:
         return _classify_editor(args)
     if cmd in ACI_CLASSES and not text.lstrip().startswith(("./", "/")):
@@ -297,7 +282,7 @@ def detect_code_read(command: str | None) -> CodeRead | None:
     """The code window a code-reading command shows, known from the command alone, or None
     for any other command.
 
-    A read of one file of the working tree (swevis.agents.shell.pipeline_read: `cat [-n] F`,
+    A read of one file of the working tree (swevis.agents.observation.shell.pipeline_read: `cat [-n] F`,
     `sed -n 'A,Bp' F`, `head`/`tail` with line counts, `nl [-ba] F`, awk NR ranges,
     `view_code F A B`, and a reader's filters `| sed -n 'A,Bp'`, `| head`, `| tail`,
     `| nl -ba`), optionally after `cd DIR &&`; the path is the one the command names (the

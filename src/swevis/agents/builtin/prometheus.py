@@ -13,10 +13,11 @@ Routing (config ``agents.prometheus``):
   model until they pass or ``verify_rounds`` are spent.
 - every other case takes the unverified path: ``candidates`` independent generations from the
   unchanged repository, each run against the regression tests, then normalised, deduplicated
-  and voted on (swevis.agents.patches); the winner is applied and submitted.
+  and voted on (swevis.agents.mechanisms.candidates); the winner is applied and submitted.
 
-Each mechanism is implemented once: the memory, the reproduction stage and the verification
-are the LET variants' (swevis.agents.variants), run here with Prometheus's switches.
+Each mechanism is a module of swevis.agents.mechanisms that LET's variants compose too (the
+memory, the reproduction, the verification, the candidates and their vote, the regression
+tests), composed here with Prometheus's switches.
 """
 
 from __future__ import annotations
@@ -26,20 +27,25 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
+from swevis.agents.mechanisms import context_engine
+from swevis.agents.mechanisms.reproduction import COMMIT_REPRODUCTION
 from swevis.agents.registry import AgentKind
+from swevis.agents.tool_registry import Tool, names
+from swevis.agents.tools import graph
+from swevis.agents.tools.finish import CHOOSE_PATCH, CLASSIFY_ISSUE, COMMIT_PLAN, SELECT_TESTS, SUBMIT
+from swevis.agents.tools.index import LOCALIZE_ISSUE, PACK_CONTEXT, VIEW_CODE
 
 log = logging.getLogger(__name__)
 
 # the paper's classes and the authors' code's, in one set; the first is the fallback
 CLASSES = ("bug", "feature", "refactoring", "documentation", "question")
-# the knowledge-graph tools (swevis.agents.graph_tools), named here so this module stays light
-GRAPH_TOOLS = {"find_path", "list_dir", "find_nodes", "node_parent", "node_children", "callers", "callees",
-               "tests_for", "find_text", "next_chunk", "read_span"}
-# the context engine: a structured sub-query, memory first, the graph on a miss
-CONTEXT_TOOLS = {"subquery", "remember"}
-RETRIEVE_TOOLS = {"localize_issue", "pack_context", "view_code", "commit_plan"} | GRAPH_TOOLS | CONTEXT_TOOLS
-CLASSIFY_TOOLS = {"localize_issue", "view_code", "classify_issue"} | GRAPH_TOOLS | CONTEXT_TOOLS
-GENERATE_TOOLS = {"localize_issue", "pack_context", "view_code", "submit"} | GRAPH_TOOLS | CONTEXT_TOOLS
+# the knowledge-graph tools and the context engine (a structured sub-query, memory first,
+# the graph on a miss) in every stage
+GRAPH_AND_CONTEXT = graph.TOOLS + context_engine.TOOLS
+RETRIEVE_TOOLS = (LOCALIZE_ISSUE, PACK_CONTEXT, VIEW_CODE, COMMIT_PLAN) + GRAPH_AND_CONTEXT
+CLASSIFY_TOOLS = (LOCALIZE_ISSUE, VIEW_CODE, CLASSIFY_ISSUE) + GRAPH_AND_CONTEXT
+REPRODUCE_TOOLS = (VIEW_CODE, COMMIT_REPRODUCTION) + GRAPH_AND_CONTEXT
+GENERATE_TOOLS = (LOCALIZE_ISSUE, PACK_CONTEXT, VIEW_CODE, SUBMIT) + GRAPH_AND_CONTEXT
 RESET_COMMAND = "git checkout -q -- . && git clean -fdq"
 
 
@@ -85,41 +91,48 @@ class PrometheusHooks:
     for every stage), and the records traj.json gets (classification, candidates, vote)."""
 
     def __init__(self, spec: Any, recorder: Any):
-        from swevis.agents.variants import VariantSettings, make_memory  # a run's imports, not the DAG's
+        from swevis.agents.mechanisms.memory import make_memory  # a run's imports, not the DAG's
 
         self.settings = PrometheusSettings.from_config(spec.agents_cfg)
-        s = self.settings
-        # the LET variants' flags, set from Prometheus's switches: one implementation of each
-        self.flags = VariantSettings(
-            memory=s.memory, reproduction=s.reproduction, verification=s.regression or s.reproduction,
-            reproduction_step_limit=s.reproduce_step_limit, verify_rounds=s.verify_rounds,
-            regression_limit=s.regression_limit, output_chars=s.output_chars, memory_options={},
-        )
-        self.memory = make_memory(self.flags, spec.row["problem_statement"], spec.agents_cfg, spec, recorder)
+        self.memory = make_memory(self.settings.memory, spec.row["problem_statement"], spec.agents_cfg, spec=spec,
+                                  recorder=recorder)
         self.recorder = recorder
 
     def pipeline(self, phase: str) -> Any:
-        from swevis.agents.variants import memory_pipeline
+        from swevis.agents.mechanisms.memory import memory_pipeline
 
         return memory_pipeline(self.memory, phase, self.recorder)
 
-    def tool_env(self, run: Any, tools: set[str], *, allow_bash: bool, context: str, reproduction: dict | None = None,
-                 verification: bool = False) -> Any:
-        from dataclasses import replace
+    def tool_env(self, run: Any, tools: tuple[Tool, ...], *, allow_bash: bool, context: str,
+                 reproduction: dict | None = None, verification: bool = False) -> Any:
+        """A stage's tools with the mechanisms composed in: the memory in front of the query
+        tools, the graph, the context engine, the reproduction, the regression tests (and
+        verification at submit when `verification`)."""
+        from swevis.agents.mechanisms.context_engine import ContextEngine
+        from swevis.agents.mechanisms.memory import remembering_tools
+        from swevis.agents.mechanisms.reproduction import Reproduction
+        from swevis.agents.mechanisms.verification import Verification, verifying
+        from swevis.agents.tools.environment import ToolEnvironment
+        from swevis.agents.tools.graph import GraphView
 
-        from swevis.agents.prometheus_tools import PrometheusToolEnvironment
-
-        spec = run.spec
-        return PrometheusToolEnvironment(
-            run.env, graph_results=self.settings.graph_results, node_lines=self.settings.node_lines,
-            regression=self.settings.regression, tools=tools, allow_bash=allow_bash, flags=replace(self.flags, verification=verification),
-            memory=self.memory, context=context, recorder=self.recorder, reproduction=reproduction, task_row=spec.row,
+        spec, s = run.spec, self.settings
+        tools = remembering_tools(tools) if self.memory is not None else tuple(tools)
+        if verification:
+            tools = tuple(verifying(t) if t.name == SUBMIT.name else t for t in tools)
+        parts = [
+            self.memory, GraphView(graph_results=s.graph_results, node_lines=s.node_lines), ContextEngine(self.memory),
+            Reproduction(output_chars=s.output_chars),
+            Verification(reproduction=reproduction, task_row=spec.row, verify_rounds=s.verify_rounds,
+                         regression_limit=s.regression_limit, output_chars=s.output_chars, regression=s.regression),
+        ]
+        return ToolEnvironment(
+            run.env, tools=tools, allow_bash=allow_bash, context=context, recorder=self.recorder, parts=parts,
             issue_text=spec.row["problem_statement"], index_db=spec.index_db, pristine_dir=spec.pristine_dir,
             wide=spec.scope == "wide", index_options=spec.localize_cfg, top_k=spec.settings.top_k,
         )
 
     def record(self, steps: list[dict[str, Any]]) -> dict[str, Any]:
-        from swevis.agents.memory import memory_summary
+        from swevis.agents.mechanisms.memory import memory_summary
 
         out: dict[str, Any] = {"settings": self.settings.__dict__}
         if self.memory is not None:
@@ -165,12 +178,12 @@ def retrieve(run: Any, hooks: PrometheusHooks, values: dict[str, Any]) -> dict[s
 
 def reproduce(run: Any, hooks: PrometheusHooks, values: dict[str, Any], plan_text: str) -> dict[str, Any]:
     """The reproduction stage (LET's): the accepted reproduction or None, and the attempts."""
+    from swevis.agents.mechanisms.regression import reproduction_runner
+    from swevis.agents.mechanisms.reproduction import Reproduction
     from swevis.agents.prompts import render_prompt
-    from swevis.agents.regression import reproduction_runner
 
     limit = hooks.settings.reproduce_step_limit
-    env = hooks.tool_env(run, {"view_code", "commit_reproduction"} | GRAPH_TOOLS | CONTEXT_TOOLS, allow_bash=True,
-                         context="reproduce")
+    env = hooks.tool_env(run, REPRODUCE_TOOLS, allow_bash=True, context="reproduce")
     result = run.phase(
         env=env, phase="reproduce", purpose="reproduction",
         system=render_prompt("let_repro_system", test_runner=reproduction_runner(run.spec.row), **values),
@@ -178,7 +191,7 @@ def reproduce(run: Any, hooks: PrometheusHooks, values: dict[str, Any], plan_tex
                                step_limit=limit, **values),
         step_limit=limit, visual=True,
     )
-    return {"accepted": result.get("reproduction"), "attempts": env.attempts}
+    return {"accepted": result.get("reproduction"), "attempts": env.part(Reproduction).attempts}
 
 
 def generate(run: Any, hooks: PrometheusHooks, values: dict[str, Any], *, issue_class: str, plan_text: str,
@@ -201,17 +214,17 @@ def generate(run: Any, hooks: PrometheusHooks, values: dict[str, Any], *, issue_
     return result, env
 
 
-def model_choice(run: Any, hooks: PrometheusHooks, *, phase: str, tool: str) -> Any:
+def model_choice(run: Any, hooks: PrometheusHooks, *, phase: str, tool: Tool) -> Any:
     """A model stage that answers a question with one tool call (choose_patch, select_tests):
     a callable taking the question's messages and returning the answer as text, for
-    swevis.agents.patches.aggregate and swevis.agents.regression.select_tests."""
+    swevis.agents.mechanisms.candidates.aggregate and swevis.agents.mechanisms.regression.select_tests."""
     from swevis.agents.prompts import render_prompt
 
     def choose(messages: list[dict[str, str]]) -> str:
-        env = hooks.tool_env(run, {tool}, allow_bash=False, context=phase)
+        env = hooks.tool_env(run, (tool,), allow_bash=False, context=phase)
         result = run.phase(
             env=env, phase=phase, purpose=phase,
-            system=messages[0]["content"] + "\n\n" + render_prompt("prometheus_choice_tools", tool=tool,
+            system=messages[0]["content"] + "\n\n" + render_prompt("prometheus_choice_tools", tool=tool.name,
                                                                     repo_root=run.repo_root),
             instance=messages[1]["content"], step_limit=hooks.settings.choice_step_limit, visual=False,
         )
@@ -224,17 +237,19 @@ def regression_check(run: Any, env: Any, hooks: PrometheusHooks, diff: str) -> d
     """The regression tests of the patch in the working tree: the index's tests of the
     modified code, narrowed by the model (select_tests stage) to ``regression_selected``
     when there are more, then run."""
-    from swevis.agents.regression import select_tests
+    from swevis.agents.mechanisms.regression import select_tests
+    from swevis.agents.mechanisms.verification import Verification
 
     if not hooks.settings.regression:
         return {"passed": True, "skipped": "regression tests off"}
-    selection = env.regression_selection(diff)
+    check = env.part(Verification)
+    selection = check.regression_selection(env, diff)
     if len(selection["tests"]) > hooks.settings.regression_selected:
-        choose = model_choice(run, hooks, phase="select_tests", tool="select_tests")
+        choose = model_choice(run, hooks, phase=SELECT_TESTS.name, tool=SELECT_TESTS)
         chosen = select_tests(selection["tests"], choose, max_selected=hooks.settings.regression_selected,
                               issue=run.spec.row["problem_statement"], diff=diff)
         selection = {**selection, "tests": chosen["tests"], "selection": chosen}
-    res = env.run_regression(selection)
+    res = check.run_regression(env, selection)
     return {k: res.get(k) for k in ("command", "returncode", "passed", "tests", "symbols", "selection") if k in res}
 
 
@@ -242,8 +257,8 @@ def candidates_path(run: Any, hooks: PrometheusHooks, values: dict[str, Any], is
                     plan_text: str) -> tuple[dict[str, Any], list[dict[str, Any]], dict[str, Any]]:
     """The unverified path: N candidates from the unchanged repository, each regression-tested,
     then aggregated; the winner is left in the working tree. (final exit extra, candidates, vote)"""
-    from swevis.agents.patches import aggregate, dedupe
-    from swevis.agents.tools import working_tree_diff
+    from swevis.agents.mechanisms.candidates import aggregate, dedupe
+    from swevis.agents.tools.environment import working_tree_diff
 
     found: list[dict[str, Any]] = []
     final: dict[str, Any] = {}
@@ -259,7 +274,7 @@ def candidates_path(run: Any, hooks: PrometheusHooks, values: dict[str, Any], is
             break  # a trajectory outcome (a cap, a context limit): no further candidate is paid for
     groups = dedupe([c["patch"] for c in found])
     passed = [any(found[i]["regression"]["passed"] for i in g["members"]) for g in groups]
-    choose = model_choice(run, hooks, phase="aggregate", tool="choose_patch") if hooks.settings.aggregation == "model" else None
+    choose = model_choice(run, hooks, phase="aggregate", tool=CHOOSE_PATCH) if hooks.settings.aggregation == "model" else None
     vote = aggregate(groups, passed, choose, issue=run.spec.row["problem_statement"], votes=hooks.settings.aggregation_votes)
     winner = vote.get("patch") or ""
     if winner.strip():
@@ -281,6 +296,8 @@ def _apply(env: Any, patch: str) -> None:
 
 def run(run: Any) -> tuple[dict[str, Any], dict[str, Any] | None]:
     """classify -> retrieve -> reproduce (bugs) -> generate -> verify -> aggregate."""
+    from swevis.agents.mechanisms.verification import Verification
+
     hooks: PrometheusHooks = run.variant
     values = {"repo_root": run.repo_root, "scope": run.spec.scope}
     classification = classify(run, hooks, values)
@@ -295,7 +312,8 @@ def run(run: Any) -> tuple[dict[str, Any], dict[str, Any] | None]:
     if reproduction is not None:
         final, env = generate(run, hooks, values, issue_class="bug", plan_text=plan_text, phase="generate",
                               reproduction=reproduction, verification=True)
-        run.record.update(route="verified", candidates=[], vote={"method": "verified", "verifications": env.verifications})
+        verifications = env.part(Verification).verifications
+        run.record.update(route="verified", candidates=[], vote={"method": "verified", "verifications": verifications})
         return final, plan
     final, found, vote = candidates_path(run, hooks, values, classification["class"], plan_text)
     run.record.update(route="unverified", candidates=[{k: v for k, v in c.items() if k != "patch"} | {
@@ -305,14 +323,14 @@ def run(run: Any) -> tuple[dict[str, Any], dict[str, Any] | None]:
 
 AGENT = AgentKind(
     name="prometheus", title="Prometheus", run=run,
-    phases=("classify", "retrieve", "reproduce", "generate", "select_tests", "aggregate"),
+    phases=("classify", "retrieve", "reproduce", "generate", SELECT_TESTS.name, "aggregate"),
     prompts=("prometheus_classify_system", "prometheus_classify_instance", "prometheus_retrieve_system",
              "let_locator_instance", "let_repro_system", "let_repro_instance", "let_editor_system",
              "prometheus_generate_instance", "let_verify_note", "prometheus_regression_system",
              "prometheus_regression_instance", "prometheus_aggregate_system", "prometheus_aggregate_instance",
              "prometheus_choice_tools"),
-    tools=tuple(sorted(RETRIEVE_TOOLS | CLASSIFY_TOOLS | GENERATE_TOOLS
-                       | {"bash", "commit_reproduction", "select_tests", "choose_patch"})),
+    tools=tuple(sorted({"bash", *names(RETRIEVE_TOOLS + CLASSIFY_TOOLS + REPRODUCE_TOOLS + GENERATE_TOOLS
+                                       + (SELECT_TESTS, CHOOSE_PATCH))})),
     needs_index=True, evidence_phases=("retrieve",), commits_plan=True, make_hooks=PrometheusHooks,
     config_keys=("prometheus", "memory"), takes_variants=True, variants_at="prometheus.ablations",
 )

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from swevis import provenance
-from swevis.agents.actions import classify_action, scripts_written
+from swevis.agents.observation.actions import classify_action, scripts_written
 from swevis.redaction import redact
 
 TRAJ_FORMAT = "swevis-traj-1"
@@ -55,6 +55,11 @@ class StepRecorder:
         self.journal_path = Path(journal_path) if journal_path else None
         if self.journal_path:
             self.journal_path.parent.mkdir(parents=True, exist_ok=True)
+
+    @property
+    def resumed_steps(self) -> int:
+        """How many steps of a killed run's journal this recorder re-plays (none: a new run)."""
+        return 0
 
     def _journal(self, record: dict[str, Any]) -> None:
         if not self.journal_path:

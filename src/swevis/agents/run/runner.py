@@ -1,5 +1,5 @@
 """Run one agent on one instance under one condition: the agent the registry names
-(swevis.agents.registry; mini, PLB, LET and LET's variants are built in).
+(swevis.agents.registry: the built-in agents, their variants, or an agents.modules one).
 
 Every agent reuses mini-swe-agent's DefaultAgent loop (templates, step limits, format-error
 limit, submission, exit statuses) with swevis's model adapter, observation pipeline and
@@ -22,21 +22,16 @@ from minisweagent.agents.default import DefaultAgent
 from minisweagent.exceptions import FormatError, Submitted
 
 from swevis import __version__
-from swevis.agents.chat import ChatStack, guarded_backend, open_chat_stack
+from swevis.agents.run.chat import ChatStack, guarded_backend, open_chat_stack
 from swevis.sandbox.environments import make_environment
-from swevis.agents.observe import ObservationConfig, ObservationPipeline, number_lines
+from swevis.agents.observation.observe import ObservationConfig, ObservationPipeline, number_lines
 from swevis.agents.prompts import mini_swebench_config, render_prompt
 from swevis.agents.registry import AgentKind, agent_kind
 from swevis.agents.settings import AgentSettings
-from swevis.agents.spec import RunSpec, make_run_spec
-from swevis.agents.tools import (
-    ToolEnvironment,
-    format_candidates,
-    format_package,
-    read_file_via,
-    working_tree_diff,
-)
-from swevis.agents.trajectory import TRAJ_FORMAT, StepRecorder, exit_status_of, image_free
+from swevis.agents.run.spec import RunSpec, make_run_spec
+from swevis.agents.tools.environment import ToolEnvironment, read_file_via, working_tree_diff
+from swevis.agents.tools.index import format_candidates, format_package
+from swevis.agents.run.trajectory import TRAJ_FORMAT, StepRecorder, exit_status_of, image_free
 from swevis.config import filled_section
 from swevis.errors import InfrastructureError, RepoError
 from swevis.fsutil import write_atomic

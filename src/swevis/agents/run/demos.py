@@ -7,11 +7,11 @@ import re
 from pathlib import Path
 from typing import Any
 
-from swevis.agents.model_adapter import ACTION_REGEX
+from swevis.agents.run.model_adapter import ACTION_REGEX
 from swevis.errors import SwevisError
 from swevis.models.playback import based_on_chain, merge_based_on
 
-DEMOS_DIR = Path(__file__).resolve().parents[1] / "data" / "demos"
+DEMOS_DIR = Path(__file__).resolve().parents[2] / "data" / "demos"
 
 
 def demo_path(agent: str, instance_id: str, demos_dir: str | Path | None = None) -> Path:

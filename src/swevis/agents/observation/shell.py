@@ -1,7 +1,7 @@
 """Shell commands as the shell reads them, and what the commands that read code print.
 
 One parser for the two questions asked of an agent's command: its action class
-(swevis.agents.actions) and the code windows its output shows (swevis.agents.output_windows).
+(swevis.agents.observation.actions) and the code windows its output shows (swevis.agents.observation.output_windows).
 
 `statements` splits a command into statements on newlines, `;`, `&`, `&&` and `||`, each a
 pipeline of simple commands (`a | b`, `a |& b`). Quotes are removed from words, `$(...)` and

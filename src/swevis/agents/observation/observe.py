@@ -21,7 +21,7 @@ the renderer draws: drawn, it would be an empty box), `over_max_window_chars`; p
 `text_reasons`, one per window kept as text), so a replay and the tables can count the
 windows a visual condition kept as text.
 
-Every other command output passes through swevis.agents.volatile first (test timings and
+Every other command output passes through swevis.agents.observation.volatile first (test timings and
 the like), so a rerun's requests match the response cache.
 """
 
@@ -34,10 +34,10 @@ from typing import Any, Callable
 
 from jinja2 import StrictUndefined, Template
 
-from swevis.agents.actions import CodeRead, detect_code_read
-from swevis.agents.output_windows import RecordedWindow, identify_windows
-from swevis.agents.pages import HistoryPages, PageSettings, TextPages, render_long_text
-from swevis.agents.volatile import normalize as normalize_volatile
+from swevis.agents.observation.actions import CodeRead, detect_code_read
+from swevis.agents.observation.output_windows import RecordedWindow, identify_windows
+from swevis.agents.observation.pages import HistoryPages, PageSettings, TextPages, render_long_text
+from swevis.agents.observation.volatile import normalize as normalize_volatile
 from swevis.agents.settings import AgentSettings
 from swevis.conditions import Condition
 from swevis.models import image_part, resolve_profile
@@ -66,7 +66,7 @@ class ObservationConfig:
     # counts and text/pages decisions for a fraction of the time; only for accounting (the
     # counterfactual replay), never for a model that reads the pages
     draw_pages: bool = True
-    pages: dict = field(default_factory=dict)  # config agents.pages (obs-rN, hist-rN; swevis.agents.pages)
+    pages: dict = field(default_factory=dict)  # config agents.pages (obs-rN, hist-rN; swevis.agents.observation.pages)
 
     def __post_init__(self) -> None:
         Condition.parse(self.condition)  # a bad name fails here, before any step runs
@@ -229,7 +229,7 @@ class ObservationPipeline:
             s = self.page_settings
             self.history = HistoryPages(config.text_pages(), s.hist_keep, s.hist_block, s.hist_policy)
 
-    # -- the page families beyond code windows (swevis.agents.pages)
+    # -- the page families beyond code windows (swevis.agents.observation.pages)
     def request(self, messages: list[dict]) -> list[dict]:
         """The messages a call sends: under hist-rN with the old history in frozen pages."""
         return messages if self.history is None else self.history.request(messages)
@@ -306,7 +306,7 @@ class ObservationPipeline:
         window, numbers = shared_window(windows)
         return self._render_parts(window, numbers)
 
-    # -- code windows found inside an output (swevis.agents.output_windows)
+    # -- code windows found inside an output (swevis.agents.observation.output_windows)
     def observe_in_place(self, observation: str, windows: list[RecordedWindow]) -> tuple[Any, int, list[dict[str, Any]]]:
         """`observation` with each window passed through the pipeline where it stands (pages
         under rN unless it keeps the text; with the memory, its notes), or, when that costs
@@ -415,7 +415,7 @@ class ObservationPipeline:
     def _in_output(self, command: str | None, output: dict[str, Any],
                    template_vars: dict | None) -> tuple[list[dict], dict[str, Any]] | None:
         """The code windows the output itself shows (grep's context groups, a diff's hunks,
-        several reads in one command; swevis.agents.output_windows), rendered where they
+        several reads in one command; swevis.agents.observation.output_windows), rendered where they
         stand; only windows whose lines the file has as shown (a hunk is the diff's own
         text). None when there are none, or the pages would not cost less than the text."""
         printed = output.get("output") or ""

@@ -1,8 +1,8 @@
-"""Working memory (after Prometheus, seeds/prometheus-summary.md §2.2.2) for the LET variants.
+"""Working memory (after Prometheus, seeds/prometheus-summary.md §2.2.2), for any agent that composes it.
 
 Every result of ``localize_issue``, ``pack_context`` and ``view_code`` (and every code window a
 bash command shows) is stored as a *context unit* together with the query that produced it,
-in a :class:`~swevis.agents.memory_store.MemoryStore`: the one store of records and units
+in a :class:`~swevis.agents.mechanisms.memory_store.MemoryStore`: the one store of records and units
 for any agent (its sub-queries have Prometheus's three parts). It is ``memory.sqlite`` in the run folder (or the
 repository's shared store, config ``agents.memory.share_across_instances``; in memory for
 the counterfactual replay), so the memory lives for the whole trajectory, across LET's
@@ -43,22 +43,28 @@ observation would have cost without the memory minus what it cost.
 
 Weights and threshold: the seed names the three components and a threshold but gives no
 values; swevis starts from essential 0.6, extra 0.2, purpose 0.2 and threshold 0.80
-(config ``agents.memory``), with all-MiniLM-L6-v2 (see :mod:`swevis.agents.embedding`);
+(config ``agents.memory``), with all-MiniLM-L6-v2 (see :mod:`swevis.agents.mechanisms.embedding`);
 ``benchmarks/bench_memory_match.py`` measures them on paraphrased sub-queries about the
 bundled sample repositories.
 """
 
 from __future__ import annotations
 
+import functools
 import logging
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from swevis.agents.actions import detect_code_read
-from swevis.agents.memory_store import ContextUnit, MemoryRecord, MemorySettings, MemoryStore, SubQuery, record_key
-from swevis.agents.observe import ObservationPipeline, Window, format_window_text, resolve_window
-from swevis.agents.tools import ToolEnvironment
+from swevis.agents.observation.actions import detect_code_read
+from swevis.agents.mechanisms.memory_store import (ContextUnit, MemoryRecord, MemorySettings, MemoryStore, SubQuery,
+                                                   record_key, store_path)
+from swevis.agents.observation.observe import ObservationPipeline, Window, format_window_text, resolve_window
+from swevis.agents.tool_registry import Tool
+from swevis.agents.tools.environment import query_of
+from swevis.agents.tools.index import LOCALIZE_ISSUE, PACK_CONTEXT, VIEW_CODE
+from swevis.paths import run_subdir
 
 log = logging.getLogger(__name__)
 
@@ -68,11 +74,11 @@ PURPOSES = {
     "editor": "edit the code to resolve the issue and test the change",
 }
 EXTRAS = {
-    "localize_issue": "ranked candidate files, symbols and spans",
-    "pack_context": "file summaries, code windows, search hints and test pointers",
+    LOCALIZE_ISSUE.name: "ranked candidate files, symbols and spans",
+    PACK_CONTEXT.name: "file summaries, code windows, search hints and test pointers",
 }
 # the tools whose answers are query records; a code window shown is a record of source "<tool>:window"
-QUERY_TOOLS = ("localize_issue", "pack_context")
+QUERY_TOOLS = (LOCALIZE_ISSUE.name, PACK_CONTEXT.name)
 WINDOW_SOURCE = "{tool}:window"
 
 
@@ -346,7 +352,7 @@ class MemoryObservationPipeline(ObservationPipeline):
                 full_record["memory"] = info["memory"]
                 self.memory.note_answer_tokens(info, full_record)
             return full_content, full_record
-        tool = "view_code" if (command or "").strip().startswith("view_code") else "read"
+        tool = VIEW_CODE.name if (command or "").strip().startswith(VIEW_CODE.name) else "read"
         self.memory.add_window_unit(tool, self.context, step, window)
         lines = window.text.splitlines(keepends=True)
         runs = self.memory.split(self.context, window.path, window.start, lines)
@@ -403,7 +409,7 @@ class MemoryObservationPipeline(ObservationPipeline):
         any_seen = partly = False
         for w in windows:
             lines = (w["text"] + "\n").splitlines(keepends=True)
-            self.memory.add_window_unit("pack_context", self.context, step, Window(w["path"], w["start"], w["end"], w["text"], True))
+            self.memory.add_window_unit(PACK_CONTEXT.name, self.context, step, Window(w["path"], w["start"], w["end"], w["text"], True))
             runs = self.memory.split(self.context, w["path"], w["start"], lines)
             seen_runs = [r for r in runs if r[2] is not None]
             new_runs = [r for r in runs if r[2] is None]
@@ -446,52 +452,75 @@ class MemoryObservationPipeline(ObservationPipeline):
         return content, record
 
 
-class MemoryToolEnvironment(ToolEnvironment):
-    """ToolEnvironment whose query tools consult the working memory first."""
+def remembering(tool: Tool) -> Tool:
+    """A query tool (localize_issue, pack_context) that consults the phase's working memory
+    (its WorkingMemory part) first; the tool itself without one."""
+    return replace(tool, handler=functools.partial(_remembered, tool))
 
-    def __init__(self, base: Any, *, memory: WorkingMemory | None, context: str, recorder: Any, **kwargs: Any):
-        super().__init__(base, **kwargs)
-        self.memory = memory
-        self.context = context
-        self.recorder = recorder
 
-    def _remembered(self, name: str, command: str, run) -> dict[str, Any]:
-        if self.memory is None:
-            return run(command)
-        query = self._query(command, name)
-        step = len(self.recorder.steps)
-        kind, rec, sim = self.memory.lookup_query(name, query, self.context, step)
-        if rec is None:
-            out = run(command)
-            new = self.memory.store_query(name, query, self.context, step, out)
-            self.memory.mark_shown(new, self.context, step)
-            self.memory.set_pending(
-                {"record": new, "memory": {"hit": False, "kind": "miss", "tokens_saved": 0, "similarity": round(sim, 3)}}
-            )
-            return out
-        memo = {"hit": True, "kind": kind, "similarity": round(sim, 3), "from_step": rec.step, "query": rec.query}
-        what = f"{name} {rec.query!r}" if rec.query else name
-        step_then = self.memory.shown_at(rec, self.context)
-        if step_then is not None:
-            why = "this request" if kind == "exact" else f"a similar request (similarity {sim:.2f})"
-            text = f"[memory: {why} was answered at step {step_then} above ({what}); the result is unchanged and not resent]\n"
-            full = self.memory.answer_tokens.get(rec.id, 0)
-            self.memory.set_pending({"short": True, "memory": memo, "full_tokens": full})
-            return {"output": text, "returncode": 0, "exception_info": ""}
-        self.memory.mark_shown(rec, self.context, step)
-        when = f"step {rec.step} of an earlier run on this repository" if rec.earlier_run else f"step {rec.step}"
-        header = (
-            f"[memory: answered from working memory ({kind} match of {what}, {when}"
-            + (f", similarity {sim:.2f}" if kind == "semantic" else "") + "); the tool was not run again]\n"
+def remembering_tools(tools: Iterable[Tool]) -> tuple[Tool, ...]:
+    """A phase's tools, its query tools consulting the working memory first."""
+    return tuple(remembering(t) if t.name in QUERY_TOOLS else t for t in tools)
+
+
+def _remembered(tool: Tool, env: Any, command: str) -> dict[str, Any]:
+    memory: WorkingMemory | None = env.part(WorkingMemory)
+    if memory is None:
+        return tool.handler(env, command)
+    name = tool.name
+    query = query_of(command, name)
+    step = len(env.recorder.steps)
+    kind, rec, sim = memory.lookup_query(name, query, env.context, step)
+    if rec is None:
+        out = tool.handler(env, command)
+        new = memory.store_query(name, query, env.context, step, out)
+        memory.mark_shown(new, env.context, step)
+        memory.set_pending(
+            {"record": new, "memory": {"hit": False, "kind": "miss", "tokens_saved": 0, "similarity": round(sim, 3)}}
         )
-        self.memory.set_pending({"record": rec, "memory": memo})
-        return {**rec.output, "output": header + rec.output.get("output", "")}
+        return out
+    memo = {"hit": True, "kind": kind, "similarity": round(sim, 3), "from_step": rec.step, "query": rec.query}
+    what = f"{name} {rec.query!r}" if rec.query else name
+    step_then = memory.shown_at(rec, env.context)
+    if step_then is not None:
+        why = "this request" if kind == "exact" else f"a similar request (similarity {sim:.2f})"
+        text = f"[memory: {why} was answered at step {step_then} above ({what}); the result is unchanged and not resent]\n"
+        full = memory.answer_tokens.get(rec.id, 0)
+        memory.set_pending({"short": True, "memory": memo, "full_tokens": full})
+        return {"output": text, "returncode": 0, "exception_info": ""}
+    memory.mark_shown(rec, env.context, step)
+    when = f"step {rec.step} of an earlier run on this repository" if rec.earlier_run else f"step {rec.step}"
+    header = (
+        f"[memory: answered from working memory ({kind} match of {what}, {when}"
+        + (f", similarity {sim:.2f}" if kind == "semantic" else "") + "); the tool was not run again]\n"
+    )
+    memory.set_pending({"record": rec, "memory": memo})
+    return {**rec.output, "output": header + rec.output.get("output", "")}
 
-    def _tool_localize_issue(self, command: str) -> dict[str, Any]:
-        return self._remembered("localize_issue", command, super()._tool_localize_issue)
 
-    def _tool_pack_context(self, command: str) -> dict[str, Any]:
-        return self._remembered("pack_context", command, super()._tool_pack_context)
+def memory_pipeline(memory: WorkingMemory | None, phase: str, recorder: Any) -> Callable[..., ObservationPipeline]:
+    """The observation pipeline of a phase: the memory in front of it when memory is on (the
+    LET variants' and Prometheus's stages)."""
+    if memory is None:
+        return ObservationPipeline
+    return functools.partial(MemoryObservationPipeline, memory=memory, context=phase, recorder=recorder)
+
+
+def make_memory(enabled: bool, issue_text: str, agents_cfg: dict[str, Any], *, options: dict[str, Any] | None = None,
+                spec: Any = None, recorder: Any = None) -> WorkingMemory | None:
+    """The trajectory's working memory when `enabled` (None otherwise): agents.memory, the
+    agent's own `options` over it. With the run's spec, its store is a file (the run
+    folder's, or the repository's shared one) and a resumed run (its recorder re-runs the
+    journal's steps) keeps its records of the journaled steps; without, it is in memory."""
+    if not enabled:
+        return None
+    options = {**(agents_cfg.get("memory") or {}), **(options or {})}
+    if spec is None:
+        return WorkingMemory(options, issue_text=issue_text)
+    settings = MemorySettings.from_config(options)
+    path = store_path(spec.out_dir, settings, repo=spec.row["repo"], commit=spec.row["base_commit"])
+    run = "/".join([spec.model_name, f"{spec.agent}-{spec.scope}", spec.condition, run_subdir(spec.row["instance_id"], spec.repeat)])
+    return WorkingMemory(options, issue_text=issue_text, store_path=path, run=run, resume_from_step=recorder.resumed_steps)
 
 
 def memory_summary(steps: list[dict[str, Any]]) -> dict[str, Any]:

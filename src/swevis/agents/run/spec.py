@@ -7,7 +7,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from swevis.agents.demos import demo_path
+from swevis.agents.run.demos import demo_path
 from swevis.agents.registry import check_condition
 from swevis.agents.settings import AgentSettings, RunFolders
 from swevis.sandbox import resolved_environment
@@ -21,9 +21,9 @@ class RunSpec:
 
     model_name: str
     profile: dict[str, Any]
-    agent: str  # mini | plb | let | let-<variant>
+    agent: str  # a registered agent or its variant <agent>-<suffix> (swevis.agents.registry)
     scope: str  # normal | wide
-    condition: str  # text | rN
+    condition: str  # text or a page family's r<N> (swevis.conditions)
     row: dict[str, Any]
     mirror: str
     out_dir: str
@@ -55,21 +55,39 @@ class RunSpec:
         return is_live(self.profile)
 
 
+@dataclass(frozen=True)
+class RunInputs:
+    """What every run of one model on one instance reads, whatever its agent, scope and
+    condition: the model and its profile, the instance's row, mirror, checkout and index, and
+    the config sections. The workflow's runs (make_run_spec) and the counterfactual replay
+    take it whole; `spec` spreads it into a RunSpec."""
+
+    model: str
+    profile: dict[str, Any]
+    row: dict[str, Any]
+    mirror: str
+    agents_cfg: dict[str, Any] = field(default_factory=dict)
+    localize_cfg: dict[str, Any] = field(default_factory=dict)
+    render_cfg: dict[str, Any] = field(default_factory=dict)
+    index_db: str | None = None
+    pristine_dir: str | None = None
+
+    def spec(self, *, agent: str, scope: str, condition: str, out_dir: str, **rest: Any) -> RunSpec:
+        """The RunSpec of one cell's run of these inputs; `rest`: RunSpec's other fields."""
+        return RunSpec(
+            model_name=self.model, profile=self.profile, agent=agent, scope=scope, condition=condition, row=self.row,
+            mirror=self.mirror, out_dir=out_dir, index_db=self.index_db, pristine_dir=self.pristine_dir,
+            agents_cfg=self.agents_cfg, localize_cfg=self.localize_cfg, render_cfg=self.render_cfg, **rest,
+        )
+
+
 def make_run_spec(
+    inputs: RunInputs,
     *,
-    model: str,
-    profile: dict[str, Any],
     agent: str,
     scope: str,
     condition: str,
-    row: dict[str, Any],
-    mirror: str,
     out_dir: str,
-    agents_cfg: dict[str, Any],
-    localize_cfg: dict[str, Any],
-    render_cfg: dict[str, Any],
-    index_db: str | None = None,
-    pristine_dir: str | None = None,
     preloc: dict[str, Any] | None = None,
     repeat: int = 0,
     demo: str | None = None,
@@ -78,20 +96,19 @@ def make_run_spec(
     """The RunSpec of one run. A playback profile plays back `demo`, else the agent's bundled
     demonstration; a repeat asks a live model again, so it gets its own response cache; the
     journal, ledger and workspace sit where ResultsLayout puts them (below agents.*_dir)."""
-    folders = RunFolders.from_config(agents_cfg)
-    instance = row["instance_id"]
+    folders = RunFolders.from_config(inputs.agents_cfg)
+    instance = inputs.row["instance_id"]
     playback = None
-    if not is_live(profile):
+    if not is_live(inputs.profile):
         playback = demo or str(demo_path(agent, instance, folders.demos_dir))
     cache_dir = folders.cache_dir if repeat == 0 else str(Path(folders.cache_dir) / f"repeat-{repeat}")
     layout = ResultsLayout()
-    run = RunKey(model, agent, scope, condition, instance, repeat)
-    return RunSpec(
-        model_name=model, profile=profile, agent=agent, scope=scope, condition=condition, row=row, mirror=mirror,
-        out_dir=out_dir, index_db=index_db, pristine_dir=pristine_dir, preloc=preloc, agents_cfg=agents_cfg,
-        localize_cfg=localize_cfg, render_cfg=render_cfg, cache_dir=cache_dir, playback_source=playback, repeat=repeat,
+    run = RunKey(inputs.model, agent, scope, condition, instance, repeat)
+    return inputs.spec(
+        agent=agent, scope=scope, condition=condition, out_dir=out_dir, preloc=preloc, cache_dir=cache_dir,
+        playback_source=playback, repeat=repeat,
         # The journal survives a killed job (it is no rule output): run_instance resumes from it
-        # (live models) and deletes it once traj.json is written. See swevis.agents.resume.
+        # (live models) and deletes it once traj.json is written. See swevis.agents.run.resume.
         journal_path=layout.run_journal(folders.journal_dir, run),
         ledger_path=layout.spend_ledger(folders.ledger_dir, run.cell),
         # one flat folder per run, named by digits rather than by agent and condition

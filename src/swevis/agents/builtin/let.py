@@ -1,6 +1,6 @@
 """LET: a locator that commits a plan (its transcript is discarded at the handoff) and an
 editor that starts from the plan. Its variants (config agents.variants: working memory,
-reproduction, verification; swevis.agents.variants) add their hooks to both phases."""
+reproduction, verification; swevis.agents.builtin.let_variants) add their hooks to both phases."""
 
 from __future__ import annotations
 
@@ -8,16 +8,19 @@ import json
 from typing import Any
 
 from swevis.agents.registry import AgentKind, is_variant
+from swevis.agents.tool_registry import names
+from swevis.agents.tools.finish import COMMIT_PLAN, SUBMIT
+from swevis.agents.tools.index import LOCALIZE_ISSUE, PACK_CONTEXT, VIEW_CODE
 
-LOCATOR_TOOLS = {"localize_issue", "pack_context", "view_code", "commit_plan"}
-EDITOR_TOOLS = {"localize_issue", "pack_context", "view_code", "submit"}
+LOCATOR_TOOLS = (LOCALIZE_ISSUE, PACK_CONTEXT, VIEW_CODE, COMMIT_PLAN)
+EDITOR_TOOLS = (LOCALIZE_ISSUE, PACK_CONTEXT, VIEW_CODE, SUBMIT)
 
 
 def run(run: Any) -> tuple[dict[str, Any], dict[str, Any] | None]:
     """Locator then editor; a variant (run.variant) adds its memory and its stages. Returns
     (the final phase's exit extra, the plan)."""
     from swevis.agents.prompts import render_prompt  # a run's imports, not the DAG's
-    from swevis.agents.tools import ToolEnvironment
+    from swevis.agents.tools.environment import ToolEnvironment
 
     spec, settings = run.spec, run.spec.settings
     issue = spec.row["problem_statement"]
@@ -27,7 +30,7 @@ def run(run: Any) -> tuple[dict[str, Any], dict[str, Any] | None]:
         index_options=spec.localize_cfg, top_k=settings.top_k,
     )
 
-    def tool_env(tools: set[str], allow_bash: bool, context: str) -> Any:
+    def tool_env(tools: tuple, allow_bash: bool, context: str) -> Any:
         if run.variant is None:
             return ToolEnvironment(run.env, tools=tools, allow_bash=allow_bash, **tool_kwargs)
         return run.variant.tool_env(run.env, tools=tools, allow_bash=allow_bash, context=context, **tool_kwargs)
@@ -65,7 +68,7 @@ def make_hooks(spec: Any, recorder: Any) -> Any:
         return None
     # ablation code, imported only when a variant runs: LET itself never loads it (nor the
     # working memory's embedder)
-    from swevis.agents.variants import LetVariant
+    from swevis.agents.builtin.let_variants import LetVariant
 
     return LetVariant(spec.agent, spec.agents_cfg, spec.row["problem_statement"], recorder, spec)
 
@@ -73,7 +76,7 @@ def make_hooks(spec: Any, recorder: Any) -> Any:
 AGENT = AgentKind(
     name="let", title="LET", run=run, phases=("locator", "editor"),
     prompts=("let_locator_system", "let_locator_instance", "let_editor_system", "let_editor_instance"),
-    tools=tuple(sorted(LOCATOR_TOOLS | EDITOR_TOOLS | {"bash"})), needs_index=True,
+    tools=tuple(sorted({"bash", *names(LOCATOR_TOOLS + EDITOR_TOOLS)})), needs_index=True,
     evidence_phases=("locator",), commits_plan=True, action_figure="figure5.png",
     make_hooks=make_hooks, takes_variants=True,
 )

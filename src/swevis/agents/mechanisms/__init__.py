@@ -1,0 +1,1 @@
+"""The mechanisms any agent composes: working memory, reproduction, verification, candidate patches, regression tests."""

@@ -1,0 +1,1 @@
+"""Running one trajectory: the run spec, the chat stack, the step journal, traj.json, `swevis agent run`."""
