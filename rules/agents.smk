@@ -66,7 +66,7 @@ rule run_agent:
 
 
 # Every run of a cell (instances x repeats) in one job: the default path of a study's runs
-# (swevis.agents.batch says why). Each run keeps its folder, journal and outputs; runs.json
+# (swevis.agents.run.batch says why). Each run keeps its folder, journal and outputs; runs.json
 # lists them. A run already made with the same settings and inputs is not run again, and
 # the `missing` param reruns the job when a run's folder was deleted behind runs.json.
 rule run_condition:

@@ -335,7 +335,7 @@ def _run_files(key, instance):
 
 def cell_runs(wc):
     """The runs of a cell's one agent job (run_condition), each with its folder, input
-    files and row digest, which swevis.agents.batch compares run by run."""
+    files and row digest, which swevis.agents.run.batch compares run by run."""
     key = ConditionKey.of(wc)
     return [
         {

@@ -1,11 +1,12 @@
 """Snakemake adapter: every run of one cell (model x agent x scope x condition) in one
-process (swevis.agents.batch), then the cell's runs.json listing them."""
+process (swevis.agents.run.batch), then the cell's runs.json listing them."""
 
 import json
 from pathlib import Path
 
-from swevis.agents.batch import run_cell, run_stamp
-from swevis.agents.runner import make_run_spec, run_instance
+from swevis.agents.run.batch import run_cell, run_stamp
+from swevis.agents.run.runner import make_run_spec, run_instance
+from swevis.agents.run.spec import RunInputs
 from swevis.logutil import script_logging
 from swevis.fsutil import write_json_atomic
 from swevis.tasks import load_instances
@@ -24,11 +25,14 @@ with script_logging(snakemake.log[0]) as log:
         preloc = None
         if files["preloc"]:
             preloc = json.loads(Path(files["preloc"]).read_text())
+        inputs = RunInputs(
+            model=wc.model, profile=params.profile, row=rows[run["instance"]], mirror=checkout["mirror"],
+            agents_cfg=params.agents, localize_cfg=params.localize, render_cfg=params.render, index_db=files["index"],
+            pristine_dir=checkout["path"],
+        )
         spec = make_run_spec(
-            model=wc.model, profile=params.profile, agent=wc.agent, scope=wc.scope, condition=wc.condition,
-            row=rows[run["instance"]], mirror=checkout["mirror"], out_dir=run["out_dir"], agents_cfg=params.agents,
-            localize_cfg=params.localize, render_cfg=params.render, index_db=files["index"],
-            pristine_dir=checkout["path"], preloc=preloc, repeat=run["repeat"], harness_cfg=params.harness,
+            inputs, agent=wc.agent, scope=wc.scope, condition=wc.condition, out_dir=run["out_dir"], preloc=preloc,
+            repeat=run["repeat"], harness_cfg=params.harness,
         )
         traj = run_instance(spec)
         log.info("%s %s-%s %s %s: %s, %d prompt tokens in %d calls (%d resumed from the journal)", wc.model, wc.agent,

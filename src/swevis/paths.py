@@ -206,7 +206,7 @@ class ResultsLayout:
 
     def cell_runs(self, key: ConditionKey) -> str:
         """runs.json of a condition: the run folders its one agent job made or found current
-        (rule run_condition, swevis.agents.batch)."""
+        (rule run_condition, swevis.agents.run.batch)."""
         return str(PurePosixPath(self.condition_dir(key)) / "runs.json")
 
     def harness_dir(self, key: ConditionKey) -> str:

@@ -1,4 +1,4 @@
-"""One job per cell (swevis.agents.batch): a run is made again only when it is missing, made
+"""One job per cell (swevis.agents.run.batch): a run is made again only when it is missing, made
 with other settings, or older than one of its inputs; one run's infrastructure failure
 leaves the cell's other runs made and fails the job naming it."""
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from swevis.agents.batch import STAMP_NAME, run_cell, run_is_current, run_stamp
+from swevis.agents.run.batch import STAMP_NAME, run_cell, run_is_current, run_stamp
 from swevis.errors import InfrastructureError
 
 

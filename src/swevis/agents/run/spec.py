@@ -106,7 +106,7 @@ def make_run_spec(
     run = RunKey(inputs.model, agent, scope, condition, instance, repeat)
     return inputs.spec(
         agent=agent, scope=scope, condition=condition, out_dir=out_dir, preloc=preloc, cache_dir=cache_dir,
-        playback_source=playback, repeat=repeat,
+        playback_source=playback, repeat=repeat, harness_cfg=harness_cfg,
         # The journal survives a killed job (it is no rule output): run_instance resumes from it
         # (live models) and deletes it once traj.json is written. See swevis.agents.run.resume.
         journal_path=layout.run_journal(folders.journal_dir, run),
