@@ -76,8 +76,8 @@ class Condition:
                                  f"{', ' if spelled else ''}{spelled}{_canonical_hint(name)}")
         if name == TEXT:
             return cls(None)
-        prefix, _, ratio = name.rpartition("-")
-        return cls(float(ratio[1:]), _BY_PREFIX[prefix + "-" if prefix else ""].name)
+        prefix, ratio = re.fullmatch(rf"({_PREFIXES})?r(.+)", name).groups()
+        return cls(float(ratio), _BY_PREFIX[prefix or ""].name)
 
     @property
     def visual(self) -> bool:
