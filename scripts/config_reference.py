@@ -98,7 +98,7 @@ def rows(node: dict[str, Any], path: str, default: Any) -> list[str]:
 
 def reference() -> str:
     """The whole page: one section per top-level key of the schema."""
-    schema = load_schema()  # the image families filled in from swevis.tokens
+    schema = load_schema()  # the image families and the conditions' grammar filled in
     defaults = schema_defaults()
     parts = [HEADER]
     for name, node in schema["properties"].items():

@@ -1,19 +1,15 @@
 """The observation condition of a run: `text`, or a page family at nominal compression ratio N
-(budget = text tokens / N):
-
-- `r<N>` (family `code`): code windows rendered as pages;
-- `obs-r<N>` (family `obs`): code windows and long non-code observations (test output,
-  tracebacks, listings, diffs) rendered; short ones stay text (agents.pages.obs_min_tokens);
-- `hist-r<N>` (family `hist`): the history older than the last agents.pages.hist_keep calls
-  rendered, frozen in blocks (swevis.agents.observation.pages); the recent calls stay text.
+(budget = text tokens / N), written `<prefix>r<N>`: `r<N>` renders code windows, and each
+other family of swevis.page_families (one module each) names what else it renders.
 
 An agent takes the families its AgentKind.page_families names (swevis.agents.registry).
 
 The one parser of condition names: the Snakemake wildcard constraint, the config schema's
-pattern and every CLI use PATTERN, and the observation pipeline reads the ratio from
-`Condition.parse`, so a name means the same thing everywhere and a bad one fails where it is
-read. Only the canonical spelling is accepted (r3, r2.5, r0.5; not r3.0, r03, R3), so one
-condition has one results folder.
+pattern (filled in by swevis.config) and every CLI use PATTERN, built from the registered
+families, and the observation pipeline reads the ratio from `Condition.parse`, so a name
+means the same thing everywhere and a bad one fails where it is read. Only the canonical
+spelling is accepted (r3, r2.5, r0.5; not r3.0, r03, R3), so one condition has one results
+folder.
 """
 
 from __future__ import annotations
@@ -25,32 +21,45 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from swevis.errors import SwevisError
+from swevis.page_families import DEFAULT_FAMILY, FAMILIES, PageFamily, page_family
 
 TEXT = "text"
 _RATIO = r"(?:[1-9][0-9]*|(?:0|[1-9][0-9]*)\.[0-9]*[1-9])"
-CODE, OBS, HIST = "code", "obs", "hist"
-FAMILIES = (CODE, OBS, HIST)  # the page families; a name is <family>-r<N> but for code's r<N>
-# The grammar of a condition name; data/config.schema.yaml spells it as ^(PATTERN)$.
-PATTERN = rf"text|(?:{OBS}-|{HIST}-)?r{_RATIO}"
+FAMILY_NAMES = tuple(f.name for f in FAMILIES)  # every registered page family
+_BY_PREFIX = {f.prefix: f for f in FAMILIES}
+_PREFIXES = "|".join(f.prefix for f in FAMILIES if f.prefix)  # each a plain word and `-` (a test checks)
+# The grammar of a condition name; swevis.config fills it into the schema as ^(PATTERN)$.
+PATTERN = rf"text|(?:{_PREFIXES})?r{_RATIO}"
 # A code-family name only (r<N>): what the replay's memory goes in front of (mem+r<N>).
 CODE_PATTERN = rf"r{_RATIO}"
+# The counterfactual replay's conditions (swevis.counterfactual.replay.ReplayCondition): a
+# condition, or the working memory in front of one (mem = text, mem+r<N>).
+MEMORY = "mem"
+REPLAY_PATTERN = rf"{PATTERN}|{MEMORY}|{MEMORY}\+{CODE_PATTERN}"
+
+
+def spelled_conditions() -> str:
+    """The conditions in words: `text, rN, obs-rN or hist-rN`."""
+    words = [TEXT] + [f.spelling for f in FAMILIES]
+    return ", ".join(words[:-1]) + " or " + words[-1]
 
 
 class ConditionError(SwevisError, ValueError):
-    """A condition name that is neither `text` nor `[obs-|hist-]r<positive number>`."""
+    """A condition name that is neither `text` nor a page family's `<prefix>r<positive number>`."""
 
 
 @dataclass(frozen=True)
 class Condition:
     """`ratio` is None for text, else the positive compression ratio of the rendered pages;
-    `family` says what is rendered (code, obs, hist; text is code's with no ratio)."""
+    `family` names what is rendered (a registered page family; text is the default family's
+    with no ratio)."""
 
     ratio: float | None = None
-    family: str = CODE
+    family: str = DEFAULT_FAMILY.name
 
     def __post_init__(self) -> None:
-        if self.family not in FAMILIES or (self.ratio is None and self.family != CODE):
-            raise ConditionError(f"page family {self.family!r} needs a ratio and is one of {', '.join(FAMILIES)}")
+        if self.family not in FAMILY_NAMES or (self.ratio is None and self.family != DEFAULT_FAMILY.name):
+            raise ConditionError(f"page family {self.family!r} needs a ratio and is one of {', '.join(FAMILY_NAMES)}")
         r = self.ratio
         if r is not None and (isinstance(r, bool) or not isinstance(r, (int, float)) or not math.isfinite(r) or r <= 0):
             raise ConditionError(f"ratio must be a positive number, got {r!r}")
@@ -59,52 +68,54 @@ class Condition:
 
     @classmethod
     def parse(cls, name: str) -> Condition:
-        """`text`, `r<N>`, `obs-r<N>` or `hist-r<N>`; anything else is a ConditionError naming the value."""
+        """`text` or a family's `<prefix>r<N>`; anything else is a ConditionError naming the value."""
         if not isinstance(name, str) or not re.fullmatch(PATTERN, name):
-            hint = _canonical_hint(name)
-            raise ConditionError(f"unknown condition {name!r}: use text, r<positive number> (r1, r3, r2.5), "
-                                 f"obs-r<N> or hist-r<N>{hint}")
+            others = [f"{f.prefix}r<N>" for f in FAMILIES if f.prefix]
+            spelled = ", ".join(others[:-1]) + " or " + others[-1] if len(others) > 1 else "".join(others)
+            raise ConditionError(f"unknown condition {name!r}: use text, r<positive number> (r1, r3, r2.5)"
+                                 f"{', ' if spelled else ''}{spelled}{_canonical_hint(name)}")
         if name == TEXT:
             return cls(None)
-        family, ratio = name.split("-") if "-" in name else (CODE, name)
-        return cls(float(ratio[1:]), family)
+        prefix, ratio = re.fullmatch(rf"({_PREFIXES})?r(.+)", name).groups()
+        return cls(float(ratio), _BY_PREFIX[prefix or ""].name)
 
     @property
     def visual(self) -> bool:
         return self.ratio is not None
 
     @property
+    def page_family(self) -> PageFamily:
+        """The family object (swevis.page_families): its hooks, settings keys and ceiling."""
+        return page_family(self.family)
+
+    @property
     def code_ratio(self) -> float | None:
-        """The ratio code windows are rendered at as they are observed (None: they stay text;
-        hist renders old history only, never a fresh observation)."""
-        return self.ratio if self.family in (CODE, OBS) else None
+        """The ratio code windows are rendered at as they are observed (None: they stay text,
+        under text and a family that renders no fresh observation)."""
+        return self.ratio if self.page_family.code_windows else None
 
     def __str__(self) -> str:
         if self.ratio is None:
             return TEXT
-        prefix = "" if self.family == CODE else f"{self.family}-"
-        return prefix + "r" + format(Decimal(repr(self.ratio)).normalize(), "f")
-
-
-# The keys of config agents.pages each family reads (swevis.agents.observation.pages): the workflow passes
-# a run or a replay only these, so editing one reruns only the conditions that read it.
-PAGE_KEYS = {OBS: ("obs_min_tokens", "obs_run_chars"), HIST: ("hist_keep", "hist_block", "hist_policy")}
+        return self.page_family.prefix + "r" + format(Decimal(repr(self.ratio)).normalize(), "f")
 
 
 def pages_read(names: list[str], pages: dict) -> dict:
-    """The part of config agents.pages that conditions `names` read ({} for text and rN)."""
-    families = {Condition.parse(str(n).rpartition("+")[2]).family for n in names if str(n) != "mem"}
-    return {k: pages[k] for f in FAMILIES if f in families for k in PAGE_KEYS.get(f, ()) if k in pages}
+    """The part of config agents.pages that conditions `names` read (their families' `settings`;
+    {} for text and rN): the workflow passes a run or a replay only these, so editing one
+    reruns only the conditions that read it."""
+    families = {Condition.parse(str(n).rpartition("+")[2]).family for n in names if str(n) != MEMORY}
+    return {k: pages[k] for f in FAMILIES if f.name in families for k in f.settings if k in pages}
 
 
 def _canonical_hint(name: object) -> str:
     """', write r3' for a near miss such as r3.0, R3 or r03."""
     if not isinstance(name, str):
         return ""
-    m = re.fullmatch(r"(?:(obs|hist)-)?[rR]\s*([0-9]*\.?[0-9]+)", name.strip())
+    m = re.fullmatch(rf"({_PREFIXES})?[rR]\s*([0-9]*\.?[0-9]+)", name.strip())
     if not m or float(m.group(2)) <= 0:
         return ""
-    return f"; write {Condition(float(m.group(2)), m.group(1) or CODE)}"
+    return f"; write {Condition(float(m.group(2)), _BY_PREFIX[m.group(1) or ''].name)}"
 
 
 def condition_arg(value: str) -> Condition:

@@ -13,6 +13,7 @@ from typing import Any
 import jsonschema
 import yaml
 
+from swevis.conditions import PATTERN, REPLAY_PATTERN, spelled_conditions
 from swevis.errors import SwevisError
 
 # inside the package, so an installed wheel (not only an editable checkout) validates configs
@@ -99,8 +100,9 @@ def image_family_names() -> tuple[str, ...]:
 
 def load_schema(schema_path: str | Path = SCHEMA_PATH) -> dict[str, Any]:
     """The schema as the validator reads it: the YAML file, with the allowed values of
-    `models.<name>.image_family` filled in from swevis.tokens' registry."""
-    return _with_image_families(_read_schema(schema_path), image_family_names())
+    `models.<name>.image_family` filled in from swevis.tokens' registry and the grammar of
+    its condition keys from swevis.conditions."""
+    return _with_conditions(_with_image_families(_read_schema(schema_path), image_family_names()))
 
 
 def _read_schema(schema_path: str | Path) -> dict[str, Any]:
@@ -113,6 +115,34 @@ def _with_image_families(schema: dict[str, Any], names: tuple[str, ...]) -> dict
     family = schema["properties"]["models"]["additionalProperties"]["properties"]["image_family"]
     family["enum"] = list(names)
     family["errorMessage"] = {"enum": f"is not an image family; known: {', '.join(names)}"}
+    return schema
+
+
+# the keys that take a condition and a replay condition ("[]": an item, "<name>": any key)
+CONDITION_KEYS = ("agents/matrix/[]/conditions/[]", "agents/ablation/conditions/[]",
+                  "agents/ablation/agent_conditions/<name>/[]", "analysis/baseline/condition")
+REPLAY_CONDITION_KEYS = ("counterfactual/conditions/[]",)
+
+
+def schema_node(schema: dict[str, Any], key: str) -> dict[str, Any]:
+    """The schema node of a config key written as CONDITION_KEYS are."""
+    node = schema
+    for part in key.split("/"):
+        node = node["items"] if part == "[]" else node["additionalProperties"] if part == "<name>" \
+            else node["properties"][part]
+    return node
+
+
+def _with_conditions(schema: dict[str, Any]) -> dict[str, Any]:
+    """`schema` with the pattern of each condition key (and its words) filled in from
+    swevis.conditions, whose grammar is built from the registered page families: the
+    families are named once, each in its module of swevis.page_families."""
+    for key in CONDITION_KEYS:
+        schema_node(schema, key).update(pattern=f"^({PATTERN})$", errorMessage={
+            "pattern": f"is not a condition: a condition is {spelled_conditions()}, N a positive number written "
+                       "in its shortest form (r1, r3, r2.5)"})
+    for key in REPLAY_CONDITION_KEYS:
+        schema_node(schema, key)["pattern"] = f"^({REPLAY_PATTERN})$"
     return schema
 
 
@@ -130,7 +160,7 @@ def _default_filling_validator(
         if section not in whole.schema["properties"]:  # the whole schema's error names it
             return whole
         return _filling_validator({**whole.schema, "properties": {section: whole.schema["properties"][section]}})
-    return _filling_validator(_with_image_families(_read_schema(schema_path), families))
+    return _filling_validator(_with_conditions(_with_image_families(_read_schema(schema_path), families)))
 
 
 def _filling_validator(schema: dict[str, Any]) -> jsonschema.protocols.Validator:

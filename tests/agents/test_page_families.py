@@ -5,16 +5,20 @@ that do not declare the family."""
 from __future__ import annotations
 
 import copy
+import re
+import subprocess
+import sys
 
 import pytest
 import yaml
 
 from swevis.agents.observation.observe import ObservationConfig, ObservationPipeline
-from swevis.agents.observation.pages import HistoryPages, TextPages, legible_pieces, observing
+from swevis.agents.observation.pages import HistoryPages, PageSettings, TextPages, legible_pieces, observing
 from swevis.agents.registry import check_condition
 from swevis.models import image_part
 from swevis.render.core import blank_png
 from swevis.conditions import Condition, ConditionError
+from swevis.page_families import DEFAULT_FAMILY, FAMILIES, page_family
 from swevis.config import ConfigError, SCHEMA_PATH
 from swevis.workflow import check_config
 from swevis.errors import SwevisError
@@ -257,3 +261,39 @@ def test_a_page_is_drawn_as_plain_text_whatever_its_label_ends_with():
     one, zero = pages.pages(text, "output of step 3#0.1", "output"), pages.pages(text, "output of step 3#0.0", "output")
     assert one is not None and zero is not None
     assert one.result.png_bytes() == zero.result.png_bytes()
+
+
+def test_each_family_is_registered_once_with_a_prefix_of_its_own():
+    assert [f.prefix for f in FAMILIES][0] == "" and DEFAULT_FAMILY is FAMILIES[0]  # r<N>
+    assert len({f.name for f in FAMILIES}) == len({f.prefix for f in FAMILIES}) == len(FAMILIES)
+    assert all(re.fullmatch(r"[a-z]+-", f.prefix) for f in FAMILIES[1:])  # a plain word in the grammar
+    for f in FAMILIES:
+        c = Condition.parse(f"{f.prefix}r3")
+        assert c.page_family is f and page_family(f.name) is f and str(c) == f"{f.prefix}r3"
+        assert set(f.settings) <= set(PageSettings.__dataclass_fields__)  # keys of agents.pages
+
+
+def test_a_new_family_is_a_module_and_a_registry_entry():
+    """A family added to the registry before swevis.conditions is imported is in the grammar,
+    the schema's pattern, the config keys its runs read and the refusals of agents."""
+    probe = (
+        "from swevis import page_families\n"
+        "from swevis.page_families.record import PageFamily\n"
+        "page_families.FAMILIES += (PageFamily(name='toy', prefix='toy-', settings=('hist_keep',)),)\n"
+        "from swevis.conditions import Condition, pages_read\n"
+        "from swevis.config import load_schema, validate_config\n"
+        "from swevis.agents.registry import check_condition\n"
+        "c = Condition.parse('toy-r2.5')\n"
+        "schema = load_schema()['properties']['analysis']['properties']['baseline']['properties']['condition']\n"
+        "validate_config({'analysis': {'baseline': {'condition': 'toy-r3'}}})\n"
+        "print(c.family, c, 'toy-' in schema['pattern'], 'toy-rN' in schema['errorMessage']['pattern'],\n"
+        "      pages_read(['toy-r3'], {'hist_keep': 2, 'hist_block': 4}))\n"
+        "check_condition('mini', 'toy-r3')\n"
+        "try:\n"
+        "    check_condition('let', 'toy-r3')\n"
+        "except Exception as exc:\n"
+        "    print(exc)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout.splitlines() == ["toy toy-r2.5 True True {'hist_keep': 2}",
+                                        "agent let takes no toy-rN condition (toy-r3); it takes rN"]

@@ -19,6 +19,9 @@ from swevis.cli import SUBCOMMANDS
 HEAVY = ("polars", "minisweagent", "swebench", "docker", "matplotlib")
 # Modules every subcommand may load to parse its arguments.
 PARSING = {"swevis", "swevis.cli", "swevis.arguments", "swevis.errors", "swevis.conditions", "swevis.redaction"}  # redaction: the one-line error (stdlib only)
+# the condition grammar is built from the page families' records (light: no renderer)
+PARSING |= {"swevis.page_families", *(f"swevis.page_families.{m}" for m in ("record", "code_family", "obs_family",
+                                                                              "hist_family"))}
 
 PROBE = """
 import json, sys

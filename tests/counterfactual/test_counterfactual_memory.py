@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from swevis.counterfactual.replay import REPLAY_PATTERN, ReplayCondition, recorded_costs, replay_conditions_arg
 from swevis.conditions import ConditionError
-from swevis.config import SCHEMA_PATH, ConfigError, validate_config
+from swevis.config import ConfigError, load_schema, validate_config
 from swevis.tokens import count_message_tokens
 
 from helpers import PROJECT_ROOT
@@ -188,8 +188,7 @@ def test_cli_replays_the_memory_and_refuses_it_for_a_re_execution(traj, tmp_path
 @functools.cache
 @functools.cache
 def _counterfactual_pattern() -> str:
-    schema = yaml.safe_load(SCHEMA_PATH.read_text())
-    return schema["properties"]["counterfactual"]["properties"]["conditions"]["items"]["pattern"]
+    return load_schema()["properties"]["counterfactual"]["properties"]["conditions"]["items"]["pattern"]
 
 
 def test_the_schema_and_the_replay_parser_share_one_grammar():

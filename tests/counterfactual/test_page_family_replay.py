@@ -4,6 +4,7 @@ ceiling (swevis.counterfactual.ceiling.family_ceiling) in prompt tokens and on t
 from __future__ import annotations
 
 import shutil
+from types import SimpleNamespace
 
 import polars as pl
 import pytest
@@ -59,12 +60,16 @@ def test_a_family_ceiling_renders_what_its_family_renders():
     turn = {"role": "assistant", "content": "run the tests"}
     long, short = "FAILED test_x - AssertionError\n" * 40, "ok\n"
     window = [{"text_tokens": 50}]
-    obs = FamilyCeiling(Condition.parse("obs-r3"), 2, 100, "qwen3", "qwen3.5")
-    code = FamilyCeiling(Condition.parse("r3"), 2, 100, "qwen3", "qwen3.5")
-    hist = FamilyCeiling(Condition.parse("hist-r3"), 1, 100, "qwen3", "qwen3.5")
-    for c in (obs, code, hist):
+    settings = SimpleNamespace(hist_keep=2, obs_min_tokens=100)  # config agents.pages, as the families read it
+    obs = FamilyCeiling(Condition.parse("obs-r3"), settings, "qwen3", "qwen3.5")
+    code = FamilyCeiling(Condition.parse("r3"), settings, "qwen3", "qwen3.5")
+    hist_settings = SimpleNamespace(hist_keep=1, obs_min_tokens=100)
+    hist = FamilyCeiling(Condition.parse("hist-r3"), hist_settings, "qwen3", "qwen3.5")
+    text = FamilyCeiling(Condition.parse("text"), settings, "qwen3", "qwen3.5")
+    for c in (obs, code, hist, text):
         c.add_call(turn, long, [])
         c.add_call(turn, short, window)
+    assert text.eligible() == 0  # nothing rendered
     assert code.eligible() == 50  # the code windows only
     assert obs.eligible() == text_tokens(long, "qwen3") + 50  # the long output whole, the short one's window
     assert hist.eligible() == hist.calls[0] and hist.calls[0] > obs.calls[0]  # all but the last call, turn and output

@@ -22,6 +22,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from swevis.conditions import DEFAULT_FAMILY
 from swevis.errors import SwevisError
 
 BUILTIN_MODULES = ("swevis.agents.builtin.mini", "swevis.agents.builtin.plb", "swevis.agents.builtin.let", "swevis.agents.builtin.prometheus")
@@ -59,10 +60,11 @@ class AgentKind:
     # keys of config `agents` only this agent's runs read (their params: editing them reruns
     # no other agent's runs)
     config_keys: tuple[str, ...] = ()
-    # the page families its conditions may name (swevis.conditions: code is r<N>; obs-r<N>
-    # and hist-r<N> need a loop that sends each observation through ObservationPipeline.finish
-    # and each request through ObservationPipeline.request, as mini's adapter does)
-    page_families: tuple[str, ...] = ("code",)
+    # the page families its conditions may name (swevis.page_families: every agent takes the
+    # default, r<N>; the others need a loop that sends each observation through
+    # ObservationPipeline.finish and each request through ObservationPipeline.request, as
+    # mini's adapter does, and such an agent takes conditions.FAMILY_NAMES)
+    page_families: tuple[str, ...] = (DEFAULT_FAMILY.name,)
 
     def __post_init__(self) -> None:
         if not NAME.match(self.name):
@@ -143,16 +145,16 @@ def agent_kind(agent: str) -> AgentKind:
 def check_condition(agent: str, condition: str, key: str | None = None) -> None:
     """A one-line error when `agent` cannot run under `condition`'s page family (naming the
     config `key` that gave the condition, when one did)."""
-    from swevis.conditions import Condition
+    from swevis.conditions import Condition, page_family
 
     c = Condition.parse(condition)
-    if not c.visual or c.family == "code":
+    if not c.visual or c.page_family.every_agent:
         return  # text and rN: every agent
     kind = agent_kind(agent)
     if c.family not in kind.page_families:
         where = f"config key '{key}': " if key else ""
-        raise SwevisError(f"{where}agent {agent} takes no {c.family}-rN condition ({condition}); "
-                          f"it takes {', '.join('rN' if f == 'code' else f + '-rN' for f in kind.page_families)}")
+        raise SwevisError(f"{where}agent {agent} takes no {c.page_family.spelling} condition ({condition}); "
+                          f"it takes {', '.join(page_family(f).spelling for f in kind.page_families)}")
 
 
 def find_kind(agent: str) -> AgentKind | None:

@@ -39,7 +39,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from swevis.conditions import Condition
+from swevis.conditions import DEFAULT_FAMILY, TEXT, Condition
 from swevis.tokens import count_message_tokens, text_tokens
 
 CODE_TERMS = (
@@ -127,7 +127,8 @@ def ceiling_table(steps: list[Mapping[str, Any]], ratios: Mapping[str, float | N
             continue
         total: dict[str, Any] = {"text_prompt_tokens": 0, "prompt_tokens": 0}
         trajectories = sorted({t for t, c in by if c == condition})
-        family = str(by[(trajectories[0], condition)][0].get("family") or "code") if trajectories else "code"
+        default = DEFAULT_FAMILY.name
+        family = str(by[(trajectories[0], condition)][0].get("family") or default) if trajectories else default
         for traj in trajectories:
             text = sorted(by[(traj, "text")], key=lambda r: r["step"])
             records = sorted(by[(traj, condition)], key=lambda r: r["step"])
@@ -160,7 +161,7 @@ def _ceiling_row(condition: str, family: str, trajectories: int, total: dict[str
         "code_ceiling_reduction": _ratio(p_text, ceiling),
         "realized_share": realized_share(p_text, p, ceiling),
     }
-    if family != "code":  # the code windows' gap terms describe rN's losses, not another family's
+    if family != DEFAULT_FAMILY.name:  # the code windows' gap terms describe rN's losses, not another family's
         row.update({k: None for k in row if k.startswith("code_gap_")})
     row.update(family_shares(p_text, p, total.get("family_ceiling_prompt_tokens"), total.get("text_prompt_bill"),
                              total.get("prompt_bill"), total.get("family_ceiling_prompt_bill")))
@@ -183,31 +184,40 @@ def family_shares(p_text: float, p: float, ceiling: float | None, b_text: float 
 
 class FamilyCeiling:
     """Per call of one replayed condition, E_i: the tokens of its prompt that the condition's
-    family ceiling renders at T/N (add_call after each call, eligible before the next)."""
+    family ceiling renders at T/N (add_call after each call, eligible before the next), as the
+    family says (PageFamily.ceiling_tokens, .eligible; `settings`: config agents.pages typed)."""
 
-    def __init__(self, condition: Condition, hist_keep: int, obs_min_tokens: int, tokenizer: str, image_family: str):
-        self.family = condition.family if condition.visual else "text"
-        self.keep, self.min_tokens = hist_keep, obs_min_tokens
+    def __init__(self, condition: Condition, settings: Any, tokenizer: str, image_family: str):
+        self.page_family = condition.page_family if condition.visual else None
+        self.family = condition.family if condition.visual else TEXT  # the records' `family`
+        self.settings = settings
         self.tokenizer, self.image_family = tokenizer, image_family
         self.calls: list[int] = []  # per call so far: the tokens it adds to every later prompt
 
     def eligible(self) -> int:
-        """E_i of the next call."""
-        if self.family == "hist":
-            return sum(self.calls[: max(0, len(self.calls) - self.keep)])
-        return sum(self.calls) if self.family in ("code", "obs") else 0
+        """E_i of the next call (0 under text: nothing is rendered)."""
+        return self.page_family.eligible(self.calls, self.settings) if self.page_family is not None else 0
 
     def add_call(self, turn: Mapping[str, Any], observation: str | None, costs: Iterable[Mapping[str, Any]]) -> None:
         """A call's recorded turn, its observation as text and its windows' cost records."""
-        code = sum(int(c["text_tokens"]) for c in costs)
-        if self.family == "hist":
-            shown = [dict(turn)] + ([{"role": "user", "content": observation}] if observation is not None else [])
-            self.calls.append(count_message_tokens(shown, self.tokenizer, self.image_family))
-        elif self.family == "obs" and observation is not None:
-            whole = text_tokens(observation, self.tokenizer)
-            self.calls.append(whole if whole >= self.min_tokens else code)
-        else:
-            self.calls.append(code)
+        if self.page_family is not None:
+            call = _CallTokens(turn, observation, sum(int(c["text_tokens"]) for c in costs), self)
+            self.calls.append(self.page_family.ceiling_tokens(call, self.settings))
+
+
+class _CallTokens:
+    """One replayed call's tokens as a family's ceiling asks for them (page_families.CallTokens),
+    each counted only when asked."""
+
+    def __init__(self, turn: Mapping[str, Any], observation: str | None, code: int, accounting: FamilyCeiling):
+        self.turn, self.text, self.code, self.accounting = turn, observation, code, accounting
+
+    def observation(self) -> int | None:
+        return None if self.text is None else text_tokens(self.text, self.accounting.tokenizer)
+
+    def turn_and_observation(self) -> int:
+        shown = [dict(self.turn)] + ([{"role": "user", "content": self.text}] if self.text is not None else [])
+        return count_message_tokens(shown, self.accounting.tokenizer, self.accounting.image_family)
 
 
 def family_ceiling(records: list[Mapping[str, Any]], text: list[Mapping[str, Any]], ratio: float) -> dict[str, Any]:

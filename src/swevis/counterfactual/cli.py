@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from swevis.arguments import add_config_argument, input_folder, output_folder
+from swevis.conditions import FAMILIES
 from swevis.errors import SwevisError
 
 
@@ -48,8 +49,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("traj", help="a trajectory file, or a folder of them (searched recursively)")
     parser.add_argument("--out", default=None, help="write per_step.parquet and summary.csv into this folder (default: write nothing)")
     parser.add_argument("--conditions", type=replay_conditions, default="text,r1,r3,r5,r7",
-                        help="comma-separated: text, r<ratio>, obs-r<ratio>, hist-r<ratio> (page families, agents.pages); "
-                             "mem, mem+r<ratio> add the working memory (recorded mode)")
+                        help=f"comma-separated: {', '.join(['text'] + [f'{f.prefix}r<ratio>' for f in FAMILIES])} "
+                             "(page families, agents.pages); mem, mem+r<ratio> add the working memory (recorded mode)")
     parser.add_argument("--model", help="profile whose tokenizer and image family account the cost (default: first)")
     parser.add_argument("--repo", help="the repository at base_commit: recorded windows are checked against it")
     parser.add_argument("--reexecute", action="store_true", help="run the commands again in a fresh checkout")
@@ -142,6 +143,7 @@ def _ceiling(args: argparse.Namespace, steps: list[dict[str, Any]]) -> list[dict
 def _print_ceiling(rows: list[dict[str, Any]]) -> None:
     """The ceiling table: each gap term as a share of the ceiling's saving (they add up to
     100% less the realized share; a negative term is saving beyond the ceiling)."""
+    from swevis.conditions import DEFAULT_FAMILY
     from swevis.counterfactual.ceiling import CODE_TERMS
 
     share = rows[0]["code_share"]
@@ -151,7 +153,7 @@ def _print_ceiling(rows: list[dict[str, Any]]) -> None:
     heads = [t.replace("_", " ") for t in CODE_TERMS]
     print(f"{'condition':<9} {'vs text':>8} {'ceiling':>8} {'realized':>8}  " + ", ".join(heads))
     for r in rows:
-        if r["family"] != "code":
+        if r["family"] != DEFAULT_FAMILY.name:  # the code windows' terms describe rN only
             continue
         possible = r["text_prompt_tokens"] - r["code_ceiling_prompt_tokens"]
         parts = ", ".join(f"{r['code_gap_' + t] / possible:.1%}".replace("-0.0%", "0.0%") if possible > 0 else "-"

@@ -48,7 +48,7 @@ from swevis.agents.run.trajectory import exit_status_of
 from swevis.counterfactual.ceiling import FamilyCeiling
 from swevis.counterfactual.cache import CacheRule, PrefixCachedPlayback, call_billing, condition_totals
 from swevis.counterfactual.formats import Step, Trajectory, read_trajectory
-from swevis.conditions import CODE_PATTERN, PATTERN, TEXT, Condition, ConditionError
+from swevis.conditions import MEMORY, REPLAY_PATTERN, TEXT, Condition, ConditionError
 from swevis.errors import SwevisError
 from swevis.models import ModelCallFailed, load_playback_source, resolve_profile
 from swevis.models.playback import PlaybackModel
@@ -56,9 +56,6 @@ from swevis.tokens import count_message_tokens
 
 # Recorded observations pass through the pipeline as they are: the template adds nothing.
 RECORDED_TEMPLATE = "{{ output.output }}"
-MEMORY = "mem"
-# The grammar of a replay condition; the schema's counterfactual.conditions spells it as ^(REPLAY_PATTERN)$.
-REPLAY_PATTERN = rf"{PATTERN}|{MEMORY}|{MEMORY}\+{CODE_PATTERN}"
 MEMORY_CONTEXT = "agent"  # a recorded run is one conversation
 
 
@@ -309,8 +306,7 @@ def _account_condition(traj: Trajectory, windows: list[list[RecordedWindow]], co
     messages: list[dict[str, Any]] = [dict(m) for m in traj.prefix] or [{"role": "user", "content": ""}]
     classes = classify_actions(s.command for s in traj.steps)  # a script run is classed by what it wrote
     observed = ReplayCondition.parse(condition).observation
-    ceiling = FamilyCeiling(observed, pipeline.page_settings.hist_keep, pipeline.page_settings.obs_min_tokens,
-                            chat.tokenizer, chat.image_family)
+    ceiling = FamilyCeiling(observed, pipeline.page_settings, chat.tokenizer, chat.image_family)
     for i, (step, step_windows) in enumerate(zip(traj.steps, windows)):
         try:
             sent = pipeline.request(messages)

@@ -22,8 +22,8 @@ import tree_sitter as ts
 import tree_sitter_go as tsg
 
 from swevis.index.records import EdgeRec, FileExtract, Language, SymbolRec
-from swevis.index.treesitter_util import Compiled, Enclosing, compile_grammar, compiled_once, doc_comment
-from swevis.index.treesitter_util import mark_syntax_errors, own_texts, test_references, text
+from swevis.index.treesitter_util import CallEdges, Compiled, Enclosing, compile_grammar, compiled_once, doc_comment
+from swevis.index.treesitter_util import own_texts, parse, test_references, text
 
 # every part of the extraction in one query: one walk of the tree (matches told apart by capture names)
 _PATTERNS = """
@@ -227,7 +227,7 @@ def _receiver(operand: ts.Node | None, src: int | None, local: dict, receivers: 
 
 def _call_edges(callees: list, fx: FileExtract, nesting: Enclosing, local: dict, receivers: dict) -> None:
     """`calls` edges with their receivers, deduplicated per caller."""
-    seen: set[tuple] = set()
+    edges = CallEdges(fx)
     for node, _ in callees:
         src = nesting.at(node.start_byte)
         name = text(node)
@@ -236,19 +236,13 @@ def _call_edges(callees: list, fx: FileExtract, nesting: Enclosing, local: dict,
             recv = _receiver(node.parent.child_by_field_name("operand"), src, local, receivers, fx)
         elif name in BUILTINS:
             continue
-        if (src, recv, name) in seen:
-            continue
-        seen.add((src, recv, name))
-        fx.edges.append(EdgeRec("calls", name, src, node.start_point[0] + 1, recv))
+        edges.add(name, src, node, recv)
 
 
 def extract(path: str, data: bytes, module: str, options: dict | None = None) -> FileExtract:
     """Definitions, imports, embedded types, calls and (in tests) references of one file."""
     options = options or {}
-    grammar = _grammar()
-    root = grammar.parser.parse(data).root_node
-    fx = FileExtract(language="go")
-    mark_syntax_errors(root, grammar.errors, fx)
+    root, fx = parse(_grammar(), data, "go")
     parts = _scan(root)
     nesting, receivers = _definitions(parts["def"], data, fx)
     _imports(parts["import"], module, fx)

@@ -19,21 +19,15 @@ import tree_sitter as ts
 import tree_sitter_java as tsj
 
 from swevis.index.records import EdgeRec, FileExtract, Language, SymbolRec
-from swevis.index.treesitter_util import Compiled, Enclosing, compile_grammar, compiled_once, doc_comment
-from swevis.index.treesitter_util import mark_syntax_errors, own_texts, test_references, text
+from swevis.index.treesitter_util import CallEdges, Compiled, Enclosing, class_of, compile_grammar, compiled_once
+from swevis.index.treesitter_util import doc_comment, named_definitions, own_texts, parse, test_references, text
 
 _CLASS_TYPES = frozenset({"class_declaration", "interface_declaration", "enum_declaration", "record_declaration",
                           "annotation_type_declaration"})
 # every part of the extraction in one query: one walk of the tree (matches told apart by capture names)
-_PATTERNS = """
-(class_declaration name: (identifier) @name) @def
-(interface_declaration name: (identifier) @name) @def
-(enum_declaration name: (identifier) @name) @def
-(record_declaration name: (identifier) @name) @def
-(annotation_type_declaration name: (identifier) @name) @def
-(method_declaration name: (identifier) @name) @def
-(constructor_declaration name: (identifier) @name) @def
-(compact_constructor_declaration name: (identifier) @name) @def
+_PATTERNS = named_definitions("identifier", "class_declaration", "interface_declaration", "enum_declaration",
+                              "record_declaration", "annotation_type_declaration", "method_declaration",
+                              "constructor_declaration", "compact_constructor_declaration") + """
 (package_declaration) @package
 (import_declaration) @import
 (method_invocation name: (identifier) @callee)
@@ -185,11 +179,6 @@ class _Types:
             i = self.fx.symbols[i].parent
         return i
 
-    def class_of(self, i: int | None) -> int | None:
-        while i is not None and self.fx.symbols[i].kind != "class":
-            i = self.fx.symbols[i].parent
-        return i
-
     def bind(self, variables: list, fields: list, news: list[ts.Node]) -> None:
         new_type = {n.parent.start_byte: _type_name(n) for n in news if n.parent is not None}
         for node, type_name in variables:
@@ -199,7 +188,7 @@ class _Types:
             key = (self.method_of(self.nesting.at(node.start_byte)), text(node))
             self.local.setdefault(key, f"N:{type_name}" if type_name else "")
         for node, type_name in fields:
-            cls = self.class_of(self.nesting.at(node.start_byte))
+            cls = class_of(self.fx.symbols, self.nesting.at(node.start_byte))
             if cls is not None:
                 self.fields.setdefault((cls, text(node)), f"N:{type_name}" if type_name else "")
                 if type_name:
@@ -207,9 +196,7 @@ class _Types:
 
     def receiver(self, obj: ts.Node | None, src: int | None) -> str:
         """EdgeRec.recv of a call on `obj` from inside definition `src`."""
-        if obj is None:
-            return "self"
-        if obj.type == "this":
+        if obj is None or obj.type == "this":
             return "self"
         if obj.type == "super":
             return "super"
@@ -221,18 +208,18 @@ class _Types:
         te = self.local.get((self.method_of(src), name))
         if te is not None:
             return te or "?"
-        cls = self.class_of(src)
+        cls = class_of(self.fx.symbols, src)
         while cls is not None:
             if (cls, name) in self.fields:
                 return f"A:{name}"
-            cls = self.class_of(self.fx.symbols[cls].parent)
+            cls = class_of(self.fx.symbols, self.fx.symbols[cls].parent)
         return f"N:{name}" if name[:1].isupper() else "?"
 
 
 def _call_edges(parts: dict[str, list], fx: FileExtract, nesting: Enclosing, types: _Types) -> None:
     """`calls` edges (method calls and `new C()`), deduplicated per caller, in source order."""
     calls = [(n.start_byte, n, False) for n in parts["callee"]] + [(n.start_byte, n, True) for n in parts["new"]]
-    seen: set[tuple] = set()
+    edges = CallEdges(fx)
     for byte, node, is_new in sorted(calls, key=lambda c: c[0]):
         src = nesting.at(byte)
         if is_new:
@@ -241,19 +228,14 @@ def _call_edges(parts: dict[str, list], fx: FileExtract, nesting: Enclosing, typ
             name = text(node)
             obj = node.parent.child_by_field_name("object") if node.parent is not None else None
             recv = "" if obj is None and name in fx.names else types.receiver(obj, src)
-        if not name or (src, recv, name) in seen:
-            continue
-        seen.add((src, recv, name))
-        fx.edges.append(EdgeRec("calls", name, src, node.start_point[0] + 1, recv))
+        if name:
+            edges.add(name, src, node, recv)
 
 
 def extract(path: str, data: bytes, module: str, options: dict | None = None) -> FileExtract:
     """Definitions, package and imports, bases, calls and (in tests) references of one file."""
     options = options or {}
-    grammar = _grammar()
-    root = grammar.parser.parse(data).root_node
-    fx = FileExtract(language="java")
-    mark_syntax_errors(root, grammar.errors, fx)
+    root, fx = parse(_grammar(), data, "java")
     parts = _scan(root)
     nesting = _definitions(parts["defs"], data, fx)
     _imports(parts["package"], parts["import"], module, fx)

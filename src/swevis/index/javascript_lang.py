@@ -23,7 +23,6 @@ an interface is a `method`.
 
 from __future__ import annotations
 
-import bisect
 import json
 import posixpath
 import re
@@ -32,10 +31,11 @@ import tree_sitter as ts
 import tree_sitter_javascript as tsjs
 
 from swevis.index.records import EdgeRec, FileExtract, Language, SymbolRec
-from swevis.index.treesitter_util import compiled_once, mark_syntax_errors, own_texts, test_references
+from swevis.index.treesitter_util import CallEdges, Compiled, Enclosing, class_of, compile_grammar, compiled_once
+from swevis.index.treesitter_util import dotted, matches_by_part, member_receiver, own_texts, parse, test_references
 from swevis.index.treesitter_util import text as _text
 
-__all__ = ["JAVASCRIPT", "Grammar", "extract_with", "module_names", "module_of_path", "node_frame",
+__all__ = ["JAVASCRIPT", "grammar_parts", "extract_with", "module_names", "module_of_path", "node_frame",
            "KEYWORDS", "RECORD_KEYWORDS", "COMMON_NAMES", "JS_EXTENSIONS", "TS_EXTENSIONS"]
 
 JS_EXTENSIONS = (".js", ".mjs", ".cjs", ".jsx")
@@ -104,18 +104,10 @@ _GLOBALS = COMMON_NAMES | frozenset(
 _TEST_WORDS = KEYWORDS | {"describe", "it", "expect", "test", "assert", "require", "module", "exports", "const"}
 
 
-class Grammar:
-    """A grammar with the extractor's one query over it (`extra_*`: its own patterns of definitions
-    and of bindings); matches are told apart by the part their pattern is in."""
-
-    def __init__(self, language: ts.Language, name: str, extra_defs: str, extra_bindings: str = ""):
-        self.language = language
-        self.name = name
-        self.parser = ts.Parser(language)
-        parts = {"defs": _DEFS + extra_defs, "imports": _IMPORTS, "calls": _CALLS, "bindings": _BINDINGS + extra_bindings}
-        self.part_of = [p for p, src in parts.items() for _ in range(ts.Query(language, src).pattern_count)]
-        self.query = ts.Query(language, "".join(parts.values()))
-        self.errors = ts.Query(language, "(ERROR) @err")
+def grammar_parts(extra_defs: str, extra_bindings: str = "") -> dict[str, str]:
+    """The extractor's patterns by part on a grammar with its own patterns of definitions and of
+    bindings added (`extra_*`), for treesitter_util.compile_grammar."""
+    return {"defs": _DEFS + extra_defs, "imports": _IMPORTS, "calls": _CALLS, "bindings": _BINDINGS + extra_bindings}
 
 
 def _one_line(text: str) -> str:
@@ -354,29 +346,7 @@ def _assigned_owner(node: ts.Node) -> tuple[str, str]:
     return ".".join(names[:-1]), ".".join(names)
 
 
-class _Defs:
-    """The file's definitions (fx.symbols) by byte range: which one encloses a byte."""
-
-    def __init__(self, fx: FileExtract):
-        self.fx = fx
-        self.starts: list[int] = []
-        self.ends: list[int] = []
-
-    def enclosing(self, byte: int) -> int | None:
-        i = bisect.bisect_right(self.starts, byte) - 1
-        while i >= 0:
-            if self.ends[i] > byte:
-                return i
-            i = self.fx.symbols[i].parent if self.fx.symbols[i].parent is not None else -1
-        return None
-
-    def class_of(self, i: int | None) -> int | None:
-        while i is not None and self.fx.symbols[i].kind != "class":
-            i = self.fx.symbols[i].parent
-        return i
-
-
-def _definitions(matches: list[dict], data: bytes, fx: FileExtract) -> _Defs:
+def _definitions(matches: list[dict], data: bytes, fx: FileExtract) -> Enclosing:
     """Classes, functions and methods into fx.symbols, nested by byte position, with the
     `inherits` edges of each class; methods given through a prototype join their function."""
     # a factory call with two object arguments matches twice: one definition a node
@@ -384,13 +354,10 @@ def _definitions(matches: list[dict], data: bytes, fx: FileExtract) -> _Defs:
     defs = sorted((d for d in found.values() if d[0].type != "variable_declarator"
                    or d[0].child_by_field_name("value").type != "call_expression" or _class_factory(d[0])),
                   key=lambda d: (d[0].start_byte, -d[0].end_byte))
-    out = _Defs(fx)
-    stack: list[int] = []
+    nesting = Enclosing()
     top: dict[str, int] = {}
     for node, name in defs:
-        while stack and out.ends[stack[-1]] <= node.start_byte:
-            stack.pop()
-        parent = stack[-1] if stack else None
+        parent = nesting.outer[nesting.add(node.start_byte, node.end_byte)]
         qual = f"{fx.symbols[parent].qualname}.{name}" if parent is not None else name
         kind = _kind_of(node, fx.symbols[parent].kind if parent is not None else None)
         if node.type == "assignment_expression":
@@ -406,26 +373,16 @@ def _definitions(matches: list[dict], data: bytes, fx: FileExtract) -> _Defs:
         fx.symbols.append(SymbolRec(name=name, qualname=qual, kind=kind, start_line=outer.start_point[0] + 1,
                                     end_line=node.end_point[0] + 1, signature=_signature(node, data),
                                     doc=_jsdoc(outer), parent=parent))
-        out.starts.append(node.start_byte)
-        out.ends.append(node.end_byte)
-        stack.append(len(fx.symbols) - 1)
         if parent is None and node.type != "assignment_expression":
             top.setdefault(name, len(fx.symbols) - 1)
         if kind == "class":
             _base_edges(node, fx)
-    return out
+    return nesting
 
 
 def _dotted(node: ts.Node | None) -> str | None:
     """`a.b.c` of an identifier/member chain, else None."""
-    parts: list[str] = []
-    while node is not None and node.type == "member_expression":
-        parts.append(_text(node.child_by_field_name("property")))
-        node = node.child_by_field_name("object")
-    if node is None or node.type not in ("identifier", "this", "type_identifier"):
-        return None
-    parts.append(_text(node))
-    return ".".join(reversed(parts))
+    return dotted(node, "member_expression", "property", ("identifier", "this", "type_identifier"))
 
 
 def _type_name(node: ts.Node | None) -> str:
@@ -625,15 +582,15 @@ class _Bindings:
     """Type expressions of names per scope (a definition's index, None = the module), from
     `new C()` and type annotations; a lookup climbs to the enclosing scopes."""
 
-    def __init__(self, defs: _Defs):
-        self.defs = defs
+    def __init__(self, symbols: list[SymbolRec]):
+        self.symbols = symbols
         self.local: dict[tuple[int | None, str], str] = {}
 
     def bind(self, scope: int | None, name: str, te: str) -> None:
         self.local.setdefault((scope, name), te)
 
     def lookup(self, scope: int | None, name: str) -> str | None:
-        symbols = self.defs.fx.symbols
+        symbols = self.symbols
         while True:
             te = self.local.get((scope, name))
             if te is not None or scope is None:
@@ -641,8 +598,8 @@ class _Bindings:
             scope = symbols[scope].parent
 
 
-def _bindings(matches: list[dict], fx: FileExtract, defs: _Defs) -> _Bindings:
-    bindings = _Bindings(defs)
+def _bindings(matches: list[dict], fx: FileExtract, nesting: Enclosing) -> _Bindings:
+    bindings = _Bindings(fx.symbols)
     for caps in matches:
         type_node = caps["ctor"][0] if "ctor" in caps else caps["type"][0]
         name = _type_name(type_node)
@@ -651,12 +608,12 @@ def _bindings(matches: list[dict], fx: FileExtract, defs: _Defs) -> _Bindings:
         te = f"N:{name}"
         if "attr" in caps:
             attr = caps["attr"][0]
-            cls = defs.class_of(defs.enclosing(attr.start_byte))
+            cls = class_of(fx.symbols, nesting.at(attr.start_byte))
             if cls is not None:
                 fx.attrs.append((cls, _text(attr), te))
         else:
             var = caps["var"][0]
-            bindings.bind(defs.enclosing(var.start_byte), _text(var), te)
+            bindings.bind(nesting.at(var.start_byte), _text(var), te)
     return bindings
 
 
@@ -673,13 +630,7 @@ def _receiver(obj: ts.Node | None, scope: int | None, bindings: _Bindings) -> st
         te = bindings.lookup(scope, name)
         return te if te is not None else f"N:{name}"
     if obj.type == "member_expression":
-        d = _dotted(obj)
-        if d is None:
-            return "?"
-        parts = d.split(".")
-        if parts[0] == "this":
-            return f"A:{parts[1]}" if len(parts) == 2 else "?"
-        return f"N:{d}" if bindings.lookup(scope, parts[0]) is None else "?"
+        return member_receiver(_dotted(obj), "this", bindings.lookup, scope)
     if obj.type == "new_expression":
         name = _type_name(obj.child_by_field_name("constructor"))
         return f"N:{name}" if name else "?"
@@ -691,13 +642,13 @@ def _receiver(obj: ts.Node | None, scope: int | None, bindings: _Bindings) -> st
     return "?"
 
 
-def _call_edges(callees: list[ts.Node], fx: FileExtract, defs: _Defs, bindings: _Bindings) -> None:
+def _call_edges(callees: list[ts.Node], fx: FileExtract, nesting: Enclosing, bindings: _Bindings) -> None:
     """`calls` edges with their receivers, one per caller, receiver and name. A plain call of a
     global the file does not define or import (require, describe, expect, setTimeout) is none."""
-    seen: set[tuple] = set()
+    edges = CallEdges(fx)
     own = set(fx.names) | {s.name for s in fx.symbols if s.parent is None}
     for node in sorted(callees, key=lambda n: n.start_byte):
-        src = defs.enclosing(node.start_byte)
+        src = nesting.at(node.start_byte)
         parent = node.parent
         if node.type == "super":
             name, recv = "constructor", "super"
@@ -708,10 +659,7 @@ def _call_edges(callees: list[ts.Node], fx: FileExtract, defs: _Defs, bindings: 
                 recv = _receiver(parent.child_by_field_name("object"), src, bindings)
             elif name in _GLOBALS and name not in own:
                 continue
-        if (src, recv, name) in seen:
-            continue
-        seen.add((src, recv, name))
-        fx.edges.append(EdgeRec("calls", name, src, node.start_point[0] + 1, recv))
+        edges.add(name, src, node, recv)
 
 
 # ---------------------------------------------------------------- texts
@@ -726,20 +674,18 @@ def _module_doc(root: ts.Node) -> str:
     return ""
 
 
-def extract_with(grammar: Grammar, path: str, data: bytes, module: str, options: dict | None) -> FileExtract:
-    """Definitions, imports, bases, typed bindings, calls and (in tests) references of one file."""
+def extract_with(grammar: Compiled, language: str, path: str, data: bytes, module: str,
+                 options: dict | None) -> FileExtract:
+    """Definitions, imports, bases, typed bindings, calls and (in tests) references of one file
+    of `language` (javascript, typescript) on its grammar (compiled from `grammar_parts`)."""
     options = options or {}
-    root = grammar.parser.parse(data).root_node
-    fx = FileExtract(language=grammar.name)
-    mark_syntax_errors(root, grammar.errors, fx)
-    parts: dict[str, list] = {"defs": [], "imports": [], "calls": [], "bindings": []}
-    for pattern, caps in ts.QueryCursor(grammar.query).matches(root):
-        parts[grammar.part_of[pattern]].append(caps)
-    defs = _definitions(parts["defs"], data, fx)
+    root, fx = parse(grammar, data, language)
+    parts = matches_by_part(grammar, root)
+    nesting = _definitions(parts["defs"], data, fx)
     imports = sorted(parts["imports"], key=lambda c: min(n.start_byte for ns in c.values() for n in ns))
     _imports(imports, fx, path, module, options.get("project") or {})
-    bindings = _bindings(parts["bindings"], fx, defs)
-    _call_edges([caps["callee"][0] for caps in parts["calls"]], fx, defs, bindings)
+    bindings = _bindings(parts["bindings"], fx, nesting)
+    _call_edges([caps["callee"][0] for caps in parts["calls"]], fx, nesting, bindings)
     if options.get("is_test"):
         test_references(data, fx, _TEST_WORDS)
     own_texts(data, fx)
@@ -748,14 +694,13 @@ def extract_with(grammar: Grammar, path: str, data: bytes, module: str, options:
 
 
 @compiled_once("JavaScript")
-def _grammar() -> Grammar:
-    """Compiled when the first file is parsed, not at import: every agent job imports the
-    index (for its languages' conventions) and most parse nothing."""
-    return Grammar(ts.Language(tsjs.language()), "javascript", _JS_ONLY)
+def _grammar() -> Compiled:
+    """Compiled when the first JavaScript file is parsed (treesitter_util.compile_grammar says why)."""
+    return compile_grammar(ts.Language(tsjs.language()), grammar_parts(_JS_ONLY))
 
 
 def extract(path: str, data: bytes, module: str, options: dict | None = None) -> FileExtract:
-    return extract_with(_grammar(), path, data, module, options)
+    return extract_with(_grammar(), "javascript", path, data, module, options)
 
 
 def node_frame(extensions: tuple[str, ...]) -> tuple[re.Pattern, re.Pattern]:

@@ -20,7 +20,8 @@ import tree_sitter_python as tsp
 
 from swevis.index.python_units import Spans, Unit, candidates, find_units
 from swevis.index.records import EdgeRec, FileExtract, Language, SymbolRec
-from swevis.index.treesitter_util import compile_grammar, compiled_once, mark_syntax_errors, own_texts
+from swevis.index.treesitter_util import CallEdges, Enclosing, class_of, compile_grammar, compiled_once, dotted
+from swevis.index.treesitter_util import member_receiver, own_texts, parse
 from swevis.index.treesitter_util import text as _text
 
 # the patterns of every part of the extraction (_Grammar runs them as one query)
@@ -265,14 +266,7 @@ _TYPE_WRAPPERS = frozenset({"Optional", "Union", "ClassVar", "Final", "Annotated
 
 def _dotted(node: ts.Node | None) -> str | None:
     """`a.b.c` for an identifier/attribute chain, else None."""
-    parts: list[str] = []
-    while node is not None and node.type == "attribute":
-        parts.append(_text(node.child_by_field_name("attribute")))
-        node = node.child_by_field_name("object")
-    if node is None or node.type != "identifier":
-        return None
-    parts.append(_text(node))
-    return ".".join(reversed(parts))
+    return dotted(node, "attribute", "attribute", ("identifier",))
 
 
 def _annotation(node: ts.Node | None) -> str:
@@ -351,48 +345,25 @@ def _receiver(obj: ts.Node | None, scope, lookup) -> str:
             return "?"
         return f"R:{d}"
     if obj.type == "attribute":
-        d = _dotted(obj)
-        if d is None:
-            return "?"
-        parts = d.split(".")
-        if parts[0] == "self":
-            return f"A:{parts[1]}" if len(parts) == 2 else "?"
-        te = lookup(scope, parts[0])
-        if te is None:
-            return f"N:{d}"
-        return "?"
+        return member_receiver(_dotted(obj), "self", lookup, scope)
     return "?"
 
 
-class _Nesting:
-    """The file's definitions as a tree by byte range: which one encloses a byte, and the
-    function scope (class bodies skipped) a name bound there belongs to."""
+class _Nesting(Enclosing):
+    """The file's definitions as a tree by byte range (Enclosing), and the function scope
+    (class bodies skipped) a name bound there belongs to."""
 
     def __init__(self, symbols: list[SymbolRec]):
+        super().__init__()
         self.symbols = symbols
-        self.starts: list[int] = []  # start byte of each symbol, in the order of `symbols`
-        self.ends: list[int] = []
-
-    def enclosing(self, byte: int) -> int | None:
-        i = bisect.bisect_right(self.starts, byte) - 1
-        while i >= 0:
-            if self.ends[i] > byte:
-                return i
-            i = self.symbols[i].parent if self.symbols[i].parent is not None else -1
-        return None
 
     def scope_of(self, byte: int) -> int | None:
         """Innermost function/method around `byte` (None = module level, class bodies skipped)."""
-        return self.scope_from(self.enclosing(byte))
+        return self.scope_from(self.at(byte))
 
     def scope_from(self, i: int | None) -> int | None:
         """Innermost function/method at or around definition `i` (class bodies skipped)."""
         while i is not None and self.symbols[i].kind == "class":
-            i = self.symbols[i].parent
-        return i
-
-    def class_of(self, i: int | None) -> int | None:
-        while i is not None and self.symbols[i].kind != "class":
             i = self.symbols[i].parent
         return i
 
@@ -435,12 +406,9 @@ def _definitions(matches: list[tuple[int, dict]], fx: FileExtract) -> _Nesting:
         defs.append((node, _text(caps["name"][0])))
     defs.sort(key=lambda d: (d[0].start_byte, -d[0].end_byte))
     nesting = _Nesting(fx.symbols)
-    stack: list[int] = []  # indexes into fx.symbols of open definitions
     for node, name in defs:
         outer = node.parent if node.parent is not None and node.parent.type == "decorated_definition" else node
-        while stack and nesting.ends[stack[-1]] <= node.start_byte:
-            stack.pop()
-        parent = stack[-1] if stack else None
+        parent = nesting.outer[nesting.add(node.start_byte, node.end_byte)]
         pkind = fx.symbols[parent].kind if parent is not None else None
         if node.type == "class_definition":
             kind = "class"
@@ -459,9 +427,6 @@ def _definitions(matches: list[tuple[int, dict]], fx: FileExtract) -> _Nesting:
                 parent=parent,
             )
         )
-        nesting.ends.append(node.end_byte)
-        nesting.starts.append(node.start_byte)
-        stack.append(len(fx.symbols) - 1)
         if kind == "class":
             _base_edges(node, fx)
     return nesting
@@ -519,7 +484,7 @@ def _bindings(params: list[tuple[int, dict]], assigns: list[tuple[int, dict]], f
             te = _value_type(asg.child_by_field_name("right"), scope, bindings.lookup)
         if "asg" in caps:
             name = _text(caps["var"][0])
-            owner = nesting.enclosing(asg.start_byte)
+            owner = nesting.at(asg.start_byte)
             if owner is not None and syms[owner].kind == "class":  # class body: a class attribute
                 if te:
                     fx.attrs.append((owner, name, te))
@@ -527,7 +492,7 @@ def _bindings(params: list[tuple[int, dict]], assigns: list[tuple[int, dict]], f
             else:
                 bindings.bind(scope, name, te, asg.start_byte)
         elif _text(caps["obj"][0]) == "self" and te:
-            cls = nesting.class_of(scope)
+            cls = class_of(fx.symbols, scope)
             if cls is not None:
                 fx.attrs.append((cls, _text(caps["attr"][0]), te))
                 at.append(asg.start_byte)
@@ -540,22 +505,19 @@ def _call_edges(callees: list[ts.Node], fx: FileExtract, nesting: _Nesting, bind
     """`calls` edges with their receivers, deduplicated per caller. `reused` = (start byte,
     edges) of each reused unit (whose callees are not searched), its edges put in at its
     place (a unit's callers are its own: no duplicate across it)."""
-    seen: set[tuple[int | None, str, str]] = set()
+    edges = CallEdges(fx)
     pending = list(reused or [])
     for node in callees:
         byte = node.start_byte
         while pending and pending[0][0] <= byte:
             fx.edges.extend(pending.pop(0)[1])
         name = _text(node)
-        src = nesting.enclosing(byte)
+        src = nesting.at(byte)
         recv = ""
         fn = node.parent
         if fn is not None and fn.type == "attribute":
             recv = _receiver(fn.child_by_field_name("object"), nesting.scope_from(src), bindings.lookup)
-        if (src, recv, name) in seen:
-            continue
-        seen.add((src, recv, name))
-        fx.edges.append(EdgeRec("calls", name, src, node.start_point[0] + 1, recv))
+        edges.add(name, src, node, recv)
     for _, edges in pending:
         fx.edges.extend(edges)
 
@@ -643,10 +605,7 @@ def extract(path: str, data: bytes, module: str, options: dict | None = None) ->
     python_units): their calls, attribute types and term counts are taken from it, and their
     bodies are not searched."""
     options = options or {}
-    grammar = _grammar()
-    root = grammar.parser.parse(data).root_node
-    fx = FileExtract(language="python")
-    mark_syntax_errors(root, grammar.errors, fx)
+    root, fx = parse(_grammar(), data, "python")
     is_package = path.endswith("__init__.py") or path.endswith("__init__.pyi")
     reuse = None if root.has_error else options.get("reuse")
     found = _scan(root) if reuse is None else _scan_structure(root, data)

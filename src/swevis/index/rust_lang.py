@@ -18,7 +18,6 @@ to the trait, so a trait's default methods are in the type's MRO.
 
 from __future__ import annotations
 
-import bisect
 import re
 import tomllib
 
@@ -26,22 +25,17 @@ import tree_sitter as ts
 import tree_sitter_rust as tsrs
 
 from swevis.index.records import EdgeRec, FileExtract, Language, SymbolRec
-from swevis.index.treesitter_util import Compiled, compile_grammar, compiled_once, mark_syntax_errors, own_texts
-from swevis.index.treesitter_util import test_references, text as _text
+from swevis.index.treesitter_util import CallEdges, Compiled, Enclosing, compile_grammar, compiled_once, own_texts
+from swevis.index.treesitter_util import matches_by_part, named_definitions, parse, test_references
+from swevis.index.treesitter_util import text as _text
 
 __all__ = ["RUST", "extract", "module_names"]
 
 MAX_SIGNATURE = 300
 
 _PARTS = {
-    "defs": """
-    (function_item name: (identifier) @name) @def
-    (function_signature_item name: (identifier) @name) @def
-    (struct_item name: (type_identifier) @name) @def
-    (enum_item name: (type_identifier) @name) @def
-    (union_item name: (type_identifier) @name) @def
-    (trait_item name: (type_identifier) @name) @def
-    (type_item name: (type_identifier) @name) @def
+    "defs": named_definitions("identifier", "function_item", "function_signature_item")
+    + named_definitions("type_identifier", "struct_item", "enum_item", "union_item", "trait_item", "type_item") + """
     (mod_item name: (identifier) @name body: (declaration_list)) @def
     (impl_item type: (_) @name) @def
     (macro_definition name: (identifier) @name) @def
@@ -230,28 +224,13 @@ def _signature(node: ts.Node, data: bytes) -> str:
     return " ".join(data[node.start_byte : end].decode("utf-8", "replace").split()).rstrip(" {;")[:MAX_SIGNATURE]
 
 
-class _Defs:
-    """The file's definitions in fx.symbols; `enclosing(byte)`: the innermost one whose span holds it."""
+class _Defs(Enclosing):
+    """The file's definitions by byte range (fx.symbols' order), and the inline `mod` each one is
+    in, dotted ("" for the file's own)."""
 
-    def __init__(self, fx: FileExtract):
-        self.fx = fx
-        self.starts: list[int] = []
-        self.ends: list[int] = []
-        self.outer: list[int | None] = []  # the innermost symbol whose bytes hold each one
-        self.mods: list[str] = []  # the inline `mod` a symbol is in, dotted ("" for the file's own)
-
-    def enclosing(self, byte: int) -> int | None:
-        i = bisect.bisect_right(self.starts, byte) - 1
-        while i is not None and i >= 0:
-            if self.ends[i] > byte:
-                return i
-            i = self.outer[i]
-        return None
-
-    def class_of(self, i: int | None) -> int | None:
-        while i is not None and self.fx.symbols[i].kind != "class":
-            i = self.fx.symbols[i].parent
-        return i
+    def __init__(self) -> None:
+        super().__init__()
+        self.mods: list[str] = []
 
 
 def _containers(defs: list[tuple[ts.Node, ts.Node]]) -> list[int | None]:
@@ -287,15 +266,12 @@ def _definitions(matches: list[dict], data: bytes, fx: FileExtract) -> _Defs:
     for i in range(len(defs)):
         if i not in targets:
             index[i] = len(index)
-    out = _Defs(fx)
+    out = _Defs()
     for i, (node, name_node) in enumerate(defs):
         if i in targets:
             continue
         up = within[i]
         parent = index.get(targets.get(up, up)) if up is not None else None
-        outer = within[i]
-        while outer is not None and outer in targets:
-            outer = within[outer]
         name = _type_leaf(name_node) if node.type == "impl_item" else _text(name_node)
         pkind = defs[targets.get(up, up)][0].type if up is not None else None
         if node.type in ("function_item", "function_signature_item"):
@@ -306,10 +282,8 @@ def _definitions(matches: list[dict], data: bytes, fx: FileExtract) -> _Defs:
         fx.symbols.append(SymbolRec(name=name, qualname=name, kind=kind, start_line=first + 1,
                                     end_line=node.end_point[0] + 1, signature=_signature(node, data), doc=doc,
                                     parent=parent))
-        out.starts.append(node.start_byte)
-        out.ends.append(node.end_byte)
-        out.outer.append(index[outer] if outer is not None else None)
-        mod = out.mods[index[outer]] if outer is not None else ""
+        outer = out.outer[out.add(node.start_byte, node.end_byte)]  # the symbol whose bytes hold it
+        mod = out.mods[outer] if outer is not None else ""
         out.mods.append(f"{mod}.{name}".strip(".") if node.type == "mod_item" else mod)
     for s in fx.symbols:  # parents may come after their methods (an impl above its struct)
         names, p = [s.name], s.parent
@@ -439,7 +413,7 @@ def _imports(matches: list[dict], fx: FileExtract, paths: _Paths, defs: _Defs) -
 
 
 def _scope(node: ts.Node, defs: _Defs) -> str:
-    i = defs.enclosing(node.start_byte)
+    i = defs.at(node.start_byte)
     return defs.mods[i] if i is not None else ""
 
 
@@ -471,12 +445,12 @@ def _bindings(matches: list[dict], fx: FileExtract, defs: _Defs) -> _Bindings:
         if not name:
             continue
         if "field" in caps:
-            owner = defs.enclosing(caps["field"][0].start_byte)
+            owner = defs.at(caps["field"][0].start_byte)
             if owner is not None and fx.symbols[owner].kind == "class":
                 fx.attrs.append((owner, _text(caps["field"][0]), f"N:{name}"))
         else:
             var = caps["var"][0]
-            bindings.local.setdefault((defs.enclosing(var.start_byte), _text(var)), f"N:{name}")
+            bindings.local.setdefault((defs.at(var.start_byte), _text(var)), f"N:{name}")
     return bindings
 
 
@@ -530,7 +504,7 @@ def _macro_receiver(node: ts.Node, src: int | None, bindings: _Bindings) -> str:
 
 
 def _call_edges(matches: list[dict], fx: FileExtract, defs: _Defs, bindings: _Bindings, paths: _Paths) -> None:
-    seen: set[tuple] = set()
+    edges = CallEdges(fx)
     found = []
     for caps in matches:
         if "mcallee" in caps:
@@ -539,7 +513,7 @@ def _call_edges(matches: list[dict], fx: FileExtract, defs: _Defs, bindings: _Bi
         else:
             found.append((caps["callee"][0], False))
     for node, in_macro in sorted(found, key=lambda f: f[0].start_byte):
-        src = defs.enclosing(node.start_byte)
+        src = defs.at(node.start_byte)
         parent = node.parent
         if in_macro:
             recv = _macro_receiver(node, src, bindings)
@@ -550,11 +524,7 @@ def _call_edges(matches: list[dict], fx: FileExtract, defs: _Defs, bindings: _Bi
             recv = _value_receiver(parent.child_by_field_name("value"), src, bindings)
         else:
             recv = ""
-        name = _text(node)
-        if (src, recv, name) in seen:
-            continue
-        seen.add((src, recv, name))
-        fx.edges.append(EdgeRec("calls", name, src, node.start_point[0] + 1, recv))
+        edges.add(_text(node), src, node, recv)
 
 
 # ---------------------------------------------------------------- texts
@@ -574,12 +544,8 @@ def extract(path: str, data: bytes, module: str, options: dict | None = None) ->
     """Items, `mod` and `use` imports, trait impls, typed bindings, calls and (in tests) references."""
     options = options or {}
     grammar = _grammar()
-    root = grammar.parser.parse(data).root_node
-    fx = FileExtract(language="rust")
-    mark_syntax_errors(root, grammar.errors, fx)
-    parts: dict[str, list] = {part: [] for part in _PARTS}
-    for pattern, caps in ts.QueryCursor(grammar.query).matches(root):
-        parts[grammar.part_of[pattern]].append(caps)
+    root, fx = parse(grammar, data, "rust")
+    parts = matches_by_part(grammar, root)
     defs = _definitions(parts["defs"], data, fx)
     paths = _Paths(module)
     _imports(sorted(parts["imports"], key=lambda c: c["imp"][0].start_byte), fx, paths, defs)

@@ -1,8 +1,10 @@
-"""What the extractors on tree-sitter share: their compiled grammar, a node's text, the doc
-comment above a declaration, which definition encloses a byte, a parse's syntax errors, the
-BM25 texts of a file's definitions and the references of a test file. Python's extractor
-(python_lang) takes the errors and the BM25 texts from here and keeps its own test references
-(they add its imports' names)."""
+"""What the extractors on tree-sitter share: their compiled grammar, a parse with its syntax
+errors and its matches by part, a node's text, the doc comment above a declaration, which
+definition encloses a byte and which class holds it, the `calls` edges one per caller, the BM25
+texts of a file's definitions and the references of a test file. A language's module keeps
+only what its language has that the others do not: Python's extractor (python_lang) keeps its
+own query split (for the units an update reuses) and its own test references (they add its
+imports' names)."""
 
 from __future__ import annotations
 
@@ -14,9 +16,10 @@ from typing import NamedTuple
 import tree_sitter as ts
 
 from swevis.errors import SwevisError
-from swevis.index.records import EdgeRec, FileExtract
+from swevis.index.records import EdgeRec, FileExtract, SymbolRec
 
-__all__ = ["Compiled", "GrammarError", "compiled_once", "compile_grammar", "text", "doc_comment", "Enclosing",
+__all__ = ["Compiled", "GrammarError", "compiled_once", "compile_grammar", "named_definitions", "parse",
+           "matches_by_part", "text", "dotted", "member_receiver", "doc_comment", "Enclosing", "class_of", "CallEdges",
            "mark_syntax_errors", "own_texts", "test_references"]
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -68,11 +71,58 @@ def compile_grammar(language: ts.Language, parts: dict[str, str]) -> Compiled:
                     ts.Query(language, "(ERROR) @err"))
 
 
+def named_definitions(name: str, *node_types: str) -> str:
+    """Query patterns of definitions whose `name` field is a `name` node, one per node type:
+    `(class_declaration name: (identifier) @name) @def` (the extractors' `def` and `name`)."""
+    return "".join(f"\n({node_type} name: ({name}) @name) @def" for node_type in node_types) + "\n"
+
+
+def parse(grammar: Compiled, data: bytes, language: str) -> tuple[ts.Node, FileExtract]:
+    """A file's tree and its extract, still empty but for its syntax errors."""
+    root = grammar.parser.parse(data).root_node
+    fx = FileExtract(language=language)
+    mark_syntax_errors(root, grammar.errors, fx)
+    return root, fx
+
+
+def matches_by_part(grammar: Compiled, root: ts.Node) -> dict[str, list[dict]]:
+    """The captures of each match of the grammar's query, by the part its pattern is in."""
+    parts: dict[str, list[dict]] = {part: [] for part in grammar.part_of}
+    for pattern, caps in ts.QueryCursor(grammar.query).matches(root):
+        parts[grammar.part_of[pattern]].append(caps)
+    return parts
+
+
 def text(node: ts.Node | None) -> str:
     if node is None:
         return ""
     raw = node.text  # a new bytes object at every access: read it once
     return raw.decode("utf-8", "replace") if raw is not None else ""
+
+
+def dotted(node: ts.Node | None, member: str, name_field: str, leaves: tuple[str, ...]) -> str | None:
+    """`a.b.c` of a chain of `member` nodes (the name in their `name_field`, the rest in `object`)
+    that ends in a node of a `leaves` type, else None."""
+    parts: list[str] = []
+    while node is not None and node.type == member:
+        parts.append(text(node.child_by_field_name(name_field)))
+        node = node.child_by_field_name("object")
+    if node is None or node.type not in leaves:
+        return None
+    parts.append(text(node))
+    return ".".join(reversed(parts))
+
+
+def member_receiver(chain: str | None, this: str, lookup, scope: int | None) -> str:
+    """EdgeRec.recv of a call on a member chain (`dotted`'s): `self.a` (the language's `this`)
+    is the attribute `A:a`, a longer chain on it unknown; a chain on a name no local binds
+    (`lookup(scope, name)` is None) is that name `N:a.b`, one on a local unknown."""
+    if chain is None:
+        return "?"
+    parts = chain.split(".")
+    if parts[0] == this:
+        return f"A:{parts[1]}" if len(parts) == 2 else "?"
+    return f"N:{chain}" if lookup(scope, parts[0]) is None else "?"
 
 
 def _comment_lines(raw: str) -> list[str]:
@@ -127,6 +177,27 @@ class Enclosing:
                 return i
             i = self.outer[i]
         return None
+
+
+def class_of(symbols: list[SymbolRec], i: int | None) -> int | None:
+    """The class definition `i` is (or is in), by its parents; None outside any class."""
+    while i is not None and symbols[i].kind != "class":
+        i = symbols[i].parent
+    return i
+
+
+class CallEdges:
+    """A file's `calls` edges, one per caller, receiver and name: the first in source order."""
+
+    def __init__(self, fx: FileExtract):
+        self.fx = fx
+        self.seen: set[tuple[int | None, str, str]] = set()
+
+    def add(self, name: str, src: int | None, node: ts.Node, recv: str) -> None:
+        """The call of `name` at `node` from definition `src` (None: the module) on `recv`."""
+        if (src, recv, name) not in self.seen:
+            self.seen.add((src, recv, name))
+            self.fx.edges.append(EdgeRec("calls", name, src, node.start_point[0] + 1, recv))
 
 
 def mark_syntax_errors(root: ts.Node, errors: ts.Query, fx: FileExtract) -> None:

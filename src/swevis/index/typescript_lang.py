@@ -17,13 +17,13 @@ from swevis.index.javascript_lang import (
     COMMON_NAMES,
     RECORD_KEYWORDS,
     TS_EXTENSIONS,
-    Grammar,
     extract_with,
+    grammar_parts,
     module_names,
     node_frame,
 )
 from swevis.index.records import FileExtract, Language
-from swevis.index.treesitter_util import compiled_once
+from swevis.index.treesitter_util import Compiled, compile_grammar, compiled_once
 
 __all__ = ["TYPESCRIPT", "extract"]
 
@@ -47,11 +47,11 @@ _TS_BINDINGS = """
 
 
 @compiled_once("TypeScript")
-def _grammar(tsx: bool) -> Grammar:
+def _grammar(tsx: bool) -> Compiled:
     """TSX's grammar or TypeScript's, compiled when the first such file is parsed, not at import
     (~0.25 s for the two): every agent job imports the index and most parse no TypeScript."""
     language = tsts.language_tsx() if tsx else tsts.language_typescript()
-    return Grammar(ts.Language(language), "typescript", _TS_DEFS, _TS_BINDINGS)
+    return compile_grammar(ts.Language(language), grammar_parts(_TS_DEFS, _TS_BINDINGS))
 
 
 # as JavaScript's: only words no other language's code names things by (see javascript_lang)
@@ -60,7 +60,7 @@ _KEYWORDS = RECORD_KEYWORDS | frozenset("keyof readonly satisfies".split())
 
 def extract(path: str, data: bytes, module: str, options: dict | None = None) -> FileExtract:
     """As JavaScript's, on the TSX grammar for .tsx files and the TypeScript one otherwise."""
-    return extract_with(_grammar(path.lower().endswith(".tsx")), path, data, module, options)
+    return extract_with(_grammar(path.lower().endswith(".tsx")), "typescript", path, data, module, options)
 
 
 def is_private(name: str, signature: str) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from swevis.agents.registry import AgentKind
+from swevis.conditions import FAMILY_NAMES
 
 
 def run(run: Any) -> tuple[dict[str, Any], None]:
@@ -24,5 +25,5 @@ def run(run: Any) -> tuple[dict[str, Any], None]:
 
 AGENT = AgentKind(
     name="mini", title="mini-SWE-agent", run=run, phases=("main",), tools=("bash",),
-    page_families=("code", "obs", "hist"), action_figure="figure2.png",
+    page_families=FAMILY_NAMES, action_figure="figure2.png",
 )

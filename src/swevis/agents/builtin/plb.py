@@ -8,6 +8,7 @@ from typing import Any
 from swevis.agents.registry import AgentKind
 from swevis.agents.tool_registry import names
 from swevis.agents.tools.finish import SUBMIT
+from swevis.conditions import FAMILY_NAMES
 
 
 def run(run: Any) -> tuple[dict[str, Any], None]:
@@ -31,5 +32,5 @@ def run(run: Any) -> tuple[dict[str, Any], None]:
 AGENT = AgentKind(
     name="plb", title="PLB", run=run, phases=("preloc", "main"),
     prompts=("preloc_system", "preloc_instance", "plb_system", "plb_instance"), tools=("bash", *names((SUBMIT,))),
-    needs_index=True, needs_preloc=True, page_families=("code", "obs", "hist"), action_figure="figure4.png",
+    needs_index=True, needs_preloc=True, page_families=FAMILY_NAMES, action_figure="figure4.png",
 )

@@ -36,10 +36,10 @@ from jinja2 import StrictUndefined, Template
 
 from swevis.agents.observation.actions import CodeRead, detect_code_read
 from swevis.agents.observation.output_windows import RecordedWindow, identify_windows
-from swevis.agents.observation.pages import HistoryPages, PageSettings, TextPages, render_long_text
+from swevis.agents.observation.pages import PageSettings, TextPages
 from swevis.agents.observation.volatile import normalize as normalize_volatile
 from swevis.agents.settings import AgentSettings
-from swevis.conditions import Condition
+from swevis.conditions import Condition, PageFamily
 from swevis.models import image_part, resolve_profile
 from swevis.render import MissingGlyphs, RenderError, render_window
 from swevis.tokens import count_message_tokens, text_tokens
@@ -85,10 +85,10 @@ class ObservationConfig:
         return Condition.parse(self.condition).code_ratio if self.visual_enabled else None
 
     @property
-    def family(self) -> str | None:
-        """The condition's page family (code, obs, hist); None when nothing is rendered."""
+    def family(self) -> PageFamily | None:
+        """The condition's page family (swevis.page_families); None when nothing is rendered."""
         c = Condition.parse(self.condition)
-        return c.family if c.visual and self.visual_enabled else None
+        return c.page_family if c.visual and self.visual_enabled else None
 
     def text_pages(self) -> TextPages:
         """How this condition renders non-code text (obs-rN, hist-rN)."""
@@ -224,36 +224,27 @@ class ObservationPipeline:
         self.read_file = read_file
         self.template = Template(observation_template, undefined=StrictUndefined)
         self.page_settings = PageSettings.from_config({"pages": config.pages})
-        self.history = None
-        if config.family == "hist":
-            s = self.page_settings
-            self.history = HistoryPages(config.text_pages(), s.hist_keep, s.hist_block, s.hist_policy)
+        # the page family's request hook, made once: it keeps what it rendered (hist's frozen blocks)
+        self.history = config.family.history(config.text_pages(), self.page_settings) if config.family else None
 
-    # -- the page families beyond code windows (swevis.agents.observation.pages)
+    # -- the two hooks of the page families (swevis.page_families; rendered by swevis.agents.observation.pages)
     def request(self, messages: list[dict]) -> list[dict]:
         """The messages a call sends: under hist-rN with the old history in frozen pages."""
         return messages if self.history is None else self.history.request(messages)
 
     def finish(self, content: Any, record: dict[str, Any], label: str = "observation") -> tuple[Any, dict[str, Any]]:
-        """An observation as sent: under obs-rN its long text runs as pages too (the record
-        counts them in `pages` and `output_pages`, and its tokens as shown). A run, or under
-        hist-rN a history block, that could not be rendered stays text, and the record says
-        why (`output_text_reasons`, `history_text_reasons`: missing_glyph or render_failed)."""
+        """An observation as sent, through its page family's hook: under obs-rN its long text
+        runs as pages too (the record counts them in `pages` and `output_pages`, and its
+        tokens as shown). A run, or under hist-rN a history block, that could not be rendered
+        stays text, and the record says why (`output_text_reasons`, `history_text_reasons`:
+        missing_glyph or render_failed)."""
+        family = self.config.family
+        if family is None:
+            return content, record
         if self.history is not None:
             failed = self.history.kept_as_text()
-            return content, ({**record, "history_text_reasons": failed} if failed else record)
-        if self.config.family != "obs":
-            return content, record
-        s = self.page_settings
-        content, added, failed = render_long_text(self.config.text_pages(), content, s.obs_min_tokens, label,
-                                                  s.obs_run_chars)
-        if failed:
-            record = {**record, "output_text_reasons": failed}
-        if not added:
-            return content, record
-        tokens = self._prompt_tokens(content) - self._prompt_tokens("")
-        return content, {**record, "kind": "image", "pages": int(record.get("pages") or 0) + added,
-                         "output_pages": added, "tokens": tokens}
+            record = {**record, "history_text_reasons": failed} if failed else record
+        return family.finish(self.config.text_pages(), self.page_settings, content, record, label)
 
     # -- helpers
     def _text(self, output: dict[str, Any], template_vars: dict | None) -> str:

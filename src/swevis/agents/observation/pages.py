@@ -76,6 +76,14 @@ class TextPages:
     def message_tokens(self, content: Any) -> int:
         return count_message_tokens([{"role": "user", "content": content}], self.tokenizer, self.image_family)
 
+    def long_text(self, content: Any, min_tokens: int, label: str, run_chars: int) -> tuple[Any, int, list[str]]:
+        """render_long_text on these pages (the obs family's hook, swevis.page_families)."""
+        return render_long_text(self, content, min_tokens, label, run_chars)
+
+    def history(self, keep: int, block: int, policy: str) -> HistoryPages:
+        """HistoryPages on these pages (the hist family's hook, swevis.page_families)."""
+        return HistoryPages(self, keep, block, policy)
+
     def pages(self, text: str, label: str, what: str) -> Shown | None:
         """`text` as a note and its pages (no line numbers), or None when it stays text."""
         shown = self.shown_or_reason(text, label, what)
