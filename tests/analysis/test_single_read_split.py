@@ -45,24 +45,30 @@ def _image_words(image):
     return [(1.0, 1.0, hashlib.sha1(image.tobytes()).hexdigest()[:8])]
 
 
-def test_drawn_and_undrawn_layouts_give_the_same_tokens_and_sizes(windows):
+def test_drawn_and_undrawn_layouts_give_the_same_tokens_and_sizes(windows, monkeypatch):
     """Token counts depend on a page's size alone: the study's rows are the same whether every
     page is drawn (rasterize_all) or none is, and the drawn pages have the recorded sizes and
-    the recorded image tokens."""
+    the recorded image tokens. Each of layout_rows' renders is kept as it returns it, so every
+    render of both passes is checked, at every ratio, without drawing any of them again."""
     settings = RenderSettings.from_config({})
     ratios = [1.0, 3.0, 7.0]
+    renders: dict[bool, list] = {True: [], False: []}
+
+    def kept(*args, rasterize, **kwargs):
+        res = render_window(*args, rasterize=rasterize, **kwargs)
+        renders[rasterize].append((args[5], res))  # (image family, the render)
+        return res
+
+    monkeypatch.setattr(study, "render_window", kept)
     drawn, _ = layout_rows(windows, ratios, BACKBONES, settings, rasterize_all=True)
     undrawn, stats = layout_rows(windows, ratios, BACKBONES, settings, rasterize_all=False)
     assert stats["raster_s"] < 1e-2 and len(undrawn) == len(windows) * len(ratios) * len(BACKBONES)
     assert [{k: r[k] for k in TOKEN_COLUMNS} for r in drawn] == [{k: r[k] for k in TOKEN_COLUMNS} for r in undrawn]
-    for w in windows:
-        for bname, b in BACKBONES.items():
-            res = render_window(w["path"], w["start_line"], w["text"], 3.0, b["tokenizer"], b["image_family"], settings)
-            bare = render_window(w["path"], w["start_line"], w["text"], 3.0, b["tokenizer"], b["image_family"], settings,
-                                 rasterize=False)
-            assert bare.pages == [] and bare.layout == res.layout
-            assert [list(p.size) for p in res.pages] == res.layout["page_sizes"]
-            assert sum(image_tokens(p.width, p.height, b["image_family"]) for p in res.pages) == res.layout["image_tokens"]
+    assert len(renders[True]) == len(renders[False]) == len(undrawn)
+    for (family, res), (_, bare) in zip(renders[True], renders[False]):
+        assert bare.pages == [] and bare.layout == res.layout
+        assert res.pages and [list(p.size) for p in res.pages] == res.layout["page_sizes"]
+        assert sum(image_tokens(p.width, p.height, family) for p in res.pages) == res.layout["image_tokens"]
 
 
 def test_a_page_drawn_alone_is_the_page_of_the_whole_render(windows):

@@ -1,5 +1,6 @@
 """The tiny study, run once a worker and copied per test: the end-to-end test and the report's
-browser test both start from it (each took its own identical run before)."""
+browser test both start from it (each took its own identical run before), and the jobs test
+builds it again per run in its folder."""
 
 import shutil
 import subprocess
@@ -13,7 +14,8 @@ from helpers import TINY_STUDY, TINY_TARGETS, run_snakemake
 @pytest.fixture(scope="session")
 def tiny_study_run(tmp_path_factory) -> tuple[Path, subprocess.CompletedProcess]:
     """The tiny study's first run to Tables 1 and 3: (its folder, the run). Use tiny_study,
-    which copies it; the tests that do are in one xdist group, so one worker runs it once."""
+    which copies it, or tiny_study_folder; the tests that do are in one xdist group, so one
+    worker runs it once and they take turns."""
     work = tmp_path_factory.mktemp("tiny-study")
     (work / "config.yaml").write_text(TINY_STUDY)
     return work, run_snakemake(work, *TINY_TARGETS)
@@ -28,3 +30,20 @@ def tiny_study(tiny_study_run, tmp_path) -> tuple[Path, subprocess.CompletedProc
     work = tmp_path / "study"
     shutil.copytree(base, work, symlinks=True)
     return work, first
+
+
+@pytest.fixture
+def tiny_study_folder(tiny_study_run, tmp_path) -> tuple[Path, Path]:
+    """(the tiny study's own folder, empty; its first run, moved aside), put back after the test:
+    for a test that builds the study again at the same absolute path (a run's prompts name its
+    workspace, so token counts depend on the folder's path). The group's tests take turns."""
+    base, first = tiny_study_run
+    assert first.returncode == 0, (first.stdout + first.stderr)[-4000:]
+    kept = tmp_path / "tiny-study-first-run"
+    base.rename(kept)  # one pytest temporary root: a rename, mtimes and all
+    base.mkdir()
+    try:
+        yield base, kept
+    finally:
+        shutil.rmtree(base)
+        kept.rename(base)

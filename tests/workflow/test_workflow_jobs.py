@@ -1,21 +1,19 @@
 """One job per cell (agents.jobs: cell, the default) builds the same tables as one job per run
 (agents.jobs: run, the workflow before it): the runs are the same runs, in one process.
 
-Both are built in the same folder in turn: a run's prompts name its workspace by absolute
-path, so the token counts of a study depend on where its folder is. The study is the tiny
-study's two instances in three of its cells, mini's text and PLB's and LET's r3 (a
-pre-localization, pages drawn, LET's two stages): what one process could carry from run to
-run is there."""
+The per-cell tables are the tiny study's, built once a worker (conftest.py); the per-run ones
+are built from nothing in that study's own folder, its first run set aside meanwhile: a run's
+prompts name its workspace by absolute path, so the token counts of a study depend on where
+its folder is. The tiny study's cells hold what one process could carry from run to run: two
+instances a cell, a pre-localization, pages drawn, LET's two stages."""
 
 import csv
-import shutil
 from pathlib import Path
 
 import pytest
 from helpers import TINY_STUDY, TINY_TARGETS
 from helpers import run_snakemake as snakemake
 
-STUDY = TINY_STUDY.replace("scope: normal, conditions: [text, r3]", "scope: normal, conditions: [r3]")
 # columns that say when or with what a table was made, not what it measured
 VOLATILE = ("config_hash", "created", "git_commit", "swevis_version", "wall_time_s", "duration_s")
 
@@ -25,23 +23,19 @@ def table_rows(path: Path) -> list[dict]:
         return [{k: v for k, v in row.items() if k not in VOLATILE} for row in csv.DictReader(fh)]
 
 
-def build(study: Path, jobs: str) -> dict[str, list[dict]]:
-    """The tiny study's tables with agents.jobs `jobs`, built from nothing in `study`."""
-    for made in ("results", ".snakemake", ".swevis-cache"):
-        shutil.rmtree(study / made, ignore_errors=True)
-    (study / "config.yaml").write_text(STUDY.replace("agents:\n", f"agents:\n  jobs: {jobs}\n", 1))
-    proc = snakemake(study, *TINY_TARGETS)
-    assert proc.returncode == 0, proc.stderr[-4000:]
-    rule = {"cell": "run_condition", "run": "run_agent"}[jobs]
-    assert f"(Rule: {rule})" in proc.stdout + proc.stderr
+def tables(study: Path) -> dict[str, list[dict]]:
     return {p.name: table_rows(p) for p in sorted((study / "results").glob("*.csv"))}
 
 
 @pytest.mark.slow
-def test_one_job_per_cell_builds_the_tables_one_job_per_run_builds(tmp_path):
-    study = tmp_path / "study"
-    study.mkdir()
-    per_run = build(study, "run")
-    per_cell = build(study, "cell")
+@pytest.mark.xdist_group("tiny_study")
+def test_one_job_per_cell_builds_the_tables_one_job_per_run_builds(tiny_study_folder):
+    study, first = tiny_study_folder  # the tiny study's folder, empty; its first run set aside
+    per_cell = tables(first)
+    (study / "config.yaml").write_text(TINY_STUDY.replace("agents:\n", "agents:\n  jobs: run\n", 1))
+    proc = snakemake(study, *TINY_TARGETS)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    assert "(Rule: run_agent)" in proc.stdout + proc.stderr and "(Rule: run_condition)" not in proc.stdout + proc.stderr
+    per_run = tables(study)
     assert {"table1.csv", "table1_long.csv", "table3.csv"} <= set(per_cell)
     assert per_cell == per_run
