@@ -159,18 +159,29 @@ class PrometheusHooks:
         return out
 
 
-def classify(run: Any, hooks: PrometheusHooks, values: dict[str, Any]) -> dict[str, Any]:
-    """The classification stage: its answer, the class it routes as, and a warning if any."""
+def conversation(run: Any, hooks: PrometheusHooks, phase: str, *, purpose: str, tools: tuple[Tool, ...],
+                 allow_bash: bool, limit: int, system: str, instance: str, system_vars: dict[str, Any],
+                 instance_vars: dict[str, Any], addendum: str = "", **env_options: Any) -> tuple[dict, Any]:
+    """One stage's model conversation over its tools, its prompts rendered from templates
+    (`instance` gets the issue and the step limit too): (its exit extra, its tool environment)."""
     from swevis.agents.prompts import render_prompt
 
-    limit = hooks.settings.classify_step_limit
-    env = hooks.tool_env(run, CLASSIFY_TOOLS, allow_bash=False, context="classify")
+    env = hooks.tool_env(run, tools, allow_bash=allow_bash, context=phase, **env_options)
     result = run.phase(
-        env=env, phase="classify", purpose="classify",
-        system=render_prompt("prometheus_classify_system", **values),
-        instance=render_prompt("prometheus_classify_instance", issue=run.spec.row["problem_statement"],
-                               step_limit=limit, **values),
+        env=env, phase=phase, purpose=purpose, system=render_prompt(system, **system_vars),
+        instance=render_prompt(instance, issue=run.spec.row["problem_statement"], step_limit=limit,
+                               **instance_vars) + addendum,
         step_limit=limit, visual=True,
+    )
+    return result, env
+
+
+def classify(run: Any, hooks: PrometheusHooks, values: dict[str, Any]) -> dict[str, Any]:
+    """The classification stage: its answer, the class it routes as, and a warning if any."""
+    result, _env = conversation(
+        run, hooks, "classify", purpose="classify", tools=CLASSIFY_TOOLS, allow_bash=False,
+        limit=hooks.settings.classify_step_limit, system="prometheus_classify_system",
+        instance="prometheus_classify_instance", system_vars=values, instance_vars=values,
     )
     answer = result.get("issue_class")
     routed, warning = route_class(answer)
@@ -181,15 +192,10 @@ def classify(run: Any, hooks: PrometheusHooks, values: dict[str, Any]) -> dict[s
 
 def retrieve(run: Any, hooks: PrometheusHooks, values: dict[str, Any]) -> dict[str, Any] | None:
     """The context retrieval stage: LET's locator conversation with the memory; its plan."""
-    from swevis.agents.prompts import render_prompt
-
-    limit = hooks.settings.retrieve_step_limit
-    env = hooks.tool_env(run, RETRIEVE_TOOLS, allow_bash=False, context="retrieve")
-    result = run.phase(
-        env=env, phase="retrieve", purpose="locator",
-        system=render_prompt("prometheus_retrieve_system", **values),
-        instance=render_prompt("let_locator_instance", issue=run.spec.row["problem_statement"], step_limit=limit, **values),
-        step_limit=limit, visual=True,
+    result, _env = conversation(
+        run, hooks, "retrieve", purpose="locator", tools=RETRIEVE_TOOLS, allow_bash=False,
+        limit=hooks.settings.retrieve_step_limit, system="prometheus_retrieve_system",
+        instance="let_locator_instance", system_vars=values, instance_vars=values,
     )
     return result.get("plan")
 
@@ -198,16 +204,12 @@ def reproduce(run: Any, hooks: PrometheusHooks, values: dict[str, Any], plan_tex
     """The reproduction stage (LET's): the accepted reproduction or None, and the attempts."""
     from swevis.agents.mechanisms.regression import reproduction_runner
     from swevis.agents.mechanisms.reproduction import Reproduction
-    from swevis.agents.prompts import render_prompt
 
-    limit = hooks.settings.reproduce_step_limit
-    env = hooks.tool_env(run, REPRODUCE_TOOLS, allow_bash=True, context="reproduce")
-    result = run.phase(
-        env=env, phase="reproduce", purpose="reproduction",
-        system=render_prompt("let_repro_system", test_runner=reproduction_runner(run.spec.row), **values),
-        instance=render_prompt("let_repro_instance", issue=run.spec.row["problem_statement"], plan=plan_text,
-                               step_limit=limit, **values),
-        step_limit=limit, visual=True,
+    result, env = conversation(
+        run, hooks, "reproduce", purpose="reproduction", tools=REPRODUCE_TOOLS, allow_bash=True,
+        limit=hooks.settings.reproduce_step_limit, system="let_repro_system", instance="let_repro_instance",
+        system_vars={"test_runner": reproduction_runner(run.spec.row), **values},
+        instance_vars={"plan": plan_text, **values},
     )
     return {"accepted": result.get("reproduction"), "attempts": env.part(Reproduction).attempts}
 
@@ -217,19 +219,14 @@ def generate(run: Any, hooks: PrometheusHooks, values: dict[str, Any], *, issue_
     """One generation conversation: (its exit extra, its tool environment)."""
     from swevis.agents.prompts import render_prompt
 
-    limit = hooks.settings.generate_step_limit
-    env = hooks.tool_env(run, GENERATE_TOOLS, allow_bash=True, context=phase, reproduction=reproduction,
-                         verification=verification)
-    addendum = render_prompt("let_verify_note", reproduction=reproduction) if verification else ""
-    result = run.phase(
-        env=env, phase=phase, purpose="editor",
-        system=render_prompt("let_editor_system", **values),
-        instance=render_prompt("prometheus_generate_instance", issue=run.spec.row["problem_statement"],
-                               issue_class=issue_class, plan=plan_text, candidate=candidate,
-                               candidates=hooks.settings.candidates, step_limit=limit, **values) + addendum,
-        step_limit=limit, visual=True,
+    return conversation(
+        run, hooks, phase, purpose="editor", tools=GENERATE_TOOLS, allow_bash=True,
+        limit=hooks.settings.generate_step_limit, system="let_editor_system", instance="prometheus_generate_instance",
+        system_vars=values, instance_vars={"issue_class": issue_class, "plan": plan_text, "candidate": candidate,
+                                           "candidates": hooks.settings.candidates, **values},
+        addendum=render_prompt("let_verify_note", reproduction=reproduction) if verification else "",
+        reproduction=reproduction, verification=verification,
     )
-    return result, env
 
 
 def model_choice(run: Any, hooks: PrometheusHooks, *, phase: str, tool: Tool) -> Any:
@@ -359,17 +356,12 @@ def single_edit(run: Any, hooks: PrometheusHooks, values: dict[str, Any], plan_t
 def answer(run: Any, hooks: PrometheusHooks, values: dict[str, Any], plan_text: str) -> tuple[dict[str, Any], dict]:
     """A question: one stage that ends with the answer, no patch. (exit extra, the answer's
     record: its text, and whether the stage edited files anyway, with the diff it left)."""
-    from swevis.agents.prompts import render_prompt
     from swevis.agents.tools.environment import working_tree_diff
 
-    limit = hooks.settings.generate_step_limit
-    env = hooks.tool_env(run, ANSWER_TOOLS, allow_bash=True, context="answer")
-    result = run.phase(
-        env=env, phase="answer", purpose="answer",
-        system=render_prompt("prometheus_answer_system", **values),
-        instance=render_prompt("prometheus_answer_instance", issue=run.spec.row["problem_statement"],
-                               plan=plan_text, step_limit=limit, **values),
-        step_limit=limit, visual=True,
+    result, _env = conversation(
+        run, hooks, "answer", purpose="answer", tools=ANSWER_TOOLS, allow_bash=True,
+        limit=hooks.settings.generate_step_limit, system="prometheus_answer_system",
+        instance="prometheus_answer_instance", system_vars=values, instance_vars={"plan": plan_text, **values},
     )
     diff = working_tree_diff(run.env)
     record: dict[str, Any] = {"text": result.get("answer"), "edited": bool(diff.strip())}
