@@ -107,6 +107,18 @@ def test_a_feature_or_a_refactoring_takes_the_candidates_deduplicated_before_tes
 
 
 @pytest.mark.slow
+def test_a_selection_stage_that_never_answers_runs_the_rule_with_a_warning(setup, tmp_path):
+    """No select_tests turn: the stage ends without an answer, which is not a choice of no
+    tests; the first regression_selected tests of the index run, and the record says why."""
+    turns = {"classify": [turn("classify_issue feature")], "locator": LET["turns"]["locator"],
+             "editor": LET["turns"]["editor"]}
+    traj = _run(setup, tmp_path / "unanswered", turns, candidates=1, regression_selected=1)
+    regression = traj["candidates"][0]["regression"]
+    assert regression["selection"]["method"] == "rule" and "ended without an answer" in regression["selection"]["warning"]
+    assert len(regression["tests"]) == 1 and regression["command"] and regression["passed"]
+
+
+@pytest.mark.slow
 def test_documentation_is_one_edit_without_reproduction_or_candidates(setup, tmp_path):
     turns = {"classify": [turn("classify_issue documentation")], "locator": LET["turns"]["locator"],
              "editor": LET["turns"]["editor"]}

@@ -268,6 +268,13 @@ def narrow_regression(run: Any, hooks: PrometheusHooks, env: Any, diff: str, sel
         choose = model_choice(run, hooks, phase=SELECT_TESTS.name, tool=SELECT_TESTS)
         chosen = select_tests(selection["tests"], choose, max_selected=hooks.settings.regression_selected,
                               issue=run.spec.row["problem_statement"], diff=diff)
+        status = run.phase_exit.get(SELECT_TESTS.name)
+        if status != "submitted":  # no answer at all (a cap, playback run out): not "select none"
+            warning = (f"the select_tests stage ended without an answer ({status}): the first "
+                       f"{hooks.settings.regression_selected} of the index's tests run")
+            log.warning(warning)
+            chosen = {**chosen, "method": "rule", "tests": selection["tests"][:hooks.settings.regression_selected],
+                      "warning": warning}
         selection = {**selection, "tests": chosen["tests"], "selection": chosen}
     field = "tests" if selection["tests"] else "files"
     targets = list(selection[field])
