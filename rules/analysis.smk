@@ -100,7 +100,7 @@ rule table_retrieval:
 
 # The probe sets' runs (agents.matrix probe_sets), one row a model, agent, condition and probe
 # instance: the issue's class, the class the agent routed it as, the route, the candidates, the
-# vote, and whether the patch resolved it. Only when an entry names a probe set.
+# vote, whether it answered (a question), its patch's lines, and whether the patch resolved it. Only when an entry names a probe set.
 PROBE_TARGETS = [LAYOUT.table("table_probes.csv")] if PROBE_CELLS else []
 
 
@@ -110,6 +110,9 @@ rule table_probes:
         validation=VALIDATION,
         trajs=lambda wc: [
             f for key in PROBE_CELLS for f in probe_runs(key, "traj.json")
+        ],
+        patches=lambda wc: [
+            f for key in PROBE_CELLS for f in probe_runs(key, "patch.diff")
         ],
         harness=[LAYOUT.probe_harness_dir(key) for key in PROBE_CELLS],
     output:

@@ -216,6 +216,7 @@ def test_the_model_picks_among_those_that_passed():
     model = Model("The third is smallest.\nCHOICE: 2")
     rec = aggregate(groups, [False, True, True], model, issue="mean() is wrong", votes=1)
     assert (rec["winner"], rec["method"], rec["pool"]) == (2, "model", "passed")  # candidate 2 of the pool
+    assert "warning" not in rec
     assert rec["patch"] == groups[2]["patch"]
     assert rec["answers"] == ["The third is smallest.\nCHOICE: 2"] and rec["picks"] == [2]
     assert [c["passed"] for c in rec["candidates"]] == [False, True, True]
@@ -232,6 +233,7 @@ def test_an_unusable_answer_leaves_it_to_the_majority(answer):
     rec = aggregate(groups, [True, True], Model(answer), issue="i", votes=1)
     assert (rec["winner"], rec["method"]) == (1, "majority")
     assert rec["reason"].startswith("no usable model answer (1 asked)") and rec["picks"] == [None]
+    assert rec["warning"] == "no aggregation answer of 1 named one of the 2 candidates: the majority vote decides (majority)"
 
 
 def test_the_model_chooses_among_all_when_none_passed():

@@ -1,7 +1,10 @@
-"""The Prometheus agent end to end on playback, on one bundled instance: classification routes,
-a reproduced bug takes the verified path, any other class (and a bug the reproduction misses)
-takes the unverified path with N candidates and a vote; an answer outside the classes is
-routed as a bug with a warning; N < 1 is refused at the config check."""
+"""The Prometheus agent end to end on playback, on one bundled instance: classification routes
+as the authors' code does. A reproduced bug takes the verified path and falls back to the
+candidates when verification still fails after its rounds; a feature, a refactoring (and a bug
+the reproduction misses) take the unverified path with N candidates, deduplicated before their
+regression tests, and a vote; documentation is one edit; a question gets an answer and no
+patch. An answer outside the classes is routed as a bug with a warning; N < 1 is refused at the
+config check."""
 
 from __future__ import annotations
 
@@ -67,6 +70,9 @@ def test_a_reproduced_bug_takes_the_verified_path(setup, tmp_path):
     assert traj["reproduction"]["accepted"]["command"] == "python reproduce_issue.py"
     rounds = traj["vote"]["verifications"]
     assert rounds[-1]["passed"] and rounds[-1]["outcome"] == "submitted"
+    # the regression set ran before the fix too (the authors' filter): the tests kept passed there
+    before = rounds[-1]["regression"]["before_fix"]
+    assert before["ran"] and before["failing"] == [] and rounds[-1]["regression"]["tests"] == before["ran"]
     assert list(traj["phase_exit_status"]) == ["classify", "retrieve", "reproduce", "generate"]
     # every stage is a conversation of its own; the memory is shared by all of them
     assert {s["phase"] for s in traj["steps"]} == {"classify", "retrieve", "reproduce", "generate"}
@@ -78,18 +84,130 @@ def test_a_reproduced_bug_takes_the_verified_path(setup, tmp_path):
 
 
 @pytest.mark.slow
-def test_a_feature_takes_the_unverified_path_with_candidates_and_a_vote(setup, tmp_path):
+@pytest.mark.parametrize("issue_class", ["feature", "refactoring"])
+def test_a_feature_or_a_refactoring_takes_the_candidates_deduplicated_before_testing(setup, tmp_path, issue_class):
+    """Three identical candidates are one patch: its regression tests are selected (a model
+    stage, regression_selected=1) and run once, and every candidate carries its patch_sha."""
     editor = LET["turns"]["editor"]
-    turns = {"classify": [turn("classify_issue feature")], "locator": LET["turns"]["locator"], "editor": editor * 3}
-    traj = _run(setup, tmp_path / "feature", turns)
-    assert traj["classification"]["class"] == "feature" and "reproduction" not in traj
-    assert traj["route"] == "unverified" and len(traj["candidates"]) == 3
-    assert all(c["regression"]["passed"] for c in traj["candidates"])
+    turns = {"classify": [turn(f"classify_issue {issue_class}")], "locator": LET["turns"]["locator"],
+             "editor": editor * 3, "select_tests": [turn("select_tests <<'T'\n1\nT")]}
+    traj = _run(setup, tmp_path / issue_class, turns, regression_selected=1)
+    assert traj["classification"]["class"] == issue_class and "reproduction" not in traj
+    assert traj["route"] == "unverified" and len(traj["candidates"]) == 3 and traj["fallback"] is None
+    assert all(c["regression"]["passed"] and c["regression"]["before_fix"]["ran"] for c in traj["candidates"])
+    shas = {c["patch_sha"] for c in traj["candidates"]}
+    assert len(shas) == 1 and None not in shas
+    selections = [m for m in traj["messages"] if m["phase"] == "select_tests" and m["role"] == "system"]
+    assert len(selections) == 1, "identical patches pay test selection once"
     vote = traj["vote"]
-    assert vote["method"] in ("majority", "model") and vote["winner"] is not None
+    assert vote["method"] in ("majority", "model") and vote["winner"] is not None and vote["dropped"] == []
     assert len(vote["candidates"]) == 1 and vote["candidates"][0]["count"] == 3  # three equal patches
-    patch = (tmp_path / "feature" / "patch.diff").read_text()
+    patch = (tmp_path / issue_class / "patch.diff").read_text()
     assert patch.startswith("diff --git") and patch.count("diff --git") == len(set(patch.split("diff --git"))) - 1
+
+
+@pytest.mark.slow
+def test_a_selection_stage_that_never_answers_runs_the_rule_with_a_warning(setup, tmp_path):
+    """No select_tests turn: the stage ends without an answer, which is not a choice of no
+    tests; the first regression_selected tests of the index run, and the record says why."""
+    turns = {"classify": [turn("classify_issue feature")], "locator": LET["turns"]["locator"],
+             "editor": LET["turns"]["editor"]}
+    traj = _run(setup, tmp_path / "unanswered", turns, candidates=1, regression_selected=1)
+    regression = traj["candidates"][0]["regression"]
+    assert regression["selection"]["method"] == "rule" and "ended without an answer" in regression["selection"]["warning"]
+    assert len(regression["tests"]) == 1 and regression["command"] and regression["passed"]
+
+
+@pytest.mark.slow
+def test_documentation_is_one_edit_without_reproduction_or_candidates(setup, tmp_path):
+    turns = {"classify": [turn("classify_issue documentation")], "locator": LET["turns"]["locator"],
+             "editor": LET["turns"]["editor"]}
+    traj = _run(setup, tmp_path / "docs", turns)
+    assert traj["route"] == "single_edit" and traj["exit_status"] == "submitted" and "reproduction" not in traj
+    assert traj["candidates"] == [] and traj["vote"] is None
+    assert list(traj["phase_exit_status"]) == ["classify", "retrieve", "generate"]
+    assert (tmp_path / "docs" / "patch.diff").read_text().startswith("diff --git")
+
+
+ANSWER = "It is intended: as_of includes the end day.\nSee ledgerkit/ledger.py."
+
+
+@pytest.mark.slow
+def test_a_question_gets_an_answer_and_no_patch(setup, tmp_path):
+    turns = {"classify": [turn("classify_issue question")], "locator": LET["turns"]["locator"],
+             "answer": [turn("view_code ledgerkit/ledger.py 1 30"), turn(f"answer_question <<'A'\n{ANSWER}\nA")]}
+    traj = _run(setup, tmp_path / "question", turns)
+    assert traj["route"] == "answer" and traj["exit_status"] == "submitted" and "reproduction" not in traj
+    assert traj["answer"] == {"text": ANSWER, "edited": False}
+    assert traj["candidates"] == [] and traj["vote"] is None
+    assert list(traj["phase_exit_status"]) == ["classify", "retrieve", "answer"]
+    assert (tmp_path / "question" / "patch.diff").read_text() == ""
+
+
+@pytest.mark.slow
+def test_a_question_run_that_edits_files_is_flagged_and_its_diff_kept(setup, tmp_path):
+    turns = {"classify": [turn("classify_issue question")], "locator": LET["turns"]["locator"],
+             "answer": [turn("echo '# noted' >> ledgerkit/__init__.py"), turn(f"answer_question <<'A'\n{ANSWER}\nA")]}
+    traj = _run(setup, tmp_path / "edits", turns)
+    answer = traj["answer"]
+    assert traj["route"] == "answer" and answer["text"] == ANSWER and answer["edited"] is True
+    assert "+# noted" in answer["diff"] and "edited files" in answer["warning"]
+    assert (tmp_path / "edits" / "patch.diff").read_text() == answer["diff"]
+
+
+@pytest.mark.slow
+def test_an_empty_answer_is_refused_and_the_stage_goes_on(setup, tmp_path):
+    turns = {"classify": [turn("classify_issue question")], "locator": LET["turns"]["locator"],
+             "answer": [turn("answer_question <<'A'\n\nA"), turn(f"answer_question <<'A'\n{ANSWER}\nA")]}
+    traj = _run(setup, tmp_path / "empty", turns)
+    assert traj["answer"]["text"] == ANSWER
+    said = [m["content"] for m in traj["messages"] if m["phase"] == "answer" and m["role"] == "user"]
+    assert any("the answer is empty" in json.dumps(c) for c in said)
+
+
+@pytest.mark.slow
+def test_a_bug_whose_verification_fails_falls_back_to_the_candidates(setup, tmp_path):
+    """verify_rounds=0: the first failed verification ends the verified path; the bug then takes
+    the candidate path from the unchanged repository, the failed rounds recorded."""
+    not_the_fix = [turn("echo '# not the fix' >> ledgerkit/__init__.py"), turn("submit")]
+    turns = {"classify": [turn("classify_issue bug")], **{k: LET_ALL["turns"][k] for k in ("locator", "reproduction")},
+             "editor": not_the_fix + LET["turns"]["editor"]}
+    traj = _run(setup, tmp_path / "fallback", turns, condition="r3", verify_rounds=0, candidates=1)
+    assert traj["reproduction"]["accepted"] is not None
+    fallback = traj["fallback"]
+    assert fallback["from"] == "verified" and len(fallback["verifications"]) == 1
+    assert fallback["verifications"][0]["passed"] is False
+    assert fallback["verifications"][0]["outcome"] == "submitted_unverified"
+    assert traj["route"] == "unverified" and len(traj["candidates"]) == 1 and traj["vote"]["method"] == "single"
+    assert list(traj["phase_exit_status"]) == ["classify", "retrieve", "reproduce", "generate", "generate-1"]
+    patch = (tmp_path / "fallback" / "patch.diff").read_text()
+    assert "not the fix" not in patch and "reproduce_issue" not in patch and patch.startswith("diff --git")
+
+
+@pytest.mark.slow
+def test_a_candidate_whose_patch_does_not_apply_is_counted_and_dropped(setup, tmp_path, monkeypatch):
+    """The second candidate's patch is damaged after generation (its context no longer
+    matches the file): it is dropped with git's reason, and the first one wins alone."""
+    from swevis.agents.builtin import prometheus
+
+    real = prometheus.generate_candidates
+
+    def damaged(*args, **kwargs):
+        final, found, env = real(*args, **kwargs)
+        found[1]["patch"] = found[1]["patch"].replace("\n ", "\n #damaged ", 1)
+        return final, found, env
+
+    monkeypatch.setattr(prometheus, "generate_candidates", damaged)
+    other = [turn("echo '# a second opinion' >> ledgerkit/__init__.py"), turn("submit")]
+    turns = {"classify": [turn("classify_issue feature")], "locator": LET["turns"]["locator"],
+             "editor": LET["turns"]["editor"] + other}
+    traj = _run(setup, tmp_path / "dropped", turns, candidates=2, aggregation="majority")
+    dropped = traj["vote"]["dropped"]
+    assert len(dropped) == 1 and dropped[0]["members"] == [2] and dropped[0]["reason"].startswith("git apply")
+    assert dropped[0]["patch_sha"] == traj["candidates"][1]["patch_sha"]
+    assert traj["candidates"][1]["regression"] == {"passed": False, "skipped": "dropped"}
+    assert traj["vote"]["method"] == "single" and len(traj["vote"]["candidates"]) == 1
+    assert "a second opinion" not in (tmp_path / "dropped" / "patch.diff").read_text()
 
 
 @pytest.mark.slow
@@ -121,7 +239,10 @@ def test_distinct_candidates_go_to_the_model_stages(setup, tmp_path):
     narrowed = [c["regression"]["selection"] for c in found if "selection" in c["regression"]]
     assert narrowed and all(s["method"] == "model" and len(s["tests"]) == 1 for s in narrowed)
     vote = traj["vote"]
-    assert vote["method"] == "model" and vote["answers"] == ["CHOICE: 1"] and vote["winner"] == 0
+    # asked up to aggregation_votes (10) times; at temperature 0 the first answer stands for the
+    # repeats (one model call), and asking stops once the leader cannot be caught
+    assert vote["method"] == "model" and vote["answers"] == ["CHOICE: 1"] * 6 and vote["winner"] == 0
+    assert vote["model_calls"] == 1 and len(set(c["patch_sha"] for c in found)) == 2
     assert [c["count"] for c in vote["candidates"]] == [2, 1]
     assert "aggregate" in traj["phase_exit_status"] and "select_tests" in traj["phase_exit_status"]
     assert "a second opinion" not in (tmp_path / "distinct" / "patch.diff").read_text()
@@ -347,13 +468,14 @@ def test_a_bundled_demonstration_answers_every_selection_stage_its_candidates_re
 
 # The probe set `classes` (agents.matrix probe_sets): one issue of each class the study's bugs
 # leave out. Prometheus's bundled demonstration of each must classify it as what it is and take
-# the unverified path with the configured candidates and a vote.
+# its class's workflow: the refactoring the candidates and a vote, the documentation one edit,
+# the question an answer and no patch.
 PROBES = load_bundled_set("classes", verify_commits=False)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("row", PROBES, ids=[r["instance_id"] for r in PROBES])
-def test_each_probe_is_classified_as_its_class_and_takes_the_unverified_path(row, tmp_path, bundled_checkout):
+def test_each_probe_is_classified_as_its_class_and_takes_its_workflow(row, tmp_path, bundled_checkout):
     iid = row["instance_id"]
     checkout = bundled_checkout(iid, tmp_path, index=True)
     agents = {**EMBEDDED, "memory": {"embedding": "lexical"}}
@@ -366,10 +488,18 @@ def test_each_probe_is_classified_as_its_class_and_takes_the_unverified_path(row
     assert traj["exit_status"] == "submitted", traj.get("error")
     assert traj["classification"]["class"] == traj["classification"]["answer"] == row["issue_class"]
     assert traj["classification"]["warning"] is None and "reproduction" not in traj
+    patch = (tmp_path / "run" / "patch.diff").read_text()
+    if row["issue_class"] == "question":
+        assert traj["route"] == "answer" and traj["answer"]["text"] and traj["answer"]["edited"] is False
+        assert patch == "" and traj["candidates"] == []
+        return
+    assert patch.startswith("diff --git")
+    if row["issue_class"] == "documentation":
+        assert traj["route"] == "single_edit" and traj["candidates"] == [] and traj["vote"] is None
+        return
     assert traj["route"] == "unverified"
     assert len(traj["candidates"]) >= EMBEDDED["prometheus"]["candidates"] == 3
     assert all(c["exit_status"] == "Submitted" and c["regression"]["passed"] for c in traj["candidates"])
     vote = traj["vote"]
     assert {"method", "candidates", "winner", "reason"} <= set(vote) and vote["method"] in ("majority", "model")
     assert sum(group["count"] for group in vote["candidates"]) == len(traj["candidates"])
-    assert (tmp_path / "run" / "patch.diff").read_text().startswith("diff --git")

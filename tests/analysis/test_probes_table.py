@@ -33,10 +33,12 @@ def _write(path: str | Path, data: dict) -> None:
 @pytest.fixture
 def results(tmp_path):
     layout = ResultsLayout(str(tmp_path / "results"))
-    runs = {"o__a-2": (_traj("o__a-2", "question", "unverified", 3, "model"), True),
-            "o__a-3": (_traj("o__a-3", "bug", "verified", 0, "verified"), False)}
-    for iid, (traj, resolved) in runs.items():
+    answered = {**_traj("o__a-2", "question", "answer", 0, None), "vote": None, "answer": {"text": "No: see x.py"}}
+    runs = {"o__a-2": (answered, "", False),
+            "o__a-3": (_traj("o__a-3", "bug", "verified", 0, "verified"), "diff --git a/x b/x\n+y\n", False)}
+    for iid, (traj, patch, resolved) in runs.items():
         _write(layout.probe_run_file(KEY.run(iid), "traj.json"), traj)
+        Path(layout.probe_run_file(KEY.run(iid), "patch.diff")).write_text(patch)
         _write(eval_path(layout.probe_dir(KEY), iid), {"instance_id": iid, "resolved": resolved})
     # a study run beside them
     _write(layout.run_file(KEY.run("o__a-1"), "traj.json"), _traj("o__a-1", "bug", "verified", 0, "verified"))
@@ -51,11 +53,13 @@ def test_one_row_a_probe_run_with_class_route_candidates_vote_and_verdict(result
     assert rows["o__a-2"] == {
         "model": "qwen3.5", "agent": "prometheus", "scope": "normal", "condition": "text", "probe_set": "classes",
         "instance_id": "o__a-2", "issue_class": "question", "routed_as": "question", "class_answer": "question",
-        "route": "unverified", "candidates": 3, "vote_method": "model", "resolved": True, "valid": True,
+        "route": "answer", "candidates": 0, "vote_method": None, "answered": True, "patch_lines": 0,
+        "resolved": False, "valid": True,
         "exit_status": "submitted", "backend": "playback",
     }
     assert (rows["o__a-3"]["routed_as"], rows["o__a-3"]["route"], rows["o__a-3"]["resolved"], rows["o__a-3"]["valid"]) == (
         "bug", "verified", False, False)
+    assert (rows["o__a-3"]["answered"], rows["o__a-3"]["patch_lines"]) == (False, 2)
     # a condition without probe sets has no rows; without a validation report `valid` is empty
     assert probes_table(results.root, [], ROWS).height == 0
     assert probes_table(results.root, [(*KEY, ["classes"])], ROWS)["valid"].to_list() == [None, None]
@@ -63,7 +67,8 @@ def test_one_row_a_probe_run_with_class_route_candidates_vote_and_verdict(result
 
 def test_a_missing_record_is_named(results):
     Path(eval_path(results.probe_dir(KEY), "o__a-2")).unlink()
-    with pytest.raises(AnalysisInputError, match=r"probes/harness/evals/o__a-2/eval.json: missing"):
+    Path(results.probe_run_file(KEY.run("o__a-3"), "patch.diff")).unlink()
+    with pytest.raises(AnalysisInputError, match=r"(?s)probes/harness/evals/o__a-2/eval.json: missing.*probes/o__a-3/patch.diff: missing"):
         probes_table(results.root, [(*KEY, ["classes"])], ROWS)
 
 

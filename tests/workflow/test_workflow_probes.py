@@ -106,12 +106,18 @@ def test_a_study_with_a_probe_set_runs_grades_and_reports_the_probes_apart(tmp_p
         assert graded["n"] == 1
     assert not set(PROBES) & {r["instance_id"] for r in _rows(results / "localization_instances.csv")}
     assert all(not set(PROBES) & set(row.values()) for row in _rows(results / "table1_long.csv"))
-    # the probe table: the class each issue is, what Prometheus made of it, graded like every run
+    # the probe table: the class each issue is, what Prometheus made of it (its class's
+    # workflow), graded like every run: the question's answer has no patch, so it is unresolved
     table = {r["instance_id"]: r for r in _rows(results / "table_probes.csv")}
     assert set(table) == set(PROBES)
+    workflows = {"refactoring": ("unverified", "false"), "documentation": ("single_edit", "false"),
+                 "question": ("answer", "true")}
     for iid, cls in PROBES.items():
         row = table[iid]
         assert (row["model"], row["agent"], row["condition"], row["probe_set"]) == ("qwen3.5", "prometheus", "text", "classes")
         assert row["issue_class"] == row["routed_as"] == cls
-        assert row["route"] == "unverified" and int(row["candidates"]) >= 3 and row["vote_method"] in ("majority", "model")
-        assert row["resolved"] == "true" and row["valid"] == "true", row
+        assert (row["route"], row["answered"]) == workflows[cls], row
+        if cls == "refactoring":
+            assert int(row["candidates"]) >= 3 and row["vote_method"] in ("majority", "model")
+        assert (row["patch_lines"] == "0") == (cls == "question"), row
+        assert row["resolved"] == ("false" if cls == "question" else "true") and row["valid"] == "true", row

@@ -8,6 +8,11 @@ is (the row's `issue_class`), what the agent made of it (the class it routed the
 route, its candidate patches and how it picked one, from traj.json) and whether its patch
 resolved the instance (the probe runs' grading job, <condition>/probes/harness/). No study
 table reads these runs: they live below the condition folder, in <condition>/probes/.
+
+A question answered with no patch (Prometheus's route `answer`) is counted like every run: it is
+graded on the patch it submitted, so with none it is unresolved; `answered` says it answered and
+`patch_lines` (of its patch.diff, 0 for none) that it left no patch. The study tables count such
+a run the same way (a study instance is no question, so an answer is a failed repair).
 """
 
 from __future__ import annotations
@@ -27,14 +32,14 @@ COLUMNS = {
     "model": pl.String, "agent": pl.String, "scope": pl.String, "condition": pl.String,
     "probe_set": pl.String, "instance_id": pl.String, "issue_class": pl.String,
     "routed_as": pl.String, "class_answer": pl.String, "route": pl.String, "candidates": pl.Int64,
-    "vote_method": pl.String, "resolved": pl.Boolean, "valid": pl.Boolean, "exit_status": pl.String,
+    "vote_method": pl.String, "answered": pl.Boolean, "patch_lines": pl.Int64, "resolved": pl.Boolean, "valid": pl.Boolean, "exit_status": pl.String,
     "backend": pl.String,
 }
 
 
-def _read(path: Path, problems: list[str]) -> dict[str, Any] | None:
+def _read(path: Path, problems: list[str], *, text: bool = False) -> Any:
     try:
-        return json.loads(path.read_text())
+        return path.read_text() if text else json.loads(path.read_text())
     except FileNotFoundError:
         problems.append(f"{path}: missing")
     except json.JSONDecodeError as exc:
@@ -42,10 +47,11 @@ def _read(path: Path, problems: list[str]) -> dict[str, Any] | None:
     return None
 
 
-def probe_row(traj: dict[str, Any], record: dict[str, Any], row: dict[str, Any], key: ConditionKey,
+def probe_row(traj: dict[str, Any], patch: str, record: dict[str, Any], row: dict[str, Any], key: ConditionKey,
               valid: bool | None) -> dict[str, Any]:
     """One probe run as a row. An agent that classifies nothing leaves the class columns empty,
-    and one without an unverified path its candidates and vote."""
+    and one without an unverified path its candidates and vote; `answered` is true when the run
+    ended with an answer to a question (traj.json `answer`), false otherwise."""
     classification = traj.get("classification") or {}
     candidates = traj.get("candidates")
     return {
@@ -53,7 +59,9 @@ def probe_row(traj: dict[str, Any], record: dict[str, Any], row: dict[str, Any],
         "probe_set": row.get("probe_set"), "instance_id": row["instance_id"], "issue_class": row.get("issue_class"),
         "routed_as": classification.get("class"), "class_answer": classification.get("answer"),
         "route": traj.get("route"), "candidates": None if candidates is None else len(candidates),
-        "vote_method": (traj.get("vote") or {}).get("method"), "resolved": bool(record.get("resolved")),
+        "vote_method": (traj.get("vote") or {}).get("method"),
+        "answered": bool((traj.get("answer") or {}).get("text")), "patch_lines": len(patch.splitlines()),
+        "resolved": bool(record.get("resolved")),
         "valid": valid, "exit_status": traj.get("exit_status"), "backend": traj.get("backend"),
     }
 
@@ -77,11 +85,12 @@ def probes_table(results_dir: str | Path, cells: Iterable[tuple[str, str, str, s
         for row in (r for name in sets for r in by_set.get(name, [])):
             run = key.run(row["instance_id"])
             traj = _read(Path(layout.probe_run_file(run, "traj.json")), problems)
+            patch = _read(Path(layout.probe_run_file(run, "patch.diff")), problems, text=True)
             record = _read(eval_path(layout.probe_dir(key), row["instance_id"]), problems)
-            if traj is None or record is None:
+            if traj is None or patch is None or record is None:
                 continue
             valid = None if validation is None else (row["instance_id"] in covered and row["instance_id"] not in invalid)
-            out.append(probe_row(traj, record, row, key, valid))
+            out.append(probe_row(traj, patch, record, row, key, valid))
     if problems:
         raise AnalysisInputError(problems)
     return pl.DataFrame(out, schema=COLUMNS)

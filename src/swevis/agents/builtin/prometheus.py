@@ -10,10 +10,21 @@ Routing (config ``agents.prometheus``):
   front of it; its committed plan is the context the later stages start from.
 - a bug is reproduced (LET's reproduction stage); a reproduced bug takes the verified path:
   one generation whose `submit` runs the reproduction and the regression tests, back to the
-  model until they pass or ``verify_rounds`` are spent.
-- every other case takes the unverified path: ``candidates`` independent generations from the
-  unchanged repository, each run against the regression tests, then normalised, deduplicated
-  and voted on (swevis.agents.mechanisms.candidates); the winner is applied and submitted.
+  model until they pass or ``verify_rounds`` are spent; still failing, the bug falls back to
+  the candidate path (the authors' code), the verification rounds recorded.
+- a feature, a refactoring and a bug not reproduced take the candidate path (route
+  ``unverified``): ``candidates`` independent generations from the unchanged repository,
+  deduplicated (swevis.agents.mechanisms.candidates), each distinct patch regression-tested
+  once, then voted on; the winner is applied and submitted.
+- documentation is one edit (route ``single_edit``): one generation, no reproduction, no
+  candidates, no vote.
+- a question gets an answer and no patch (route ``answer``): one stage that ends with
+  `answer_question`; the answer is recorded in traj.json (``answer``), and a run that edits
+  files anyway is flagged there (``edited``), its diff kept.
+
+Regression tests, on both paths: the index's tests of the modified code, narrowed by the model
+(select_tests) when there are more than ``regression_selected``, then only those that pass
+before the fix (the authors' filter).
 
 Each mechanism is a module of swevis.agents.mechanisms that LET's variants compose too (the
 memory, the reproduction, the verification, the candidates and their vote, the regression
@@ -22,6 +33,7 @@ tests), composed here with Prometheus's switches.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 from dataclasses import dataclass
@@ -32,7 +44,7 @@ from swevis.agents.mechanisms.reproduction import COMMIT_REPRODUCTION
 from swevis.agents.registry import AgentKind
 from swevis.agents.tool_registry import Tool, names
 from swevis.agents.tools import graph
-from swevis.agents.tools.finish import CHOOSE_PATCH, CLASSIFY_ISSUE, COMMIT_PLAN, SELECT_TESTS, SUBMIT
+from swevis.agents.tools.finish import ANSWER_QUESTION, CHOOSE_PATCH, CLASSIFY_ISSUE, COMMIT_PLAN, SELECT_TESTS, SUBMIT
 from swevis.agents.tools.index import LOCALIZE_ISSUE, PACK_CONTEXT, VIEW_CODE
 
 log = logging.getLogger(__name__)
@@ -46,6 +58,7 @@ RETRIEVE_TOOLS = (LOCALIZE_ISSUE, PACK_CONTEXT, VIEW_CODE, COMMIT_PLAN) + GRAPH_
 CLASSIFY_TOOLS = (LOCALIZE_ISSUE, VIEW_CODE, CLASSIFY_ISSUE) + GRAPH_AND_CONTEXT
 REPRODUCE_TOOLS = (VIEW_CODE, COMMIT_REPRODUCTION) + GRAPH_AND_CONTEXT
 GENERATE_TOOLS = (LOCALIZE_ISSUE, PACK_CONTEXT, VIEW_CODE, SUBMIT) + GRAPH_AND_CONTEXT
+ANSWER_TOOLS = (LOCALIZE_ISSUE, VIEW_CODE, ANSWER_QUESTION) + GRAPH_AND_CONTEXT
 RESET_COMMAND = "git checkout -q -- . && git clean -fdq"
 
 
@@ -97,6 +110,10 @@ class PrometheusHooks:
         self.memory = make_memory(self.settings.memory, spec.row["problem_statement"], spec.agents_cfg, spec=spec,
                                   recorder=recorder)
         self.recorder = recorder
+        self.before_fix: dict[str, bool] = {}  # each regression target's result before the fix
+        self.deterministic = float(spec.profile.get("temperature") or 0) == 0.0
+        self.choices: dict[str, str] = {}  # a deterministic model's answer to each choice asked
+        self.choice_calls: dict[str, int] = {}  # the choice stages' model calls, by stage
 
     def pipeline(self, phase: str) -> Any:
         from swevis.agents.mechanisms.memory import memory_pipeline
@@ -123,7 +140,8 @@ class PrometheusHooks:
             self.memory, GraphView(graph_results=s.graph_results, node_lines=s.node_lines), ContextEngine(self.memory),
             Reproduction(output_chars=s.output_chars),
             Verification(reproduction=reproduction, task_row=spec.row, verify_rounds=s.verify_rounds,
-                         regression_limit=s.regression_limit, output_chars=s.output_chars, regression=s.regression),
+                         regression_limit=s.regression_limit, output_chars=s.output_chars, regression=s.regression,
+                         narrow=functools.partial(narrow_regression, run, self)),
         ]
         return ToolEnvironment(
             run.env, tools=tools, allow_bash=allow_bash, context=context, recorder=self.recorder, parts=parts,
@@ -141,18 +159,29 @@ class PrometheusHooks:
         return out
 
 
-def classify(run: Any, hooks: PrometheusHooks, values: dict[str, Any]) -> dict[str, Any]:
-    """The classification stage: its answer, the class it routes as, and a warning if any."""
+def conversation(run: Any, hooks: PrometheusHooks, phase: str, *, purpose: str, tools: tuple[Tool, ...],
+                 allow_bash: bool, limit: int, system: str, instance: str, system_vars: dict[str, Any],
+                 instance_vars: dict[str, Any], addendum: str = "", **env_options: Any) -> tuple[dict, Any]:
+    """One stage's model conversation over its tools, its prompts rendered from templates
+    (`instance` gets the issue and the step limit too): (its exit extra, its tool environment)."""
     from swevis.agents.prompts import render_prompt
 
-    limit = hooks.settings.classify_step_limit
-    env = hooks.tool_env(run, CLASSIFY_TOOLS, allow_bash=False, context="classify")
+    env = hooks.tool_env(run, tools, allow_bash=allow_bash, context=phase, **env_options)
     result = run.phase(
-        env=env, phase="classify", purpose="classify",
-        system=render_prompt("prometheus_classify_system", **values),
-        instance=render_prompt("prometheus_classify_instance", issue=run.spec.row["problem_statement"],
-                               step_limit=limit, **values),
+        env=env, phase=phase, purpose=purpose, system=render_prompt(system, **system_vars),
+        instance=render_prompt(instance, issue=run.spec.row["problem_statement"], step_limit=limit,
+                               **instance_vars) + addendum,
         step_limit=limit, visual=True,
+    )
+    return result, env
+
+
+def classify(run: Any, hooks: PrometheusHooks, values: dict[str, Any]) -> dict[str, Any]:
+    """The classification stage: its answer, the class it routes as, and a warning if any."""
+    result, _env = conversation(
+        run, hooks, "classify", purpose="classify", tools=CLASSIFY_TOOLS, allow_bash=False,
+        limit=hooks.settings.classify_step_limit, system="prometheus_classify_system",
+        instance="prometheus_classify_instance", system_vars=values, instance_vars=values,
     )
     answer = result.get("issue_class")
     routed, warning = route_class(answer)
@@ -163,15 +192,10 @@ def classify(run: Any, hooks: PrometheusHooks, values: dict[str, Any]) -> dict[s
 
 def retrieve(run: Any, hooks: PrometheusHooks, values: dict[str, Any]) -> dict[str, Any] | None:
     """The context retrieval stage: LET's locator conversation with the memory; its plan."""
-    from swevis.agents.prompts import render_prompt
-
-    limit = hooks.settings.retrieve_step_limit
-    env = hooks.tool_env(run, RETRIEVE_TOOLS, allow_bash=False, context="retrieve")
-    result = run.phase(
-        env=env, phase="retrieve", purpose="locator",
-        system=render_prompt("prometheus_retrieve_system", **values),
-        instance=render_prompt("let_locator_instance", issue=run.spec.row["problem_statement"], step_limit=limit, **values),
-        step_limit=limit, visual=True,
+    result, _env = conversation(
+        run, hooks, "retrieve", purpose="locator", tools=RETRIEVE_TOOLS, allow_bash=False,
+        limit=hooks.settings.retrieve_step_limit, system="prometheus_retrieve_system",
+        instance="let_locator_instance", system_vars=values, instance_vars=values,
     )
     return result.get("plan")
 
@@ -180,16 +204,12 @@ def reproduce(run: Any, hooks: PrometheusHooks, values: dict[str, Any], plan_tex
     """The reproduction stage (LET's): the accepted reproduction or None, and the attempts."""
     from swevis.agents.mechanisms.regression import reproduction_runner
     from swevis.agents.mechanisms.reproduction import Reproduction
-    from swevis.agents.prompts import render_prompt
 
-    limit = hooks.settings.reproduce_step_limit
-    env = hooks.tool_env(run, REPRODUCE_TOOLS, allow_bash=True, context="reproduce")
-    result = run.phase(
-        env=env, phase="reproduce", purpose="reproduction",
-        system=render_prompt("let_repro_system", test_runner=reproduction_runner(run.spec.row), **values),
-        instance=render_prompt("let_repro_instance", issue=run.spec.row["problem_statement"], plan=plan_text,
-                               step_limit=limit, **values),
-        step_limit=limit, visual=True,
+    result, env = conversation(
+        run, hooks, "reproduce", purpose="reproduction", tools=REPRODUCE_TOOLS, allow_bash=True,
+        limit=hooks.settings.reproduce_step_limit, system="let_repro_system", instance="let_repro_instance",
+        system_vars={"test_runner": reproduction_runner(run.spec.row), **values},
+        instance_vars={"plan": plan_text, **values},
     )
     return {"accepted": result.get("reproduction"), "attempts": env.part(Reproduction).attempts}
 
@@ -199,28 +219,31 @@ def generate(run: Any, hooks: PrometheusHooks, values: dict[str, Any], *, issue_
     """One generation conversation: (its exit extra, its tool environment)."""
     from swevis.agents.prompts import render_prompt
 
-    limit = hooks.settings.generate_step_limit
-    env = hooks.tool_env(run, GENERATE_TOOLS, allow_bash=True, context=phase, reproduction=reproduction,
-                         verification=verification)
-    addendum = render_prompt("let_verify_note", reproduction=reproduction) if verification else ""
-    result = run.phase(
-        env=env, phase=phase, purpose="editor",
-        system=render_prompt("let_editor_system", **values),
-        instance=render_prompt("prometheus_generate_instance", issue=run.spec.row["problem_statement"],
-                               issue_class=issue_class, plan=plan_text, candidate=candidate,
-                               candidates=hooks.settings.candidates, step_limit=limit, **values) + addendum,
-        step_limit=limit, visual=True,
+    return conversation(
+        run, hooks, phase, purpose="editor", tools=GENERATE_TOOLS, allow_bash=True,
+        limit=hooks.settings.generate_step_limit, system="let_editor_system", instance="prometheus_generate_instance",
+        system_vars=values, instance_vars={"issue_class": issue_class, "plan": plan_text, "candidate": candidate,
+                                           "candidates": hooks.settings.candidates, **values},
+        addendum=render_prompt("let_verify_note", reproduction=reproduction) if verification else "",
+        reproduction=reproduction, verification=verification,
     )
-    return result, env
 
 
 def model_choice(run: Any, hooks: PrometheusHooks, *, phase: str, tool: Tool) -> Any:
     """A model stage that answers a question with one tool call (choose_patch, select_tests):
     a callable taking the question's messages and returning the answer as text, for
-    swevis.agents.mechanisms.candidates.aggregate and swevis.agents.mechanisms.regression.select_tests."""
+    swevis.agents.mechanisms.candidates.aggregate and swevis.agents.mechanisms.regression.select_tests.
+
+    A deterministic model (temperature 0) asked the same question again answers as it did,
+    as the response cache would: the earlier answer, with no model call (so the authors' 10
+    aggregation votes cost one call at temperature 0, and a playback demo answers once)."""
     from swevis.agents.prompts import render_prompt
 
     def choose(messages: list[dict[str, str]]) -> str:
+        key = json.dumps([phase, messages], sort_keys=True)
+        if hooks.deterministic and key in hooks.choices:
+            return hooks.choices[key]
+        hooks.choice_calls[phase] = hooks.choice_calls.get(phase, 0) + 1
         env = hooks.tool_env(run, (tool,), allow_bash=False, context=phase)
         result = run.phase(
             env=env, phase=phase, purpose=phase,
@@ -228,58 +251,131 @@ def model_choice(run: Any, hooks: PrometheusHooks, *, phase: str, tool: Tool) ->
                                                                     repo_root=run.repo_root),
             instance=messages[1]["content"], step_limit=hooks.settings.choice_step_limit, visual=False,
         )
-        return result.get("answer") or ""
+        hooks.choices[key] = result.get("answer") or ""
+        return hooks.choices[key]
 
     return choose
 
 
-def regression_check(run: Any, env: Any, hooks: PrometheusHooks, diff: str) -> dict[str, Any]:
-    """The regression tests of the patch in the working tree: the index's tests of the
-    modified code, narrowed by the model (select_tests stage) to ``regression_selected``
-    when there are more, then run."""
+def narrow_regression(run: Any, hooks: PrometheusHooks, env: Any, diff: str, selection: dict[str, Any]) -> dict[str, Any]:
+    """A patch's regression set as the authors' code narrows it, on both paths: the model's
+    subset (select_tests stage) when the index gives more than ``regression_selected`` tests,
+    then only the tests that pass before the fix (a test that already fails fails no patch)."""
     from swevis.agents.mechanisms.regression import select_tests
+    from swevis.agents.mechanisms.verification import Verification, passing_before_fix
+
+    if len(selection["tests"]) > hooks.settings.regression_selected:
+        choose = model_choice(run, hooks, phase=SELECT_TESTS.name, tool=SELECT_TESTS)
+        chosen = select_tests(selection["tests"], choose, max_selected=hooks.settings.regression_selected,
+                              issue=run.spec.row["problem_statement"], diff=diff)
+        status = run.phase_exit.get(SELECT_TESTS.name)
+        if status != "submitted":  # no answer at all (a cap, playback run out): not "select none"
+            warning = (f"the select_tests stage ended without an answer ({status}): the first "
+                       f"{hooks.settings.regression_selected} of the index's tests run")
+            log.warning(warning)
+            chosen = {**chosen, "method": "rule", "tests": selection["tests"][:hooks.settings.regression_selected],
+                      "warning": warning}
+        selection = {**selection, "tests": chosen["tests"], "selection": chosen}
+    field = "tests" if selection["tests"] else "files"
+    targets = list(selection[field])
+    if not targets:
+        return selection
+    kept = passing_before_fix(env, env.part(Verification), targets, hooks.before_fix)
+    return {**selection, field: kept, "before_fix": {"ran": targets, "failing": [t for t in targets if t not in kept]}}
+
+
+def regression_check(run: Any, env: Any, hooks: PrometheusHooks, diff: str) -> dict[str, Any]:
+    """The regression tests of the patch in the working tree (narrow_regression), run."""
     from swevis.agents.mechanisms.verification import Verification
 
     if not hooks.settings.regression:
         return {"passed": True, "skipped": "regression tests off"}
     check = env.part(Verification)
-    selection = check.regression_selection(env, diff)
-    if len(selection["tests"]) > hooks.settings.regression_selected:
-        choose = model_choice(run, hooks, phase=SELECT_TESTS.name, tool=SELECT_TESTS)
-        chosen = select_tests(selection["tests"], choose, max_selected=hooks.settings.regression_selected,
-                              issue=run.spec.row["problem_statement"], diff=diff)
-        selection = {**selection, "tests": chosen["tests"], "selection": chosen}
+    selection = narrow_regression(run, hooks, env, diff, check.regression_selection(env, diff))
     res = check.run_regression(env, selection)
-    return {k: res.get(k) for k in ("command", "returncode", "passed", "tests", "symbols", "selection") if k in res}
+    keys = ("command", "returncode", "passed", "tests", "symbols", "selection", "before_fix")
+    return {k: res.get(k) for k in keys if k in res}
 
 
-def candidates_path(run: Any, hooks: PrometheusHooks, values: dict[str, Any], issue_class: str,
-                    plan_text: str) -> tuple[dict[str, Any], list[dict[str, Any]], dict[str, Any]]:
-    """The unverified path: N candidates from the unchanged repository, each regression-tested,
-    then aggregated; the winner is left in the working tree. (final exit extra, candidates, vote)"""
-    from swevis.agents.mechanisms.candidates import aggregate, dedupe
+def generate_candidates(run: Any, hooks: PrometheusHooks, values: dict[str, Any], issue_class: str,
+                        plan_text: str) -> tuple[dict[str, Any], list[dict[str, Any]], Any]:
+    """``candidates`` generations, each from the unchanged repository: (the last exit extra,
+    each candidate's index, exit status and patch, the last stage's environment)."""
     from swevis.agents.tools.environment import working_tree_diff
 
     found: list[dict[str, Any]] = []
     final: dict[str, Any] = {}
-    _run(run.env, RESET_COMMAND)  # a failed reproduction's script is no candidate's
+    env = None
+    _run(run.env, RESET_COMMAND)  # a failed reproduction's script (or a failed verified patch) is no candidate's
     for i in range(1, hooks.settings.candidates + 1):
         final, env = generate(run, hooks, values, issue_class=issue_class, plan_text=plan_text,
                               phase=f"generate-{i}", candidate=i)
-        diff = working_tree_diff(run.env)
-        check = regression_check(run, env, hooks, diff) if diff.strip() else {"passed": False, "skipped": "empty patch"}
-        found.append({"index": i, "exit_status": final.get("exit_status"), "patch": diff, "regression": check})
+        found.append({"index": i, "exit_status": final.get("exit_status"), "patch": working_tree_diff(run.env)})
         _run(run.env, RESET_COMMAND)
         if final.get("error"):
             break  # a trajectory outcome (a cap, a context limit): no further candidate is paid for
-    groups = dedupe([c["patch"] for c in found])
-    passed = [any(found[i]["regression"]["passed"] for i in g["members"]) for g in groups]
+    return final, found, env
+
+
+def candidates_path(run: Any, hooks: PrometheusHooks, values: dict[str, Any], issue_class: str,
+                    plan_text: str) -> tuple[dict[str, Any], list[dict[str, Any]], dict[str, Any]]:
+    """The unverified path: N candidates, deduplicated, each distinct patch applied and
+    regression-tested once (a patch that does not apply is dropped with its reason), then
+    aggregated; the winner is left in the working tree. (final exit extra, candidates, vote)"""
+    from swevis.agents.mechanisms.candidates import aggregate, dedupe
+
+    final, found, env = generate_candidates(run, hooks, values, issue_class, plan_text)
+    groups, passed, dropped = [], [], []
+    for group in dedupe([c["patch"] for c in found]):
+        for i in group["members"]:
+            found[i]["patch_sha"] = group["hash"]
+        applied = _try_apply(run.env, group["patch"])
+        if applied is not None:
+            dropped.append({"patch_sha": group["hash"], "members": [found[i]["index"] for i in group["members"]],
+                            "reason": applied})
+            log.warning("candidate patch %s does not apply: dropped (%s)", group["hash"], applied)
+            continue
+        check = regression_check(run, env, hooks, group["patch"])
+        _run(run.env, RESET_COMMAND)
+        for i in group["members"]:
+            found[i]["regression"] = check
+        groups.append(group)
+        passed.append(bool(check["passed"]))
     choose = model_choice(run, hooks, phase="aggregate", tool=CHOOSE_PATCH) if hooks.settings.aggregation == "model" else None
     vote = aggregate(groups, passed, choose, issue=run.spec.row["problem_statement"], votes=hooks.settings.aggregation_votes)
+    vote.update(dropped=dropped, model_calls=hooks.choice_calls.get("aggregate", 0))
     winner = vote.get("patch") or ""
     if winner.strip():
         _apply(run.env, winner)
+    for c in found:
+        c.setdefault("patch_sha", None)
+        c.setdefault("regression", {"passed": False, "skipped": "empty patch" if c["patch_sha"] is None else "dropped"})
     return final, found, vote
+
+
+def single_edit(run: Any, hooks: PrometheusHooks, values: dict[str, Any], plan_text: str) -> dict[str, Any]:
+    """Documentation: one generation from the unchanged repository, submitted as it is."""
+    _run(run.env, RESET_COMMAND)
+    final, _env = generate(run, hooks, values, issue_class="documentation", plan_text=plan_text, phase="generate")
+    return final
+
+
+def answer(run: Any, hooks: PrometheusHooks, values: dict[str, Any], plan_text: str) -> tuple[dict[str, Any], dict]:
+    """A question: one stage that ends with the answer, no patch. (exit extra, the answer's
+    record: its text, and whether the stage edited files anyway, with the diff it left)."""
+    from swevis.agents.tools.environment import working_tree_diff
+
+    result, _env = conversation(
+        run, hooks, "answer", purpose="answer", tools=ANSWER_TOOLS, allow_bash=True,
+        limit=hooks.settings.generate_step_limit, system="prometheus_answer_system",
+        instance="prometheus_answer_instance", system_vars=values, instance_vars={"plan": plan_text, **values},
+    )
+    diff = working_tree_diff(run.env)
+    record: dict[str, Any] = {"text": result.get("answer"), "edited": bool(diff.strip())}
+    if record["edited"]:  # the diff stays in the tree, so patch.diff keeps it too
+        record.update(diff=diff, warning="the question's answer stage edited files: its diff is kept as the patch")
+        log.warning(record["warning"])
+    return result, record
 
 
 def _run(env: Any, command: str) -> dict[str, Any]:
@@ -289,48 +385,82 @@ def _run(env: Any, command: str) -> dict[str, Any]:
     return out
 
 
+def _apply_command(patch: str, check: bool = False) -> str:
+    flag = " --check" if check else ""
+    return f"git apply{flag} --whitespace=nowarn - <<'SWEVIS_PATCH'\n{patch}\nSWEVIS_PATCH"
+
+
 def _apply(env: Any, patch: str) -> None:
     """Apply a candidate to the unchanged working tree (git apply, through the environment)."""
-    _run(env, f"git apply --whitespace=nowarn - <<'SWEVIS_PATCH'\n{patch}\nSWEVIS_PATCH")
+    _run(env, _apply_command(patch))
+
+
+def _try_apply(env: Any, patch: str) -> str | None:
+    """Apply a candidate to the unchanged working tree; None, or why it does not apply."""
+    out = env.execute({"command": _apply_command(patch)})
+    if out.get("returncode") == 0:
+        return None
+    _run(env, RESET_COMMAND)
+    return "git apply: " + ((out.get("output") or "").strip().splitlines() or ["failed"])[0][:300]
+
+
+def _candidates_record(found: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """traj.json's candidates: each one's record without its patch text, with its size."""
+    return [{k: v for k, v in c.items() if k != "patch"} | {"patch_lines": len(c["patch"].splitlines())} for c in found]
 
 
 def run(run: Any) -> tuple[dict[str, Any], dict[str, Any] | None]:
-    """classify -> retrieve -> reproduce (bugs) -> generate -> verify -> aggregate."""
+    """classify -> retrieve -> the class's workflow (module docstring)."""
     from swevis.agents.mechanisms.verification import Verification
 
     hooks: PrometheusHooks = run.variant
     values = {"repo_root": run.repo_root, "scope": run.spec.scope}
     classification = classify(run, hooks, values)
     run.record["classification"] = classification
+    issue_class = classification["class"]
     plan = retrieve(run, hooks, values)
     plan_text = json.dumps(plan, indent=2) if plan else "(the retrieval stage committed no context)"
+    if issue_class == "question":
+        final, record = answer(run, hooks, values, plan_text)
+        run.record.update(route="answer", answer=record, candidates=[], vote=None)
+        return final, plan
+    if issue_class == "documentation":
+        final = single_edit(run, hooks, values, plan_text)
+        run.record.update(route="single_edit", candidates=[], vote=None)
+        return final, plan
     reproduction = None
-    if classification["class"] == "bug" and hooks.settings.reproduction:
+    if issue_class == "bug" and hooks.settings.reproduction:
         repro = reproduce(run, hooks, values, plan_text)
         run.record["reproduction"] = repro
         reproduction = repro["accepted"]
+    fallback = None
     if reproduction is not None:
         final, env = generate(run, hooks, values, issue_class="bug", plan_text=plan_text, phase="generate",
                               reproduction=reproduction, verification=True)
         verifications = env.part(Verification).verifications
-        run.record.update(route="verified", candidates=[], vote={"method": "verified", "verifications": verifications})
-        return final, plan
-    final, found, vote = candidates_path(run, hooks, values, classification["class"], plan_text)
-    run.record.update(route="unverified", candidates=[{k: v for k, v in c.items() if k != "patch"} | {
-        "patch_lines": len(c["patch"].splitlines())} for c in found], vote=vote)
+        if verifications and verifications[-1]["passed"]:
+            run.record.update(route="verified", candidates=[], vote={"method": "verified", "verifications": verifications})
+            return final, plan
+        # unverified after its rounds (or no submit at all): the authors fall back to the candidates
+        fallback = {"from": "verified", "verifications": verifications, "exit_status": final.get("exit_status")}
+        if final.get("error"):
+            run.record.update(route="verified", candidates=[], vote={"method": "verified", "verifications": verifications})
+            return final, plan  # a trajectory outcome ends the run; no candidate is paid for
+    final, found, vote = candidates_path(run, hooks, values, issue_class, plan_text)
+    run.record.update(route="unverified", candidates=_candidates_record(found), vote=vote, fallback=fallback)
     return final, plan
 
 
 AGENT = AgentKind(
     name="prometheus", title="Prometheus", run=run,
-    phases=("classify", "retrieve", "reproduce", "generate", SELECT_TESTS.name, "aggregate"),
+    phases=("classify", "retrieve", "reproduce", "generate", "answer", SELECT_TESTS.name, "aggregate"),
     prompts=("prometheus_classify_system", "prometheus_classify_instance", "prometheus_retrieve_system",
              "let_locator_instance", "let_repro_system", "let_repro_instance", "let_editor_system",
              "prometheus_generate_instance", "let_verify_note", "prometheus_regression_system",
              "prometheus_regression_instance", "prometheus_aggregate_system", "prometheus_aggregate_instance",
-             "prometheus_choice_tools"),
+             "prometheus_choice_tools", "prometheus_answer_system", "prometheus_answer_instance"),
     tools=tuple(sorted({"bash", *names(RETRIEVE_TOOLS + CLASSIFY_TOOLS + REPRODUCE_TOOLS + GENERATE_TOOLS
-                                       + (SELECT_TESTS, CHOOSE_PATCH))})),
+                                       + ANSWER_TOOLS + (SELECT_TESTS, CHOOSE_PATCH))})),
     needs_index=True, evidence_phases=("retrieve",), commits_plan=True, make_hooks=PrometheusHooks,
     config_keys=("prometheus", "memory"), takes_variants=True, variants_at="prometheus.ablations",
 )

@@ -14,13 +14,15 @@ refinement gives up) reduces them to one in three steps, each here once for ever
 
 The model may be asked ``votes`` times with the same prompt; the plurality of its usable
 answers wins (ties to the earlier candidate), and asking stops as soon as the leader cannot
-be caught. By default it is asked once; the authors' code asks up to 10 times this way. The
-model is asked only when the pool holds more than one distinct patch.
+be caught; the authors' code asks up to 10 times this way (the schema's default). The model
+is asked only when the pool holds more than one distinct patch. An answer that names no
+candidate leaves the decision to the majority vote, with a ``warning`` in the record.
 """
 
 from __future__ import annotations
 
 import hashlib
+import logging
 import re
 from collections import Counter
 from collections.abc import Sequence
@@ -28,6 +30,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from swevis.agents.prompts import Choose, render_prompt
+
+log = logging.getLogger(__name__)
 
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 # header lines that say nothing about the change itself (blob ids, modes, git's own header)
@@ -286,6 +290,9 @@ def aggregate(groups: Sequence[dict[str, Any]], passed: Sequence[bool], choose: 
         record.update(answers=answers, picks=picks)
         if pick is None:
             record["reason"] = f"no usable model answer ({len(answers)} asked); {decision['reason']}"
+            record["warning"] = (f"no aggregation answer of {len(answers)} named one of the {len(pool)} candidates: "
+                                 f"the majority vote decides ({decision['method']})")
+            log.warning(record["warning"])
         else:
             agreed = picks.count(pick + 1)
             record.update(winner=pool[pick], method="model", reason=(

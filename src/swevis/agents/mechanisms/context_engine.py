@@ -23,7 +23,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from swevis.agents.tool_registry import Tool
-from swevis.agents.tools.environment import format_error, ok, parse_heredoc
+from swevis.agents.tools.environment import failed, format_error, ok, parse_heredoc
 
 if TYPE_CHECKING:
     from swevis.agents.mechanisms.memory_store import SubQuery
@@ -32,16 +32,24 @@ if TYPE_CHECKING:
 _SPAN = re.compile(r"\s*(\S+?):(\d+)(?:-(\d+))?\s*")
 
 
+class EmptyQuery(ValueError):
+    """A sub-query whose essential query is empty: a tool error (the model asked for nothing)."""
+
+
 def parse_subquery(body: str) -> SubQuery:
-    """A sub-query from its JSON (essential_query required; the other two parts optional)."""
+    """A sub-query from its JSON (essential_query required; the other two parts optional).
+    Malformed JSON or a missing essential_query is a format error; an empty one, EmptyQuery."""
     from swevis.agents.mechanisms.memory_store import SubQuery
 
     try:
         data = json.loads(body)
     except json.JSONDecodeError as exc:
         raise format_error(f"subquery: not valid JSON ({exc.msg} at line {exc.lineno})") from None
-    if not isinstance(data, dict) or not str(data.get("essential_query") or "").strip():
+    if not isinstance(data, dict) or "essential_query" not in data:
         raise format_error('subquery: a JSON object with "essential_query" (and optionally "extra_requirements", "purpose")')
+    if not str(data["essential_query"] or "").strip():
+        raise EmptyQuery("subquery: the essential query is empty: say what the stage needs to find (nothing was "
+                         "looked up or opened)")
     unknown = sorted(set(data) - {"essential_query", "extra_requirements", "purpose"})
     if unknown:
         raise format_error(f"subquery: unknown field(s) {', '.join(unknown)}")
@@ -97,7 +105,10 @@ class ContextEngine:
 
 def subquery(env: Any, command: str) -> dict[str, Any]:
     engine: ContextEngine = env.part(ContextEngine)
-    query = parse_subquery(parse_heredoc(command, SUBQUERY.name))
+    try:
+        query = parse_subquery(parse_heredoc(command, SUBQUERY.name))
+    except EmptyQuery as exc:
+        return failed(str(exc))  # the open sub-query, if any, stays open
     engine.open_query = query
     if engine.memory is None:
         return ok("[memory: off] traverse the graph, then `remember` the spans that answer the sub-query")

@@ -5,7 +5,9 @@ test command, else the language's default. A failing verification returns its re
 the model instead of submitting, at most `verify_rounds` times; after that the patch is
 submitted with its last verification recorded as failed. LET's variants and Prometheus
 compose it alike: the phase's environment holds a `Verification` part, and `verifying`
-wraps the submit tool.
+wraps the submit tool. An agent that narrows the regression set (Prometheus: the model's
+subset, then the tests that passed before the fix) gives the part its `narrow`; the rounds
+record the set that ran.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from __future__ import annotations
 import functools
 import logging
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Callable
 
 from swevis.agents.mechanisms.regression import candidate_tests, regression_command
 from swevis.agents.mechanisms.reproduction import tail
@@ -40,6 +42,8 @@ class Verification:
     regression_limit: int
     output_chars: int
     regression: bool = True
+    # (env, diff, selection) -> the selection to run: an agent's own narrowing, None for LET's rule
+    narrow: Callable[[Any, str, dict[str, Any]], dict[str, Any]] | None = None
     verifications: list[dict[str, Any]] = field(default_factory=list)
 
     def verify(self, env: Any) -> dict[str, Any]:
@@ -52,7 +56,11 @@ class Verification:
                 "output": tail(out.get("output", ""), self.output_chars),
             }
             result["passed"] &= ok
-        reg = self.run_regression(env, self.regression_selection(env, working_tree_diff(env.base)))
+        diff = working_tree_diff(env.base)
+        selection = self.regression_selection(env, diff)
+        if self.narrow is not None:
+            selection = self.narrow(env, diff, selection)
+        reg = self.run_regression(env, selection)
         result["passed"] &= reg["passed"]
         result["regression"] = reg
         return result
@@ -122,3 +130,26 @@ def _verified_submit(submit: Tool, env: Any, command: str) -> dict[str, Any]:
         return {"output": report(res, rounds - failed_before - 1), "returncode": 1, "exception_info": ""}
     res["outcome"] = "submitted" if res["passed"] else "submitted_unverified"
     return submit.handler(env, command)
+
+
+def passing_before_fix(env: Any, check: Verification, targets: list[str], baseline: dict[str, bool]) -> list[str]:
+    """The targets (test ids or files) that pass on the repository before the fix: the
+    authors' filter, so that a test that already fails fails no patch. The working tree's
+    changes (tracked and untracked) are stashed while the tests run and restored after.
+    `baseline` keeps each target's result for the run, so a target runs before the fix once:
+    all unknown targets together, one by one only when they fail together."""
+    unknown = [t for t in targets if t not in baseline]
+    if unknown:
+        dirty = bool((env.run("git status --porcelain").get("output") or "").strip())
+        if dirty and env.run("git stash push -u -q").get("returncode") != 0:
+            raise RuntimeError("the pre-fix regression run could not set the patch aside (git stash)")
+        try:
+            if check.run_regression(env, {"tests": unknown, "files": []})["passed"]:
+                baseline.update(dict.fromkeys(unknown, True))
+            else:
+                for target in unknown:
+                    baseline[target] = bool(check.run_regression(env, {"tests": [target], "files": []})["passed"])
+        finally:
+            if dirty and env.run("git stash pop -q").get("returncode") != 0:
+                raise RuntimeError("the patch set aside for the pre-fix regression run could not be restored")
+    return [t for t in targets if baseline[t]]

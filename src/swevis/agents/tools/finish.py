@@ -5,6 +5,7 @@ one-answer stages, and the patch.
     classify_issue CLASS            end the phase with the issue's class (Prometheus's classifier)
     choose_patch N                  the aggregation stage's pick among the candidates
     select_tests <<'T' ... T        the regression selection stage's test ids, one a line
+    answer_question <<'A' ... A     end a question's stage with the answer (no patch)
     submit                          end the task; the patch is everything changed since base_commit
 """
 
@@ -109,6 +110,15 @@ def select_tests(env: Any, command: str) -> dict[str, Any]:
     raise submitted(text, answer=text)
 
 
+def answer_question(env: Any, command: str) -> dict[str, Any]:
+    """A question's answer (Prometheus's answer stage): the text, no patch; an empty answer
+    is refused so that the stage ends with something to record."""
+    body = parse_heredoc(command, ANSWER_QUESTION.name).strip()
+    if not body:
+        raise format_error(f"answer_question: the answer is empty; usage: {ANSWER_QUESTION.usage}")
+    raise submitted(body, answer=body)
+
+
 def submit(env: Any, command: str) -> dict[str, Any]:
     patch = working_tree_diff(env.base)
     raise submitted(patch)
@@ -119,5 +129,6 @@ CLASSIFY_ISSUE = Tool("classify_issue", "other",
                       "classify_issue CLASS (bug, feature, refactoring, documentation or question)", classify_issue)
 CHOOSE_PATCH = Tool("choose_patch", "other", "choose_patch N (the number of a candidate)", choose_patch)
 SELECT_TESTS = Tool("select_tests", "other", "select_tests <<'T' ... T", select_tests)
+ANSWER_QUESTION = Tool("answer_question", "other", "answer_question <<'ANSWER' ... ANSWER", answer_question)
 SUBMIT = Tool("submit", "other", "submit", submit)
-TOOLS = (COMMIT_PLAN, CLASSIFY_ISSUE, CHOOSE_PATCH, SELECT_TESTS, SUBMIT)
+TOOLS = (COMMIT_PLAN, CLASSIFY_ISSUE, CHOOSE_PATCH, SELECT_TESTS, ANSWER_QUESTION, SUBMIT)
