@@ -350,6 +350,13 @@ def test_a_bundled_demonstration_answers_every_selection_stage_its_candidates_re
         regression = candidate["regression"]
         assert regression["selection"]["method"] == "model" and len(regression["tests"]) == 5, candidate["index"]
         assert regression["command"] and regression["passed"], candidate["index"]
+    if agent == "prometheus":
+        # its candidates are two distinct patches (2 pads only, 1 and 3 also measure widths),
+        # both pass, and the model's aggregation picks the complete one
+        vote = traj["vote"]
+        assert [c["patch_lines"] for c in traj["candidates"]] == [46, 23, 46]
+        assert [(g["count"], g["members"]) for g in vote["candidates"]] == [(2, [0, 2]), (1, [1])]
+        assert vote["method"] == "model" and vote["winner"] == 0
 
 
 # The probe set `classes` (agents.matrix probe_sets): one issue of each class the study's bugs
