@@ -130,6 +130,23 @@ def test_summary_counts():
     assert s["lookups"] == 2 and s["hits"] == 1 and s["hit_rate"] == 0.5 and s["tokens_saved"] == 10
 
 
+def test_summary_counts_hits_by_kind_and_the_calls_they_spared():
+    """A query or sub-query hit carries its similarity (exact or semantic); a code window shown
+    before does not (window). A query hit spares its tool call, a sub-query hit the traversal
+    it names (calls_saved); a window hit spares no call."""
+    steps = [
+        {"observation": {"memory": {"hit": True, "kind": "exact", "similarity": 1.0, "tokens_saved": 5}}},
+        {"observation": {"memory": {"hit": True, "kind": "semantic", "similarity": 0.9, "calls_saved": 4,
+                                    "tokens_saved": 100}}},
+        {"observation": {"memory": {"hit": True, "kind": "exact", "tokens_saved": 7}}},
+        {"observation": {"memory": {"hit": True, "kind": "overlap", "tokens_saved": 3}}},
+        {"observation": {"memory": {"hit": False, "kind": "miss", "similarity": 0.4, "tokens_saved": 0}}},
+    ]
+    s = memory_summary(steps)
+    assert (s["hits_exact"], s["hits_semantic"], s["hits_window"]) == (1, 1, 2)
+    assert s["calls_saved"] == 5 and s["tokens_saved"] == 115
+
+
 def test_missing_model_falls_back_with_a_warning(tmp_path, caplog):
     load_embedder.cache_clear()
     with caplog.at_level(logging.WARNING):

@@ -280,6 +280,13 @@ def test_the_context_engine_answers_a_later_stage_from_memory(setup, tmp_path):
     assert traj["exit_status"] == "submitted" and traj["route"] == "unverified"
     assert "[memory: miss]" in said["retrieve"] and "[memory: stored] 1 span(s)" in said["retrieve"]
     assert "[memory: hit" in said["generate-1"] and "stored by stage retrieve" in said["generate-1"]
+    # the hit is semantic (other words), and counts the traversal it spared: the retrieval's four
+    # calls after its sub-query (find_nodes, callers, the failed and the good remember), their tokens
+    asked = [s["observation"]["memory"] for s in traj["steps"] if s["tool"] == "subquery"]
+    assert [(m["hit"], m["kind"]) for m in asked] == [(False, "miss"), (True, "semantic")]
+    assert asked[1]["calls_saved"] == 4 and asked[1]["tokens_saved"] > 0
+    memory = traj["variant"]["memory"]
+    assert (memory["hits_exact"], memory["hits_semantic"], memory["calls_saved"]) == (0, 1, 4)
     # unknown symbol and file: tool errors, and the stage went on
     assert "callers: " in said["retrieve"] and "nope_not_a_symbol" in said["retrieve"]
     assert "remember: no file 'nope/missing.py'" in said["retrieve"]
@@ -464,6 +471,13 @@ def test_a_bundled_demonstration_answers_every_selection_stage_its_candidates_re
         regression = candidate["regression"]
         assert regression["selection"]["method"] == "model" and len(regression["tests"]) == 5, candidate["index"]
         assert regression["command"] and regression["passed"], candidate["index"]
+    if agent == "prometheus":
+        # its candidates are two distinct patches (2 pads only, 1 and 3 also measure widths),
+        # both pass, and the model's aggregation picks the complete one
+        vote = traj["vote"]
+        assert [c["patch_lines"] for c in traj["candidates"]] == [46, 23, 46]
+        assert [(g["count"], g["members"]) for g in vote["candidates"]] == [(2, [0, 2]), (1, [1])]
+        assert vote["method"] == "model" and vote["winner"] == 0
 
 
 # The probe set `classes` (agents.matrix probe_sets): one issue of each class the study's bugs

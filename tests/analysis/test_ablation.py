@@ -114,7 +114,8 @@ UNVERIFIED = {"reproduction": {"accepted": None}, "candidates": [{"index": 1}, {
 
 
 def test_prometheus_ablations_beside_prometheus_with_calls_spend_ratios_and_the_paper(tmp_path):
-    memory = {"settings": {}, "memory": {"lookups": 10, "hits": 4, "tokens_saved": 2000}}
+    memory = {"settings": {}, "memory": {"lookups": 10, "hits": 4, "tokens_saved": 2000, "hits_exact": 1,
+                                         "hits_semantic": 2, "hits_window": 1, "calls_saved": 7}}
     paths = [
         _summary(tmp_path, "let", "text", [True, False], 30000, None),
         _summary(tmp_path, "let-mem", "text", [True, False], 29000, {"memory": {"lookups": 2, "hits": 1}}),
@@ -134,6 +135,9 @@ def test_prometheus_ablations_beside_prometheus_with_calls_spend_ratios_and_the_
     assert (base["spend_cache_aware_total"], base["spend_cache_aware_mean"], base["spend_cache_aware_ratio"]) == (0.08, 0.02, 1.0)
     assert base["reproduced_rate"] == 1.0 and base["verification_passed_rate"] == 1.0 and base["memory_hit_rate"] == 0.4
     assert base["paper_cost_change_pct"] is None  # the paper's figure stands beside the ablation, not the base
+    # four runs of ten lookups: hits by kind and the calls the query hits spared, summed
+    assert (base["memory_hits_exact"], base["memory_hits_semantic"], base["memory_hits_window"]) == (4, 8, 4)
+    assert base["memory_calls_saved"] == 28
     nomem = df.filter(pl.col("variant") == "prometheus-nomem").row(0, named=True)
     assert json.loads(nomem["entry"]) == {"memory": False} and nomem["memory_lookups"] == 0
     assert (nomem["accuracy"], nomem["base_accuracy"], nomem["accuracy_ratio"]) == (50.0, 75.0, 0.6667)

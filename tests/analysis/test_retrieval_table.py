@@ -37,7 +37,8 @@ MOD = "\n".join(
 INSTANCES = [{"instance_id": "acme__widgets-1", "repo": "acme/widgets", "base_commit": "abc", "patch": PATCH}]
 
 
-def write_run(root: Path, agent: str, viewed: list, committed: list, iid: str = "acme__widgets-1", repeat: int = 0) -> Path:
+def write_run(root: Path, agent: str, viewed: list, committed: list, iid: str = "acme__widgets-1", repeat: int = 0,
+              steps: list | None = None) -> Path:
     """A fabricated traj.json and eval.json of one run; returns its condition folder."""
     layout = ResultsLayout(str(root))
     key = RunKey("q", agent, "normal", "text", iid, repeat)
@@ -46,7 +47,7 @@ def write_run(root: Path, agent: str, viewed: list, committed: list, iid: str = 
     traj = {
         "format": "swevis-traj-1", "instance_id": iid, "model": "q", "model_id": "q", "backend": "playback",
         "agent": agent, "scope": "normal", "condition": "text", "repeat": repeat, "exit_status": "submitted",
-        "steps": [], "phases": {}, "totals": {"prompt_tokens": 10, "completion_tokens": 1},
+        "steps": steps or [], "phases": {}, "totals": {"prompt_tokens": 10, "completion_tokens": 1},
         "evidence": {"viewed_windows": viewed, "committed_snippets": committed},
     }
     (run / "traj.json").write_text(json.dumps(traj))
@@ -81,6 +82,21 @@ def test_prometheus_runs_are_measured_and_mini_runs_are_not(tmp_path):
     cdir = write_run(tmp_path, "mini", [["pkg/mod.py", 1, 60]], [])
     s = condition_summary(cdir, INSTANCES, **COVERAGE)
     assert all(s["rows"][0][c] is None for c in RETRIEVAL_COLUMNS) and s["retrieval"] is None
+
+
+def test_prometheus_context_units_are_its_retrieved_context(tmp_path):
+    """The spans Prometheus's retrieval stage `remember`s are its context units and count as
+    retrieved; a remember of another stage, or one the agent got wrong, does not."""
+    def remember(phase, body, format_error=False):
+        return {"phase": phase, "tool": "remember", "action": f"remember <<'S'\n{body}\nS",
+                "format_error": format_error, "observation": {"kind": "text"}}
+
+    steps = [remember("retrieve", '["pkg/mod.py:10-12"]'), remember("retrieve", "pkg/mod.py:49-51\npkg/other.py:1-1"),
+             remember("generate", '["pkg/far.py:1-9"]'), remember("retrieve", "not a span", format_error=True)]
+    cdir = write_run(tmp_path, "prometheus", [], [], steps=steps)
+    row = condition_summary(cdir, INSTANCES, **COVERAGE)["rows"][0]
+    assert (row["retrieval_files_precision"], row["retrieval_files_recall"]) == (0.5, 1.0)
+    assert row["retrieval_lines_recall"] == 1.0 and row["retrieval_lines_precision"] == pytest.approx(2 / 7)
 
 
 def test_an_empty_evidence_has_no_precision(tmp_path):

@@ -114,6 +114,29 @@ def test_a_demonstration_based_on_another_replaces_only_its_own_purposes(tmp_pat
         load_playback_source(missing)
 
 
+def test_before_turns_go_ahead_of_the_bases_turns_of_their_purpose(tmp_path):
+    (tmp_path / "let").mkdir()
+    (tmp_path / "let" / "i.yaml").write_text(yaml.safe_dump({"turns": {"locator": ["L1"], "editor": ["E1", "E2"]}}))
+    first = tmp_path / "prom.yaml"
+    first.write_text(yaml.safe_dump({"based_on": "let/i.yaml", "turns": {"classify": ["C1"]},
+                                     "before": {"editor": ["Q1"], "reproduction": ["R0"]}}))
+    # a file based on it that replaces the editor's turns replaces the ones put before them too
+    second = tmp_path / "second.yaml"
+    second.write_text(yaml.safe_dump({"based_on": "prom.yaml", "turns": {"editor": ["E9"]}}))
+    for path, editor in ((first, ["Q1", "E1", "E2"]), (second, ["E9"])):
+        by_purpose = {}
+        for t in load_playback_source(path).turns:
+            by_purpose.setdefault(t.purpose, []).append(t.content)
+        assert by_purpose["editor"] == editor and by_purpose["locator"] == ["L1"] and by_purpose["reproduction"] == ["R0"]
+    alone = tmp_path / "alone.yaml"  # no base: before turns still lead their purpose
+    alone.write_text(yaml.safe_dump({"turns": {"editor": ["E1"]}, "before": {"editor": ["Q1"]}}))
+    assert [t.content for t in load_playback_source(alone).turns] == ["Q1", "E1"]
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(yaml.safe_dump({"based_on": "let/i.yaml", "before": {"editor": "Q1"}}))
+    with pytest.raises(PlaybackSourceError, match="before/editor must be a list"):
+        load_playback_source(bad)
+
+
 def test_untagged_turns_serve_other_purposes():
     m = playback([{"content": "plan", "purpose": "locator"}, "edit 1", "edit 2"])
     assert m.complete(USER, purpose="editor").content == "edit 1"

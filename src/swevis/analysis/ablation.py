@@ -44,7 +44,8 @@ COLUMNS = [
     "calls_total", "calls_mean", "base_calls_mean", "calls_ratio",
     "cached_prompt_tokens_M", "uncached_prompt_tokens_M",
     "spend_cache_aware_total", "spend_cache_aware_mean", "base_spend_cache_aware_mean", "spend_cache_aware_ratio",
-    "memory_lookups", "memory_hit_rate", "memory_tokens_saved_mean", "memory_resent_lines",
+    "memory_lookups", "memory_hit_rate", "memory_hits_exact", "memory_hits_semantic", "memory_hits_window",
+    "memory_calls_saved", "memory_tokens_saved_mean", "memory_resent_lines",
     "reproduced_rate", "verification_returns_mean", "verification_passed_rate", "candidates_mean",
     "paper_resolution_change_pct", "paper_cost_change_pct", "measured_resolution_change_pct",
     "measured_calls_change_pct", "measured_prompt_tokens_change_pct", "measured_spend_cache_aware_change_pct",
@@ -58,8 +59,8 @@ PAPER_EFFECTS: dict[tuple[str, str], dict[str, Any]] = {
                                "resolution_change_pct": 25.0, "cost_change_pct": -45.4},
 }
 _STRINGS = ("base", "model", "backend", "scope", "condition", "variant", "entry")
-_COUNTS = ("n", "n_invalid", "mcnemar_variant_only", "mcnemar_base_only", "memory_lookups",
-           "memory_resent_lines", "calls_total")
+_COUNTS = ("n", "n_invalid", "mcnemar_variant_only", "mcnemar_base_only", "memory_lookups", "memory_hits_exact",
+           "memory_hits_semantic", "memory_hits_window", "memory_calls_saved", "memory_resent_lines", "calls_total")
 
 
 def paper_effect(base: str, entry: dict[str, Any]) -> dict[str, Any] | None:
@@ -84,8 +85,28 @@ def _mechanisms(traj: dict[str, Any]) -> tuple[dict | None, dict | None, list | 
     return v.get("memory"), reproduction, rounds, traj.get("candidates")
 
 
+def _memory_stats(memories: list[dict[str, Any]], runs: int) -> dict[str, Any]:
+    """The working memory over a cell's runs: lookups, the hit rate, hits by kind (exact and
+    semantic: a query or sub-query answered from memory; window: code shown before, sent as a
+    reference), the model calls the query hits spared and the tokens all hits saved. A run's
+    memory summary written before the kinds were counted contributes None to them."""
+    total = {k: sum(int(m.get(k) or 0) for m in memories)
+             for k in ("lookups", "hits", "tokens_saved", "resent_lines", "calls_saved")}
+    lookups = total["lookups"]
+    by_kind = {k: (sum(int(m[f"hits_{k}"]) for m in memories) if all(f"hits_{k}" in m for m in memories) else None)
+               for k in ("exact", "semantic", "window")}
+    return {
+        "memory_lookups": lookups if runs else None,
+        "memory_hit_rate": round(total["hits"] / lookups, 4) if lookups else None,
+        **{f"memory_hits_{k}": (v if lookups else None) for k, v in by_kind.items()},
+        "memory_calls_saved": total["calls_saved"] if lookups and by_kind["exact"] is not None else None,
+        "memory_tokens_saved_mean": round(total["tokens_saved"] / runs, 1) if lookups else None,
+        "memory_resent_lines": total["resent_lines"] if lookups else None,
+    }
+
+
 def _mechanism_stats(paths: Iterable[str]) -> dict[str, Any]:
-    lookups = hits = saved = resent = 0
+    memories: list[dict[str, Any]] = []
     runs = reproduced = repro_runs = returns = verified = verify_runs = candidates = candidate_runs = 0
     for p in paths:
         tp = Path(p) / "traj.json"
@@ -94,10 +115,7 @@ def _mechanism_stats(paths: Iterable[str]) -> dict[str, Any]:
         memory, reproduction, rounds, found = _mechanisms(json.loads(tp.read_text()))
         runs += 1
         if memory:
-            lookups += int(memory.get("lookups") or 0)
-            hits += int(memory.get("hits") or 0)
-            saved += int(memory.get("tokens_saved") or 0)
-            resent += int(memory.get("resent_lines") or 0)
+            memories.append(memory)
         if reproduction is not None:
             repro_runs += 1
             reproduced += bool(reproduction.get("reproduced"))
@@ -109,10 +127,7 @@ def _mechanism_stats(paths: Iterable[str]) -> dict[str, Any]:
             candidate_runs += 1
             candidates += len(found)
     return {
-        "memory_lookups": lookups if runs else None,
-        "memory_hit_rate": round(hits / lookups, 4) if lookups else None,
-        "memory_tokens_saved_mean": round(saved / runs, 1) if lookups else None,
-        "memory_resent_lines": resent if lookups else None,
+        **_memory_stats(memories, runs),
         "reproduced_rate": round(reproduced / repro_runs, 4) if repro_runs else None,
         "verification_returns_mean": round(returns / verify_runs, 4) if verify_runs else None,
         "verification_passed_rate": round(verified / verify_runs, 4) if verify_runs else None,

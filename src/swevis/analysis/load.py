@@ -118,9 +118,34 @@ def records_retrieval(agent: str) -> bool:
 
 
 def _evidence_windows(traj: dict[str, Any]) -> list[tuple]:
-    """The run's localization evidence: the windows viewed in its evidence phases plus the committed snippets."""
+    """The run's localization evidence: the windows viewed in its evidence phases, the context
+    units it stored there (Prometheus's `remember`) and the committed snippets."""
     ev = traj.get("evidence") or {}
-    return [tuple(w) for w in (ev.get("viewed_windows") or [])] + [tuple(w) for w in (ev.get("committed_snippets") or [])]
+    return ([tuple(w) for w in (ev.get("viewed_windows") or [])] + remembered_spans(traj)
+            + [tuple(w) for w in (ev.get("committed_snippets") or [])])
+
+
+def remembered_spans(traj: dict[str, Any]) -> list[tuple]:
+    """(path, start, end) of every span a `remember` of the agent's evidence phases stored:
+    the context units its context engine retrieved (a remember that failed stored none)."""
+    from swevis.agents.mechanisms.context_engine import REMEMBER, parse_spans
+    from minisweagent.exceptions import FormatError
+
+    from swevis.agents.tools.environment import parse_heredoc
+
+    kind = find_kind(traj.get("agent", ""))
+    phases = (kind.evidence_phases if kind is not None else None) or ()
+    out: list[tuple] = []
+    for step in traj.get("steps") or []:
+        if step.get("tool") != REMEMBER.name or step.get("phase") not in phases or step.get("format_error"):
+            continue
+        if (step.get("observation") or {}).get("returncode", 0) not in (0, None):
+            continue
+        try:
+            out += parse_spans(parse_heredoc(step.get("action") or "", REMEMBER.name))
+        except FormatError:
+            continue
+    return out
 
 
 def _retrieval(traj: dict[str, Any], gold_patch: str | None,

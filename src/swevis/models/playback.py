@@ -17,6 +17,7 @@ Sources (``load_playback_turns`` detects which):
 
         based_on: ../let/ledgerkit-1.yaml
         turns: {reproduction: [...]}   # replaces the base's turns of these purposes only
+        before: {locator: [...]}       # put ahead of the turns the base gives these purposes
 
     so a variant that changes one stage of an agent plays back the agent's own turns for the
     rest, and a comparison of the two is paired by construction.
@@ -198,17 +199,23 @@ def based_on_chain(path: str | Path) -> list[tuple[Path, Any]]:
 
 def merge_based_on(chain: list[tuple[Path, Any]]) -> Any:
     """One demonstration from a `based_on_chain`: the nearest file's keys, with the turns of
-    every purpose taken from the nearest file that gives them."""
+    every purpose taken from the nearest file that gives them, and a file's ``before`` turns
+    of a purpose put ahead of the turns its bases give that purpose."""
     path, data = chain[0]
-    if len(chain) == 1:
+    if len(chain) == 1 and not (isinstance(data, dict) and "before" in data):
         return data
     turns: dict[str, Any] = {}
     for where, part in reversed(chain):
         own = (part.get("turns") or {}) if isinstance(part, dict) else None
-        if not isinstance(own, dict):
+        before = (part.get("before") or {}) if isinstance(part, dict) else None
+        if not isinstance(own, dict) or not isinstance(before, dict):
             raise PlaybackSourceError(f"{where}: based_on needs per-purpose turns (a mapping) in every demonstration of {path}")
         turns.update(own)
-    return {**{k: v for k, v in data.items() if k != "based_on"}, "turns": turns}
+        for purpose, items in before.items():
+            if not isinstance(items, list):
+                raise PlaybackSourceError(f"{where}: before/{purpose} must be a list")
+            turns[purpose] = [*items, *turns.get(purpose, [])]
+    return {**{k: v for k, v in data.items() if k not in ("based_on", "before")}, "turns": turns}
 
 
 def load_playback_source(source: Any) -> PlaybackSource:

@@ -112,15 +112,39 @@ def subquery(env: Any, command: str) -> dict[str, Any]:
     engine.open_query = query
     if engine.memory is None:
         return ok("[memory: off] traverse the graph, then `remember` the spans that answer the sub-query")
-    match = engine.memory.store.lookup(query, source=SUBQUERY.name, before_step=len(env.recorder.steps))
-    if match is None:
+    step = len(env.recorder.steps)
+    match = engine.memory.store.best_match(query, source=SUBQUERY.name, before_step=step)
+    similarity = 0.0 if match is None else match.similarity
+    if match is None or similarity < engine.memory.threshold:
+        engine.memory.set_pending({"memory": {"hit": False, "kind": "miss", "tokens_saved": 0,
+                                              "similarity": round(similarity, 3)}})
         return ok("[memory: miss] nothing stored answers this sub-query yet: traverse the graph, then "
                   "`remember` the spans that answer it")
     rec = match.record
+    # what finding it cost, when this trajectory found it (a shared store's other runs: not known here)
+    calls, tokens = traversal_cost(env.recorder.steps, rec.step) if rec.run == engine.memory.run else (0, 0)
+    engine.memory.set_pending({"memory": {"hit": True, "kind": "exact" if match.exact else "semantic",
+                                          "similarity": round(similarity, 3), "from_step": rec.step,
+                                          "calls_saved": calls, "tokens_saved": tokens}})
     head = (f"[memory: hit, similarity {match.similarity:.2f}, stored by stage {rec.stage} at step {rec.step} "
             f"for: {rec.query.essential_query!r}]\n")
     engine.open_query = None  # answered: nothing to remember
     return ok(head + "".join(f"== {u.path}:{u.start_line}-{u.end_line}\n{u.content}" for u in rec.units))
+
+
+def traversal_cost(steps: list[dict[str, Any]], stored_at: int) -> tuple[int, int]:
+    """(model calls, tokens) the answer stored at step `stored_at` cost when it was found: the
+    steps from the `subquery` that missed up to and including its `remember` (the graph
+    traversal a hit spares), their prompt and completion tokens. (0, 0) when no such `subquery`
+    precedes it in `steps`."""
+    end = min(stored_at, len(steps) - 1)
+    start = next((i for i in range(end, -1, -1) if steps[i].get("tool") == SUBQUERY.name), None)
+    if start is None or end < 0:
+        return 0, 0
+    span = steps[start + 1 : end + 1]
+    tokens = sum(int((s.get("usage") or {}).get("prompt_tokens") or 0) + int((s.get("usage") or {}).get("completion_tokens") or 0)
+                 for s in span)
+    return len(span), tokens
 
 
 def remember(env: Any, command: str) -> dict[str, Any]:

@@ -530,11 +530,25 @@ def memory_summary(steps: list[dict[str, Any]]) -> dict[str, Any]:
     for m in mem:
         kinds[m["kind"]] = kinds.get(m["kind"], 0) + 1
     hits = sum(1 for m in mem if m["hit"])
+    hit_kinds = {k: sum(1 for m in mem if m["hit"] and lookup_kind(m) == k) for k in ("exact", "semantic", "window")}
     return {
         "lookups": len(mem),
         "hits": hits,
         "misses": len(mem) - hits,
         "hit_rate": round(hits / len(mem), 4) if mem else None,
         "by_kind": kinds,
+        "hits_exact": hit_kinds["exact"],
+        "hits_semantic": hit_kinds["semantic"],
+        "hits_window": hit_kinds["window"],
+        # a query hit is a tool call not made, a sub-query hit the graph traversal it spared
+        "calls_saved": sum(int(m.get("calls_saved", 1)) for m in mem if m["hit"] and lookup_kind(m) != "window"),
         "tokens_saved": sum(int(m.get("tokens_saved") or 0) for m in mem),
     }
+
+
+def lookup_kind(memo: dict[str, Any]) -> str:
+    """exact | semantic (a query or sub-query answered from memory: those carry the match's
+    similarity) | window (code already shown in this conversation, sent as a reference)."""
+    if "similarity" not in memo:
+        return "window"
+    return "exact" if memo["kind"] == "exact" else "semantic"
