@@ -101,11 +101,15 @@ def prepare_lines(text: str, tab_size: int = 4) -> list[str]:
     CELL_FILLER (its second cell). NUL is refused: a text holding it is binary."""
     if "\x00" in text:
         raise RenderError("window contains NUL bytes: binary content is not rendered")
-    text = shown_text(text)
-    if text.endswith("\n"):
-        text = text[:-1]
+    return _display_lines(shown_text(text), tab_size)
+
+
+def _display_lines(shown: str, tab_size: int) -> list[str]:
+    """prepare_lines of a text already as shown (renderable_text's)."""
+    if shown.endswith("\n"):
+        shown = shown[:-1]
     lines = []
-    for line in text.split("\n"):
+    for line in shown.split("\n"):
         line = line.expandtabs(tab_size)
         if not line.isascii():
             line = "".join(ch + CELL_FILLER * (cells(ch) - 1) for ch in line)
@@ -196,7 +200,7 @@ def _render_shown(path: str, start_line: int, shown: str, ratio: float, tokenize
                   numbers: list[int | None] | None) -> RenderResult:
     """render_window on the text its pages show."""
     t0 = time.perf_counter()
-    lines = prepare_lines(shown, settings.tab_size)
+    lines = _display_lines(shown, settings.tab_size)  # the rule applied once, by renderable_text
     t_text = text_tokens(shown, tokenizer)
     budget = max(1e-9, t_text / ratio)
     t1 = time.perf_counter()
