@@ -480,6 +480,34 @@ def test_a_bundled_demonstration_answers_every_selection_stage_its_candidates_re
         assert vote["method"] == "model" and vote["winner"] == 0
 
 
+# The bundled bugs whose verified patch has more regression tests than regression_selected: the
+# verified path asks the model to select them too, and the demonstration answers, so no run
+# falls back to the fixed rule (which it would record as a selection warning).
+VERIFIED_SELECTING = ["swevis-samples__ledgerkit-117", "swevis-samples__stratconf-203",
+                      "swevis-samples__stratconf-218", "swevis-samples__tabulon-305"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("iid", VERIFIED_SELECTING)
+def test_the_verified_path_of_a_bundled_demonstration_selects_its_regression_tests_by_model(iid, tmp_path,
+                                                                                            bundled_checkout):
+    checkout = bundled_checkout(iid, tmp_path, index=True)
+    spec = RunSpec(
+        "qwen3.5", PROFILE, "prometheus", "normal", "text", checkout["row"], checkout["mirror"], str(tmp_path / "run"),
+        index_db=checkout["db"], pristine_dir=checkout["pristine"],
+        playback_source=str(DEMOS_DIR / "prometheus" / f"{iid}.yaml"),
+        agents_cfg={**EMBEDDED, "memory": {"embedding": "lexical"}},
+    )
+    traj = run_instance(spec)
+    assert traj["route"] == "verified" and traj["phase_exit_status"]["select_tests"] == "submitted"
+    rounds = traj["vote"]["verifications"]
+    selection = rounds[-1]["regression"]["selection"]
+    assert len(selection["candidates"]) > 5 and selection["method"] == "model", selection.get("warning")
+    assert selection.get("warning") is None and len(rounds[-1]["regression"]["tests"]) == 5
+    assert set(rounds[-1]["regression"]["tests"]) <= set(selection["candidates"])
+    assert rounds[-1]["regression"]["passed"] and traj["exit_status"] == "submitted"
+
+
 # The probe set `classes` (agents.matrix probe_sets): one issue of each class the study's bugs
 # leave out. Prometheus's bundled demonstration of each must classify it as what it is and take
 # its class's workflow: the refactoring the candidates and a vote, the documentation one edit,
