@@ -297,6 +297,16 @@ def test_the_context_engine_answers_a_later_stage_from_memory(setup, tmp_path):
     units = con.execute("SELECT path, start_line, end_line FROM context_units JOIN records r ON r.id = record_id "
                         "WHERE r.source = 'subquery'").fetchall()
     assert rows == [(*ask, "retrieve")] and units == [("ledgerkit/ledger.py", 18, 24)]  # the contained span dropped
+    # a code window shown is stored with what asked for it: the span, the action, the step's THOUGHT
+    windows = con.execute("SELECT essential_query, extra_requirements, purpose, created_step FROM records "
+                          "WHERE source LIKE '%:window'").fetchall()
+    assert windows
+    for where, action, purpose, step in windows:
+        assert action == " ".join(traj["steps"][step]["action"].split()) and where.split(":")[0] in action
+        said = [m["content"] for m in traj["messages"] if m["role"] == "assistant" and
+                m["phase"] == traj["steps"][step]["phase"] and traj["steps"][step]["action"] in m["content"]]
+        thoughts = [" ".join(c.split("```")[0].split()).removeprefix("THOUGHT:").strip() for c in said]
+        assert purpose and purpose in thoughts, (purpose, thoughts)
 
 
 def stage_turns(stages: dict[str, list[str]]):

@@ -52,6 +52,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -237,15 +238,30 @@ class WorkingMemory:
     def sent_before(self, context: str, path: str, start: int, end: int) -> bool:
         return any(p == path and s == start and e == end for p, s, e, _ in self.windows_sent.get(context, []))
 
-    def add_window_unit(self, tool: str, phase: str, step: int, window: Window) -> None:
+    def add_window_unit(self, tool: str, phase: str, step: int, window: Window, asked_by: str = "",
+                        reason: str = "") -> None:
         """A code window shown is a record of its own (source "<tool>:window", matched only by
-        its exact text, never by a query tool) with the window as its one context unit."""
+        its exact text, never by a query tool) with the window as its one context unit. Its
+        sub-query is what asked for it: the span (essential query), the action that showed it
+        (extra requirements) and the reason the model gave for that step (purpose)."""
         where = f"{window.path}:{window.start}-{window.end}"
         source = WINDOW_SOURCE.format(tool=tool)
         digest = record_key(window.text)
         unit = ContextUnit(content=window.text, kind="window", path=window.path, start_line=window.start, end_line=window.end)
-        self.store.add_record(record_key(self.run, phase, step, source, where, digest), SubQuery(where), [unit],
+        asked = SubQuery(where, " ".join(asked_by.split())[:REASON_CHARS], reason)
+        self.store.add_record(record_key(self.run, phase, step, source, where, digest), asked, [unit],
                               stage=phase, source=source, step=step, embed=False)
+
+
+REASON_CHARS = 300
+_FENCE = re.compile(r"^```", re.M)
+
+
+def stated_reason(response: str | None) -> str:
+    """What a response says before its action (its THOUGHT), whitespace normalised and at most
+    REASON_CHARS long: why the model asked for what the action shows."""
+    prose = _FENCE.split(response or "", maxsplit=1)[0]
+    return " ".join(prose.split()).removeprefix("THOUGHT:").strip()[:REASON_CHARS]
 
 
 def _ref_note(path: str, runs: list[tuple[int, int, _Seen]]) -> str:
@@ -263,6 +279,11 @@ class MemoryObservationPipeline(ObservationPipeline):
         self.memory = memory
         self.context = context
         self.recorder = recorder
+        self.action = ""  # the action being observed, and the model's stated reason for it
+        self.reason = ""
+
+    def begin_action(self, command: str, response: str | None) -> None:
+        self.action, self.reason = command, stated_reason(response)
 
     def _step(self) -> int:
         return len(self.recorder.steps)
@@ -353,7 +374,7 @@ class MemoryObservationPipeline(ObservationPipeline):
                 self.memory.note_answer_tokens(info, full_record)
             return full_content, full_record
         tool = VIEW_CODE.name if (command or "").strip().startswith(VIEW_CODE.name) else "read"
-        self.memory.add_window_unit(tool, self.context, step, window)
+        self.memory.add_window_unit(tool, self.context, step, window, command or "", self.reason)
         lines = window.text.splitlines(keepends=True)
         runs = self.memory.split(self.context, window.path, window.start, lines)
         if all(r[2] is None for r in runs):
@@ -409,7 +430,8 @@ class MemoryObservationPipeline(ObservationPipeline):
         any_seen = partly = False
         for w in windows:
             lines = (w["text"] + "\n").splitlines(keepends=True)
-            self.memory.add_window_unit(PACK_CONTEXT.name, self.context, step, Window(w["path"], w["start"], w["end"], w["text"], True))
+            self.memory.add_window_unit(PACK_CONTEXT.name, self.context, step, Window(w["path"], w["start"], w["end"], w["text"], True),
+                                        self.action, self.reason)
             runs = self.memory.split(self.context, w["path"], w["start"], lines)
             seen_runs = [r for r in runs if r[2] is not None]
             new_runs = [r for r in runs if r[2] is None]

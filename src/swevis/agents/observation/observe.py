@@ -227,6 +227,10 @@ class ObservationPipeline:
         # the page family's request hook, made once: it keeps what it rendered (hist's frozen blocks)
         self.history = config.family.history(config.text_pages(), self.page_settings) if config.family else None
 
+    def begin_action(self, command: str, response: str | None) -> None:
+        """Told each action and the model response it came from before it is observed: a
+        pipeline with a memory keeps the response's stated reason for the windows it stores."""
+
     # -- the two hooks of the page families (swevis.page_families; rendered by swevis.agents.observation.pages)
     def request(self, messages: list[dict]) -> list[dict]:
         """The messages a call sends: under hist-rN with the old history in frozen pages."""

@@ -87,6 +87,7 @@ class SwevisAgentModel:
         for i, (action, output) in enumerate(zip(actions, outputs)):
             command = action.get("command", "")
             windows = (output.get("extra") or {}).get("windows")
+            self.pipeline.begin_action(command, pending["response"])
             if windows is not None:
                 content, record = self.pipeline.observe_windows(output.get("output", ""), windows)
             else:
