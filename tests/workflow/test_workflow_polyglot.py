@@ -41,6 +41,22 @@ def short_run_jvm(folder: Path) -> str:
     return str(folder)
 
 
+def check_prometheus_walks_the_graph(traj: dict, instance: str) -> None:
+    """A Prometheus trajectory on a polyglot instance: its retrieval stage asks a sub-query (a
+    miss), calls the graph tools and is shown definitions of the repository's language, then
+    remembers; the generation's sub-query in other words is a semantic memory hit; verified."""
+    where = (traj["condition"], instance)
+    retrieve_tools = {s["tool"] for s in traj["steps"] if s["phase"] == "retrieve"}
+    assert RETRIEVAL_TOOLS <= retrieve_tools, (*where, retrieve_tools)
+    observed = "\n".join(m["content"] for m in traj["messages"]
+                         if m["phase"] == "retrieve" and m["role"] == "user" and isinstance(m["content"], str))
+    ext = SOURCE_EXTENSION[instance.split("__")[1].split("-")[0]]
+    assert re.search(GRAPH_NODE.format(ext=re.escape(ext)), observed), where
+    asked = [(s["phase"], s["observation"]["memory"]["kind"]) for s in traj["steps"] if s["tool"] == "subquery"]
+    assert asked == [("retrieve", "miss"), ("generate", "semantic")], where
+    assert traj["route"] == "verified", where
+
+
 @pytest.mark.slow
 def test_polyglot_example_resolves_every_instance_by_language(tmp_path: Path, tmp_path_factory):
     missing = [tool for tool in TOOLS if shutil.which(tool) is None]
@@ -61,15 +77,8 @@ def test_polyglot_example_resolves_every_instance_by_language(tmp_path: Path, tm
         assert row == (100.0, 100.0, 100.0, 2, 0)
     for condition in ("text", "r3"):
         for instance in study["tasks"]["instance_ids"]:
-            traj = json.loads((tmp_path / "results" / "runs" / "qwen3.5" / "prometheus-normal" / condition / instance
-                               / "traj.json").read_text())
-            retrieve_tools = {s["tool"] for s in traj["steps"] if s["phase"] == "retrieve"}
-            assert RETRIEVAL_TOOLS <= retrieve_tools, (condition, instance, retrieve_tools)
-            observed = "\n".join(m["content"] for m in traj["messages"]
-                                 if m["phase"] == "retrieve" and m["role"] == "user" and isinstance(m["content"], str))
-            ext = SOURCE_EXTENSION[instance.split("__")[1].split("-")[0]]
-            assert re.search(GRAPH_NODE.format(ext=re.escape(ext)), observed), (condition, instance)
-            assert traj["route"] == "verified", (condition, instance)
+            run = tmp_path / "results" / "runs" / "qwen3.5" / "prometheus-normal" / condition / instance
+            check_prometheus_walks_the_graph(json.loads((run / "traj.json").read_text()), instance)
     localization = pl.read_csv(tmp_path / "results" / "localization.csv")
     study_rows = localization.filter(pl.col("sample") == "study")
     assert set(study_rows["language"]) == {"all", "java", "javascript"}
