@@ -1,9 +1,12 @@
-"""examples/polyglot.yaml end to end: the agent matrix (mini; LET under text and r3) on the
-bundled Java and JavaScript instances, played back, graded by the local harness with the
-repositories' own tests (javac/java, node --test). Where the JDK or Node.js is missing the
-test skips with the reason (.ci/run installs both and requires it)."""
+"""examples/polyglot.yaml end to end: the agent matrix (mini; LET and Prometheus under text
+and r3) on the bundled Java and JavaScript instances it names, played back, graded by the
+local harness with the repositories' own tests (javac/java, node --test); Prometheus's
+retrieval walks the Java and JavaScript knowledge graph. Where the JDK or Node.js is missing
+the test skips with the reason (.ci/run installs both and requires it)."""
 
+import json
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -20,6 +23,12 @@ TOOLS = ("javac", "java", "node")
 # validation and the grading run them about thirty times. Results are the JDK's either way.
 JVM_FLAGS = {"java": "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC",
              "javac": "-J-XX:TieredStopAtLevel=1 -J-XX:+UseSerialGC"}
+# what each Prometheus trajectory's retrieval stage calls: a sub-query, graph tools, remember
+RETRIEVAL_TOOLS = {"subquery", "find_nodes", "callers", "tests_for", "find_text", "remember"}
+# a definition the graph shows, under the file it is in ("== src/query.js\nnode 12: function
+# decodeComponent ...", or a caller's "  12-32 node 13: function parseQuery")
+GRAPH_NODE = r"== \S+{ext}\n\s*(?:\d+-\d+ )?node \d+: (?:class|method|function) "
+SOURCE_EXTENSION = {"verso": ".java", "routelet": ".js"}
 
 
 def short_run_jvm(folder: Path) -> str:
@@ -30,6 +39,22 @@ def short_run_jvm(folder: Path) -> str:
         script.write_text(f'#!/bin/sh\nexec {shutil.which(tool)} {flags} "$@"\n')
         script.chmod(0o755)
     return str(folder)
+
+
+def check_prometheus_walks_the_graph(traj: dict, instance: str) -> None:
+    """A Prometheus trajectory on a polyglot instance: its retrieval stage asks a sub-query (a
+    miss), calls the graph tools and is shown definitions of the repository's language, then
+    remembers; the generation's sub-query in other words is a semantic memory hit; verified."""
+    where = (traj["condition"], instance)
+    retrieve_tools = {s["tool"] for s in traj["steps"] if s["phase"] == "retrieve"}
+    assert RETRIEVAL_TOOLS <= retrieve_tools, (*where, retrieve_tools)
+    observed = "\n".join(m["content"] for m in traj["messages"]
+                         if m["phase"] == "retrieve" and m["role"] == "user" and isinstance(m["content"], str))
+    ext = SOURCE_EXTENSION[instance.split("__")[1].split("-")[0]]
+    assert re.search(GRAPH_NODE.format(ext=re.escape(ext)), observed), where
+    asked = [(s["phase"], s["observation"]["memory"]["kind"]) for s in traj["steps"] if s["tool"] == "subquery"]
+    assert asked == [("retrieve", "miss"), ("generate", "semantic")], where
+    assert traj["route"] == "verified", where
 
 
 @pytest.mark.slow
@@ -47,10 +72,15 @@ def test_polyglot_example_resolves_every_instance_by_language(tmp_path: Path, tm
                          "results/table1.csv", "results/localization.csv", env={"PATH": path})
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-4000:]
     table = pl.read_csv(tmp_path / "results" / "table1.csv")
-    assert table.select("agent", "scope").rows() == [("let", "normal")]
-    assert table.select("acc_mini", "acc_text", "acc_r3", "n_min", "n_invalid").row(0) == (100.0, 100.0, 100.0, 4, 0)
+    assert table.select("agent", "scope").rows() == [("let", "normal"), ("prometheus", "normal")]
+    for row in table.select("acc_mini", "acc_text", "acc_r3", "n_min", "n_invalid").rows():
+        assert row == (100.0, 100.0, 100.0, 2, 0)
+    for condition in ("text", "r3"):
+        for instance in study["tasks"]["instance_ids"]:
+            run = tmp_path / "results" / "runs" / "qwen3.5" / "prometheus-normal" / condition / instance
+            check_prometheus_walks_the_graph(json.loads((run / "traj.json").read_text()), instance)
     localization = pl.read_csv(tmp_path / "results" / "localization.csv")
     study_rows = localization.filter(pl.col("sample") == "study")
     assert set(study_rows["language"]) == {"all", "java", "javascript"}
     assert study_rows.filter((pl.col("language") != "all") & (pl.col("k") == 1) & (pl.col("level") == "file"))[
-        "n_instances"].to_list() == [2, 2]
+        "n_instances"].to_list() == [1, 1]
