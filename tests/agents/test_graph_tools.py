@@ -98,7 +98,11 @@ def test_text_chunks_and_spans(env):
     assert first.startswith("== docs/guide.md\nchunk 1 (lines 1-")
     nxt = run(env, "next_chunk 1")["output"]
     assert nxt.startswith("== docs/guide.md\nchunk 2 (lines ")
-    assert run(env, "read_span pkg/core.py 9 10")["output"] == "== pkg/core.py\n     9\tdef helper(x):\n    10\t    return x + 1\n"
+    span = run(env, "read_span pkg/core.py 9 10")
+    # a code window (as pack_context's): the observation shows it numbered as text, or as pages
+    assert span["output"] == "== pkg/core.py\n"
+    assert span["extra"]["windows"] == [{"path": "pkg/core.py", "start": 9, "end": 10,
+                                         "text": "def helper(x):\n    return x + 1"}]
 
 
 @pytest.mark.parametrize("command, message", [

@@ -309,6 +309,19 @@ def test_the_context_engine_answers_a_later_stage_from_memory(setup, tmp_path):
         assert purpose and purpose in thoughts, (purpose, thoughts)
 
 
+@pytest.mark.slow
+def test_a_span_read_from_the_graph_is_a_code_window_drawn_under_a_visual_condition(setup, tmp_path):
+    """read_span shows lines of a file as view_code does: under r3 they are pages, and the
+    working memory counts them, so reading the same lines again is a reference, not a resend."""
+    retrieve = [turn("read_span ledgerkit/ledger.py 18 24"), turn("view_code ledgerkit/ledger.py 18 24"),
+                LET["turns"]["locator"][-1]]
+    turns = {"classify": [turn("classify_issue feature")], "locator": retrieve, "editor": LET["turns"]["editor"]}
+    traj = _run(setup, tmp_path / "span", turns, condition="r3", candidates=1, regression=False)
+    span, again = [s["observation"] for s in traj["steps"] if s["phase"] == "retrieve"][:2]
+    assert span["pages"] >= 1 and span["windows"] == [{"path": "ledgerkit/ledger.py", "start": 18, "end": 24}]
+    assert again["memory"]["hit"] and again["memory"]["kind"] == "exact" and again["pages"] == 0
+
+
 def stage_turns(stages: dict[str, list[str]]):
     """A scripted-server responder answering each stage's conversation (told by its system
     prompt) with that stage's turns, turn n of the conversation with turns[n]."""

@@ -423,6 +423,7 @@ class MemoryObservationPipeline(ObservationPipeline):
             return text, record
         full_content, full_record = super().observe_windows(text, windows)
         step = self._step()
+        tool = (self.action.split() or [PACK_CONTEXT.name])[0]  # pack_context or read_span
         new_lines: list[dict] = []  # option 1: only the new lines of every window
         partly_whole: list[dict] = []  # option 2: a partly new window whole (a fully seen one never)
         notes_new: list[str] = []
@@ -430,7 +431,7 @@ class MemoryObservationPipeline(ObservationPipeline):
         any_seen = partly = False
         for w in windows:
             lines = (w["text"] + "\n").splitlines(keepends=True)
-            self.memory.add_window_unit(PACK_CONTEXT.name, self.context, step, Window(w["path"], w["start"], w["end"], w["text"], True),
+            self.memory.add_window_unit(tool, self.context, step, Window(w["path"], w["start"], w["end"], w["text"], True),
                                         self.action, self.reason)
             runs = self.memory.split(self.context, w["path"], w["start"], lines)
             seen_runs = [r for r in runs if r[2] is not None]

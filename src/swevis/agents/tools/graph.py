@@ -235,7 +235,15 @@ class GraphView:
         start, end = _number(READ_SPAN.name, a), _number(READ_SPAN.name, b)
         if start < 1 or end < start:
             raise format_error(f"read_span: bad line span {start}-{end}")
-        return self._lookup(READ_SPAN.name, lambda: f"== {path}\n" + _numbered(self.graph().read_span(path, start, end), start))
+        from swevis.index.graph import GraphLookupError
+
+        try:
+            lines = self.graph().read_span(path, start, end)
+        except GraphLookupError as exc:
+            return _failed(READ_SPAN.name, exc)
+        # a code window, as pack_context's are: the observation shows it as text or as pages
+        window = {"path": path, "start": start, "end": start + len(lines) - 1, "text": "\n".join(lines)}
+        return {**_ok(f"== {path}"), "extra": {"windows": [window]}}
 
 
 def _on_view(method: Any) -> Any:
