@@ -43,8 +43,10 @@ def missing_inputs_token(
         state = json.loads(ledger.read_text())
     except (OSError, json.JSONDecodeError):
         state = {"token": 0, "events": []}
-    missing = sorted(p for p in inputs if not os.path.exists(p))
+    # the outputs first: with none of them built (a fresh study's dry run) no input is
+    # looked at, which spares a stat of every run file of every condition
     existing = [Path(p).stat().st_mtime for p in outputs if os.path.exists(p)]
+    missing = sorted(p for p in inputs if not os.path.exists(p)) if existing else []
     if missing and existing:
         event = [missing, max(existing)]
         if event not in state["events"]:
