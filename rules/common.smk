@@ -346,7 +346,7 @@ def _run_files(key, instance, sample):
     pre-localization (PLB's) and demonstrations (playback)."""
     wc = key.run(instance)
     return {
-        "checkout": LAYOUT.checkout_manifest(instance),
+        "checkout": sample.checkout[instance],
         "index": sample.index[instance],
         "preloc": run_preloc(wc) or None,
         "demos": [str(p) for p in playback_demos(wc)],
