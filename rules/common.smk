@@ -378,7 +378,11 @@ def cell_run_inputs(wc):
     if "inputs" not in plan:
         files = []
         for i, f in plan["files"].items():
-            files += [f["checkout"], f["index"], *([f["preloc"]] if f["preloc"] else [])]
+            files += [
+                f["checkout"],
+                f["index"],
+                *([f["preloc"]] if f["preloc"] else []),
+            ]
             files += playback_demos(key.run(i))
         plan["inputs"] = list(dict.fromkeys(files))
     return list(plan["inputs"])
