@@ -8,7 +8,10 @@ the sampling checkpoint for real, then times `snakemake -n` (the DAG build only)
 peak RSS, and prints jobs, seconds, MB and the ratio to the target.
 
     .venv/bin/python benchmarks/bench_dag.py [--workdir DIR] [--repeat 1] [--baseline CHECKOUT]
-        [--profile OUT.prof]
+        [--profile OUT.prof] [--agent-jobs cell|run]
+
+--agent-jobs run plans one run_agent job per run (the SLURM and Kubernetes profiles' layout)
+instead of the embedded config's one job per cell.
 
 --baseline times another checkout (its Snakefile, profile and src; e.g. an unpacked
 `git archive` of an earlier commit) in turn with this one on the same DAG, and prints the
@@ -67,10 +70,13 @@ def synthetic_instances(n: int) -> list[dict]:
     return rows
 
 
-def study_config(task_file: Path) -> dict:
-    """The embedded config.yaml with the study's task file and two live profiles."""
+def study_config(task_file: Path, agent_jobs: str | None = None) -> dict:
+    """The embedded config.yaml with the study's task file and two live profiles (and
+    agents.jobs set to `agent_jobs`, when given)."""
     config = yaml.safe_load((PROJECT_ROOT / "config.yaml").read_text())
     config["tasks"] = {"source": "file", "path": str(task_file), "n": N_INSTANCES}
+    if agent_jobs:
+        config["agents"]["jobs"] = agent_jobs
     for name, profile in config["models"].items():
         config["models"][name] = {
             "backend": "openai",
@@ -97,12 +103,12 @@ def snakemake_cmd(workdir: Path, *args: str, root: Path = PROJECT_ROOT) -> list[
     ]
 
 
-def prepare(workdir: Path) -> None:
+def prepare(workdir: Path, agent_jobs: str | None = None) -> None:
     """Task file, config and the sampling checkpoint's output (run for real)."""
     workdir.mkdir(parents=True, exist_ok=True)
     task_file = workdir / "tasks.jsonl"
     task_file.write_text("".join(json.dumps(r) + "\n" for r in synthetic_instances(N_INSTANCES)))
-    (workdir / "study.yaml").write_text(yaml.safe_dump(study_config(task_file), sort_keys=False))
+    (workdir / "study.yaml").write_text(yaml.safe_dump(study_config(task_file, agent_jobs), sort_keys=False))
     subprocess.run(snakemake_cmd(workdir, "sample_instances", "--forcerun", "sample_instances", "--cores", "1", "--quiet", "all"), check=True, env=_env())
 
 
@@ -242,10 +248,11 @@ def main() -> None:
     ap.add_argument("--workdir", type=Path, default=None)
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--profile", type=Path, default=None)
+    ap.add_argument("--agent-jobs", choices=["cell", "run"], default=None, help="agents.jobs of the study (default: the embedded config's)")
     ap.add_argument("--baseline", type=Path, default=None, help="another checkout (e.g. /work/main), timed in turn with this one on the same DAG")
     args = ap.parse_args()
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="swevis-bench-dag-"))
-    prepare(workdir)
+    prepare(workdir, args.agent_jobs)
     roots = {"this": PROJECT_ROOT} | ({"baseline": args.baseline.resolve()} if args.baseline else {})
     runs = {name: [] for name in roots}
     runs["floor"], runs["edges"] = [], []
