@@ -185,13 +185,19 @@ def model_profile(wc):
     return MODEL_PROFILES[wc.model]
 
 
+# what a condition's runs read of the renderer and of agents.pages: parsed once a condition,
+# not once a run job
+_VISUAL = {}
+_PAGES_READ = {}
+
+
 @signature_once
 def render_params(wc):
     """The renderer settings, for runs under a visual condition only: a text run renders
     nothing, so editing the renderer reruns no text run."""
-    if not ConditionKey.of(wc).visual:
-        return {}
-    return RENDER_PARAMS
+    if wc.condition not in _VISUAL:
+        _VISUAL[wc.condition] = ConditionKey.of(wc).visual
+    return RENDER_PARAMS if _VISUAL[wc.condition] else {}
 
 
 def counterfactual_agents_params():
@@ -230,7 +236,11 @@ def agents_params(wc):
     params = VARIANT_PARAMS.get(wc.agent, AGENT_PARAMS)
     # the agents.pages keys the run's page family reads (obs-rN, hist-rN), for those runs only:
     # editing one reruns only the runs of its family, and a text or rN run's params stay as they were
-    pages = conditions.pages_read([wc.condition], config["agents"]["pages"])
+    if wc.condition not in _PAGES_READ:
+        _PAGES_READ[wc.condition] = conditions.pages_read(
+            [wc.condition], config["agents"]["pages"]
+        )
+    pages = _PAGES_READ[wc.condition]
     return {**params, "pages": pages} if pages else params
 
 
@@ -318,11 +328,19 @@ def cell_plan(key):
         plan = {
             "sample": sample,
             "runs": [key.run(i, r) for i in sample.study for r in range(repeats)],
-            "files": {i: _run_files(key, i, sample) for i in sample.study},
             "run_files": {},
         }
         _CELL_PLANS[key] = plan
     return plan
+
+
+def cell_files(key, plan):
+    """{instance: _run_files} of the cell's runs, for its one agent job's inputs and params
+    (only agents.jobs cell asks)."""
+    if "files" not in plan:
+        sample = plan["sample"]
+        plan["files"] = {i: _run_files(key, i, sample) for i in sample.study}
+    return plan["files"]
 
 
 def condition_runs(wc, name):
@@ -356,15 +374,17 @@ def _run_files(key, instance, sample):
 def cell_runs(wc):
     """The runs of a cell's one agent job (run_condition), each with its folder, input
     files and row digest, which swevis.agents.run.batch compares run by run."""
-    plan = cell_plan(ConditionKey.of(wc))
+    key = ConditionKey.of(wc)
+    plan = cell_plan(key)
     if "params" not in plan:
+        files = cell_files(key, plan)
         plan["params"] = [
             {
                 "instance": run.instance,
                 "repeat": run.repeat,
                 "out_dir": LAYOUT.run_dir(run),
                 "digest": plan["sample"].digest[run.instance],
-                "files": plan["files"][run.instance],
+                "files": files[run.instance],
             }
             for run in plan["runs"]
         ]
@@ -377,7 +397,7 @@ def cell_run_inputs(wc):
     plan = cell_plan(key)
     if "inputs" not in plan:
         files = []
-        for i, f in plan["files"].items():
+        for i, f in cell_files(key, plan).items():
             files += [
                 f["checkout"],
                 f["index"],
