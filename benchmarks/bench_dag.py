@@ -8,7 +8,10 @@ the sampling checkpoint for real, then times `snakemake -n` (the DAG build only)
 peak RSS, and prints jobs, seconds, MB and the ratio to the target.
 
     .venv/bin/python benchmarks/bench_dag.py [--workdir DIR] [--repeat 1] [--baseline CHECKOUT]
-        [--profile OUT.prof]
+        [--profile OUT.prof] [--agent-jobs cell|run]
+
+--agent-jobs run plans one run_agent job per run (the SLURM and Kubernetes profiles' layout)
+instead of the embedded config's one job per cell.
 
 --baseline times another checkout (its Snakefile, profile and src; e.g. an unpacked
 `git archive` of an earlier commit) in turn with this one on the same DAG, and prints the
@@ -17,13 +20,14 @@ ratio of their best CPU times.
 --profile runs the dry run once more under cProfile and writes the profile to OUT.prof
 (`python -m pstats OUT.prof`, then `sort cumtime`, `stats 40`).
 
-The `floor` row is Snakemake alone on a DAG of the same size: a generated Snakefile with as
-many jobs (one run job per instance x cell, each with three inputs from per-instance jobs,
-one summary per cell), no checkpoint, no input functions, no swevis code. What `this` costs
-above it is what swevis's rules and helpers add; the floor is what no change to them removes.
-The `edges` row is that floor with run_agent's inputs, log, benchmark and params (three input
-functions, five param functions, still no swevis code): what the run jobs' directives cost in
-Snakemake itself.
+The `floor` row is Snakemake alone on the workflow's own DAG: a generated Snakefile with the
+same rules by name, the same jobs and each job's edges to the jobs it reads from (taken from
+`snakemake --dag`), one output file a job, no swevis code and no other directive. The `edges`
+row is that floor with the workflow's directives: every rule's log, benchmark file and conda
+environment, its checkpoints (so that Snakemake plans in two passes, as it does for the
+workflow) and the agent rules' resource and params functions. What `this` costs above
+`edges` is what swevis's rules and helpers add; `edges` above `floor` is what those
+directives cost in Snakemake itself.
 """
 
 from __future__ import annotations
@@ -66,10 +70,13 @@ def synthetic_instances(n: int) -> list[dict]:
     return rows
 
 
-def study_config(task_file: Path) -> dict:
-    """The embedded config.yaml with the study's task file and two live profiles."""
+def study_config(task_file: Path, agent_jobs: str | None = None) -> dict:
+    """The embedded config.yaml with the study's task file and two live profiles (and
+    agents.jobs set to `agent_jobs`, when given)."""
     config = yaml.safe_load((PROJECT_ROOT / "config.yaml").read_text())
     config["tasks"] = {"source": "file", "path": str(task_file), "n": N_INSTANCES}
+    if agent_jobs:
+        config["agents"]["jobs"] = agent_jobs
     for name, profile in config["models"].items():
         config["models"][name] = {
             "backend": "openai",
@@ -96,12 +103,12 @@ def snakemake_cmd(workdir: Path, *args: str, root: Path = PROJECT_ROOT) -> list[
     ]
 
 
-def prepare(workdir: Path) -> None:
+def prepare(workdir: Path, agent_jobs: str | None = None) -> None:
     """Task file, config and the sampling checkpoint's output (run for real)."""
     workdir.mkdir(parents=True, exist_ok=True)
     task_file = workdir / "tasks.jsonl"
     task_file.write_text("".join(json.dumps(r) + "\n" for r in synthetic_instances(N_INSTANCES)))
-    (workdir / "study.yaml").write_text(yaml.safe_dump(study_config(task_file), sort_keys=False))
+    (workdir / "study.yaml").write_text(yaml.safe_dump(study_config(task_file, agent_jobs), sort_keys=False))
     subprocess.run(snakemake_cmd(workdir, "sample_instances", "--forcerun", "sample_instances", "--cores", "1", "--quiet", "all"), check=True, env=_env())
 
 
@@ -135,71 +142,103 @@ def measured(cmd: list[str], rss_file: Path, env: dict | None = None) -> dict:
     }
 
 
-FLOOR_REST = """
-IDS = [f"i{{i}}" for i in range({instances})]
+def dag_shape(workdir: Path) -> dict[str, tuple[str, list[str], bool]]:
+    """The workflow's DAG as `snakemake --dag` draws it: each job's rule, the jobs whose
+    outputs it reads and whether it is done (drawn dashed: the sampling checkpoint, which
+    prepare() ran). Untimed; the floors are made from it."""
+    dot = subprocess.run(
+        snakemake_cmd(workdir, "--dag"), capture_output=True, text=True, env=_env(), check=True
+    ).stdout
+    nodes = re.findall(r'^\s*(\d+)\[label = "([^"\\]+)[^\n]*style="([^"]*)"', dot, re.MULTILINE)
+    jobs = {n: (rule, [], "dashed" in style) for n, rule, style in nodes}
+    for parent, child in re.findall(r"^\s*(\d+) -> (\d+)", dot, re.MULTILINE):
+        jobs[child][1].append(parent)
+    return jobs
+
+
+def workflow_checkpoints(root: Path = PROJECT_ROOT) -> list[str]:
+    """The names of the workflow's checkpoints (`checkpoint NAME:` in its Snakefile and rules)."""
+    texts = [(root / "Snakefile").read_text()] + [p.read_text() for p in sorted((root / "rules").glob("*.smk"))]
+    return [name for text in texts for name in re.findall(r"^checkpoint (\w+):", text, re.MULTILINE)]
+
+
+# The floors: the workflow's own DAG (its rules by name, its jobs, each job's edges to the jobs
+# it reads from, the done jobs' outputs present), rebuilt as a Snakefile of no swevis code with
+# one output file a job. `floor` has nothing else: what Snakemake alone costs on a DAG of that
+# size and shape. `edges` adds the workflow's directives: the log, benchmark file and conda
+# environment every swevis rule has; its checkpoints, read by the input functions of the jobs
+# that read their outputs, so that Snakemake plans in two passes as it does for the workflow;
+# and, on the agent rules (run_condition, run_agent), their resource and their params as
+# functions with the same shapes (a run_condition job's runs param lists every run with its
+# folder, digest and files). What `this` costs above `edges` is swevis's own.
+FLOOR_HEAD = """
+import json
+JOBS = json.load(open("jobs.json"))
+INPUTS = {{n: [f"{{JOBS[p][0]}}/{{p}}.out" for p in parents] for n, (rule, parents, _) in JOBS.items()}}
+CHECKPOINTS = {checkpoints}
+WAITS = {{n: [p for p in parents if JOBS[p][0] in CHECKPOINTS] for n, (rule, parents, _) in JOBS.items()}}
+def inputs(wc):
+    for p in WAITS[wc.n]:
+        getattr(checkpoints, JOBS[p][0]).get(n=p)
+    return INPUTS[wc.n]
+wildcard_constraints:
+    n=r"\\d+"
 rule all:
-    input: expand("sum/c{{c}}.txt", c=range({cells}))
-rule summary:
-    input: expand("runs/c{{{{c}}}}/{{i}}.txt", i=IDS)
-    output: "sum/c{{c}}.txt"
-    log: "logs/c{{c}}.log"
-    script: "job.py"
-rule checkout:
-    output: "checkout/{{i}}.txt"
-    script: "job.py"
-rule mirror:
-    output: "mirror/{{i}}.txt"
-    script: "job.py"
-rule index:
-    output: "index/{{i}}.txt"
+    input: [f for n, (rule, _, _) in JOBS.items() if rule == "all" for f in INPUTS[n]]
+"""
+FLOOR_RULE = """
+{kind} {rule}:
+    input: inputs
+    output: "{rule}/{{n}}.out"{directives}
     script: "job.py"
 """
-FLOOR_RUN = """
-rule run:
-    input: "checkout/{{i}}.txt", "mirror/{{i}}.txt", "index/{{i}}.txt"
-    output: "runs/c{{c}}/{{i}}.txt"
-    log: "logs/c{{c}}/{{i}}.log"
-    resources: llm=1
-    params: cell=lambda wc: wc.c
-    script: "job.py"
-"""
-FLOOR_SNAKEFILE = FLOOR_REST + FLOOR_RUN
-# The floor with run_agent's edges and directives: a shared ancient() input, the checkout, three
-# input functions (index; pre-localization or nothing; demos, nothing), a log and a benchmark
-# file, six params of which five are functions, as in rules/agents.smk. Still no swevis code:
-# what `this` costs above it is swevis's own; what it costs above `floor`, those directives'.
-FLOOR_SAME_EDGES = FLOOR_REST + """
+EDGES_HEAD = """
 PARAMS = {{"a": 1, "b": [1, 2], "c": {{"d": "e"}}}}
-def index_of(wc): return f"index/{{wc.i}}.txt"
-def preloc_of(wc): return f"mirror/{{wc.i}}.txt" if int(wc.c) % 3 == 0 else []
-def nothing(wc): return []
+RUNS = [{{"instance": f"i{{i}}", "repeat": 0, "out_dir": f"runs/c/i{{i}}", "digest": f"{{i:016x}}",
+    "files": {{"checkout": f"checkout/i{{i}}.json", "index": "index/r.sqlite", "preloc": None, "demos": []}}}}
+    for i in range({instances})]
 def params_of(wc): return PARAMS
-def digest_of(wc): return wc.i
-rule run:
-    input:
-        instances=ancient("instances.jsonl"),
-        checkout="checkout/{{i}}.txt",
-        index=index_of,
-        preloc=preloc_of,
-        demos=nothing,
-    output: "runs/c{{c}}/{{i}}.txt"
-    log: "logs/c{{c}}/{{i}}.log"
-    benchmark: "bench/c{{c}}/{{i}}.tsv"
+def runs_of(wc): return RUNS
+def token_of(wc): return 0
+def digest_of(wc): return wc.n
+"""
+EDGES_DIRECTIVES = """
+    log: "logs/{rule}/{{n}}.log"
+    benchmark: "bench/{rule}/{{n}}.tsv"
+    conda: 'env.yaml'"""
+AGENT_DIRECTIVES = """
     resources: llm=1
     params: profile=params_of, agents=params_of, harness=params_of, render=params_of, localize=PARAMS,
-        instance=digest_of
-    script: "job.py"
-"""
+        {own}"""
+AGENT_OWN_PARAMS = {"run_condition": "runs=runs_of, missing=token_of", "run_agent": "instance=digest_of"}
 
 
-def floor_dry_run(workdir: Path, jobs: int, name: str = "floor", snakefile: str = FLOOR_SNAKEFILE) -> dict:
-    """`snakemake -n` of a floor Snakefile sized to about `jobs` jobs."""
-    floor = workdir / name
+def floor_snakefile(jobs: dict[str, tuple[str, list[str], bool]], edges: bool) -> str:
+    """The Snakefile of the `floor` (edges false) or `edges` row for the DAG `jobs`."""
+    checkpoints = set(workflow_checkpoints()) if edges else set()
+    text = FLOOR_HEAD.format(checkpoints=sorted(checkpoints))
+    text += EDGES_HEAD.format(instances=N_INSTANCES) if edges else ""
+    for rule in sorted({rule for rule, _, _ in jobs.values()} - {"all"}):
+        directives = EDGES_DIRECTIVES.format(rule=rule) if edges else ""
+        if edges and rule in AGENT_OWN_PARAMS:
+            directives += AGENT_DIRECTIVES.format(own=AGENT_OWN_PARAMS[rule])
+        kind = "checkpoint" if rule in checkpoints else "rule"
+        text += FLOOR_RULE.format(kind=kind, rule=rule, directives=directives)
+    return text
+
+
+def floor_dry_run(workdir: Path, jobs: dict[str, tuple[str, list[str], bool]], edges: bool) -> dict:
+    """`snakemake -n` of the `floor` or `edges` Snakefile of the DAG `jobs`."""
+    floor = workdir / ("floor-edges" if edges else "floor")
     floor.mkdir(exist_ok=True)
-    cells = max(1, round((jobs - 1 - 3 * N_INSTANCES) / (N_INSTANCES + 1)))
-    (floor / "Snakefile").write_text(snakefile.format(instances=N_INSTANCES, cells=cells))
+    (floor / "Snakefile").write_text(floor_snakefile(jobs, edges))
+    (floor / "jobs.json").write_text(json.dumps(jobs))
     (floor / "job.py").write_text("")
-    (floor / "instances.jsonl").write_text("")
+    (floor / "env.yaml").write_text("channels: [conda-forge]\ndependencies: [python]\n")
+    for n, (rule, _, done) in jobs.items():
+        if done:
+            (floor / rule).mkdir(exist_ok=True)
+            (floor / rule / f"{n}.out").write_text("")
     cmd = [str(SNAKEMAKE), "-n", "--quiet", "rules", "--cores", "1", "-s", str(floor / "Snakefile"), "-d", str(floor)]
     return measured(cmd, floor / "rss.txt")
 
@@ -209,18 +248,20 @@ def main() -> None:
     ap.add_argument("--workdir", type=Path, default=None)
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--profile", type=Path, default=None)
+    ap.add_argument("--agent-jobs", choices=["cell", "run"], default=None, help="agents.jobs of the study (default: the embedded config's)")
     ap.add_argument("--baseline", type=Path, default=None, help="another checkout (e.g. /work/main), timed in turn with this one on the same DAG")
     args = ap.parse_args()
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="swevis-bench-dag-"))
-    prepare(workdir)
+    prepare(workdir, args.agent_jobs)
     roots = {"this": PROJECT_ROOT} | ({"baseline": args.baseline.resolve()} if args.baseline else {})
     runs = {name: [] for name in roots}
     runs["floor"], runs["edges"] = [], []
+    jobs = dag_shape(workdir)
     for _ in range(args.repeat):  # interleaved, so a shared machine's load hits all alike
         for name, root in roots.items():
             runs[name].append(dry_run(workdir, root))
-        runs["floor"].append(floor_dry_run(workdir, runs["this"][-1]["jobs"]))
-        runs["edges"].append(floor_dry_run(workdir, runs["this"][-1]["jobs"], "floor-edges", FLOOR_SAME_EDGES))
+        runs["floor"].append(floor_dry_run(workdir, jobs, edges=False))
+        runs["edges"].append(floor_dry_run(workdir, jobs, edges=True))
     print(f"{'checkout':<9} {'jobs':>6} {'wall s':>8} {'CPU s':>8} {'peak MB':>8} {'CPU / 10 s':>10}")
     best = {}
     for name, rs in runs.items():
@@ -231,10 +272,12 @@ def main() -> None:
             )
         best[name] = min(r["cpu_s"] for r in rs)
         print(f"{name:<9} best {best[name]:.2f} CPU s = {best[name] / TARGET_S:.2f} x the {TARGET_S:g} s target")
-    print(f"swevis's share: {best['this'] - best['floor']:.2f} CPU s above Snakemake's own {best['floor']:.2f} s"
-          f" ({best['floor'] / TARGET_S:.2f} x the target) on a DAG of the same size")
-    print(f"this / floor: {best['this'] / best['floor']:.2f}; this / edges (the floor with run_agent's edges"
-          f" and directives): {best['this'] / best['edges']:.2f}")
+    print(f"swevis's share: {best['this'] - best['edges']:.2f} CPU s above Snakemake's own {best['edges']:.2f} s"
+          f" (the `edges` row) on the same DAG")
+    print(f"this / floor: {best['this'] / best['floor']:.2f}; this / edges (the floor with the workflow's"
+          f" directives and checkpoints): {best['this'] / best['edges']:.2f}")
+    if args.baseline:
+        print(f"baseline / edges: {best['baseline'] / best['edges']:.2f}")
     if args.baseline:
         print(f"speed-up (CPU) baseline / this: {best['baseline'] / best['this']:.2f}x ({workdir})")
     if args.profile:

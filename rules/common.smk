@@ -185,13 +185,19 @@ def model_profile(wc):
     return MODEL_PROFILES[wc.model]
 
 
+# what a condition's runs read of the renderer and of agents.pages: parsed once a condition,
+# not once a run job
+_VISUAL = {}
+_PAGES_READ = {}
+
+
 @signature_once
 def render_params(wc):
     """The renderer settings, for runs under a visual condition only: a text run renders
     nothing, so editing the renderer reruns no text run."""
-    if not ConditionKey.of(wc).visual:
-        return {}
-    return RENDER_PARAMS
+    if wc.condition not in _VISUAL:
+        _VISUAL[wc.condition] = ConditionKey.of(wc).visual
+    return RENDER_PARAMS if _VISUAL[wc.condition] else {}
 
 
 def counterfactual_agents_params():
@@ -230,7 +236,11 @@ def agents_params(wc):
     params = VARIANT_PARAMS.get(wc.agent, AGENT_PARAMS)
     # the agents.pages keys the run's page family reads (obs-rN, hist-rN), for those runs only:
     # editing one reruns only the runs of its family, and a text or rN run's params stay as they were
-    pages = conditions.pages_read([wc.condition], config["agents"]["pages"])
+    if wc.condition not in _PAGES_READ:
+        _PAGES_READ[wc.condition] = conditions.pages_read(
+            [wc.condition], config["agents"]["pages"]
+        )
+    pages = _PAGES_READ[wc.condition]
     return {**params, "pages": pages} if pages else params
 
 
@@ -303,14 +313,42 @@ def rebuild_token(wc):
     )
 
 
+_CELL_PLANS = {}
+
+
+def cell_plan(key):
+    """The runs of the cell `key` (instances x repeats) and each instance's input files
+    (_run_files), derived once per cell and version of the sample: Snakemake makes a cell's
+    jobs more than once while it builds the DAG, and the cell's input and param functions
+    each walked the whole sample again for every one of them."""
+    sample = sample_index()
+    plan = _CELL_PLANS.get(key)
+    if plan is None or plan["sample"] is not sample:
+        repeats = int(config["agents"]["repeats"])
+        plan = {
+            "sample": sample,
+            "runs": [key.run(i, r) for i in sample.study for r in range(repeats)],
+            "run_files": {},
+        }
+        _CELL_PLANS[key] = plan
+    return plan
+
+
+def cell_files(key, plan):
+    """{instance: _run_files} of the cell's runs, for its one agent job's inputs and params
+    (only agents.jobs cell asks)."""
+    if "files" not in plan:
+        sample = plan["sample"]
+        plan["files"] = {i: _run_files(key, i, sample) for i in sample.study}
+    return plan["files"]
+
+
 def condition_runs(wc, name):
     """One file of every run (instances x repeats) of the condition in the wildcards."""
-    repeats = int(config["agents"]["repeats"])
-    return [
-        LAYOUT.run_file(ConditionKey.of(wc).run(i, r), name)
-        for i in sampled_instance_ids()
-        for r in range(repeats)
-    ]
+    plan = cell_plan(ConditionKey.of(wc))
+    if name not in plan["run_files"]:
+        plan["run_files"][name] = [LAYOUT.run_file(run, name) for run in plan["runs"]]
+    return list(plan["run_files"][name])
 
 
 def condition_run_outputs(wc):
@@ -321,13 +359,13 @@ def condition_run_outputs(wc):
     return condition_runs(wc, "traj.json") + condition_runs(wc, "patch.diff")
 
 
-def _run_files(key, instance):
+def _run_files(key, instance, sample):
     """The input files of one run of the cell `key`: its checkout manifest, index,
     pre-localization (PLB's) and demonstrations (playback)."""
     wc = key.run(instance)
     return {
-        "checkout": LAYOUT.checkout_manifest(instance),
-        "index": instance_index(instance),
+        "checkout": sample.checkout[instance],
+        "index": sample.index[instance],
         "preloc": run_preloc(wc) or None,
         "demos": [str(p) for p in playback_demos(wc)],
     }
@@ -337,28 +375,37 @@ def cell_runs(wc):
     """The runs of a cell's one agent job (run_condition), each with its folder, input
     files and row digest, which swevis.agents.run.batch compares run by run."""
     key = ConditionKey.of(wc)
-    return [
-        {
-            "instance": i,
-            "repeat": r,
-            "out_dir": LAYOUT.run_dir(key.run(i, r)),
-            "digest": sample_index().digest[i],
-            "files": _run_files(key, i),
-        }
-        for i in sampled_instance_ids()
-        for r in range(int(config["agents"]["repeats"]))
-    ]
+    plan = cell_plan(key)
+    if "params" not in plan:
+        files = cell_files(key, plan)
+        plan["params"] = [
+            {
+                "instance": run.instance,
+                "repeat": run.repeat,
+                "out_dir": LAYOUT.run_dir(run),
+                "digest": plan["sample"].digest[run.instance],
+                "files": files[run.instance],
+            }
+            for run in plan["runs"]
+        ]
+    return plan["params"]
 
 
 def cell_run_inputs(wc):
     """Every input file of the cell's runs, once each."""
     key = ConditionKey.of(wc)
-    files = []
-    for i in sampled_instance_ids():
-        f = _run_files(key, i)
-        files += [f["checkout"], f["index"], *([f["preloc"]] if f["preloc"] else [])]
-        files += playback_demos(key.run(i))
-    return list(dict.fromkeys(files))
+    plan = cell_plan(key)
+    if "inputs" not in plan:
+        files = []
+        for i, f in cell_files(key, plan).items():
+            files += [
+                f["checkout"],
+                f["index"],
+                *([f["preloc"]] if f["preloc"] else []),
+            ]
+            files += playback_demos(key.run(i))
+        plan["inputs"] = list(dict.fromkeys(files))
+    return list(plan["inputs"])
 
 
 def cell_missing_runs(wc):
@@ -373,7 +420,8 @@ def cell_missing_runs(wc):
             f"{key.condition}.ledger.json",
         ),
         [LAYOUT.cell_runs(key)],
-        condition_runs(wc, "traj.json") + condition_runs(wc, "patch.diff"),
+        # a generator: the run files are listed only when runs.json exists
+        (f for name in ("traj.json", "patch.diff") for f in condition_runs(wc, name)),
         record=not workflow.dryrun,
     )
 

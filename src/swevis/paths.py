@@ -157,6 +157,7 @@ class ResultsLayout:
 
     def __init__(self, results_dir: str = "results"):
         self.root = PurePosixPath(results_dir)
+        self._condition_dirs: dict[ConditionKey, str] = {}
 
     def _p(self, *parts: str) -> str:
         return str(self.root.joinpath(*parts))
@@ -194,7 +195,12 @@ class ResultsLayout:
         return self._p("runs")
 
     def condition_dir(self, key: ConditionKey) -> str:
-        return self._p("runs", key.model, f"{key.agent}-{key.scope}", key.condition)
+        """<results>/runs/<model>/<agent>-<scope>/<condition>: made once a key, as every path
+        of a run below it asks for it (a study's plan asks thousands of times)."""
+        found = self._condition_dirs.get(key)
+        if found is None:
+            found = self._condition_dirs[key] = self._p("runs", key.model, f"{key.agent}-{key.scope}", key.condition)
+        return found
 
     def run_dir(self, run: RunKey) -> str:
         """The run's folder: <condition>/<instance>, or <condition>/<instance>/repeat-k."""

@@ -43,8 +43,10 @@ def missing_inputs_token(
         state = json.loads(ledger.read_text())
     except (OSError, json.JSONDecodeError):
         state = {"token": 0, "events": []}
-    missing = sorted(p for p in inputs if not os.path.exists(p))
+    # the outputs first: with none of them built (a fresh study's dry run) no input is
+    # looked at, which spares a stat of every run file of every condition
     existing = [Path(p).stat().st_mtime for p in outputs if os.path.exists(p)]
+    missing = sorted(p for p in inputs if not os.path.exists(p)) if existing else []
     if missing and existing:
         event = [missing, max(existing)]
         if event not in state["events"]:
@@ -91,14 +93,16 @@ class SampleIndex:
         localized = [row for row in localized if row["instance_id"] not in taken]
         self.rows = {row["instance_id"]: row for row in [*rows, *localized]}
         self.mirror, self.index, self.index_checkout, self.digest, self.base = {}, {}, {}, {}, {}
+        self.checkout = {}
         for iid in sorted(self.rows):
             row = self.rows[iid]
             slug = repo_slug(row["repo"])
             self.mirror[iid] = layout.mirror_manifest(slug)
             self.index[iid] = layout.index_db(slug, row["base_commit"])
+            self.checkout[iid] = layout.checkout_manifest(iid)
             # the index of a repo@commit is built from the checkout of its first instance by
             # id (not by file order: a reordered sample keeps it)
-            self.index_checkout.setdefault((slug, row["base_commit"]), layout.checkout_manifest(iid))
+            self.index_checkout.setdefault((slug, row["base_commit"]), self.checkout[iid])
             agent_visible = {k: v for k, v in row.items() if k not in GRADING_FIELDS}
             self.digest[iid] = hashlib.sha256(json.dumps(agent_visible, sort_keys=True).encode()).hexdigest()[:16]
             self.base[iid] = f"{row['repo']}@{row['base_commit']}"

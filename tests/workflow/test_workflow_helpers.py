@@ -46,6 +46,22 @@ def test_a_dry_run_sees_the_token_the_real_run_records_and_writes_nothing(tmp_pa
     assert missing_inputs_token(ledger, [str(out)], [str(a)], record=False) == 1
 
 
+def test_inputs_are_listed_only_behind_an_existing_output(tmp_path: Path):
+    ledger, out, a = (tmp_path / n for n in ("ledger.json", "runs.json", "a.json"))
+    listed = []
+
+    def inputs():
+        listed.append(True)
+        yield str(a)
+
+    # nothing built: the run files are never listed (a fresh study's DAG has thousands)
+    assert missing_inputs_token(ledger, [str(out)], inputs()) == 0
+    assert listed == []
+    out.write_text("{}")
+    assert missing_inputs_token(ledger, [str(out)], inputs()) == 1
+    assert listed == [True]
+
+
 def _row(iid: str, repo: str, sha: str) -> dict:
     return {"instance_id": iid, "repo": repo, "base_commit": sha}
 
