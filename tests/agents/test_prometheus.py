@@ -435,8 +435,9 @@ def test_every_embedded_ablation_has_a_demonstration_for_every_instance_promethe
 
 @pytest.mark.slow
 def test_an_ablation_runs_as_prometheus_with_its_overrides_on_its_own_demonstration(setup, tmp_path):
-    """prometheus-norepro on a bug: no reproduction stage, so the unverified path with
-    Prometheus's three candidates, each LET's editor turns from its bundled demonstration."""
+    """prometheus-norepro on a bug: no reproduction stage, so the unverified path with three
+    candidates from its bundled demonstration, two distinct patches the model's aggregation
+    chooses between."""
     agents = {**EMBEDDED, "memory": {"embedding": "lexical"}}
     cfg = {**agents, **variant_config(agents, "prometheus-norepro")}
     spec = RunSpec(
@@ -449,7 +450,9 @@ def test_an_ablation_runs_as_prometheus_with_its_overrides_on_its_own_demonstrat
     assert traj["variant"]["settings"]["reproduction"] is False and traj["variant"]["settings"]["memory"] is True
     assert traj["classification"]["class"] == "bug" and "reproduction" not in traj
     assert traj["route"] == "unverified" and len(traj["candidates"]) == 3
-    assert list(traj["phase_exit_status"]) == ["classify", "retrieve", "generate-1", "generate-2", "generate-3"]
+    assert list(traj["phase_exit_status"]) == ["classify", "retrieve", "generate-1", "generate-2", "generate-3",
+                                               "aggregate"]
+    assert len({c["patch_sha"] for c in traj["candidates"]}) == 2 and traj["vote"]["method"] == "model"
     assert (tmp_path / "run" / "patch.diff").read_text().startswith("diff --git")
 
 
