@@ -30,8 +30,12 @@ settings.load_profile("swevis")
 def session_user_cache(tmp_path_factory) -> Iterator[Path]:
     """The session's own user cache folder: SWEVIS_CACHE_DIR, which swevis.fsutil.user_cache_dir
     reads and every command a test starts inherits. The Qwen3 tokenizer's fast-load file and
-    `swevis index`'s default databases go there, never into the user's ~/.cache/swevis."""
-    folder = tmp_path_factory.mktemp("user-cache")
+    `swevis index`'s default databases go there, never into the user's ~/.cache/swevis. The
+    pytest-xdist workers of one run share it (their temporary folders' parent), so the
+    fast-load file is built once a run, not once a worker (about 3 CPU s each)."""
+    root = tmp_path_factory.getbasetemp()
+    folder = (root.parent if os.environ.get("PYTEST_XDIST_WORKER") else root) / "user-cache"
+    folder.mkdir(exist_ok=True)
     before = os.environ.get("SWEVIS_CACHE_DIR")
     os.environ["SWEVIS_CACHE_DIR"] = str(folder)
     yield folder

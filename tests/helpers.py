@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import os
 import sqlite3
 import subprocess
@@ -68,6 +69,20 @@ counterfactual:
   bootstrap: {resamples: 50}
 """
 TINY_TARGETS = ["results/table1.csv", "results/table3.csv"]
+
+
+# columns of a results table that say when or with what it was made, not what it measured
+VOLATILE_COLUMNS = ("config_hash", "created", "git_commit", "swevis_version", "wall_time_s", "duration_s")
+
+
+def study_tables(study: Path) -> dict[str, list[dict]]:
+    """Every results/*.csv of a study by name, its rows without the VOLATILE_COLUMNS: two runs of
+    one study that measured the same things compare equal."""
+    def rows(path: Path) -> list[dict]:
+        with open(path, newline="") as fh:
+            return [{k: v for k, v in row.items() if k not in VOLATILE_COLUMNS} for row in csv.DictReader(fh)]
+
+    return {p.name: rows(p) for p in sorted((study / "results").glob("*.csv"))}
 
 
 # every table of an index, so an update can be compared with a cold build row for row

@@ -131,7 +131,7 @@ def test_count_message_tokens():
 def test_the_qwen3_tokenizer_loads_from_its_checked_parts_as_exactly_itself(tmp_path, monkeypatch):
     """The fast-load file is written once, checked equal to the tokenizer file's; a damaged one
     is replaced; an unwritable cache folder only means loading from the file each time. The
-    last two are the loader's fallbacks, whatever the file: a small tokenizer shows them (each
+    last three are the loader's fallbacks, whatever the file: a small tokenizer shows them (each
     load of Qwen3's 11 MB file and each comparison of it took about a second)."""
     import importlib.util
     from pathlib import Path
@@ -155,12 +155,17 @@ def test_the_qwen3_tokenizer_loads_from_its_checked_parts_as_exactly_itself(tmp_
     assert fast.to_str() == first.to_str() == exactly
     ids = reference.encode(sample, add_special_tokens=False).ids
     assert fast.encode(sample, add_special_tokens=False).ids == ids
-    cache.write_bytes(b"not a marshal file")
-    assert text._qwen3_tokenizer(path).to_str() == exactly
-    assert text._qwen3_tokenizer(path).to_str() == exactly and cache.stat().st_size > 1_000_000
 
     small = _small_tokenizer(tmp_path / "small" / "tokenizer.json")
+    small_exactly = Tokenizer.from_file(str(small)).to_str()
     small_ids = Tokenizer.from_file(str(small)).encode("abab ba", add_special_tokens=False).ids
+    small_cache = text._marshal_path(small, text._identity(small))
+    text._qwen3_tokenizer(small)  # from the file; writes the parts
+    sound = small_cache.read_bytes()
+    small_cache.write_bytes(b"not a marshal file")
+    assert text._qwen3_tokenizer(small).to_str() == small_exactly  # from the file again; replaces it
+    assert small_cache.read_bytes() == sound
+    assert text._qwen3_tokenizer(small).to_str() == small_exactly  # from the replaced parts
     (tmp_path / "a-file").write_text("")  # a cache folder that cannot be made (root may write anywhere)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "a-file"))
     built = []

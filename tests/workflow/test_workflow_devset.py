@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import shutil
 
+import pytest
 import yaml
 from devset_helpers import calc_history, case_files, publish
 from helpers import FIXTURES, PROJECT_ROOT, run_snakemake
@@ -27,6 +28,7 @@ def _jobs(proc) -> set[str]:
     return {line.split()[0] for line in table if not line.startswith("total")}
 
 
+@pytest.mark.slow  # runs the workflow: five devset jobs, each a Python process of its own
 def test_the_weights_are_built_only_when_asked_and_record_what_they_were_made_from(tmp_path):
     for n, (repo, folder) in enumerate(REPOS.items()):
         publish(calc_history(tmp_path / "src-repos" / folder, repo.split("/")[1], 100 * (n + 1)), tmp_path / "remotes", folder)

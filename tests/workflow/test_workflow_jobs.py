@@ -7,24 +7,10 @@ prompts name its workspace by absolute path, so the token counts of a study depe
 its folder is. The tiny study's cells hold what one process could carry from run to run: two
 instances a cell, a pre-localization, pages drawn, LET's two stages."""
 
-import csv
-from pathlib import Path
-
 import pytest
 from helpers import TINY_STUDY, TINY_TARGETS
 from helpers import run_snakemake as snakemake
-
-# columns that say when or with what a table was made, not what it measured
-VOLATILE = ("config_hash", "created", "git_commit", "swevis_version", "wall_time_s", "duration_s")
-
-
-def table_rows(path: Path) -> list[dict]:
-    with open(path, newline="") as fh:
-        return [{k: v for k, v in row.items() if k not in VOLATILE} for row in csv.DictReader(fh)]
-
-
-def tables(study: Path) -> dict[str, list[dict]]:
-    return {p.name: table_rows(p) for p in sorted((study / "results").glob("*.csv"))}
+from helpers import study_tables as tables
 
 
 @pytest.mark.slow

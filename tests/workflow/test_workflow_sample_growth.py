@@ -5,6 +5,7 @@ of the study (at study scale with a live model: every paid trajectory)."""
 
 import json
 import re
+import shutil
 from collections import Counter
 from pathlib import Path
 
@@ -51,9 +52,26 @@ def run_study(workdir: Path, ids: list[str]):
     return proc
 
 
+@pytest.fixture(scope="module")
+def first_study(tmp_path_factory) -> Path:
+    """The study of FIRST, run once for the module's tests (one xdist group); use study_of_first."""
+    work = tmp_path_factory.mktemp("sample-growth-first")
+    run_study(work, FIRST)
+    return work
+
+
+@pytest.fixture
+def study_of_first(first_study, tmp_path) -> Path:
+    """A copy of the study of FIRST after its run (mtimes and Snakemake's records kept)."""
+    work = tmp_path / "study"
+    shutil.copytree(first_study, work, symlinks=True)
+    return work
+
+
 @pytest.mark.slow
-def test_a_grown_sample_runs_only_the_new_instances(tmp_path: Path):
-    run_study(tmp_path, FIRST)
+@pytest.mark.xdist_group("sample_growth")
+def test_a_grown_sample_runs_only_the_new_instances(study_of_first: Path):
+    tmp_path = study_of_first
     runs = tmp_path / "results" / "runs" / "q"
     kept = {p: p.stat().st_mtime_ns for p in runs.glob("*/text/*/traj.json")}
     assert len(kept) == 4
@@ -77,10 +95,13 @@ def test_a_grown_sample_runs_only_the_new_instances(tmp_path: Path):
 
 
 @pytest.mark.slow
-def test_an_edited_task_file_reruns_the_changed_instance_only(tmp_path: Path):
+@pytest.mark.xdist_group("sample_growth")
+def test_an_edited_task_file_reruns_the_changed_instance_only(study_of_first: Path):
     """A local task file is the sampling rule's input, and the per-instance rules take the
     digest of their row as a param: editing one row's problem statement resamples and reruns
-    that instance's pre-localization and runs, not its checkout and nothing of the others."""
+    that instance's pre-localization and runs, not its checkout and nothing of the others.
+    The study of FIRST moves to a task file of the same rows first: that only resamples."""
+    tmp_path = study_of_first
     rows = select_instances({"source": "bundled", "instance_ids": FIRST})
     task_file = tmp_path / "tasks.jsonl"
     task_file.write_text("".join(json.dumps(r) + "\n" for r in rows))
@@ -88,6 +109,7 @@ def test_an_edited_task_file_reruns_the_changed_instance_only(tmp_path: Path):
     (tmp_path / "config.yaml").write_text(study.replace("{{", "{").replace("}}", "}"))
     first = snakemake(tmp_path, *CONDITIONS)
     assert first.returncode == 0, (first.stdout + first.stderr)[-4000:]
+    assert finished(first) == Counter({"sample_instances": 1}), (first.stdout + first.stderr)[-4000:]
     runs = tmp_path / "results" / "runs" / "q"
     kept = {p: p.stat().st_mtime_ns for p in runs.glob(f"*/text/{FIRST[0]}/traj.json")}
     assert len(kept) == 2
