@@ -3,7 +3,7 @@
 Builds a study-scale config in a scratch folder: 100 synthetic SWE-bench-format instances
 (the bundled sample's rows under distinct instance ids, over the bundled repositories and
 a few base commits each; no network), two live-endpoint model profiles and the embedded
-matrix (2 models x 21 cells + 4 LET variants x 2 ablation conditions = 50 cells). It runs
+matrix (its agent cells and the ablation's variants; `jobs` in the table counts them). It runs
 the sampling checkpoint for real, then times `snakemake -n` (the DAG build only) and its
 peak RSS, and prints jobs, seconds, MB and the ratio to the target.
 
