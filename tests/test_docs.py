@@ -196,6 +196,8 @@ RULES: dict[str, Rule] = {
     "-v": Rule(".venv/bin/python benchmarks/bench_page_legibility.py --help", PAGES_OTHER_AGENTS),
     "nice .venv/bin/python benchmarks/bench_page_legibility.py sweagent --pages 12 --seed 3 --families hist -v": Rule(
         ".venv/bin/python benchmarks/bench_page_legibility.py --help", PAGES_OTHER_AGENTS),
+    "nice .venv/bin/python benchmarks/bench_page_legibility.py openhands --pages 12 --seed 3 --families hist -v": Rule(
+        ".venv/bin/python benchmarks/bench_page_legibility.py --help", PAGES_OTHER_AGENTS),
     "nice .venv/bin/python benchmarks/bench_page_legibility.py tests/fixtures/trajectories_coloured --pages 12 --seed 1 "
     "-v": Rule(".venv/bin/python benchmarks/bench_page_legibility.py --help",
                "reads the fixture's pages with two OCR readers (minutes of OCR): --help checks the script; "
