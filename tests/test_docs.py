@@ -49,6 +49,8 @@ AS_WRITTEN_SLOW = Rule(slow=True)
 
 PAGES_OCR = ("needs the public Lite trajectories (not in the repository) and reads 40 whole pages a family with two OCR "
              "readers: --help checks the script")
+PAGES_OTHER_AGENTS = ("needs public trajectories of other agents (not in the repository) and reads their "
+                      "pages with two OCR readers: --help checks the script")
 LONG = "the real run is long: a dry run plans the same jobs from the same config"
 ENDPOINT = "needs a live model endpoint: a dry run checks the config and plans the jobs"
 CLUSTER = "needs a cluster: a dry run loads the profile and plans the jobs"
@@ -190,6 +192,12 @@ RULES: dict[str, Rule] = {
         ".venv/bin/python benchmarks/bench_page_legibility.py --help", PAGES_OCR),
     "nice .venv/bin/python benchmarks/bench_page_legibility.py lite_test --pages 40 --seed 1": Rule(
         ".venv/bin/python benchmarks/bench_page_legibility.py --help", PAGES_OCR),
+    "nice .venv/bin/python benchmarks/bench_page_legibility.py deepseek_reasoner_dev --pages 12 --seed 3 --families hist "
+    "-v": Rule(".venv/bin/python benchmarks/bench_page_legibility.py --help", PAGES_OTHER_AGENTS),
+    "nice .venv/bin/python benchmarks/bench_page_legibility.py sweagent --pages 12 --seed 3 --families hist -v": Rule(
+        ".venv/bin/python benchmarks/bench_page_legibility.py --help", PAGES_OTHER_AGENTS),
+    "nice .venv/bin/python benchmarks/bench_page_legibility.py openhands --pages 12 --seed 3 --families hist -v": Rule(
+        ".venv/bin/python benchmarks/bench_page_legibility.py --help", PAGES_OTHER_AGENTS),
     "nice .venv/bin/python benchmarks/bench_page_legibility.py tests/fixtures/trajectories_coloured --pages 12 --seed 1 "
     "-v": Rule(".venv/bin/python benchmarks/bench_page_legibility.py --help",
                "reads the fixture's pages with two OCR readers (minutes of OCR): --help checks the script; "

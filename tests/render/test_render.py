@@ -235,6 +235,19 @@ def test_ocr_reads_a_small_page_whole():
     assert ocr_page_accuracy(res, text, 0) >= 0.85
 
 
+
+@pytest.mark.slow
+def test_ocr_reads_a_tall_page_as_sent():
+    """A page taller than 2000 px is read at the size it is sent: rapidocr's own reduction to
+    2000 px would read these 9 px glyphs at about 4.5 px (about .5 on history pages)."""
+    from swevis.render.ocr import ocr_page_accuracy
+
+    text = "".join(f"[user] step {i}: the value of item_{i} is {i * 7} and was checked\n" for i in range(320))
+    res = render_window("h.txt", 1, text, 1, "qwen3", "qwen3.5", {"columns": [1], "wrap_widths": [64], "max_wrap": 64},
+                        fonts=[9.0], numbers=[None] * 320)
+    assert max(res.plan.page_sizes[0]) > 3000
+    assert ocr_page_accuracy(res, text, 0) >= 0.9
+
 def _perfect_reader(res, lines):
     """A stand-in for rapidocr that reads every rendered word exactly, gutter included, at
     the x centre the renderer drew it (so only the gutter handling is under test)."""

@@ -5,7 +5,12 @@ is read the way the model sees it.
 
 1. The whole page goes to rapidocr as it is sent to the model (the renderer only emits page
    sizes the backbone's image processor keeps unchanged): no strips, no upscaling by us,
-   rapidocr's default models and settings.
+   rapidocr's default models and settings but two limits that would not read the page as
+   sent (`RAPIDOCR_LIMITS`): rapidocr shrinks any image whose longer side exceeds 2000 px to
+   2000 px before detecting and recognizing (a 480 x 4096 history page of 9 px glyphs is
+   read at 4.4 px), and its detector keeps at most 1000 text boxes a page (the rest of a
+   dense page, its top rows, is never read). Both are lifted; a page at most 2000 px a side
+   with fewer boxes reads exactly as under the defaults.
 2. Recognized words (rapidocr word boxes) are assigned to the page's text columns by their
    x centre; a word whose centre lies in a column's line-number gutter (a number, or the
    continuation mark of a wrapped row) is dropped: the gutter is not code.
@@ -40,8 +45,14 @@ from swevis.render.raster import visible_rows
 
 log = logging.getLogger(__name__)
 
+# rapidocr's defaults that would read a page other than as sent (module docstring, step 1):
+# no page is reduced (the largest side any image family keeps is 16384 px) and every text box
+# the detector finds is read
+RAPIDOCR_LIMITS = {"Global.max_side_len": 32768, "Det.max_candidates": 100000}
+
 OCR_PROTOCOL = (
-    "rapidocr {version} default models and settings on whole pages as sent (no strips, no upscaling); "
+    "rapidocr {version} default models and settings on whole pages as sent (no strips, no upscaling; "
+    "no reduction to 2000 px, no cap of 1000 boxes); "
     "word boxes in the line-number gutter dropped; reading order by column/y/x; "
     "char accuracy = 1 - levenshtein/len(ref) on whitespace-free code text without line numbers"
 )
@@ -193,6 +204,7 @@ def _engine():
             "Global.log_level": "error",
             "EngineConfig.onnxruntime.intra_op_num_threads": 1,
             "EngineConfig.onnxruntime.inter_op_num_threads": 1,
+            **RAPIDOCR_LIMITS,
         }
     )
 
