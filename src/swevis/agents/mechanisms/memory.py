@@ -62,7 +62,7 @@ from swevis.agents.observation.actions import detect_code_read
 from swevis.agents.mechanisms.memory_store import (ContextUnit, MemoryRecord, MemorySettings, MemoryStore, SubQuery,
                                                    record_key, store_path)
 from swevis.agents.observation.observe import ObservationPipeline, Window, format_window_text, resolve_window
-from swevis.agents.tool_registry import Tool
+from swevis.agents.tool_registry import Tool, tool_of
 from swevis.agents.tools.environment import query_of
 from swevis.agents.tools.index import LOCALIZE_ISSUE, PACK_CONTEXT, VIEW_CODE
 from swevis.paths import run_subdir
@@ -423,7 +423,7 @@ class MemoryObservationPipeline(ObservationPipeline):
             return text, record
         full_content, full_record = super().observe_windows(text, windows)
         step = self._step()
-        tool = (self.action.split() or [PACK_CONTEXT.name])[0]  # pack_context or read_span
+        tool = tool_of(self.action) if self.action else PACK_CONTEXT.name  # pack_context or read_span
         new_lines: list[dict] = []  # option 1: only the new lines of every window
         partly_whole: list[dict] = []  # option 2: a partly new window whole (a fully seen one never)
         notes_new: list[str] = []

@@ -129,11 +129,11 @@ class GraphView:
     def _symbol_line(s: Symbol) -> str:
         return f"  {s.start_line}-{s.end_line} node {s.id}: {s.kind} {s.qualname}\n"
 
-    def _lookup(self, name: str, query) -> dict[str, Any]:
+    def _lookup(self, name: str, query, as_output=_ok) -> dict[str, Any]:
         from swevis.index.graph import GraphLookupError
 
         try:
-            return _ok(query())
+            return as_output(query())
         except GraphLookupError as exc:
             return _failed(name, exc)
 
@@ -235,15 +235,12 @@ class GraphView:
         start, end = _number(READ_SPAN.name, a), _number(READ_SPAN.name, b)
         if start < 1 or end < start:
             raise format_error(f"read_span: bad line span {start}-{end}")
-        from swevis.index.graph import GraphLookupError
-
-        try:
-            lines = self.graph().read_span(path, start, end)
-        except GraphLookupError as exc:
-            return _failed(READ_SPAN.name, exc)
         # a code window, as pack_context's are: the observation shows it as text or as pages
-        window = {"path": path, "start": start, "end": start + len(lines) - 1, "text": "\n".join(lines)}
-        return {**_ok(f"== {path}"), "extra": {"windows": [window]}}
+        def as_window(lines: list[str]) -> dict[str, Any]:
+            window = {"path": path, "start": start, "end": start + len(lines) - 1, "text": "\n".join(lines)}
+            return {**_ok(f"== {path}"), "extra": {"windows": [window]}}
+
+        return self._lookup(READ_SPAN.name, lambda: self.graph().read_span(path, start, end), as_output=as_window)
 
 
 def _on_view(method: Any) -> Any:
