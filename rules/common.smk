@@ -185,19 +185,13 @@ def model_profile(wc):
     return MODEL_PROFILES[wc.model]
 
 
-# what a condition's runs read of the renderer and of agents.pages: parsed once a condition,
-# not once a run job
-_VISUAL = {}
-_PAGES_READ = {}
-
-
 @signature_once
 def render_params(wc):
     """The renderer settings, for runs under a visual condition only: a text run renders
     nothing, so editing the renderer reruns no text run."""
-    if wc.condition not in _VISUAL:
-        _VISUAL[wc.condition] = ConditionKey.of(wc).visual
-    return RENDER_PARAMS if _VISUAL[wc.condition] else {}
+    if not ConditionKey.of(wc).visual:
+        return {}
+    return RENDER_PARAMS
 
 
 def counterfactual_agents_params():
@@ -236,11 +230,7 @@ def agents_params(wc):
     params = VARIANT_PARAMS.get(wc.agent, AGENT_PARAMS)
     # the agents.pages keys the run's page family reads (obs-rN, hist-rN), for those runs only:
     # editing one reruns only the runs of its family, and a text or rN run's params stay as they were
-    if wc.condition not in _PAGES_READ:
-        _PAGES_READ[wc.condition] = conditions.pages_read(
-            [wc.condition], config["agents"]["pages"]
-        )
-    pages = _PAGES_READ[wc.condition]
+    pages = conditions.pages_read([wc.condition], config["agents"]["pages"])
     return {**params, "pages": pages} if pages else params
 
 

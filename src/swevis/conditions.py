@@ -15,6 +15,7 @@ folder.
 from __future__ import annotations
 
 import argparse
+import functools
 import math
 import re
 from dataclasses import dataclass
@@ -74,10 +75,7 @@ class Condition:
             spelled = ", ".join(others[:-1]) + " or " + others[-1] if len(others) > 1 else "".join(others)
             raise ConditionError(f"unknown condition {name!r}: use text, r<positive number> (r1, r3, r2.5)"
                                  f"{', ' if spelled else ''}{spelled}{_canonical_hint(name)}")
-        if name == TEXT:
-            return cls(None)
-        prefix, ratio = re.fullmatch(rf"({_PREFIXES})?r(.+)", name).groups()
-        return cls(float(ratio), _BY_PREFIX[prefix or ""].name)
+        return _parse_valid(name)
 
     @property
     def visual(self) -> bool:
@@ -98,6 +96,16 @@ class Condition:
         if self.ratio is None:
             return TEXT
         return self.page_family.prefix + "r" + format(Decimal(repr(self.ratio)).normalize(), "f")
+
+
+@functools.cache
+def _parse_valid(name: str) -> Condition:
+    """Condition.parse of a well-formed name, made once a name: a Condition is immutable, and
+    a study's plan parses each of its few conditions for thousands of jobs."""
+    if name == TEXT:
+        return Condition(None)
+    prefix, ratio = re.fullmatch(rf"({_PREFIXES})?r(.+)", name).groups()
+    return Condition(float(ratio), _BY_PREFIX[prefix or ""].name)
 
 
 def pages_read(names: list[str], pages: dict) -> dict:
