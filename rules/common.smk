@@ -303,42 +303,84 @@ def rebuild_token(wc):
     )
 
 
+class CellPlan:
+    """The runs of one cell (instances x repeats) and what its jobs ask of them, derived once
+    per cell and version of the sample: Snakemake makes a cell's jobs more than once while it
+    builds the DAG, and the cell's input and param functions each walked the whole sample
+    again for every one of them."""
+
+    def __init__(self, key, sample, repeats):
+        self.key = key
+        self.sample = sample
+        self.runs = [key.run(i, r) for i in sample.study for r in range(repeats)]
+        self._run_files = {}
+        self._files = None
+        self._params = None
+        self._inputs = None
+
+    def run_files(self, name):
+        """One file `name` of every run, in run order."""
+        if name not in self._run_files:
+            self._run_files[name] = [LAYOUT.run_file(run, name) for run in self.runs]
+        return self._run_files[name]
+
+    def files(self):
+        """{instance: _run_files} of the cell's runs, for its one agent job's inputs and
+        params (only agents.jobs cell asks)."""
+        if self._files is None:
+            self._files = {
+                i: _run_files(self.key, i, self.sample) for i in self.sample.study
+            }
+        return self._files
+
+    def params(self):
+        """run_condition's `runs` param: each run with its folder, input files and row
+        digest, which swevis.agents.run.batch compares run by run."""
+        if self._params is None:
+            files = self.files()
+            self._params = [
+                {
+                    "instance": run.instance,
+                    "repeat": run.repeat,
+                    "out_dir": LAYOUT.run_dir(run),
+                    "digest": self.sample.digest[run.instance],
+                    "files": files[run.instance],
+                }
+                for run in self.runs
+            ]
+        return self._params
+
+    def inputs(self):
+        """Every input file of the cell's runs, once each."""
+        if self._inputs is None:
+            files = []
+            for i, f in self.files().items():
+                files += [
+                    f["checkout"],
+                    f["index"],
+                    *([f["preloc"]] if f["preloc"] else []),
+                ]
+                files += playback_demos(self.key.run(i))
+            self._inputs = list(dict.fromkeys(files))
+        return self._inputs
+
+
 _CELL_PLANS = {}
 
 
 def cell_plan(key):
-    """The runs of the cell `key` (instances x repeats) and each instance's input files
-    (_run_files), derived once per cell and version of the sample: Snakemake makes a cell's
-    jobs more than once while it builds the DAG, and the cell's input and param functions
-    each walked the whole sample again for every one of them."""
+    """The CellPlan of the cell `key` for the sample as it is now (a new sample, a new plan)."""
     sample = sample_index()
     plan = _CELL_PLANS.get(key)
-    if plan is None or plan["sample"] is not sample:
-        repeats = int(config["agents"]["repeats"])
-        plan = {
-            "sample": sample,
-            "runs": [key.run(i, r) for i in sample.study for r in range(repeats)],
-            "run_files": {},
-        }
+    if plan is None or plan.sample is not sample:
+        plan = CellPlan(key, sample, int(config["agents"]["repeats"]))
         _CELL_PLANS[key] = plan
     return plan
 
 
-def cell_files(key, plan):
-    """{instance: _run_files} of the cell's runs, for its one agent job's inputs and params
-    (only agents.jobs cell asks)."""
-    if "files" not in plan:
-        sample = plan["sample"]
-        plan["files"] = {i: _run_files(key, i, sample) for i in sample.study}
-    return plan["files"]
-
-
 def condition_runs(wc, name):
     """One file of every run (instances x repeats) of the condition in the wildcards."""
-    plan = cell_plan(ConditionKey.of(wc))
-    if name not in plan["run_files"]:
-        plan["run_files"][name] = [LAYOUT.run_file(run, name) for run in plan["runs"]]
-    return list(plan["run_files"][name])
+    return list(cell_plan(ConditionKey.of(wc)).run_files(name))
 
 
 def condition_run_outputs(wc):
@@ -362,40 +404,13 @@ def _run_files(key, instance, sample):
 
 
 def cell_runs(wc):
-    """The runs of a cell's one agent job (run_condition), each with its folder, input
-    files and row digest, which swevis.agents.run.batch compares run by run."""
-    key = ConditionKey.of(wc)
-    plan = cell_plan(key)
-    if "params" not in plan:
-        files = cell_files(key, plan)
-        plan["params"] = [
-            {
-                "instance": run.instance,
-                "repeat": run.repeat,
-                "out_dir": LAYOUT.run_dir(run),
-                "digest": plan["sample"].digest[run.instance],
-                "files": files[run.instance],
-            }
-            for run in plan["runs"]
-        ]
-    return plan["params"]
+    """The runs of a cell's one agent job (run_condition): CellPlan.params."""
+    return cell_plan(ConditionKey.of(wc)).params()
 
 
 def cell_run_inputs(wc):
-    """Every input file of the cell's runs, once each."""
-    key = ConditionKey.of(wc)
-    plan = cell_plan(key)
-    if "inputs" not in plan:
-        files = []
-        for i, f in cell_files(key, plan).items():
-            files += [
-                f["checkout"],
-                f["index"],
-                *([f["preloc"]] if f["preloc"] else []),
-            ]
-            files += playback_demos(key.run(i))
-        plan["inputs"] = list(dict.fromkeys(files))
-    return list(plan["inputs"])
+    """Every input file of the cell's runs, once each (CellPlan.inputs)."""
+    return list(cell_plan(ConditionKey.of(wc)).inputs())
 
 
 def cell_missing_runs(wc):

@@ -50,6 +50,18 @@ log = logging.getLogger(__name__)
 # the detector finds is read
 RAPIDOCR_LIMITS = {"Global.max_side_len": 32768, "Det.max_candidates": 100000}
 
+# How rapidocr's engine runs, which changes no word it reads: one onnxruntime thread (the
+# study runs its OCR jobs side by side on the workflow's cores), and onnxruntime's memory
+# arena, which rapidocr turns off: without it the detector's input (a page whose shorter side
+# is upscaled to 736 px, tens of MB) and every recognition batch are allocated afresh; with
+# it a page reads the same words for less CPU (docs/measurements.md)
+RAPIDOCR_ENGINE = {
+    "Global.log_level": "error",
+    "EngineConfig.onnxruntime.intra_op_num_threads": 1,
+    "EngineConfig.onnxruntime.inter_op_num_threads": 1,
+    "EngineConfig.onnxruntime.enable_cpu_mem_arena": True,
+}
+
 OCR_PROTOCOL = (
     "rapidocr {version} default models and settings on whole pages as sent (no strips, no upscaling; "
     "no reduction to 2000 px, no cap of 1000 boxes); "
@@ -199,14 +211,7 @@ def _engine():
         raise SwevisError(
             "the OCR check needs the rapidocr and onnxruntime packages (pip install rapidocr onnxruntime)"
         ) from exc
-    return RapidOCR(
-        params={
-            "Global.log_level": "error",
-            "EngineConfig.onnxruntime.intra_op_num_threads": 1,
-            "EngineConfig.onnxruntime.inter_op_num_threads": 1,
-            **RAPIDOCR_LIMITS,
-        }
-    )
+    return RapidOCR(params={**RAPIDOCR_ENGINE, **RAPIDOCR_LIMITS})
 
 
 def ocr_words(image) -> list[tuple[float, float, str]]:

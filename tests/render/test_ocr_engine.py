@@ -1,0 +1,29 @@
+"""rapidocr's engine settings (swevis.render.ocr.RAPIDOCR_ENGINE) change what a page costs to
+read, never what is read: the OCR cache keys a page's words without them."""
+
+import pytest
+
+from swevis.analysis.single_read_windows import matplotlib_source_root
+from swevis.render import read_window, render_window
+from swevis.render import ocr
+
+
+def _session_options(engine):
+    return [m.session.session.get_session_options() for m in (engine.text_det, engine.text_cls, engine.text_rec)]
+
+
+@pytest.mark.slow
+def test_the_memory_arena_is_applied_and_reads_the_words_rapidocrs_default_reads(monkeypatch):
+    from rapidocr import RapidOCR
+
+    path = f"{matplotlib_source_root()}/axes/_axes.py"
+    text = read_window(path, 3000, 3011)
+    page = render_window(path, 3000, text, 1, "qwen3", "qwen3.5", fonts=[6.0]).pages[0]
+    words = ocr.ocr_words(page)
+    assert all(o.enable_cpu_mem_arena and o.intra_op_num_threads == 1 for o in _session_options(ocr._engine()))
+
+    without = RapidOCR(params={**ocr.RAPIDOCR_ENGINE, **ocr.RAPIDOCR_LIMITS,
+                               "EngineConfig.onnxruntime.enable_cpu_mem_arena": False})
+    monkeypatch.setattr(ocr, "_engine", lambda: without)
+    assert len(words) > 20 and ocr.ocr_words(page) == words
+    assert not any(o.enable_cpu_mem_arena for o in _session_options(without))
