@@ -8,6 +8,7 @@ config check."""
 
 from __future__ import annotations
 
+import copy
 import json
 from pathlib import Path
 
@@ -498,11 +499,30 @@ def _run_bundled(agent: str, iid: str, out: Path, bundled_checkout) -> dict:
     return run_instance(spec)
 
 
+@pytest.fixture(scope="module")
+def bundled_run(tmp_path_factory, bundled_checkout):
+    """bundled_run(agent, iid) -> the trajectory of `_run_bundled`, played once a module: the
+    tests below only read it, and four norepro runs are in both of theirs (a run is seconds of
+    its demonstration's own test commands)."""
+    runs: dict[tuple[str, str], dict] = {}
+
+    def get(agent: str, iid: str) -> dict:
+        if (agent, iid) not in runs:
+            runs[agent, iid] = _run_bundled(agent, iid, tmp_path_factory.mktemp(agent), bundled_checkout)
+        return copy.deepcopy(runs[agent, iid])
+
+    return get
+
+
+# one worker plays the shared runs for both tests under `make test` (pytest-xdist's loadgroup)
+SHARED_RUNS = pytest.mark.xdist_group("prometheus_bundled_runs")
+
+
 @pytest.mark.slow
+@SHARED_RUNS
 @pytest.mark.parametrize("agent,iid", SELECTING)
-def test_a_bundled_demonstration_answers_every_selection_stage_its_candidates_reach(agent, iid, tmp_path,
-                                                                                      bundled_checkout):
-    traj = _run_bundled(agent, iid, tmp_path, bundled_checkout)
+def test_a_bundled_demonstration_answers_every_selection_stage_its_candidates_reach(agent, iid, bundled_run):
+    traj = bundled_run(agent, iid)
     assert traj["route"] == "unverified" and traj["phase_exit_status"]["select_tests"] == "submitted"
     assert any("selection" in c["regression"] for c in traj["candidates"])
     for candidate in traj["candidates"]:
@@ -558,14 +578,14 @@ def _turns_played(traj: dict, purpose: str) -> int:
 
 
 @pytest.mark.slow
-def test_most_norepro_demonstrations_sample_distinct_candidates_and_a_model_picks_among_passing_ones(
-        tmp_path, bundled_checkout):
+@SHARED_RUNS
+def test_most_norepro_demonstrations_sample_distinct_candidates_and_a_model_picks_among_passing_ones(bundled_run):
     """Without reproduction every bug takes the unverified path, whose three candidates stand
     for a model sampled three times: on most instances they are at least two distinct patches,
     the model's aggregation picks whenever more than one passes, and every turn of their own is played."""
     distinct = {}
     for path in sorted((DEMOS_DIR / "prometheus-norepro").glob("*.yaml")):
-        traj = _run_bundled("prometheus-norepro", path.stem, tmp_path / path.stem, bundled_checkout)
+        traj = bundled_run("prometheus-norepro", path.stem)
         assert traj["route"] == "unverified" and len(traj["candidates"]) == 3, path.stem
         distinct[path.stem] = len({c["patch_sha"] for c in traj["candidates"]})
         vote = traj["vote"]

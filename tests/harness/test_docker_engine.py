@@ -148,7 +148,7 @@ def test_hung_tests_hit_the_timeout(sample_images, bundled_rows, tmp_path):
     head = subprocess.run(["git", "--git-dir", mirror, "show", f"{row['base_commit']}:tabulon/__init__.py"],
                           capture_output=True, text=True, check=True).stdout.splitlines()[0]
     with pytest.raises(InfrastructureError, match="swevis-samples__tabulon-305.*timed out"):
-        _grade(tmp_path, [row], {row["instance_id"]: HANG + f" {head}\n"}, sample_images, timeout_s=20, retries=0)
+        _grade(tmp_path, [row], {row["instance_id"]: HANG + f" {head}\n"}, sample_images, timeout_s=4, retries=0)
     assert not eval_path(tmp_path / "cond", row["instance_id"]).exists()  # no verdict written
     assert _engine_counts(sample_images["client"], ConditionKey("m", "mini", "normal", "text").run_id) == 0
 
