@@ -207,6 +207,23 @@ def test_a_history_block_sends_every_line_in_order_its_rulers_as_text_between_pa
     assert whole == history(run_chars=0).request(conversation(4))[2]["content"]
 
 
+def test_a_history_block_is_drawn_at_its_guard_or_larger_or_stays_text():
+    """hist_min_font_px: the layout at the ratio would draw the block smaller; the guard draws
+    it at the guard, and a guard whose pages cost as much as the text keeps the block text."""
+    pages = TextPages(3.0, "qwen3", "qwen3.5", {}, draw_pages=False)
+    free = []
+    with observing(free.append):
+        pages.history(2, 2, "transcript", 0, None).request(conversation(4))
+    guard = free[0].result.layout["font_px"] + 2  # the size the ratio alone would not draw
+    guarded = []
+    with observing(guarded.append):
+        pages.history(2, 2, "transcript", 0, guard).request(conversation(4))
+    assert guarded[0].result.layout["font_px"] >= guard and guarded[0].how.min_font_px == guard
+    assert guarded[0].result.image_tokens > free[0].result.image_tokens
+    messages = conversation(4)
+    assert pages.history(2, 2, "transcript", 0, 40).request(messages) == messages  # dearer than its text
+
+
 def test_a_frozen_block_refuses_a_rewritten_history():
     h = history()
     h.request(conversation(4))
@@ -262,8 +279,8 @@ def test_a_run_reads_only_the_page_keys_of_its_family():
              "hist_policy": "transcript"}
     assert pages_read(["text", "r3", "mem", "mem+r3"], pages) == {}
     assert pages_read(["obs-r3"], pages) == {"obs_min_tokens": 200, "obs_run_chars": 4}
-    assert pages_read(["text", "hist-r5"], pages) == {"hist_keep": 2, "hist_block": 4, "hist_policy": "transcript",
-                                                       "hist_run_chars": 4}
+    assert pages_read(["text", "hist-r5"], {**pages, "hist_min_font_px": 7}) == {
+        "hist_keep": 2, "hist_block": 4, "hist_policy": "transcript", "hist_run_chars": 4, "hist_min_font_px": 7}
 
 
 def test_a_mixed_marker_line_keeps_the_code_line_it_marks_with_it():

@@ -18,6 +18,10 @@ the lines around it: neither OCR reader counts such a run (a 70-character ruler 
 shorter one at 7 to 10 px, or as `Seeeees`), and a ruler costs few text tokens anyway. Every
 line is still sent, in its order, as text or on a page.
 
+Legible (hist): a history block is drawn at `hist_min_font_px` or larger, or stays text when
+that would cost as much as its text: smaller history pages read below .93 on other agents'
+trajectories (docs/counterfactual.md, Page families).
+
 Pages of non-code text carry no line numbers (the gutter shows only the wrap mark).
 
 `observing(callback)` is the one capture hook: while open, the callback receives every text
@@ -27,6 +31,7 @@ sent as pages (a `Shown`) when it is first rendered (benchmarks/bench_page_legib
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import json
 import logging
@@ -39,6 +44,7 @@ from swevis.config import typed_section
 from swevis.models import image_part
 from swevis.render import MissingGlyphs, RenderError, RenderResult, render_window
 from swevis.render.core import prepare_lines
+from swevis.render.settings import RenderSettings
 from swevis.render.shown import shown_text
 from swevis.tokens import count_message_tokens, text_tokens
 
@@ -56,6 +62,7 @@ class PageSettings:
     obs_min_tokens: int
     obs_run_chars: int
     hist_run_chars: int
+    hist_min_font_px: float
     hist_keep: int
     hist_block: int
     hist_policy: str
@@ -74,6 +81,9 @@ class TextPages:
     image_family: str
     render: dict
     draw_pages: bool = True
+    # the smallest font a page of this text may be drawn at (None: the renderer's guard, the
+    # code windows' one); a text whose layout would need less is drawn larger or stays text
+    min_font_px: float | None = None
 
     def message_tokens(self, content: Any) -> int:
         return count_message_tokens([{"role": "user", "content": content}], self.tokenizer, self.image_family)
@@ -82,9 +92,10 @@ class TextPages:
         """render_long_text on these pages (the obs family's hook, swevis.page_families)."""
         return render_long_text(self, content, min_tokens, label, run_chars)
 
-    def history(self, keep: int, block: int, policy: str, run_chars: int) -> HistoryPages:
-        """HistoryPages on these pages (the hist family's hook, swevis.page_families)."""
-        return HistoryPages(self, keep, block, policy, run_chars)
+    def history(self, keep: int, block: int, policy: str, run_chars: int, min_font_px: float) -> HistoryPages:
+        """HistoryPages on these pages, drawn at `min_font_px` or larger (the hist family's
+        hook, swevis.page_families)."""
+        return HistoryPages(dataclasses.replace(self, min_font_px=min_font_px), keep, block, policy, run_chars)
 
     def pages(self, text: str, label: str, what: str) -> Shown | None:
         """`text` as a note and its pages (no line numbers), or None when it stays text."""
@@ -98,8 +109,10 @@ class TextPages:
         rows = len(prepare_lines(body))
         # drawn as plain text whatever the label looks like (a label ending `.1` is a Groff
         # file name to Pygments)
-        return body, render_window(f"{label}.txt", 1, body, self.ratio, self.tokenizer, self.image_family,
-                                   self.render or None, rasterize=rasterize, numbers=[None] * rows)
+        settings = RenderSettings.from_config(self.render)
+        guard = None if self.min_font_px is None else max(self.min_font_px, settings.guard_px())
+        return body, render_window(f"{label}.txt", 1, body, self.ratio, self.tokenizer, self.image_family, settings,
+                                   guard=guard, rasterize=rasterize, numbers=[None] * rows)
 
     def shown_or_reason(self, text: str, label: str, what: str) -> Shown | str:
         """`text` as a note and its pages, or why it stays text: `missing_glyph` (a character
