@@ -11,7 +11,8 @@ lower reading (the frontier's rule in swevis.analysis.single_read).
 
     .venv/bin/python benchmarks/bench_page_legibility.py DIR [DIR ...] [--model qwen3.5]
         [--ratio 3] [--pages 12] [--seed 1] [--trajectories N] [--families obs,hist]
-        [--obs-run-chars N] [--hist-run-chars N] [--threshold 0.93] [--cache DIR] [--jobs 2]
+        [--obs-run-chars N] [--hist-run-chars N] [--hist-min-font-px PX]
+        [--threshold 0.93] [--cache DIR] [--jobs 2]
 
 Prints one table row per family: the pages it sends in all, the pages read, the median
 rapidocr, Tesseract and both (lower) readings, the 95% interval of the median of both from
@@ -124,6 +125,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--families", default="obs,hist", help="the page families read, comma-separated")
     parser.add_argument("--obs-run-chars", type=int, help="agents.pages.obs_run_chars (default: as configured)")
     parser.add_argument("--hist-run-chars", type=int, help="agents.pages.hist_run_chars (default: as configured)")
+    parser.add_argument("--hist-min-font-px", type=float, help="agents.pages.hist_min_font_px (default: as configured)")
     parser.add_argument("--threshold", type=float, default=0.93)
     parser.add_argument("--cache", help="a folder for OCR words (swevis.render.ocr.OcrCache); default none")
     parser.add_argument("--jobs", type=int, default=2, help="replays side by side (the OCR runs in one process)")
@@ -133,7 +135,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {MISSING}", file=sys.stderr)
         return 2
     cfg = load_config(PROJECT_ROOT / "config.yaml")
-    for key in ("obs_run_chars", "hist_run_chars"):
+    for key in ("obs_run_chars", "hist_run_chars", "hist_min_font_px"):
         if getattr(args, key) is not None:
             cfg["agents"]["pages"] = {**cfg["agents"].get("pages", {}), key: getattr(args, key)}
     if args.model not in cfg["models"]:
