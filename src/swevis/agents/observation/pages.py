@@ -107,10 +107,10 @@ class TextPages:
         legibility benchmark repeats with `rasterize` on."""
         body = text if text.endswith("\n") else text + "\n"
         rows = len(prepare_lines(body))
-        # drawn as plain text whatever the label looks like (a label ending `.1` is a Groff
-        # file name to Pygments)
         settings = RenderSettings.from_config(self.render)
         guard = None if self.min_font_px is None else max(self.min_font_px, settings.guard_px())
+        # drawn as plain text whatever the label looks like (a label ending `.1` is a Groff
+        # file name to Pygments)
         return body, render_window(f"{label}.txt", 1, body, self.ratio, self.tokenizer, self.image_family, settings,
                                    guard=guard, rasterize=rasterize, numbers=[None] * rows)
 
