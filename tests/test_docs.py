@@ -198,6 +198,21 @@ RULES: dict[str, Rule] = {
         ".venv/bin/python benchmarks/bench_page_legibility.py --help", PAGES_OTHER_AGENTS),
     "nice .venv/bin/python benchmarks/bench_page_legibility.py openhands --pages 12 --seed 3 --families hist -v": Rule(
         ".venv/bin/python benchmarks/bench_page_legibility.py --help", PAGES_OTHER_AGENTS),
+    ".venv/bin/python benchmarks/fetch_trajectory_sets.py trajectory-sets": Rule(
+        ".venv/bin/python benchmarks/fetch_trajectory_sets.py --help",
+        "downloads three public repositories from GitHub: --help checks the script; "
+        "tests/dev/test_trajectory_sets.py writes a set from a local repository"),
+    **{f"nice .venv/bin/python benchmarks/bench_page_legibility.py trajectory-sets/{name} --pages 12 --seed 3 -v": Rule(
+        ".venv/bin/python benchmarks/bench_page_legibility.py --help", PAGES_OTHER_AGENTS)
+       for name in ("deepseek_reasoner_dev", "sweagent", "openhands")},
+    ".venv/bin/python benchmarks/bench_page_families.py trajectory-sets/deepseek_reasoner_dev trajectory-sets/sweagent "
+    "trajectory-sets/openhands --base text,obs-r3 --hist transcript:1:4": Rule(
+        ".venv/bin/python benchmarks/bench_page_families.py --help",
+        "needs public trajectories of other agents (not in the repository): --help checks the script"),
+    ".venv/bin/python benchmarks/bench_page_families.py trajectory-sets/deepseek_reasoner_dev trajectory-sets/sweagent "
+    "trajectory-sets/openhands --base text --hist transcript:1:4 --hist-run-chars 0 --hist-min-font-px 5.75": Rule(
+        ".venv/bin/python benchmarks/bench_page_families.py --help",
+        "needs public trajectories of other agents (not in the repository): --help checks the script"),
     "nice .venv/bin/python benchmarks/bench_page_legibility.py tests/fixtures/trajectories_coloured --pages 12 --seed 1 "
     "-v": Rule(".venv/bin/python benchmarks/bench_page_legibility.py --help",
                "reads the fixture's pages with two OCR readers (minutes of OCR): --help checks the script; "

@@ -8,11 +8,14 @@ its numbers come from and how they were selected.
 
     .venv/bin/python benchmarks/bench_page_families.py DIR [DIR ...] [--model qwen3.5]
         [--ratio 3] [--hist transcript:2:4,outputs:2:4] [--base text,r{r},obs-r{r}]
-        [--obs-run-chars N] [--cached-price 0.2] [--jobs 2]
+        [--obs-run-chars N] [--hist-run-chars N]
+        [--hist-min-font-px PX] [--cached-price 0.2] [--jobs 2]
 
 --hist lists the hist settings to try, each policy:keep:block (agents.pages.hist_policy,
 hist_keep, hist_block); --hist "" tries none. --obs-run-chars sets agents.pages.obs_run_chars
-for the base conditions (0: every line of a text run on its pages).
+for the base conditions (0: every line of a text run on its pages), --hist-run-chars
+agents.pages.hist_run_chars for the hist settings (0: every line of a block on its pages),
+--hist-min-font-px their agents.pages.hist_min_font_px (5.75: the code windows' guard).
 
 The bill is the prompt's part of the cache-aware spend (swevis.counterfactual.cache) with the
 input price 1 and the cached input price --cached-price (default 0.2: the qwen family's
@@ -56,9 +59,10 @@ def _all(pool: ProcessPoolExecutor, files: list[str], conditions: list[str], pag
 
 def _settings(args: argparse.Namespace) -> list[dict[str, Any]]:
     out = []
+    cut = {key: getattr(args, key) for key in ("hist_run_chars", "hist_min_font_px") if getattr(args, key, None) is not None}
     for item in filter(None, args.hist.split(",")):
         policy, keep, block = item.split(":")
-        out.append({"hist_policy": policy, "hist_keep": int(keep), "hist_block": int(block)})
+        out.append({"hist_policy": policy, "hist_keep": int(keep), "hist_block": int(block), **cut})
     return out
 
 
@@ -88,6 +92,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--base", default="text,r{r},obs-r{r}",
                         help="the conditions replayed once per set ({r}: --ratio); text is needed")
     parser.add_argument("--obs-run-chars", type=int, help="agents.pages.obs_run_chars (default: as configured)")
+    parser.add_argument("--hist-run-chars", type=int, help="agents.pages.hist_run_chars (default: as configured)")
+    parser.add_argument("--hist-min-font-px", type=float, help="agents.pages.hist_min_font_px (default: as configured)")
     parser.add_argument("--cached-price", type=float, default=0.2)
     parser.add_argument("--jobs", type=int, default=2)
     args = parser.parse_args(argv)

@@ -11,7 +11,8 @@ lower reading (the frontier's rule in swevis.analysis.single_read).
 
     .venv/bin/python benchmarks/bench_page_legibility.py DIR [DIR ...] [--model qwen3.5]
         [--ratio 3] [--pages 12] [--seed 1] [--trajectories N] [--families obs,hist]
-        [--obs-run-chars N] [--threshold 0.93] [--cache DIR] [--jobs 2]
+        [--obs-run-chars N] [--hist-run-chars N] [--hist-min-font-px PX]
+        [--threshold 0.93] [--cache DIR] [--jobs 2]
 
 Prints one table row per family: the pages it sends in all, the pages read, the median
 rapidocr, Tesseract and both (lower) readings, the 95% interval of the median of both from
@@ -37,8 +38,6 @@ from swevis.config import load_config
 from swevis.counterfactual.formats import trajectory_files
 from swevis.counterfactual.replay import recorded_costs
 from swevis.errors import SwevisError
-from swevis.render import render_window
-from swevis.render.core import prepare_lines
 from swevis.render.ocr import RAPIDOCR, TESSERACT, OcrCache, ocr_page_accuracy
 from swevis.render.tesseract import MISSING, available
 
@@ -66,15 +65,9 @@ def _sent_job(job: tuple[str, str, str, dict[str, Any]]) -> list[dict[str, Any]]
 
 
 def draw(item: dict[str, Any]):
-    """(the text as rendered, the RenderResult with its pages drawn): the very call
-    TextPages.pages makes, with rasterize on."""
-    how = item["how"]
-    text = item["text"]
-    body = text if text.endswith("\n") else text + "\n"
-    rows = len(prepare_lines(body))
-    res = render_window(item["label"], 1, body, how.ratio, how.tokenizer, how.image_family, how.render or None,
-                        rasterize=True, numbers=[None] * rows)
-    return body, res
+    """(the text as rendered, the RenderResult with its pages drawn): the very drawing
+    TextPages made when it sent them (TextPages.draw), with rasterize on."""
+    return item["how"].draw(item["text"], item["label"], rasterize=True)
 
 
 def sample_pages(items: list[dict[str, Any]], k: int, seed: int) -> list[tuple[int, int]]:
@@ -131,6 +124,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--trajectories", type=int, help="replay only this many trajectories, drawn with --seed")
     parser.add_argument("--families", default="obs,hist", help="the page families read, comma-separated")
     parser.add_argument("--obs-run-chars", type=int, help="agents.pages.obs_run_chars (default: as configured)")
+    parser.add_argument("--hist-run-chars", type=int, help="agents.pages.hist_run_chars (default: as configured)")
+    parser.add_argument("--hist-min-font-px", type=float, help="agents.pages.hist_min_font_px (default: as configured)")
     parser.add_argument("--threshold", type=float, default=0.93)
     parser.add_argument("--cache", help="a folder for OCR words (swevis.render.ocr.OcrCache); default none")
     parser.add_argument("--jobs", type=int, default=2, help="replays side by side (the OCR runs in one process)")
@@ -140,8 +135,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {MISSING}", file=sys.stderr)
         return 2
     cfg = load_config(PROJECT_ROOT / "config.yaml")
-    if args.obs_run_chars is not None:
-        cfg["agents"]["pages"] = {**cfg["agents"].get("pages", {}), "obs_run_chars": args.obs_run_chars}
+    for key in ("obs_run_chars", "hist_run_chars", "hist_min_font_px"):
+        if getattr(args, key) is not None:
+            cfg["agents"]["pages"] = {**cfg["agents"].get("pages", {}), key: getattr(args, key)}
     if args.model not in cfg["models"]:
         print(f"error: no model {args.model!r} in config.yaml", file=sys.stderr)
         return 2

@@ -154,24 +154,25 @@ def test_the_capture_hook_sees_a_history_block_when_frozen_and_not_one_kept_as_t
     assert dear == []
 
 
-def conversation(calls: int) -> list[dict]:
+def conversation(calls: int, output: str = TRACEBACK) -> list[dict]:
     messages = [{"role": "system", "content": "You are a helpful assistant."}, {"role": "user", "content": "Fix the bug."}]
     for i in range(calls):
         messages.append({"role": "assistant", "content": f"Step {i}: run the tests.\n```mswea_bash_command\npytest -x\n```"})
-        messages.append({"role": "user", "content": TRACEBACK.replace("module_", f"module_{i}_")})
+        messages.append({"role": "user", "content": output.replace("module_", f"module_{i}_")})
     return messages
 
 
-def history(keep=2, block=2, policy="transcript", ratio=3.0) -> HistoryPages:
-    return HistoryPages(TextPages(ratio, "qwen3", "qwen3.5", {}, draw_pages=True), keep, block, policy)
+def history(keep=2, block=2, policy="transcript", ratio=3.0, run_chars=0) -> HistoryPages:
+    return HistoryPages(TextPages(ratio, "qwen3", "qwen3.5", {}, draw_pages=True), keep, block, policy, run_chars)
 
 
-@pytest.mark.parametrize("policy", ["transcript", "outputs"])
-def test_a_history_page_once_sent_is_byte_identical_in_every_later_request(policy):
-    h = history(policy=policy)
+@pytest.mark.parametrize("policy,run_chars,output", [("transcript", 0, TRACEBACK), ("outputs", 0, TRACEBACK),
+                                                     ("transcript", 4, PYTEST_LOG)])
+def test_a_history_page_once_sent_is_byte_identical_in_every_later_request(policy, run_chars, output):
+    h = history(policy=policy, run_chars=run_chars)
     previous: list[str] = []
     for n in range(1, 10):
-        request = h.request(conversation(n))
+        request = h.request(conversation(n, output))
         urls = [url for m in request for url in images(m.get("content"))]
         assert urls[: len(previous)] == previous  # every page sent before comes again, in order, unchanged
         previous = urls
@@ -185,6 +186,42 @@ def test_the_request_before_the_first_block_is_the_conversation_and_the_prefix_s
     request = h.request(conversation(4))
     assert request[:2] == conversation(0) and request[2]["role"] == "user" and images(request[2]["content"])
     assert request[-4:] == conversation(4)[-4:]  # the last two calls as text
+
+
+def test_a_history_block_sends_every_line_in_order_its_rulers_as_text_between_pages():
+    """hist_run_chars: a block's transcript is cut as an observation is (legible_pieces)."""
+    seen = []
+    with observing(seen.append):
+        request = history(run_chars=4).request(conversation(4, PYTEST_LOG))
+    block = request[2]["content"]
+    texts = [q["text"] for q in block if q["type"] == "text" and not q["text"].startswith("[calls 1-2 of")]
+    assert texts and all("=====" in t or "^^^^" in t for t in texts)  # only the cut lines stay text
+    labels = [s.label for s in seen]
+    assert len(labels) > 1 and len(set(labels)) == len(labels) and all(x.startswith("history-1-2.") for x in labels)
+    transcript = "".join(f"[{m['role']}]\n{m['content']}\n" for m in conversation(2, PYTEST_LOG)[2:])
+    sent = iter(seen)
+    shown = "".join(q["text"] if not q["text"].startswith("[calls 1-2 of") else next(sent).text
+                    for q in block if q["type"] == "text")
+    assert shown == transcript  # every line, in its order, on a page or as text
+    whole = history(run_chars=4).request(conversation(4))[2]["content"]  # no ruler: one page set, as before
+    assert whole == history(run_chars=0).request(conversation(4))[2]["content"]
+
+
+def test_a_history_block_is_drawn_at_its_guard_or_larger_or_stays_text():
+    """hist_min_font_px: the layout at the ratio would draw the block smaller; the guard draws
+    it at the guard, and a guard whose pages cost as much as the text keeps the block text."""
+    pages = TextPages(3.0, "qwen3", "qwen3.5", {}, draw_pages=False)
+    free = []
+    with observing(free.append):
+        pages.history(2, 2, "transcript", 0, None).request(conversation(4))
+    guard = free[0].result.layout["font_px"] + 2  # the size the ratio alone would not draw
+    guarded = []
+    with observing(guarded.append):
+        pages.history(2, 2, "transcript", 0, guard).request(conversation(4))
+    assert guarded[0].result.layout["font_px"] >= guard and guarded[0].how.min_font_px == guard
+    assert guarded[0].result.image_tokens > free[0].result.image_tokens
+    messages = conversation(4)
+    assert pages.history(2, 2, "transcript", 0, 40).request(messages) == messages  # dearer than its text
 
 
 def test_a_frozen_block_refuses_a_rewritten_history():
@@ -238,10 +275,12 @@ def test_a_run_spec_refuses_a_family_its_agent_does_not_take():
 def test_a_run_reads_only_the_page_keys_of_its_family():
     from swevis.conditions import pages_read
 
-    pages = {"obs_min_tokens": 200, "obs_run_chars": 4, "hist_keep": 2, "hist_block": 4, "hist_policy": "transcript"}
+    pages = {"obs_min_tokens": 200, "obs_run_chars": 4, "hist_run_chars": 4, "hist_keep": 2, "hist_block": 4,
+             "hist_policy": "transcript"}
     assert pages_read(["text", "r3", "mem", "mem+r3"], pages) == {}
     assert pages_read(["obs-r3"], pages) == {"obs_min_tokens": 200, "obs_run_chars": 4}
-    assert pages_read(["text", "hist-r5"], pages) == {"hist_keep": 2, "hist_block": 4, "hist_policy": "transcript"}
+    assert pages_read(["text", "hist-r5"], {**pages, "hist_min_font_px": 7}) == {
+        "hist_keep": 2, "hist_block": 4, "hist_policy": "transcript", "hist_run_chars": 4, "hist_min_font_px": 7}
 
 
 def test_a_mixed_marker_line_keeps_the_code_line_it_marks_with_it():

@@ -3,6 +3,7 @@ replay's pages are recorded (and only those sent), drawn as the very images the 
 sampled with a seed, and a page counts at its lower reading."""
 
 import base64
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -28,8 +29,9 @@ def hist_items(cfg):
 
 
 def test_the_history_block_sent_as_pages_is_recorded_and_the_hook_closed(hist_items):
-    assert [i["label"] for i in hist_items] == ["history-1-4"]
-    assert hist_items[0]["pages"] >= 1 and "[assistant]" in hist_items[0]["text"]
+    # the block's pieces between its ruler lines (agents.pages.hist_run_chars), each sent as pages
+    assert hist_items and all(i["label"].startswith("history-1-4.") for i in hist_items)
+    assert all(i["pages"] >= 1 for i in hist_items) and "[assistant]" in hist_items[0]["text"]
     assert page_module._observers == []  # the capture hook is closed after the replay
 
 
@@ -38,11 +40,11 @@ def test_a_block_kept_as_text_is_not_a_page(cfg, monkeypatch):
     assert bench.sent_texts(str(TRAJ), "hist-r3", "qwen3.5", cfg) == []
 
 
-def test_the_drawn_pages_are_the_images_the_replay_would_send(hist_items):
+def test_the_drawn_pages_are_the_images_the_replay_would_send(hist_items, cfg):
     item = hist_items[0]
     _, res = bench.draw(item)
-    sent = page_module.TextPages(item["how"].ratio, item["how"].tokenizer, item["how"].image_family,
-                                 item["how"].render, draw_pages=True).pages(item["text"], item["label"], "calls")
+    assert item["how"].min_font_px == cfg["agents"]["pages"]["hist_min_font_px"]  # drawn under the history guard
+    sent = dataclasses.replace(item["how"], draw_pages=True).pages(item["text"], item["label"], "calls")
     urls = [p["image_url"]["url"] for p in sent.parts if p.get("type") == "image_url"]
     assert [base64.b64decode(u.split(",", 1)[1]) for u in urls] == res.png_bytes()
 

@@ -12,7 +12,8 @@ from swevis.page_families.record import CallTokens, PageFamily
 class HistoryFamily(PageFamily):
     def history(self, pages: Any, settings: Any) -> Any:
         """The frozen blocks of old calls, memoized: a page once sent is the same bytes in every later request."""
-        return pages.history(settings.hist_keep, settings.hist_block, settings.hist_policy)
+        return pages.history(settings.hist_keep, settings.hist_block, settings.hist_policy, settings.hist_run_chars,
+                             settings.hist_min_font_px)
 
     def ceiling_tokens(self, call: CallTokens, settings: Any) -> int:
         """The whole call, its turn and its observation (no blocks: rendered the moment it is old)."""
@@ -23,5 +24,6 @@ class HistoryFamily(PageFamily):
         return sum(calls[: max(0, len(calls) - settings.hist_keep)])
 
 
-HIST = HistoryFamily(name="hist", prefix="hist-", settings=("hist_keep", "hist_block", "hist_policy"),
-                    code_windows=False)
+HIST = HistoryFamily(name="hist", prefix="hist-",
+                     settings=("hist_keep", "hist_block", "hist_policy", "hist_run_chars", "hist_min_font_px"),
+                     code_windows=False)

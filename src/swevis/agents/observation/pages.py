@@ -11,11 +11,16 @@ Never dearer: a text run (obs) or a block (hist) is sent as pages only when its 
 pages cost fewer prompt tokens than its text under the backbone's accounting; otherwise it
 stays text.
 
-Legible (obs): a line holding a run of `obs_run_chars` or more of one punctuation character
-(pytest's `=====` and `_____` rulers, rows of progress dots, a traceback's `^^^^` markers)
-stays text where it is, between the pages of the lines around it: neither OCR reader counts
-such a run (a 70-character ruler reads as a shorter one at 7 to 10 px), and a ruler costs few
-text tokens anyway. Every line is still sent, in its order, as text or on a page.
+Legible: a line holding a run of `obs_run_chars` (an observation) or `hist_run_chars` (a
+history block) or more of one punctuation character (pytest's `=====` and `_____` rulers, rows
+of progress dots, a traceback's `^^^^` markers) stays text where it is, between the pages of
+the lines around it: neither OCR reader counts such a run (a 70-character ruler reads as a
+shorter one at 7 to 10 px, or as `Seeeees`), and a ruler costs few text tokens anyway. Every
+line is still sent, in its order, as text or on a page.
+
+Legible (hist): a history block is drawn at `hist_min_font_px` or larger, or stays text when
+that would cost as much as its text: smaller history pages read below .93 on other agents'
+trajectories (docs/counterfactual.md, Page families).
 
 Pages of non-code text carry no line numbers (the gutter shows only the wrap mark).
 
@@ -26,6 +31,7 @@ sent as pages (a `Shown`) when it is first rendered (benchmarks/bench_page_legib
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import json
 import logging
@@ -38,6 +44,7 @@ from swevis.config import typed_section
 from swevis.models import image_part
 from swevis.render import MissingGlyphs, RenderError, RenderResult, render_window
 from swevis.render.core import prepare_lines
+from swevis.render.settings import RenderSettings
 from swevis.render.shown import shown_text
 from swevis.tokens import count_message_tokens, text_tokens
 
@@ -54,6 +61,8 @@ class PageSettings:
 
     obs_min_tokens: int
     obs_run_chars: int
+    hist_run_chars: int
+    hist_min_font_px: float
     hist_keep: int
     hist_block: int
     hist_policy: str
@@ -72,6 +81,9 @@ class TextPages:
     image_family: str
     render: dict
     draw_pages: bool = True
+    # the smallest font a page of this text may be drawn at (None: the renderer's guard, the
+    # code windows' one); a text whose layout would need less is drawn larger or stays text
+    min_font_px: float | None = None
 
     def message_tokens(self, content: Any) -> int:
         return count_message_tokens([{"role": "user", "content": content}], self.tokenizer, self.image_family)
@@ -80,25 +92,33 @@ class TextPages:
         """render_long_text on these pages (the obs family's hook, swevis.page_families)."""
         return render_long_text(self, content, min_tokens, label, run_chars)
 
-    def history(self, keep: int, block: int, policy: str) -> HistoryPages:
-        """HistoryPages on these pages (the hist family's hook, swevis.page_families)."""
-        return HistoryPages(self, keep, block, policy)
+    def history(self, keep: int, block: int, policy: str, run_chars: int, min_font_px: float) -> HistoryPages:
+        """HistoryPages on these pages, drawn at `min_font_px` or larger (the hist family's
+        hook, swevis.page_families)."""
+        return HistoryPages(dataclasses.replace(self, min_font_px=min_font_px), keep, block, policy, run_chars)
 
     def pages(self, text: str, label: str, what: str) -> Shown | None:
         """`text` as a note and its pages (no line numbers), or None when it stays text."""
         shown = self.shown_or_reason(text, label, what)
         return shown if isinstance(shown, Shown) else None
 
+    def draw(self, text: str, label: str, rasterize: bool = True) -> tuple[str, RenderResult]:
+        """(the text as drawn, its render): the one drawing of a text page, which the
+        legibility benchmark repeats with `rasterize` on."""
+        body = text if text.endswith("\n") else text + "\n"
+        rows = len(prepare_lines(body))
+        settings = RenderSettings.from_config(self.render)
+        guard = None if self.min_font_px is None else max(self.min_font_px, settings.guard_px())
+        # drawn as plain text whatever the label looks like (a label ending `.1` is a Groff
+        # file name to Pygments)
+        return body, render_window(f"{label}.txt", 1, body, self.ratio, self.tokenizer, self.image_family, settings,
+                                   guard=guard, rasterize=rasterize, numbers=[None] * rows)
+
     def shown_or_reason(self, text: str, label: str, what: str) -> Shown | str:
         """`text` as a note and its pages, or why it stays text: `missing_glyph` (a character
         no font draws), `render_failed` (any other render error), `cheaper_as_text`."""
-        body = text if text.endswith("\n") else text + "\n"
         try:
-            rows = len(prepare_lines(body))
-            # drawn as plain text whatever the label looks like (a label ending `.1` is a Groff
-            # file name to Pygments)
-            result = render_window(f"{label}.txt", 1, body, self.ratio, self.tokenizer, self.image_family, self.render or None,
-                                   rasterize=self.draw_pages, numbers=[None] * rows)
+            _, result = self.draw(text, label, rasterize=self.draw_pages)
         except RenderError as exc:
             log.info("%s stays text: %s", label, exc)
             return MISSING_GLYPH if isinstance(exc, MissingGlyphs) else RENDER_FAILED
@@ -178,7 +198,7 @@ def _parts(content: Any) -> list[dict]:
 
 
 def _long_part(pages: TextPages, text: str, min_tokens: int, run_chars: int, label: str,
-               failed: list[str]) -> list[Shown | str]:
+               failed: list[str], what: str = "output") -> list[Shown | str]:
     """One text part as pieces in order: a `Shown` for each legible run of at least
     `min_tokens` tokens that pages make cheaper, the text between them joined; a run that
     could not be rendered adds its reason to `failed`."""
@@ -186,7 +206,7 @@ def _long_part(pages: TextPages, text: str, min_tokens: int, run_chars: int, lab
     for legible, piece in legible_pieces(text, run_chars):
         shown = None
         if legible and text_tokens(piece, pages.tokenizer) >= min_tokens:
-            shown = pages.shown_or_reason(piece, f"{label}.{len(out)}", "output")
+            shown = pages.shown_or_reason(piece, f"{label}.{len(out)}", what)
             if shown in (MISSING_GLYPH, RENDER_FAILED):
                 failed.append(shown)
         if isinstance(shown, Shown):
@@ -256,8 +276,9 @@ class HistoryPages:
     rendered in frozen blocks of `block` calls. A block is rendered the first time all its
     calls are old and kept: later requests send the very same messages."""
 
-    def __init__(self, pages: TextPages, keep: int, block: int, policy: str):
+    def __init__(self, pages: TextPages, keep: int, block: int, policy: str, run_chars: int = 0):
         self.pages, self.keep, self.block, self.policy = pages, keep, block, policy
+        self.run_chars = run_chars  # a transcript's lines that stay text (legible_pieces)
         self.frozen: dict[int, tuple[str, list[dict]]] = {}  # block index -> (its source digest, its messages)
         # label -> why a block's text (or one output, policy outputs) stays text though it
         # could not be rendered (missing_glyph, render_failed); kept_as_text() hands them on
@@ -301,11 +322,26 @@ class HistoryPages:
                 sent += [shown] if shown else []
             return out, sent
         transcript = "".join(f"[{m.get('role')}]\n{message_text(m)}\n" for m in source)
-        shown = self._shown(transcript, label, f"calls {b * self.block + 1}-{(b + 1) * self.block} of this conversation")
-        if shown is None or self.pages.message_tokens(shown.parts) >= count_message_tokens(
+        pieces = self._transcript_pieces(transcript, label, f"calls {b * self.block + 1}-{(b + 1) * self.block} of this conversation")
+        shown = [p for p in pieces if isinstance(p, Shown)]
+        content = [part for p in pieces for part in ([{"type": "text", "text": p}] if isinstance(p, str) else p.parts)]
+        if not shown or self.pages.message_tokens(content) >= count_message_tokens(
                 source, self.pages.tokenizer, self.pages.image_family):
             return list(source), []  # never dearer, per block
-        return [{"role": "user", "content": shown.parts}], [shown]
+        return [{"role": "user", "content": content}], shown
+
+    def _transcript_pieces(self, transcript: str, label: str, what: str) -> list[Shown | str]:
+        """A block's transcript as pages, but for the lines `run_chars` keeps as text in place
+        (each legible run between them its own pages, labelled `label.k`); a transcript
+        with no such line is one page set labelled `label`."""
+        if legible_pieces(transcript, self.run_chars) == [(True, transcript)]:
+            shown = self._shown(transcript, label, what)
+            return [shown if shown is not None else transcript]
+        failed: list[str] = []
+        pieces = _long_part(self.pages, transcript, 0, self.run_chars, label, failed, what)
+        if failed:
+            self.failed[label] = failed[0]
+        return pieces
 
     def _shown(self, text: str, label: str, what: str) -> Shown | None:
         shown = self.pages.shown_or_reason(text, label, what)
