@@ -1,7 +1,7 @@
-"""The tiny study, run once a worker and copied per test: the end-to-end test and the report's
-browser test both start from it (each took its own identical run before); the jobs and the
-killed-run tests run its agent cells again in its folder, from its tasks, indexes and
-pre-localizations."""
+"""The tiny study, run once a worker and copied per test: the end-to-end test, the report's
+browser test and the sample-growth tests start from it (each took its own run before); the
+jobs and the killed-run tests run its agent cells again in its folder, from its tasks, indexes
+and pre-localizations."""
 
 import shutil
 import subprocess
@@ -53,7 +53,7 @@ def tiny_study_folder(tiny_study_run, tmp_path) -> tuple[Path, Path]:
     base.rename(kept)  # one pytest temporary root: a rename, mtimes and all
     shutil.copytree(kept, base, symlinks=True)
     for made in AGENT_OUTPUTS:
-        shutil.rmtree(base / "results" / made, ignore_errors=True)
+        shutil.rmtree(base / "results" / made)  # each is there: a missing one fails, not passes
     for table in (base / "results").glob("*.csv"):
         table.unlink()
     try:
