@@ -42,7 +42,8 @@ def indexed_repo(tmp_path: Path, files: dict[str, str]):
 
 SNAKEMAKE = snakemake_fork.SNAKEMAKE
 
-# The tiny study of the end-to-end and report tests (run once a worker: tests/workflow/conftest.py)
+# The tiny study of the end-to-end, report, jobs, killed-run and sample-growth tests (run once a
+# worker: tests/workflow/conftest.py)
 TINY_STUDY = """
 tasks:
   source: bundled

@@ -5,8 +5,9 @@ is SIGKILLed once an agent cell is done and another has made a run of its two (s
 dies mid-cell), and the rerun meets the lock the kill left, clears it
 as the one line it prints says, and ends with the tables of the uninterrupted first run.
 
-It builds the study in the tiny study's own folder (tiny_study_folder): a run's prompts name
-its workspace by absolute path, so only there are the token counts the first run's."""
+It runs the study's agent cells and tables again in the tiny study's own folder, from its tasks,
+indexes and pre-localizations (tiny_study_folder): a run's prompts name its workspace by
+absolute path, so only there are the token counts the first run's."""
 
 import os
 import re
@@ -43,7 +44,7 @@ def mid_cell(lines: list[str]) -> bool:
 @pytest.mark.slow
 @pytest.mark.xdist_group("tiny_study")
 def test_a_killed_make_results_resumes_to_the_uninterrupted_runs_tables(tiny_study_folder):
-    study, first = tiny_study_folder  # the tiny study's folder, empty; its first run set aside
+    study, first = tiny_study_folder  # the tiny study's folder up to its agents; its first run set aside
     (study / "config.yaml").write_text(TINY_STUDY)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}  # as the Makefile runs it
     run = subprocess.Popen(make_results(study), cwd=PROJECT_ROOT, env=env, stderr=subprocess.PIPE,

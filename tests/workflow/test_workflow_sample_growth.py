@@ -1,11 +1,13 @@
 """Growing the sample reruns only what the new instances need. The sampling checkpoint rewrites
 instances.jsonl whenever the sample changes; before the per-instance rules read it as
 ancient(), its new mtime reran every mirror, checkout, index, pre-localization and agent run
-of the study (at study scale with a live model: every paid trajectory)."""
+of the study (at study scale with a live model: every paid trajectory).
+
+The study of FIRST is the tiny study (conftest.py) narrowed to two of its cells: a copy of its
+first run is already up to date for it, so the tests start from that instead of a run of their own."""
 
 import json
 import re
-import shutil
 from collections import Counter
 from pathlib import Path
 
@@ -20,13 +22,14 @@ tasks:
   source: bundled
   instance_ids: [{ids}]
 models:
-  q: {{backend: playback, model_id: q, tokenizer: qwen3, image_family: qwen3.5}}
+  qwen3.5: {{backend: playback, model_id: qwen3.5-397b-a17b, tokenizer: qwen3, image_family: qwen3.5}}
 agents:
   matrix:
     - {{agent: mini, scope: normal, conditions: [text]}}
     - {{agent: plb, scope: normal, conditions: [text]}}
 """
-CONDITIONS = [f"results/runs/q/{cell}/text/summary.json" for cell in ("mini-normal", "plb-normal")]
+CELLS = ("mini-normal", "plb-normal")
+CONDITIONS = [f"results/runs/qwen3.5/{cell}/text/summary.json" for cell in CELLS]
 FIRST = ["swevis-samples__ledgerkit-117", "swevis-samples__tabulon-305"]
 # one more instance at ledgerkit's sampled commit (142 sorts after 117: the index of that
 # repo@commit stays built from 117's checkout; README names the case where it does not) and
@@ -40,9 +43,14 @@ def finished(proc) -> Counter:
 
 def cell_logs(workdir: Path) -> list[str]:
     """The last line of each cell's run_condition log that counts its runs, by cell."""
-    logs = sorted((workdir / "results" / "logs" / "runs" / "q").glob("*/text.log"))
-    assert [p.parent.name for p in logs] == ["mini-normal", "plb-normal"]
+    logs = [workdir / "results" / "logs" / "runs" / "qwen3.5" / cell / "text.log" for cell in CELLS]
     return [[line for line in p.read_text().splitlines() if "runs made" in line][-1] for p in logs]
+
+
+def cell_runs(workdir: Path, instance: str = "*") -> list[Path]:
+    """The traj.json of the two cells' runs (of one instance, or all)."""
+    runs = workdir / "results" / "runs" / "qwen3.5"
+    return [p for cell in CELLS for p in sorted(runs.glob(f"{cell}/text/{instance}/traj.json"))]
 
 
 def run_study(workdir: Path, ids: list[str]):
@@ -52,28 +60,22 @@ def run_study(workdir: Path, ids: list[str]):
     return proc
 
 
-@pytest.fixture(scope="module")
-def first_study(tmp_path_factory) -> Path:
-    """The study of FIRST, run once for the module's tests (one xdist group); use study_of_first."""
-    work = tmp_path_factory.mktemp("sample-growth-first")
-    run_study(work, FIRST)
-    return work
-
-
 @pytest.fixture
-def study_of_first(first_study, tmp_path) -> Path:
-    """A copy of the study of FIRST after its run (mtimes and Snakemake's records kept)."""
-    work = tmp_path / "study"
-    shutil.copytree(first_study, work, symlinks=True)
+def study_of_first(tiny_study) -> Path:
+    """A copy of the tiny study's first run (mtimes and Snakemake's records kept) as the study of
+    FIRST: with STUDY as its config it has nothing to do, which a dry run shows."""
+    work = tiny_study[0]
+    (work / "config.yaml").write_text(STUDY.format(ids=", ".join(FIRST)))
+    dry = snakemake(work, *CONDITIONS, "-n")
+    assert dry.returncode == 0 and "Nothing to be done" in dry.stdout + dry.stderr, (dry.stdout + dry.stderr)[-4000:]
     return work
 
 
 @pytest.mark.slow
-@pytest.mark.xdist_group("sample_growth")
+@pytest.mark.xdist_group("tiny_study")
 def test_a_grown_sample_runs_only_the_new_instances(study_of_first: Path):
     tmp_path = study_of_first
-    runs = tmp_path / "results" / "runs" / "q"
-    kept = {p: p.stat().st_mtime_ns for p in runs.glob("*/text/*/traj.json")}
+    kept = {p: p.stat().st_mtime_ns for p in cell_runs(tmp_path)}
     assert len(kept) == 4
 
     grown = finished(run_study(tmp_path, FIRST + ADDED))
@@ -90,12 +92,12 @@ def test_a_grown_sample_runs_only_the_new_instances(study_of_first: Path):
         "summarize_condition": 2,
     })
     assert {p: p.stat().st_mtime_ns for p in kept} == kept
-    assert len(list(runs.glob("*/text/*/traj.json"))) == 8
+    assert len(cell_runs(tmp_path)) == 8
     assert all(line.endswith("2 runs made, 2 current") for line in cell_logs(tmp_path))
 
 
 @pytest.mark.slow
-@pytest.mark.xdist_group("sample_growth")
+@pytest.mark.xdist_group("tiny_study")
 def test_an_edited_task_file_reruns_the_changed_instance_only(study_of_first: Path):
     """A local task file is the sampling rule's input, and the per-instance rules take the
     digest of their row as a param: editing one row's problem statement resamples and reruns
@@ -110,8 +112,7 @@ def test_an_edited_task_file_reruns_the_changed_instance_only(study_of_first: Pa
     first = snakemake(tmp_path, *CONDITIONS)
     assert first.returncode == 0, (first.stdout + first.stderr)[-4000:]
     assert finished(first) == Counter({"sample_instances": 1}), (first.stdout + first.stderr)[-4000:]
-    runs = tmp_path / "results" / "runs" / "q"
-    kept = {p: p.stat().st_mtime_ns for p in runs.glob(f"*/text/{FIRST[0]}/traj.json")}
+    kept = {p: p.stat().st_mtime_ns for p in cell_runs(tmp_path, FIRST[0])}
     assert len(kept) == 2
 
     rows[1]["problem_statement"] += "\nAlso: the totals are off by one."
