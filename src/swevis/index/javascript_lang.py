@@ -57,6 +57,12 @@ _DEFS = """
 (variable_declarator name: (identifier) @name value: (call_expression arguments: (arguments (object)))) @def
 (variable_declarator value: (call_expression arguments: (arguments (object
   (pair key: (property_identifier) @name value: [(arrow_function) (function_expression) (generator_function)]) @def))))
+(function_expression name: (identifier) @name) @def
+(generator_function name: (identifier) @name) @def
+(export_statement value: [(function_expression !name) (generator_function !name) (arrow_function)] @def)
+(variable_declarator name: (identifier) @name value: [(object) (array)]) @def
+(pair key: [(property_identifier) (string) (number)] @name
+  value: [(object) (arrow_function) (function_expression) (generator_function)]) @def
 """
 _IMPORTS = """
 (import_statement) @imp
@@ -273,6 +279,8 @@ def _jsdoc(outer: ts.Node) -> str:
 
 def _signature(node: ts.Node, data: bytes) -> str:
     """The definition's head as written, up to its body (a whole one-line declaration)."""
+    if _table(node) is not None:  # a table's head and its bracket (`const terms = {`)
+        return _one_line(data[_outer(node).start_byte : _table(node).start_byte + 1].decode("utf-8", "replace"))
     if node.type == "variable_declarator":
         value = node.child_by_field_name("value")
         decl = node.parent
@@ -299,6 +307,7 @@ def _body_start(node: ts.Node | None, data: bytes) -> int:
     return body.start_byte  # an arrow function's expression body too: its head ends at `=>`
 
 
+_FUNCTION_VALUES = frozenset({"arrow_function", "function_expression", "generator_function"})
 _CLASSLIKE = frozenset({"class_declaration", "abstract_class_declaration", "class", "interface_declaration",
                         "enum_declaration", "type_alias_declaration", "internal_module", "module"})
 _METHODS = frozenset({"method_definition", "method_signature", "abstract_method_signature", "field_definition",
@@ -306,7 +315,7 @@ _METHODS = frozenset({"method_definition", "method_signature", "abstract_method_
 
 
 def _kind_of(node: ts.Node, parent_kind: str | None) -> str:
-    if node.type in _CLASSLIKE:
+    if node.type in _CLASSLIKE or _table(node) is not None:  # an object literal is a namespace
         return "class"
     if node.type == "variable_declarator" and (v := node.child_by_field_name("value")) is not None and v.type == "class":
         return "class"
@@ -325,11 +334,7 @@ def _object_arguments(call: ts.Node | None) -> list[ts.Node]:
 def _class_factory(node: ts.Node) -> bool:
     """`const Foo = Base.extend({ bar() {...} })`: a declarator whose value is a call given an
     object literal with at least one function (not `const app = create({ port: 80 })`)."""
-    functions = ("arrow_function", "function_expression", "generator_function")
-    members = [m for obj in _object_arguments(node.child_by_field_name("value")) for m in obj.named_children]
-    return any(m.type == "method_definition"
-               or (m.type == "pair" and (v := m.child_by_field_name("value")) is not None and v.type in functions)
-               for m in members)
+    return any(_has_functions(obj) for obj in _object_arguments(node.child_by_field_name("value")))
 
 
 def _assigned_owner(node: ts.Node) -> tuple[str, str]:
@@ -346,14 +351,65 @@ def _assigned_owner(node: ts.Node) -> tuple[str, str]:
     return ".".join(names[:-1]), ".".join(names)
 
 
+def _key(node: ts.Node) -> tuple[int, int, str]:
+    return node.start_byte, node.end_byte, node.type
+
+
+def _table(node: ts.Node) -> ts.Node | None:
+    """The object or array literal a declarator or a pair binds (through `as const` and
+    `satisfies`), or None."""
+    value = node.child_by_field_name("value") if node.type in ("variable_declarator", "pair") else None
+    while value is not None and value.type in ("as_expression", "satisfies_expression", "parenthesized_expression"):
+        value = value.named_children[0] if value.named_child_count else None
+    return value if value is not None and value.type in ("object", "array") else None
+
+
+def _has_functions(table: ts.Node) -> bool:
+    """An object literal with a method or a function-valued member (a visitor, a namespace)."""
+    return table.type == "object" and any(
+        m.type == "method_definition" or (m.type == "pair" and (v := m.child_by_field_name("value")) is not None
+                                          and v.type in _FUNCTION_VALUES) for m in table.named_children)
+
+
+def _top_level(declarator: ts.Node) -> bool:
+    statement = _outer(declarator)
+    return statement.parent is not None and statement.parent.type == "program"
+
+
+def _kept(node: ts.Node, kept: set) -> bool:
+    """Whether a matched node is a definition: a declarator of an object or array literal at the
+    top level (a constant table) or of an object with functions anywhere; a member of an object
+    that is itself a definition (`v.Identifier`, `v.Scope.enter`; a class factory's argument);
+    a named function expression not already bound by its declarator, assignment or member."""
+    if node.type == "variable_declarator" and (table := _table(node)) is not None:
+        return _top_level(node) or _has_functions(table)
+    if node.type == "variable_declarator" and node.child_by_field_name("value").type == "call_expression":
+        return _class_factory(node)
+    if node.type == "pair":
+        owner = node.parent.parent if node.parent is not None else None
+        while owner is not None and owner.type in ("as_expression", "satisfies_expression", "parenthesized_expression"):
+            owner = owner.parent
+        if owner is not None and owner.type == "arguments":  # Base.extend({...}): the factory's
+            owner = owner.parent.parent if owner.parent is not None else None
+        return owner is not None and _key(owner) in kept
+    if node.type in ("function_expression", "generator_function") and node.child_by_field_name("name") is not None:
+        return node.parent is None or _key(node.parent) not in kept
+    return True
+
+
 def _definitions(matches: list[dict], data: bytes, fx: FileExtract) -> Enclosing:
     """Classes, functions and methods into fx.symbols, nested by byte position, with the
     `inherits` edges of each class; methods given through a prototype join their function."""
-    # a factory call with two object arguments matches twice: one definition a node
-    found = {(n.start_byte, n.end_byte, n.type): (n, _text(caps["name"][0])) for caps in matches for n in caps["def"][:1]}
-    defs = sorted((d for d in found.values() if d[0].type != "variable_declarator"
-                   or d[0].child_by_field_name("value").type != "call_expression" or _class_factory(d[0])),
-                  key=lambda d: (d[0].start_byte, -d[0].end_byte))
+    # a factory call with two object arguments matches twice: one definition a node; a default
+    # export's anonymous function is named `default`
+    found = {_key(n): (n, _text(caps["name"][0]).strip("'\"`") if "name" in caps else "default")
+             for caps in matches for n in caps["def"][:1]}
+    kept: set = set()
+    defs = []
+    for node, name in sorted(found.values(), key=lambda d: (d[0].start_byte, -d[0].end_byte)):
+        if _kept(node, kept):
+            kept.add(_key(node))
+            defs.append((node, name))
     nesting = Enclosing()
     top: dict[str, int] = {}
     for node, name in defs:
