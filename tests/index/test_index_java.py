@@ -182,3 +182,33 @@ def test_the_history_reads_java_definitions_from_hunk_headers_and_changed_lines(
     commit = parse_log(log).commits[0]
     assert commit == (frozenset({"src/A.java"}), frozenset({("src/A.java", "clamp"), ("src/A.java", "Geometry"),
                                                              ("src/A.java", "halve")}))
+
+
+def test_anonymous_classes_and_lambda_fields_are_symbols():
+    from swevis.index.java_lang import extract
+
+    src = b"""package a;
+
+public class Outer {
+    private final Function<String, Integer> parse = s -> {
+        return Integer.parseInt(s);
+    };
+    private int n = 3;
+
+    void run() {
+        Runnable r = new Runnable() {
+            public void run() {}
+        };
+    }
+}
+"""
+    fx = extract("src/a/Outer.java", src, "a.Outer", {})
+    assert [(s.qualname, s.kind, s.start_line, s.end_line, s.signature) for s in fx.symbols] == [
+        ("Outer", "class", 3, 14, "public class Outer"),
+        ("Outer.parse", "method", 4, 6, "private final Function<String, Integer> parse"),  # `n` is no symbol
+        ("Outer.run", "method", 9, 13, "void run()"),
+        ("Outer.run.new Runnable", "class", 10, 12, "new Runnable()"),
+        ("Outer.run.new Runnable.run", "method", 11, 11, "public void run()"),
+    ]
+    assert [(e.dst_name, fx.symbols[e.src_symbol].qualname) for e in fx.edges if e.kind == "inherits"] == [
+        ("Runnable", "Outer.run.new Runnable")]
