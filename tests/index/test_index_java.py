@@ -212,3 +212,26 @@ public class Outer {
     ]
     assert [(e.dst_name, fx.symbols[e.src_symbol].qualname) for e in fx.edges if e.kind == "inherits"] == [
         ("Runnable", "Outer.run.new Runnable")]
+
+
+def test_a_same_package_test_is_a_test_of_its_package_without_an_import(indexed):
+    """CircleTest (package com.example.shapes) imports nothing of its package: it still tests
+    Square's code as a file of the package; Geometry's package has no test."""
+    _, db = indexed
+    with open_index(db) as idx:
+        (inscribed,) = idx.symbols_by_qualname("Square.inscribed")
+        assert [(t["path"], t["references"], t["imports_module"]) for t in idx.tests_for(inscribed)] == [
+            ("src/test/java/com/example/shapes/CircleTest.java", [], True)]
+        (clamp,) = idx.symbols_by_qualname("Geometry.clamp")
+        assert idx.tests_for(clamp) == []
+
+
+def test_junit_methods_are_test_functions_by_their_annotation():
+    src = FIXTURE / "src/test/java/com/example/shapes/CircleTest.java"
+    lines = src.read_text().splitlines()
+    path = "src/test/java/com/example/shapes/CircleTest.java"
+    assert languages.is_test_function(path, "areaOfUnitCircle", lines, 8, 12)  # @Test on the line above
+    assert not languages.is_test_function(path, "CircleTest", lines, 7, 13)
+    helper = ["    private double unit() {", "        return 1;", "    }"]
+    assert not languages.is_test_function(path, "unit", helper, 1, 3)
+    assert languages.is_test_function(path, "testArea", ["    public void testArea() {", "    }"], 1, 2)  # JUnit 3

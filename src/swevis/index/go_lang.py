@@ -336,6 +336,7 @@ GO = Language(
     test_dirs=("testdata",),
     test_only_dirs=("testdata",),
     test_files=("*_test.go",),
+    test_function=re.compile(r"\bfunc\s+(?:Test|Benchmark|Fuzz|Example)\w*\s*[(\[]"),  # what go test runs
     trace_frames=(_FRAME,),
     trace_innermost_first=True,
     definition=r"(?:func\s+(?:\([^)]*\)\s*)?|type\s+)([A-Za-z_]\w*)",

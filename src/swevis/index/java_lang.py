@@ -308,6 +308,9 @@ JAVA = Language(
     test_only_dirs=("test", "tests"),
     # Test*.java by Surefire's default includes, but not Tester.java or Testing.java
     test_files=("*Test.java", "*Tests.java", "Test[A-Z0-9_]*.java", "*IT.java"),
+    # JUnit 4/5 and TestNG annotations (@Test, @ParameterizedTest, @RepeatedTest, @org.junit.Test), or
+    # JUnit 3's `public void testX()`
+    test_function=re.compile(r"@(?:[\w.]+\.)?\w*Test\b|\bvoid\s+test\w*\s*\("),
     trace_frames=(_FRAME,),
     trace_innermost_first=True,
     # a type's keyword and name, or a method's modifiers and type before its name and `(`

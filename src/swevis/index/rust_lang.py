@@ -598,6 +598,7 @@ RUST = Language(
     test_dirs=("tests", "benches"),
     test_only_dirs=("tests",),
     test_files=("tests.rs", "*_test.rs", "*_tests.rs"),
+    test_function=re.compile(r"#\[(?:\w+::)*test\b"),  # #[test], #[tokio::test]
     trace_frames=(
         # a panic: `thread 'main' panicked at src/a.rs:3:5:` (before Rust 1.73: `panicked at 'msg', src/a.rs:3:5`)
         re.compile(r"panicked at (?:'(?:[^'\\\n]|\\.)*', )?(?P<path>[\w./\\-]+\.rs):(?P<line>\d+)(?::\d+)?"),
