@@ -66,7 +66,8 @@ def _is_definition(node: ts.Node) -> bool:
     if parent.type in ("variable_declarator", "pair", "field_definition", "public_field_definition"):
         return True
     if parent.type == "assignment_expression" and parent.child_by_field_name("right") == node:
-        return t not in ("object", "array")
+        left = parent.child_by_field_name("left")  # named: `f = `, `A.prototype.f = `, not `a[k] = `
+        return left is not None and left.type in ("identifier", "member_expression")
     if parent.type == "expression_list" and parent.parent is not None and parent.parent.type == "var_spec":
         return _top_level(parent.parent)
     return False
@@ -197,6 +198,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--pairs", type=Path, help="folder of NAME.before.EXT / NAME.after.EXT files")
     ap.add_argument("--cases", type=Path, nargs="+", default=[], help="devset CSVs of mined cases")
     ap.add_argument("--mirrors", type=Path, help="folder of <owner>+<name>/repo mirrors (swevis devset fetch's)")
+    ap.add_argument("--language", help="only the cases of this language (a devset CSV's language column)")
     args = ap.parse_args(argv)
     counts: dict[str, dict] = defaultdict(lambda: defaultdict(int))
     fixes = []
@@ -205,7 +207,8 @@ def main(argv: list[str] | None = None) -> int:
     for table in args.cases:
         with table.open() as f:
             for row in csv.DictReader(f):
-                fixes += list(case_fixes(row, args.mirrors))
+                if args.language in (None, row.get("language") or "python"):
+                    fixes += list(case_fixes(row, args.mirrors))
     for path, before, after in fixes:
         c = counts[languages.language_for(path).name]
         c["files"] += 1

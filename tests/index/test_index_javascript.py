@@ -20,10 +20,10 @@ def test_definitions_with_spans_signatures_and_docs(index):
     assert (ledger.language, ledger.module, ledger.is_test) == ("javascript", "lib.ledger", False)
     got = [(s.qualname, s.kind, s.start_line, s.end_line, s.signature) for s in idx.symbols_in_file("lib/ledger.js")]
     assert got == [
-        ("Ledger", "class", 8, 22, "class Ledger extends Book"),
+        ("Ledger", "class", 5, 22, "class Ledger extends Book"),  # from its JSDoc
         ("Ledger.constructor", "method", 9, 12, "constructor(limit)"),
         ("Ledger.add", "method", 14, 16, "add(entry)"),
-        ("Ledger.describe", "method", 19, 21, "describe()"),
+        ("Ledger.describe", "method", 18, 21, "describe()"),
     ]
     (describe,) = idx.symbols_by_qualname("Ledger.describe")
     assert describe.doc == "The balance as the report prints it."
@@ -215,3 +215,36 @@ def test_function_expressions_object_literals_and_tables_are_symbols_in_their_co
     ]
     default = extract("lib/a.js", b"export default () => {\n  return 1;\n};\n", "lib.a", {})
     assert [(s.qualname, s.start_line, s.end_line) for s in default.symbols] == [("default", 1, 3)]
+
+
+MEMBERS = b"""export function Bounds(a, b) {}
+Bounds.prototype = {
+  extend: function (point) { return this; },
+};
+// @method bindPopup(content): this
+// Binds a popup to the layer.
+Layer.include({
+  bindPopup(content) { return this; },
+  openPopup: function () {},
+});
+if (hasSelect) {
+  disableTextSelection = function () {
+    return 1;
+  };
+}
+"""
+
+
+def test_objects_of_functions_given_to_a_member_or_a_call_are_their_owners_methods():
+    """`A.prototype = {...}` and `A.include({...})` add methods to A; a function assigned to a
+    plain name is a symbol; the comments right above a definition are in its span."""
+    fx = extract("src/Bounds.js", MEMBERS, "src.Bounds", {})
+    assert [(s.qualname, s.kind, s.start_line, s.end_line, s.parent) for s in fx.symbols] == [
+        ("Bounds", "class", 1, 1, None),
+        ("Bounds.extend", "method", 3, 3, 0),
+        ("Layer.bindPopup", "method", 8, 8, None),  # Layer is defined in another file
+        ("Layer.openPopup", "method", 9, 9, None),
+        ("disableTextSelection", "function", 12, 14, None),
+    ]
+    fn = extract("a.js", b"// Binds a popup.\n// To the layer.\nfunction bind() {}\n", "a", {})
+    assert [(s.qualname, s.start_line, s.end_line) for s in fn.symbols] == [("bind", 1, 3)]

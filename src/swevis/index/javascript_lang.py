@@ -54,6 +54,8 @@ _DEFS = """
   value: [(arrow_function) (function_expression) (generator_function) (class)]) @def
 (assignment_expression left: (member_expression property: (property_identifier) @name)
   right: [(arrow_function) (function_expression) (generator_function) (class)]) @def
+(assignment_expression left: (identifier) @name
+  right: [(arrow_function) (function_expression) (generator_function) (class)]) @def
 (variable_declarator name: (identifier) @name value: (call_expression arguments: (arguments (object)))) @def
 (variable_declarator value: (call_expression arguments: (arguments (object
   (pair key: (property_identifier) @name value: [(arrow_function) (function_expression) (generator_function)]) @def))))
@@ -263,6 +265,15 @@ def _outer(node: ts.Node) -> ts.Node:
     return node
 
 
+def _first_line(outer: ts.Node) -> int:
+    """A definition's first line (0-based): that of the comments right above it, if any (its
+    JSDoc, Leaflet's `// @method` lines), as a Rust item's doc comments are its own."""
+    first, prev = outer, outer.prev_named_sibling
+    while prev is not None and prev.type == "comment" and prev.end_point[0] >= first.start_point[0] - 1:
+        first, prev = prev, prev.prev_named_sibling
+    return first.start_point[0]
+
+
 def _jsdoc(outer: ts.Node) -> str:
     prev = outer.prev_named_sibling
     if prev is None or prev.type != "comment" or prev.end_point[0] < outer.start_point[0] - 1:
@@ -376,6 +387,24 @@ def _top_level(declarator: ts.Node) -> bool:
     return statement.parent is not None and statement.parent.type == "program"
 
 
+def _object_owner(member: ts.Node) -> str:
+    """Whose member `m` of an object literal is: `A` of `A.include({ m() {...} })` (an object
+    given to a call of a method of `A`: Leaflet's `Layer.include`) and of `A.prototype = {...}`
+    or `A = {...}`; "" of `module.exports = {...}` (the module's) and of other objects."""
+    holder = member.parent.parent if member.parent is not None and member.parent.type == "object" else None
+    if holder is not None and holder.type == "assignment_expression":
+        owner = _dotted(holder.child_by_field_name("left")) or ""
+        names = [n for n in owner.split(".") if n != "prototype"]
+        return "" if names[:1] in (["module"], ["exports"], ["this"]) else ".".join(names)
+    args = holder
+    call = args.parent if args is not None and args.type == "arguments" else None
+    callee = call.child_by_field_name("function") if call is not None and call.type == "call_expression" else None
+    if callee is None or callee.type != "member_expression":
+        return ""
+    owner = _dotted(callee.child_by_field_name("object"))
+    return owner if owner and owner != "this" and not owner.startswith("this.") else ""
+
+
 def _kept(node: ts.Node, kept: set) -> bool:
     """Whether a matched node is a definition: a declarator of an object or array literal at the
     top level (a constant table) or of an object with functions anywhere; a member of an object
@@ -389,8 +418,13 @@ def _kept(node: ts.Node, kept: set) -> bool:
         owner = node.parent.parent if node.parent is not None else None
         while owner is not None and owner.type in ("as_expression", "satisfies_expression", "parenthesized_expression"):
             owner = owner.parent
-        if owner is not None and owner.type == "arguments":  # Base.extend({...}): the factory's
-            owner = owner.parent.parent if owner.parent is not None else None
+        if owner is not None and owner.type == "arguments":  # an object given to a call
+            holder = owner.parent.parent if owner.parent is not None else None
+            if holder is not None and holder.type == "variable_declarator":  # Base.extend({...}): the factory's
+                return _key(holder) in kept
+            return node.child_by_field_name("value").type in _FUNCTION_VALUES  # Layer.include({ f: function })
+        if owner is not None and owner.type == "assignment_expression":  # A.prototype = { f: function }
+            return node.child_by_field_name("value").type in _FUNCTION_VALUES
         return owner is not None and _key(owner) in kept
     if node.type in ("function_expression", "generator_function") and node.child_by_field_name("name") is not None:
         return node.parent is None or _key(node.parent) not in kept
@@ -425,8 +459,13 @@ def _definitions(matches: list[dict], data: bytes, fx: FileExtract) -> Enclosing
             elif dotted:
                 qual = dotted if parent is None else f"{fx.symbols[parent].qualname}.{dotted}"
                 kind = "method" if owner and parent is None else kind
+        elif node.type in ("pair", "method_definition") and parent is None and (owner := _object_owner(node)):
+            parent = top.get(owner)  # Layer.include({ bindPopup() {...} }): a method of Layer
+            if parent is not None:
+                fx.symbols[parent].kind = "class"
+            kind, qual = "method", f"{owner}.{name}"
         outer = _outer(node)
-        fx.symbols.append(SymbolRec(name=name, qualname=qual, kind=kind, start_line=outer.start_point[0] + 1,
+        fx.symbols.append(SymbolRec(name=name, qualname=qual, kind=kind, start_line=_first_line(outer) + 1,
                                     end_line=node.end_point[0] + 1, signature=_signature(node, data),
                                     doc=_jsdoc(outer), parent=parent))
         if parent is None and node.type != "assignment_expression":
