@@ -16,7 +16,12 @@ A function that gets methods through its prototype (`Axios.prototype.request = f
 a class, the methods its own. So is a name bound to a call given an object literal with
 functions, the class factories of Leaflet, Backbone and Vue (`const Foo = Base.extend({ bar()
 {...}, baz: function () {...} })`): its functions are the methods Foo.bar and Foo.baz, and an
-`X.extend(...)` call makes X its base. Symbol kinds are the index's three: classes, interfaces, enums,
+`X.extend(...)` call makes X its base. The functions of an object given to `A.include(...)` or
+assigned to `A.prototype` are A's methods (`A.f`). Every definition is a symbol in its
+container: a named function expression wherever it is (`cond && function f() {...}`,
+`wrap(function f() {...})`), a default export's anonymous function (`default`), an object
+literal with functions (anywhere) or any object or array (at the top level: a table), whose
+members are `object.member`; a definition's span starts at the comments right above it. Symbol kinds are the index's three: classes, interfaces, enums,
 type aliases and namespaces are `class` (their signature says which); a method of a class or
 an interface is a `method`.
 """
@@ -57,8 +62,6 @@ _DEFS = """
 (assignment_expression left: (identifier) @name
   right: [(arrow_function) (function_expression) (generator_function) (class)]) @def
 (variable_declarator name: (identifier) @name value: (call_expression arguments: (arguments (object)))) @def
-(variable_declarator value: (call_expression arguments: (arguments (object
-  (pair key: (property_identifier) @name value: [(arrow_function) (function_expression) (generator_function)]) @def))))
 (function_expression name: (identifier) @name) @def
 (generator_function name: (identifier) @name) @def
 (export_statement value: [(function_expression !name) (generator_function !name) (arrow_function)] @def)
