@@ -1,25 +1,17 @@
-"""benchmarks/bench_symbol_coverage.py: changed lines inside symbols, and innermost definitions
-(by its reference list, not the extractor's) the index names."""
+"""swevis_dev.symbol_coverage (benchmarks/bench_symbol_coverage.py): changed lines inside
+symbols, and innermost definitions (by its reference list, not the extractor's) the index names."""
 
 from __future__ import annotations
 
-import importlib.util
 from collections import defaultdict
 from pathlib import Path
 
-ROOT = Path(__file__).parents[2]
-PAIRS = ROOT / "tests" / "fixtures" / "index" / "coverage"
+from swevis_dev import symbol_coverage as bench
 
-
-def _bench():
-    spec = importlib.util.spec_from_file_location("bench_symbol_coverage", ROOT / "benchmarks" / "bench_symbol_coverage.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+PAIRS = Path(__file__).parents[1] / "fixtures" / "index" / "coverage"
 
 
 def test_every_fixture_fix_is_covered_by_the_index():
-    bench = _bench()
     for path, before, after in bench.pair_fixes(PAIRS):
         counts = defaultdict(int)
         bench.measure_fix(path, before, after, counts)
@@ -28,7 +20,6 @@ def test_every_fixture_fix_is_covered_by_the_index():
 
 
 def test_a_change_outside_every_symbol_and_an_unnamed_definition_count_against_the_index():
-    bench = _bench()
     counts = defaultdict(int)
     before = b"const x = 1;\nfoo(function () {\n  return 1;\n});\n"
     after = b"const x = 2;\nfoo(function () {\n  return 2;\n});\n"

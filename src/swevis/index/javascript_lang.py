@@ -390,11 +390,17 @@ def _top_level(declarator: ts.Node) -> bool:
     return statement.parent is not None and statement.parent.type == "program"
 
 
+def _grandparent(node: ts.Node) -> ts.Node | None:
+    """What holds the node's parent (a pair's object's holder, an argument list's call's)."""
+    up = node.parent
+    return up.parent if up is not None else None
+
+
 def _object_owner(member: ts.Node) -> str:
     """Whose member `m` of an object literal is: `A` of `A.include({ m() {...} })` (an object
     given to a call of a method of `A`: Leaflet's `Layer.include`) and of `A.prototype = {...}`
     or `A = {...}`; "" of `module.exports = {...}` (the module's) and of other objects."""
-    holder = member.parent.parent if member.parent is not None and member.parent.type == "object" else None
+    holder = _grandparent(member) if member.parent is not None and member.parent.type == "object" else None
     if holder is not None and holder.type == "assignment_expression":
         owner = _dotted(holder.child_by_field_name("left")) or ""
         names = [n for n in owner.split(".") if n != "prototype"]
@@ -418,11 +424,11 @@ def _kept(node: ts.Node, kept: set) -> bool:
     if node.type == "variable_declarator" and node.child_by_field_name("value").type == "call_expression":
         return _class_factory(node)
     if node.type == "pair":
-        owner = node.parent.parent if node.parent is not None else None
+        owner = _grandparent(node)
         while owner is not None and owner.type in ("as_expression", "satisfies_expression", "parenthesized_expression"):
             owner = owner.parent
         if owner is not None and owner.type == "arguments":  # an object given to a call
-            holder = owner.parent.parent if owner.parent is not None else None
+            holder = _grandparent(owner)
             if holder is not None and holder.type == "variable_declarator":  # Base.extend({...}): the factory's
                 return _key(holder) in kept
             return node.child_by_field_name("value").type in _FUNCTION_VALUES  # Layer.include({ f: function })
