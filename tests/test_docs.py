@@ -116,6 +116,11 @@ RULES: dict[str, Rule] = {
         "indexes the three sample repositories and 14 copies of installed libraries (minutes): --help checks its arguments"),
     ".venv/bin/python benchmarks/ranking_probes.py": Rule(".venv/bin/python benchmarks/ranking_probes.py --help", MINED),
     ".venv/bin/swevis devset fetch --polyglot": Rule(".venv/bin/swevis devset fetch --help", POLYGLOT_CLONES),
+    ".venv/bin/python benchmarks/bench_symbol_coverage.py --pairs tests/fixtures/index/coverage": AS_WRITTEN,
+    ".venv/bin/python benchmarks/bench_symbol_coverage.py --cases devset/mined_polyglot.csv devset/mined.csv "
+    "--mirrors .swevis-cache/devset/mirrors": Rule(
+        ".venv/bin/python benchmarks/bench_symbol_coverage.py --help",
+        "reads the fixes of 1,672 mined cases from the mirrors of 22 repositories: --help checks the script"),
     ".venv/bin/swevis devset mine --polyglot --per-repo 62": Rule(".venv/bin/swevis devset mine --help", POLYGLOT_CLONES),
     ".venv/bin/swevis devset prepare --polyglot": Rule(".venv/bin/swevis devset prepare --help", POLYGLOT_CLONES),
     "nice -n 10 .venv/bin/swevis devset measure --polyglot": Rule(".venv/bin/swevis devset measure --help", POLYGLOT_CLONES),

@@ -195,3 +195,18 @@ def test_the_history_reads_go_definitions_from_hunk_headers_and_changed_lines():
     commit = parse_log(log).commits[0]
     assert commit == (frozenset({"a/b.go"}), frozenset({("a/b.go", "Area"), ("a/b.go", "NewCircle"),
                                                          ("a/b.go", "Ring"), ("a/b.go", "Halve")}))
+
+
+def test_interface_methods_and_package_level_tables_are_symbols():
+    from swevis.index.go_lang import extract
+
+    src = (b"package p\n\ntype Shape interface {\n\tArea() float64\n\tfmt.Stringer\n}\n\n"
+           b"var terms = map[string]int{\n\t\"a\": 1,\n}\n\n"
+           b"var (\n\thook = func(x int) int { return x }\n\tn    = 3\n)\n")
+    fx = extract("p/a.go", src, "p", {})
+    assert [(s.qualname, s.kind, s.start_line, s.end_line, s.signature) for s in fx.symbols] == [
+        ("Shape", "class", 3, 6, "type Shape interface"),
+        ("Shape.Area", "method", 4, 4, "Area() float64"),
+        ("terms", "class", 8, 10, "var terms = map[string]int{"),
+        ("hook", "function", 13, 13, "var hook = func(x int) int {"),  # `n = 3` is no table: no symbol
+    ]

@@ -182,3 +182,56 @@ def test_the_history_reads_java_definitions_from_hunk_headers_and_changed_lines(
     commit = parse_log(log).commits[0]
     assert commit == (frozenset({"src/A.java"}), frozenset({("src/A.java", "clamp"), ("src/A.java", "Geometry"),
                                                              ("src/A.java", "halve")}))
+
+
+def test_anonymous_classes_and_lambda_fields_are_symbols():
+    from swevis.index.java_lang import extract
+
+    src = b"""package a;
+
+public class Outer {
+    private final Function<String, Integer> parse = s -> {
+        return Integer.parseInt(s);
+    };
+    private int n = 3;
+
+    void run() {
+        Runnable r = new Runnable() {
+            public void run() {}
+        };
+    }
+}
+"""
+    fx = extract("src/a/Outer.java", src, "a.Outer", {})
+    assert [(s.qualname, s.kind, s.start_line, s.end_line, s.signature) for s in fx.symbols] == [
+        ("Outer", "class", 3, 14, "public class Outer"),
+        ("Outer.parse", "method", 4, 6, "private final Function<String, Integer> parse"),  # `n` is no symbol
+        ("Outer.run", "method", 9, 13, "void run()"),
+        ("Outer.run.new Runnable", "class", 10, 12, "new Runnable()"),
+        ("Outer.run.new Runnable.run", "method", 11, 11, "public void run()"),
+    ]
+    assert [(e.dst_name, fx.symbols[e.src_symbol].qualname) for e in fx.edges if e.kind == "inherits"] == [
+        ("Runnable", "Outer.run.new Runnable")]
+
+
+def test_a_same_package_test_is_a_test_of_its_package_without_an_import(indexed):
+    """CircleTest (package com.example.shapes) imports nothing of its package: it still tests
+    Square's code as a file of the package; Geometry's package has no test."""
+    _, db = indexed
+    with open_index(db) as idx:
+        (inscribed,) = idx.symbols_by_qualname("Square.inscribed")
+        assert [(t["path"], t["references"], t["imports_module"]) for t in idx.tests_for(inscribed)] == [
+            ("src/test/java/com/example/shapes/CircleTest.java", [], True)]
+        (clamp,) = idx.symbols_by_qualname("Geometry.clamp")
+        assert idx.tests_for(clamp) == []
+
+
+def test_junit_methods_are_test_functions_by_their_annotation():
+    src = FIXTURE / "src/test/java/com/example/shapes/CircleTest.java"
+    lines = src.read_text().splitlines()
+    path = "src/test/java/com/example/shapes/CircleTest.java"
+    assert languages.is_test_function(path, "areaOfUnitCircle", lines, 8, 12)  # @Test on the line above
+    assert not languages.is_test_function(path, "CircleTest", lines, 7, 13)
+    helper = ["    private double unit() {", "        return 1;", "    }"]
+    assert not languages.is_test_function(path, "unit", helper, 1, 3)
+    assert languages.is_test_function(path, "testArea", ["    public void testArea() {", "    }"], 1, 2)  # JUnit 3

@@ -20,10 +20,10 @@ def test_definitions_with_spans_signatures_and_docs(index):
     assert (ledger.language, ledger.module, ledger.is_test) == ("javascript", "lib.ledger", False)
     got = [(s.qualname, s.kind, s.start_line, s.end_line, s.signature) for s in idx.symbols_in_file("lib/ledger.js")]
     assert got == [
-        ("Ledger", "class", 8, 22, "class Ledger extends Book"),
+        ("Ledger", "class", 5, 22, "class Ledger extends Book"),  # from its JSDoc
         ("Ledger.constructor", "method", 9, 12, "constructor(limit)"),
         ("Ledger.add", "method", 14, 16, "add(entry)"),
-        ("Ledger.describe", "method", 19, 21, "describe()"),
+        ("Ledger.describe", "method", 18, 21, "describe()"),
     ]
     (describe,) = idx.symbols_by_qualname("Ledger.describe")
     assert describe.doc == "The balance as the report prints it."
@@ -119,12 +119,14 @@ def test_methods_of_an_object_literal_given_to_a_call_are_the_bound_names_method
     got = [(s.qualname, s.kind, s.start_line, s.end_line, s.signature) for s in fx.symbols]
     assert got == [
         ("Foo", "class", 1, 13, "const Foo = Base.extend"),
+        ("Foo.options", "class", 2, 2, "options: {"),  # a nested object: a namespace of Foo
         ("Foo.bar", "method", 4, 6, "bar()"),
         ("Foo.baz", "method", 8, 10, "baz: function (x)"),
         ("Foo.qux", "method", 12, 12, "qux: (y) =>"),
         ("Layer", "class", 15, 19, "var Layer = L.Evented.extend"),  # the second object has no function
         ("Layer.onAdd", "method", 16, 18, "onAdd: function (map)"),
-        ("helper", "function", 22, 22, "helper()"),  # an object not given to a call: as before
+        ("plain", "class", 22, 22, "const plain = {"),  # an object literal with functions: their container
+        ("plain.helper", "method", 22, 22, "helper()"),
     ]  # `const app = createApp({ port: 8080 })` gives an object without functions: no class
     assert [(e.dst_name, fx.symbols[e.src_symbol].qualname) for e in fx.edges if e.kind == "inherits"] == [
         ("Base", "Foo"), ("L.Evented", "Layer")]
@@ -166,3 +168,83 @@ def test_node_stack_traces_are_frames():
         ("///srv/app/src/report.mjs", 6, "renderReport"),  # a file:// URL's path, as resolve_path reads it
         ("/srv/app/lib/index.js", 4, None),
     ]
+
+
+EXPRESSIONS = b"""export default isXHR && function httpAdapter(config) {
+  function onDone() { return 1; }
+  return onDone();
+};
+wrap(function wrapped() {
+  const inner = () => 2;
+});
+const visitor = {
+  Identifier(path) { return path; },
+  Scope: {
+    enter(path) {},
+    exit: function () {},
+  },
+  count: 3,
+};
+const terms = { a: 'x', 'b-c': 'y' };
+function build() {
+  const local = { a: 1 };
+}
+const g = function named() {};
+"""
+
+
+def test_function_expressions_object_literals_and_tables_are_symbols_in_their_container():
+    """A function bound by `&&` or passed to a call is a symbol and the container of what it
+    holds; an object literal's members are `object.member`; a top-level table is a symbol, a
+    data object inside a function is not."""
+    fx = extract("lib/adapter.js", EXPRESSIONS, "lib.adapter", {})
+    got = [(s.qualname, s.kind, s.start_line, s.end_line, s.signature) for s in fx.symbols]
+    assert got == [
+        ("httpAdapter", "function", 1, 4, "function httpAdapter(config)"),
+        ("httpAdapter.onDone", "function", 2, 2, "function onDone()"),
+        ("wrapped", "function", 5, 7, "function wrapped()"),
+        ("wrapped.inner", "function", 6, 6, "const inner = () =>"),
+        ("visitor", "class", 8, 15, "const visitor = {"),
+        ("visitor.Identifier", "method", 9, 9, "Identifier(path)"),
+        ("visitor.Scope", "class", 10, 13, "Scope: {"),
+        ("visitor.Scope.enter", "method", 11, 11, "enter(path)"),
+        ("visitor.Scope.exit", "method", 12, 12, "exit: function ()"),
+        ("terms", "class", 16, 16, "const terms = {"),
+        ("build", "function", 17, 19, "function build()"),
+        ("g", "function", 20, 20, "const g = function named()"),  # one symbol: the declarator's
+    ]
+    default = extract("lib/a.js", b"export default () => {\n  return 1;\n};\n", "lib.a", {})
+    assert [(s.qualname, s.start_line, s.end_line) for s in default.symbols] == [("default", 1, 3)]
+
+
+MEMBERS = b"""export function Bounds(a, b) {}
+Bounds.prototype = {
+  extend: function (point) { return this; },
+};
+// @method bindPopup(content): this
+// Binds a popup to the layer.
+Layer.include({
+  bindPopup(content) { return this; },
+  openPopup: function () {},
+});
+if (hasSelect) {
+  disableTextSelection = function () {
+    return 1;
+  };
+}
+"""
+
+
+def test_objects_of_functions_given_to_a_member_or_a_call_are_their_owners_methods():
+    """`A.prototype = {...}` and `A.include({...})` add methods to A; a function assigned to a
+    plain name is a symbol; the comments right above a definition are in its span."""
+    fx = extract("src/Bounds.js", MEMBERS, "src.Bounds", {})
+    assert [(s.qualname, s.kind, s.start_line, s.end_line, s.parent) for s in fx.symbols] == [
+        ("Bounds", "class", 1, 1, None),
+        ("Bounds.extend", "method", 3, 3, 0),
+        ("Layer.bindPopup", "method", 8, 8, None),  # Layer is defined in another file
+        ("Layer.openPopup", "method", 9, 9, None),
+        ("disableTextSelection", "function", 12, 14, None),
+    ]
+    fn = extract("a.js", b"// Binds a popup.\n// To the layer.\nfunction bind() {}\n", "a", {})
+    assert [(s.qualname, s.start_line, s.end_line) for s in fn.symbols] == [("bind", 1, 3)]

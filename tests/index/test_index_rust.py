@@ -19,14 +19,17 @@ def test_items_impls_and_mods(index):
     got = [(s.qualname, s.kind, s.start_line, s.end_line, s.signature) for s in idx.symbols_in_file("src/shapes/circle.rs")]
     assert got == [
         ("Circle", "class", 4, 8, "pub struct Circle"),  # from its doc comment and attributes
+        ("Circle.impl", "class", 10, 15, "impl Circle"),  # an impl beside its type: a part of it
         ("Circle.new", "method", 11, 14, "pub fn new(radius: f64) -> Self"),  # impl Circle
+        ("Circle.impl Shape", "class", 17, 21, "impl Shape for Circle"),
         ("Circle.area", "method", 18, 20, "fn area(&self) -> f64"),  # impl Shape for Circle
         ("tests", "class", 23, 31, "mod tests"),  # #[cfg(test)] unit tests inside the source file
         ("tests.unit_circle", "function", 27, 30, "fn unit_circle()"),
     ]
     (circle,) = idx.symbols_by_qualname("Circle")
     assert circle.doc == "A circle given by its radius."
-    assert {s.qualname for _, s in idx.neighbours(circle.id, ("child",))} == {"Circle.new", "Circle.area"}
+    assert {s.qualname for _, s in idx.neighbours(circle.id, ("child",))} == {
+        "Circle.impl", "Circle.new", "Circle.impl Shape", "Circle.area"}
     trait = {s.qualname: (s.kind, s.signature) for s in idx.symbols_in_file("src/shapes/mod.rs")}
     assert trait == {"Shape": ("class", "pub trait Shape"), "Shape.area": ("method", "fn area(&self) -> f64"),
                      "Shape.describe": ("method", "fn describe(&self) -> String")}
@@ -132,3 +135,20 @@ def test_a_renamed_package_renames_its_modules_and_an_update_equals_a_cold_build
     with open_index(db) as idx:
         assert idx.file("src/util.rs").module == "shapes.util"
         assert "src/shapes/circle.rs" in idx.imports_of(idx.file("tests/areas.rs").id)
+
+
+def test_impl_blocks_associated_items_and_constants_are_symbols():
+    """A line of an impl outside its fns (a where clause, an associated type) has a symbol;
+    consts and statics are symbols; the fns stay the type's methods."""
+    src = (b"pub struct Point { x: i32 }\n"
+           b"impl<T> fmt::Display for Point where T: Clone {\n"
+           b"    type Output = u8;\n"
+           b"    fn fmt(&self) {}\n"
+           b"}\n"
+           b"pub const TABLE: [u8; 2] = [1, 2];\n")
+    fx = extract("src/a.rs", src, "crate.a", {})
+    assert [(s.qualname, s.kind, s.start_line, s.end_line) for s in fx.symbols] == [
+        ("Point", "class", 1, 1), ("Point.impl Display", "class", 2, 5), ("Point.Output", "class", 3, 3),
+        ("Point.fmt", "method", 4, 4), ("TABLE", "class", 6, 6)]
+    assert [(e.dst_name, fx.symbols[e.src_symbol].qualname) for e in fx.edges if e.kind == "inherits"] == [
+        ("fmt.Display", "Point")]

@@ -18,10 +18,10 @@ def test_typescripts_own_definitions(index):
     idx, _ = index
     got = [(s.qualname, s.kind, s.start_line, s.end_line, s.signature) for s in idx.symbols_in_file("src/shapes/shape.ts")]
     assert got == [
-        ("Shape", "class", 4, 7, "interface Shape"),
+        ("Shape", "class", 3, 7, "interface Shape"),  # from its doc comment
         ("Shape.area", "method", 5, 5, "area(): number"),
         ("Shape.describe", "method", 6, 6, "describe(): string"),
-        ("BaseShape", "class", 12, 20, "abstract class BaseShape implements Shape"),
+        ("BaseShape", "class", 9, 20, "abstract class BaseShape implements Shape"),
         ("BaseShape.area", "method", 13, 13, "abstract area(): number"),
         ("BaseShape.name", "method", 15, 15, "abstract name(): string"),
         ("BaseShape.describe", "method", 17, 19, "describe(): string"),

@@ -266,3 +266,16 @@ def test_grammars_are_compiled_when_a_language_is_first_parsed_not_at_import():
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert done.stdout.split("\n")[:2] == ["[0, 0, 0, 0, 0, 0]", "[0, 0, 0, 1, 0, 0]"]
+
+
+def test_test_functions_by_each_languages_convention():
+    """What a runner runs: Go's TestX, Rust's #[test] fns, Python's and JavaScript's test* names."""
+    go = ["func TestParse(t *testing.T) {", "}", "func helper() {}"]
+    assert languages.is_test_function("a_test.go", "TestParse", go, 1, 2)
+    assert not languages.is_test_function("a_test.go", "helper", go, 3, 3)
+    rust = ["#[test]", "fn parses() {", "}", "#[cfg(test)]", "fn setup() {}", "#[tokio::test]", "async fn runs() {}"]
+    assert languages.is_test_function("tests/a.rs", "parses", rust, 1, 3)
+    assert not languages.is_test_function("tests/a.rs", "setup", rust, 4, 5)
+    assert languages.is_test_function("tests/a.rs", "runs", rust, 6, 7)
+    assert languages.is_test_function("tests/test_a.py", "test_a", ["def test_a():", "    pass"], 1, 2)
+    assert not languages.is_test_function("tests/test_a.py", "helper", ["def helper():", "    pass"], 1, 2)

@@ -8,7 +8,9 @@ module path of the nearest go.mod (its `module` line) and the folder below it
 (`names["+"]`, swevis.index.resolve); an import binds the package's name (its alias, else the
 path's last part) to the import path, so `util.Clamp()` is looked up in that package. A method
 is a member of its receiver's type when the type is declared in the same file (else a method
-without a parent, found by name); a struct's or interface's embedded types are its bases.
+without a parent, found by name), an interface's method a member of the interface; a
+package-level `var` of a composite literal (a map, a slice, a struct) is a `class`, of a func
+literal a function; a struct's or interface's embedded types are its bases.
 Calls on a method's receiver, a typed parameter or variable (`var c Circle`, `c := &Circle{}`)
 are looked up on that type; other receivers by name only. Interfaces are satisfied implicitly
 in Go: no edge says which types implement one.
@@ -31,6 +33,11 @@ _PATTERNS = """
 (method_declaration name: (field_identifier) @name) @def
 (type_spec name: (type_identifier) @name) @def
 (type_alias name: (type_identifier) @name) @def
+(method_elem name: (field_identifier) @name) @def
+(source_file (var_declaration (var_spec name: (identifier) @name
+  value: (expression_list . [(composite_literal) (func_literal)])) @def))
+(source_file (var_declaration (var_spec_list (var_spec name: (identifier) @name
+  value: (expression_list . [(composite_literal) (func_literal)])) @def)))
 (package_clause) @package
 (import_spec) @import
 (call_expression function: (identifier) @callee)
@@ -80,6 +87,11 @@ def _value_type(node: ts.Node | None) -> str:
 
 def _signature(node: ts.Node, data: bytes) -> str:
     """`func (c *Circle) Area() float64`, `type Circle struct`: the declaration up to its body."""
+    if node.type == "var_spec":  # `var x = map[string]int{`: up to the literal's body
+        value = node.child_by_field_name("value").named_children[0]
+        body = value.child_by_field_name("body")
+        end = body.start_byte + 1 if body is not None else value.end_byte
+        return "var " + " ".join(data[node.start_byte : end].decode("utf-8", "replace").split())[:MAX_SIGNATURE]
     if node.type in ("type_spec", "type_alias"):
         kind = node.child_by_field_name("type")
         head = data[node.start_byte : kind.start_byte].decode("utf-8", "replace") if kind is not None else text(node)
@@ -131,9 +143,14 @@ def _definitions(defs: list[tuple[ts.Node, str]], data: bytes, fx: FileExtract) 
     for i, (node, name) in enumerate(defs):
         outer = node.parent if node.type != "method_declaration" and node.parent is not None \
             and node.parent.type == "type_declaration" and node.parent.named_child_count == 1 else node
-        nesting.add(node.start_byte, node.end_byte)
+        container = nesting.outer[nesting.add(node.start_byte, node.end_byte)]
         kind, qualname, parent = "function", name, None
-        if node.type == "method_declaration":
+        if node.type == "method_elem" and container is not None:  # an interface's method
+            kind, qualname, parent = "method", f"{fx.symbols[container].qualname}.{name}", container
+        elif node.type == "var_spec":  # a package-level table (map, slice, struct) or func value
+            value = node.child_by_field_name("value").named_children[0]
+            kind = "function" if value.type == "func_literal" else "class"
+        elif node.type == "method_declaration":
             receivers[i] = _receiver_type(node)
             type_name = receivers[i][1].rsplit(".", 1)[-1]
             kind, qualname, parent = "method", f"{type_name}.{name}", types.get(type_name)
@@ -319,6 +336,7 @@ GO = Language(
     test_dirs=("testdata",),
     test_only_dirs=("testdata",),
     test_files=("*_test.go",),
+    test_function=re.compile(r"\bfunc\s+(?:Test|Benchmark|Fuzz|Example)\w*\s*[(\[]"),  # what go test runs
     trace_frames=(_FRAME,),
     trace_innermost_first=True,
     definition=r"(?:func\s+(?:\([^)]*\)\s*)?|type\s+)([A-Za-z_]\w*)",

@@ -1,6 +1,7 @@
 """Java: the extractor on tree-sitter-java (classes, interfaces, enums, records, methods and
 constructors; the package and its imports; extends and implements; calls) and the conventions
-of Java code (`JAVA`, registered in swevis.index.languages).
+of Java code (`JAVA`, registered in swevis.index.languages). An anonymous class is a class
+named by what it implements (`Outer.run.new Runnable`), a field holding a lambda a method.
 
 A Java file's module is its package and its class, `com.example.shapes.Circle` (its folder
 below a source root such as `src/main/java`). Its imports map onto the resolver's vocabulary
@@ -28,6 +29,8 @@ _CLASS_TYPES = frozenset({"class_declaration", "interface_declaration", "enum_de
 _PATTERNS = named_definitions("identifier", "class_declaration", "interface_declaration", "enum_declaration",
                               "record_declaration", "annotation_type_declaration", "method_declaration",
                               "constructor_declaration", "compact_constructor_declaration") + """
+(object_creation_expression type: (_) @name (class_body)) @def
+(field_declaration declarator: (variable_declarator name: (identifier) @name value: (lambda_expression))) @def
 (package_declaration) @package
 (import_declaration) @import
 (method_invocation name: (identifier) @callee)
@@ -66,6 +69,10 @@ def _type_name(node: ts.Node | None) -> str:
 def _signature(node: ts.Node, data: bytes) -> str:
     """The declaration up to its body, without annotations: `public int area(int scale)`."""
     body = node.child_by_field_name("body")
+    if node.type == "object_creation_expression":  # `new Comparator<String>()`
+        body = next((c for c in node.named_children if c.type == "class_body"), None)
+    elif node.type == "field_declaration":  # a lambda field, up to its value: `Function<A, B> f`
+        body = node.child_by_field_name("declarator").child_by_field_name("value")
     end = body.start_byte if body is not None else node.end_byte
     parts: list[str] = []
     start = node.start_byte
@@ -74,7 +81,7 @@ def _signature(node: ts.Node, data: bytes) -> str:
         parts += [text(c) for c in first.children if c.type not in ("annotation", "marker_annotation")]
         start = first.end_byte
     parts.append(data[start:end].decode("utf-8", "replace"))
-    return " ".join(" ".join(parts).split()).rstrip(";")[:MAX_SIGNATURE]
+    return " ".join(" ".join(parts).split()).rstrip(";= ")[:MAX_SIGNATURE]
 
 
 def _scan(root: ts.Node) -> dict[str, list]:
@@ -103,7 +110,9 @@ def _definitions(defs: list[tuple[ts.Node, str]], data: bytes, fx: FileExtract) 
     for node, name in defs:
         parent = nesting.add(node.start_byte, node.end_byte)
         parent = nesting.outer[parent]
-        is_class = node.type in _CLASS_TYPES
+        is_class = node.type in _CLASS_TYPES or node.type == "object_creation_expression"
+        if node.type == "object_creation_expression":  # an anonymous class, by what it implements
+            name = "new " + (_type_name(node.child_by_field_name("type")) or name).rsplit(".", 1)[-1]
         fx.symbols.append(SymbolRec(
             name=name,
             qualname=f"{fx.symbols[parent].qualname}.{name}" if parent is not None else name,
@@ -120,6 +129,8 @@ def _definitions(defs: list[tuple[ts.Node, str]], data: bytes, fx: FileExtract) 
 
 
 def _base_edges(node: ts.Node, index: int, fx: FileExtract) -> None:
+    if node.type == "object_creation_expression" and (name := _type_name(node.child_by_field_name("type"))):
+        fx.edges.append(EdgeRec("inherits", name, index, node.start_point[0] + 1))  # new Runnable() {...}
     for child in node.named_children:
         if child.type in ("superclass", "super_interfaces", "extends_interfaces"):
             lists = [c for c in child.named_children if c.type == "type_list"] or [child]
@@ -297,6 +308,9 @@ JAVA = Language(
     test_only_dirs=("test", "tests"),
     # Test*.java by Surefire's default includes, but not Tester.java or Testing.java
     test_files=("*Test.java", "*Tests.java", "Test[A-Z0-9_]*.java", "*IT.java"),
+    # JUnit 4/5 and TestNG annotations (@Test, @ParameterizedTest, @RepeatedTest, @org.junit.Test), or
+    # JUnit 3's `public void testX()`
+    test_function=re.compile(r"@(?:[\w.]+\.)?\w*Test\b|\bvoid\s+test\w*\s*\("),
     trace_frames=(_FRAME,),
     trace_innermost_first=True,
     # a type's keyword and name, or a method's modifiers and type before its name and `(`

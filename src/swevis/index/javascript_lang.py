@@ -16,7 +16,12 @@ A function that gets methods through its prototype (`Axios.prototype.request = f
 a class, the methods its own. So is a name bound to a call given an object literal with
 functions, the class factories of Leaflet, Backbone and Vue (`const Foo = Base.extend({ bar()
 {...}, baz: function () {...} })`): its functions are the methods Foo.bar and Foo.baz, and an
-`X.extend(...)` call makes X its base. Symbol kinds are the index's three: classes, interfaces, enums,
+`X.extend(...)` call makes X its base. The functions of an object given to `A.include(...)` or
+assigned to `A.prototype` are A's methods (`A.f`). Every definition is a symbol in its
+container: a named function expression wherever it is (`cond && function f() {...}`,
+`wrap(function f() {...})`), a default export's anonymous function (`default`), an object
+literal with functions (anywhere) or any object or array (at the top level: a table), whose
+members are `object.member`; a definition's span starts at the comments right above it. Symbol kinds are the index's three: classes, interfaces, enums,
 type aliases and namespaces are `class` (their signature says which); a method of a class or
 an interface is a `method`.
 """
@@ -54,9 +59,15 @@ _DEFS = """
   value: [(arrow_function) (function_expression) (generator_function) (class)]) @def
 (assignment_expression left: (member_expression property: (property_identifier) @name)
   right: [(arrow_function) (function_expression) (generator_function) (class)]) @def
+(assignment_expression left: (identifier) @name
+  right: [(arrow_function) (function_expression) (generator_function) (class)]) @def
 (variable_declarator name: (identifier) @name value: (call_expression arguments: (arguments (object)))) @def
-(variable_declarator value: (call_expression arguments: (arguments (object
-  (pair key: (property_identifier) @name value: [(arrow_function) (function_expression) (generator_function)]) @def))))
+(function_expression name: (identifier) @name) @def
+(generator_function name: (identifier) @name) @def
+(export_statement value: [(function_expression !name) (generator_function !name) (arrow_function)] @def)
+(variable_declarator name: (identifier) @name value: [(object) (array)]) @def
+(pair key: [(property_identifier) (string) (number)] @name
+  value: [(object) (arrow_function) (function_expression) (generator_function)]) @def
 """
 _IMPORTS = """
 (import_statement) @imp
@@ -257,6 +268,15 @@ def _outer(node: ts.Node) -> ts.Node:
     return node
 
 
+def _first_line(outer: ts.Node) -> int:
+    """A definition's first line (0-based): that of the comments right above it, if any (its
+    JSDoc, Leaflet's `// @method` lines), as a Rust item's doc comments are its own."""
+    first, prev = outer, outer.prev_named_sibling
+    while prev is not None and prev.type == "comment" and prev.end_point[0] >= first.start_point[0] - 1:
+        first, prev = prev, prev.prev_named_sibling
+    return first.start_point[0]
+
+
 def _jsdoc(outer: ts.Node) -> str:
     prev = outer.prev_named_sibling
     if prev is None or prev.type != "comment" or prev.end_point[0] < outer.start_point[0] - 1:
@@ -273,6 +293,8 @@ def _jsdoc(outer: ts.Node) -> str:
 
 def _signature(node: ts.Node, data: bytes) -> str:
     """The definition's head as written, up to its body (a whole one-line declaration)."""
+    if _table(node) is not None:  # a table's head and its bracket (`const terms = {`)
+        return _one_line(data[_outer(node).start_byte : _table(node).start_byte + 1].decode("utf-8", "replace"))
     if node.type == "variable_declarator":
         value = node.child_by_field_name("value")
         decl = node.parent
@@ -299,6 +321,7 @@ def _body_start(node: ts.Node | None, data: bytes) -> int:
     return body.start_byte  # an arrow function's expression body too: its head ends at `=>`
 
 
+_FUNCTION_VALUES = frozenset({"arrow_function", "function_expression", "generator_function"})
 _CLASSLIKE = frozenset({"class_declaration", "abstract_class_declaration", "class", "interface_declaration",
                         "enum_declaration", "type_alias_declaration", "internal_module", "module"})
 _METHODS = frozenset({"method_definition", "method_signature", "abstract_method_signature", "field_definition",
@@ -306,7 +329,7 @@ _METHODS = frozenset({"method_definition", "method_signature", "abstract_method_
 
 
 def _kind_of(node: ts.Node, parent_kind: str | None) -> str:
-    if node.type in _CLASSLIKE:
+    if node.type in _CLASSLIKE or _table(node) is not None:  # an object literal is a namespace
         return "class"
     if node.type == "variable_declarator" and (v := node.child_by_field_name("value")) is not None and v.type == "class":
         return "class"
@@ -325,11 +348,7 @@ def _object_arguments(call: ts.Node | None) -> list[ts.Node]:
 def _class_factory(node: ts.Node) -> bool:
     """`const Foo = Base.extend({ bar() {...} })`: a declarator whose value is a call given an
     object literal with at least one function (not `const app = create({ port: 80 })`)."""
-    functions = ("arrow_function", "function_expression", "generator_function")
-    members = [m for obj in _object_arguments(node.child_by_field_name("value")) for m in obj.named_children]
-    return any(m.type == "method_definition"
-               or (m.type == "pair" and (v := m.child_by_field_name("value")) is not None and v.type in functions)
-               for m in members)
+    return any(_has_functions(obj) for obj in _object_arguments(node.child_by_field_name("value")))
 
 
 def _assigned_owner(node: ts.Node) -> tuple[str, str]:
@@ -346,14 +365,94 @@ def _assigned_owner(node: ts.Node) -> tuple[str, str]:
     return ".".join(names[:-1]), ".".join(names)
 
 
+def _key(node: ts.Node) -> tuple[int, int, str]:
+    return node.start_byte, node.end_byte, node.type
+
+
+def _table(node: ts.Node) -> ts.Node | None:
+    """The object or array literal a declarator or a pair binds (through `as const` and
+    `satisfies`), or None."""
+    value = node.child_by_field_name("value") if node.type in ("variable_declarator", "pair") else None
+    while value is not None and value.type in ("as_expression", "satisfies_expression", "parenthesized_expression"):
+        value = value.named_children[0] if value.named_child_count else None
+    return value if value is not None and value.type in ("object", "array") else None
+
+
+def _has_functions(table: ts.Node) -> bool:
+    """An object literal with a method or a function-valued member (a visitor, a namespace)."""
+    return table.type == "object" and any(
+        m.type == "method_definition" or (m.type == "pair" and (v := m.child_by_field_name("value")) is not None
+                                          and v.type in _FUNCTION_VALUES) for m in table.named_children)
+
+
+def _top_level(declarator: ts.Node) -> bool:
+    statement = _outer(declarator)
+    return statement.parent is not None and statement.parent.type == "program"
+
+
+def _grandparent(node: ts.Node) -> ts.Node | None:
+    """What holds the node's parent (a pair's object's holder, an argument list's call's)."""
+    up = node.parent
+    return up.parent if up is not None else None
+
+
+def _object_owner(member: ts.Node) -> str:
+    """Whose member `m` of an object literal is: `A` of `A.include({ m() {...} })` (an object
+    given to a call of a method of `A`: Leaflet's `Layer.include`) and of `A.prototype = {...}`
+    or `A = {...}`; "" of `module.exports = {...}` (the module's) and of other objects."""
+    holder = _grandparent(member) if member.parent is not None and member.parent.type == "object" else None
+    if holder is not None and holder.type == "assignment_expression":
+        owner = _dotted(holder.child_by_field_name("left")) or ""
+        names = [n for n in owner.split(".") if n != "prototype"]
+        return "" if names[:1] in (["module"], ["exports"], ["this"]) else ".".join(names)
+    args = holder
+    call = args.parent if args is not None and args.type == "arguments" else None
+    callee = call.child_by_field_name("function") if call is not None and call.type == "call_expression" else None
+    if callee is None or callee.type != "member_expression":
+        return ""
+    owner = _dotted(callee.child_by_field_name("object"))
+    return owner if owner and owner != "this" and not owner.startswith("this.") else ""
+
+
+def _kept(node: ts.Node, kept: set) -> bool:
+    """Whether a matched node is a definition: a declarator of an object or array literal at the
+    top level (a constant table) or of an object with functions anywhere; a member of an object
+    that is itself a definition (`v.Identifier`, `v.Scope.enter`; a class factory's argument);
+    a named function expression not already bound by its declarator, assignment or member."""
+    if node.type == "variable_declarator" and (table := _table(node)) is not None:
+        return _top_level(node) or _has_functions(table)
+    if node.type == "variable_declarator" and node.child_by_field_name("value").type == "call_expression":
+        return _class_factory(node)
+    if node.type == "pair":
+        owner = _grandparent(node)
+        while owner is not None and owner.type in ("as_expression", "satisfies_expression", "parenthesized_expression"):
+            owner = owner.parent
+        if owner is not None and owner.type == "arguments":  # an object given to a call
+            holder = _grandparent(owner)
+            if holder is not None and holder.type == "variable_declarator":  # Base.extend({...}): the factory's
+                return _key(holder) in kept
+            return node.child_by_field_name("value").type in _FUNCTION_VALUES  # Layer.include({ f: function })
+        if owner is not None and owner.type == "assignment_expression":  # A.prototype = { f: function }
+            return node.child_by_field_name("value").type in _FUNCTION_VALUES
+        return owner is not None and _key(owner) in kept
+    if node.type in ("function_expression", "generator_function") and node.child_by_field_name("name") is not None:
+        return node.parent is None or _key(node.parent) not in kept
+    return True
+
+
 def _definitions(matches: list[dict], data: bytes, fx: FileExtract) -> Enclosing:
     """Classes, functions and methods into fx.symbols, nested by byte position, with the
     `inherits` edges of each class; methods given through a prototype join their function."""
-    # a factory call with two object arguments matches twice: one definition a node
-    found = {(n.start_byte, n.end_byte, n.type): (n, _text(caps["name"][0])) for caps in matches for n in caps["def"][:1]}
-    defs = sorted((d for d in found.values() if d[0].type != "variable_declarator"
-                   or d[0].child_by_field_name("value").type != "call_expression" or _class_factory(d[0])),
-                  key=lambda d: (d[0].start_byte, -d[0].end_byte))
+    # a factory call with two object arguments matches twice: one definition a node; a default
+    # export's anonymous function is named `default`
+    found = {_key(n): (n, _text(caps["name"][0]).strip("'\"`") if "name" in caps else "default")
+             for caps in matches for n in caps["def"][:1]}
+    kept: set = set()
+    defs = []
+    for node, name in sorted(found.values(), key=lambda d: (d[0].start_byte, -d[0].end_byte)):
+        if _kept(node, kept):
+            kept.add(_key(node))
+            defs.append((node, name))
     nesting = Enclosing()
     top: dict[str, int] = {}
     for node, name in defs:
@@ -369,8 +468,13 @@ def _definitions(matches: list[dict], data: bytes, fx: FileExtract) -> Enclosing
             elif dotted:
                 qual = dotted if parent is None else f"{fx.symbols[parent].qualname}.{dotted}"
                 kind = "method" if owner and parent is None else kind
+        elif node.type in ("pair", "method_definition") and parent is None and (owner := _object_owner(node)):
+            parent = top.get(owner)  # Layer.include({ bindPopup() {...} }): a method of Layer
+            if parent is not None:
+                fx.symbols[parent].kind = "class"
+            kind, qual = "method", f"{owner}.{name}"
         outer = _outer(node)
-        fx.symbols.append(SymbolRec(name=name, qualname=qual, kind=kind, start_line=outer.start_point[0] + 1,
+        fx.symbols.append(SymbolRec(name=name, qualname=qual, kind=kind, start_line=_first_line(outer) + 1,
                                     end_line=node.end_point[0] + 1, signature=_signature(node, data),
                                     doc=_jsdoc(outer), parent=parent))
         if parent is None and node.type != "assignment_expression":

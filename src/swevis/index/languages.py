@@ -29,6 +29,7 @@ __all__ = [
     "extensions",
     "is_test_path",
     "is_test_module",
+    "is_test_function",
     "is_stub",
     "is_private",
     "is_root_package",
@@ -102,6 +103,17 @@ def is_test_module(path: str) -> bool:
     test/ and testing/ folders hold library code in several repositories."""
     language = language_for(path)
     return language is not None and language.is_test_module(path.replace("\\", "/"))
+
+
+def is_test_function(path: str, name: str, lines: list[str], start_line: int, end_line: int) -> bool:
+    """A test function of a test file by its language's convention (Language.is_test_function:
+    Java's @Test methods, Go's TestX, Rust's #[test] fns, else `test*` names), read from the
+    file's `lines`: its head runs from its first line (annotations included) to the line naming it."""
+    language = language_for(path)
+    if language is None:
+        return name.startswith("test")
+    last = next((i for i in range(start_line - 1, min(end_line, len(lines))) if name in lines[i]), start_line - 1)
+    return language.is_test_function(name, "\n".join(lines[start_line - 1 : last + 1]))
 
 
 def is_stub(path: str) -> bool:

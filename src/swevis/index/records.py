@@ -128,6 +128,10 @@ class Language:
     # Rust without `pub`, Java `private`): the re-ranker's is_private flag; None: none is
     private: Callable[[str, str], bool] | None = None
     root_package: bool = False  # files at the repository's top level are library code (Go's root package)
+    # a test function of a test file, by its head (its source from its first line, annotations
+    # and attributes included, to its name): Java `@Test`, Rust `#[test]`, Go `func TestX(`;
+    # None: a function or method named `test*` (Python, JavaScript's named tests)
+    test_function: re.Pattern | None = None
     # how its code writes a qualified name besides dots (Rust `Type::method`, `crate::a::f`):
     # an issue's `A::b` is read as the dotted name `A.b`
     scope_separator: str = ""
@@ -159,6 +163,11 @@ class Language:
     def is_test_module(self, path: str) -> bool:
         """Surely test code: below one of `test_only_dirs`, or named like a test file."""
         return any(p in self.test_only_dirs for p in path.split("/")[:-1]) or self._test_name(path)
+
+    def is_test_function(self, name: str, head: str) -> bool:
+        """A test function of a test file, by its name and its head (see `test_function`)."""
+        return self.test_function.search(head) is not None if self.test_function is not None \
+            else name.startswith("test")
 
     def test_command(self, test_files: list[str]) -> str:
         """The shell command running `test_files` (empty when it has no runner)."""

@@ -9,10 +9,12 @@ there (`crate::`, `self::`, `super::`, a `mod` of the file, another crate by its
 shared resolver reads them as Python's. The names come from the Cargo.toml files
 (`module_files`): a renamed package renames its files' modules, which an update re-extracts.
 
-Symbol kinds are the index's three: structs, enums, unions, traits, type aliases and inline
-`mod` blocks are `class` (their signature says which); the fns of an `impl` are methods of the
-type when the type is defined beside the impl (same file, same module), else of the impl block
-itself, a `class` named by the type. `impl Trait for Type` is an `inherits` edge from the type
+Symbol kinds are the index's three: structs, enums, unions, traits, type aliases, consts,
+statics and inline `mod` blocks are `class` (their signature says which); the fns of an `impl`
+are methods of the type when the type is defined beside the impl (same file, same module), and
+the impl block is then a `class` of the type too, named by its trait (`Point.impl Display`,
+`Point.impl`), so a line of the block outside its fns (a where clause, an associated type) has
+a symbol; an impl of a type defined elsewhere is itself a `class` named by the type. `impl Trait for Type` is an `inherits` edge from the type
 to the trait, so a trait's default methods are in the type's MRO.
 """
 
@@ -39,6 +41,8 @@ _PARTS = {
     (mod_item name: (identifier) @name body: (declaration_list)) @def
     (impl_item type: (_) @name) @def
     (macro_definition name: (identifier) @name) @def
+    (const_item name: (identifier) @name) @def
+    (static_item name: (identifier) @name) @def
     """,
     "imports": """
     (use_declaration argument: (_) @use) @imp
@@ -262,17 +266,13 @@ def _definitions(matches: list[dict], data: bytes, fx: FileExtract) -> _Defs:
     defs = sorted(((caps["def"][0], caps["name"][0]) for caps in matches), key=lambda d: (d[0].start_byte, -d[0].end_byte))
     within = _containers(defs)
     targets = _impl_targets(defs, within)
-    index: dict[int, int] = {}  # definition -> its symbol
-    for i in range(len(defs)):
-        if i not in targets:
-            index[i] = len(index)
     out = _Defs()
-    for i, (node, name_node) in enumerate(defs):
-        if i in targets:
-            continue
+    for i, (node, name_node) in enumerate(defs):  # one symbol a definition, in this order
         up = within[i]
-        parent = index.get(targets.get(up, up)) if up is not None else None
+        parent = targets.get(up, up)
         name = _type_leaf(name_node) if node.type == "impl_item" else _text(name_node)
+        if i in targets:  # an impl beside its type: a part of the type, named by its trait
+            parent, name = targets[i], _impl_name(node)
         pkind = defs[targets.get(up, up)][0].type if up is not None else None
         if node.type in ("function_item", "function_signature_item"):
             kind = "method" if pkind in ("impl_item", "trait_item", *_TYPE_DEFS) else "function"
@@ -292,8 +292,14 @@ def _definitions(matches: list[dict], data: bytes, fx: FileExtract) -> _Defs:
             p = fx.symbols[p].parent
         s.qualname = ".".join(reversed(names))
     for i, (node, name_node) in enumerate(defs):
-        _inherits(node, index[targets.get(i, i)], fx)
+        _inherits(node, targets.get(i, i), fx)
     return out
+
+
+def _impl_name(impl: ts.Node) -> str:
+    """`impl Display for Point` -> "impl Display"; `impl<T> Point<T>` -> "impl"."""
+    trait = impl.child_by_field_name("trait")
+    return f"impl {(_type_dotted(trait) or _text(trait)).rsplit('.', 1)[-1]}" if trait is not None else "impl"
 
 
 def _inherits(node: ts.Node, sym: int, fx: FileExtract) -> None:
@@ -592,6 +598,7 @@ RUST = Language(
     test_dirs=("tests", "benches"),
     test_only_dirs=("tests",),
     test_files=("tests.rs", "*_test.rs", "*_tests.rs"),
+    test_function=re.compile(r"#\[(?:\w+::)*test\b"),  # #[test], #[tokio::test]
     trace_frames=(
         # a panic: `thread 'main' panicked at src/a.rs:3:5:` (before Rust 1.73: `panicked at 'msg', src/a.rs:3:5`)
         re.compile(r"panicked at (?:'(?:[^'\\\n]|\\.)*', )?(?P<path>[\w./\\-]+\.rs):(?P<line>\d+)(?::\d+)?"),

@@ -470,11 +470,7 @@ class RepoIndex:
             ):
                 found.setdefault(path, {"path": path, "references": [], "imports_module": False})
                 found[path]["references"].append(n)
-        for (path,) in self.con.execute(
-            "SELECT DISTINCT f.path FROM edges e JOIN files f ON f.id = e.src_file"
-            " WHERE e.kind = 'imports' AND e.dst_file = ? AND f.is_test = 1 LIMIT 200",
-            (symbol.file_id,),
-        ):
+        for path in self._importing_tests(symbol.file_id):
             found.setdefault(path, {"path": path, "references": [], "imports_module": False})
             found[path]["imports_module"] = True
         ranked = sorted(
@@ -482,6 +478,22 @@ class RepoIndex:
             key=lambda d: (-(len(d["references"]) * 2 + d["imports_module"]), d["path"]),
         )
         return ranked[:limit]
+
+    def _importing_tests(self, file_id: int) -> list[str]:
+        """Test files that import the file's module, or see it without an import: a test file
+        of its own package (Java's and Go's same-package tests, `names["+"]`)."""
+        paths = [path for (path,) in self.con.execute(
+            "SELECT DISTINCT f.path FROM edges e JOIN files f ON f.id = e.src_file"
+            " WHERE e.kind = 'imports' AND e.dst_file = ? AND f.is_test = 1 LIMIT 200", (file_id,))]
+        own = self.con.execute("SELECT language, names FROM files WHERE id = ?", (file_id,)).fetchone()
+        packages = set(json.loads(unpack(own[1])).get("+", "").split()) if own and own[1] else set()
+        if packages:
+            for path, names in self.con.execute(
+                    "SELECT path, names FROM files WHERE is_test = 1 AND language = ? AND id != ? AND names IS NOT NULL"
+                    " ORDER BY path", (own[0], file_id)):
+                if packages & set(json.loads(unpack(names)).get("+", "").split()) and path not in paths:
+                    paths.append(path)
+        return paths
 
     # ---- documentation chunks
     def chunks(self, path: str) -> list[dict]:

@@ -37,6 +37,8 @@ _TS_DEFS = """
 (abstract_method_signature name: (_) @name) @def
 (function_signature name: (identifier) @name) @def
 (public_field_definition name: (property_identifier) @name value: [(arrow_function) (function_expression)]) @def
+(variable_declarator name: (identifier) @name value: [(as_expression (object)) (as_expression (array))
+  (satisfies_expression (object)) (satisfies_expression (array))]) @def
 """
 _TS_BINDINGS = """
 (variable_declarator name: (identifier) @var type: (type_annotation) @type)

@@ -24,7 +24,7 @@ from typing import Any
 
 from swevis.agents.prompts import Choose, render_prompt
 from swevis.errors import SwevisError
-from swevis.index.languages import language_for, registered
+from swevis.index.languages import is_test_function, language_for, registered
 
 # the block a selection answer lists its tests in, and a line of it that gives a number only
 _SELECTED = re.compile(r"<selected>(.*?)(?:</selected>|\Z)", re.S | re.I)
@@ -78,7 +78,8 @@ def candidate_tests(index: Any, diff: str, read_file: Callable[[str], str | None
                 continue
             lines = (read_file(ptr["path"]) or "").splitlines()
             for t in index.symbols_in_file(ptr["path"]):
-                if not t.name.startswith("test") or t.kind not in ("function", "method"):
+                if t.kind not in ("function", "method") or not is_test_function(
+                        ptr["path"], t.name, lines, t.start_line, t.end_line):
                     continue
                 body = "\n".join(lines[t.start_line - 1 : t.end_line])
                 if any(re.search(rf"\b{re.escape(n)}\b", body) for n in ptr["references"]):

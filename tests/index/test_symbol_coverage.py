@@ -1,0 +1,31 @@
+"""swevis_dev.symbol_coverage (benchmarks/bench_symbol_coverage.py): changed lines inside
+symbols, and innermost definitions (by its reference list, not the extractor's) the index names."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+
+from swevis_dev import symbol_coverage as bench
+
+PAIRS = Path(__file__).parents[1] / "fixtures" / "index" / "coverage"
+
+
+def test_every_fixture_fix_is_covered_by_the_index():
+    for path, before, after in bench.pair_fixes(PAIRS):
+        counts = defaultdict(int)
+        bench.measure_fix(path, before, after, counts)
+        assert counts["lines"] > 0 and counts["defs"] > 0, path
+        assert (counts["lines_in"], counts["defs_named"]) == (counts["lines"], counts["defs"]), path
+
+
+def test_a_change_outside_every_symbol_and_an_unnamed_definition_count_against_the_index():
+    counts = defaultdict(int)
+    before = b"const x = 1;\nfoo(function () {\n  return 1;\n});\n"
+    after = b"const x = 2;\nfoo(function () {\n  return 2;\n});\n"
+    bench.measure_fix("a.js", before, after, counts)
+    # line 1 is in no symbol and no definition; an anonymous callback is no reference definition
+    assert dict(counts) == {"lines": 4, "lines_in": 0}
+    counts = defaultdict(int)
+    bench.measure_fix("a.py", b"def f():\n    return 1\n", b"def f():\n    return 2\n", counts)
+    assert dict(counts) == {"lines": 2, "lines_in": 2, "defs": 2, "defs_named": 2}
