@@ -28,7 +28,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--ranker", choices=["learned", "heuristic"], default=None,
                         help="symbol ranking: the fitted re-ranker or the hand-weighted heuristic alone (default: the config's localize.ranker)")
     parser.add_argument("--wide", action="store_true", help="wide scope: larger code windows")
-    parser.add_argument("--baseline", action="store_true", help="rank with BM25 alone instead of D_loc")
+    parser.add_argument("--baseline", action="store_true", help="rank with BM25 alone (code files outside tests, as D_loc proposes) instead of D_loc")
     add_config_argument(parser, " whose `index` section gives build options and `localize` section operator weights")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
 

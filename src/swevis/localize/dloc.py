@@ -788,15 +788,30 @@ def _own_text_features(sc: "_Scores", feats: dict[int, dict[str, float]], text: 
                           file_score=file_score[i], in_file_rank=in_file[i])
 
 
+def is_edit_site(index: RepoIndex, path: str) -> bool:
+    """A code file outside test code: where a fix lands, so the only file the BM25 baseline
+    ranks (D_loc keeps documents and tests as evidence, penalized, and never proposes a test
+    module's symbol)."""
+    f = index.file(path)
+    return f is not None and f.kind == "code" and not is_test_module(path)
+
+
 def bm25_baseline(index: RepoIndex, issue_text: str, top_k: int = 10, repo_dir: str | Path | None = None,
                   options: dict | None = None) -> list[Candidate]:
-    """BM25 alone over the same lexical index: files by their best document, symbols, and a span
-    inside each symbol chosen as D_loc chooses it (so span hit compares the rankings)."""
+    """BM25 alone over the same lexical index: code files outside tests (is_edit_site) by their
+    best document, their symbols, and a span inside each symbol chosen as D_loc chooses it (so
+    span hit compares the rankings). Ranked over every file, BM25 puts READMEs, changelogs,
+    issue templates and tests above the code an issue is about."""
     hits = index.bm25_search(issue_text or "", k=max(200, top_k * 10))
+    edit_site: dict[str, bool] = {}
     files: dict[str, Candidate] = {}
     syms: list[Candidate] = []
     ranked: list[tuple[Symbol, float]] = []
     for rank, h in enumerate(hits, start=1):
+        if h.path not in edit_site:
+            edit_site[h.path] = is_edit_site(index, h.path)
+        if not edit_site[h.path]:
+            continue
         ev = [f"bm25 rank {rank} (score {h.score:.2f})"]
         if h.path not in files:
             files[h.path] = Candidate("file", h.path, None, None, None, round(h.score, 4), ev)
