@@ -50,9 +50,9 @@ from swevis.counterfactual.cache import CacheRule, PrefixCachedPlayback, call_bi
 from swevis.counterfactual.formats import Step, Trajectory, read_trajectory
 from swevis.conditions import MEMORY, REPLAY_PATTERN, TEXT, Condition, ConditionError
 from swevis.errors import SwevisError
-from swevis.models import ModelCallFailed, load_playback_source, resolve_profile
+from swevis.models import ModelCallFailed, PlaybackExhausted, load_playback_source, resolve_profile
 from swevis.models.playback import PlaybackModel
-from swevis.tokens import count_message_tokens
+from swevis.tokens import count_message_tokens, text_tokens
 
 # Recorded observations pass through the pipeline as they are: the template adds nothing.
 RECORDED_TEMPLATE = "{{ output.output }}"
@@ -190,6 +190,8 @@ def counterfactual_costs(traj_path: str | Path, conditions: list[str], inputs: R
                     "calls": traj["totals"]["calls"],
                     "image_pages": traj["totals"]["image_pages"],
                     "exit_status": traj["exit_status"],
+                    # the recorded turns ran out before the agent ended: the recording was cut short
+                    "truncated": (traj.get("error") or "").startswith(PlaybackExhausted.__name__),
                     "steps": [_reexecuted_step(condition, s) for s in traj["steps"]],
                 }
             )
@@ -307,13 +309,16 @@ def _account_condition(traj: Trajectory, windows: list[list[RecordedWindow]], co
     classes = classify_actions(s.command for s in traj.steps)  # a script run is classed by what it wrote
     observed = ReplayCondition.parse(condition).observation
     ceiling = FamilyCeiling(observed, pipeline.page_settings, chat.tokenizer, chat.image_family)
+    history_seen: set[str] = set()  # the history pages sent so far (hist-rN's frozen blocks)
     for i, (step, step_windows) in enumerate(zip(traj.steps, windows)):
         try:
             sent = pipeline.request(messages)
             usage = chat.complete(sent, purpose="agent").record()["usage"]
-            history_pages = _image_parts(sent) - _image_parts(messages)
+            history = _page_urls(sent) - _page_urls(messages)
         except ModelCallFailed as exc:  # the image cap under image_policy reject: the run ends here
             return f"error: {exc.reason}"
+        new_history_pages = len(history - history_seen)
+        history_seen |= history
         eligible = ceiling.eligible()
         messages.append(step.message())
         pages, obs_tokens, kind, costs = 0, 0, "none", []
@@ -330,8 +335,9 @@ def _account_condition(traj: Trajectory, windows: list[list[RecordedWindow]], co
             "windows": [f"{w.path}:{w.start}-{w.end}" for w in step_windows], "observation_kind": kind,
             "pages": pages, "observation_tokens": obs_tokens, "prompt_tokens": int(usage["prompt_tokens"]),
             "completion_tokens": int(usage["completion_tokens"]), "window_costs": costs,
+            "code_tokens": _code_tokens(step, step_windows, chat.tokenizer),
             "family": ceiling.family, "ceiling_eligible_tokens": eligible,
-            "history_pages": history_pages,
+            "history_pages": len(history), "new_history_pages": new_history_pages,
             **call_billing(chat.profile, usage),
             "memory_hits": sum(c["memory"] in ("exact", "overlap") for c in costs),
             "memory_saved_tokens": sum(c["full_tokens"] - c["tokens"] for c in costs),
@@ -339,10 +345,18 @@ def _account_condition(traj: Trajectory, windows: list[list[RecordedWindow]], co
     return _recorded_exit(traj)
 
 
-def _image_parts(messages: list[dict[str, Any]]) -> int:
-    """The pages of a request (a hist-rN request sends its old calls' blocks as pages)."""
-    return sum(1 for m in messages if isinstance(m.get("content"), list)
-               for p in m["content"] if p.get("type") == "image_url")
+def _page_urls(messages: list[dict[str, Any]]) -> set[str]:
+    """The pages of a request, each by its data URL (a hist-rN request sends its old calls'
+    blocks as pages; a frozen block's pages are the same bytes in every later request)."""
+    return {str((p.get("image_url") or {}).get("url") if isinstance(p.get("image_url"), dict) else p.get("image_url"))
+            for m in messages if isinstance(m.get("content"), list)
+            for p in m["content"] if p.get("type") == "image_url"}
+
+
+def _code_tokens(step: Step, windows: list[RecordedWindow], tokenizer: str) -> int:
+    """k_j: the code windows' tokens as text in a step's observation, the same under every
+    condition (the code share's numerator; swevis.counterfactual.ceiling)."""
+    return sum(text_tokens(step.observation[w.span[0] : w.span[1]], tokenizer) for w in windows)
 
 
 def _recorded_exit(traj: Trajectory) -> str:
@@ -401,7 +415,8 @@ def recorded_costs(
         per_step += records
         rows.append({
             "condition": str(condition), "agent": traj.format, "prompt_tokens": sum(r["prompt_tokens"] for r in records),
-            "calls": len(records), "image_pages": sum(r["pages"] for r in records), "exit_status": status,
+            "calls": len(records), "image_pages": sum(r["pages"] + r["new_history_pages"] for r in records),
+            "exit_status": status, "truncated": traj.truncated,
         })
     base = next((r["prompt_tokens"] for r in rows if r["condition"] == "text"), None)
     for r in rows:
