@@ -14,7 +14,7 @@ realized in prompt tokens and on the cache-aware bill. Nothing is written unless
 records (DIR/per_step.parquet), the table (DIR/summary.csv) and the ceiling (DIR/ceiling.csv).
 
 Recorded mode passes every call through the profile's provider prefix cache
-(swevis.counterfactual.cache; models.<name>.prompt_cache names the family): each row reports
+(swevis.models.prefix_cache; models.<name>.prompt_cache names the family): each row reports
 the prompt tokens, the cached ones (cached_prompt_tokens) and the cache-aware spend at the
 profile's prices (spend_cache_aware; empty when the profile sets none).
 """

@@ -17,8 +17,9 @@ re-execution (`counterfactual_costs`): the actions are run again in a fresh chec
   mini's text action blocks).
 
 In recorded mode each call's prompt also passes through the profile's provider prefix cache
-(swevis.counterfactual.cache): its cached tokens and its cache-aware spend at the profile's
-prices. Re-execution does not model the cache: its rows report neither (None).
+(swevis.models.prefix_cache, in the playback model): its cached tokens and its cache-aware spend at the profile's
+prices. Re-execution's playback model passes its calls through the same cache (the family's
+rules as the schema sets them): its rows report both too.
 """
 
 from __future__ import annotations
@@ -46,12 +47,14 @@ from swevis.agents.settings import AgentSettings
 from swevis.sandbox import resolved_environment
 from swevis.agents.run.trajectory import exit_status_of
 from swevis.counterfactual.ceiling import FamilyCeiling
-from swevis.counterfactual.cache import CacheRule, PrefixCachedPlayback, call_billing, condition_totals
+from swevis.counterfactual.cache import call_billing, condition_totals
 from swevis.counterfactual.formats import Step, Trajectory, read_trajectory
 from swevis.conditions import MEMORY, REPLAY_PATTERN, TEXT, Condition, ConditionError
 from swevis.errors import SwevisError
 from swevis.models import ModelCallFailed, PlaybackExhausted, load_playback_source, resolve_profile
 from swevis.models.playback import PlaybackModel
+from swevis.models.spend import is_priced
+from swevis.models.prefix_cache import CacheRule
 from swevis.tokens import count_message_tokens, text_tokens
 
 # Recorded observations pass through the pipeline as they are: the template adds nothing.
@@ -186,7 +189,9 @@ def counterfactual_costs(traj_path: str | Path, conditions: list[str], inputs: R
                     "condition": condition,
                     "agent": agent,
                     "prompt_tokens": traj["totals"]["prompt_tokens"],
-                    "cached_prompt_tokens": None, "spend_cache_aware": None,  # no prefix cache modeled here
+                    # the playback model's prefix cache (the profile's family, the schema's rules)
+                    "cached_prompt_tokens": traj["totals"]["cached_prompt_tokens"],
+                    "spend_cache_aware": traj["totals"]["cost"] if is_priced(inputs.profile) else None,
                     "calls": traj["totals"]["calls"],
                     "image_pages": traj["totals"]["image_pages"],
                     "exit_status": traj["exit_status"],
@@ -401,8 +406,8 @@ def recorded_costs(
     settings = AgentSettings.from_config(agents_cfg)
     rows, per_step = [], []
     for condition in conditions:
-        chat = PrefixCachedPlayback(model_name, {**profile, "backend": "playback"}, source=[s.message() for s in traj.steps] or [""],
-                                    rule=rule)
+        chat = PlaybackModel(model_name, {**profile, "backend": "playback"}, source=[s.message() for s in traj.steps] or [""],
+                             prefix_cache=rule)
         config = ObservationConfig(
             condition=str(condition.observation), wide_margin=settings.wide_margin,
             max_window_chars=settings.max_window_chars, tokenizer=chat.tokenizer, image_family=chat.image_family,
