@@ -19,6 +19,7 @@ from swevis.config import DRAWING_KEYS, ConfigError, check_profile, filled_secti
 from swevis.errors import SwevisError
 from swevis.fsutil import write_atomic
 from swevis.models import is_live
+from swevis.models.prefix_cache import CacheRule
 from swevis.paths import ResultsLayout, repo_slug
 
 
@@ -251,6 +252,7 @@ def check_study(config: dict) -> None:
     a study that would fail in every paid job, or build tables with an empty column, stops
     before anything runs with a ConfigError naming the key."""
     check_bundled_sets(config)
+    check_task_languages(config)
     check_agents(config)
     check_models(config)
     check_ablation(config)
@@ -297,6 +299,15 @@ def check_agents(config: dict) -> None:
     table3 = (config.get("analysis") or {}).get("table3_agent")
     if table3 is not None and not agent_kind(table3).commits_plan:
         raise ConfigError(f"config key 'analysis/table3_agent': {table3!r} commits no plan, so it has no locator split")
+
+
+def check_task_languages(config: dict) -> None:
+    """tasks.languages names languages swevis can index: refused while planning, not by the
+    sampling job (the tasks package is imported only when the key lists any)."""
+    if config["tasks"]["languages"]:
+        from swevis.tasks.languages import check_languages
+
+        check_languages(config["tasks"]["languages"])
 
 
 def check_bundled_sets(config: dict) -> None:
@@ -346,11 +357,13 @@ def check_variant_entry(agents: dict, name: str) -> None:
 
 
 def check_models(config: dict) -> None:
-    """A live profile names its model and may run where the config puts its commands; the
-    API key's variable is never passed through to commands."""
+    """Every profile's prefix cache family is one of counterfactual.prompt_cache (playback and
+    the replay bill through it); a live profile names its model and may run where the config
+    puts its commands; the API key's variable is never passed through to commands."""
     profiles = config["models"]
     agents = config["agents"]
     for name, profile in profiles.items():
+        CacheRule.from_config(profile["prompt_cache"], config["counterfactual"]["prompt_cache"], name)
         if not is_live(profile):
             continue
         if not profile.get("model_id"):
@@ -459,11 +472,8 @@ def backbone_profiles(cfg: dict) -> dict[str, dict[str, str]]:
     names = cfg["counterfactual"]["backbones"] or list(cfg["models"])
     backbones = _backbone_keys(cfg["models"], names, "config key 'counterfactual.backbones': {name!r} is not a profile of models",
                                ACCOUNTING_KEYS + BILLING_KEYS)
-    families = cfg["counterfactual"]["prompt_cache"]
     for name, keys in backbones.items():
-        if keys["prompt_cache"] is not None and keys["prompt_cache"] not in families:
-            raise SwevisError(f"config key 'models.{name}.prompt_cache': {keys['prompt_cache']!r} is no family of "
-                              f"counterfactual.prompt_cache ({', '.join(sorted(families)) or 'none'})")
+        CacheRule.from_config(keys["prompt_cache"], cfg["counterfactual"]["prompt_cache"], name)
     return backbones
 
 
