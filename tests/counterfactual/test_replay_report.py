@@ -79,3 +79,12 @@ def test_a_run_that_hit_a_limit_is_not_truncated(tmp_path):
     cfg = load_config(CONFIG)
     rows, _, _ = recorded_costs(path, ["text"], model_name="qwen3.5", profile=cfg["models"]["qwen3.5"])
     assert rows[0]["exit_status"] == "step_limit" and rows[0]["truncated"] is False
+
+
+def test_outside_a_project_the_replay_bills_with_the_profiles_cache_and_prices(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)  # no config.yaml here: the schema's default profile
+    assert main(["replay", str(MINI1), "--conditions", "text"]) == 0
+    stdout = capsys.readouterr().out
+    assert "prefix cache: qwen " in stdout  # config.yaml's qwen3.5 family, not openai's 1024/128
+    row = next(line for line in stdout.splitlines() if line.startswith(MINI1.name))
+    assert re.search(r" 11,659 +9,467 +0\.0034 ", row), row  # cached tokens under qwen's rule, spend at its list prices
