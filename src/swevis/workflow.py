@@ -15,7 +15,7 @@ from snakemake.common import overwrite_function_params
 
 from swevis.agents.registry import agent_kind, check_condition, configured_variants, kinds, load_modules, own_section, variant_config
 from swevis.sandbox import resolved_environment
-from swevis.config import DRAWING_KEYS, ConfigError, check_profile, filled_section, section, validate_config
+from swevis.config import DRAWING_KEYS, ConfigError, check_profile, filled_section, schema_defaults, section, validate_config
 from swevis.errors import SwevisError
 from swevis.fsutil import write_atomic
 from swevis.models import is_live
@@ -356,6 +356,16 @@ def check_variant_entry(agents: dict, name: str) -> None:
         raise ConfigError(str(exc).replace(f"config key 'agents/{key}/", f"config key 'agents/{where}/{name}/", 1)) from None
 
 
+def check_playback_cache_family(name: str, family: str | None) -> None:
+    """A playback run bills through its family's rule as the schema sets it (a run's params
+    carry its profile, not counterfactual.prompt_cache): a family only this config defines
+    is refused while planning, not at the run's first call."""
+    families = schema_defaults()["counterfactual"]["prompt_cache"]
+    if family is not None and family not in families:
+        raise ConfigError(f"config key 'models/{name}/prompt_cache': playback bills with the schema's prefix cache "
+                          f"families ({', '.join(sorted(families))}), and {family!r} is not one of them")
+
+
 def check_models(config: dict) -> None:
     """Every profile's prefix cache family is one of counterfactual.prompt_cache (playback and
     the replay bill through it); a live profile names its model and may run where the config
@@ -365,6 +375,7 @@ def check_models(config: dict) -> None:
     for name, profile in profiles.items():
         CacheRule.from_config(profile["prompt_cache"], config["counterfactual"]["prompt_cache"], name)
         if not is_live(profile):
+            check_playback_cache_family(name, profile["prompt_cache"])
             continue
         if not profile.get("model_id"):
             raise ConfigError(f"config key 'models/{name}/model_id': a live profile (backend openai) must name its model")

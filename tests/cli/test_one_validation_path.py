@@ -1,7 +1,7 @@
 """`swevis estimate` and the workflow refuse the same configs with the same message, before
 anything runs: an agent given a page family it cannot take, an ablation entry that is no
 cell, an unknown task language, a cached price above the uncached one, an unknown prefix
-cache family. The workflow's refusal comes while planning (`snakemake -n`)."""
+cache family, a playback profile on a family only the config defines. The workflow's refusal comes while planning (`snakemake -n`)."""
 
 import copy
 from pathlib import Path
@@ -36,12 +36,20 @@ def unknown_cache_family(c):
     c["models"]["qwen3.5"]["prompt_cache"] = "nope"
 
 
+def playback_own_family(c):
+    c["counterfactual"] = {"prompt_cache": {"qwen": {"min_tokens": 256, "block_tokens": 1},
+                                            "kimi": {"min_tokens": 256, "block_tokens": 256},
+                                            "mine": {"min_tokens": 64, "block_tokens": 1}}}
+    c["models"]["qwen3.5"]["prompt_cache"] = "mine"
+
+
 BAD = {
     prometheus_hist: "config key 'agents/matrix/5/conditions/1': agent prometheus takes no hist-rN condition (hist-r3)",
     wide_ablation: "config key 'agents/ablation/scopes': 'wide' has no prometheus cell in agents.matrix",
     unknown_language: "tasks.languages: cobol is not a language swevis can index",
     cached_above_uncached: "config key 'models/qwen3.5/cost_per_1k_cached_prompt': 0.001 is above cost_per_1k_prompt (0.0006)",
     unknown_cache_family: "config key 'models.qwen3.5.prompt_cache': 'nope' is no family of counterfactual.prompt_cache",
+    playback_own_family: "config key 'models/qwen3.5/prompt_cache': playback bills with the schema's prefix cache families",
 }
 
 
