@@ -51,6 +51,7 @@ def _validated(config: dict[str, Any], schema_path: Path, section: str | None) -
         raise ConfigError(f"config key '{where}': {_in_words(exc)}") from None
     check_distinct_cells(config)
     check_frontier_sample(config)
+    check_prices(config)
     return config
 
 
@@ -74,6 +75,19 @@ def check_frontier_sample(config: dict[str, Any]) -> None:
             f"config key 'single_read/ocr/sample_frontier_fonts': {json.dumps(sample)} names none of "
             f"frontier_fonts {json.dumps(fonts)}; list some of them, or [] to read every font"
         )
+
+
+def check_prices(config: dict[str, Any]) -> None:
+    """A profile's prices against each other: a provider bills the prompt tokens it serves
+    from its prefix cache at a fraction of the uncached price, never above it (a cached price
+    above the uncached one is a slip between the two keys, and would make caching cost)."""
+    for name, profile in (config.get("models") or {}).items():
+        cached, uncached = profile.get("cost_per_1k_cached_prompt"), profile.get("cost_per_1k_prompt") or 0.0
+        if cached is not None and cached > uncached:
+            raise ConfigError(
+                f"config key 'models/{name}/cost_per_1k_cached_prompt': {json.dumps(cached)} is above "
+                f"cost_per_1k_prompt ({json.dumps(uncached)}); a cached prompt token costs at most an uncached one"
+            )
 
 
 def check_distinct_cells(config: dict[str, Any]) -> None:

@@ -24,7 +24,7 @@ from swevis.fsutil import atomic_path
 DECIMALS: tuple[tuple[str, int], ...] = (
     (r"(^acc_|_pct$|^diff_pp$)", 1),
     (r"(reduction|^ocr_|_share$|_rate$|^dloc$|^bm25$|_precision|_recall)", 3),
-    (r"(^cost_|^spend_|^base_spend_)", 4),
+    (r"(^cost_|^spend_|^base_spend_|_bill$)", 4),
 )
 SIGNIFICANT = 4
 WHOLE_FROM = 10_000  # at or above: rounded to a whole number instead of to SIGNIFICANT digits

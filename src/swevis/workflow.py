@@ -15,10 +15,11 @@ from snakemake.common import overwrite_function_params
 
 from swevis.agents.registry import agent_kind, check_condition, configured_variants, kinds, load_modules, own_section, variant_config
 from swevis.sandbox import resolved_environment
-from swevis.config import DRAWING_KEYS, ConfigError, check_profile, filled_section, section, validate_config
+from swevis.config import DRAWING_KEYS, ConfigError, check_profile, filled_section, schema_defaults, section, validate_config
 from swevis.errors import SwevisError
 from swevis.fsutil import write_atomic
 from swevis.models import is_live
+from swevis.models.prefix_cache import CacheRule
 from swevis.paths import ResultsLayout, repo_slug
 
 
@@ -251,6 +252,7 @@ def check_study(config: dict) -> None:
     a study that would fail in every paid job, or build tables with an empty column, stops
     before anything runs with a ConfigError naming the key."""
     check_bundled_sets(config)
+    check_task_languages(config)
     check_agents(config)
     check_models(config)
     check_ablation(config)
@@ -299,6 +301,15 @@ def check_agents(config: dict) -> None:
         raise ConfigError(f"config key 'analysis/table3_agent': {table3!r} commits no plan, so it has no locator split")
 
 
+def check_task_languages(config: dict) -> None:
+    """tasks.languages names languages swevis can index: refused while planning, not by the
+    sampling job (the tasks package is imported only when the key lists any)."""
+    if config["tasks"]["languages"]:
+        from swevis.tasks.languages import check_languages
+
+        check_languages(config["tasks"]["languages"])
+
+
 def check_bundled_sets(config: dict) -> None:
     """tasks.bundled_set (of a bundled study) and tasks.localized_sets name sets of the bundled
     sample (folders beside its repos/)."""
@@ -345,13 +356,26 @@ def check_variant_entry(agents: dict, name: str) -> None:
         raise ConfigError(str(exc).replace(f"config key 'agents/{key}/", f"config key 'agents/{where}/{name}/", 1)) from None
 
 
+def check_playback_cache_family(name: str, family: str | None) -> None:
+    """A playback run bills through its family's rule as the schema sets it (a run's params
+    carry its profile, not counterfactual.prompt_cache): a family only this config defines
+    is refused while planning, not at the run's first call."""
+    families = schema_defaults()["counterfactual"]["prompt_cache"]
+    if family is not None and family not in families:
+        raise ConfigError(f"config key 'models/{name}/prompt_cache': playback bills with the schema's prefix cache "
+                          f"families ({', '.join(sorted(families))}), and {family!r} is not one of them")
+
+
 def check_models(config: dict) -> None:
-    """A live profile names its model and may run where the config puts its commands; the
-    API key's variable is never passed through to commands."""
+    """Every profile's prefix cache family is one of counterfactual.prompt_cache (playback and
+    the replay bill through it); a live profile names its model and may run where the config
+    puts its commands; the API key's variable is never passed through to commands."""
     profiles = config["models"]
     agents = config["agents"]
     for name, profile in profiles.items():
+        CacheRule.from_config(profile["prompt_cache"], config["counterfactual"]["prompt_cache"], name)
         if not is_live(profile):
+            check_playback_cache_family(name, profile["prompt_cache"])
             continue
         if not profile.get("model_id"):
             raise ConfigError(f"config key 'models/{name}/model_id': a live profile (backend openai) must name its model")
@@ -459,11 +483,8 @@ def backbone_profiles(cfg: dict) -> dict[str, dict[str, str]]:
     names = cfg["counterfactual"]["backbones"] or list(cfg["models"])
     backbones = _backbone_keys(cfg["models"], names, "config key 'counterfactual.backbones': {name!r} is not a profile of models",
                                ACCOUNTING_KEYS + BILLING_KEYS)
-    families = cfg["counterfactual"]["prompt_cache"]
     for name, keys in backbones.items():
-        if keys["prompt_cache"] is not None and keys["prompt_cache"] not in families:
-            raise SwevisError(f"config key 'models.{name}.prompt_cache': {keys['prompt_cache']!r} is no family of "
-                              f"counterfactual.prompt_cache ({', '.join(sorted(families)) or 'none'})")
+        CacheRule.from_config(keys["prompt_cache"], cfg["counterfactual"]["prompt_cache"], name)
     return backbones
 
 

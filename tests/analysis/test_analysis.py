@@ -391,6 +391,25 @@ def test_table_rows_follow_the_matrix_order():
     assert list(zip(wide["agent"], wide["scope"])) == [("let", "normal"), ("plb", "wide"), ("let", "wide")]
 
 
+def test_the_wide_table_shows_cached_tokens_and_spend_beside_the_tokens():
+    from swevis.analysis.tables import frame, main_table, settings_from_config
+
+    matrix = [{"agent": "mini", "scope": "normal", "conditions": ["text"]}, {"agent": "plb", "scope": "normal", "conditions": ["text", "r3"]}]
+    settings = settings_from_config({"agents": {"matrix": matrix}, "models": {"m": {}}})
+    run = {"model": "m", "instance_id": "o__r-1", "resolved": True, "infra_failure": False, "completion_tokens": 10}
+    rows = [{**run, "agent": "mini", "scope": "normal", "condition": "text", "repeat": 0, "prompt_tokens": 4_000_000,
+             "cached_prompt_tokens": 3_000_000, "cost": 0.9},
+            {**run, "agent": "plb", "scope": "normal", "condition": "text", "repeat": 0, "prompt_tokens": 2_000_000,
+             "cached_prompt_tokens": 1_000_000, "cost": 0.5},
+            {**run, "agent": "plb", "scope": "normal", "condition": "text", "repeat": 1, "prompt_tokens": 2_000_000,
+             "cached_prompt_tokens": 2_000_000, "cost": 0.3},
+            {**run, "agent": "plb", "scope": "normal", "condition": "r3", "repeat": 0, "prompt_tokens": 1_000_000,
+             "cached_prompt_tokens": 0, "cost": 0.0}]  # a run without prices records cost 0
+    (row,) = main_table(frame(rows), "m", settings)[0].to_dicts()
+    assert (row["cached_mini"], row["cached_text"], row["cached_r3"]) == (3.0, 1.5, 0.0)  # per run, in millions
+    assert (row["spend_mini"], row["spend_text"], row["spend_r3"]) == (0.9, 0.4, None)  # unpriced is not free
+
+
 def test_spend_stats_split_prompt_tokens_into_cached_and_uncached():
     from swevis.analysis.load import spend_stats
 

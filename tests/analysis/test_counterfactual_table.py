@@ -171,3 +171,6 @@ def test_the_table_reports_each_family_ceiling_in_prompt_tokens_and_on_the_bill(
     assert rows["obs-r3"]["bill_reduction"] > 1 and rows["r3"]["bill_reduction"] > 1
     assert rows["r3"]["family_ceiling_reduction"] == pytest.approx(rows["r3"]["code_ceiling_reduction"])
     assert rows["text"]["family_realized_share"] is None and rows["text"]["bill_reduction"] is None
+    # the code windows' share is the trajectories', whichever family renders them
+    assert rows["hist-r3"]["code_share"] == pytest.approx(rows["r3"]["code_share"]) and rows["r3"]["code_share"] > 0
+    assert {r["truncated"] for r in rows.values()} == {0}  # the bundled set's runs all ended

@@ -91,10 +91,14 @@ def test_text_output_names_the_cells_without_history(tmp_path, capsys):
 
 
 def test_the_ablation_cells_are_planned_too(tmp_path, capsys):
-    report = _estimate(tmp_path, capsys, variants={"let-mem": {"memory": True}}, ablation={"models": ["qwen3.5"], "conditions": ["text", "r3"]})
+    # the ablation compares let-mem with LET's own cells, so the matrix has them (the workflow refuses it otherwise)
+    matrix = [{"agent": "mini", "scope": "normal", "conditions": ["text"]},
+              {"agent": "let", "scope": "normal", "conditions": ["text", "r3"]}]
+    report = _estimate(tmp_path, capsys, matrix=matrix, variants={"let-mem": {"memory": True}},
+                       ablation={"models": ["qwen3.5"], "conditions": ["text", "r3"]})
     names = [f"{r['model']}/{r['agent']}-{r['scope']}/{r['condition']}" for r in report["cells"]]
-    ablation = ["qwen3.5/let-normal/text", "qwen3.5/let-normal/r3", "qwen3.5/let-mem-normal/text", "qwen3.5/let-mem-normal/r3"]
-    assert names[-4:] == ablation and len(names) == 4 + 4  # the matrix under both profiles, then the ablation
+    ablation = ["qwen3.5/let-mem-normal/text", "qwen3.5/let-mem-normal/r3"]
+    assert names[-2:] == ablation and len(names) == 6 + 2  # the matrix under both profiles, then the ablation's variant
     mem = _cell(report, "qwen3.5", "let-mem")
     turns = [sum(len(t) for t in load_demo(DEMOS_DIR / "let-mem" / f"{iid}.yaml")["turns"].values()) for iid in IDS]
     assert mem["basis"] == "demonstrations (calls only)" and mem["calls_per_run"] == pytest.approx(sum(turns) / 2)

@@ -11,8 +11,8 @@ def cost(text_tokens, tokens, kind="image", image_tokens=0, guard=False, floor=F
 
 
 def step(i, obs, prompt, costs=(), kind="text"):
-    return {"trajectory": "t", "step": i, "observation_kind": kind, "observation_tokens": obs, "prompt_tokens": prompt,
-            "window_costs": list(costs)}
+    return {"trajectory": "t", "truncated": False, "step": i, "observation_kind": kind, "observation_tokens": obs, "prompt_tokens": prompt,
+            "code_tokens": sum(c["text_tokens"] for c in costs), "window_costs": list(costs)}
 
 
 def test_an_observation_splits_its_gap_into_window_terms():

@@ -91,3 +91,22 @@ def test_reexecuting_a_mini_1x_trajectory_twice_gives_identical_counts(instance)
     assert by["r3"]["image_pages"] >= 2 and by["r3"]["prompt_tokens"] < by["text"]["prompt_tokens"]
     sed = next(s for s in by["r3"]["steps"] if "sed -n '1,40p'" in s["command"])
     assert sed["windows"] == ["ledgerkit/money.py:1-40"] and sed["observation_kind"] == "image"
+
+
+def swevis_traj(path: Path, commands: list[str]) -> Path:
+    """A swevis traj.json holding the fields a re-execution reads: one assistant turn a command."""
+    turns = [{"role": "assistant", "content": f"THOUGHT: step {i}.\n\n```mswea_bash_command\n{c}\n```"}
+             for i, c in enumerate(commands)]
+    path.write_text(json.dumps({"format": "swevis-traj-1", "instance_id": IID, "agent": "mini", "scope": "normal",
+                                "condition": "text", "exit_status": "submitted", "messages": turns}))
+    return path
+
+
+@pytest.mark.slow
+def test_a_swevis_trajectory_cut_short_is_truncated(instance, tmp_path):
+    """Its recorded turns run out before the agent submits: the row says truncated."""
+    commands = ["ls", "grep -n 'def round' ledgerkit/money.py", "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"]
+    whole = counterfactual_costs(swevis_traj(tmp_path / "whole.traj.json", commands), ["text"], replay_inputs(instance))
+    cut = counterfactual_costs(swevis_traj(tmp_path / "cut.traj.json", commands[:2]), ["text"], replay_inputs(instance))
+    assert (whole[0]["exit_status"], whole[0]["truncated"]) == ("submitted", False)
+    assert (cut[0]["exit_status"], cut[0]["truncated"], cut[0]["calls"]) == ("error", True, 2)

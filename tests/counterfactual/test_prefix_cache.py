@@ -1,4 +1,4 @@
-"""The provider prefix cache the counterfactual replay models (swevis.counterfactual.cache):
+"""The provider prefix cache the counterfactual replay models (swevis.models.prefix_cache):
 longest shared prefix with any earlier call, minimum length, block granularity, pages compared
 by what they show, and the replay's rows and summary.csv reporting cached tokens and
 cache-aware spend."""
@@ -9,7 +9,7 @@ import polars as pl
 import pytest
 
 from swevis.config import schema_defaults
-from swevis.counterfactual.cache import CacheRule, PrefixCache, cached_tokens, prompt_segments
+from swevis.models.prefix_cache import CacheRule, PrefixCache, cached_tokens, prompt_segments
 from swevis.counterfactual.replay import recorded_costs
 from swevis.errors import SwevisError
 from swevis.models import image_part

@@ -97,7 +97,7 @@ def replay_set(folder: str | Path, conditions: Sequence[str], backbones: dict[st
             _, steps, _ = recorded_costs(path, conditions, model_name=name, profile=profile, agents_cfg=agents_cfg,
                                          render_cfg=render_cfg, traj=traj, prompt_cache=prompt_cache)
             tag = {"trajectory": path.relative_to(root).as_posix(), "format": traj.format,
-                   "instance_id": traj.instance_id, "backbone": name, "message_tokens": m}
+                   "instance_id": traj.instance_id, "truncated": traj.truncated, "backbone": name, "message_tokens": m}
             records += [{**tag, **s} for s in steps]
     return pl.DataFrame(records, schema_overrides=STEP_SCHEMA, infer_schema_length=None)
 
@@ -147,8 +147,8 @@ def trajectory_costs(steps: pl.DataFrame) -> pl.DataFrame:
         g = g.sort("step")
         n = g.height
         prompt = int(g["prompt_tokens"].sum())
-        row = {"trajectory": traj, "backbone": backbone, "condition": condition, "calls": n, "prompt_tokens": prompt,
-               **_cache_sums(g)}
+        row = {"trajectory": traj, "backbone": backbone, "condition": condition, "truncated": bool(g["truncated"][0]),
+               "calls": n, "prompt_tokens": prompt, **_cache_sums(g)}
         terms = dict.fromkeys(TERMS, 0.0)
         if ratio is not None:
             for i, r in enumerate(g.iter_rows(named=True)):
@@ -204,7 +204,7 @@ def _median(rows: list[dict]) -> float:
 
 
 def reduction_table(costs: pl.DataFrame, *, resamples: int, seed: int) -> pl.DataFrame:
-    """Per condition and backbone: trajectories, the aggregate reduction (sum of text prompt
+    """Per condition and backbone: trajectories (and how many were cut short), the aggregate reduction (sum of text prompt
     tokens / sum of the condition's) and the median per-trajectory reduction, each with a 95%
     bootstrap CI over trajectories, and the aggregate ceiling; beside the prompt tokens, the
     cached and uncached ones under the backbone's prefix cache and the cache-aware spend
@@ -216,6 +216,7 @@ def reduction_table(costs: pl.DataFrame, *, resamples: int, seed: int) -> pl.Dat
         med = bootstrap(items, _median, resamples=resamples, seed=seed)
         rows.append({
             "condition": condition, "backbone": backbone, "trajectories": g.height,
+            "truncated": int(g["truncated"].sum()),  # trajectories cut short before their run ended
             "text_prompt_tokens": int(g["text_prompt_tokens"].sum()), "prompt_tokens": int(g["prompt_tokens"].sum()),
             "cached_prompt_tokens": int(g["cached_prompt_tokens"].sum()),
             "uncached_prompt_tokens": int(g["prompt_tokens"].sum() - g["cached_prompt_tokens"].sum()),

@@ -253,11 +253,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from swevis.config import load_user_config
     from swevis.tasks import load_instances
+    from swevis.workflow import check_study
     from swevis.tasks.sources import select_instances
 
     if args.results is not None and not Path(args.results).is_dir():
         raise SwevisError(f"results folder {args.results} is not a folder (past runs are read from it)")
     config, config_name = load_user_config(args.config)
+    check_study(config)  # what the workflow refuses while planning, refused here with its message
     if args.instances:
         read_nonempty_text(args.instances, "instances file")  # a binary or empty file is refused by name
     rows = load_instances(args.instances) if args.instances else select_instances(config["tasks"])

@@ -6,7 +6,8 @@ failures that reach the tables (the tests ran but yielded no results for the pat
 as unresolved and are reported in their own column; a harness that could not run fails
 its job instead (swevis.harness.cache.raise_harness_errors). Runs of
 instances whose environment failed validation are left out of accuracy (n counts the valid
-instances, n_invalid the others); the long tables add each cell's spend over all its runs,
+instances, n_invalid the others); the wide tables show each cell's cached prompt tokens and
+cache-aware spend per run beside its prompt tokens; the long tables add each cell's spend over all its runs,
 cache-aware (spend_cache_aware_total / _mean: cached prompt tokens at the cached-input price;
 empty without prices), beside its prompt tokens (all, cached, uncached) and completion tokens.
 """
@@ -110,6 +111,11 @@ def cell_stats(cell: pl.DataFrame, metric: str, settings: dict[str, Any]) -> dic
     }
 
 
+def _per_run_millions(stats: dict[str, Any]) -> float | None:
+    """A cell's cached prompt tokens per run, in millions (None without runs)."""
+    return stats["cached_prompt_tokens_total"] / stats["n_runs"] / 1e6 if stats["n_runs"] else None
+
+
 def _fmt_x(x: float | None) -> str | None:
     return None if x is None else f"{x:.2f}x"
 
@@ -121,8 +127,9 @@ def _round(x: float | None, nd: int) -> float | None:
 def main_table(df: pl.DataFrame, model: str, settings: dict[str, Any]) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Table 1/2 for `model`: (wide, long).
 
-    wide: one row per agent x scope, columns acc_<c> (%), tok_<c> (M) for c in mini +
-    conditions, reduction_text ("1.42x" = mini tokens / text tokens), reduction_visual
+    wide: one row per agent x scope, columns acc_<c> (%), tok_<c> (M), cached_<c> (cached
+    prompt tokens, M) and spend_<c> (cache-aware spend, per run; empty without prices) for c
+    in mini + conditions, reduction_text ("1.42x" = mini tokens / text tokens), reduction_visual
     ("lo-hi x" over the visual conditions), their numeric forms, n, infra failures,
     repeats and (k > 1) acc_<c>_sd. long: one row per cell and metric with n, mean and CI.
     """
@@ -148,6 +155,10 @@ def main_table(df: pl.DataFrame, model: str, settings: dict[str, Any]) -> tuple[
             row[f"acc_{col}"] = _round(stats[col]["accuracy"]["mean"], 1)
         for col in ["mini", *conds]:
             row[f"tok_{col}"] = _round(stats[col]["prompt_tokens"]["mean"], 2)
+        for col in ["mini", *conds]:  # the bill beside the tokens: cached ones, cache-aware spend
+            row[f"cached_{col}"] = _round(_per_run_millions(stats[col]["prompt_tokens"]), 2)
+        for col in ["mini", *conds]:
+            row[f"spend_{col}"] = stats[col]["prompt_tokens"]["spend_cache_aware_mean"]
         mini_tok = stats["mini"]["prompt_tokens"]["mean"]
         text_tok = stats.get("text", {}).get("prompt_tokens", {}).get("mean") if "text" in stats else None
         red_text = mini_tok / text_tok if mini_tok and text_tok else None

@@ -84,7 +84,7 @@ def observation_code_terms(shown: int, text: int, costs: Iterable[Mapping[str, A
 def trajectory_ceiling(records: list[Mapping[str, Any]], text_tokens: Mapping[int, int],
                        text_prompt: int, ratio: float) -> dict[str, Any]:
     """The code-window ceiling of one trajectory under one condition: `records` its per-call
-    records in call order (observation_tokens, prompt_tokens, window_costs), `text_tokens`
+    records in call order (observation_tokens, prompt_tokens, code_tokens, window_costs), `text_tokens`
     each step's observation tokens under text, `text_prompt` P_text."""
     n = len(records)
     terms = dict.fromkeys(CODE_TERMS, 0.0)
@@ -92,9 +92,11 @@ def trajectory_ceiling(records: list[Mapping[str, Any]], text_tokens: Mapping[in
     for i, r in enumerate(records):
         if r["observation_kind"] == "none":
             continue
-        code, obs = observation_code_terms(r["observation_tokens"], text_tokens[r["step"]], r["window_costs"] or [], ratio)
+        _, obs = observation_code_terms(r["observation_tokens"], text_tokens[r["step"]], r["window_costs"] or [], ratio)
         weight = n - 1 - i
-        weighted_code += weight * code
+        # k_j as the replay counts it under every condition: hist-rN renders no window, so its
+        # windows' cost records are empty, and the code share must not depend on which came first
+        weighted_code += weight * int(r["code_tokens"])
         for k, v in obs.items():
             terms[k] += weight * v
     prompt = sum(int(r["prompt_tokens"]) for r in records)
@@ -116,8 +118,9 @@ def ceiling_table(steps: list[Mapping[str, Any]], ratios: Mapping[str, float | N
     """Per condition (other than text) over every trajectory of a replay: text and condition
     prompt tokens, the reduction, the code share, the code-window ceiling and the share of its
     saving realized, and the gap to it by term (tokens). `steps` are the replay's per-call
-    records (trajectory, condition, step, observation_kind, observation_tokens,
-    prompt_tokens, window_costs); `ratios` the render ratio of each condition (1 for `mem`)."""
+    records (trajectory, truncated, condition, step, observation_kind, observation_tokens,
+    prompt_tokens, code_tokens, window_costs); `ratios` the render ratio of each condition (1
+    for `mem`). Each row counts its trajectories and how many of them were cut short."""
     by: dict[tuple[str, str], list[Mapping[str, Any]]] = {}
     for s in steps:
         by.setdefault((s["trajectory"], s["condition"]), []).append(s)
@@ -143,7 +146,8 @@ def ceiling_table(steps: list[Mapping[str, Any]], ratios: Mapping[str, float | N
                 total[k] = None if v is None or (k in total and total[k] is None) else total.get(k, 0.0) + v
         if not trajectories:
             continue
-        rows.append(_ceiling_row(condition, family, len(trajectories), total))
+        truncated = sum(bool(by[(t, condition)][0]["truncated"]) for t in trajectories)
+        rows.append({**_ceiling_row(condition, family, len(trajectories), total), "truncated": truncated})
     return rows
 
 

@@ -14,7 +14,7 @@ realized in prompt tokens and on the cache-aware bill. Nothing is written unless
 records (DIR/per_step.parquet), the table (DIR/summary.csv) and the ceiling (DIR/ceiling.csv).
 
 Recorded mode passes every call through the profile's provider prefix cache
-(swevis.counterfactual.cache; models.<name>.prompt_cache names the family): each row reports
+(swevis.models.prefix_cache; models.<name>.prompt_cache names the family): each row reports
 the prompt tokens, the cached ones (cached_prompt_tokens) and the cache-aware spend at the
 profile's prices (spend_cache_aware; empty when the profile sets none).
 """
@@ -98,6 +98,8 @@ def _replay_one(args, path: Path, traj, cfg: dict, model: str, profile: dict) ->
         rows = _reexecute(args, path, traj, cfg, model, profile)
         steps = [s for r in rows for s in r.pop("steps")]
         tag["mode"], note = "reexecute", ""
+        if any(r["truncated"] for r in rows):
+            note = ", truncated: its recorded turns ran out before the agent ended"
     else:
         rows, steps, found = recorded_costs(
             path, [str(c) for c in args.conditions], model_name=model, profile=profile, agents_cfg=cfg["agents"],
@@ -108,8 +110,10 @@ def _replay_one(args, path: Path, traj, cfg: dict, model: str, profile: dict) ->
                    windows_matching_repo=found["windows_matching_repo"])
         matching = "" if found["windows_matching_repo"] is None else f", {found['windows_matching_repo']} match --repo"
         note = f", {found['parsed']}/{found['steps']} steps parsed, {found['windows']} windows{matching}"
+        if traj.truncated:
+            note += f", truncated: its last recorded call did not submit (recorded exit {traj.exit_status or 'none'})"
     print(f"replay {path}: {traj.format}{note}, {time.perf_counter() - started:.1f} s", file=sys.stderr, flush=True)
-    return [{**tag, **r} for r in rows], [{**tag, **s} for s in steps]
+    return [{**tag, **r} for r in rows], [{**tag, "truncated": rows[0]["truncated"], **s} for s in steps]
 
 
 def _print_table(rows: list[dict], model: str, profile: dict) -> None:
@@ -123,9 +127,18 @@ def _print_table(rows: list[dict], model: str, profile: dict) -> None:
         ratio = f"{r['reduction_vs_text']:.2f}x" if r["reduction_vs_text"] else "-"
         cached = "-" if r["cached_prompt_tokens"] is None else f"{r['cached_prompt_tokens']:,}"
         spend = "-" if r["spend_cache_aware"] is None else f"{r['spend_cache_aware']:.4f}"
+        exit_status = f"{r['exit_status']}, truncated" if r["truncated"] else r["exit_status"]
         print(f"{Path(r['trajectory']).name:<{width}} {r['format']:<17} {r['mode']:<9} {r['condition']:<9} "
               f"{r['prompt_tokens']:>13,} {cached:>11} {spend:>10} {ratio:>8} {r['calls']:>5} {r['image_pages']:>5}  "
-              f"{r['exit_status']}")
+              f"{exit_status}")
+    print(f"{_trajectory_count(rows)}; pages: each page sent once, history pages (hist-rN) included")
+
+
+def _trajectory_count(rows: list[dict[str, Any]]) -> str:
+    """How many trajectories the figures pool, and how many of them were cut short."""
+    trajectories = {r["trajectory"] for r in rows}
+    truncated = {r["trajectory"] for r in rows if r["truncated"]}
+    return f"{len(trajectories)} trajectories, {len(truncated)} truncated (cut short before the run ended)"
 
 
 def _ceiling(args: argparse.Namespace, steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -146,8 +159,9 @@ def _print_ceiling(rows: list[dict[str, Any]]) -> None:
     from swevis.conditions import DEFAULT_FAMILY
     from swevis.counterfactual.ceiling import CODE_TERMS
 
-    share = rows[0]["code_share"]
-    print(f"\nceiling: code windows are {share:.1%} of the cumulative prompt under text; rendering exactly them at "
+    share, first = rows[0]["code_share"], rows[0]
+    print(f"\nceiling over {first['trajectories']} trajectories, {first['truncated']} truncated: code windows are "
+          f"{share:.1%} of the cumulative prompt under text; rendering exactly them at "
           "T/N (no note, page floor or guard) gives the ceiling; realized = the share of its saving, and what the "
           "rest is lost to, in shares of that saving:")
     heads = [t.replace("_", " ") for t in CODE_TERMS]

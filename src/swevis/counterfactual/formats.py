@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from swevis.agents.observation.actions import SUBMIT_MARKER
 from swevis.agents.run.trajectory import TRAJ_FORMAT
 from swevis.errors import SwevisError
 from swevis.models.messages import content_text
@@ -85,6 +86,17 @@ class Trajectory:
     def parsed(self) -> int:
         """Steps whose command was recovered."""
         return sum(1 for s in self.steps if s.command is not None)
+
+    @property
+    def truncated(self) -> bool:
+        """Whether the recording stops before the run ended: a mini-swe-agent run that says it
+        submitted (or says nothing) but whose last recorded call did not submit. mini ends a
+        run on the submitting call, so a file cut short after any other call ends there. Other
+        formats keep no such mark; a run that hit a limit ended, it was not cut short."""
+        if not self.format.startswith("mini-swe-agent") or self.exit_status not in (None, "Submitted"):
+            return False
+        last = self.steps[-1] if self.steps else None
+        return last is None or SUBMIT_MARKER not in (last.command or "")
 
 
 def _text(content: Any) -> str:

@@ -17,8 +17,9 @@ re-execution (`counterfactual_costs`): the actions are run again in a fresh chec
   mini's text action blocks).
 
 In recorded mode each call's prompt also passes through the profile's provider prefix cache
-(swevis.counterfactual.cache): its cached tokens and its cache-aware spend at the profile's
-prices. Re-execution does not model the cache: its rows report neither (None).
+(swevis.models.prefix_cache, in the playback model): its cached tokens and its cache-aware spend at the profile's
+prices. Re-execution's playback model passes its calls through the same cache (the family's
+rules as the schema sets them): its rows report both too.
 """
 
 from __future__ import annotations
@@ -46,13 +47,15 @@ from swevis.agents.settings import AgentSettings
 from swevis.sandbox import resolved_environment
 from swevis.agents.run.trajectory import exit_status_of
 from swevis.counterfactual.ceiling import FamilyCeiling
-from swevis.counterfactual.cache import CacheRule, PrefixCachedPlayback, call_billing, condition_totals
+from swevis.counterfactual.cache import call_billing, condition_totals
 from swevis.counterfactual.formats import Step, Trajectory, read_trajectory
 from swevis.conditions import MEMORY, REPLAY_PATTERN, TEXT, Condition, ConditionError
 from swevis.errors import SwevisError
-from swevis.models import ModelCallFailed, load_playback_source, resolve_profile
+from swevis.models import ModelCallFailed, PlaybackExhausted, load_playback_source, resolve_profile
 from swevis.models.playback import PlaybackModel
-from swevis.tokens import count_message_tokens
+from swevis.models.spend import is_priced
+from swevis.models.prefix_cache import CacheRule
+from swevis.tokens import count_message_tokens, text_tokens
 
 # Recorded observations pass through the pipeline as they are: the template adds nothing.
 RECORDED_TEMPLATE = "{{ output.output }}"
@@ -186,10 +189,14 @@ def counterfactual_costs(traj_path: str | Path, conditions: list[str], inputs: R
                     "condition": condition,
                     "agent": agent,
                     "prompt_tokens": traj["totals"]["prompt_tokens"],
-                    "cached_prompt_tokens": None, "spend_cache_aware": None,  # no prefix cache modeled here
+                    # the playback model's prefix cache (the profile's family, the schema's rules)
+                    "cached_prompt_tokens": traj["totals"]["cached_prompt_tokens"],
+                    "spend_cache_aware": traj["totals"]["cost"] if is_priced(inputs.profile) else None,
                     "calls": traj["totals"]["calls"],
                     "image_pages": traj["totals"]["image_pages"],
                     "exit_status": traj["exit_status"],
+                    # the recorded turns ran out before the agent ended: the recording was cut short
+                    "truncated": (traj.get("error") or "").startswith(PlaybackExhausted.__name__),
                     "steps": [_reexecuted_step(condition, s) for s in traj["steps"]],
                 }
             )
@@ -307,13 +314,16 @@ def _account_condition(traj: Trajectory, windows: list[list[RecordedWindow]], co
     classes = classify_actions(s.command for s in traj.steps)  # a script run is classed by what it wrote
     observed = ReplayCondition.parse(condition).observation
     ceiling = FamilyCeiling(observed, pipeline.page_settings, chat.tokenizer, chat.image_family)
+    history_seen: set[str] = set()  # the history pages sent so far (hist-rN's frozen blocks)
     for i, (step, step_windows) in enumerate(zip(traj.steps, windows)):
         try:
             sent = pipeline.request(messages)
             usage = chat.complete(sent, purpose="agent").record()["usage"]
-            history_pages = _image_parts(sent) - _image_parts(messages)
+            history = _page_urls(sent) - _page_urls(messages)
         except ModelCallFailed as exc:  # the image cap under image_policy reject: the run ends here
             return f"error: {exc.reason}"
+        new_history_pages = len(history - history_seen)
+        history_seen |= history
         eligible = ceiling.eligible()
         messages.append(step.message())
         pages, obs_tokens, kind, costs = 0, 0, "none", []
@@ -330,8 +340,9 @@ def _account_condition(traj: Trajectory, windows: list[list[RecordedWindow]], co
             "windows": [f"{w.path}:{w.start}-{w.end}" for w in step_windows], "observation_kind": kind,
             "pages": pages, "observation_tokens": obs_tokens, "prompt_tokens": int(usage["prompt_tokens"]),
             "completion_tokens": int(usage["completion_tokens"]), "window_costs": costs,
+            "code_tokens": _code_tokens(step, step_windows, chat.tokenizer),
             "family": ceiling.family, "ceiling_eligible_tokens": eligible,
-            "history_pages": history_pages,
+            "history_pages": len(history), "new_history_pages": new_history_pages,
             **call_billing(chat.profile, usage),
             "memory_hits": sum(c["memory"] in ("exact", "overlap") for c in costs),
             "memory_saved_tokens": sum(c["full_tokens"] - c["tokens"] for c in costs),
@@ -339,10 +350,18 @@ def _account_condition(traj: Trajectory, windows: list[list[RecordedWindow]], co
     return _recorded_exit(traj)
 
 
-def _image_parts(messages: list[dict[str, Any]]) -> int:
-    """The pages of a request (a hist-rN request sends its old calls' blocks as pages)."""
-    return sum(1 for m in messages if isinstance(m.get("content"), list)
-               for p in m["content"] if p.get("type") == "image_url")
+def _page_urls(messages: list[dict[str, Any]]) -> set[str]:
+    """The pages of a request, each by its data URL (a hist-rN request sends its old calls'
+    blocks as pages; a frozen block's pages are the same bytes in every later request)."""
+    return {str((p.get("image_url") or {}).get("url") if isinstance(p.get("image_url"), dict) else p.get("image_url"))
+            for m in messages if isinstance(m.get("content"), list)
+            for p in m["content"] if p.get("type") == "image_url"}
+
+
+def _code_tokens(step: Step, windows: list[RecordedWindow], tokenizer: str) -> int:
+    """k_j: the code windows' tokens as text in a step's observation, the same under every
+    condition (the code share's numerator; swevis.counterfactual.ceiling)."""
+    return sum(text_tokens(step.observation[w.span[0] : w.span[1]], tokenizer) for w in windows)
 
 
 def _recorded_exit(traj: Trajectory) -> str:
@@ -387,8 +406,8 @@ def recorded_costs(
     settings = AgentSettings.from_config(agents_cfg)
     rows, per_step = [], []
     for condition in conditions:
-        chat = PrefixCachedPlayback(model_name, {**profile, "backend": "playback"}, source=[s.message() for s in traj.steps] or [""],
-                                    rule=rule)
+        chat = PlaybackModel(model_name, {**profile, "backend": "playback"}, source=[s.message() for s in traj.steps] or [""],
+                             prefix_cache=rule)
         config = ObservationConfig(
             condition=str(condition.observation), wide_margin=settings.wide_margin,
             max_window_chars=settings.max_window_chars, tokenizer=chat.tokenizer, image_family=chat.image_family,
@@ -401,7 +420,8 @@ def recorded_costs(
         per_step += records
         rows.append({
             "condition": str(condition), "agent": traj.format, "prompt_tokens": sum(r["prompt_tokens"] for r in records),
-            "calls": len(records), "image_pages": sum(r["pages"] for r in records), "exit_status": status,
+            "calls": len(records), "image_pages": sum(r["pages"] + r["new_history_pages"] for r in records),
+            "exit_status": status, "truncated": traj.truncated,
         })
     base = next((r["prompt_tokens"] for r in rows if r["condition"] == "text"), None)
     for r in rows:

@@ -10,6 +10,7 @@ from typing import Any
 from swevis.models.base import ChatModel, Estimator, ModelConfigError, TextCounter, is_live, resolve_profile
 from swevis.models.openai_backend import OpenAIChatModel
 from swevis.models.playback import PlaybackModel
+from swevis.models.prefix_cache import CacheRule
 from swevis.redaction import register_secret
 
 
@@ -22,11 +23,14 @@ def make_model(
     text_counter: TextCounter | None = None,
     playback_source: Any = None,
     environ: Mapping[str, str] | None = None,
+    prompt_cache: dict[str, dict[str, int]] | None = None,
 ) -> ChatModel:
     """The backend the profile names.
 
     ``cache_dir``: response cache folder (backend openai, temperature 0; None disables it).
-    ``playback_source``: demonstration or trajectory (path or data) for backend playback.
+    ``playback_source``: demonstration or trajectory (path or data) for backend playback,
+    whose calls pass through the prefix cache of the profile's family (``prompt_cache``: config
+    counterfactual.prompt_cache; None: the schema's) so a playback run reports cached tokens.
     ``estimator``/``text_counter``: token estimators; default ``swevis.tokens``.
     ``environ``: where the API key variable is looked up (default ``os.environ``).
     """
@@ -47,7 +51,9 @@ def make_model(
                 f"model profile '{profile_name}' uses backend playback, which needs a playback source "
                 "(a demonstration or a trajectory)"
             )
-        return PlaybackModel(profile_name, profile, source=playback_source, estimator=estimator, text_counter=text_counter)
+        rule = CacheRule.from_config(resolved["prompt_cache"], prompt_cache, profile_name)
+        return PlaybackModel(profile_name, profile, source=playback_source, prefix_cache=rule, estimator=estimator,
+                             text_counter=text_counter)
     raise ModelConfigError(f"config key 'models/{profile_name}/backend': unknown backend {backend!r} (openai, playback)")
 
 

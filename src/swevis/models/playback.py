@@ -37,7 +37,8 @@ serve every purpose that has no queue of its own. Each queue is consumed in orde
 
 Usage under playback: prompt tokens are the token models' estimate of the request as it
 would be sent (image cap applied), completion tokens the text tokenizer's count of the
-recorded turn; ``source`` is "estimate". Running out of turns raises
+recorded turn; ``source`` is "estimate"; cached prompt tokens are what the profile's provider
+prefix cache (swevis.models.prefix_cache) would have served. Running out of turns raises
 :class:`PlaybackExhausted` (unless a ``fallback`` model is given, which then takes over:
 playback-then-continue-live).
 """
@@ -59,6 +60,7 @@ from swevis.models.base import (
     Usage,
 )
 from swevis.models.messages import content_text
+from swevis.models.prefix_cache import CacheRule, PrefixCache, prompt_segments
 
 DEMO_FORMAT = "swevis-demo-1"
 
@@ -247,13 +249,16 @@ class PlaybackModel(ChatModel):
     backend = "playback"
 
     def __init__(
-        self, profile_name: str, profile: dict[str, Any], *, source: Any, fallback: ChatModel | None = None, **counting
+        self, profile_name: str, profile: dict[str, Any], *, source: Any, fallback: ChatModel | None = None,
+        prefix_cache: CacheRule | None = None, **counting
     ):
         """`source`: what to play back (load_playback_source); `fallback`: the model asked once it is
-        used up; `counting`: ChatModel's estimator and text counter."""
+        used up; `prefix_cache`: the provider prefix cache its recorded answers are billed
+        through (None: nothing cached); `counting`: ChatModel's estimator and text counter."""
         super().__init__(profile_name, profile, **counting)
         self.source = load_playback_source(source)
         self.fallback = fallback
+        self.prefix_cache = PrefixCache(prefix_cache) if prefix_cache is not None else None
         self._queues: dict[str | None, list[PlaybackTurn]] = {}
         for turn in self.source.turns:
             self._queues.setdefault(turn.purpose, []).append(turn)
@@ -285,7 +290,11 @@ class PlaybackModel(ChatModel):
             )
             resp.meta = {"playback_fallback": self.fallback.backend, **resp.meta}
             return resp
-        return self._recorded_response(self._next_turn(purpose), estimated_prompt_tokens)
+        response = self._recorded_response(self._next_turn(purpose), estimated_prompt_tokens)
+        if self.prefix_cache is not None:  # what the provider would have served, from the request as sent
+            prompt = prompt_segments(messages, self.tokenizer, self.image_family)
+            response.usage.cached_prompt_tokens = self.prefix_cache.serve(prompt)
+        return response
 
     def _next_turn(self, purpose: str) -> PlaybackTurn:
         q = self._queue_for(purpose)

@@ -71,9 +71,9 @@ def with_language(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def take_languages(rows: Iterable[dict[str, Any]], wanted: list[str], origin: str) -> list[dict[str, Any]]:
-    """The rows of the `wanted` languages (all when empty); a kept row of a language swevis
-    cannot index is refused, naming the row, its language and the known ones."""
+def check_languages(wanted: list[str]) -> list[str]:
+    """config tasks.languages in the index's spelling; one swevis cannot index is refused by
+    name (the workflow checks it while planning, so no job starts on it)."""
     known = known_languages()
     wanted_names = [canonical(w) for w in wanted]
     unknown = [w for w in wanted_names if w not in known]
@@ -81,6 +81,14 @@ def take_languages(rows: Iterable[dict[str, Any]], wanted: list[str], origin: st
         raise TaskSourceError(
             f"tasks.languages: {', '.join(unknown)} is not a language swevis can index (known: {', '.join(known)})"
         )
+    return wanted_names
+
+
+def take_languages(rows: Iterable[dict[str, Any]], wanted: list[str], origin: str) -> list[dict[str, Any]]:
+    """The rows of the `wanted` languages (all when empty); a kept row of a language swevis
+    cannot index is refused, naming the row, its language and the known ones."""
+    known = known_languages()
+    wanted_names = check_languages(wanted)
     kept = [r for r in rows if not wanted_names or row_language(r) in wanted_names]
     for row in kept:
         language = row_language(row)

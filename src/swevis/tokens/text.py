@@ -231,7 +231,7 @@ def _count(backend: str, text: str) -> int:
 
 def text_token_ids(text: str, tokenizer: str) -> tuple[int, ...]:
     """The token ids of `text` (no special tokens added) under the named tokenizer: what a
-    provider's prefix cache compares (swevis.counterfactual.cache); as many as text_tokens."""
+    provider's prefix cache compares (swevis.models.prefix_cache); as many as text_tokens."""
     backend, _, _ = _resolve(tokenizer)
     if not text:
         return ()

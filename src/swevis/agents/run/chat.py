@@ -38,10 +38,12 @@ class ChatStack:
         )
 
 
-def guarded_backend(spec: RunSpec, journal: TrajectoryJournal | None = None) -> SpendGuard:
-    """The backend `spec` names under its spend guard: the trajectory caps, and for a live
-    model the condition caps and ledger. What `journal`'s recorded turns cost counts first."""
-    backend = make_model(spec.model_name, spec.profile, cache_dir=spec.cache_dir, playback_source=spec.playback_source)
+def guarded_backend(spec: RunSpec, journal: TrajectoryJournal | None = None, backend: ChatModel | None = None) -> SpendGuard:
+    """The backend `spec` names (or `backend`, made from it already) under its spend guard:
+    the trajectory caps, and for a live model the condition caps and ledger. What
+    `journal`'s recorded turns cost counts first."""
+    if backend is None:
+        backend = make_model(spec.model_name, spec.profile, cache_dir=spec.cache_dir, playback_source=spec.playback_source)
     live = spec.live
     caps = spec.settings.to_dict()
     return SpendGuard(
@@ -57,8 +59,10 @@ def guarded_backend(spec: RunSpec, journal: TrajectoryJournal | None = None) -> 
 def open_chat_stack(spec: RunSpec) -> ChatStack:
     """Backend -> spend guard -> journal for `spec`. Live models resume from the journal and
     enter the condition's ledger; playback models never resume and only the trajectory caps apply."""
+    # the backend first: a profile it refuses (a key, a price, a prefix cache family) leaves no journal behind
+    backend = make_model(spec.model_name, spec.profile, cache_dir=spec.cache_dir, playback_source=spec.playback_source)
     journal = TrajectoryJournal(spec.journal_path, journal_identity(spec), resume=spec.live and spec.settings.resume)
-    guard = guarded_backend(spec, journal)
+    guard = guarded_backend(spec, journal, backend)
     chat: ChatModel = guard
     recorded = journal.recorded_source()
     if recorded is not None:
