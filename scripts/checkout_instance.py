@@ -1,6 +1,6 @@
 """Snakemake adapter: the pristine checkout of one instance at its base commit."""
 
-from swevis.logutil import script_logging
+from swevis.logutil import exit_without_teardown, script_logging
 from swevis.provenance import provenance, write_json_atomic
 from swevis.tasks.instances import rows_of_layout
 from swevis.tasks.repos import checkout_instance, fetch_commits, portable_manifest, read_manifest
@@ -15,3 +15,5 @@ with script_logging(snakemake.log[0]) as log:
     manifest = checkout_instance(row, mirror, snakemake.params.checkout_root)
     log.info("checkout of %s at %s: %s", row["instance_id"], row["base_commit"][:12], manifest["path"])
     write_json_atomic({**portable_manifest(manifest), **provenance()}, snakemake.output.manifest)
+
+exit_without_teardown()

@@ -3,7 +3,7 @@ study runs (<condition>/harness/), or with params.probe_sets its probe runs, gra
 condition folder of their own (<condition>/probes/harness/)."""
 
 from swevis.harness.evaluate import evaluate_condition
-from swevis.logutil import script_logging
+from swevis.logutil import exit_without_teardown, script_logging
 from swevis.paths import ConditionKey, ResultsLayout
 from swevis.tasks import load_instances, study_rows
 from swevis.tasks.repos import mirrors_by_repo
@@ -25,3 +25,5 @@ with script_logging(snakemake.log[0]) as log:
     )
     log.info("%s: %d/%d resolved, infrastructure failures: %s", condition_dir, summary["resolved"], summary["n"],
              summary["infra_failures"] or "none")
+
+exit_without_teardown()

@@ -5,7 +5,7 @@ from pathlib import Path
 from swevis.agents.registry import preloc_agent
 from swevis.agents.run.runner import make_run_spec, prelocalize_run
 from swevis.agents.run.spec import RunInputs
-from swevis.logutil import script_logging
+from swevis.logutil import exit_without_teardown, script_logging
 from swevis.provenance import provenance, write_json_atomic
 from swevis.tasks import load_instances
 from swevis.tasks.repos import read_manifest
@@ -23,3 +23,5 @@ with script_logging(snakemake.log[0]) as log:
     result = prelocalize_run(spec)
     log.info("pre-localized %s: %s prompt tokens", wc.instance, result["usage"]["usage"]["prompt_tokens"])
     write_json_atomic({**result, "provenance": provenance(params.profile, model=wc.model)}, snakemake.output.preloc)
+
+exit_without_teardown()

@@ -7,7 +7,7 @@ from pathlib import Path
 from swevis.agents.run.batch import run_cell, run_stamp
 from swevis.agents.run.runner import make_run_spec, run_instance
 from swevis.agents.run.spec import RunInputs
-from swevis.logutil import script_logging
+from swevis.logutil import exit_without_teardown, script_logging
 from swevis.fsutil import write_json_atomic
 from swevis.tasks import load_instances
 from swevis.tasks.repos import read_manifest
@@ -48,3 +48,5 @@ with script_logging(snakemake.log[0]) as log:
     done = run_cell(runs, run_one)
     log.info("%d runs made, %d current", len(done["ran"]), len(done["current"]))
     write_json_atomic(snakemake.output.runs, {"runs": [r["out_dir"] for r in runs]})
+
+exit_without_teardown()

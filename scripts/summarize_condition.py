@@ -1,7 +1,7 @@
 """Snakemake adapter: summary.json of one condition (accuracy over valid environments, tokens, cost, per-run rows)."""
 
 from swevis.analysis.summary import summarize_condition
-from swevis.logutil import script_logging
+from swevis.logutil import exit_without_teardown, script_logging
 from swevis.paths import ConditionKey, ResultsLayout
 
 with script_logging(snakemake.log[0]) as log:
@@ -13,3 +13,5 @@ with script_logging(snakemake.log[0]) as log:
                                   indexes=list(snakemake.input.indexes))
     log.info("%s: %s/%s resolved (valid runs); invalid environments: %s", condition_dir, summary["resolved"],
              summary["n"], summary["invalid_instances"] or "none")
+
+exit_without_teardown()

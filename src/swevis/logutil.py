@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import atexit
 import logging
+import os
 import signal
 import sys
 from contextlib import contextmanager
@@ -53,3 +55,14 @@ def script_logging(log_path: str | Path | None):
     except Exception as exc:
         logging.getLogger("swevis.script").error("failed: %s", exc, exc_info=True)
         raise
+
+
+def exit_without_teardown() -> None:
+    """End a finished job's interpreter at once, with exit code 0: the exit handlers run (log
+    files flushed, temporary folders removed) but not the teardown of every module and object,
+    which no output depends on and which costs a short job about 0.1 CPU s
+    (docs/measurements.md). Call it last, once every output is written and closed."""
+    atexit._run_exitfuncs()  # CPython's own call at exit; os._exit alone would skip the handlers
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)

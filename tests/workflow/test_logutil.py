@@ -45,3 +45,29 @@ def test_sigterm_runs_the_scripts_clean_up(tmp_path: Path):
     assert proc.wait(timeout=30) == 128 + 15
     assert cleaned.exists()
     assert "terminated (signal 15)" in (tmp_path / "rule.log").read_text()
+
+
+def test_a_job_that_exits_without_teardown_keeps_its_exit_handlers_and_output(tmp_path: Path):
+    """exit_without_teardown skips the modules' teardown, not what a job leaves behind: the
+    exit handlers run (a temporary folder is removed, the log file flushed), buffered stdout
+    is written, the exit code is 0, and no line after the call runs."""
+    import subprocess
+    import sys
+
+    log = tmp_path / "rule.log"
+    script = tmp_path / "job.py"
+    script.write_text(
+        "import sys, tempfile\n"
+        "from swevis.logutil import exit_without_teardown, script_logging\n"
+        f"with script_logging({str(log)!r}) as log:\n"
+        "    scratch = tempfile.TemporaryDirectory()\n"
+        "    print(scratch.name, end=' ')\n"
+        "    log.info('done')\n"
+        "exit_without_teardown()\n"
+        "print('after')\n"
+    )
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    scratch = Path(out.stdout.split()[0])
+    assert out.stdout.split() == [str(scratch)] and not scratch.exists()
+    assert log.read_text().rstrip().endswith("swevis.script: done")

@@ -27,8 +27,6 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
-import polars as pl
-
 from swevis.errors import SwevisError
 from swevis.fsutil import write_json_atomic
 from swevis.harness.records import read_validation
@@ -568,6 +566,8 @@ def read_summaries(paths: Iterable[str | Path]) -> list[dict[str, Any]]:
 
 def rows_frame(rows: list[dict[str, Any]]):
     """Rows -> polars DataFrame of the scalar columns (actions and usage pairs stay out)."""
+    import polars as pl  # here: a condition's summary job reads and writes no DataFrame
+
     schema = {
         "model": pl.String,
         "model_id": pl.String,

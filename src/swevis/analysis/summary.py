@@ -1,7 +1,7 @@
 """The per-condition summary rule's entry: summary.json of one condition.
 
 Its own module (not analysis.build) so that each of the workflow's per-condition jobs
-imports only the readers and the config settings, not matplotlib and the table code.
+imports only the readers and the config settings, not matplotlib, polars and the table code.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from swevis.analysis.load import write_condition_summary
-from swevis.analysis.tables import settings_from_config
+from swevis.config import schema_defaults, with_defaults
 from swevis.provenance import provenance
 
 
@@ -26,7 +26,7 @@ def summarize_condition(
     Table 3 coverage thresholds of `analysis.coverage` (recorded as the provenance), the
     environment validation report (invalid instances leave accuracy) and the index databases
     of the sampled instances (the symbol level of the retrieval columns)."""
-    coverage = settings_from_config(config)["coverage"]
+    coverage = with_defaults(schema_defaults()["analysis"], config.get("analysis"))["coverage"]
     return write_condition_summary(
         condition_dir,
         instances_path,

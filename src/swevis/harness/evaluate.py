@@ -8,7 +8,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Callable
 
-from swevis.harness.docker import evaluate_condition_docker
 from swevis.harness.local import evaluate_condition_local
 from swevis.harness.support import check_gradable
 from swevis.paths import ConditionKey
@@ -29,6 +28,9 @@ def evaluate_condition(
     refused before any checkout or container (swevis.harness.support)."""
     check_gradable(rows, settings["kind"])
     if settings["kind"] == "docker":
+        # imported here: the Docker SDK is a slow import that a local grading job never uses
+        from swevis.harness.docker import evaluate_condition_docker
+
         return evaluate_condition_docker(
             condition_dir, rows, model=key.model, agent=key.agent, scope=key.scope, condition=key.condition,
             settings=settings, client_factory=client_factory, repeats=repeats, mirrors=mirrors,
