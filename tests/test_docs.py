@@ -203,7 +203,7 @@ RULES: dict[str, Rule] = {
         ".venv/bin/python benchmarks/bench_page_legibility.py --help", PAGES_OTHER_AGENTS)
        for name in ("deepseek_reasoner_dev", "sweagent", "openhands")},
     **{f"nice .venv/bin/python benchmarks/bench_page_legibility.py trajectory-sets/{name} --pages 12 --seed 3 "
-       "--families obs --no-direction-classifier": Rule(".venv/bin/python benchmarks/bench_page_legibility.py --help",
+       "--no-direction-classifier": Rule(".venv/bin/python benchmarks/bench_page_legibility.py --help",
                                          PAGES_OTHER_AGENTS)
        for name in ("deepseek_reasoner_dev", "sweagent", "openhands")},
     ".venv/bin/python benchmarks/bench_page_families.py trajectory-sets/deepseek_reasoner_dev trajectory-sets/sweagent "
