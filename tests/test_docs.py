@@ -197,18 +197,19 @@ RULES: dict[str, Rule] = {
         ".venv/bin/python benchmarks/bench_page_legibility.py --help", PAGES_OCR),
     "nice .venv/bin/python benchmarks/bench_page_legibility.py lite_test --pages 40 --seed 1": Rule(
         ".venv/bin/python benchmarks/bench_page_legibility.py --help", PAGES_OCR),
-    "nice .venv/bin/python benchmarks/bench_page_legibility.py deepseek_reasoner_dev --pages 12 --seed 3 --families hist "
-    "-v": Rule(".venv/bin/python benchmarks/bench_page_legibility.py --help", PAGES_OTHER_AGENTS),
-    "nice .venv/bin/python benchmarks/bench_page_legibility.py sweagent --pages 12 --seed 3 --families hist -v": Rule(
-        ".venv/bin/python benchmarks/bench_page_legibility.py --help", PAGES_OTHER_AGENTS),
-    "nice .venv/bin/python benchmarks/bench_page_legibility.py openhands --pages 12 --seed 3 --families hist -v": Rule(
-        ".venv/bin/python benchmarks/bench_page_legibility.py --help", PAGES_OTHER_AGENTS),
+    **{f"nice .venv/bin/python benchmarks/bench_page_legibility.py trajectory-sets/{name} --pages 12 --seed 3 "
+       "--families hist -v": Rule(".venv/bin/python benchmarks/bench_page_legibility.py --help", PAGES_OTHER_AGENTS)
+       for name in ("deepseek_reasoner_dev", "sweagent", "openhands")},
     ".venv/bin/python benchmarks/fetch_trajectory_sets.py trajectory-sets": Rule(
         ".venv/bin/python benchmarks/fetch_trajectory_sets.py --help",
         "downloads three public repositories from GitHub: --help checks the script; "
         "tests/dev/test_trajectory_sets.py writes a set from a local repository"),
     **{f"nice .venv/bin/python benchmarks/bench_page_legibility.py trajectory-sets/{name} --pages 12 --seed 3 -v": Rule(
         ".venv/bin/python benchmarks/bench_page_legibility.py --help", PAGES_OTHER_AGENTS)
+       for name in ("deepseek_reasoner_dev", "sweagent", "openhands")},
+    **{f"nice .venv/bin/python benchmarks/bench_page_legibility.py trajectory-sets/{name} --pages 12 --seed 3 "
+       "--no-direction-classifier": Rule(".venv/bin/python benchmarks/bench_page_legibility.py --help",
+                                         PAGES_OTHER_AGENTS)
        for name in ("deepseek_reasoner_dev", "sweagent", "openhands")},
     ".venv/bin/python benchmarks/bench_page_families.py trajectory-sets/deepseek_reasoner_dev trajectory-sets/sweagent "
     "trajectory-sets/openhands --base text,obs-r3 --hist transcript:1:4": Rule(

@@ -38,7 +38,7 @@ from swevis.config import load_config
 from swevis.counterfactual.formats import trajectory_files
 from swevis.counterfactual.replay import recorded_costs
 from swevis.errors import SwevisError
-from swevis.render.ocr import RAPIDOCR, TESSERACT, OcrCache, ocr_page_accuracy
+from swevis.render.ocr import RAPIDOCR, TESSERACT, OcrCache, ocr_page_accuracy, read_without_direction_classifier
 from swevis.render.tesseract import MISSING, available
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
@@ -126,6 +126,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--obs-run-chars", type=int, help="agents.pages.obs_run_chars (default: as configured)")
     parser.add_argument("--hist-run-chars", type=int, help="agents.pages.hist_run_chars (default: as configured)")
     parser.add_argument("--hist-min-font-px", type=float, help="agents.pages.hist_min_font_px (default: as configured)")
+    parser.add_argument("--no-direction-classifier", action="store_true",
+                        help="rapidocr without its direction classifier (ocr.read_without_direction_classifier)")
     parser.add_argument("--threshold", type=float, default=0.93)
     parser.add_argument("--cache", help="a folder for OCR words (swevis.render.ocr.OcrCache); default none")
     parser.add_argument("--jobs", type=int, default=2, help="replays side by side (the OCR runs in one process)")
@@ -134,6 +136,8 @@ def main(argv: list[str] | None = None) -> int:
     if not available():
         print(f"error: {MISSING}", file=sys.stderr)
         return 2
+    if args.no_direction_classifier:
+        read_without_direction_classifier()
     cfg = load_config(PROJECT_ROOT / "config.yaml")
     for key in ("obs_run_chars", "hist_run_chars", "hist_min_font_px"):
         if getattr(args, key) is not None:
