@@ -202,7 +202,7 @@ def read_without_direction_classifier() -> None:
     """rapidocr reads from here on with its direction classifier off (`Global.use_cls`), its
     words cached under a protocol that says so. Pages are drawn upright, and the classifier
     turns some upright rows 180 degrees before they are read (rows of `-rw-r--r--`,
-    docs/counterfactual.md); the legibility benchmark's `--no-direction-classifier`."""
+    docs/studies/other-agents-pages.md); the legibility benchmark's `--no-direction-classifier`."""
     global OCR_PROTOCOL, RAPIDOCR_LIMITS
     OCR_PROTOCOL = OCR_PROTOCOL.replace("no cap of 1000 boxes)", "no cap of 1000 boxes, no direction classifier)")
     RAPIDOCR_LIMITS = {**RAPIDOCR_LIMITS, "Global.use_cls": False}
