@@ -83,3 +83,19 @@ def test_replay_refuses_a_bad_masking_name_in_one_line(capsys):
     assert main(["replay", str(FIXTURES), "--conditions", "text,mask-k05", "--config", CONFIG]) == 2
     err = capsys.readouterr().err
     assert "'mask-k05'" in err and "write mask-k5" in err and "mem+r<N>" in err and len(err.strip().splitlines()) == 1
+
+
+def test_the_workflow_table_reports_masking_beside_the_families():
+    """counterfactual.conditions may name masking: the workflow's table.csv rows (swevis.analysis.counterfactual)."""
+    from swevis.analysis.counterfactual import reduction_table, replay_set, trajectory_costs
+
+    priced = {"q": {"tokenizer": "qwen3", "image_family": "qwen3.5", "prompt_cache": "qwen", "cost_per_1k_prompt": 1.0,
+                    "cost_per_1k_cached_prompt": 0.2}}
+    steps = replay_set(FIXTURES, ["text", "mask-k2", "maskb-k2"], priced, agents_cfg={"pages": {"mask_block": 2}},
+                       render_cfg={})
+    rows = {r["condition"]: r for r in reduction_table(trajectory_costs(steps), resamples=20, seed=0).iter_rows(named=True)}
+    assert {c: rows[c]["family"] for c in rows} == {"text": "text", "mask-k2": "mask", "maskb-k2": "maskb"}
+    for c in ("mask-k2", "maskb-k2"):
+        assert rows[c]["family_ceiling_reduction"] > 1 and rows[c]["bill_reduction"] is not None
+    assert rows["mask-k2"]["family_realized_share"] == pytest.approx(1.0)
+    assert rows["mask-k2"]["family_bill_realized_share"] < rows["maskb-k2"]["family_bill_realized_share"]
