@@ -10,6 +10,7 @@ from types import SimpleNamespace
 
 import polars as pl
 import pytest
+import yaml
 
 from swevis.cli import main
 from swevis.conditions import Condition
@@ -27,8 +28,11 @@ def replayed(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("mask")
     trajs = tmp / "trajs"
     shutil.copytree(FIXTURES, trajs)
+    config = yaml.safe_load(open(CONFIG))
+    config["agents"].setdefault("pages", {}).update(mask_block=2, hist_block=2)  # blocks short trajectories fill
+    (tmp / "config.yaml").write_text(yaml.safe_dump(config))
     code = main(["replay", str(trajs), "--out", str(tmp / "out"), "--conditions", "text,mask-k2,maskb-k2,maskb-k2+hist-r3",
-                 "--config", CONFIG, "--model", "qwen3.5"])
+                 "--config", str(tmp / "config.yaml"), "--model", "qwen3.5"])
     assert code == 0
     return tmp / "out"
 
