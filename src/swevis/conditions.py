@@ -110,11 +110,12 @@ class Condition:
 
     @classmethod
     def parse(cls, name: str) -> Condition:
-        """`text` or a family's `<prefix>r<N>`; anything else is a ConditionError naming the value."""
+        """`text`, a family's `<prefix>r<N>`, or a masking (`mask-k<M>`, `maskb-k<M>`, alone or
+        before a masked family's name); anything else is a ConditionError naming the value."""
         if not isinstance(name, str) or not re.fullmatch(PATTERN, name):
             others = [f"{f.prefix}r<N>" for f in FAMILIES if f.prefix]
             others += [f"{NAIVE_MASK}k<M>", f"{BLOCK_MASK}k<M> (M observations kept)",
-                       f"{BLOCK_MASK}k<M>+{_MASKED_PREFIXES.split('|')[0]}r<N>"]
+                       f"{BLOCK_MASK}k<M>+{page_family(MASKED_FAMILIES[0]).prefix}r<N>"]
             spelled = ", ".join(others[:-1]) + " or " + others[-1]
             raise ConditionError(f"unknown condition {name!r}: use text, r<positive number> (r1, r3, r2.5), "
                                  f"{spelled}{_canonical_hint(name)}")
