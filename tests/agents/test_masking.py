@@ -20,17 +20,13 @@ from swevis.errors import SwevisError
 from swevis.tokens import count_message_tokens
 from swevis.workflow import check_config
 
-from helpers import PROJECT_ROOT
+from helpers import PROJECT_ROOT, agent_conversation
 
 OUTPUT = "".join(f"tests/test_module_{i}.py::test_case_{i} FAILED - AssertionError: {i} != {i + 1}\n" for i in range(30))
 
 
 def conversation(calls: int, output: str = OUTPUT) -> list[dict]:
-    messages = [{"role": "system", "content": "You are a helpful assistant."}, {"role": "user", "content": "Fix the bug."}]
-    for i in range(calls):
-        messages.append({"role": "assistant", "content": f"Step {i}: run the tests.\n```mswea_bash_command\npytest -x tests/{i}\n```"})
-        messages.append({"role": "user", "content": output.replace("module_", f"module_{i}_")})
-    return messages
+    return agent_conversation(calls, output, "pytest -x tests/{i}")
 
 
 def pipeline(condition: str, **pages) -> ObservationPipeline:
