@@ -31,9 +31,8 @@ HEADER = """\
 
 Every key of `config.yaml`, with the default a config that leaves it out gets and what it means.
 The schema `src/swevis/data/config.schema.yaml` is the one place defaults live; this page is
-generated from it (`.venv/bin/python scripts/config_reference.py > docs/config.md`) and a test
-fails when the two differ. How a config file is read, validated and combined with
-`--configfile` and `--config` is in [running.md](running.md#configuration).
+generated from it (`.venv/bin/python scripts/config_reference.py > docs/config.md`), a test fails
+when the two differ. How a config is read, validated and combined: [running.md](running.md#configuration).
 
 `<name>` stands for a name you choose (a model profile, a LET variant, a trajectory set);
 `[]` for an item of a list. "—" in the default column: the key has no default of its own
