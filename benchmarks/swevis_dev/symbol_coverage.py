@@ -58,6 +58,9 @@ def _is_definition(node: ts.Node) -> bool:
         return True
     if t == "object_creation_expression":
         return any(c.type == "class_body" for c in node.named_children)
+    if t == "call_expression" and parent is not None and parent.type == "variable_declarator":
+        args = node.child_by_field_name("arguments")  # a top-level table or class made by a call of an
+        return _top_level(parent) and any(a.type == "object" for a in args.named_children)  # object literal
     while parent is not None and parent.type in ("as_expression", "satisfies_expression", "parenthesized_expression"):
         parent = parent.parent  # `{...} as const`
     if t not in _VALUES or parent is None:
@@ -75,6 +78,12 @@ def _is_definition(node: ts.Node) -> bool:
 
 
 def _table(node: ts.Node, parent: ts.Node) -> bool:
+    """A table: bound to a name at the top level (by an assignment too: `module.exports =
+    {...}`, not `A.prototype = {...}`), or an object of functions, or an object member of one."""
+    if parent.type == "assignment_expression" and parent.child_by_field_name("right") == node:
+        left = parent.child_by_field_name("left")
+        return left.type in ("identifier", "member_expression") and not left.text.endswith(b".prototype") \
+            and _top_level(parent)
     if parent.type == "variable_declarator":
         return _top_level(parent) or (node.type == "object" and any(
             m.type == "method_definition" or (m.type == "pair" and m.child_by_field_name("value") is not None
@@ -89,7 +98,7 @@ def _top_level(node: ts.Node) -> bool:
     depth, up = 0, node.parent
     while up is not None and up.type not in ("program", "source_file", "module"):
         depth += up.type not in ("lexical_declaration", "variable_declaration", "export_statement",
-                                 "var_declaration", "var_spec_list")
+                                 "var_declaration", "var_spec_list", "expression_statement")
         up = up.parent
     return depth == 0
 
