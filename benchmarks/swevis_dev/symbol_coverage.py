@@ -8,6 +8,9 @@ For every fix (a file before and after), two shares per language:
   (every named function, method, class, type, impl, object literal bound to a name, table), the
   share the index names: a symbol that ends on the definition's last line and starts at or
   before its first.
+With `--outside N`, the changed lines outside every symbol are also counted by the top-level
+statement they are in (a comment, an import, `const x = require(...)`), the N commonest a
+language: what is left when every definition is a symbol.
 
 Fixes come from mined cases (a devset CSV: repo, base_commit, fix_commit, mirror, language;
 the fix's non-test files of the case's language, read from the bare mirrors `swevis devset
@@ -116,6 +119,35 @@ def _innermost(root: ts.Node, line: int, text: str) -> ts.Node | None:
     return node
 
 
+_BINDERS = {"export_statement", "lexical_declaration", "variable_declaration", "expression_statement",
+            "variable_declarator", "assignment_expression", "assignment", "let_declaration", "var_declaration",
+            "var_spec", "const_declaration", "const_spec", "short_var_declaration"}
+
+
+def _outside_kind(root: ts.Node, line: int, text: str) -> str:
+    """What a line outside every symbol is in: its top-level statement, with what a declaration,
+    an export or an expression statement holds (`lexical_declaration: call of require`)."""
+    code = text.encode()
+    start = len(code) - len(code.lstrip())
+    node = root.named_descendant_for_point_range((line, start), (line, max(len(code.rstrip()) - 1, start)))
+    while node.parent is not None and node.parent.parent is not None:
+        node = node.parent
+    held = node
+    while held.type in _BINDERS:  # export -> declaration -> declarator -> value; statement -> assignment -> right
+        inner = next((held.child_by_field_name(f) for f in ("declaration", "value", "right")
+                      if held.child_by_field_name(f) is not None), None)
+        if inner is None and held.named_child_count:
+            inner = held.named_children[0]
+        if inner is None:
+            break
+        held = inner
+    if held is node:
+        return node.type
+    callee = held.child_by_field_name("function") if held.type in ("call_expression", "call") else None
+    what = f"call of {callee.text.decode()}" if callee is not None and callee.type == "identifier" else held.type
+    return f"{node.type}: {what}"
+
+
 def _grammar_root(path: str, data: bytes) -> ts.Node:
     language = languages.language_for(path)
     parser = ts.Parser(_LANGUAGES[language.name](path))
@@ -149,7 +181,10 @@ def _side(path: str, data: bytes, lines: list[int], counts: dict) -> None:
         if line >= len(text) or not text[line].strip():
             continue
         counts["lines"] += 1
-        counts["lines_in"] += any(a <= line + 1 <= b for a, b in symbols)
+        inside = any(a <= line + 1 <= b for a, b in symbols)
+        counts["lines_in"] += inside
+        if not inside:
+            counts[f"outside: {_outside_kind(root, line, text[line])}"] += 1
         node = _innermost(root, line, text[line])
         if node is None or (node.start_byte, node.end_byte) in seen:
             continue
@@ -209,6 +244,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cases", type=Path, nargs="+", default=[], help="devset CSVs of mined cases")
     ap.add_argument("--mirrors", type=Path, help="folder of <owner>+<name>/repo mirrors (swevis devset fetch's)")
     ap.add_argument("--language", help="only the cases of this language (a devset CSV's language column)")
+    ap.add_argument("--outside", type=int, default=0, metavar="N",
+                    help="also list, per language, the N most common statements the lines outside every symbol are in")
     args = ap.parse_args(argv)
     counts: dict[str, dict] = defaultdict(lambda: defaultdict(int))
     fixes = []
@@ -229,4 +266,12 @@ def main(argv: list[str] | None = None) -> int:
         c = counts[name]
         print(f"| {name} | {c['files']} | {c['lines']} | {100 * c['lines_in'] / max(c['lines'], 1):.1f}% "
               f"| {c['defs']} | {100 * c['defs_named'] / max(c['defs'], 1):.1f}% |")
+    if args.outside and any(k.startswith("outside: ") for c in counts.values() for k in c):
+        print("\n| language | changed lines outside every symbol: the top-level statement they are in | lines |")
+        print("|---|---|--:|")
+        for name in sorted(counts):
+            kinds = sorted(((n, k[len("outside: "):]) for k, n in counts[name].items() if k.startswith("outside: ")),
+                           key=lambda kn: (-kn[0], kn[1]))
+            for n, kind in kinds[: args.outside]:
+                print(f"| {name} | {kind} | {n} |")
     return 0
