@@ -82,11 +82,15 @@ def _is_definition(node: ts.Node) -> bool:
 
 def _table(node: ts.Node, parent: ts.Node) -> bool:
     """A table: bound to a name at the top level (by an assignment too: `module.exports =
-    {...}`, not `A.prototype = {...}`), or an object of functions, or an object member of one."""
+    {...}`, not `A.prototype = {...}` nor a list of exported names), or an object of functions,
+    or an object member of one."""
     if parent.type == "assignment_expression" and parent.child_by_field_name("right") == node:
         left = parent.child_by_field_name("left")
+        names_only = all(m.type in ("shorthand_property_identifier", "spread_element", "comment") or (
+            m.type == "pair" and m.child_by_field_name("value").type in ("identifier", "member_expression"))
+            for m in node.named_children)  # `module.exports = { a, b }` lists exports, as `export { a, b }`
         return left.type in ("identifier", "member_expression") and not left.text.endswith(b".prototype") \
-            and _top_level(parent)
+            and _top_level(parent) and not (left.text == b"module.exports" and names_only)
     if parent.type == "variable_declarator":
         return _top_level(parent) or (node.type == "object" and any(
             m.type == "method_definition" or (m.type == "pair" and m.child_by_field_name("value") is not None

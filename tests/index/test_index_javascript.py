@@ -316,6 +316,8 @@ def test_module_level_definitions_are_symbols_and_plain_statements_are_not():
     ]
     assert [(s.name, s.doc) for s in fx.symbols[:3]] == [
         ("RunOptions", "Options of a run."), ("Done", ""), ("canonicalType", "The type of a value.")]
+    # a list of exported names is no table (as `export { a, b }`)
+    assert extract("lib/index.js", b"module.exports = { a, b: c.d, ...e };\n", "lib", {}).symbols == []
     # the members of `module.exports = {...}` are the module's names, found in the table
     assert {k: v for k, v in fx.names.items() if k in ("run", "stop", "rules", "alias", "clamp", "default")} == {
         "run": "lib.run.exports.run", "stop": "lib.run.exports.stop", "rules": "lib.run.exports.rules",

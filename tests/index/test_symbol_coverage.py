@@ -28,6 +28,9 @@ def test_a_change_outside_every_symbol_and_an_unnamed_definition_count_against_t
     # the lines outside every symbol are counted by the top-level statement they are in
     assert dict(counts) == {"lines": 4, "lines_in": 0, "outside: lexical_declaration: number": 2,
                             "outside: expression_statement: call of foo": 2}
+    counts = defaultdict(int)  # a list of exported names is no table: no definition, no symbol
+    bench.measure_fix("a.js", b"module.exports = { a };\n", b"module.exports = { a, b };\n", counts)
+    assert dict(counts) == {"lines": 2, "lines_in": 0, "outside: expression_statement: object": 2}
     counts = defaultdict(int)
     bench.measure_fix("a.py", b"def f():\n    return 1\n", b"def f():\n    return 2\n", counts)
     assert dict(counts) == {"lines": 2, "lines_in": 2, "defs": 2, "defs_named": 2}

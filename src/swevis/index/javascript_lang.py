@@ -439,6 +439,12 @@ def _has_functions(table: ts.Node) -> bool:
                                           and v.type in _FUNCTION_VALUES) for m in table.named_children)
 
 
+def _export_list(table: ts.Node) -> bool:
+    """An object of names only (`{ a, b: c, ...rest }`): a list of what a module exports, no table."""
+    return all(m.type in ("shorthand_property_identifier", "spread_element", "comment") or (
+        m.type == "pair" and _value(m).type in ("identifier", "member_expression")) for m in table.named_children)
+
+
 def _top_level(declarator: ts.Node) -> bool:
     statement = _outer(declarator)
     return statement.parent is not None and statement.parent.type == "program"
@@ -487,8 +493,11 @@ def _kept(node: ts.Node, kept: set) -> bool:
         return _top_level(node) or _has_functions(table)
     if node.type == "variable_declarator" and value.type == "call_expression":
         return _class_factory(node) or (_top_level(node) and bool(_object_arguments(value)))
-    if node.type == "assignment_expression" and _table(node) is not None:
-        return _top_level(node) and (_dotted(node.child_by_field_name("left")) or "").split(".")[-1] != "prototype"
+    if node.type == "assignment_expression" and (table := _table(node)) is not None:
+        target = _dotted(node.child_by_field_name("left")) or ""
+        if target == "module.exports" and _export_list(table):  # `module.exports = { a, b }`, as `export { a, b }`
+            return False
+        return _top_level(node) and target.split(".")[-1] != "prototype"
     if node.type == "pair":
         if value.type in _FUNCTION_VALUES:  # a function-valued member is a definition wherever its object is
             return True
