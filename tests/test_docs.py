@@ -126,6 +126,22 @@ RULES: dict[str, Rule] = {
     "nice -n 10 .venv/bin/swevis devset measure --polyglot": Rule(".venv/bin/swevis devset measure --help", POLYGLOT_CLONES),
     ".venv/bin/swevis devset report --polyglot": Rule(".venv/bin/swevis devset report --help", POLYGLOT_CLONES),
     ".venv/bin/swevis devset history --polyglot --depth 300": Rule(".venv/bin/swevis devset history --help", POLYGLOT_CLONES),
+    "export OUT=.swevis-cache/devset/issues-polyglot": AS_WRITTEN,
+    ".venv/bin/swevis devset fetch --polyglot-issues": Rule(".venv/bin/swevis devset fetch --help", POLYGLOT_CLONES),
+    ".venv/bin/swevis devset issue-candidates --per-repo 60 --write issue-candidates.csv": Rule(
+        ".venv/bin/swevis devset issue-candidates --help", POLYGLOT_CLONES),
+    ".venv/bin/swevis devset issue-texts --write issue-texts.jsonl": Rule(
+        ".venv/bin/swevis devset issue-texts --help", "reads 28 issues from the GitHub API: --help checks the step"),
+    ".venv/bin/swevis devset prepare --polyglot-issues --issue-texts issue-texts.jsonl --out $OUT": Rule(
+        ".venv/bin/swevis devset prepare --help", POLYGLOT_CLONES),
+    "nice -n 10 .venv/bin/swevis devset measure --polyglot-issues --out $OUT": Rule(
+        ".venv/bin/swevis devset measure --help", POLYGLOT_CLONES),
+    ".venv/bin/swevis devset report --polyglot-issues --out $OUT": Rule(".venv/bin/swevis devset report --help", POLYGLOT_CLONES),
+    ".venv/bin/swevis devset prepare --polyglot --out $OUT --repos mochajs/mocha Leaflet/Leaflet colinhacks/zod sindresorhus/ky spf13/cobra urfave/cli jhy/jsoup rust-lang/mdBook casey/just": Rule(
+        ".venv/bin/swevis devset prepare --help", POLYGLOT_CLONES),
+    "nice -n 10 .venv/bin/swevis devset measure --polyglot --out $OUT --repos mochajs/mocha Leaflet/Leaflet colinhacks/zod sindresorhus/ky spf13/cobra urfave/cli jhy/jsoup rust-lang/mdBook casey/just": Rule(
+        ".venv/bin/swevis devset measure --help", POLYGLOT_CLONES),
+    ".venv/bin/swevis devset report --polyglot --out $OUT": Rule(".venv/bin/swevis devset report --help", POLYGLOT_CLONES),
     ".venv/bin/swevis devset prepare --repos pallets/flask psf/requests mwaskom/seaborn pytest-dev/pytest pylint-dev/pylint sphinx-doc/sphinx": Rule(
         ".venv/bin/swevis devset prepare --help", MINED),
     "nice -n 10 .venv/bin/swevis devset measure --repos pallets/flask psf/requests mwaskom/seaborn pytest-dev/pytest pylint-dev/pylint sphinx-doc/sphinx": Rule(

@@ -8,6 +8,9 @@ For every fix (a file before and after), two shares per language:
   (every named function, method, class, type, impl, object literal bound to a name, table), the
   share the index names: a symbol that ends on the definition's last line and starts at or
   before its first.
+With `--outside N`, the changed lines outside every symbol are also counted by the top-level
+statement they are in (a comment, an import, `const x = require(...)`), the N commonest a
+language: what is left when every definition is a symbol.
 
 Fixes come from mined cases (a devset CSV: repo, base_commit, fix_commit, mirror, language;
 the fix's non-test files of the case's language, read from the bare mirrors `swevis devset
@@ -58,6 +61,9 @@ def _is_definition(node: ts.Node) -> bool:
         return True
     if t == "object_creation_expression":
         return any(c.type == "class_body" for c in node.named_children)
+    if t == "call_expression" and parent is not None and parent.type == "variable_declarator":
+        args = node.child_by_field_name("arguments")  # a top-level table or class made by a call of an
+        return _top_level(parent) and any(a.type == "object" for a in args.named_children)  # object literal
     while parent is not None and parent.type in ("as_expression", "satisfies_expression", "parenthesized_expression"):
         parent = parent.parent  # `{...} as const`
     if t not in _VALUES or parent is None:
@@ -75,6 +81,16 @@ def _is_definition(node: ts.Node) -> bool:
 
 
 def _table(node: ts.Node, parent: ts.Node) -> bool:
+    """A table: bound to a name at the top level (by an assignment too: `module.exports =
+    {...}`, not `A.prototype = {...}` nor a list of exported names), or an object of functions,
+    or an object member of one."""
+    if parent.type == "assignment_expression" and parent.child_by_field_name("right") == node:
+        left = parent.child_by_field_name("left")
+        names_only = all(m.type in ("shorthand_property_identifier", "spread_element", "comment") or (
+            m.type == "pair" and m.child_by_field_name("value").type in ("identifier", "member_expression"))
+            for m in node.named_children)  # `module.exports = { a, b }` lists exports, as `export { a, b }`
+        return left.type in ("identifier", "member_expression") and not left.text.endswith(b".prototype") \
+            and _top_level(parent) and not (left.text == b"module.exports" and names_only)
     if parent.type == "variable_declarator":
         return _top_level(parent) or (node.type == "object" and any(
             m.type == "method_definition" or (m.type == "pair" and m.child_by_field_name("value") is not None
@@ -89,7 +105,7 @@ def _top_level(node: ts.Node) -> bool:
     depth, up = 0, node.parent
     while up is not None and up.type not in ("program", "source_file", "module"):
         depth += up.type not in ("lexical_declaration", "variable_declaration", "export_statement",
-                                 "var_declaration", "var_spec_list")
+                                 "var_declaration", "var_spec_list", "expression_statement")
         up = up.parent
     return depth == 0
 
@@ -105,6 +121,35 @@ def _innermost(root: ts.Node, line: int, text: str) -> ts.Node | None:
     while node is not None and not _is_definition(node):
         node = node.parent
     return node
+
+
+_BINDERS = {"export_statement", "lexical_declaration", "variable_declaration", "expression_statement",
+            "variable_declarator", "assignment_expression", "assignment", "let_declaration", "var_declaration",
+            "var_spec", "const_declaration", "const_spec", "short_var_declaration"}
+
+
+def _outside_kind(root: ts.Node, line: int, text: str) -> str:
+    """What a line outside every symbol is in: its top-level statement, with what a declaration,
+    an export or an expression statement holds (`lexical_declaration: call of require`)."""
+    code = text.encode()
+    start = len(code) - len(code.lstrip())
+    node = root.named_descendant_for_point_range((line, start), (line, max(len(code.rstrip()) - 1, start)))
+    while node.parent is not None and node.parent.parent is not None:
+        node = node.parent
+    held = node
+    while held.type in _BINDERS:  # export -> declaration -> declarator -> value; statement -> assignment -> right
+        inner = next((held.child_by_field_name(f) for f in ("declaration", "value", "right")
+                      if held.child_by_field_name(f) is not None), None)
+        if inner is None and held.named_child_count:
+            inner = held.named_children[0]
+        if inner is None:
+            break
+        held = inner
+    if held is node:
+        return node.type
+    callee = held.child_by_field_name("function") if held.type in ("call_expression", "call") else None
+    what = f"call of {callee.text.decode()}" if callee is not None and callee.type == "identifier" else held.type
+    return f"{node.type}: {what}"
 
 
 def _grammar_root(path: str, data: bytes) -> ts.Node:
@@ -140,7 +185,10 @@ def _side(path: str, data: bytes, lines: list[int], counts: dict) -> None:
         if line >= len(text) or not text[line].strip():
             continue
         counts["lines"] += 1
-        counts["lines_in"] += any(a <= line + 1 <= b for a, b in symbols)
+        inside = any(a <= line + 1 <= b for a, b in symbols)
+        counts["lines_in"] += inside
+        if not inside:
+            counts[f"outside: {_outside_kind(root, line, text[line])}"] += 1
         node = _innermost(root, line, text[line])
         if node is None or (node.start_byte, node.end_byte) in seen:
             continue
@@ -200,6 +248,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cases", type=Path, nargs="+", default=[], help="devset CSVs of mined cases")
     ap.add_argument("--mirrors", type=Path, help="folder of <owner>+<name>/repo mirrors (swevis devset fetch's)")
     ap.add_argument("--language", help="only the cases of this language (a devset CSV's language column)")
+    ap.add_argument("--outside", type=int, default=0, metavar="N",
+                    help="also list, per language, the N most common statements the lines outside every symbol are in")
     args = ap.parse_args(argv)
     counts: dict[str, dict] = defaultdict(lambda: defaultdict(int))
     fixes = []
@@ -220,4 +270,12 @@ def main(argv: list[str] | None = None) -> int:
         c = counts[name]
         print(f"| {name} | {c['files']} | {c['lines']} | {100 * c['lines_in'] / max(c['lines'], 1):.1f}% "
               f"| {c['defs']} | {100 * c['defs_named'] / max(c['defs'], 1):.1f}% |")
+    if args.outside and any(k.startswith("outside: ") for c in counts.values() for k in c):
+        print("\n| language | changed lines outside every symbol: the top-level statement they are in | lines |")
+        print("|---|---|--:|")
+        for name in sorted(counts):
+            kinds = sorted(((n, k[len("outside: "):]) for k, n in counts[name].items() if k.startswith("outside: ")),
+                           key=lambda kn: (-kn[0], kn[1]))
+            for n, kind in kinds[: args.outside]:
+                print(f"| {name} | {kind} | {n} |")
     return 0

@@ -125,9 +125,10 @@ def test_methods_of_an_object_literal_given_to_a_call_are_the_bound_names_method
         ("Foo.qux", "method", 12, 12, "qux: (y) =>"),
         ("Layer", "class", 15, 19, "var Layer = L.Evented.extend"),  # the second object has no function
         ("Layer.onAdd", "method", 16, 18, "onAdd: function (map)"),
+        ("app", "class", 21, 21, "const app = createApp"),  # a top-level table given to a call
         ("plain", "class", 22, 22, "const plain = {"),  # an object literal with functions: their container
         ("plain.helper", "method", 22, 22, "helper()"),
-    ]  # `const app = createApp({ port: 8080 })` gives an object without functions: no class
+    ]
     assert [(e.dst_name, fx.symbols[e.src_symbol].qualname) for e in fx.edges if e.kind == "inherits"] == [
         ("Base", "Foo"), ("L.Evented", "Layer")]
 
@@ -248,3 +249,93 @@ def test_objects_of_functions_given_to_a_member_or_a_call_are_their_owners_metho
     ]
     fn = extract("a.js", b"// Binds a popup.\n// To the layer.\nfunction bind() {}\n", "a", {})
     assert [(s.qualname, s.start_line, s.end_line) for s in fn.symbols] == [("bind", 1, 3)]
+
+
+MODULE_LEVEL = b"""/**
+ * Options of a run.
+ * @typedef {Object} RunOptions
+ * @property {string} spec - the files
+ */
+
+/** @callback Done */
+
+/** The type of a value. */
+var canonicalType = (exports.canonicalType = function canonicalType(value) {
+  return 1;
+});
+
+exports.requireOrImport = hasEsm
+  ? async file => {
+      return import(file);
+    }
+  : async file => require(file);
+
+const fetchImage = skip ? null : function (s) { return s; };
+const ready = a && b;
+var constants = utils.defineConstants({
+  EVENT_FILE_POST_REQUIRE: 'post-require',
+  nested: { A: 1 },
+});
+
+module.exports = {
+  rules: { 'no-console': 'off' },
+  run(file) { return file; },
+  stop: function () {
+    return { before: function (name) { return name; } };
+  },
+  clamp,
+  alias: other,
+};
+Foo.prototype = { a: 1 };
+L.Util.options = [1, 2];
+exports.maxDiffSize = 8192;
+/** @typedef {{ a: number }} */
+"""
+
+
+def test_module_level_definitions_are_symbols_and_plain_statements_are_not():
+    """JSDoc types, a function bound on a branch of `?:` or `&&`, a table made by a call or
+    assigned at the top level (`module.exports = {...}`: the table `exports`), a function-valued
+    member of any object; not a value (`a && b`, `8192`), `A.prototype = {...}` nor a JSDoc type
+    without a name."""
+    fx = extract("lib/run.js", MODULE_LEVEL, "lib.run", {"project": {}})
+    assert [(s.qualname, s.kind, s.start_line, s.end_line, s.signature) for s in fx.symbols] == [
+        ("RunOptions", "class", 1, 5, "@typedef {Object} RunOptions"),
+        ("Done", "class", 7, 7, "@callback Done"),
+        ("canonicalType", "function", 9, 12, "exports.canonicalType = function canonicalType(value)"),
+        ("requireOrImport", "function", 14, 18, "exports.requireOrImport = hasEsm ? async file =>"),
+        ("fetchImage", "function", 20, 20, "const fetchImage = skip ? null : function (s)"),
+        ("constants", "class", 22, 25, "var constants = utils.defineConstants"),
+        ("constants.nested", "class", 24, 24, "nested: {"),
+        ("exports", "class", 27, 35, "module.exports = {"),
+        ("exports.rules", "class", 28, 28, "rules: {"),
+        ("exports.run", "method", 29, 29, "run(file)"),
+        ("exports.stop", "method", 30, 32, "stop: function ()"),
+        ("exports.stop.before", "function", 31, 31, "before: function (name)"),  # in a returned object
+        ("L.Util.options", "class", 37, 37, "L.Util.options = ["),
+    ]
+    assert [(s.name, s.doc) for s in fx.symbols[:3]] == [
+        ("RunOptions", "Options of a run."), ("Done", ""), ("canonicalType", "The type of a value.")]
+    # a list of exported names is no table (as `export { a, b }`)
+    assert extract("lib/index.js", b"module.exports = { a, b: c.d, ...e };\n", "lib", {}).symbols == []
+    # the members of `module.exports = {...}` are the module's names, found in the table
+    assert {k: v for k, v in fx.names.items() if k in ("run", "stop", "rules", "alias", "clamp", "default")} == {
+        "run": "lib.run.exports.run", "stop": "lib.run.exports.stop", "rules": "lib.run.exports.rules",
+        "alias": "lib.run.other", "default": "lib.run"}
+
+
+def test_the_members_of_module_exports_are_called_through_require(tmp_path):
+    repo = tmp_path / "repo"
+    (repo / "lib").mkdir(parents=True)
+    (repo / "lib" / "tools.js").write_text(
+        "function clamp(x) { return x; }\n"
+        "module.exports = {\n  clamp,\n  run(file) { return clamp(file); },\n  stop: () => 1,\n};\n")
+    (repo / "lib" / "main.js").write_text(
+        "const tools = require('./tools');\nconst { stop } = require('./tools');\n\n"
+        "function main() {\n  tools.run(1);\n  tools.clamp(2);\n  return stop();\n}\n")
+    build_index(repo, tmp_path / "idx.sqlite")
+    with open_index(tmp_path / "idx.sqlite") as idx:
+        assert {t[:3] for t in call_targets(idx, "lib/main.js")} == {
+            ("main", "lib/tools.js", "exports.run"), ("main", "lib/tools.js", "clamp"),
+            ("main", "lib/tools.js", "exports.stop")}
+        assert ("exports.run", "lib/tools.js", "clamp") in {t[:3] for t in call_targets(idx, "lib/tools.js")}

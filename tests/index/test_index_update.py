@@ -122,10 +122,15 @@ def _add(repo: Path, path: str, text: str) -> None:
 
 def _javascript_v2(repo: Path) -> None:
     """A renamed method an unchanged caller (Ledger.describe's this.total()) loses, a new
-    subclass unchanged callers of Ledger.add now dispatch to, a removed test."""
+    subclass unchanged callers of Ledger.add now dispatch to, a new module of module-level
+    definitions (a JSDoc type, a function bound by `?:`, tables) it calls, a removed test."""
     _edit(repo, "lib/book.js", "  total() {", "  sum() {")
-    _add(repo, "lib/audit.js", "const Ledger = require('./ledger');\n\nclass AuditedLedger extends Ledger {\n"
-         "  add(entry) {\n    return super.add(entry);\n  }\n}\n\nmodule.exports = AuditedLedger;\n")
+    _add(repo, "lib/audit.js", "const Ledger = require('./ledger');\nconst { check } = require('./rules');\n\n"
+         "class AuditedLedger extends Ledger {\n  add(entry) {\n    check(entry);\n    return super.add(entry);\n"
+         "  }\n}\n\nmodule.exports = AuditedLedger;\n")
+    _add(repo, "lib/rules.js", "/**\n * @typedef {Object} Rule\n */\n\nconst LIMITS = Object.freeze({ max: 10 });\n\n"
+         "const strict = process.env.STRICT\n  ? (entry) => entry.amount <= LIMITS.max\n  : () => true;\n\n"
+         "module.exports = {\n  check(entry) {\n    return strict(entry);\n  },\n};\n")
     (repo / "test" / "ledger.test.js").unlink()
 
 

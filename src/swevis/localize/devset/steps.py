@@ -11,7 +11,7 @@ from pathlib import Path
 
 from swevis.arguments import input_folder
 from swevis.errors import SwevisError
-from swevis.localize.devset.caselists import CaseFiles, files_digest, read_cases
+from swevis.localize.devset.caselists import POLYGLOT, POLYGLOT_FIELDS, CaseFiles, files_digest, read_cases, write_cases
 from swevis.localize.devset.crossval import compare_variants
 from swevis.localize.devset.bylanguage import (
     POOLS,
@@ -25,6 +25,7 @@ from swevis.localize.devset.features import ALL_NAMES, View, case_matrix
 from swevis.localize.devset.fitting import FitSettings, fit_variant, weights_model, write_weights
 from swevis.localize.devset.mining import list_issues, mine, mine_polyglot
 from swevis.localize.devset.pasthistory import store_history
+from swevis.localize.devset.polyissues import fetch_issue_texts, issue_texts, polyglot_candidates
 from swevis.localize.devset.prepare import clone_folders, fetch_mirrors, prepare
 from swevis.localize.devset.report import print_hits, print_release, print_variants
 from swevis.localize.devset.runner import load_results, measure_cases
@@ -54,7 +55,9 @@ def _paths(args: argparse.Namespace, s: DevsetSettings, *, mirrors: bool = True,
 
 def _cases(args, s: DevsetSettings) -> list[dict]:
     """The cases a step reads: the mined fixes and real issues, or (`--polyglot`) the mined
-    fixes of other code languages."""
+    fixes of other code languages, or (`--polyglot-issues`) their real GitHub issues."""
+    if getattr(args, "polyglot_issues", False):
+        return read_cases(s.files, s.files.polyglot_issues)
     return read_cases(s.files, s.files.polyglot) if getattr(args, "polyglot", False) else read_cases(s.files)
 
 
@@ -83,9 +86,25 @@ def _selected(args, s: DevsetSettings) -> list[dict]:
     return [c for c in _cases(args, s) if not getattr(args, "repos", None) or c["repo"] in args.repos]
 
 
+def run_issue_candidates(args, s: DevsetSettings) -> int:
+    mirrors, _ = _paths(args, s, out=False)
+    unknown = sorted(set(args.repos or ()) - set(POLYGLOT))
+    if unknown:
+        raise SwevisError(f"--repos: {unknown[0]} is no polyglot repository (caselists.POLYGLOT)")
+    repos = {r: v for r, v in POLYGLOT.items() if not args.repos or r in args.repos}
+    write_cases(Path(args.write), polyglot_candidates(mirrors, args.per_repo or s.per_repo, repos), POLYGLOT_FIELDS)
+    return 0
+
+
+def run_issue_texts(args, s: DevsetSettings) -> int:
+    fetch_issue_texts(read_cases(s.files, s.files.polyglot_issues), s.issues_api, Path(args.write))
+    return 0
+
+
 def run_prepare(args, s: DevsetSettings) -> int:
     mirrors, out = _paths(args, s, out=False)
-    prepare(_selected(args, s), mirrors, out)
+    texts = Path(args.issue_texts) if args.issue_texts else None
+    prepare(_selected(args, s), mirrors, out, issue_text=issue_texts(s.issues_api, texts))
     return 0
 
 
@@ -105,7 +124,7 @@ def run_report(args, s: DevsetSettings) -> int:
     _, out = _paths(args, s, mirrors=False)
     cases = {c["case_id"]: c for c in _cases(args, s)}
     rows = [row for r in load_results(out, set(cases)) for row in release_rows(r)]
-    if args.polyglot:  # pooled by language
+    if args.polyglot or args.polyglot_issues:  # pooled by language
         rows = [{**row, "kind": cases[row["case"]]["language"]} for row in rows]
     print_release(rows, "any")
     print_release(rows, "share")
@@ -274,7 +293,8 @@ def run_split_choose(args, s: DevsetSettings) -> int:
 
 
 STEP_RUNNERS = {
-    "fetch": run_fetch, "mine": run_lists, "issues": run_lists, "prepare": run_prepare, "measure": run_measure,
+    "fetch": run_fetch, "mine": run_lists, "issues": run_lists, "issue-candidates": run_issue_candidates,
+    "issue-texts": run_issue_texts, "prepare": run_prepare, "measure": run_measure,
     "history": run_history, "report": run_report, "cv": run_cv, "fit": run_fit, "languages": run_languages,
     "small": run_small,
     "split-prepare": run_split_prepare, "split-measure": run_split_measure, "split-choose": run_split_choose,
