@@ -251,12 +251,32 @@ def _digest(messages: list[dict]) -> str:
 
 
 def message_text(message: dict) -> str:
-    """A message's text (its text parts; an image part would be a code page: hist observes
-    none, so none is dropped in practice)."""
+    """A message's text (its text parts; its pages are not text: `sent_pieces` keeps them)."""
     content = message.get("content")
     if isinstance(content, str):
         return content
     return "".join(p.get("text") or "" for p in content or [] if p.get("type") == "text")
+
+
+def sent_pieces(messages: list[dict]) -> list[str | list[dict]]:
+    """A block's transcript (`[role]` and the text of each message) as text pieces and runs of
+    the pages its messages already sent, in order: a page once sent is kept as it is, never
+    drawn again (both-rN renders observations as they are observed). Messages without pages
+    give one text piece, the transcript hist-rN has always drawn."""
+    pieces: list[str | list[dict]] = []
+
+    def add(piece: str | list[dict]) -> None:
+        if pieces and isinstance(piece, str) == isinstance(pieces[-1], str):
+            pieces[-1] = pieces[-1] + piece
+        elif piece:
+            pieces.append(piece)
+
+    for m in messages:
+        add(f"[{m.get('role')}]\n")
+        for part in _parts(m.get("content") or ""):
+            add((part.get("text") or "") if part.get("type") == "text" else [part])
+        add("\n")
+    return pieces
 
 
 def calls_of(messages: list[dict]) -> tuple[list[dict], list[list[dict]]]:
@@ -283,9 +303,11 @@ class HistoryPages:
         # label -> why a block's text (or one output, policy outputs) stays text though it
         # could not be rendered (missing_glyph, render_failed); kept_as_text() hands them on
         self.failed: dict[str, str] = {}
+        self.new_pages = 0  # the pages of the blocks the last request froze: sent for the first time
 
     def request(self, messages: list[dict]) -> list[dict]:
         """The messages to send for this call (the conversation itself is left as it is)."""
+        self.new_pages = 0
         prefix, calls = calls_of(messages)
         blocks = max(0, len(calls) - self.keep) // self.block
         out = list(prefix)
@@ -308,6 +330,7 @@ class HistoryPages:
             return known[1]
         rendered, shown = self._render(b, source)
         self.frozen[b] = (digest, rendered)
+        self.new_pages += sum(s.pages for s in shown)
         _sent(shown)
         return rendered
 
@@ -317,14 +340,23 @@ class HistoryPages:
         if self.policy == OUTPUTS:
             out, sent = [], []
             for k, m in enumerate(source):
-                shown = self._shown(message_text(m), f"{label}#{k}", "output") if m.get("role") != "assistant" else None
+                # an observation that already sent pages is sent as it is
+                plain = m.get("role") != "assistant" and all(q.get("type") == "text" for q in _parts(m.get("content") or ""))
+                shown = self._shown(message_text(m), f"{label}#{k}", "output") if plain else None
                 out.append({"role": m["role"], "content": shown.parts} if shown else m)
                 sent += [shown] if shown else []
             return out, sent
-        transcript = "".join(f"[{m.get('role')}]\n{message_text(m)}\n" for m in source)
-        pieces = self._transcript_pieces(transcript, label, f"calls {b * self.block + 1}-{(b + 1) * self.block} of this conversation")
+        what = f"calls {b * self.block + 1}-{(b + 1) * self.block} of this conversation"
+        transcript = sent_pieces(source)
+        pieces: list[Shown | str | list[dict]] = []
+        for k, piece in enumerate(transcript):
+            if isinstance(piece, list):  # pages already sent: kept as they are
+                pieces.append(piece)
+            else:
+                pieces += self._transcript_pieces(piece, label if len(transcript) == 1 else f"{label}/{k}", what)
         shown = [p for p in pieces if isinstance(p, Shown)]
-        content = [part for p in pieces for part in ([{"type": "text", "text": p}] if isinstance(p, str) else p.parts)]
+        content = [part for p in pieces for part in
+                   ([{"type": "text", "text": p}] if isinstance(p, str) else p if isinstance(p, list) else p.parts)]
         if not shown or self.pages.message_tokens(content) >= count_message_tokens(
                 source, self.pages.tokenizer, self.pages.image_family):
             return list(source), []  # never dearer, per block
