@@ -84,3 +84,33 @@ def test_a_live_run_on_coloured_output_completes_and_sends_the_printed_bytes(ins
     else:
         assert not requests[-1].image_urls()
         assert sum(printed in str(m.get("content")) for m in last) == 6  # every output as the tool printed it
+
+
+# a run's output of 60 distinct lines, and a thought long enough that its text costs more than its page
+LONG_THOUGHT = "".join(f"Option {i} may be read before it is set in the ledger's rounding path; check it. " for i in range(15))
+PAGED_TURNS = [f"THOUGHT: {LONG_THOUGHT}run {n}.\n\n```mswea_bash_command\nfor i in $(seq 60); do "
+               f"echo \"run {n} line $i: the value of option_$i was out of range for rounding\"; done\n```"
+               for n in range(6)] + [TURNS[-1]]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("condition", ["hist-r3", "both-r3"])
+def test_a_live_runs_totals_count_every_page_it_sent_history_pages_included(instance, tmp_path, monkeypatch, condition):
+    row, mirror = instance
+    monkeypatch.setenv("SWEVIS_TEST_KEY", "sk-test-sentinel")
+    with ScriptedServer(responder=lambda index, request: Reply(PAGED_TURNS[min(index, 6)])) as server:
+        profile = {
+            "backend": "openai", "base_url": server.base_url, "model_id": "vl-model", "api_key_env": "SWEVIS_TEST_KEY",
+            "tokenizer": "qwen3", "image_family": "qwen3.5", "max_retries": 0,
+        }
+        traj = run_instance(RunSpec(
+            "live", profile, "mini", "normal", condition, row, mirror, str(tmp_path / "out"),
+            agents_cfg={"environment": "local", "allow_live_on_host": True}, cache_dir=str(tmp_path / "cache"),
+            workspace=str(tmp_path / "ws"),
+        ))
+        sent = {url for request in server.chat_requests for url in request.image_urls()}  # each page once
+    assert traj["exit_status"] == "submitted" and len(server.chat_requests) == len(PAGED_TURNS)
+    observed = sum(s["observation"]["pages"] for s in traj["steps"])
+    assert traj["totals"]["history_pages"] > 0  # 6 calls before the last request: one block of 4 frozen
+    assert traj["totals"]["image_pages"] == observed + traj["totals"]["history_pages"] == len(sent)
+    assert (observed > 0) == (condition == "both-r3")  # hist-rN renders no fresh observation

@@ -236,6 +236,11 @@ class ObservationPipeline:
         """The messages a call sends: under hist-rN with the old history in frozen pages."""
         return messages if self.history is None else self.history.request(messages)
 
+    def new_history_pages(self) -> int:
+        """The history pages the last request sent for the first time (the blocks it froze;
+        0 without a history hook): every later request sends them again, unchanged."""
+        return 0 if self.history is None else self.history.new_pages
+
     def finish(self, content: Any, record: dict[str, Any], label: str = "observation") -> tuple[Any, dict[str, Any]]:
         """An observation as sent, through its page family's hook: under obs-rN its long text
         runs as pages too (the record counts them in `pages` and `output_pages`, and its

@@ -79,7 +79,10 @@ class StepRecorder:
         usage: dict[str, Any],
         format_error: bool = False,
         response: str | None = None,
+        history_pages: int = 0,
     ) -> dict[str, Any]:
+        """One step; `history_pages`: the pages its request sent for the first time outside
+        its observation (hist-rN's and both-rN's frozen history blocks)."""
         step = {
             "index": len(self.steps),
             "phase": phase,
@@ -89,6 +92,7 @@ class StepRecorder:
             "observation": observation or {"kind": "none", "pages": 0, "tokens": 0, "window": None},
             "usage": usage,
             "format_error": format_error,
+            "history_pages": history_pages,
         }
         self.steps.append(step)
         if not format_error:
@@ -117,7 +121,10 @@ class StepRecorder:
             "completion_tokens": sum(int(s["usage"].get("completion_tokens") or 0) for s in self.steps),
             "calls": len(self.steps),
             "format_errors": sum(1 for s in self.steps if s["format_error"]),
-            "image_pages": sum(int(s["observation"].get("pages") or 0) for s in self.steps),
+            # every page sent, once: each observation's, and each history page when its block froze
+            "image_pages": sum(int(s["observation"].get("pages") or 0) + int(s.get("history_pages") or 0)
+                               for s in self.steps),
+            "history_pages": sum(int(s.get("history_pages") or 0) for s in self.steps),
         }
 
     def viewed_windows(self, phases: tuple[str, ...] | None = None) -> list[list[Any]]:
