@@ -1,6 +1,7 @@
 """The page families obs-rN, hist-rN and both-rN (swevis.agents.observation.pages): a page once sent is
-byte-identical in every later request, never dearer per observation and per block, and refused
-by agents that do not declare the family."""
+byte-identical in every later request (under both-rN an observation's until its call's block
+freezes), never dearer per observation and per block, and refused by agents that do not
+declare the family."""
 
 from __future__ import annotations
 
@@ -366,31 +367,45 @@ def is_subsequence(earlier: list[str], later: list[str]) -> bool:
 
 
 @pytest.mark.parametrize("output,run_chars", [(TRACEBACK, 0), (PYTEST_LOG, 4)])
-def test_both_sends_every_page_byte_identical_in_every_later_request(output, run_chars):
+def test_both_sends_every_page_byte_identical_in_every_later_request_until_its_block_freezes(output, run_chars):
+    """A frozen block's pages, and everything before the newest block, are the same bytes in
+    every later request; an observation's pages are, until the block of its call freezes and
+    draws it again with the turns (the request changes from that block on, as under hist-rN)."""
     p = pipeline("both-r3", draw=True, obs_min_tokens=200, obs_run_chars=run_chars, hist_run_chars=run_chars,
                  hist_keep=1, hist_block=2)
-    _, requests = observed_conversation(p, 9, output)
+    messages, requests = observed_conversation(p, 9, output)
+    observed = [images(messages[3 + 2 * i]["content"]) for i in range(9)]  # each call's observation pages
+    frozen = lambda n: max(0, n - 1) // 2  # noqa: E731  blocks of 2 with n calls before the request, keep 1
     previous: list[str] = []
     for n, request in enumerate(requests):
         urls = [url for m in request for url in images(m.get("content"))]
-        assert is_subsequence(previous, urls)  # every page sent before comes again, unchanged, in its order
-        blocks = max(0, n - 1) // 2  # n calls before this request, keep 1, blocks of 2
+        redrawn = {url for b in range(frozen(n - 1) if n else 0, frozen(n)) for c in (2 * b, 2 * b + 1) for url in observed[c]}
+        assert set(previous) - set(urls) <= redrawn  # only the calls of the block frozen now are drawn again
+        assert is_subsequence([u for u in previous if u in urls], urls)  # the rest unchanged, in order
         for later in requests[n + 1:]:
-            assert later[: 2 + blocks] == request[: 2 + blocks]  # the frozen blocks: the same messages
+            assert later[: 2 + frozen(n)] == request[: 2 + frozen(n)]  # the frozen blocks: the same messages
         previous = urls
-    assert p.history.rendered_blocks() == 3 and p.history.new_pages == 0  # the last request froze nothing
+    assert any(observed) and p.history.rendered_blocks() == 3 and p.history.new_pages == 0  # the last froze nothing
 
 
-def test_both_keeps_the_pages_an_observation_sent_inside_its_frozen_block():
+def test_both_draws_a_frozen_block_again_from_its_text_and_keeps_pages_whose_text_it_does_not_know():
     p = pipeline("both-r3", obs_min_tokens=200, hist_keep=1, hist_block=2)
     messages, _ = observed_conversation(p, 3)
     sent = [q for m in messages[2:6] for q in (m["content"] if isinstance(m["content"], list) else [])
             if q["type"] == "image_url"]
-    block = p.request(messages)[2]["content"]
-    assert sent and [q for q in block if q in sent] == sent  # the observations' pages, as they were sent
-    drawn = [q for q in block if q["type"] == "image_url" and q not in sent]
-    assert drawn and p.history.new_pages == len(drawn)  # the turns around them, on pages of their own
-    assert [q["text"] for q in block if q["type"] == "text"][0].startswith("[calls 1-2 of this conversation shown as")
+    seen = []
+    with observing(seen.append):
+        block = p.request(messages)[2]["content"]
+    assert sent and not [q for q in block if q in sent]  # the observations' pages are drawn again with the turns
+    assert len(seen) == 1 and seen[0].label == "history-1-2" and seen[0].pages == p.history.new_pages
+    shown = "".join(f"[{m['role']}]\n{m['content']}\n" for m in conversation(0)[:0] + [
+        messages[2], {"role": "user", "content": TRACEBACK.replace("module_", "module_0_")},
+        messages[4], {"role": "user", "content": TRACEBACK.replace("module_", "module_1_")}])
+    assert seen[0].text == shown  # every line of the two calls, as text condition would send them
+    window = image_part(blank_png(64, 64), label="a code window")  # a page with no note saying what it shows
+    kept = HistoryPages(TextPages(3.0, "qwen3", "qwen3.5", {}, draw_pages=False), 1, 2, "transcript", 0)
+    with_window = messages[:3] + [{"role": "user", "content": [{"type": "text", "text": "[code]\n"}, window]}] + messages[4:]
+    assert window in kept.request(with_window)[2]["content"]  # kept as it was sent
 
 
 def test_both_is_never_dearer_per_observation_and_per_block():

@@ -3,10 +3,12 @@ it (its code windows, and its long text runs: agents.pages.obs_min_tokens, obs_r
 the history older than the last hist_keep calls is frozen in blocks as hist-rN freezes it
 (hist_keep, hist_block, hist_policy, hist_run_chars, hist_min_font_px).
 
-A frozen block keeps the pages its observations already sent, byte for byte, and draws only
-the text around them (swevis.agents.observation.pages.sent_pieces): those pages are in every
-request since they were observed, so keeping them costs the cache nothing, and it was cheaper
-than drawing the block again from its text (docs/counterfactual.md, Page families).
+A frozen block draws its calls again from their text, the observations' pages included (each
+page set's note says what text it shows; swevis.agents.observation.pages.sent_pieces): the
+request changes from that block on whether its pages are kept or drawn again, so the cache
+breaks at the same place either way, and one page set a block cost less than the
+observations' pages with the text between them drawn apart (docs/counterfactual.md, Page
+families).
 """
 
 from __future__ import annotations

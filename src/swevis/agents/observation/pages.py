@@ -51,6 +51,21 @@ from swevis.tokens import count_message_tokens, text_tokens
 log = logging.getLogger(__name__)
 
 TRANSCRIPT, OUTPUTS = "transcript", "outputs"
+# On the text part that introduces a page set (its note): the text those pages show, for a
+# history block that draws it again with its own text (sent_pieces). A `swevis_` key is never
+# sent (swevis.models.messages) nor written to traj.json.
+SHOWS_KEY, PAGES_KEY = "swevis_shows", "swevis_pages"
+
+
+def shows(part: dict, text: str, pages: int) -> dict:
+    """A page set's note part that says which text its `pages` pages (the image parts after it) show."""
+    return {**part, SHOWS_KEY: text, PAGES_KEY: pages}
+
+
+def join_text(a: dict, b: dict) -> dict:
+    """Two adjacent text parts as one, still saying what the pages after `b` show."""
+    joined = {"type": "text", "text": a["text"] + b["text"]}
+    return shows(joined, a["text"] + b[SHOWS_KEY], b[PAGES_KEY]) if SHOWS_KEY in b else joined
 # why a text stays text (the code windows' text_reason values, swevis.agents.observation.observe)
 MISSING_GLYPH, RENDER_FAILED, CHEAPER_AS_TEXT = "missing_glyph", "render_failed", "cheaper_as_text"
 
@@ -125,7 +140,8 @@ class TextPages:
         pngs = result.png_bytes() if self.draw_pages else result.blank_png_bytes()
         n = len(pngs)
         note = f"[{what} shown as {n} image{'' if n == 1 else 's'} below]\n"
-        parts = [{"type": "text", "text": note}] + [image_part(p, label=f"page {i + 1} of {label}") for i, p in enumerate(pngs)]
+        parts = [shows({"type": "text", "text": note}, text, n)] + [image_part(p, label=f"page {i + 1} of {label}")
+                                                                    for i, p in enumerate(pngs)]
         if text_tokens(note, self.tokenizer) + result.image_tokens >= text_tokens(text, self.tokenizer):
             return CHEAPER_AS_TEXT
         return Shown(text, label, parts, n, result, self)
@@ -260,9 +276,11 @@ def message_text(message: dict) -> str:
 
 def sent_pieces(messages: list[dict]) -> list[str | list[dict]]:
     """A block's transcript (`[role]` and the text of each message) as text pieces and runs of
-    the pages its messages already sent, in order: a page once sent is kept as it is, never
-    drawn again (both-rN renders observations as they are observed). Messages without pages
-    give one text piece, the transcript hist-rN has always drawn."""
+    kept pages, in order. A page set whose note says what text it shows (SHOWS_KEY: both-rN's
+    observations) is that text again, to be drawn with the rest of the block: one page set
+    costs less than the observations' pages and the text between them drawn apart
+    (docs/counterfactual.md, Page families). Pages whose text is not known are kept as they
+    were sent. Messages without pages give one text piece, the transcript hist-rN draws."""
     pieces: list[str | list[dict]] = []
 
     def add(piece: str | list[dict]) -> None:
@@ -273,8 +291,15 @@ def sent_pieces(messages: list[dict]) -> list[str | list[dict]]:
 
     for m in messages:
         add(f"[{m.get('role')}]\n")
+        redrawn = 0  # the pages still to come of a note whose text was taken instead
         for part in _parts(m.get("content") or ""):
-            add((part.get("text") or "") if part.get("type") == "text" else [part])
+            if part.get("type") != "image_url":
+                redrawn = int(part.get(PAGES_KEY) or 0)
+                add(part[SHOWS_KEY] if redrawn else part.get("text") or "")
+            elif redrawn:
+                redrawn -= 1
+            else:
+                add([part])
         add("\n")
     return pieces
 

@@ -13,6 +13,7 @@ from typing import Any
 
 from swevis import provenance
 from swevis.agents.observation.actions import classify_action, scripts_written
+from swevis.agents.observation.pages import PAGES_KEY, SHOWS_KEY
 from swevis.redaction import redact
 
 TRAJ_FORMAT = "swevis-traj-1"
@@ -33,7 +34,8 @@ def exit_status_of(mini_status: str) -> str:
 
 
 def image_free(content: Any) -> Any:
-    """Message content with image data replaced by its label and size (traj.json stays small)."""
+    """Message content with image data replaced by its label and size, and no text a page
+    shows (SHOWS_KEY), so traj.json stays small."""
     if not isinstance(content, list):
         return content
     out = []
@@ -42,7 +44,7 @@ def image_free(content: Any) -> Any:
             url = part.get("image_url", {}).get("url", "")
             out.append({"type": "image_url", "label": part.get("swevis_label"), "bytes_b64": len(url)})
         else:
-            out.append(part)
+            out.append({k: v for k, v in part.items() if k not in (SHOWS_KEY, PAGES_KEY)} if isinstance(part, dict) else part)
     return out
 
 
