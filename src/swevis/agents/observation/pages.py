@@ -51,6 +51,9 @@ from swevis.tokens import count_message_tokens, text_tokens
 log = logging.getLogger(__name__)
 
 TRANSCRIPT, OUTPUTS = "transcript", "outputs"
+# why a text stays text (the code windows' text_reason values, swevis.agents.observation.observe)
+MISSING_GLYPH, RENDER_FAILED, CHEAPER_AS_TEXT = "missing_glyph", "render_failed", "cheaper_as_text"
+
 # On the text part that introduces a page set (its note): the text those pages show, for a
 # history block that draws it again with its own text (sent_pieces). A `swevis_` key is never
 # sent (swevis.models.messages) nor written to traj.json.
@@ -66,8 +69,6 @@ def join_text(a: dict, b: dict) -> dict:
     """Two adjacent text parts as one, still saying what the pages after `b` show."""
     joined = {"type": "text", "text": a["text"] + b["text"]}
     return shows(joined, a["text"] + b[SHOWS_KEY], b[PAGES_KEY]) if SHOWS_KEY in b else joined
-# why a text stays text (the code windows' text_reason values, swevis.agents.observation.observe)
-MISSING_GLYPH, RENDER_FAILED, CHEAPER_AS_TEXT = "missing_glyph", "render_failed", "cheaper_as_text"
 
 
 @dataclass(frozen=True)
