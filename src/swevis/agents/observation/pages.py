@@ -1,11 +1,13 @@
 """The page families beyond code windows: `obs-rN` renders long observations, `hist-rN` old
-history (swevis.conditions; config agents.pages).
+history, `both-rN` the two (swevis.conditions; config agents.pages).
 
-Both are cache-stable: a page, once sent, is never drawn again differently. An observation is
+They are cache-stable: a page, once sent, is never drawn again differently. An observation is
 rendered once, when it is observed, and its message never changes; a history block is
 rendered once, when all its calls are older than the last `hist_keep`, kept (`HistoryPages`
 memoizes it) and sent byte-identical in every later request, so a provider's prefix cache
-still serves everything up to the newest block.
+still serves everything up to the newest block. Under `both-rN` the block draws its
+observations' text again in place of their pages (sent_pieces): the request changes from the
+newest block on either way.
 
 Never dearer: a text run (obs) or a block (hist) is sent as pages only when its note and
 pages cost fewer prompt tokens than its text under the backbone's accounting; otherwise it
