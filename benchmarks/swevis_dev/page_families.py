@@ -44,10 +44,10 @@ def _replay(job: tuple[str, list[str], dict[str, Any], str, dict[str, Any], dict
     """Per-call records of one trajectory under `conditions` with agents.pages = pages."""
     path, conditions, pages, model, profile, cfg = job
     agents = {**cfg["agents"], "pages": pages}
-    _, steps, _ = recorded_costs(path, conditions, model_name=model, profile=profile, agents_cfg=agents,
-                                 render_cfg=cfg["single_read"].get("render", {}),
-                                 prompt_cache=cfg["counterfactual"]["prompt_cache"])
-    return [{**s, "trajectory": path} for s in steps]
+    rows, steps, _ = recorded_costs(path, conditions, model_name=model, profile=profile, agents_cfg=agents,
+                                    render_cfg=cfg["single_read"].get("render", {}),
+                                    prompt_cache=cfg["counterfactual"]["prompt_cache"])
+    return [{**s, "trajectory": path, "truncated": rows[0]["truncated"]} for s in steps]  # the ceiling counts them
 
 
 def _all(pool: ProcessPoolExecutor, files: list[str], conditions: list[str], pages: dict[str, Any], model: str,
