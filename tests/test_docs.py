@@ -209,6 +209,13 @@ RULES: dict[str, Rule] = {
     "--obs-run-chars 0": Rule(
         ".venv/bin/python benchmarks/bench_page_families.py --help",
         "needs the public Lite trajectories (not in the repository) and ten minutes: --help checks the script"),
+    ".venv/bin/python benchmarks/bench_page_families.py lite_test lite_dev --base text,both-r3 --hist \"\"": Rule(
+        ".venv/bin/python benchmarks/bench_page_families.py --help",
+        "needs the public Lite trajectories (not in the repository) and ten minutes: --help checks the script"),
+    ".venv/bin/python benchmarks/bench_page_families.py trajectory-sets/deepseek_reasoner_dev trajectory-sets/sweagent "
+    "trajectory-sets/openhands --base text,both-r3 --hist \"\"": Rule(
+        ".venv/bin/python benchmarks/bench_page_families.py --help",
+        "needs public trajectories of other agents (not in the repository): --help checks the script"),
     ".venv/bin/python benchmarks/bench_page_families.py lite_test lite_dev --base text --hist \"\" "
     "--mask 2,5,10,5:4,10:4,10:8,20:8,10:16": Rule(
         ".venv/bin/python benchmarks/bench_page_families.py --help",

@@ -51,7 +51,7 @@ def _replay(job: tuple[str, list[str], dict[str, Any], str, dict[str, Any], dict
     rows, steps, _ = recorded_costs(path, conditions, model_name=model, profile=profile, agents_cfg=agents,
                                     render_cfg=cfg["single_read"].get("render", {}),
                                     prompt_cache=cfg["counterfactual"]["prompt_cache"])
-    return [{**s, "trajectory": path, "truncated": rows[0]["truncated"]} for s in steps]
+    return [{**s, "trajectory": path, "truncated": rows[0]["truncated"]} for s in steps]  # the ceiling counts them
 
 
 def _all(pool: ProcessPoolExecutor, files: list[str], conditions: list[str], pages: dict[str, Any], model: str,

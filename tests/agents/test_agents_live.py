@@ -56,13 +56,13 @@ COLOURED = ("for i in $(seq 12); do printf '\\033[31mFAILED\\033[0m tests/test_g
 COLOURED_TURNS = [f"THOUGHT: run {i}.\n\n```mswea_bash_command\n{COLOURED}\n```" for i in range(6)] + [TURNS[-1]]
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("condition", ["text", "hist-r3"])
-def test_a_live_run_on_coloured_output_completes_and_sends_the_printed_bytes(instance, tmp_path, monkeypatch, condition):
+def run_scripted(instance, tmp_path, monkeypatch, condition: str, turns: list[str]) -> tuple[dict, list]:
+    """A mini run under `condition` against a scripted server answering turn n to request n
+    (the last one thereafter: under a history family the old turns are on pages, not
+    countable); its trajectory and the server's requests."""
     row, mirror = instance
     monkeypatch.setenv("SWEVIS_TEST_KEY", "sk-test-sentinel")
-    # turn n for request n: under hist-r3 the old assistant turns are on pages, not countable
-    with ScriptedServer(responder=lambda index, request: Reply(COLOURED_TURNS[min(index, 6)])) as server:
+    with ScriptedServer(responder=lambda index, request: Reply(turns[min(index, len(turns) - 1)])) as server:
         profile = {
             "backend": "openai", "base_url": server.base_url, "model_id": "vl-model", "api_key_env": "SWEVIS_TEST_KEY",
             "tokenizer": "qwen3", "image_family": "qwen3.5", "max_retries": 0,
@@ -72,7 +72,13 @@ def test_a_live_run_on_coloured_output_completes_and_sends_the_printed_bytes(ins
             agents_cfg={"environment": "local", "allow_live_on_host": True}, cache_dir=str(tmp_path / "cache"),
             workspace=str(tmp_path / "ws"),
         ))
-        requests = server.chat_requests
+        return traj, server.chat_requests
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("condition", ["text", "hist-r3"])
+def test_a_live_run_on_coloured_output_completes_and_sends_the_printed_bytes(instance, tmp_path, monkeypatch, condition):
+    traj, requests = run_scripted(instance, tmp_path, monkeypatch, condition, COLOURED_TURNS)
     assert traj["exit_status"] == "submitted" and len(requests) == len(COLOURED_TURNS)
     last = requests[-1].body["messages"]
     printed = "\x1b[31mFAILED\x1b[0m tests/test_größe.py::test_12 - AssertionError: Zoll ≠ ″ \x1b[1m(测试)\x1b[0m"
@@ -84,3 +90,22 @@ def test_a_live_run_on_coloured_output_completes_and_sends_the_printed_bytes(ins
     else:
         assert not requests[-1].image_urls()
         assert sum(printed in str(m.get("content")) for m in last) == 6  # every output as the tool printed it
+
+
+# a run's output of 60 distinct lines, and a thought long enough that its text costs more than its page
+LONG_THOUGHT = "".join(f"Option {i} may be read before it is set in the ledger's rounding path; check it. " for i in range(15))
+PAGED_TURNS = [f"THOUGHT: {LONG_THOUGHT}run {n}.\n\n```mswea_bash_command\nfor i in $(seq 60); do "
+               f"echo \"run {n} line $i: the value of option_$i was out of range for rounding\"; done\n```"
+               for n in range(6)] + [TURNS[-1]]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("condition", ["hist-r3", "both-r3"])
+def test_a_live_runs_totals_count_every_page_it_sent_history_pages_included(instance, tmp_path, monkeypatch, condition):
+    traj, requests = run_scripted(instance, tmp_path, monkeypatch, condition, PAGED_TURNS)
+    sent = {url for request in requests for url in request.image_urls()}  # each page once
+    assert traj["exit_status"] == "submitted" and len(requests) == len(PAGED_TURNS)
+    observed = sum(s["observation"]["pages"] for s in traj["steps"])
+    assert traj["totals"]["history_pages"] > 0  # 6 calls before the last request: one block of 4 frozen
+    assert traj["totals"]["image_pages"] == observed + traj["totals"]["history_pages"] == len(sent)
+    assert (observed > 0) == (condition == "both-r3")  # hist-rN renders no fresh observation

@@ -1,6 +1,7 @@
-"""The page families obs-rN and hist-rN (swevis.agents.observation.pages): a page once sent is byte-identical
-in every later request, never dearer per observation and per block, and refused by agents
-that do not declare the family."""
+"""The page families obs-rN, hist-rN and both-rN (swevis.agents.observation.pages): a page once sent is
+byte-identical in every later request (under both-rN an observation's until its call's block
+freezes), never dearer per observation and per block, and refused by agents that do not
+declare the family."""
 
 from __future__ import annotations
 
@@ -32,8 +33,8 @@ TRACEBACK = "".join(
 ) + "ValueError: the value was out of range for this operation\n"
 
 
-def pipeline(condition: str, **pages) -> ObservationPipeline:
-    config = ObservationConfig(condition=condition, tokenizer="qwen3", image_family="qwen3.5", draw_pages=False, pages=pages)
+def pipeline(condition: str, draw: bool = False, **pages) -> ObservationPipeline:
+    config = ObservationConfig(condition=condition, tokenizer="qwen3", image_family="qwen3.5", draw_pages=draw, pages=pages)
     return ObservationPipeline(config, read_file=lambda path: None, observation_template="{{ output.output }}")
 
 
@@ -41,7 +42,8 @@ def images(content) -> list[str]:
     return [p["image_url"]["url"] for p in content if p.get("type") == "image_url"] if isinstance(content, list) else []
 
 
-@pytest.mark.parametrize("name,family,code", [("obs-r3", "obs", 3.0), ("hist-r2.5", "hist", None), ("r3", "code", 3.0)])
+@pytest.mark.parametrize("name,family,code", [("obs-r3", "obs", 3.0), ("hist-r2.5", "hist", None), ("r3", "code", 3.0),
+                                              ("both-r3", "both", 3.0)])
 def test_family_names_parse_round_trip_and_say_what_observations_render(name, family, code):
     c = Condition.parse(name)
     assert (c.family, c.code_ratio, str(c)) == (family, code, name)
@@ -246,7 +248,8 @@ def test_agents_that_do_not_declare_a_family_refuse_it_in_one_line():
     for agent in ("mini", "plb"):
         check_condition(agent, "obs-r3")
         check_condition(agent, "hist-r3")
-    for agent, condition in (("let", "obs-r3"), ("prometheus", "hist-r3")):
+        check_condition(agent, "both-r3")
+    for agent, condition in (("let", "obs-r3"), ("prometheus", "hist-r3"), ("let", "both-r3"), ("prometheus", "both-r3")):
         with pytest.raises(SwevisError, match=rf"agent {agent} takes no .*-rN condition \({condition}\)") as exc:
             check_condition(agent, condition)
         assert "\n" not in str(exc.value)
@@ -277,6 +280,7 @@ def test_a_run_reads_only_the_page_keys_of_its_family():
     assert pages_read(["obs-r3"], pages) == {"obs_min_tokens": 200, "obs_run_chars": 4}
     assert pages_read(["text", "hist-r5"], {**pages, "hist_min_font_px": 7}) == {
         "hist_keep": 2, "hist_block": 4, "hist_policy": "transcript", "hist_run_chars": 4, "hist_min_font_px": 7}
+    assert pages_read(["both-r3"], {**pages, "hist_min_font_px": 7}) == {**pages, "hist_min_font_px": 7}
 
 
 def test_a_mixed_marker_line_keeps_the_code_line_it_marks_with_it():
@@ -332,3 +336,87 @@ def test_a_new_family_is_a_module_and_a_registry_entry():
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert done.stdout.splitlines() == ["toy toy-r2.5 True True {'hist_keep': 2}",
                                         "agent let takes no toy-rN condition (toy-r3); it takes rN"]
+
+
+# -- both-rN: observations as obs-rN renders them, old history frozen as hist-rN freezes it
+
+# a turn long enough that its text on a page costs less than as text
+THOUGHT = "".join(f"The traceback shows frame {i} of pkg.module_{i} failing in function_{i}; check the options. "
+                  for i in range(12))
+
+
+def observed_conversation(p: ObservationPipeline, calls: int, output: str = TRACEBACK) -> tuple[list[dict], list[list[dict]]]:
+    """A conversation whose observations went through `p` as a live agent's do, and the
+    request `p` sent for each call."""
+    messages, requests = conversation(0), []
+    for i in range(calls):
+        requests.append(p.request(messages))
+        messages.append({"role": "assistant", "content": f"Step {i}: {THOUGHT}\n```mswea_bash_command\npytest -x\n```"})
+        content, _ = p.finish(output.replace("module_", f"module_{i}_"), {"pages": 0}, f"output of step {i + 1}")
+        messages.append({"role": "user", "content": content})
+    return messages, requests
+
+
+def is_subsequence(earlier: list[str], later: list[str]) -> bool:
+    rest = iter(later)
+    return all(url in rest for url in earlier)
+
+
+@pytest.mark.parametrize("output,run_chars", [(TRACEBACK, 0), (PYTEST_LOG, 4)])
+def test_both_sends_every_page_byte_identical_in_every_later_request_until_its_block_freezes(output, run_chars):
+    """A frozen block's pages, and everything before the newest block, are the same bytes in
+    every later request; an observation's pages are, until the block of its call freezes and
+    draws it again with the turns (the request changes from that block on, as under hist-rN)."""
+    p = pipeline("both-r3", draw=True, obs_min_tokens=200, obs_run_chars=run_chars, hist_run_chars=run_chars,
+                 hist_keep=1, hist_block=2)
+    messages, requests = observed_conversation(p, 9, output)
+    observed = [images(messages[3 + 2 * i]["content"]) for i in range(9)]  # each call's observation pages
+    frozen = lambda n: max(0, n - 1) // 2  # noqa: E731  blocks of 2 with n calls before the request, keep 1
+    previous: list[str] = []
+    for n, request in enumerate(requests):
+        urls = [url for m in request for url in images(m.get("content"))]
+        redrawn = {url for b in range(frozen(n - 1) if n else 0, frozen(n)) for c in (2 * b, 2 * b + 1) for url in observed[c]}
+        assert set(previous) - set(urls) <= redrawn  # only the calls of the block frozen now are drawn again
+        assert is_subsequence([u for u in previous if u in urls], urls)  # the rest unchanged, in order
+        for later in requests[n + 1:]:
+            assert later[: 2 + frozen(n)] == request[: 2 + frozen(n)]  # the frozen blocks: the same messages
+        previous = urls
+    assert any(observed) and p.history.rendered_blocks() == 3 and p.history.new_pages == 0  # the last froze nothing
+
+
+def test_both_draws_a_frozen_block_again_from_its_text_and_keeps_pages_whose_text_it_does_not_know():
+    p = pipeline("both-r3", obs_min_tokens=200, hist_keep=1, hist_block=2)
+    messages, _ = observed_conversation(p, 3)
+    sent = [q for m in messages[2:6] for q in (m["content"] if isinstance(m["content"], list) else [])
+            if q["type"] == "image_url"]
+    seen = []
+    with observing(seen.append):
+        block = p.request(messages)[2]["content"]
+    assert sent and not [q for q in block if q in sent]  # the observations' pages are drawn again with the turns
+    assert len(seen) == 1 and seen[0].label == "history-1-2" and seen[0].pages == p.history.new_pages
+    shown = "".join(f"[{m['role']}]\n{m['content']}\n" for m in conversation(0)[:0] + [
+        messages[2], {"role": "user", "content": TRACEBACK.replace("module_", "module_0_")},
+        messages[4], {"role": "user", "content": TRACEBACK.replace("module_", "module_1_")}])
+    assert seen[0].text == shown  # every line of the two calls, as text condition would send them
+    window = image_part(blank_png(64, 64), label="a code window")  # a page with no note saying what it shows
+    kept = HistoryPages(TextPages(3.0, "qwen3", "qwen3.5", {}, draw_pages=False), 1, 2, "transcript", 0)
+    with_window = messages[:3] + [{"role": "user", "content": [{"type": "text", "text": "[code]\n"}, window]}] + messages[4:]
+    assert window in kept.request(with_window)[2]["content"]  # kept as it was sent
+
+
+def test_both_is_never_dearer_per_observation_and_per_block():
+    p = pipeline("both-r0.5", obs_min_tokens=200, hist_keep=1, hist_block=2)  # pages at twice the text's tokens
+    messages, requests = observed_conversation(p, 6)
+    assert all(isinstance(m["content"], str) for m in messages) and requests[-1] == messages[:-2]
+    assert p.history.rendered_blocks() == 0
+    cheap = pipeline("both-r3", obs_min_tokens=200, hist_keep=1, hist_block=2)
+    messages, requests = observed_conversation(cheap, 6)
+    count = lambda m: count_message_tokens(m, "qwen3", "qwen3.5")  # noqa: E731
+    assert count(cheap.request(messages)) < count(pipeline("obs-r3", obs_min_tokens=200).request(messages))
+
+
+def test_both_ceiling_renders_old_calls_whole_and_recent_observations_as_obs():
+    both, settings = page_family("both"), PageSettings(200, 4, 4, 7, 1, 4, "transcript")
+    calls = [(500, 300), (400, 0), (250, 120)]  # (the call whole, its observation as obs's ceiling renders it)
+    assert both.eligible(calls, settings) == 500 + 400 + 120
+    assert both.eligible(calls[:1], settings) == 300 and both.eligible([], settings) == 0

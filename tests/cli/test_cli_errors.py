@@ -35,7 +35,7 @@ CASES: list[tuple[str, str, list[str], str]] = [
     ("tasks", "config", ["tasks", "sample", "--config", "{bad_yaml}"], "not valid YAML at line 2"),
     ("tasks", "config", ["tasks", "sample", "--config", "{binary}"], "cannot be read"),
     ("tasks", "config", ["tasks", "sample", "--config", "{json_list}"], "the top level must be a mapping"),
-    ("tasks", "config", ["tasks", "sample", "--config", "{bad_condition_config}"], '"r0" is not a condition: a condition is text, rN, obs-rN, hist-rN, mask-kM or maskb-kM'),
+    ("tasks", "config", ["tasks", "sample", "--config", "{bad_condition_config}"], '"r0" is not a condition: a condition is text, rN, obs-rN, hist-rN, both-rN, mask-kM or maskb-kM'),
     ("tasks", "output", ["tasks", "sample", "--config", CONFIG, "-o", "{file}/x.jsonl"], "is a file, not a folder"),
     ("tasks", "output", ["tasks", "checkout", "--config", CONFIG, "-o", "{missing}"], "-o/--output is for"),
     ("tasks", "output", ["tasks", "sample", "--config", CONFIG, "-o", "{long}"], "longer than"),

@@ -21,7 +21,7 @@ HEAVY = ("polars", "minisweagent", "swebench", "docker", "matplotlib")
 PARSING = {"swevis", "swevis.cli", "swevis.arguments", "swevis.errors", "swevis.conditions", "swevis.redaction"}  # redaction: the one-line error (stdlib only)
 # the condition grammar is built from the page families' records (light: no renderer)
 PARSING |= {"swevis.page_families", *(f"swevis.page_families.{m}" for m in ("record", "code_family", "obs_family",
-                                                                              "hist_family"))}
+                                                                              "hist_family", "both_family"))}
 
 PROBE = """
 import json, sys

@@ -1,4 +1,4 @@
-"""`swevis replay --conditions obs-r3,hist-r3` over the fixture trajectories, and the family
+"""`swevis replay --conditions obs-r3,hist-r3,both-r3` over the fixture trajectories, and the family
 ceiling (swevis.counterfactual.ceiling.family_ceiling) in prompt tokens and on the bill."""
 
 from __future__ import annotations
@@ -24,12 +24,12 @@ def test_replay_takes_the_families_and_reports_each_ceiling(tmp_path, capsys):
     trajs = tmp_path / "trajs"
     shutil.copytree(FIXTURES, trajs)
     out = tmp_path / "out"
-    code = main(["replay", str(trajs), "--out", str(out), "--conditions", "text,r3,obs-r3,hist-r3", "--config", CONFIG,
+    code = main(["replay", str(trajs), "--out", str(out), "--conditions", "text,r3,obs-r3,hist-r3,both-r3", "--config", CONFIG,
                  "--model", "qwen3.5"])
     stdout, err = capsys.readouterr()
     assert code == 0, err
     summary = pl.read_csv(out / "summary.csv")
-    assert set(summary["condition"]) == {"text", "r3", "obs-r3", "hist-r3"} and summary.height == 4 * 6
+    assert set(summary["condition"]) == {"text", "r3", "obs-r3", "hist-r3", "both-r3"} and summary.height == 5 * 6
     totals = summary.group_by("condition").agg(pl.col("prompt_tokens").sum(), pl.col("cached_prompt_tokens").sum())
     by = {r["condition"]: r for r in totals.iter_rows(named=True)}
     assert by["obs-r3"]["prompt_tokens"] <= by["r3"]["prompt_tokens"] < by["text"]["prompt_tokens"]
@@ -40,8 +40,8 @@ def test_replay_takes_the_families_and_reports_each_ceiling(tmp_path, capsys):
     hist = steps.filter(pl.col("condition") == "hist-r3")
     assert hist["history_pages"].max() > 0 and hist["pages"].sum() == 0  # the old calls' pages, in the request
     ceiling = {r["condition"]: r for r in pl.read_csv(out / "ceiling.csv").iter_rows(named=True)}
-    assert {ceiling[c]["family"] for c in ceiling} == {"code", "obs", "hist"}
-    for c in ("r3", "obs-r3", "hist-r3"):
+    assert {ceiling[c]["family"] for c in ceiling} == {"code", "obs", "hist", "both"}
+    for c in ("r3", "obs-r3", "hist-r3", "both-r3"):
         assert ceiling[c]["family_ceiling_reduction"] > 1 and ceiling[c]["family_realized_share"] > 0.3
     # obs renders what rN renders and more; the code family's ceiling is the code-window ceiling
     assert ceiling["obs-r3"]["family_ceiling_reduction"] >= ceiling["r3"]["family_ceiling_reduction"]
@@ -49,6 +49,11 @@ def test_replay_takes_the_families_and_reports_each_ceiling(tmp_path, capsys):
     assert ceiling["hist-r3"]["code_gap_page_overhead"] is None or pl.read_csv(out / "ceiling.csv").filter(
         pl.col("condition") == "hist-r3")["code_gap_page_overhead"].null_count() == 1
     assert "per page family" in stdout and "hist-r3" in stdout.split("per page family")[1]
+    # both renders what obs renders and what hist renders: its ceiling is above either's, and it sends both kinds of page
+    both = steps.filter(pl.col("condition") == "both-r3")
+    assert both["pages"].sum() > 0 and both["history_pages"].max() > 0 and by["both-r3"]["prompt_tokens"] < by["text"]["prompt_tokens"]
+    assert ceiling["both-r3"]["family_ceiling_reduction"] >= max(ceiling["obs-r3"]["family_ceiling_reduction"],
+                                                                 ceiling["hist-r3"]["family_ceiling_reduction"])
 
 
 def test_replay_takes_the_families_alone():

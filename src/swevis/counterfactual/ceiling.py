@@ -28,12 +28,13 @@ P*_i = P_text,i - (1 - 1/N) E_i. For code (rN) E_i is the code windows of the ob
 before call i (the same ceiling as above); for obs (obs-rN) every earlier observation of at
 least agents.pages.obs_min_tokens tokens whole and the code windows of the shorter ones; for
 hist (hist-rN) every call older than the last agents.pages.hist_keep, its turn and its
-observation (no blocks: each call is rendered the moment it is old). Masking (mask-kM,
-maskb-kM) renders nothing: its ceiling masks every observation older than the last M the
-moment it is old (no blocks), E_i being what those placeholders save (the observation's
-message tokens less its placeholder's), taken whole (ratio infinite: 1 - 1/N = 1), so naive
-masking realizes its whole prompt ceiling and the bill shows what it costs the cache. A
-family over masked history (maskb-kM+hist-rN) has no ceiling here (None). On the cache-aware bill
+observation (no blocks: each call is rendered the moment it is old); for both (both-rN) the
+old calls as hist's and the recent ones as obs's. Masking (mask-kM, maskb-kM) renders nothing:
+its ceiling masks every observation older than the last M the moment it is old (no blocks),
+E_i being what those placeholders save (the observation's message tokens less its
+placeholder's), taken whole (ratio infinite: 1 - 1/N = 1), so naive masking realizes its whole
+prompt ceiling and the bill shows what it costs the cache. A family over masked history
+(maskb-kM+hist-rN) has no ceiling here (None). On the cache-aware bill
 the ceiling keeps the text condition's mix of cached and uncached tokens per call,
 B*_i = B_text,i P*_i / P_text,i (B: the prompt's part of the cache-aware spend), so the share
 of the bill's ceiling a condition realizes also shows what rendering costs the prefix cache.

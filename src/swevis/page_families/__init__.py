@@ -9,13 +9,13 @@ one holds) and one more entry in FAMILIES.
 from __future__ import annotations
 
 from swevis.errors import SwevisError
-from swevis.page_families import code_family, hist_family, obs_family
+from swevis.page_families import both_family, code_family, hist_family, obs_family
 from swevis.page_families.record import CallTokens, PageFamily
 
 __all__ = ["PageFamily", "CallTokens", "FAMILIES", "DEFAULT_FAMILY", "page_family"]
 
 # the registry, in the order tables and messages list the families; the first is r<N>'s
-FAMILIES: tuple[PageFamily, ...] = (code_family.CODE, obs_family.OBS, hist_family.HIST)
+FAMILIES: tuple[PageFamily, ...] = (code_family.CODE, obs_family.OBS, hist_family.HIST, both_family.BOTH)
 DEFAULT_FAMILY = FAMILIES[0]
 
 

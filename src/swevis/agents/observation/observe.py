@@ -37,7 +37,7 @@ from jinja2 import StrictUndefined, Template
 from swevis.agents.observation.actions import CodeRead, detect_code_read
 from swevis.agents.observation.output_windows import RecordedWindow, identify_windows
 from swevis.agents.observation.masking import MaskedHistory
-from swevis.agents.observation.pages import PageSettings, TextPages, calls_of
+from swevis.agents.observation.pages import PageSettings, TextPages, calls_of, join_text, shows
 from swevis.agents.observation.volatile import normalize as normalize_volatile
 from swevis.agents.settings import AgentSettings
 from swevis.conditions import Condition, Mask, PageFamily
@@ -180,11 +180,12 @@ def canonical_command(w: RecordedWindow) -> str:
 
 
 def merge_parts(parts: list[dict]) -> str | list[dict]:
-    """Adjacent text parts joined; a content of text only is a plain string."""
+    """Adjacent text parts joined (saying what the pages after them show, join_text); a
+    content of text only is a plain string."""
     out: list[dict] = []
     for p in parts:
         if p["type"] == "text" and out and out[-1]["type"] == "text":
-            out[-1] = {"type": "text", "text": out[-1]["text"] + p["text"]}
+            out[-1] = join_text(out[-1], p)
         elif p["type"] != "text" or p["text"]:
             out.append(p)
     if all(p["type"] == "text" for p in out):
@@ -251,6 +252,11 @@ class ObservationPipeline:
         if self.history is None:
             return masked
         return self.history.request(masked, ready=self.masking.masked_calls(len(calls_of(messages)[1])))
+
+    def new_history_pages(self) -> int:
+        """The history pages the last request sent for the first time (the blocks it froze;
+        0 without a history hook): every later request sends them again, unchanged."""
+        return 0 if self.history is None else self.history.new_pages
 
     def finish(self, content: Any, record: dict[str, Any], label: str = "observation") -> tuple[Any, dict[str, Any]]:
         """An observation as sent, through its page family's hook: under obs-rN its long text
@@ -459,7 +465,7 @@ class ObservationPipeline:
             return rendered, None
         parts, info = rendered
         header = self._text({**output, "output": image_note(info["pages"]) + "\n"}, template_vars)
-        content = [{"type": "text", "text": header}, *parts]
+        content = [shows({"type": "text", "text": header}, self._text(output, template_vars), info["pages"]), *parts]
         if self._prompt_tokens(content) >= self._prompt_tokens(self._text(output, template_vars)):
             return "cheaper_as_text", None
         record = {
@@ -492,7 +498,7 @@ class ObservationPipeline:
             if not isinstance(rendered, str):
                 window_parts, info = rendered
                 caption = f"[window {w['path']}:{w['start']}-{w['end']}] {image_note(info['pages'])}"
-                shown = [{"type": "text", "text": caption}, *window_parts]
+                shown = [shows({"type": "text", "text": caption}, body[0]["text"], info["pages"]), *window_parts]
                 if self._prompt_tokens(shown) >= self._prompt_tokens(body):
                     shown = None
             if shown is None:  # never dearer: this window stays text, and the record says why

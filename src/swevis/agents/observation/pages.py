@@ -1,11 +1,13 @@
 """The page families beyond code windows: `obs-rN` renders long observations, `hist-rN` old
-history (swevis.conditions; config agents.pages).
+history, `both-rN` the two (swevis.conditions; config agents.pages).
 
-Both are cache-stable: a page, once sent, is never drawn again differently. An observation is
+They are cache-stable: a page, once sent, is never drawn again differently. An observation is
 rendered once, when it is observed, and its message never changes; a history block is
 rendered once, when all its calls are older than the last `hist_keep`, kept (`HistoryPages`
 memoizes it) and sent byte-identical in every later request, so a provider's prefix cache
-still serves everything up to the newest block.
+still serves everything up to the newest block. Under `both-rN` the block draws its
+observations' text again in place of their pages (sent_pieces): the request changes from the
+newest block on either way.
 
 Never dearer: a text run (obs) or a block (hist) is sent as pages only when its note and
 pages cost fewer prompt tokens than its text under the backbone's accounting; otherwise it
@@ -53,6 +55,22 @@ log = logging.getLogger(__name__)
 TRANSCRIPT, OUTPUTS = "transcript", "outputs"
 # why a text stays text (the code windows' text_reason values, swevis.agents.observation.observe)
 MISSING_GLYPH, RENDER_FAILED, CHEAPER_AS_TEXT = "missing_glyph", "render_failed", "cheaper_as_text"
+
+# On the text part that introduces a page set (its note): the text those pages show, for a
+# history block that draws it again with its own text (sent_pieces). A `swevis_` key is never
+# sent (swevis.models.messages) nor written to traj.json.
+SHOWS_KEY, PAGES_KEY = "swevis_shows", "swevis_pages"
+
+
+def shows(part: dict, text: str, pages: int) -> dict:
+    """A page set's note part that says which text its `pages` pages (the image parts after it) show."""
+    return {**part, SHOWS_KEY: text, PAGES_KEY: pages}
+
+
+def join_text(a: dict, b: dict) -> dict:
+    """Two adjacent text parts as one, still saying what the pages after `b` show."""
+    joined = {"type": "text", "text": a["text"] + b["text"]}
+    return shows(joined, a["text"] + b[SHOWS_KEY], b[PAGES_KEY]) if SHOWS_KEY in b else joined
 
 
 @dataclass(frozen=True)
@@ -126,7 +144,8 @@ class TextPages:
         pngs = result.png_bytes() if self.draw_pages else result.blank_png_bytes()
         n = len(pngs)
         note = f"[{what} shown as {n} image{'' if n == 1 else 's'} below]\n"
-        parts = [{"type": "text", "text": note}] + [image_part(p, label=f"page {i + 1} of {label}") for i, p in enumerate(pngs)]
+        parts = [shows({"type": "text", "text": note}, text, n)] + [image_part(p, label=f"page {i + 1} of {label}")
+                                                                    for i, p in enumerate(pngs)]
         if text_tokens(note, self.tokenizer) + result.image_tokens >= text_tokens(text, self.tokenizer):
             return CHEAPER_AS_TEXT
         return Shown(text, label, parts, n, result, self)
@@ -252,12 +271,41 @@ def _digest(messages: list[dict]) -> str:
 
 
 def message_text(message: dict) -> str:
-    """A message's text (its text parts; an image part would be a code page: hist observes
-    none, so none is dropped in practice)."""
+    """A message's text (its text parts; its pages are not text: `sent_pieces` keeps them)."""
     content = message.get("content")
     if isinstance(content, str):
         return content
     return "".join(p.get("text") or "" for p in content or [] if p.get("type") == "text")
+
+
+def sent_pieces(messages: list[dict]) -> list[str | list[dict]]:
+    """A block's transcript (`[role]` and the text of each message) as text pieces and runs of
+    kept pages, in order. A page set whose note says what text it shows (SHOWS_KEY: both-rN's
+    observations) is that text again, to be drawn with the rest of the block: one page set
+    costs less than the observations' pages and the text between them drawn apart
+    (docs/counterfactual.md, Page families). Pages whose text is not known are kept as they
+    were sent. Messages without pages give one text piece, the transcript hist-rN draws."""
+    pieces: list[str | list[dict]] = []
+
+    def add(piece: str | list[dict]) -> None:
+        if pieces and isinstance(piece, str) == isinstance(pieces[-1], str):
+            pieces[-1] = pieces[-1] + piece
+        elif piece:
+            pieces.append(piece)
+
+    for m in messages:
+        add(f"[{m.get('role')}]\n")
+        redrawn = 0  # the pages still to come of a note whose text was taken instead
+        for part in _parts(m.get("content") or ""):
+            if part.get("type") != "image_url":
+                redrawn = int(part.get(PAGES_KEY) or 0)
+                add(part[SHOWS_KEY] if redrawn else part.get("text") or "")
+            elif redrawn:
+                redrawn -= 1
+            else:
+                add([part])
+        add("\n")
+    return pieces
 
 
 def calls_of(messages: list[dict]) -> tuple[list[dict], list[list[dict]]]:
@@ -284,11 +332,13 @@ class HistoryPages:
         # label -> why a block's text (or one output, policy outputs) stays text though it
         # could not be rendered (missing_glyph, render_failed); kept_as_text() hands them on
         self.failed: dict[str, str] = {}
+        self.new_pages = 0  # the pages of the blocks the last request froze: sent for the first time
 
     def request(self, messages: list[dict], ready: int | None = None) -> list[dict]:
         """The messages to send for this call (the conversation itself is left as it is);
         `ready`: only the first this many calls are final (over masked history, the masked
         ones: swevis.agents.observation.masking), so only blocks within them freeze."""
+        self.new_pages = 0
         prefix, calls = calls_of(messages)
         old = max(0, len(calls) - self.keep)
         blocks = (old if ready is None else min(old, ready)) // self.block
@@ -312,6 +362,7 @@ class HistoryPages:
             return known[1]
         rendered, shown = self._render(b, source)
         self.frozen[b] = (digest, rendered)
+        self.new_pages += sum(s.pages for s in shown)
         _sent(shown)
         return rendered
 
@@ -321,14 +372,23 @@ class HistoryPages:
         if self.policy == OUTPUTS:
             out, sent = [], []
             for k, m in enumerate(source):
-                shown = self._shown(message_text(m), f"{label}#{k}", "output") if m.get("role") != "assistant" else None
+                # an observation that already sent pages is sent as it is
+                plain = m.get("role") != "assistant" and all(q.get("type") == "text" for q in _parts(m.get("content") or ""))
+                shown = self._shown(message_text(m), f"{label}#{k}", "output") if plain else None
                 out.append({"role": m["role"], "content": shown.parts} if shown else m)
                 sent += [shown] if shown else []
             return out, sent
-        transcript = "".join(f"[{m.get('role')}]\n{message_text(m)}\n" for m in source)
-        pieces = self._transcript_pieces(transcript, label, f"calls {b * self.block + 1}-{(b + 1) * self.block} of this conversation")
+        what = f"calls {b * self.block + 1}-{(b + 1) * self.block} of this conversation"
+        transcript = sent_pieces(source)
+        pieces: list[Shown | str | list[dict]] = []
+        for k, piece in enumerate(transcript):
+            if isinstance(piece, list):  # pages already sent: kept as they are
+                pieces.append(piece)
+            else:
+                pieces += self._transcript_pieces(piece, label if len(transcript) == 1 else f"{label}/{k}", what)
         shown = [p for p in pieces if isinstance(p, Shown)]
-        content = [part for p in pieces for part in ([{"type": "text", "text": p}] if isinstance(p, str) else p.parts)]
+        content = [part for p in pieces for part in
+                   ([{"type": "text", "text": p}] if isinstance(p, str) else p if isinstance(p, list) else p.parts)]
         if not shown or self.pages.message_tokens(content) >= count_message_tokens(
                 source, self.pages.tokenizer, self.pages.image_family):
             return list(source), []  # never dearer, per block

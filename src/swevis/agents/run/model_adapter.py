@@ -56,6 +56,7 @@ class SwevisAgentModel:
     def query(self, messages: list[dict], **kwargs) -> dict:
         response = self.chat.complete(self.pipeline.request(messages), purpose=self.purpose)
         usage = response.record()["usage"]
+        history_pages = self.pipeline.new_history_pages()  # pages this request sent beyond the observations'
         try:
             actions = parse_regex_actions(
                 response.content or "",
@@ -66,10 +67,10 @@ class SwevisAgentModel:
         except FormatError:
             self.recorder.add(
                 phase=self.phase, action=None, tool=None, observation=None, usage=usage,
-                format_error=True, response=response.content,
+                format_error=True, response=response.content, history_pages=history_pages,
             )
             raise
-        self._pending = {"usage": usage, "response": response.content}
+        self._pending = {"usage": usage, "response": response.content, "history_pages": history_pages}
         return {
             "role": "assistant",
             "content": response.content,
@@ -100,6 +101,7 @@ class SwevisAgentModel:
                 observation=record,
                 usage=pending["usage"] if i == 0 else {"prompt_tokens": 0, "completion_tokens": 0},
                 response=pending["response"] if i == 0 else None,
+                history_pages=pending.get("history_pages", 0) if i == 0 else 0,
             )
             results.append(
                 {
@@ -119,7 +121,7 @@ class SwevisAgentModel:
             return
         self.recorder.add(
             phase=self.phase, action=command, tool=tool_of(command), observation=None, usage=pending["usage"],
-            response=pending["response"], format_error=format_error,
+            response=pending["response"], format_error=format_error, history_pages=pending["history_pages"],
         )
 
     def get_template_vars(self, **kwargs) -> dict[str, Any]:

@@ -13,6 +13,7 @@ from typing import Any
 
 from swevis import provenance
 from swevis.agents.observation.actions import classify_action, scripts_written
+from swevis.agents.observation.pages import PAGES_KEY, SHOWS_KEY
 from swevis.redaction import redact
 
 TRAJ_FORMAT = "swevis-traj-1"
@@ -33,7 +34,8 @@ def exit_status_of(mini_status: str) -> str:
 
 
 def image_free(content: Any) -> Any:
-    """Message content with image data replaced by its label and size (traj.json stays small)."""
+    """Message content with image data replaced by its label and size, and no text a page
+    shows (SHOWS_KEY), so traj.json stays small."""
     if not isinstance(content, list):
         return content
     out = []
@@ -42,7 +44,7 @@ def image_free(content: Any) -> Any:
             url = part.get("image_url", {}).get("url", "")
             out.append({"type": "image_url", "label": part.get("swevis_label"), "bytes_b64": len(url)})
         else:
-            out.append(part)
+            out.append({k: v for k, v in part.items() if k not in (SHOWS_KEY, PAGES_KEY)} if isinstance(part, dict) else part)
     return out
 
 
@@ -79,7 +81,10 @@ class StepRecorder:
         usage: dict[str, Any],
         format_error: bool = False,
         response: str | None = None,
+        history_pages: int = 0,
     ) -> dict[str, Any]:
+        """One step; `history_pages`: the pages its request sent for the first time outside
+        its observation (hist-rN's and both-rN's frozen history blocks)."""
         step = {
             "index": len(self.steps),
             "phase": phase,
@@ -89,6 +94,7 @@ class StepRecorder:
             "observation": observation or {"kind": "none", "pages": 0, "tokens": 0, "window": None},
             "usage": usage,
             "format_error": format_error,
+            "history_pages": history_pages,
         }
         self.steps.append(step)
         if not format_error:
@@ -117,7 +123,10 @@ class StepRecorder:
             "completion_tokens": sum(int(s["usage"].get("completion_tokens") or 0) for s in self.steps),
             "calls": len(self.steps),
             "format_errors": sum(1 for s in self.steps if s["format_error"]),
-            "image_pages": sum(int(s["observation"].get("pages") or 0) for s in self.steps),
+            # every page sent, once: each observation's, and each history page when its block froze
+            "image_pages": sum(int(s["observation"].get("pages") or 0) + int(s.get("history_pages") or 0)
+                               for s in self.steps),
+            "history_pages": sum(int(s.get("history_pages") or 0) for s in self.steps),
         }
 
     def viewed_windows(self, phases: tuple[str, ...] | None = None) -> list[list[Any]]:
