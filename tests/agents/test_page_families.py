@@ -416,7 +416,7 @@ def test_both_is_never_dearer_per_observation_and_per_block():
 
 
 def test_both_ceiling_renders_old_calls_whole_and_recent_observations_as_obs():
-    both, settings = page_family("both"), PageSettings(200, 4, 4, 7, 1, 4, "transcript")
+    both, settings = page_family("both"), PageSettings(200, 4, 4, 7, 1, 4, "transcript", 8)
     calls = [(500, 300), (400, 0), (250, 120)]  # (the call whole, its observation as obs's ceiling renders it)
     assert both.eligible(calls, settings) == 500 + 400 + 120
     assert both.eligible(calls[:1], settings) == 300 and both.eligible([], settings) == 0
