@@ -145,3 +145,15 @@ def call_targets(idx, path: str) -> set[tuple[str, str, str, str]]:
         "SELECT ss.qualname, df.path, ds.qualname, t.how FROM targets t JOIN files f ON f.id = t.src_file"
         " JOIN symbols ds ON ds.id = t.dst_symbol JOIN files df ON df.id = ds.file_id"
         " LEFT JOIN symbols ss ON ss.id = t.src_symbol WHERE f.path = ?", (path,)).fetchall())
+
+
+def agent_conversation(calls: int, output: str, command: str = "pytest -x") -> list[dict]:
+    """A system prompt, a task and `calls` calls of mini's shape (a turn with one action block,
+    then its output, `module_` in it numbered by call): the history the page families and the
+    masking rewrite. `command` may name the call's index as {i}."""
+    messages = [{"role": "system", "content": "You are a helpful assistant."}, {"role": "user", "content": "Fix the bug."}]
+    for i in range(calls):
+        action = command.format(i=i)
+        messages.append({"role": "assistant", "content": f"Step {i}: run the tests.\n```mswea_bash_command\n{action}\n```"})
+        messages.append({"role": "user", "content": output.replace("module_", f"module_{i}_")})
+    return messages

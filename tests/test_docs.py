@@ -216,6 +216,22 @@ RULES: dict[str, Rule] = {
     "trajectory-sets/openhands --base text,both-r3 --hist \"\"": Rule(
         ".venv/bin/python benchmarks/bench_page_families.py --help",
         "needs public trajectories of other agents (not in the repository): --help checks the script"),
+    ".venv/bin/python benchmarks/bench_page_families.py lite_test lite_dev --base text --hist \"\" "
+    "--mask 2,5,10,5:4,10:4,10:8,20:8,10:16": Rule(
+        ".venv/bin/python benchmarks/bench_page_families.py --help",
+        "needs the public Lite trajectories (not in the repository) and half an hour: --help checks the script"),
+    ".venv/bin/python benchmarks/bench_page_families.py lite_dev lite_test --base text --hist \"\" "
+    "--mask 10:4+hist,5:4+hist": Rule(
+        ".venv/bin/python benchmarks/bench_page_families.py --help",
+        "needs the public Lite trajectories (not in the repository) and half an hour: --help checks the script"),
+    ".venv/bin/python benchmarks/bench_page_families.py lite_dev --base text --hist \"\" "
+    "--mask 1:4+hist,2:4+hist,3:4+hist,5:2+hist,5:8+hist,3:2+hist": Rule(
+        ".venv/bin/python benchmarks/bench_page_families.py --help",
+        "needs the public Lite trajectories (not in the repository) and a quarter of an hour: --help checks the script"),
+    ".venv/bin/python benchmarks/bench_page_families.py trajectory-sets/deepseek_reasoner_dev trajectory-sets/sweagent "
+    "trajectory-sets/openhands --base text --hist \"\" --mask 10,10:4,10:8,10:16,5:4+hist,10:4+hist": Rule(
+        ".venv/bin/python benchmarks/bench_page_families.py --help",
+        "needs public trajectories of other agents (not in the repository): --help checks the script"),
     "nice .venv/bin/python benchmarks/bench_page_legibility.py lite_dev --pages 40 --seed 1": Rule(
         ".venv/bin/python benchmarks/bench_page_legibility.py --help", PAGES_OCR),
     "nice .venv/bin/python benchmarks/bench_page_legibility.py lite_test --pages 40 --seed 1": Rule(
@@ -254,6 +270,8 @@ RULES: dict[str, Rule] = {
     ".venv/bin/swevis agent run --agent mini --instance swevis-samples__tabulon-305 --condition text -o out/": AS_WRITTEN_SLOW,
     ".venv/bin/swevis replay src/swevis/data/trajectories/mini1__swevis-samples__tabulon-305.traj.json "
     "--conditions text,r3 --model kimi-k2.5": AS_WRITTEN,
+    ".venv/bin/swevis replay src/swevis/data/trajectories/mini1__swevis-samples__tabulon-305.traj.json "
+    "--conditions text,mask-k2,maskb-k2": AS_WRITTEN,
     ".venv/bin/swevis replay src/swevis/data/trajectories/mini1__swevis-samples__tabulon-305.traj.json "
     "--out replay-out": AS_WRITTEN_SLOW,
     ".venv/bin/swevis replay src/swevis/data/trajectories/ --out replay-out "

@@ -7,12 +7,15 @@ reported as one set. docs/counterfactual.md (Page families) says which public tr
 its numbers come from and how they were selected.
 
     .venv/bin/python benchmarks/bench_page_families.py DIR [DIR ...] [--model qwen3.5]
-        [--ratio 3] [--hist transcript:2:4,outputs:2:4] [--base text,r{r},obs-r{r}]
+        [--ratio 3] [--hist transcript:2:4,outputs:2:4] [--base text,r{r},obs-r{r}] [--mask 5,5:4,5:4+hist]
         [--obs-run-chars N] [--hist-run-chars N]
         [--hist-min-font-px PX] [--cached-price 0.2] [--jobs 2]
 
 --hist lists the hist settings to try, each policy:keep:block (agents.pages.hist_policy,
-hist_keep, hist_block); --hist "" tries none. --obs-run-chars sets agents.pages.obs_run_chars
+hist_keep, hist_block); --hist "" tries none. --mask lists the maskings to try (none by
+default): `M` is mask-kM (naive), `M:B` maskb-kM in frozen blocks of B calls
+(agents.pages.mask_block), `M:B+hist` maskb-kM+hist-r{ratio} (hist's blocks of B calls over the
+masked history; the other hist settings as configured). --obs-run-chars sets agents.pages.obs_run_chars
 for the base conditions (0: every line of a text run on its pages), --hist-run-chars
 agents.pages.hist_run_chars for the hist settings (0: every line of a block on its pages),
 --hist-min-font-px their agents.pages.hist_min_font_px (5.75: the code windows' guard).
@@ -33,7 +36,8 @@ from pathlib import Path
 from typing import Any
 
 from swevis.config import load_config
-from swevis.counterfactual.ceiling import ceiling_table
+from swevis.conditions import Condition
+from swevis.counterfactual.ceiling import ceiling_ratio, ceiling_table
 from swevis.counterfactual.formats import trajectory_files
 from swevis.counterfactual.replay import recorded_costs
 
@@ -66,9 +70,24 @@ def _settings(args: argparse.Namespace) -> list[dict[str, Any]]:
     return out
 
 
-def _table(steps: list[dict[str, Any]], ratio: float) -> list[dict[str, Any]]:
+def _maskings(args: argparse.Namespace) -> list[tuple[str, dict[str, Any], str]]:
+    """(condition, agents.pages, label) of each --mask item."""
+    out = []
+    for item in filter(None, args.mask.split(",")):
+        spec, _, family = item.partition("+")
+        keep, _, block = spec.partition(":")
+        if not block:
+            out.append((f"mask-k{keep}", {}, f"M={keep}"))
+            continue
+        pages = {"mask_block": int(block), **({"hist_block": int(block)} if family else {})}
+        shown = f"+hist-r{args.ratio}" if family else ""
+        out.append((f"maskb-k{keep}{shown}", pages, f"M={keep} B={block}"))
+    return out
+
+
+def _table(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
     conditions = list(dict.fromkeys(s["condition"] for s in steps))
-    return ceiling_table(steps, {c: (None if c == "text" else ratio) for c in conditions})
+    return ceiling_table(steps, {c: ceiling_ratio(Condition.parse(c)) for c in conditions})
 
 
 def _line(name: str, setting: str, r: dict[str, Any]) -> str:
@@ -78,7 +97,7 @@ def _line(name: str, setting: str, r: dict[str, Any]) -> str:
     def pct(v: float | None) -> str:
         return "-" if v is None else f"{v:.1%}"
 
-    return (f"{name:<14} {r['condition']:<8} {setting:<22} {x(r['reduction']):>8} {x(r['family_ceiling_reduction']):>8} "
+    return (f"{name:<14} {r['condition']:<16} {setting:<22} {x(r['reduction']):>8} {x(r['family_ceiling_reduction']):>8} "
             f"{pct(r['family_realized_share']):>8}  {x(r['bill_reduction']):>8} {x(r['family_ceiling_bill_reduction']):>8} "
             f"{pct(r['family_bill_realized_share']):>8}")
 
@@ -94,6 +113,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--obs-run-chars", type=int, help="agents.pages.obs_run_chars (default: as configured)")
     parser.add_argument("--hist-run-chars", type=int, help="agents.pages.hist_run_chars (default: as configured)")
     parser.add_argument("--hist-min-font-px", type=float, help="agents.pages.hist_min_font_px (default: as configured)")
+    parser.add_argument("--mask", default="", help="M (mask-kM), M:B (maskb-kM, mask_block B) or M:B+hist, comma-separated")
     parser.add_argument("--cached-price", type=float, default=0.2)
     parser.add_argument("--jobs", type=int, default=2)
     args = parser.parse_args(argv)
@@ -105,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
     base = [c.strip().format(r=r) for c in args.base.split(",")]
     print(f"accounted as {args.model} (prefix cache {profile.get('prompt_cache')}), bill: input 1, cached input "
           f"{args.cached_price}; pooled over each set")
-    print(f"{'set':<14} {'cond':<8} {'hist setting':<22} {'prompt':>8} {'ceiling':>8} {'realized':>8}  {'bill':>8} "
+    print(f"{'set':<14} {'cond':<16} {'setting':<22} {'prompt':>8} {'ceiling':>8} {'realized':>8}  {'bill':>8} "
           f"{'ceiling':>8} {'realized':>8}")
     started = time.perf_counter()
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
@@ -113,12 +133,16 @@ def main(argv: list[str] | None = None) -> int:
             files = [str(p) for p in trajectory_files(folder, None)]
             name = f"{Path(folder).name} ({len(files)})"
             steps = _all(pool, files, base, fixed, args.model, profile, cfg)
-            for row in _table(steps, float(r)):
+            for row in _table(steps):
                 print(_line(name, "-", row), flush=True)
             text = [s for s in steps if s["condition"] == "text"]
             for s in _settings(args):
                 label = f"{s['hist_policy']} K={s['hist_keep']} B={s['hist_block']}"
-                for row in _table(text + _all(pool, files, [f"hist-r{r}"], s, args.model, profile, cfg), float(r)):
+                for row in _table(text + _all(pool, files, [f"hist-r{r}"], s, args.model, profile, cfg)):
+                    print(_line(name, label, row), flush=True)
+            for condition, pages, label in _maskings(args):
+                replayed = _all(pool, files, [condition], {**fixed, **pages}, args.model, profile, cfg)
+                for row in _table(text + replayed):
                     print(_line(name, label, row), flush=True)
     print(f"{time.perf_counter() - started:.0f} s", file=sys.stderr)
     return 0

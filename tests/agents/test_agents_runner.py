@@ -94,6 +94,20 @@ def test_wide_scope_widens_windows(setup, tmp_path):
     assert wide["totals"]["prompt_tokens"] > normal["totals"]["prompt_tokens"]
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("agent,condition", [("mini", "mask-k1"), ("plb", "maskb-k1"), ("plb", "maskb-k1+hist-r3")])
+def test_mini_and_plb_take_masking_same_patch_fewer_tokens(setup, tmp_path, agent, condition):
+    pages = {"mask_block": 1, "hist_keep": 1, "hist_block": 1}
+    demo = DEMO.parents[1] / agent / DEMO.name
+    text = run_instance(_spec(setup, tmp_path / "text", agent=agent, demo=demo, agents_cfg={"pages": pages}))
+    masked = run_instance(_spec(setup, tmp_path / "masked", agent=agent, condition=condition, demo=demo,
+                                agents_cfg={"pages": pages}))
+    assert text["exit_status"] == masked["exit_status"] == "submitted"
+    assert (tmp_path / "text" / "patch.diff").read_text() == (tmp_path / "masked" / "patch.diff").read_text()
+    assert masked["totals"]["prompt_tokens"] < text["totals"]["prompt_tokens"]
+    assert masked["condition"] == condition
+
+
 def test_format_errors_are_returned_and_counted(setup, tmp_path):
     demo = _write_demo(tmp_path / "d.yaml", {"agent": ["no command here", _block("ls") + _block("pwd"), "still nothing"]})
     traj = run_instance(_spec(setup, tmp_path / "out", agent="mini", demo=demo, agents_cfg={"max_format_errors": 3}))

@@ -25,7 +25,7 @@ from swevis.workflow import check_config
 from swevis.errors import SwevisError
 from swevis.tokens import count_message_tokens
 
-from helpers import PROJECT_ROOT
+from helpers import PROJECT_ROOT, agent_conversation
 
 TRACEBACK = "".join(
     f'  File "/testbed/pkg/module_{i}.py", line {10 * i + 3}, in function_{i}\n    result = compute(value_{i}, options)\n'
@@ -157,11 +157,7 @@ def test_the_capture_hook_sees_a_history_block_when_frozen_and_not_one_kept_as_t
 
 
 def conversation(calls: int, output: str = TRACEBACK) -> list[dict]:
-    messages = [{"role": "system", "content": "You are a helpful assistant."}, {"role": "user", "content": "Fix the bug."}]
-    for i in range(calls):
-        messages.append({"role": "assistant", "content": f"Step {i}: run the tests.\n```mswea_bash_command\npytest -x\n```"})
-        messages.append({"role": "user", "content": output.replace("module_", f"module_{i}_")})
-    return messages
+    return agent_conversation(calls, output)
 
 
 def history(keep=2, block=2, policy="transcript", ratio=3.0, run_chars=0) -> HistoryPages:
@@ -420,7 +416,7 @@ def test_both_is_never_dearer_per_observation_and_per_block():
 
 
 def test_both_ceiling_renders_old_calls_whole_and_recent_observations_as_obs():
-    both, settings = page_family("both"), PageSettings(200, 4, 4, 7, 1, 4, "transcript")
+    both, settings = page_family("both"), PageSettings(200, 4, 4, 7, 1, 4, "transcript", 8)
     calls = [(500, 300), (400, 0), (250, 120)]  # (the call whole, its observation as obs's ceiling renders it)
     assert both.eligible(calls, settings) == 500 + 400 + 120
     assert both.eligible(calls[:1], settings) == 300 and both.eligible([], settings) == 0

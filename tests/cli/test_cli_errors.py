@@ -35,7 +35,7 @@ CASES: list[tuple[str, str, list[str], str]] = [
     ("tasks", "config", ["tasks", "sample", "--config", "{bad_yaml}"], "not valid YAML at line 2"),
     ("tasks", "config", ["tasks", "sample", "--config", "{binary}"], "cannot be read"),
     ("tasks", "config", ["tasks", "sample", "--config", "{json_list}"], "the top level must be a mapping"),
-    ("tasks", "config", ["tasks", "sample", "--config", "{bad_condition_config}"], '"r0" is not a condition: a condition is text, rN, obs-rN, hist-rN or both-rN'),
+    ("tasks", "config", ["tasks", "sample", "--config", "{bad_condition_config}"], '"r0" is not a condition: a condition is text, rN, obs-rN, hist-rN, both-rN, mask-kM or maskb-kM'),
     ("tasks", "output", ["tasks", "sample", "--config", CONFIG, "-o", "{file}/x.jsonl"], "is a file, not a folder"),
     ("tasks", "output", ["tasks", "checkout", "--config", CONFIG, "-o", "{missing}"], "-o/--output is for"),
     ("tasks", "output", ["tasks", "sample", "--config", CONFIG, "-o", "{long}"], "longer than"),
@@ -49,7 +49,7 @@ CASES: list[tuple[str, str, list[str], str]] = [
     ("tasks", "config", ["tasks", "sample", "--config", "{family_config}"], '"nosuchfamily" is not an image family'),
     ("tasks", "config", ["tasks", "sample", "--config", "{empty_path_config}"], "'results_dir': \"\" is an empty path"),
     ("tasks", "config", ["tasks", "sample", "--config", "{replay_condition_config}"],
-     '"mem+x" is not a replay condition: text, rN, mem or mem+rN'),
+     '"mem+x" is not a replay condition: text, rN, obs-rN, hist-rN, mask-kM'),
     ("tasks", "config", ["tasks", "sample", "--config", "{frontier_sample_config}"],
      "sample_frontier_fonts': [5.75, 7] names none of frontier_fonts [9, 10]"),
     # evaluate

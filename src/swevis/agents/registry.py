@@ -145,15 +145,19 @@ def agent_kind(agent: str) -> AgentKind:
 def check_condition(agent: str, condition: str, key: str | None = None) -> None:
     """A one-line error when `agent` cannot run under `condition`'s page family (naming the
     config `key` that gave the condition, when one did)."""
-    from swevis.conditions import Condition, page_family
+    from swevis.conditions import MASKED_FAMILIES, Condition, page_family
 
     c = Condition.parse(condition)
-    if not c.visual or c.page_family.every_agent:
+    # masking rewrites each request's history as hist does: an agent takes it when it takes hist
+    needs = [(f, c.page_family.spelling) for f in ([c.family] if c.visual and not c.page_family.every_agent else [])]
+    needs += [(f, c.mask.spelling) for f in (MASKED_FAMILIES if c.mask is not None else ())]
+    if not needs:
         return  # text and rN: every agent
     kind = agent_kind(agent)
-    if c.family not in kind.page_families:
+    missing = next((spelling for family, spelling in needs if family not in kind.page_families), None)
+    if missing is not None:
         where = f"config key '{key}': " if key else ""
-        raise SwevisError(f"{where}agent {agent} takes no {c.page_family.spelling} condition ({condition}); "
+        raise SwevisError(f"{where}agent {agent} takes no {missing} condition ({condition}); "
                           f"it takes {', '.join(page_family(f).spelling for f in kind.page_families)}")
 
 

@@ -49,13 +49,16 @@ the profile sets no price).
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
 import polars as pl
 
-from swevis.counterfactual.ceiling import CODE_TERMS, family_ceiling, family_shares, realized_share, trajectory_ceiling
+from swevis.counterfactual.ceiling import (
+    CODE_TERMS, ceiling_ratio, family_ceiling, family_shares, realized_share, trajectory_ceiling,
+)
 from swevis.counterfactual.replay import ReplayCondition, recorded_costs
 from swevis.counterfactual.formats import trajectory_files
 from swevis.counterfactual.formats import read_trajectory
@@ -143,14 +146,16 @@ def trajectory_costs(steps: pl.DataFrame) -> pl.DataFrame:
     rows = []
     for (traj, backbone, condition), g in steps.group_by([*key, "condition"], maintain_order=True):
         parsed = ReplayCondition.parse(condition)
-        ratio = parsed.observation.ratio or (1.0 if parsed.memory else None)
+        ratio = ceiling_ratio(parsed.observation, parsed.memory)
+        # the gap terms and the code-window ceiling describe a condition that renders (masking alone does not)
+        renders = ratio is not None and not math.isinf(ratio)
         g = g.sort("step")
         n = g.height
         prompt = int(g["prompt_tokens"].sum())
         row = {"trajectory": traj, "backbone": backbone, "condition": condition, "truncated": bool(g["truncated"][0]),
                "calls": n, "prompt_tokens": prompt, **_cache_sums(g)}
         terms = dict.fromkeys(TERMS, 0.0)
-        if ratio is not None:
+        if renders:
             for i, r in enumerate(g.iter_rows(named=True)):
                 if r["observation_kind"] == "none":
                     continue
@@ -163,7 +168,8 @@ def trajectory_costs(steps: pl.DataFrame) -> pl.DataFrame:
         family = dict.fromkeys(FAMILY_KEYS, None)
         if ratio is not None:
             records = list(g.iter_rows(named=True))
-            code = trajectory_ceiling(records, text[(traj, backbone)], text_prompt[(traj, backbone)], ratio)
+            code = trajectory_ceiling(records, text[(traj, backbone)], text_prompt[(traj, backbone)], ratio) \
+                if renders else code
             family = family_ceiling(records, text_records[(traj, backbone)], ratio)
         rows.append({**row, "family": g["family"][0], "gap_tokens": gap, "ceiling_prompt_tokens": prompt - gap, **terms,
                      **code, **family})

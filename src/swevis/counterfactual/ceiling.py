@@ -29,7 +29,12 @@ before call i (the same ceiling as above); for obs (obs-rN) every earlier observ
 least agents.pages.obs_min_tokens tokens whole and the code windows of the shorter ones; for
 hist (hist-rN) every call older than the last agents.pages.hist_keep, its turn and its
 observation (no blocks: each call is rendered the moment it is old); for both (both-rN) the
-old calls as hist's and the recent ones as obs's. On the cache-aware bill
+old calls as hist's and the recent ones as obs's. Masking (mask-kM, maskb-kM) renders nothing:
+its ceiling masks every observation older than the last M the moment it is old (no blocks),
+E_i being what those placeholders save (the observation's message tokens less its
+placeholder's), taken whole (ratio infinite: 1 - 1/N = 1), so naive masking realizes its whole
+prompt ceiling and the bill shows what it costs the cache. A family over masked history
+(maskb-kM+hist-rN) has no ceiling here (None). On the cache-aware bill
 the ceiling keeps the text condition's mix of cached and uncached tokens per call,
 B*_i = B_text,i P*_i / P_text,i (B: the prompt's part of the cache-aware spend), so the share
 of the bill's ceiling a condition realizes also shows what rendering costs the prefix cache.
@@ -37,10 +42,12 @@ of the bill's ceiling a condition realizes also shows what rendering costs the p
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from swevis.conditions import DEFAULT_FAMILY, TEXT, Condition
+from swevis.agents.observation.masking import placeholder
+from swevis.conditions import DEFAULT_FAMILY, Condition
 from swevis.tokens import count_message_tokens, text_tokens
 
 CODE_TERMS = (
@@ -49,6 +56,17 @@ CODE_TERMS = (
 )
 REASON_TERM = {"over_max_window_chars": "over_size_limit", "cheaper_as_text": "kept_as_text",
                "render_failed": "render_failed", "missing_glyph": "render_failed"}
+
+
+def ceiling_ratio(condition: Condition, memory: bool = False) -> float | None:
+    """The ratio a condition's ceilings render at: its own; 1 for the memory in front of text;
+    infinite for masking alone (a masked observation's saving is already net of its
+    placeholder: module docstring); None for text."""
+    if condition.ratio is not None:
+        return condition.ratio
+    if memory:
+        return 1.0
+    return math.inf if condition.mask is not None else None
 
 
 def window_terms(w: Mapping[str, Any], ratio: float) -> dict[str, float]:
@@ -148,8 +166,15 @@ def ceiling_table(steps: list[Mapping[str, Any]], ratios: Mapping[str, float | N
         if not trajectories:
             continue
         truncated = sum(bool(by[(t, condition)][0]["truncated"]) for t in trajectories)
-        rows.append({**_ceiling_row(condition, family, len(trajectories), total), "truncated": truncated})
+        row = _ceiling_row(condition, family, len(trajectories), total)
+        if math.isinf(ratio):  # masking alone renders no code window: no code-window ceiling
+            row.update({k: None for k in row if k.startswith("code_gap_") or k in CODE_CEILING_KEYS})
+        rows.append({**row, "truncated": truncated})
     return rows
+
+
+# a ceiling row's code-window ceiling (a condition that renders code windows at a ratio)
+CODE_CEILING_KEYS = ("code_ceiling_prompt_tokens", "code_ceiling_reduction", "realized_share")
 
 
 def _ratio(a: float | None, b: float | None) -> float | None:
@@ -181,7 +206,7 @@ def family_shares(p_text: float, p: float, ceiling: float | None, b_text: float 
     return {
         "family_ceiling_reduction": _ratio(p_text, ceiling),
         "family_realized_share": realized_share(p_text, p, ceiling) if ceiling is not None else None,
-        "bill_reduction": _ratio(b_text, b) if priced else None,
+        "bill_reduction": _ratio(b_text, b) if None not in (b_text, b) else None,
         "family_ceiling_bill_reduction": _ratio(b_text, b_ceiling) if priced else None,
         "family_bill_realized_share": realized_share(b_text, b, b_ceiling) if priced else None,
     }
@@ -194,20 +219,34 @@ class FamilyCeiling:
 
     def __init__(self, condition: Condition, settings: Any, tokenizer: str, image_family: str):
         self.page_family = condition.page_family if condition.visual else None
-        self.family = condition.family if condition.visual else TEXT  # the records' `family`
+        self.mask = condition.mask
+        self.family = condition.kind  # the records' `family`
         self.settings = settings
         self.tokenizer, self.image_family = tokenizer, image_family
         self.calls: list[int] = []  # per call so far: the tokens it adds to every later prompt
 
-    def eligible(self) -> int:
-        """E_i of the next call (0 under text: nothing is rendered)."""
+    def eligible(self) -> int | None:
+        """E_i of the next call (0 under text: nothing is rendered; None: no ceiling, a
+        family over masked history)."""
+        if self.mask is not None:
+            return None if self.page_family is not None else sum(self.calls[: max(0, len(self.calls) - self.mask.keep)])
         return self.page_family.eligible(self.calls, self.settings) if self.page_family is not None else 0
 
     def add_call(self, turn: Mapping[str, Any], observation: str | None, costs: Iterable[Mapping[str, Any]]) -> None:
         """A call's recorded turn, its observation as text and its windows' cost records."""
-        if self.page_family is not None:
+        if self.mask is not None:
+            self.calls.append(self._masked_saving(turn, observation))
+        elif self.page_family is not None:
             call = _CallTokens(turn, observation, sum(int(c["text_tokens"]) for c in costs), self)
             self.calls.append(self.page_family.ceiling_tokens(call, self.settings))
+
+    def _masked_saving(self, turn: Mapping[str, Any], observation: str | None) -> int:
+        """What masking the call's observation saves (0 when its placeholder is no cheaper)."""
+        if observation is None:
+            return 0
+        tokens = count_message_tokens([{"role": "user", "content": observation}], self.tokenizer, self.image_family)
+        line = placeholder(dict(turn), observation, tokens)
+        return max(0, tokens - count_message_tokens([{"role": "user", "content": line}], self.tokenizer, self.image_family))
 
 
 class _CallTokens:
@@ -229,13 +268,15 @@ def family_ceiling(records: list[Mapping[str, Any]], text: list[Mapping[str, Any
     """The family ceiling of one trajectory under one condition, in prompt tokens and on the
     cache-aware bill (the prompt's part; None when unpriced): `records` and `text` its and
     the text condition's per-call records in call order."""
+    bills = [r.get("prompt_spend_cache_aware") for r in text] + [r.get("prompt_spend_cache_aware") for r in records]
+    priced = None not in bills
+    text_bill = [float(r["prompt_spend_cache_aware"]) for r in text] if priced else []
+    out = {"text_prompt_bill": sum(text_bill) if priced else None,
+           "prompt_bill": sum(float(r["prompt_spend_cache_aware"]) for r in records) if priced else None}
+    if any(r.get("ceiling_eligible_tokens", 0) is None for r in records):  # no ceiling (FamilyCeiling.eligible)
+        return {**out, "family_ceiling_prompt_tokens": None, "family_ceiling_prompt_bill": None}
     saved = [(1 - 1 / ratio) * int(r["ceiling_eligible_tokens"] or 0) for r in records]
     text_prompt = [int(r["prompt_tokens"]) for r in text]
-    out = {"family_ceiling_prompt_tokens": sum(text_prompt) - sum(saved[: len(text)])}
-    bills = [r.get("prompt_spend_cache_aware") for r in text] + [r.get("prompt_spend_cache_aware") for r in records]
-    if None in bills:
-        return {**out, "text_prompt_bill": None, "prompt_bill": None, "family_ceiling_prompt_bill": None}
-    text_bill = [float(r["prompt_spend_cache_aware"]) for r in text]
-    ceiling_bill = sum(b * (p - s) / p if p else b for b, p, s in zip(text_bill, text_prompt, saved))
-    return {**out, "text_prompt_bill": sum(text_bill), "prompt_bill": sum(float(r["prompt_spend_cache_aware"]) for r in records),
+    ceiling_bill = sum(b * (p - s) / p if p else b for b, p, s in zip(text_bill, text_prompt, saved)) if priced else None
+    return {**out, "family_ceiling_prompt_tokens": sum(text_prompt) - sum(saved[: len(text)]),
             "family_ceiling_prompt_bill": ceiling_bill}

@@ -50,7 +50,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", default=None, help="write per_step.parquet and summary.csv into this folder (default: write nothing)")
     parser.add_argument("--conditions", type=replay_conditions, default="text,r1,r3,r5,r7",
                         help=f"comma-separated: {', '.join(['text'] + [f'{f.prefix}r<ratio>' for f in FAMILIES])} "
-                             "(page families, agents.pages); mem, mem+r<ratio> add the working memory (recorded mode)")
+                             "(page families, agents.pages), mask-k<M>, maskb-k<M> (observation masking: the last M "
+                             "observations kept), maskb-k<M>+hist-r<ratio>; mem, mem+r<ratio> add the working memory "
+                             "(recorded mode)")
     parser.add_argument("--model", help="profile whose tokenizer and image family account the cost (default: first)")
     parser.add_argument("--repo", help="the repository at base_commit: recorded windows are checked against it")
     parser.add_argument("--reexecute", action="store_true", help="run the commands again in a fresh checkout")
@@ -119,16 +121,17 @@ def _replay_one(args, path: Path, traj, cfg: dict, model: str, profile: dict) ->
 def _print_table(rows: list[dict], model: str, profile: dict) -> None:
     print(f"counterfactual cost, accounted as {model}: {profile['tokenizer']} text, {profile['image_family']} images")
     width = max(len("trajectory"), *(len(Path(r["trajectory"]).name) for r in rows))
+    named = max(len("condition"), *(len(r["condition"]) for r in rows))
     print(f"prefix cache: {profile.get('prompt_cache') or 'none'} (counterfactual.prompt_cache); "
           "spend cache-aware at the profile's prices")
-    print(f"{'trajectory':<{width}} {'format':<17} {'mode':<9} {'condition':<9} {'prompt tokens':>13} {'cached':>11} "
+    print(f"{'trajectory':<{width}} {'format':<17} {'mode':<9} {'condition':<{named}} {'prompt tokens':>13} {'cached':>11} "
           f"{'spend':>10} {'vs text':>8} {'calls':>5} {'pages':>5}  exit")
     for r in rows:
         ratio = f"{r['reduction_vs_text']:.2f}x" if r["reduction_vs_text"] else "-"
         cached = "-" if r["cached_prompt_tokens"] is None else f"{r['cached_prompt_tokens']:,}"
         spend = "-" if r["spend_cache_aware"] is None else f"{r['spend_cache_aware']:.4f}"
         exit_status = f"{r['exit_status']}, truncated" if r["truncated"] else r["exit_status"]
-        print(f"{Path(r['trajectory']).name:<{width}} {r['format']:<17} {r['mode']:<9} {r['condition']:<9} "
+        print(f"{Path(r['trajectory']).name:<{width}} {r['format']:<17} {r['mode']:<9} {r['condition']:<{named}} "
               f"{r['prompt_tokens']:>13,} {cached:>11} {spend:>10} {ratio:>8} {r['calls']:>5} {r['image_pages']:>5}  "
               f"{exit_status}")
     print(f"{_trajectory_count(rows)}; pages: each page sent once, history pages (hist-rN) included")
@@ -143,13 +146,13 @@ def _trajectory_count(rows: list[dict[str, Any]]) -> str:
 
 def _ceiling(args: argparse.Namespace, steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The ceiling table over the recorded-mode trajectories (none without text or recorded steps)."""
-    from swevis.counterfactual.ceiling import ceiling_table
+    from swevis.counterfactual.ceiling import ceiling_ratio, ceiling_table
 
     recorded = [s for s in steps if s.get("mode") == "recorded"]
     names = [str(c) for c in args.conditions]
     if "text" not in names or not recorded:
         return []
-    ratios = {str(c): (c.observation.ratio or (1.0 if c.memory else None)) for c in args.conditions}
+    ratios = {str(c): ceiling_ratio(c.observation, c.memory) for c in args.conditions}
     return ceiling_table(recorded, ratios)
 
 
@@ -189,9 +192,11 @@ def _print_family_ceiling(rows: list[dict[str, Any]]) -> None:
     and the share of it realized, in prompt tokens and on the cache-aware bill (the prompt's part)."""
     print("\nper page family: the reduction, the family's ceiling and the share of its saving realized, in prompt "
           "tokens and on the cache-aware bill (its prompt part; - when the profile sets no price):")
-    print(f"{'condition':<10} {'family':<6} {'prompt':>8} {'ceiling':>8} {'realized':>8}  {'bill':>8} {'ceiling':>8} {'realized':>8}")
+    width = max(len(r["condition"]) for r in rows)
+    print(f"{'condition':<{width}} {'family':<10} {'prompt':>8} {'ceiling':>8} {'realized':>8}  {'bill':>8} {'ceiling':>8} "
+          f"{'realized':>8}")
     for r in rows:
-        print(f"{r['condition']:<10} {r['family']:<6} {_times(r['reduction']):>8} {_times(r['family_ceiling_reduction']):>8} "
+        print(f"{r['condition']:<{width}} {r['family']:<10} {_times(r['reduction']):>8} {_times(r['family_ceiling_reduction']):>8} "
               f"{_share(r['family_realized_share']):>8}  {_times(r['bill_reduction']):>8} "
               f"{_times(r['family_ceiling_bill_reduction']):>8} {_share(r['family_bill_realized_share']):>8}")
 

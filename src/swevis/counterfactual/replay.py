@@ -76,6 +76,11 @@ class ReplayCondition:
         """text, r<N>, mem or mem+r<N>; anything else is a ConditionError naming the value."""
         if not isinstance(name, str) or not re.fullmatch(REPLAY_PATTERN, name):
             hint = "; write mem" if name == f"{MEMORY}+{TEXT}" else ""
+            if isinstance(name, str) and not name.startswith(MEMORY):
+                try:  # the condition grammar's own message, with its near-miss hint
+                    Condition.parse(name)
+                except ConditionError as exc:
+                    raise ConditionError(f"{exc}; or mem, mem+r<N> (the working memory)") from None
             raise ConditionError(f"unknown condition {name!r}: use text, r<N>, mem or mem+r<N> (r3, mem+r3){hint}")
         if name == MEMORY:
             return cls(Condition(), True)

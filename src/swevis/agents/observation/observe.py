@@ -36,10 +36,11 @@ from jinja2 import StrictUndefined, Template
 
 from swevis.agents.observation.actions import CodeRead, detect_code_read
 from swevis.agents.observation.output_windows import RecordedWindow, identify_windows
-from swevis.agents.observation.pages import PageSettings, TextPages, join_text, shows
+from swevis.agents.observation.masking import MaskedHistory
+from swevis.agents.observation.pages import PageSettings, TextPages, calls_of, join_text, shows
 from swevis.agents.observation.volatile import normalize as normalize_volatile
 from swevis.agents.settings import AgentSettings
-from swevis.conditions import Condition, PageFamily
+from swevis.conditions import Condition, Mask, PageFamily
 from swevis.models import image_part, resolve_profile
 from swevis.render import MissingGlyphs, RenderError, render_window
 from swevis.tokens import count_message_tokens, text_tokens
@@ -94,6 +95,13 @@ class ObservationConfig:
         """How this condition renders non-code text (obs-rN, hist-rN)."""
         return TextPages(Condition.parse(self.condition).ratio, self.tokenizer, self.image_family, self.render,
                          self.draw_pages)
+
+
+def masked_history(mask: Mask | None, settings: PageSettings, config: ObservationConfig) -> MaskedHistory | None:
+    """The request hook of a masking condition (None: the condition masks nothing)."""
+    if mask is None:
+        return None
+    return MaskedHistory(mask.keep, settings.mask_block if mask.blocks else None, config.tokenizer, config.image_family)
 
 
 @dataclass
@@ -227,6 +235,7 @@ class ObservationPipeline:
         self.page_settings = PageSettings.from_config({"pages": config.pages})
         # the page family's request hook, made once: it keeps what it rendered (hist's frozen blocks)
         self.history = config.family.history(config.text_pages(), self.page_settings) if config.family else None
+        self.masking = masked_history(Condition.parse(config.condition).mask, self.page_settings, config)
 
     def begin_action(self, command: str, response: str | None) -> None:
         """Told each action and the model response it came from before it is observed: a
@@ -234,8 +243,15 @@ class ObservationPipeline:
 
     # -- the two hooks of the page families (swevis.page_families; rendered by swevis.agents.observation.pages)
     def request(self, messages: list[dict]) -> list[dict]:
-        """The messages a call sends: under hist-rN with the old history in frozen pages."""
-        return messages if self.history is None else self.history.request(messages)
+        """The messages a call sends: under hist-rN with the old history in frozen pages,
+        under mask-kM with the old observations masked (and a history family's blocks frozen
+        only once masked)."""
+        if self.masking is None:
+            return messages if self.history is None else self.history.request(messages)
+        masked = self.masking.request(messages)
+        if self.history is None:
+            return masked
+        return self.history.request(masked, ready=self.masking.masked_calls(len(calls_of(messages)[1])))
 
     def new_history_pages(self) -> int:
         """The history pages the last request sent for the first time (the blocks it froze;

@@ -75,7 +75,7 @@ def join_text(a: dict, b: dict) -> dict:
 
 @dataclass(frozen=True)
 class PageSettings:
-    """Config agents.pages: what obs-rN and hist-rN render."""
+    """Config agents.pages: what obs-rN and hist-rN render, and maskb-kM's blocks."""
 
     obs_min_tokens: int
     obs_run_chars: int
@@ -84,6 +84,7 @@ class PageSettings:
     hist_keep: int
     hist_block: int
     hist_policy: str
+    mask_block: int
 
     @classmethod
     def from_config(cls, agents_cfg: dict[str, Any] | None) -> PageSettings:
@@ -333,11 +334,14 @@ class HistoryPages:
         self.failed: dict[str, str] = {}
         self.new_pages = 0  # the pages of the blocks the last request froze: sent for the first time
 
-    def request(self, messages: list[dict]) -> list[dict]:
-        """The messages to send for this call (the conversation itself is left as it is)."""
+    def request(self, messages: list[dict], ready: int | None = None) -> list[dict]:
+        """The messages to send for this call (the conversation itself is left as it is);
+        `ready`: only the first this many calls are final (over masked history, the masked
+        ones: swevis.agents.observation.masking), so only blocks within them freeze."""
         self.new_pages = 0
         prefix, calls = calls_of(messages)
-        blocks = max(0, len(calls) - self.keep) // self.block
+        old = max(0, len(calls) - self.keep)
+        blocks = (old if ready is None else min(old, ready)) // self.block
         out = list(prefix)
         for b in range(blocks):
             out += self._block(b, [m for c in calls[b * self.block : (b + 1) * self.block] for m in c])
