@@ -9,6 +9,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from cpu_durations import (  # noqa: F401  the --cpu-durations option's hooks
+    pytest_addoption,
+    pytest_runtest_logreport,
+    pytest_runtest_logstart,
+    pytest_runtest_makereport,
+    pytest_terminal_summary,
+)
 from helpers import engine_unavailable, git
 from hypothesis import settings
 from scripted_server import ScriptedServer

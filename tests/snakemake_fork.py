@@ -18,6 +18,7 @@ import importlib
 import multiprocessing
 import os
 import re
+import resource
 import subprocess
 import sys
 import tempfile
@@ -42,6 +43,16 @@ _CONTEXT = multiprocessing.get_context("forkserver")
 _CONTEXT.set_forkserver_preload(["snakemake.cli", "snakemake_fork", *workflow_imports(), "snakemake_warm"])
 _ONE_AT_A_TIME = threading.Lock()
 
+# CPU seconds (user + system) of this process's forked Snakemake runs and their jobs, summed:
+# the forkserver, not this process, waits for them, so getrusage(RUSAGE_CHILDREN) here misses
+# them until the forkserver stops. conftest.py's --cpu-durations reads it per test.
+forked_cpu_seconds = 0.0
+
+
+def cpu_seconds(*whos: int) -> float:
+    """User + system CPU seconds of getrusage over `whos` (RUSAGE_SELF, RUSAGE_CHILDREN)."""
+    return sum(u.ru_utime + u.ru_stime for u in map(resource.getrusage, whos))
+
 
 def _ensure_forkserver() -> None:
     """Start the forkserver with tests/ on PYTHONPATH: CPython 3.11's forkserver ignores the
@@ -63,7 +74,28 @@ def _ensure_forkserver() -> None:
 
 def _main(args: list[str], env: dict[str, str], cwd: str, out: str, err: str, prelude: str | None = None) -> None:
     """In the forked copy: Snakemake's command line on `args`, output to the two files
-    (`prelude`: a module imported first, e.g. tests/slurm_poll.py)."""
+    (`prelude`: a module imported first, e.g. tests/slurm_poll.py), and its CPU seconds with
+    its jobs' to a third beside them (`cpu`), for the caller to count."""
+    try:
+        _snakemake_main(args, env, cwd, out, err, prelude)
+    finally:
+        _cancel_rate_limiter_wakeups()
+        Path(out).with_name("cpu").write_text(repr(cpu_seconds(resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)))
+
+
+def _cancel_rate_limiter_wakeups() -> None:
+    """Cancel the timers Snakemake's job-rate limiter leaves behind. Why: after each scheduling
+    round of a real run it starts a threading.Timer that wakes the scheduler one timespan later
+    (the profile's max-jobs-per-timespan: 5 s), and on exit the process (multiprocessing joins
+    its threads) waited for the last of them, up to 5 s after its last job, its scheduler long
+    returned: a forked run of two `touch` jobs took 5.5 s wall, 0.6 s with them cancelled. The
+    `snakemake` command waits the same; nothing it makes changes."""
+    for thread in threading.enumerate():
+        if isinstance(thread, threading.Timer):
+            thread.cancel()
+
+
+def _snakemake_main(args: list[str], env: dict[str, str], cwd: str, out: str, err: str, prelude: str | None) -> None:
     if prelude:
         importlib.import_module(prelude)
     os.environ.clear()
@@ -101,7 +133,13 @@ def run(
                 proc.kill()
                 proc.join()
                 raise subprocess.TimeoutExpired(cmd, timeout)
+        _count_cpu(os.path.join(folder, "cpu"))
         return subprocess.CompletedProcess(cmd, proc.exitcode, _read(out), _read(err))
+
+
+def _count_cpu(path: str) -> None:
+    global forked_cpu_seconds
+    forked_cpu_seconds += float(_read(path) or 0)
 
 
 def _read(path: str) -> str:
