@@ -71,6 +71,11 @@ def test_report_cv_and_fit_run_from_the_command_line(measured, capsys, tmp_path)
     assert main(["devset", "report", "--config", str(config)]) == 0
     out = capsys.readouterr().out
     assert "any of gold hit at k = 1/3/5/10, D_loc (release) | BM25" in out and "me/numb" in out
+    assert main(["devset", "report", "--config", str(config), "--shipped"]) == 0
+    out = capsys.readouterr().out
+    assert "the release's weights replay 12 of 12 cases' top 10 files exactly" in out
+    shipped = out.split("D_loc (shipped weights, replayed)")[1].splitlines()
+    assert [line.split()[:2] for line in shipped[2:]] == [["commit-message", "12"], ["all", "12"]]
     assert main(["devset", "cv", "--config", str(config), "--only", "release features, listwise"]) == 0
     out = capsys.readouterr().out
     assert "12 cases, leave-one-repository-out" in out and "chosen by held-out symbol hit@5: release features, listwise" in out

@@ -138,3 +138,16 @@ def print_languages(rows: list[dict], ks: tuple[int, ...] = (1, 5)) -> None:
         cells = ["/".join(f"{table[(lang, m, 'symbol', k)]:.1f}" for k in ks) + " | "
                  + "/".join(f"{table[(lang, m, 'file', k)]:.1f}" for k in ks) for m in methods]
         print(f"{lang:<12}{n[lang]:>6}  " + "".join(f"{c:>26}" for c in cells))
+
+
+def print_shipped(rows: list[dict]) -> None:
+    """Per language (or text kind) and pooled: file and symbol hit at every k (% of cases, any
+    gold) of one method's rows (model_rows)."""
+    table = hit_table(rows)
+    method = rows[0]["method"] if rows else ""
+    print(f"\nany of gold hit at k = {'/'.join(map(str, KS))}, D_loc ({method} weights, replayed)")
+    print(f"{'cases':<28}{'n':>5}  {'file':>23}  {'symbol':>23}")
+    for lang in sorted({x["language"] for x in rows}) + ["all"]:
+        n = len({x["case"] for x in rows if lang in ("all", x["language"])})
+        cells = ["/".join(f"{table[(lang, method, level, k)]:.1f}" for k in KS) for level in LEVELS[::-1]]
+        print(f"{lang:<28}{n:>5}  " + "  ".join(f"{c:>23}" for c in cells))

@@ -148,6 +148,8 @@ def _small_arguments(sp: argparse.ArgumentParser) -> None:
 
 STEP_ARGUMENTS = {
     "fetch": _fetch_arguments,
+    "report": lambda sp: sp.add_argument("--shipped", action="store_true", help="also the shipped weights' file and "
+                                         "symbol hit@k, replayed from the stored features and history"),
     "mine": lambda sp: sp.add_argument("--per-repo", type=positive_int, help="newest fixes kept per repository (default: devset.per_repo)"),
     "measure": _measure_arguments,
     "issue-candidates": _candidates_arguments,

@@ -19,6 +19,7 @@ from swevis.localize.devset.bylanguage import (
     model_rows,
     pooled_held_out,
     print_languages,
+    print_shipped,
     replay_check,
 )
 from swevis.localize.devset.features import ALL_NAMES, View, case_matrix
@@ -44,7 +45,7 @@ from swevis.localize.devset.split import (
 from swevis.localize.devset.variants import RELEASE, variant, variants
 from swevis.localize.evaluation import load_sample_instances, summarize
 from swevis.localize.dloc import localize_options
-from swevis.localize.rerank import default_model
+from swevis.localize.rerank import candidate_files, default_model, history_depth
 
 
 def _paths(args: argparse.Namespace, s: DevsetSettings, *, mirrors: bool = True, out: bool = True) -> tuple[Path, Path]:
@@ -121,14 +122,31 @@ def run_history(args, s: DevsetSettings) -> int:
 
 
 def run_report(args, s: DevsetSettings) -> int:
-    _, out = _paths(args, s, mirrors=False)
+    mirrors, out = _paths(args, s, mirrors=False)
     cases = {c["case_id"]: c for c in _cases(args, s)}
-    rows = [row for r in load_results(out, set(cases)) for row in release_rows(r)]
+    results = load_results(out, set(cases))
+    rows = [row for r in results for row in release_rows(r)]
     if args.polyglot or args.polyglot_issues:  # pooled by language
         rows = [{**row, "kind": cases[row["case"]]["language"]} for row in rows]
     print_release(rows, "any")
     print_release(rows, "share")
+    if args.shipped:
+        _report_shipped(results, cases, mirrors, out, args.polyglot or args.polyglot_issues)
     return 0
+
+
+def _report_shipped(results: list[dict], cases: dict[str, dict], mirrors: Path, out: Path, polyglot: bool) -> None:
+    """File and symbol hit@k of the shipped weights, replayed from the stored features and
+    history (as D_loc ranks with them by default), per language or text kind; the release's
+    weights replayed against the run's own ranking first, the check that the replay is exact."""
+    model = default_model()
+    mats = [case_matrix(r, cases[r["case_id"]], out, mirrors, history_depth(model)) for r in results]
+    views = [View(r, m, candidate_files(model)) for r, m in zip(results, mats)]
+    kinds = [case_language(cases[r["case_id"]]) if polyglot else r["text_kind"] for r in results]
+    w = localize_options({})["w_file_symbol"]
+    print(f"\nthe release's weights replay {replay_check(results, views, RELEASE, w)} of {len(results)} cases' top "
+          "10 files exactly as the run's D_loc ranked them")
+    print_shipped(model_rows(results, views, kinds, model, "shipped", w))
 
 
 def development_cases(files: CaseFiles, polyglot: bool = False) -> dict[str, dict]:
