@@ -91,7 +91,9 @@ def test_replay_refuses_a_bad_masking_name_in_one_line(capsys):
 
 def test_the_workflow_table_reports_masking_beside_the_families():
     """counterfactual.conditions may name masking: the workflow's table.csv rows (swevis.analysis.counterfactual)."""
-    from swevis.analysis.counterfactual import reduction_table, replay_set, trajectory_costs
+    import polars as pl
+
+    from swevis.analysis.counterfactual import decomposition_table, reduction_table, replay_set, trajectory_costs
 
     priced = {"q": {"tokenizer": "qwen3", "image_family": "qwen3.5", "prompt_cache": "qwen", "cost_per_1k_prompt": 1.0,
                     "cost_per_1k_cached_prompt": 0.2}}
@@ -101,5 +103,10 @@ def test_the_workflow_table_reports_masking_beside_the_families():
     assert {c: rows[c]["family"] for c in rows} == {"text": "text", "mask-k2": "mask", "maskb-k2": "maskb"}
     for c in ("mask-k2", "maskb-k2"):
         assert rows[c]["family_ceiling_reduction"] > 1 and rows[c]["bill_reduction"] is not None
+        # masking compresses nothing, so the every-observation-compressed ceiling is not its
+        assert rows[c]["ceiling_reduction"] is None
+    assert rows["text"]["ceiling_reduction"] == pytest.approx(1.0)
+    decomposed = decomposition_table(trajectory_costs(steps))
+    assert decomposed.filter(pl.col("condition").str.starts_with("mask")).is_empty()
     assert rows["mask-k2"]["family_realized_share"] == pytest.approx(1.0)
     assert rows["mask-k2"]["family_bill_realized_share"] < rows["maskb-k2"]["family_bill_realized_share"]

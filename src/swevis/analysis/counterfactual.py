@@ -171,7 +171,9 @@ def trajectory_costs(steps: pl.DataFrame) -> pl.DataFrame:
             code = trajectory_ceiling(records, text[(traj, backbone)], text_prompt[(traj, backbone)], ratio) \
                 if renders else code
             family = family_ceiling(records, text_records[(traj, backbone)], ratio)
-        rows.append({**row, "family": g["family"][0], "gap_tokens": gap, "ceiling_prompt_tokens": prompt - gap, **terms,
+        # masking alone compresses nothing: the every-observation-compressed ceiling is not its (None)
+        ceiling = prompt - gap if renders or ratio is None else None
+        rows.append({**row, "family": g["family"][0], "gap_tokens": gap, "ceiling_prompt_tokens": ceiling, **terms,
                      **code, **family})
     out = pl.DataFrame(rows)
     base = out.filter(pl.col("condition") == "text").select(*key, pl.col("prompt_tokens").alias("text_prompt_tokens"))
@@ -229,7 +231,8 @@ def reduction_table(costs: pl.DataFrame, *, resamples: int, seed: int) -> pl.Dat
             "spend_cache_aware": None if g["spend_cache_aware"].null_count() else float(g["spend_cache_aware"].sum()),
             "aggregate_reduction": agg[0], "aggregate_ci_low": agg[1], "aggregate_ci_high": agg[2],
             "median_reduction": med[0], "median_ci_low": med[1], "median_ci_high": med[2],
-            "ceiling_reduction": float(g["text_prompt_tokens"].sum() / g["ceiling_prompt_tokens"].sum()),
+            "ceiling_reduction": None if g["ceiling_prompt_tokens"].null_count()
+            else float(g["text_prompt_tokens"].sum() / g["ceiling_prompt_tokens"].sum()),
             **_code_ceiling(g), **_family_ceiling(g),
         })
     return pl.DataFrame(rows)
@@ -245,10 +248,10 @@ def _code_ceiling(g: pl.DataFrame) -> dict[str, float | None]:
 
 
 def decomposition_table(costs: pl.DataFrame) -> pl.DataFrame:
-    """Per condition other than text and backbone: the gap to the ceiling in prompt tokens,
+    """Per condition that renders (not text, not masking alone) and backbone: the gap to the ceiling in prompt tokens,
     each term in tokens and as its share of the gap (terms sum to gap_tokens); likewise the
     gap to the code-window ceiling (code_gap_*, summing to code_gap_tokens)."""
-    visual = costs.filter(pl.col("condition") != "text")
+    visual = costs.filter((pl.col("condition") != "text") & pl.col("ceiling_prompt_tokens").is_not_null())
     out = visual.group_by(["condition", "backbone"], maintain_order=True).agg(
         pl.len().alias("trajectories"),
         pl.col("text_prompt_tokens").sum(), pl.col("prompt_tokens").sum(), pl.col("ceiling_prompt_tokens").sum(),
