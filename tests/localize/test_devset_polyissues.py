@@ -80,7 +80,8 @@ def test_candidates_are_qualifying_fixes_one_a_closed_issue_newest_fix_first(cob
 
 
 class _Issues(BaseHTTPRequestHandler):
-    """GET /repos/<owner>/<name>/issues/<n>: issue 5 is a pull request, 3 and 8 the fake issue."""
+    """GET /repos/<owner>/<name>/issues/<n>: issue 5 is a pull request, 3 and 8 the fake issue, 7
+    answers a JSON list."""
 
     seen: list[dict] = []
 
@@ -89,7 +90,7 @@ class _Issues(BaseHTTPRequestHandler):
         number = self.path.rsplit("/", 1)[-1]
         known = {n: {**FAKE, "number": int(n), "html_url": f"https://example.invalid/{n}"} for n in ("3", "8")}
         known |= {
-            "5": {"title": "a pull request", "body": "", "pull_request": {}}}
+            "5": {"title": "a pull request", "body": "", "pull_request": {}}, "7": ["not", "an", "issue"]}
         status, body = (200, known[number]) if number in known else (404, {"message": "Not Found"})
         data = json.dumps(body).encode()
         self.send_response(status)
@@ -122,6 +123,8 @@ def test_the_api_gives_an_issue_with_the_token_and_refuses_a_pull_request(api, t
         fetch_issue(api, REPO, 5)
     with pytest.raises(SwevisError, match="GET .*/issues/9: HTTP Error 404"):
         fetch_issue(api, REPO, 9)
+    with pytest.raises(SwevisError, match="GET .*/issues/7: not an issue"):
+        fetch_issue(api, REPO, 7)
     monkeypatch.delenv("GITHUB_TOKEN", raising=False)
     out = tmp_path / "texts.jsonl"
     assert fetch_issue_texts([{"case_id": "issue__cobra-8", "repo": REPO}], api, out) == 1
@@ -156,6 +159,11 @@ def test_bad_texts_files_and_unchecked_repositories_are_refused(tmp_path):
     bad.write_text('{"repo": "spf13/cobra", "number": 3, "title": "t", "body": "b"}\n{"title": "no repo"}\n')
     with pytest.raises(SwevisError, match="bad.jsonl:2: not an issue row"):
         read_issue_texts(bad)
+    for line in ('{"repo": "spf13/cobra", "number": 3, "body": "no title"}', '{"repo": "spf13/cobra", "number": 3, '
+                 '"title": null, "body": "b"}', '["not", "an", "object"]'):
+        bad.write_text(line + "\n")
+        with pytest.raises(SwevisError, match="bad.jsonl:1: not an issue row"):
+            read_issue_texts(bad)
     with pytest.raises(SwevisError, match="no issue-texts file"):
         read_issue_texts(tmp_path / "none.jsonl")
     with pytest.raises(SwevisError, match="not an issue case id"):

@@ -111,8 +111,10 @@ def fetch_issue(api: str, repo: str, number: int, token: str | None = None) -> d
     try:
         with urllib.request.urlopen(urllib.request.Request(url, headers=headers), timeout=TIMEOUT) as resp:
             data = json.loads(resp.read().decode())
-    except (urllib.error.URLError, OSError, json.JSONDecodeError) as e:
+    except (urllib.error.URLError, OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
         raise SwevisError(f"GET {url}: {e}") from None
+    if not isinstance(data, dict):
+        raise SwevisError(f"GET {url}: not an issue (a JSON {type(data).__name__})")
     if "pull_request" in data:
         raise SwevisError(f"{repo}#{number} is a pull request, not an issue")
     return {"repo": repo, "number": number, "title": data.get("title") or "", "body": data.get("body") or "",
@@ -138,8 +140,10 @@ def read_issue_texts(path: Path) -> dict[tuple[str, int], dict]:
             continue
         try:
             row = json.loads(line)
+            if not all(isinstance(row.get(k), str) for k in ("title", "body")):
+                raise TypeError("title and body must be strings")
             rows[(row["repo"], int(row["number"]))] = row
-        except (json.JSONDecodeError, KeyError, TypeError, ValueError):
+        except (json.JSONDecodeError, AttributeError, KeyError, TypeError, ValueError):
             raise SwevisError(f"{path}:{n}: not an issue row ({{repo, number, title, body}})") from None
     return rows
 
@@ -147,7 +151,6 @@ def read_issue_texts(path: Path) -> dict[tuple[str, int], dict]:
 def problem_statement(row: dict) -> str:
     """An issue's text as a problem statement: its title, a blank line, its opening description."""
     return f"{row['title'].strip()}\n\n{row['body'].strip()}".strip()
-
 
 
 def issue_texts(api: str, path: Path | None = None) -> Callable[[dict], str]:
