@@ -115,7 +115,7 @@ class Condition:
         if not isinstance(name, str) or not re.fullmatch(PATTERN, name):
             others = [f"{f.prefix}r<N>" for f in FAMILIES if f.prefix]
             others += [f"{NAIVE_MASK}k<M>", f"{BLOCK_MASK}k<M> (M observations kept)",
-                       f"{BLOCK_MASK}k<M>+{page_family(MASKED_FAMILIES[0]).prefix}r<N>"]
+                       f"{NAIVE_MASK}k<M>+ or {BLOCK_MASK}k<M>+{page_family(MASKED_FAMILIES[0]).prefix}r<N>"]
             spelled = ", ".join(others[:-1]) + " or " + others[-1]
             raise ConditionError(f"unknown condition {name!r}: use text, r<positive number> (r1, r3, r2.5), "
                                  f"{spelled}{_canonical_hint(name)}")
@@ -179,7 +179,7 @@ def pages_read(names: list[str], pages: dict) -> dict:
 
 
 def _canonical_hint(name: object) -> str:
-    """', write r3' for a near miss such as r3.0, R3 or r03 (', write mask-k5' for mask-k05)."""
+    """'; write r3' for a near miss such as r3.0, R3 or r03 ('; write mask-k5' for mask-k05)."""
     if not isinstance(name, str):
         return ""
     masked = re.fullmatch(r"(maskb?-)[kK]\s*0*([1-9][0-9]*)", name.strip())

@@ -153,7 +153,7 @@ def _with_conditions(schema: dict[str, Any]) -> dict[str, Any]:
     families are named once, each in its module of swevis.page_families."""
     for key in CONDITION_KEYS:
         schema_node(schema, key).update(pattern=f"^({PATTERN})$", errorMessage={
-            "pattern": f"is not a condition: a condition is {spelled_conditions()} (or maskb-kM+hist-rN), N a "
+            "pattern": f"is not a condition: a condition is {spelled_conditions()} (or mask-kM+hist-rN, maskb-kM+hist-rN), N a "
                        "positive number and M a positive whole number, each written in its shortest form (r1, r3, "
                        "r2.5, k5)"})
     for key in REPLAY_CONDITION_KEYS:

@@ -51,7 +51,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--conditions", type=replay_conditions, default="text,r1,r3,r5,r7",
                         help=f"comma-separated: {', '.join(['text'] + [f'{f.prefix}r<ratio>' for f in FAMILIES])} "
                              "(page families, agents.pages), mask-k<M>, maskb-k<M> (observation masking: the last M "
-                             "observations kept), maskb-k<M>+hist-r<ratio>; mem, mem+r<ratio> add the working memory "
+                             "observations kept), mask-k<M>+ or maskb-k<M>+hist-r<ratio>; mem, mem+r<ratio> add the working memory "
                              "(recorded mode)")
     parser.add_argument("--model", help="profile whose tokenizer and image family account the cost (default: first)")
     parser.add_argument("--repo", help="the repository at base_commit: recorded windows are checked against it")

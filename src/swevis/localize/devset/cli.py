@@ -35,7 +35,8 @@ STEPS = {
     "split-measure": "hit@k of D_loc and BM25 on the prepared dev split",
     "split-choose": "choose a localize option's value on the dev split, held out by repository",
 }
-WITH_MIRRORS = {"fetch", "mine", "issues", "issue-candidates", "prepare", "measure", "history", "cv", "fit", "languages", "split-prepare"}
+WITH_MIRRORS = {"fetch", "mine", "issues", "issue-candidates", "prepare", "measure", "history", "report", "cv", "fit",
+                "languages", "split-prepare"}
 WITH_OUT = {"prepare", "measure", "history", "report", "cv", "fit", "languages", "split-prepare", "split-measure",
             "split-choose"}
 
@@ -149,7 +150,8 @@ def _small_arguments(sp: argparse.ArgumentParser) -> None:
 STEP_ARGUMENTS = {
     "fetch": _fetch_arguments,
     "report": lambda sp: sp.add_argument("--shipped", action="store_true", help="also the shipped weights' file and "
-                                         "symbol hit@k, replayed from the stored features and history"),
+                                         "symbol hit@k, replayed from the stored features and history (and the clones where a "
+                                         "stored result lacks a feature)"),
     "mine": lambda sp: sp.add_argument("--per-repo", type=positive_int, help="newest fixes kept per repository (default: devset.per_repo)"),
     "measure": _measure_arguments,
     "issue-candidates": _candidates_arguments,

@@ -122,7 +122,7 @@ def run_history(args, s: DevsetSettings) -> int:
 
 
 def run_report(args, s: DevsetSettings) -> int:
-    mirrors, out = _paths(args, s, mirrors=False)
+    mirrors, out = _paths(args, s, mirrors=args.shipped)  # --shipped may read blobs the stored results lack
     cases = {c["case_id"]: c for c in _cases(args, s)}
     results = load_results(out, set(cases))
     rows = [row for r in results for row in release_rows(r)]
