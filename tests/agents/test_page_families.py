@@ -165,7 +165,8 @@ def history(keep=2, block=2, policy="transcript", ratio=3.0, run_chars=0) -> His
 
 
 @pytest.mark.parametrize("policy,run_chars,output", [("transcript", 0, TRACEBACK), ("outputs", 0, TRACEBACK),
-                                                     ("transcript", 4, PYTEST_LOG)])
+                                                     ("transcript", 4, PYTEST_LOG)],
+                         ids=["transcript-traceback", "outputs-traceback", "transcript-pytest-log"])
 def test_a_history_page_once_sent_is_byte_identical_in_every_later_request(policy, run_chars, output):
     h = history(policy=policy, run_chars=run_chars)
     previous: list[str] = []
@@ -362,7 +363,7 @@ def is_subsequence(earlier: list[str], later: list[str]) -> bool:
     return all(url in rest for url in earlier)
 
 
-@pytest.mark.parametrize("output,run_chars", [(TRACEBACK, 0), (PYTEST_LOG, 4)])
+@pytest.mark.parametrize("output,run_chars", [(TRACEBACK, 0), (PYTEST_LOG, 4)], ids=["traceback", "pytest-log"])
 def test_both_sends_every_page_byte_identical_in_every_later_request_until_its_block_freezes(output, run_chars):
     """A frozen block's pages, and everything before the newest block, are the same bytes in
     every later request; an observation's pages are, until the block of its call freezes and
