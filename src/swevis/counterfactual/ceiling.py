@@ -46,7 +46,7 @@ import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from swevis.agents.observation.masking import placeholder
+from swevis.agents.observation.masking import masked
 from swevis.conditions import DEFAULT_FAMILY, Condition
 from swevis.tokens import count_message_tokens, text_tokens
 
@@ -244,9 +244,8 @@ class FamilyCeiling:
         """What masking the call's observation saves (0 when its placeholder is no cheaper)."""
         if observation is None:
             return 0
-        tokens = count_message_tokens([{"role": "user", "content": observation}], self.tokenizer, self.image_family)
-        line = placeholder(dict(turn), observation, tokens)
-        return max(0, tokens - count_message_tokens([{"role": "user", "content": line}], self.tokenizer, self.image_family))
+        message = {"role": "user", "content": observation}
+        return masked(dict(turn), message, self.tokenizer, self.image_family)[1]
 
 
 class _CallTokens:

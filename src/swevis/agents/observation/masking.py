@@ -37,6 +37,15 @@ def placeholder(turn: dict[str, Any] | None, observation: str, tokens: int) -> s
     return f"[{what} omitted: {lines} line{'' if lines == 1 else 's'}, {tokens} tokens]"
 
 
+def masked(turn: dict[str, Any] | None, message: dict, tokenizer: str, image_family: str) -> tuple[dict, int]:
+    """(what is sent in place of the observation `message`, the prompt tokens that saves): its
+    placeholder line, or (never dearer) the message itself, saving 0, when the line is no cheaper."""
+    tokens = count_message_tokens([message], tokenizer, image_family)
+    line = {"role": message.get("role", "user"), "content": placeholder(turn, message_text(message), tokens)}
+    saved = tokens - count_message_tokens([line], tokenizer, image_family)
+    return (line, saved) if saved > 0 else (message, 0)
+
+
 class MaskedHistory:
     """The request of each call with the observations older than the last `keep` calls masked:
     each once the call is old (`block` None) or once its whole block of `block` calls is."""
@@ -70,8 +79,5 @@ class MaskedHistory:
         key = (id(turn), id(message))
         known = self._masked.get(key)
         if known is None or known[0] is not turn or known[1] is not message:
-            tokens = count_message_tokens([message], self.tokenizer, self.image_family)
-            line = {"role": message.get("role", "user"), "content": placeholder(turn, message_text(message), tokens)}
-            cheaper = count_message_tokens([line], self.tokenizer, self.image_family) < tokens
-            known = self._masked[key] = (turn, message, line if cheaper else message)
+            known = self._masked[key] = (turn, message, masked(turn, message, self.tokenizer, self.image_family)[0])
         return known[2]
