@@ -296,8 +296,8 @@ exports.maxDiffSize = 8192;
 def test_module_level_definitions_are_symbols_and_plain_statements_are_not():
     """JSDoc types, a function bound on a branch of `?:` or `&&`, a table made by a call or
     assigned at the top level (`module.exports = {...}`: the table `exports`), a function-valued
-    member of any object; not a value (`a && b`, `8192`), `A.prototype = {...}` nor a JSDoc type
-    without a name."""
+    member of any object, a value exported by name (`exports.maxDiffSize = 8192`); not a value
+    (`a && b`), `A.prototype = {...}` nor a JSDoc type without a name."""
     fx = extract("lib/run.js", MODULE_LEVEL, "lib.run", {"project": {}})
     assert [(s.qualname, s.kind, s.start_line, s.end_line, s.signature) for s in fx.symbols] == [
         ("RunOptions", "class", 1, 5, "@typedef {Object} RunOptions"),
@@ -313,6 +313,7 @@ def test_module_level_definitions_are_symbols_and_plain_statements_are_not():
         ("exports.stop", "method", 30, 32, "stop: function ()"),
         ("exports.stop.before", "function", 31, 31, "before: function (name)"),  # in a returned object
         ("L.Util.options", "class", 37, 37, "L.Util.options = ["),
+        ("maxDiffSize", "class", 38, 38, "exports.maxDiffSize = 8192"),  # as `module.exports = { maxDiffSize }`
     ]
     assert [(s.name, s.doc) for s in fx.symbols[:3]] == [
         ("RunOptions", "Options of a run."), ("Done", ""), ("canonicalType", "The type of a value.")]
@@ -339,3 +340,55 @@ def test_the_members_of_module_exports_are_called_through_require(tmp_path):
             ("main", "lib/tools.js", "exports.run"), ("main", "lib/tools.js", "clamp"),
             ("main", "lib/tools.js", "exports.stop")}
         assert ("exports.run", "lib/tools.js", "clamp") in {t[:3] for t in call_targets(idx, "lib/tools.js")}
+
+
+VALUES = b"""import {Evented} from './Events.js';
+
+/*
+ * @class PosAnimation
+ * Used internally for panning.
+ */
+
+export class PosAnimation extends Evented {
+\trun() {}
+}
+
+// whether the browser draws SVG inline
+var inlineSvg = !!svg && (function () {
+\treturn document.createElement('div');
+})();
+
+/** Events no longer fired. */
+var deprecatedEvents = Object.keys(constants)
+  .filter(function (name) {
+    return name.startsWith('EVENT_SUITE_ADD');
+  })
+  .reduce(function (acc, name) { return acc; }, {});
+
+exports.strip = strip;
+exports.sub = require('./sub');
+module.exports.limit = 10;
+const app = express();
+var mac = navigator.platform.indexOf('Mac') === 0;
+function local() { const seen = list.map(function (x) { return x; }); }
+"""
+
+
+def test_values_computed_by_functions_exported_values_and_tagged_headers_are_symbols():
+    """A top-level name bound to a value that holds a function (a callback given to a call, an
+    IIFE) is a symbol with the function's code in it, and so is a value exported by name; a
+    header comment blank lines above a class that names it by `@class` is in its span. A value
+    computed without a function (`mac`, `app`), a name or a `require` passed on, and a local
+    value are not symbols; a header naming another class stays outside."""
+    fx = extract("src/dom/PosAnimation.js", VALUES, "src.dom.PosAnimation", {})
+    assert [(s.qualname, s.kind, s.start_line, s.end_line, s.signature) for s in fx.symbols] == [
+        ("PosAnimation", "class", 3, 10, "class PosAnimation extends Evented"),
+        ("PosAnimation.run", "method", 9, 9, "run()"),
+        ("inlineSvg", "class", 12, 15, "var inlineSvg = !!svg && (function ()"),
+        ("deprecatedEvents", "class", 17, 22, "var deprecatedEvents = Object.keys(constants) .filter(function (name)"),
+        ("limit", "class", 26, 26, "module.exports.limit = 10"),
+        ("local", "function", 29, 29, "function local()"),
+    ]
+    # the tag must name the definition: a header of another class leaves the span as it was
+    other = VALUES.replace(b"@class PosAnimation", b"@class Marker")
+    assert extract("a.js", other, "a", {}).symbols[0].start_line == 8

@@ -37,8 +37,8 @@ def test_a_change_outside_every_symbol_and_an_unnamed_definition_count_against_t
 
 
 def test_the_statements_outside_every_symbol_are_listed_by_kind(tmp_path, capsys):
-    (tmp_path / "m.before.js").write_text("const a = require('a');\n// old\nexports.n = 1;\n")
-    (tmp_path / "m.after.js").write_text("const a = require('b');\n// new\nexports.n = 2;\n")
+    (tmp_path / "m.before.js").write_text("const a = require('a');\n// old\nsettings.n = 1;\n")
+    (tmp_path / "m.after.js").write_text("const a = require('b');\n// new\nsettings.n = 2;\n")
     assert bench.main(["--pairs", str(tmp_path), "--outside", "2"]) == 0
     out = capsys.readouterr().out
     assert "| javascript | 1 | 6 | 0.0% | 0 | 0.0% |" in out

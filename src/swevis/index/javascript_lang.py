@@ -68,7 +68,12 @@ _DEFS = """
   right: [(arrow_function) (function_expression) (generator_function) (class)]) @def
 (assignment_expression left: (identifier) @name
   right: [(arrow_function) (function_expression) (generator_function) (class)]) @def
-(variable_declarator name: (identifier) @name value: (call_expression arguments: (arguments (object)))) @def
+(variable_declarator name: (identifier) @name value: (call_expression)) @def
+(assignment_expression left: (member_expression object: (identifier) @_cjs property: (property_identifier) @name)
+  right: (_) (#eq? @_cjs "exports")) @def
+(assignment_expression left: (member_expression object: (member_expression object: (identifier) @_cjs_module
+  property: (property_identifier) @_cjs) property: (property_identifier) @name)
+  right: (_) (#eq? @_cjs_module "module") (#eq? @_cjs "exports")) @def
 (function_expression name: (identifier) @name) @def
 (generator_function name: (identifier) @name) @def
 (export_statement value: [(function_expression !name) (generator_function !name) (arrow_function)] @def)
@@ -105,6 +110,8 @@ _JS_ONLY = """
 """
 # a JSDoc type of JavaScript code: `@typedef {Object} Name`, `@typedef Name`, `@callback Name`
 _JSDOC_TYPE = re.compile(r"@(?:typedef|callback)[ \t]+(?:\{[^\n]*\}[ \t]*)?([A-Za-z_$][\w$.]*)")
+# the tag of a header comment that names what it documents (`@class Map`, `@namespace Util`)
+_CLASS_TAG = re.compile(r"@(?:class|namespace)[ \t]+([A-Za-z_$][\w$.]*)")
 
 # the language's reserved words (the extractor skips them), and what its record lists as no
 # identifier: issue hints drop these words for every repository (the noise of all registered
@@ -287,13 +294,21 @@ def _outer(node: ts.Node) -> ts.Node:
     return node
 
 
-def _first_line(outer: ts.Node) -> int:
+def _first_line(outer: ts.Node, name: str = "") -> int:
     """A definition's first line (0-based): that of the comments right above it, if any (its
-    JSDoc, Leaflet's `// @method` lines), as a Rust item's doc comments are its own."""
+    JSDoc, Leaflet's `// @method` lines), as a Rust item's doc comments are its own; and of a
+    comment blank lines above it that names it by its tag (Leaflet's `@class Map` header)."""
     first, prev = outer, outer.prev_named_sibling
-    while prev is not None and prev.type == "comment" and prev.end_point[0] >= first.start_point[0] - 1:
+    while prev is not None and prev.type == "comment" and (
+            prev.end_point[0] >= first.start_point[0] - 1 or _tagged(prev, name)):
         first, prev = prev, prev.prev_named_sibling
     return first.start_point[0]
+
+
+def _tagged(comment: ts.Node, name: str) -> bool:
+    """Whether a comment's `@class` or `@namespace` tag names the definition `name`."""
+    tag = _CLASS_TAG.search(_text(comment)) if name else None
+    return tag is not None and tag.group(1).split(".")[-1] == name
 
 
 def _jsdoc(outer: ts.Node) -> str:
@@ -321,7 +336,10 @@ def _signature(node: ts.Node, data: bytes) -> str:
         value = node.child_by_field_name("value")
         decl = node.parent
         keyword = decl.children[0].type if decl is not None and decl.child_count else "const"
-        head = data[node.start_byte : _body_start(value, data)].decode("utf-8", "replace")
+        end = _body_start(value, data)
+        if _first_function(value) is None and (inner := _nested_function(value)) is not None:
+            end = min(end, _body_start(inner, data))  # `var x = list.filter(function (y)`: up to its callback's body
+        head = data[node.start_byte : end].decode("utf-8", "replace")
         return _one_line(f"{keyword} {head}".rstrip(" {"))
     if node.type in ("assignment_expression", "pair"):
         value = _value(node)
@@ -357,6 +375,9 @@ _METHODS = frozenset({"method_definition", "method_signature", "abstract_method_
 
 def _kind_of(node: ts.Node, parent_kind: str | None) -> str:
     if node.type in _CLASSLIKE or node.type == "comment" or _table(node) is not None:  # an object: a namespace
+        return "class"
+    if node.type in ("variable_declarator", "assignment_expression") and _first_function(_value(node)) is None \
+            and _value(node).type != "class":  # a value (`exports.max = 8192`): a class, as a Rust const is
         return "class"
     if node.type == "variable_declarator" and (v := node.child_by_field_name("value")) is not None \
             and v.type in ("class", "call_expression"):  # a class factory's call, or a table's (`Object.freeze({})`)
@@ -395,6 +416,29 @@ def _first_function(value: ts.Node | None) -> ts.Node | None:
     else:
         return None
     return next((f for f in map(_first_function, branches) if f is not None), None)
+
+
+def _nested_function(value: ts.Node | None) -> ts.Node | None:
+    """The first function expression inside a value that is none (a callback given to a call, an IIFE)."""
+    stack = [value] if value is not None else []
+    while stack:
+        node = stack.pop()
+        if node.type in _FUNCTION_VALUES:
+            return node
+        stack.extend(reversed(node.named_children))
+    return None
+
+
+def _exported_value(node: ts.Node) -> bool:
+    """`exports.max = 8192` (or `module.exports.max`) at the top level: a member of the module's
+    exports as `module.exports = { max: 8192 }` makes one; not a name or a `require` passed on."""
+    if node.type != "assignment_expression" or not _top_level(node):
+        return False
+    if (_dotted(node.child_by_field_name("left")) or "").split(".")[:-1] not in (["exports"], ["module", "exports"]):
+        return False
+    value = _value(node)
+    callee = value.child_by_field_name("function") if value.type == "call_expression" else None
+    return value.type not in ("identifier", "member_expression") and _text(callee) != "require"
 
 
 def _binder(node: ts.Node) -> ts.Node | None:
@@ -487,12 +531,17 @@ def _kept(node: ts.Node, kept: set) -> bool:
     if node.type == "comment":  # a JSDoc type that names itself
         return _JSDOC_TYPE.search(_text(node)) is not None
     value = _value(node) if node.type in ("variable_declarator", "assignment_expression", "pair") else None
+    if node.type == "assignment_expression" and value.type not in _FUNCTION_VALUES | _ALTERNATIVES | {
+            "class", "object", "array"}:  # matched as `exports.x = <value>` alone
+        return _exported_value(node)
     if node.type in ("variable_declarator", "assignment_expression") and value.type in _ALTERNATIVES:
-        return _first_function(value) is not None
+        return _first_function(value) is not None or (
+            node.type == "variable_declarator" and _top_level(node) and _nested_function(value) is not None)
     if node.type == "variable_declarator" and (table := _table(node)) is not None:
         return _top_level(node) or _has_functions(table)
     if node.type == "variable_declarator" and value.type == "call_expression":
-        return _class_factory(node) or (_top_level(node) and bool(_object_arguments(value)))
+        return _class_factory(node) or (_top_level(node) and (
+            bool(_object_arguments(value)) or _nested_function(value) is not None))
     if node.type == "assignment_expression" and (table := _table(node)) is not None:
         target = _dotted(node.child_by_field_name("left")) or ""
         if target == "module.exports" and _export_list(table):  # `module.exports = { a, b }`, as `export { a, b }`
@@ -556,7 +605,7 @@ def _definitions(matches: list[dict], data: bytes, fx: FileExtract) -> Enclosing
                 fx.symbols[parent].kind = "class"
             kind, qual = "method", f"{owner}.{name}"
         outer = _outer(node)
-        fx.symbols.append(SymbolRec(name=name, qualname=qual, kind=kind, start_line=_first_line(outer) + 1,
+        fx.symbols.append(SymbolRec(name=name, qualname=qual, kind=kind, start_line=_first_line(outer, name) + 1,
                                     end_line=node.end_point[0] + 1, signature=_signature(node, data),
                                     doc=_jsdoc(outer), parent=parent))
         if parent is None and node.type != "assignment_expression":
