@@ -27,8 +27,13 @@ members are `object.member`. At the top level, a name bound to a call of an obje
 is a table too (`const EVENTS = Object.freeze({...})`, mocha's `defineConstants({...})`), and
 so is an assigned one (`X.y = [...]`; `module.exports = {...}` is the table `exports`, its
 functions `exports.f`, which the module's namespace maps `f` to: `require(m).f` finds them).
-A JSDoc type (`/** @typedef {Object} Options */`, `@callback`) is a `class` of a JavaScript
-file. A definition's span starts at the comments right above it. Symbol kinds are the index's
+A value exported by name is a definition as that table's member is (`exports.max = 8192`,
+`module.exports.max`; not a name or a `require` passed on), and so is a top-level name bound to
+a value that holds a function (`var inlineSvg = !!svg && (function () {...})()`, a callback
+given to a call: `var events = keys(c).filter(function (k) {...})`); both are `class`, as a
+Rust const is. A JSDoc type (`/** @typedef {Object} Options */`, `@callback`) is a `class` of a JavaScript
+file. A definition's span starts at the comments right above it, and at a header comment
+blank lines above it that names it by its tag (Leaflet's `/* @class Map ... */`). Symbol kinds are the index's
 three: classes, interfaces, enums, type aliases and namespaces are `class` (their signature
 says which); a method of a class or an interface is a `method`.
 """
