@@ -3,15 +3,17 @@
 # by name, `snakemake --cores 2 devset_weights`. That clones the repositories the case lists
 # name (devset.mirrors, from devset.remote), rebuilds every case outside the repository
 # (devset.work), measures D_loc along history, stores the cases' past commits and fits
-# devset.fit's variant, writing the weights with their provenance to devset.weights. Every
-# step resumes from what devset.work holds (hours of CPU for the 1,518 cases); its output is a
+# devset.fit's variant on them and on the other languages' mined fixes (`devset fit
+# --polyglot`), writing the weights with their provenance to devset.weights. Every step
+# resumes from what devset.work holds (hours of CPU for the 2,114 cases); its output is a
 # manifest written last, never the folders it fills (Snakemake would delete those first).
 
 from swevis.workflow import devset_params, devset_small_files
 
 DEVSET = config["devset"]
 DEVSET_LISTS = [
-    local(f"{DEVSET['lists']}/{name}") for name in ("mined.csv", "issues.csv")
+    local(f"{DEVSET['lists']}/{name}")
+    for name in ("mined.csv", "issues.csv", "mined_polyglot.csv")
 ]
 DEVSET_SMALL = [local(path) for path in devset_small_files(config)]
 

@@ -8,14 +8,14 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # before numpy: many small p
 from pathlib import Path  # noqa: E402
 
 from swevis.fsutil import write_json_atomic  # noqa: E402
-from swevis.localize.devset.caselists import read_cases  # noqa: E402
 from swevis.localize.devset.runner import load_results, measure_cases  # noqa: E402
 from swevis.localize.devset.settings import DevsetSettings  # noqa: E402
+from swevis.localize.devset.steps import shipped_cases  # noqa: E402
 from swevis.logutil import script_logging  # noqa: E402
 
 with script_logging(snakemake.log[0]):  # noqa: F821
     s = DevsetSettings.of({"devset": snakemake.params.devset})  # noqa: F821
-    cases = read_cases(s.files)
+    cases = shipped_cases(s.files)
     measure_cases(cases, Path(s.mirrors), Path(s.work))
     results = load_results(Path(s.work), {c["case_id"] for c in cases})
     write_json_atomic(snakemake.output.manifest, {"cases": len(cases), "results": len(results)})  # noqa: F821

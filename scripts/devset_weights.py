@@ -17,5 +17,5 @@ with script_logging(snakemake.log[0]) as log:  # noqa: F821
     s = DevsetSettings.of({"devset": snakemake.params.devset})  # noqa: F821
     table = io.StringIO()
     with contextlib.redirect_stdout(table):  # the printed tables belong in the rule's log
-        fit_weights(s, s.fit_settings, Path(s.mirrors), Path(s.work), Path(snakemake.output.weights))  # noqa: F821
+        fit_weights(s, s.fit_settings, Path(s.mirrors), Path(s.work), Path(snakemake.output.weights), polyglot=True)  # noqa: F821
     log.info("%s", table.getvalue())

@@ -130,7 +130,8 @@ def test_the_devset_fit_reproduces_the_shipped_weights(tmp_path):
     m = default_model()
     out = tmp_path / "ranker_weights.json"
     fit = ["--variant", variant_of(m), "--l2", str(m["l2"]), "--files", str(m.get("candidate_files", 0)),
-           "--history-depth", str(history_depth(m)), "--synthetic" if m["synthetic_cases"] else "--no-synthetic"]
+           "--history-depth", str(history_depth(m)), "--synthetic" if m["synthetic_cases"] else "--no-synthetic",
+           *(["--polyglot"] if "mined_polyglot" in m.get("sources", {}) else [])]
     cmd = [sys.executable, "-m", "swevis.cli", "devset", "fit", "--out", os.environ["SWEVIS_DEVSET"],
            "--mirrors", os.environ.get("SWEVIS_MIRRORS", ".swevis-cache/devset/mirrors"), *fit, "--shipped-cases",
            "--weights", str(out)]

@@ -12,7 +12,7 @@ import yaml
 from devset_helpers import calc_history, case_files, publish
 from helpers import FIXTURES, PROJECT_ROOT, run_snakemake
 
-from swevis.localize.devset.caselists import read_cases, write_cases
+from swevis.localize.devset.caselists import POLYGLOT_FIELDS, read_cases, write_cases
 from swevis.localize.devset.mining import candidates
 from swevis.localize.devset.prepare import fetch_mirrors
 
@@ -36,9 +36,11 @@ def test_the_weights_are_built_only_when_asked_and_record_what_they_were_made_fr
     scratch = tmp_path / "scratch-mirrors"
     fetch_mirrors(scratch, str(tmp_path / "remotes"), sorted(REPOS.values()))
     files = case_files(tmp_path / "lists")
-    write_cases(files.mined, [c for repo, folder in REPOS.items()
-                              for c in candidates(repo, folder, scratch / folder / "repo", set(), 10)[0]])
+    mined = {repo: candidates(repo, folder, scratch / folder / "repo", set(), 10)[0] for repo, folder in REPOS.items()}
+    write_cases(files.mined, mined["me/calc"] + mined["me/numb"])
     write_cases(files.issues, [])
+    # the other languages' list joins the shipped fit (one repository of it here, its language named)
+    write_cases(files.polyglot, [{**c, "language": "python"} for c in mined["me/figs"]], POLYGLOT_FIELDS)
     work = tmp_path / "study"
     work.mkdir()
     shutil.copy(PROJECT_ROOT / "config.yaml", work / "config.yaml")
@@ -57,9 +59,11 @@ def test_the_weights_are_built_only_when_asked_and_record_what_they_were_made_fr
     built = run_snakemake(work, "devset_weights", cores=1)
     assert built.returncode == 0, built.stderr[-4000:]
     model = json.loads((work / WEIGHTS).read_text())
-    assert len(model["fitted_on"]) == len(read_cases(files)) == 12 and model["history_depth"] == 300
+    polyglot = {c["case_id"] for c in read_cases(files, files.polyglot)}
+    assert len(model["fitted_on"]) == len(read_cases(files)) + len(polyglot) == 12 and model["history_depth"] == 300
+    assert polyglot and polyglot <= set(model["fitted_on"])
     assert model["variant"] == "+ names, candidate set, frames, history, listwise" and model["synthetic_cases"] == 0
-    assert set(model["sources"]) == {"mined", "issues"} and model["how"].startswith("swevis devset fit")
+    assert set(model["sources"]) == {"mined", "issues", "mined_polyglot"} and model["how"].startswith("swevis devset fit")
     manifest = json.loads((tmp_path / "work" / "mirrors.json").read_text())
     assert sorted(manifest["heads"]) == sorted(REPOS.values())
     for step in ("fetch", "prepare", "measure", "history", "weights"):

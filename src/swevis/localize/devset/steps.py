@@ -156,6 +156,12 @@ def development_cases(files: CaseFiles, polyglot: bool = False) -> dict[str, dic
     return {c["case_id"]: c for c in cases}
 
 
+def shipped_cases(files: CaseFiles) -> list[dict]:
+    """The cases the shipped weights are fitted on (rules/devset.smk): the mined fixes and real
+    issues, and the other languages' mined fixes (`devset fit --polyglot`)."""
+    return list(development_cases(files, polyglot=True).values())
+
+
 def case_matrices(files: CaseFiles, mirrors: Path, out: Path, depth: int, shipped_only: bool,
                   polyglot: bool = False) -> tuple[list, list]:
     """(results, feature matrices) of every measured case (`shipped_only`: of the cases the
