@@ -142,13 +142,10 @@ RULES: dict[str, Rule] = {
     "nice -n 10 .venv/bin/swevis devset measure --polyglot --out $OUT --repos mochajs/mocha Leaflet/Leaflet colinhacks/zod sindresorhus/ky spf13/cobra urfave/cli jhy/jsoup rust-lang/mdBook casey/just": Rule(
         ".venv/bin/swevis devset measure --help", POLYGLOT_CLONES),
     ".venv/bin/swevis devset report --polyglot --out $OUT": Rule(".venv/bin/swevis devset report --help", POLYGLOT_CLONES),
-    ".venv/bin/swevis devset prepare --repos pallets/flask psf/requests mwaskom/seaborn pytest-dev/pytest pylint-dev/pylint sphinx-doc/sphinx": Rule(
-        ".venv/bin/swevis devset prepare --help", MINED),
-    "nice -n 10 .venv/bin/swevis devset measure --repos pallets/flask psf/requests mwaskom/seaborn pytest-dev/pytest pylint-dev/pylint sphinx-doc/sphinx": Rule(
-        ".venv/bin/swevis devset measure --help", MINED),
-    ".venv/bin/swevis devset history --depth 300 --repos pallets/flask psf/requests mwaskom/seaborn pytest-dev/pytest pylint-dev/pylint sphinx-doc/sphinx": Rule(
-        ".venv/bin/swevis devset history --help", MINED),
+    "nice -n 10 .venv/bin/swevis devset measure": Rule(".venv/bin/swevis devset measure --help", MINED),
+    ".venv/bin/swevis devset history --depth 300": Rule(".venv/bin/swevis devset history --help", MINED),
     "OPENBLAS_NUM_THREADS=1 .venv/bin/swevis devset languages": Rule(".venv/bin/swevis devset languages --help", MINED),
+    "OPENBLAS_NUM_THREADS=1 .venv/bin/swevis devset fit --polyglot": Rule(".venv/bin/swevis devset fit --help", MINED),
     ".venv/bin/swevis devset fetch --split": Rule(".venv/bin/swevis devset fetch --help", DATA),
     ".venv/bin/swevis devset split-prepare --rows swe-bench-lite-dev.json --rows swe-bench-dev-easy.json "
     "--rows swe-bench-lite-test.json": Rule(".venv/bin/swevis devset split-prepare --help", DATA),
