@@ -363,7 +363,7 @@ var deprecatedEvents = Object.keys(constants)
   .filter(function (name) {
     return name.startsWith('EVENT_SUITE_ADD');
   })
-  .reduce(function (acc, name) { return acc; }, {});
+  .reduce(function (acc, name) { return acc; }, createMap());
 
 exports.strip = strip;
 exports.sub = require('./sub');
@@ -384,11 +384,38 @@ def test_values_computed_by_functions_exported_values_and_tagged_headers_are_sym
     assert [(s.qualname, s.kind, s.start_line, s.end_line, s.signature) for s in fx.symbols] == [
         ("PosAnimation", "class", 3, 10, "class PosAnimation extends Evented"),
         ("PosAnimation.run", "method", 9, 9, "run()"),
-        ("inlineSvg", "class", 12, 15, "var inlineSvg = !!svg && (function ()"),
-        ("deprecatedEvents", "class", 17, 22, "var deprecatedEvents = Object.keys(constants) .filter(function (name)"),
+        ("inlineSvg", "function", 12, 15, "var inlineSvg = !!svg && (function ()"),
+        ("deprecatedEvents", "function", 17, 22, "var deprecatedEvents = Object.keys(constants) .filter(function (name)"),
         ("limit", "class", 26, 26, "module.exports.limit = 10"),
         ("local", "function", 29, 29, "function local()"),
     ]
     # the tag must name the definition: a header of another class leaves the span as it was
     other = VALUES.replace(b"@class PosAnimation", b"@class Marker")
     assert extract("a.js", other, "a", {}).symbols[0].start_line == 8
+
+
+COMPILED = b"""var Animal = /*#__PURE__*/function () {
+  function Animal() {}
+  Animal.prototype.move = function () {};
+  return Animal;
+}();
+var Lib = (function () { function a() {} return {a: a}; })();
+export const Button = React.forwardRef(function Button(props, ref) { return 1; });
+export const Memo = memo(() => 1);
+exports.run = exports.stop = void 0;
+exports.default = void 0;
+exports.isWin = process.platform === 'win32';
+exports.dbg = require('debug')('x');
+exports.path = require.resolve('x');
+"""
+
+
+def test_a_value_holding_definitions_leaves_them_where_they_were_and_declarations_are_no_values():
+    """An IIFE that holds definitions (a compiled class, a module pattern) and a wrapper given a
+    named function are no symbols of their own: what they hold stays top-level (`Animal.move` a
+    method); an anonymous wrapped function is a `function`; compilers' `exports.a = exports.b =
+    void 0` declarations and what `require` gives are no exported values, a computed one is."""
+    fx = extract("lib/compiled.js", COMPILED, "lib.compiled", {})
+    assert [(s.qualname, s.kind, s.start_line) for s in fx.symbols] == [
+        ("Animal", "class", 2), ("Animal.move", "method", 3), ("a", "function", 6),
+        ("Button", "function", 7), ("Memo", "function", 8), ("isWin", "class", 11)]

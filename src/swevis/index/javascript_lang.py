@@ -342,8 +342,8 @@ def _signature(node: ts.Node, data: bytes) -> str:
         decl = node.parent
         keyword = decl.children[0].type if decl is not None and decl.child_count else "const"
         end = _body_start(value, data)
-        if _first_function(value) is None and (inner := _nested_function(value)) is not None:
-            end = min(end, _body_start(inner, data))  # `var x = list.filter(function (y)`: up to its callback's body
+        if _held_function_value(node):  # `var x = list.filter(function (y)`: up to its callback's body
+            end = _body_start(_nested_function(value), data)
         head = data[node.start_byte : end].decode("utf-8", "replace")
         return _one_line(f"{keyword} {head}".rstrip(" {"))
     if node.type in ("assignment_expression", "pair"):
@@ -381,6 +381,8 @@ _METHODS = frozenset({"method_definition", "method_signature", "abstract_method_
 def _kind_of(node: ts.Node, parent_kind: str | None) -> str:
     if node.type in _CLASSLIKE or node.type == "comment" or _table(node) is not None:  # an object: a namespace
         return "class"
+    if _held_function_value(node):  # `memo(() => ...)`, a callback's result: code, as a function is
+        return "function"
     if node.type in ("variable_declarator", "assignment_expression") and _first_function(_value(node)) is None \
             and _value(node).type != "class":  # a value (`exports.max = 8192`): a class, as a Rust const is
         return "class"
@@ -436,14 +438,32 @@ def _nested_function(value: ts.Node | None) -> ts.Node | None:
 
 def _exported_value(node: ts.Node) -> bool:
     """`exports.max = 8192` (or `module.exports.max`) at the top level: a member of the module's
-    exports as `module.exports = { max: 8192 }` makes one; not a name or a `require` passed on."""
+    exports as `module.exports = { max: 8192 }` makes one; not a name or what `require` gives
+    passed on, a chain (`exports.a = exports.b = void 0`, compilers' declarations) nor `void 0`."""
     if node.type != "assignment_expression" or not _top_level(node):
         return False
     if (_dotted(node.child_by_field_name("left")) or "").split(".")[:-1] not in (["exports"], ["module", "exports"]):
         return False
     value = _value(node)
-    callee = value.child_by_field_name("function") if value.type == "call_expression" else None
-    return value.type not in ("identifier", "member_expression") and _text(callee) != "require"
+    if value.type in ("identifier", "member_expression", "assignment_expression", "undefined") \
+            or (value.type == "unary_expression" and _text(value).startswith("void")):
+        return False
+    root = value
+    while root.type in ("call_expression", "member_expression"):  # require('debug')('x'), require.resolve(...)
+        root = root.child_by_field_name("function" if root.type == "call_expression" else "object")
+    return _text(root) != "require"
+
+
+def _held_function_value(node: ts.Node) -> bool:
+    """A top-level name bound to a value that is no function, table or class factory but holds
+    one (`var events = keys(c).filter(function (k) {...})`, `!!svg && (function () {...})()`)."""
+    if node.type != "variable_declarator" or not _top_level(node):
+        return False
+    value = _value(node)
+    if value is None or _first_function(value) is not None or _table(node) is not None \
+            or value.type not in ("call_expression", *_ALTERNATIVES):
+        return False
+    return not _object_arguments(value) and _nested_function(value) is not None
 
 
 def _binder(node: ts.Node) -> ts.Node | None:
@@ -540,13 +560,12 @@ def _kept(node: ts.Node, kept: set) -> bool:
             "class", "object", "array"}:  # matched as `exports.x = <value>` alone
         return _exported_value(node)
     if node.type in ("variable_declarator", "assignment_expression") and value.type in _ALTERNATIVES:
-        return _first_function(value) is not None or (
-            node.type == "variable_declarator" and _top_level(node) and _nested_function(value) is not None)
+        return _first_function(value) is not None or _exported_value(node) or _held_function_value(node)
     if node.type == "variable_declarator" and (table := _table(node)) is not None:
         return _top_level(node) or _has_functions(table)
     if node.type == "variable_declarator" and value.type == "call_expression":
-        return _class_factory(node) or (_top_level(node) and (
-            bool(_object_arguments(value)) or _nested_function(value) is not None))
+        return _class_factory(node) or (_top_level(node) and bool(_object_arguments(value))) \
+            or _held_function_value(node)
     if node.type == "assignment_expression" and (table := _table(node)) is not None:
         target = _dotted(node.child_by_field_name("left")) or ""
         if target == "module.exports" and _export_list(table):  # `module.exports = { a, b }`, as `export { a, b }`
@@ -588,6 +607,11 @@ def _definitions(matches: list[dict], data: bytes, fx: FileExtract) -> Enclosing
         if _kept(node, kept):
             kept.add(_key(node))
             defs.append((node, name))
+    # a value holding functions is a symbol only for code no other definition holds: a module
+    # pattern's or a compiled class's IIFE (`var A = function () { function A() {} ... }()`)
+    # and `forwardRef(function Button() {...})` keep their definitions at the top level
+    defs = [(n, name) for i, (n, name) in enumerate(defs)
+            if not (_held_function_value(n) and i + 1 < len(defs) and defs[i + 1][0].start_byte < n.end_byte)]
     nesting = Enclosing()
     top: dict[str, int] = {}
     for node, name in defs:
