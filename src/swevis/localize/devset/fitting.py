@@ -54,9 +54,10 @@ def fit_variant(results: list[dict], mats: list, fit: FitSettings, extra: list |
 
 
 def weights_model(results: list[dict], fitted: tuple[np.ndarray, float], fit: FitSettings, table: dict,
-                  n_extra: int, sources: dict[str, str]) -> dict:
+                  n_extra: int, sources: dict[str, str], polyglot: bool = False) -> dict:
     """The weights file's content: the model, its estimate and its provenance (`sources`: the
-    sha256 of each file the cases came from)."""
+    sha256 of each file the cases came from; `args`: the fit's, `--polyglot` when the other
+    languages' cases were in it)."""
     names, n_files, loss = variant(fit.variant, fit.candidate_files)
     w, b = fitted
     return {"features": list(names), "weights": [round(float(v), 6) for v in w], "bias": round(b, 6),
@@ -65,7 +66,8 @@ def weights_model(results: list[dict], fitted: tuple[np.ndarray, float], fit: Fi
             "fitted_on": sorted(r["case_id"] for r in results), "l2": fit.l2, "fitted": dt.date.today().isoformat(),
             "leave_one_repository_out": estimate(table[fit.variant]), "release_on_same_cases": estimate(table["release"]),
             "measure": MEASURE, "synthetic_cases": n_extra, "variant": fit.variant, "sources": sources,
-            "how": "swevis devset fit (rules/devset.smk, target devset_weights)", "args": fit.args()}
+            "how": "swevis devset fit (rules/devset.smk, target devset_weights)",
+            "args": [*fit.args(), *(["--polyglot"] if polyglot else [])]}
 
 
 def write_weights(path: Path, model: dict) -> Path:

@@ -193,7 +193,7 @@ def run_languages(args, s: DevsetSettings) -> int:
         rows += pooled_held_out(results, views, langs, names, loss, fit.l2, extra, pool, w)
     print(f"the release's weights replay {replay_check(results, views, RELEASE, w)} of {len(results)} cases' top "
           "10 files exactly as the run's D_loc ranked them")
-    print(f"{fit.variant}; the shipped weights were fitted on the Python cases they rank (in-sample there)")
+    print(f"{fit.variant}; the shipped weights were fitted on the cases they rank (in-sample)")
     print_languages(rows)
     if args.json:
         Path(args.json).write_text(json.dumps(rows))
@@ -244,7 +244,8 @@ def fit_weights(s: DevsetSettings, fit: FitSettings, mirrors: Path, out: Path, w
     sources = {"mined": files_digest({"mined.csv": s.files.mined}), "issues": files_digest({"issues.csv": s.files.issues}),
                **({"mined_polyglot": files_digest({"mined_polyglot.csv": s.files.polyglot})} if polyglot else {}),
                **({"small cases": files_digest(small_files(s.files))} if extra else {})}
-    model = weights_model(results, fit_variant(results, mats, fit, extra), fit, table, len(extra or []), sources)
+    model = weights_model(results, fit_variant(results, mats, fit, extra), fit, table, len(extra or []), sources,
+                          polyglot)
     path = write_weights(weights, model)
     print(f"wrote {path}: {fit.variant}, fitted on {len(results)} cases and {len(extra or [])} small ones")
     return path
