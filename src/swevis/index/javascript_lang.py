@@ -28,14 +28,15 @@ is a table too (`const EVENTS = Object.freeze({...})`, mocha's `defineConstants(
 so is an assigned one (`X.y = [...]`; `module.exports = {...}` is the table `exports`, its
 functions `exports.f`, which the module's namespace maps `f` to: `require(m).f` finds them).
 A value exported by name is a definition as that table's member is (`exports.max = 8192`,
-`module.exports.max`; not a name or a `require` passed on), and so is a top-level name bound to
-a value that holds a function (`var inlineSvg = !!svg && (function () {...})()`, a callback
-given to a call: `var events = keys(c).filter(function (k) {...})`); both are `class`, as a
-Rust const is. A JSDoc type (`/** @typedef {Object} Options */`, `@callback`) is a `class` of a JavaScript
-file. A definition's span starts at the comments right above it, and at a header comment
-blank lines above it that names it by its tag (Leaflet's `/* @class Map ... */`). Symbol kinds are the index's
-three: classes, interfaces, enums, type aliases and namespaces are `class` (their signature
-says which); a method of a class or an interface is a `method`.
+`module.exports.max`; not a name or a `require` passed on), a `class` as a Rust const is; so is
+a top-level name bound to a value that holds a function and no other definition (`var
+inlineSvg = !!svg && (function () {...})()`, a callback given to a call: `var events =
+keys(c).filter(function (k) {...})`), a `function`. A JSDoc type (`/** @typedef {Object}
+Options */`, `@callback`) is a `class` of a JavaScript file. A definition's span starts at the
+comments right above it, and at a header comment blank lines above it that names it by its tag
+(Leaflet's `/* @class Map ... */`). Symbol kinds are the index's three: classes, interfaces,
+enums, type aliases and namespaces are `class` (their signature says which); a method of a
+class or an interface is a `method`.
 """
 
 from __future__ import annotations
@@ -331,8 +332,9 @@ def _jsdoc(outer: ts.Node) -> str:
     return ""
 
 
-def _signature(node: ts.Node, data: bytes) -> str:
-    """The definition's head as written, up to its body (a whole one-line declaration)."""
+def _signature(node: ts.Node, data: bytes, held: ts.Node | None = None) -> str:
+    """The definition's head as written, up to its body (a whole one-line declaration; up to
+    the body of `held`, the function a value holds: `var x = list.filter(function (y)`)."""
     if node.type == "comment":  # a JSDoc type: its tag (`@typedef {Object} Options`)
         return _one_line(_JSDOC_TYPE.search(_text(node)).group(0))
     if _table(node) is not None:  # a table's head and its bracket (`const terms = {`)
@@ -341,9 +343,7 @@ def _signature(node: ts.Node, data: bytes) -> str:
         value = node.child_by_field_name("value")
         decl = node.parent
         keyword = decl.children[0].type if decl is not None and decl.child_count else "const"
-        end = _body_start(value, data)
-        if _held_function_value(node):  # `var x = list.filter(function (y)`: up to its callback's body
-            end = _body_start(_nested_function(value), data)
+        end = _body_start(held if held is not None else value, data)
         head = data[node.start_byte : end].decode("utf-8", "replace")
         return _one_line(f"{keyword} {head}".rstrip(" {"))
     if node.type in ("assignment_expression", "pair"):
@@ -381,8 +381,6 @@ _METHODS = frozenset({"method_definition", "method_signature", "abstract_method_
 def _kind_of(node: ts.Node, parent_kind: str | None) -> str:
     if node.type in _CLASSLIKE or node.type == "comment" or _table(node) is not None:  # an object: a namespace
         return "class"
-    if _held_function_value(node):  # `memo(() => ...)`, a callback's result: code, as a function is
-        return "function"
     if node.type in ("variable_declarator", "assignment_expression") and _first_function(_value(node)) is None \
             and _value(node).type != "class":  # a value (`exports.max = 8192`): a class, as a Rust const is
         return "class"
@@ -454,16 +452,17 @@ def _exported_value(node: ts.Node) -> bool:
     return _text(root) != "require"
 
 
-def _held_function_value(node: ts.Node) -> bool:
-    """A top-level name bound to a value that is no function, table or class factory but holds
-    one (`var events = keys(c).filter(function (k) {...})`, `!!svg && (function () {...})()`)."""
+def _held_function(node: ts.Node) -> ts.Node | None:
+    """The function a top-level name's value holds when the value is no function, table or
+    class factory (`var events = keys(c).filter(function (k) {...})`, `!!svg && (function ()
+    {...})()`); None for any other node."""
     if node.type != "variable_declarator" or not _top_level(node):
-        return False
+        return None
     value = _value(node)
     if value is None or _first_function(value) is not None or _table(node) is not None \
-            or value.type not in ("call_expression", *_ALTERNATIVES):
-        return False
-    return not _object_arguments(value) and _nested_function(value) is not None
+            or value.type not in ("call_expression", *_ALTERNATIVES) or _object_arguments(value):
+        return None
+    return _nested_function(value)
 
 
 def _binder(node: ts.Node) -> ts.Node | None:
@@ -560,12 +559,12 @@ def _kept(node: ts.Node, kept: set) -> bool:
             "class", "object", "array"}:  # matched as `exports.x = <value>` alone
         return _exported_value(node)
     if node.type in ("variable_declarator", "assignment_expression") and value.type in _ALTERNATIVES:
-        return _first_function(value) is not None or _exported_value(node) or _held_function_value(node)
+        return _first_function(value) is not None or _exported_value(node) or _held_function(node) is not None
     if node.type == "variable_declarator" and (table := _table(node)) is not None:
         return _top_level(node) or _has_functions(table)
     if node.type == "variable_declarator" and value.type == "call_expression":
         return _class_factory(node) or (_top_level(node) and bool(_object_arguments(value))) \
-            or _held_function_value(node)
+            or _held_function(node) is not None
     if node.type == "assignment_expression" and (table := _table(node)) is not None:
         target = _dotted(node.child_by_field_name("left")) or ""
         if target == "module.exports" and _export_list(table):  # `module.exports = { a, b }`, as `export { a, b }`
@@ -607,17 +606,20 @@ def _definitions(matches: list[dict], data: bytes, fx: FileExtract) -> Enclosing
         if _kept(node, kept):
             kept.add(_key(node))
             defs.append((node, name))
-    # a value holding functions is a symbol only for code no other definition holds: a module
-    # pattern's or a compiled class's IIFE (`var A = function () { function A() {} ... }()`)
-    # and `forwardRef(function Button() {...})` keep their definitions at the top level
+    # a value holding functions (`memo(() => ...)`: a function) is a symbol only for code no
+    # other definition holds: a module pattern's or a compiled class's IIFE (`var A = function
+    # () { function A() {} ... }()`) and `forwardRef(function Button() {...})` keep theirs top-level
+    held = {_key(n): f for n, _ in defs if (f := _held_function(n)) is not None}
     defs = [(n, name) for i, (n, name) in enumerate(defs)
-            if not (_held_function_value(n) and i + 1 < len(defs) and defs[i + 1][0].start_byte < n.end_byte)]
+            if not (_key(n) in held and i + 1 < len(defs) and defs[i + 1][0].start_byte < n.end_byte)]
     nesting = Enclosing()
     top: dict[str, int] = {}
     for node, name in defs:
         parent = nesting.outer[nesting.add(node.start_byte, node.end_byte)]
         qual = f"{fx.symbols[parent].qualname}.{name}" if parent is not None else name
-        kind = _kind_of(node, fx.symbols[parent].kind if parent is not None else None)
+        held_function = held.get(_key(node))
+        parent_kind = fx.symbols[parent].kind if parent is not None else None
+        kind = "function" if held_function is not None else _kind_of(node, parent_kind)
         if node.type == "assignment_expression":
             owner, dotted = _assigned_owner(node)
             member_kind = "class" if kind == "class" else "method"  # A.prototype.m = function; A.options = {}
@@ -635,7 +637,7 @@ def _definitions(matches: list[dict], data: bytes, fx: FileExtract) -> Enclosing
             kind, qual = "method", f"{owner}.{name}"
         outer = _outer(node)
         fx.symbols.append(SymbolRec(name=name, qualname=qual, kind=kind, start_line=_first_line(outer, name) + 1,
-                                    end_line=node.end_point[0] + 1, signature=_signature(node, data),
+                                    end_line=node.end_point[0] + 1, signature=_signature(node, data, held_function),
                                     doc=_jsdoc(outer), parent=parent))
         if parent is None and node.type != "assignment_expression":
             top.setdefault(name, len(fx.symbols) - 1)
