@@ -144,9 +144,16 @@ def _report_shipped(results: list[dict], cases: dict[str, dict], mirrors: Path, 
     views = [View(r, m, candidate_files(model)) for r, m in zip(results, mats)]
     kinds = [case_language(cases[r["case_id"]]) if polyglot else r["text_kind"] for r in results]
     w = localize_options({})["w_file_symbol"]
-    print(f"\nthe release's weights replay {replay_check(results, views, RELEASE, w)} of {len(results)} cases' top "
-          "10 files exactly as the run's D_loc ranked them")
+    print()
+    _print_replay_check(results, views, w)
     print_shipped(model_rows(results, views, kinds, model, "shipped", w))
+
+
+def _print_replay_check(results: list[dict], views: list[View], w_file_symbol: float) -> None:
+    """How many cases' top 10 files the release's weights replay exactly as the run ranked
+    them: the check that a replay ranks files as D_loc does."""
+    print(f"the release's weights replay {replay_check(results, views, RELEASE, w_file_symbol)} of {len(results)} "
+          "cases' top 10 files exactly as the run's D_loc ranked them")
 
 
 def development_cases(files: CaseFiles, polyglot: bool = False) -> dict[str, dict]:
@@ -191,8 +198,7 @@ def run_languages(args, s: DevsetSettings) -> int:
     rows += model_rows(results, views, langs, default_model(), "shipped", w)
     for pool in POOLS:
         rows += pooled_held_out(results, views, langs, names, loss, fit.l2, extra, pool, w)
-    print(f"the release's weights replay {replay_check(results, views, RELEASE, w)} of {len(results)} cases' top "
-          "10 files exactly as the run's D_loc ranked them")
+    _print_replay_check(results, views, w)
     print(f"{fit.variant}; the shipped weights were fitted on the cases they rank (in-sample)")
     print_languages(rows)
     if args.json:
