@@ -4,9 +4,12 @@ mini-swe-agent's .traj.json (built with mini-swe-agent's own DeterministicModel)
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 import yaml
+
+import swevis
 
 from swevis.models import (
     ModelConfigError,
@@ -326,3 +329,15 @@ def test_real_token_estimator_if_available():
     m = make_model("qwen3.5", PROFILE, playback_source=["THOUGHT: hello\n```bash\nls\n```"])
     u = m.complete(USER).usage
     assert u.prompt_tokens > 0 and u.completion_tokens > 0 and u.source == "estimate"
+
+
+def test_every_bundled_demonstration_reads_the_same_with_libyaml_as_with_pure_python():
+    """Playback reads demonstrations with libyaml's loader (swevis.config.YAML_LOADER: every
+    plan of the workflow reads them all); it must read exactly what PyYAML's own SafeLoader reads."""
+    from swevis.config import YAML_LOADER
+    from swevis.models.playback import _read_file
+
+    files = sorted((Path(swevis.__file__).parent / "data" / "demos").rglob("*.yaml"))
+    assert len(files) > 100 and YAML_LOADER is not yaml.SafeLoader
+    for path in files:
+        assert _read_file(path) == yaml.safe_load(path.read_text(encoding="utf-8")), path

@@ -52,6 +52,7 @@ from typing import Any
 
 import yaml
 
+from swevis.config import YAML_LOADER
 from swevis.models.base import (
     ChatModel,
     ChatResponse,
@@ -96,7 +97,7 @@ def _read_file(path: Path) -> Any:
     try:
         text = path.read_text(encoding="utf-8")
         if path.suffix.lower() in (".yaml", ".yml"):
-            return yaml.safe_load(text)
+            return yaml.load(text, Loader=YAML_LOADER)
         return json.loads(text)
     except (OSError, ValueError, yaml.YAMLError) as exc:
         raise PlaybackSourceError(f"playback source {path}: cannot parse: {exc}") from None
