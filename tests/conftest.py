@@ -89,7 +89,10 @@ def pytest_sessionfinish(session):
     orphan nobody waits for, and the runs' CPU (most of the suite's) is counted nowhere."""
     from multiprocessing import forkserver
 
+    import snakemake_fork
+
     forkserver._forkserver._stop()  # CPython's own stop (3.11 to 3.13); a no-op where none started
+    snakemake_fork.stop_zygote()
 
 
 @pytest.fixture

@@ -5,7 +5,9 @@ plugins before it reads the Snakefile, and the suite starts well over a hundred 
 standard library's forkserver (multiprocessing) imports snakemake.cli (and the swevis modules
 the Snakefile imports) once per test worker and forks a fresh copy of itself for each run; the copy takes the run's arguments, working
 folder and whole environment, writes its output to files and exits with Snakemake's code, as
-the `snakemake` command would. SWEVIS_TEST_FORK=0 runs the command instead.
+the `snakemake` command would. SWEVIS_TEST_FORK=0 runs the command instead. A forked run's
+Python script jobs are forked too, from the job zygote (tests/job_zygote.py); under
+SWEVIS_TEST_JOB_FORK=0 each starts its own Python.
 
 Runs of one test worker take turns (a lock): CPython 3.11's forkserver loses exit codes when
 processes are started and joined from several threads at once (37 of 200 trivial processes
@@ -39,6 +41,10 @@ def workflow_imports() -> list[str]:
     return sorted(found)
 
 
+_ZYGOTE_ENV = "SWEVIS_TEST_JOB_ZYGOTE"
+_JOB_CLIENT = f"{sys.executable} -S -I {Path(__file__).with_name('job_client.py')}"
+_zygote: tuple[subprocess.Popen, str | None] | None = None
+_WORKER_ENV = dict(os.environ)  # at import: conftest imports this before any test runs
 _CONTEXT = multiprocessing.get_context("forkserver")
 _CONTEXT.set_forkserver_preload(["snakemake.cli", "snakemake_fork", *workflow_imports(), "snakemake_warm"])
 _ONE_AT_A_TIME = threading.Lock()
@@ -83,6 +89,22 @@ def _main(args: list[str], env: dict[str, str], cwd: str, out: str, err: str, pr
         Path(out).with_name("cpu").write_text(repr(cpu_seconds(resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)))
 
 
+def _script_jobs_through_the_zygote(cpu_file: str) -> None:
+    """In the forked copy: Python script jobs (no conda, container or modules) run through
+    tests/job_client.py, which the job zygote serves; their CPU seconds go to `cpu_file`."""
+    from snakemake.script import PythonScript
+
+    direct = PythonScript.execute_script
+    os.environ["SWEVIS_TEST_JOB_CPU"] = cpu_file
+
+    def execute_script(self, fname, edit=False):
+        if edit or self.container_img is not None or self.conda_env is not None or self.env_modules is not None:
+            return direct(self, fname, edit)
+        self._execute_cmd("{py_exec} {fname:q}", py_exec=_JOB_CLIENT, fname=fname, is_python_script=True)
+
+    PythonScript.execute_script = execute_script
+
+
 def _cancel_rate_limiter_wakeups() -> None:
     """Cancel the timers Snakemake's job-rate limiter leaves behind. Why: after each scheduling
     round of a real run it starts a threading.Timer that wakes the scheduler one timespan later
@@ -101,6 +123,8 @@ def _snakemake_main(args: list[str], env: dict[str, str], cwd: str, out: str, er
     os.environ.clear()
     os.environ.update(env)
     os.chdir(cwd)
+    if _ZYGOTE_ENV in os.environ:
+        _script_jobs_through_the_zygote(os.path.join(os.path.dirname(out), "jobcpu"))
     for fd, path in ((1, out), (2, err)):
         os.dup2(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC), fd)
     sys.argv = [SNAKEMAKE, *args]
@@ -122,6 +146,7 @@ def run(
             start = f"import sys; sys.path.insert(0, {str(Path(__file__).parent)!r}); import {prelude}; "
             cmd = [sys.executable, "-c", start + "from snakemake.cli import main; main(sys.argv[1:])", *args]
         return subprocess.run(cmd, check=False, capture_output=True, text=True, env=env, timeout=timeout, cwd=cwd)
+    env = {**env, _ZYGOTE_ENV: zygote} if (zygote := _ensure_zygote()) else env
     with tempfile.TemporaryDirectory(prefix="swevis-snakemake-") as folder:
         out, err = os.path.join(folder, "stdout"), os.path.join(folder, "stderr")
         proc = _CONTEXT.Process(target=_main, args=(list(args), dict(env), cwd, out, err, prelude))
@@ -134,12 +159,47 @@ def run(
                 proc.join()
                 raise subprocess.TimeoutExpired(cmd, timeout)
         _count_cpu(os.path.join(folder, "cpu"))
+        _count_cpu(os.path.join(folder, "jobcpu"))
         return subprocess.CompletedProcess(cmd, proc.exitcode, _read(out), _read(err))
 
 
 def _count_cpu(path: str) -> None:
     global forked_cpu_seconds
-    forked_cpu_seconds += float(_read(path) or 0)
+    forked_cpu_seconds += sum(float(line) for line in _read(path).split())
+
+
+def _ensure_zygote() -> str | None:
+    """The socket of this worker's job zygote (tests/job_zygote.py), started on first use in the
+    environment the worker started with (a test's own variables are not what its modules are
+    imported under) and numpy's one OpenBLAS thread, as the Snakefile sets for every job. None
+    under SWEVIS_TEST_JOB_FORK=0 (each script job starts its own Python) or where it does not
+    serve (its reason goes to stderr)."""
+    global _zygote
+    if os.environ.get("SWEVIS_TEST_JOB_FORK") == "0":
+        return None
+    if _zygote is None:
+        folder = tempfile.mkdtemp(prefix="swevis-zygote-")
+        path = os.path.join(folder, "socket")
+        env = {"OPENBLAS_NUM_THREADS": "1", **_WORKER_ENV}
+        proc = subprocess.Popen([sys.executable, str(Path(__file__).with_name("job_zygote.py")), path],
+                                stdout=subprocess.PIPE, text=True, env=env)
+        first = ""
+        while line := proc.stdout.readline():  # mini-swe-agent's banner comes first
+            if line.startswith(("ready", "not serving")):
+                first = line.strip()
+                break
+        if first != "ready":
+            print(f"job zygote: {first or 'ended before it served'}; script jobs start their own Python",
+                  file=sys.stderr)
+        _zygote = (proc, path if first == "ready" else None)
+    return _zygote[1]
+
+
+def stop_zygote() -> None:
+    """Stop this worker's job zygote and wait for it, so its jobs' CPU counts in this process's children's."""
+    if _zygote is not None:
+        _zygote[0].terminate()
+        _zygote[0].wait()
 
 
 def _read(path: str) -> str:
