@@ -21,6 +21,7 @@ import multiprocessing
 import os
 import re
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -43,7 +44,8 @@ def workflow_imports() -> list[str]:
 
 _ZYGOTE_ENV = "SWEVIS_TEST_JOB_ZYGOTE"
 _JOB_CLIENT = f"{sys.executable} -S -I {Path(__file__).with_name('job_client.py')}"
-_zygote: tuple[subprocess.Popen, str | None] | None = None
+_zygote: tuple[subprocess.Popen, str, bool] | None = None  # the process, its socket, whether it serves
+_ZYGOTE_START = threading.Lock()
 _WORKER_ENV = dict(os.environ)  # at import: conftest imports this before any test runs
 _CONTEXT = multiprocessing.get_context("forkserver")
 _CONTEXT.set_forkserver_preload(["snakemake.cli", "snakemake_fork", *workflow_imports(), "snakemake_warm"])
@@ -177,29 +179,37 @@ def _ensure_zygote() -> str | None:
     global _zygote
     if os.environ.get("SWEVIS_TEST_JOB_FORK") == "0":
         return None
-    if _zygote is None:
-        folder = tempfile.mkdtemp(prefix="swevis-zygote-")
-        path = os.path.join(folder, "socket")
-        env = {"OPENBLAS_NUM_THREADS": "1", **_WORKER_ENV}
-        proc = subprocess.Popen([sys.executable, str(Path(__file__).with_name("job_zygote.py")), path],
-                                stdout=subprocess.PIPE, text=True, env=env)
-        first = ""
-        while line := proc.stdout.readline():  # mini-swe-agent's banner comes first
-            if line.startswith(("ready", "not serving")):
-                first = line.strip()
-                break
-        if first != "ready":
-            print(f"job zygote: {first or 'ended before it served'}; script jobs start their own Python",
-                  file=sys.stderr)
-        _zygote = (proc, path if first == "ready" else None)
-    return _zygote[1]
+    with _ZYGOTE_START:
+        if _zygote is None:
+            _zygote = _start_zygote()
+    proc, path, serving = _zygote
+    return path if serving else None
+
+
+def _start_zygote() -> tuple[subprocess.Popen, str, bool]:
+    folder = tempfile.mkdtemp(prefix="swevis-zygote-")
+    path = os.path.join(folder, "socket")
+    env = {"OPENBLAS_NUM_THREADS": "1", **_WORKER_ENV}
+    proc = subprocess.Popen([sys.executable, str(Path(__file__).with_name("job_zygote.py")), path],
+                            stdout=subprocess.PIPE, text=True, env=env)
+    first = ""
+    while line := proc.stdout.readline():  # mini-swe-agent's banner comes first
+        if line.startswith(("ready", "not serving")):
+            first = line.strip()
+            break
+    if first != "ready":
+        print(f"job zygote: {first or 'ended before it served'}; script jobs start their own Python",
+              file=sys.stderr)
+    return proc, path, first == "ready"
 
 
 def stop_zygote() -> None:
     """Stop this worker's job zygote and wait for it, so its jobs' CPU counts in this process's children's."""
     if _zygote is not None:
-        _zygote[0].terminate()
-        _zygote[0].wait()
+        proc, path, _ = _zygote
+        proc.terminate()
+        proc.wait()
+        shutil.rmtree(os.path.dirname(path), ignore_errors=True)
 
 
 def _read(path: str) -> str:
