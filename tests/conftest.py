@@ -8,24 +8,26 @@ import textwrap
 from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-from cpu_durations import (  # noqa: F401  the --cpu-durations option's hooks
+# Offline before any module that reads these at its import is imported, and before
+# tests/snakemake_fork.py (imported below) takes the environment the job zygote starts in.
+os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+import pytest  # noqa: E402
+from cpu_durations import (  # noqa: E402, F401  the --cpu-durations option's hooks
     pytest_addoption,
     pytest_runtest_logreport,
     pytest_runtest_logstart,
     pytest_runtest_makereport,
     pytest_terminal_summary,
 )
-from helpers import engine_unavailable, git
-from hypothesis import settings
-from scripted_server import ScriptedServer
+from helpers import engine_unavailable, git  # noqa: E402
+from hypothesis import settings  # noqa: E402
+from scripted_server import ScriptedServer  # noqa: E402
 
-from swevis.index import build_index
-from swevis.tasks.bundled import bundled_set_names, load_bundled_set
-from swevis.tasks.repos import checkout_instance, ensure_mirror
-
-os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
+from swevis.index import build_index  # noqa: E402
+from swevis.tasks.bundled import bundled_set_names, load_bundled_set  # noqa: E402
+from swevis.tasks.repos import checkout_instance, ensure_mirror  # noqa: E402
 
 # No per-example deadline: on a loaded machine (two xdist workers on two shared cores) one
 # example can take over hypothesis's default 200 ms, and a timing failure is not a finding.

@@ -2,18 +2,24 @@
 forks a copy of itself for each Python script job of the tests' Snakemake runs.
 
 Why: a script job is a fresh `python` that imports Snakemake's script support and the swevis
-modules its script needs (0.3 to 0.6 CPU s, docs/measurements.md) before it does its work,
-and the suite's Snakemake runs start several hundred of them. tests/snakemake_fork.py starts
-one zygote a test worker and points its forked Snakemake runs' Python script jobs at
-tests/job_client.py, which hands the zygote the job's script, working folder, environment
-and standard streams and exits with the job's exit code. What a job runs is unchanged: a
-copy runs Snakemake's generated script as `python SCRIPT` would (as `__main__`, its folder
-first on sys.path, the job's whole environment), and its exit handlers run.
+modules its script needs (docs/measurements.md: about 0.5 to 0.7 CPU s for the scripts that run
+most) before it does its work, and the suite's Snakemake runs start several hundred of them.
+tests/snakemake_fork.py starts one zygote a test worker and points its forked Snakemake runs'
+Python script jobs at tests/job_client.py, which hands the zygote the job's script, working
+folder, environment and standard streams, passes on the signals it gets, and ends as the job
+ended. A copy runs Snakemake's generated script as `python SCRIPT` would: as `__main__`, its
+folder first on sys.path, in the job's whole environment (plus what the preloaded modules set
+in it at import), an uncaught exception through sys.excepthook, non-daemon threads waited for,
+exit handlers run. What differs: modules imported here read the worker's environment at their
+import, every job of a zygote has its string-hash seed, and a rule's benchmark record measures
+the client (docs/measurements.md).
 
-One connection, one job: the zygote forks a watcher, the watcher forks the job and reports
-its exit status and CPU seconds on the connection; if the client goes away first (Snakemake
-killed the job), the watcher kills the job. A module whose import leaves a thread running is
-not preloaded (a fork copies only the forking thread): the jobs that need it import it.
+One connection, one job: the zygote forks a watcher, the watcher forks the job, passes it the
+client's signals and reports its exit status and CPU seconds on the connection; if the client
+goes away first (killed outright), the watcher stops the job (SIGTERM, then SIGKILL after
+GRACE_S). A module whose import leaves a thread running is not preloaded (a fork copies only
+the forking thread): the jobs that need it import it. The zygote ends when its standard input
+closes (the test worker stopped it, or died).
 
     python tests/job_zygote.py SOCKET   (prints "ready" once it listens)
 """
@@ -31,19 +37,26 @@ import select
 import signal
 import socket
 import sys
-import traceback
+import threading
 from pathlib import Path
 
 _WORKFLOW = Path(__file__).resolve().parents[1]
+GRACE_S = 5.0  # between SIGTERM and SIGKILL for a job whose client is gone
+
+
+def swevis_imports(paths: list[Path]) -> list[str]:
+    """The swevis modules these files import at their top (a line starting `from swevis...` or
+    `import swevis...`), sorted."""
+    found = set()
+    for path in paths:
+        found.update(re.findall(r"^(?:from|import) (swevis[\w.]*)", path.read_text(), re.M))
+    return sorted(found)
 
 
 def script_imports() -> list[str]:
-    """The swevis modules the workflow's job scripts (scripts/*.py) import at their top, and
-    Snakemake's script support, which every script's preamble imports."""
-    found = {"snakemake.script"}
-    for path in sorted((_WORKFLOW / "scripts").glob("*.py")):
-        found.update(re.findall(r"^(?:from|import) (swevis[\w.]*)", path.read_text(), re.M))
-    return sorted(found)
+    """What the workflow's job scripts (scripts/*.py) import at their top, and Snakemake's script
+    support, which every script's preamble imports."""
+    return ["snakemake.script", *swevis_imports(sorted((_WORKFLOW / "scripts").glob("*.py")))]
 
 
 def threads() -> int:
@@ -51,56 +64,106 @@ def threads() -> int:
     return len(os.listdir("/proc/self/task"))
 
 
-def run_job(request: dict) -> None:
+def run_job(request: dict, preload_env: dict[str, str]) -> None:
     """In the job's copy: become `python SCRIPT` in the job's folder and environment, run it, exit."""
     os.environ.clear()
     os.environ.update(request["env"])
+    for name, value in preload_env.items():
+        os.environ.setdefault(name, value)
     os.chdir(request["cwd"])
-    script = request["script"]
-    sys.argv = [script, *request["args"]]
-    sys.path[0] = os.path.dirname(os.path.abspath(script))
+    script = os.path.abspath(request["script"])
+    sys.argv = [request["script"], *request["args"]]
+    sys.path[0] = os.path.dirname(script)
     code = 0
     try:
         runpy.run_path(script, run_name="__main__")
     except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
-        if not isinstance(exc.code, int | None):
+        code = exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 1
+        if code == 1 and not isinstance(exc.code, int):
             print(exc.code, file=sys.stderr)
-    except BaseException:  # noqa: BLE001  as the interpreter does: the traceback, exit code 1
-        traceback.print_exc()
+    except BaseException as exc:  # noqa: BLE001  as the interpreter: sys.excepthook, exit code 1
+        tb = exc.__traceback__
+        while tb is not None and tb.tb_frame.f_code.co_filename != script:
+            tb = tb.tb_next  # from the script's own frame, as `python SCRIPT` prints it
+        sys.excepthook(type(exc), exc, tb or exc.__traceback__)
         code = 1
+    threading._shutdown()  # CPython's own steps at exit: non-daemon threads, then the exit handlers
     atexit._run_exitfuncs()
     for stream in (sys.stdout, sys.stderr):
         stream.flush()
     os._exit(code)
 
 
-def watch(conn: socket.socket) -> None:
+def read_request(conn: socket.socket) -> tuple[dict, list[int]]:
+    """The client's request (one line of JSON) and its three standard streams."""
+    data, fds, _flags, _addr = socket.recv_fds(conn, 1 << 16, 3)
+    while not data.endswith(b"\n"):
+        more = conn.recv(1 << 16)
+        if not more:
+            raise ConnectionError("the client left before its request ended")
+        data += more
+    return json.loads(data), fds
+
+
+def supervise(conn: socket.socket, pid: int) -> int:
+    """Pass the client's signals (one byte each) to the job until it ends; stop it if the
+    client goes away. The job's wait status."""
+    pidfd = os.pidfd_open(pid)
+    while pidfd not in select.select([conn, pidfd], [], [])[0]:
+        received = conn.recv(64)
+        for number in received:
+            os.kill(pid, number)
+        if not received:  # the client is gone
+            os.kill(pid, signal.SIGTERM)
+            if not select.select([pidfd], [], [], GRACE_S)[0]:
+                os.kill(pid, signal.SIGKILL)
+            break
+    return os.waitpid(pid, 0)[1]
+
+
+def watch(conn: socket.socket, preload_env: dict[str, str]) -> None:
     """In the watcher: read the job's request and streams, fork the job, report how it ended."""
-    message, fds, _flags, _addr = socket.recv_fds(conn, 1 << 20, 3)
-    request = json.loads(message)
+    request, fds = read_request(conn)
     pid = os.fork()
     if pid == 0:
         conn.close()
         for target, fd in enumerate(fds):
             os.dup2(fd, target)
             os.close(fd)
-        run_job(request)
+        run_job(request, preload_env)
     for fd in fds:
         os.close(fd)
-    pidfd = os.pidfd_open(pid)
-    ready, _, _ = select.select([conn, pidfd], [], [])
-    if pidfd not in ready:  # the client is gone: Snakemake stopped the job
-        os.kill(pid, signal.SIGKILL)
-    _, status = os.waitpid(pid, 0)
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    code = os.waitstatus_to_exitcode(status)
     try:
-        conn.sendall(json.dumps({"code": code if code >= 0 else 128 - code,
-                                 "cpu": usage.ru_utime + usage.ru_stime}).encode())
+        status = supervise(conn, pid)
+    except BaseException:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        raise
+    usage = [resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
+    reply = {"status": os.waitstatus_to_exitcode(status), "cpu": sum(u.ru_utime + u.ru_stime for u in usage)}
+    try:
+        conn.sendall(json.dumps(reply).encode())
     except OSError:
         pass
     os._exit(0)
+
+
+def preload() -> dict[str, str] | None:
+    """Import what the job scripts import; the variables those imports set in os.environ (a
+    job's environment gets them too), or None where this process cannot serve (it says why)."""
+    before = dict(os.environ)
+    for name in script_imports():
+        if starts_no_thread(name):
+            importlib.import_module(name)
+    try:
+        os.close(os.pidfd_open(os.getpid()))
+    except (AttributeError, OSError) as exc:  # Linux before 5.3
+        print(f"not serving: no pidfd_open here ({exc})", flush=True)
+        return None
+    if threads() != 1:
+        print(f"not serving: the preloaded modules left {threads()} threads", flush=True)
+        return None
+    return {k: v for k, v in os.environ.items() if before.get(k) != v}
 
 
 def starts_no_thread(name: str) -> bool:
@@ -108,6 +171,7 @@ def starts_no_thread(name: str) -> bool:
     starts its pool on import): tried in a forked copy, so a refused module is never imported."""
     pid = os.fork()
     if pid == 0:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), 2)  # a refused import's noise stays out of the log
         try:
             importlib.import_module(name)
             os._exit(0 if threads() == 1 else 1)
@@ -117,42 +181,31 @@ def starts_no_thread(name: str) -> bool:
 
 
 def serve(path: str) -> None:
-    for name in script_imports():
-        if starts_no_thread(name):
-            importlib.import_module(name)
-    if threads() != 1:
-        print(f"not serving: the preloaded modules left {threads()} threads", flush=True)
+    preload_env = preload()
+    if preload_env is None:
         return
-    signal.signal(signal.SIGTERM, stop)
     server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     server.bind(path)
     server.listen(64)
     print("ready", flush=True)
-    while True:
+    while server in select.select([server, sys.stdin], [], [])[0]:
         conn, _ = server.accept()
         if os.fork() == 0:
-            signal.signal(signal.SIGTERM, signal.SIG_DFL)
             server.close()
-            watch(conn)
+            watch(conn, preload_env)
         conn.close()
-        reap(os.WNOHANG)
+        reap()
+    reap()
 
 
-def reap(options: int) -> None:
-    """Wait for the watchers that ended (os.WNOHANG), so that their jobs' CPU
-    seconds count in this process's children's and, once the test worker waits for this
-    process, in the worker's."""
+def reap() -> None:
+    """Wait for the watchers that ended, so that their jobs' CPU seconds count in this
+    process's children's and, once the test worker waits for this process, in the worker's."""
     try:
-        while os.waitpid(-1, options)[0]:
+        while os.waitpid(-1, os.WNOHANG)[0]:
             pass
     except ChildProcessError:
         pass
-
-
-def stop(_signum, _frame) -> None:
-    """On SIGTERM: reap the watchers that ended and exit (one still running is left to end alone)."""
-    reap(os.WNOHANG)
-    os._exit(0)
 
 
 if __name__ == "__main__":

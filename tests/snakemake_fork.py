@@ -19,14 +19,17 @@ from __future__ import annotations
 import importlib
 import multiprocessing
 import os
-import re
 import resource
+import shlex
 import shutil
 import subprocess
 import sys
 import tempfile
 import threading
+import warnings
 from pathlib import Path
+
+from job_zygote import swevis_imports
 
 SNAKEMAKE = str(Path(sys.executable).parent / "snakemake")
 _WORKFLOW = Path(__file__).resolve().parents[1]
@@ -36,14 +39,11 @@ def workflow_imports() -> list[str]:
     """The swevis modules the Snakefile and rules/*.smk import at their top: every run imports
     them again while parsing (0.6 of a dry run's 1.3 CPU s after Snakemake's own imports), so
     the forkserver imports them once too. Importing them runs nothing else (no config is read)."""
-    found = set()
-    for path in [_WORKFLOW / "Snakefile", *sorted((_WORKFLOW / "rules").glob("*.smk"))]:
-        found.update(re.findall(r"^(?:from|import) (swevis[\w.]*)", path.read_text(), re.M))
-    return sorted(found)
+    return swevis_imports([_WORKFLOW / "Snakefile", *sorted((_WORKFLOW / "rules").glob("*.smk"))])
 
 
 _ZYGOTE_ENV = "SWEVIS_TEST_JOB_ZYGOTE"
-_JOB_CLIENT = f"{sys.executable} -S -I {Path(__file__).with_name('job_client.py')}"
+_JOB_CLIENT = shlex.join([sys.executable, "-S", "-I", str(Path(__file__).with_name("job_client.py"))])
 _zygote: tuple[subprocess.Popen, str, bool] | None = None  # the process, its socket, whether it serves
 _ZYGOTE_START = threading.Lock()
 _WORKER_ENV = dict(os.environ)  # at import: conftest imports this before any test runs
@@ -100,7 +100,7 @@ def _script_jobs_through_the_zygote(cpu_file: str) -> None:
     os.environ["SWEVIS_TEST_JOB_CPU"] = cpu_file
 
     def execute_script(self, fname, edit=False):
-        if edit or self.container_img is not None or self.conda_env is not None or self.env_modules is not None:
+        if self.container_img is not None or self.conda_env is not None or self.env_modules is not None:
             return direct(self, fname, edit)
         self._execute_cmd("{py_exec} {fname:q}", py_exec=_JOB_CLIENT, fname=fname, is_python_script=True)
 
@@ -173,7 +173,7 @@ def _count_cpu(path: str) -> None:
 def _ensure_zygote() -> str | None:
     """The socket of this worker's job zygote (tests/job_zygote.py), started on first use in the
     environment the worker started with (a test's own variables are not what its modules are
-    imported under) and numpy's one OpenBLAS thread, as the Snakefile sets for every job. None
+    imported under) and numpy's one OpenBLAS thread (a job of one thread gets one). None
     under SWEVIS_TEST_JOB_FORK=0 (each script job starts its own Python) or where it does not
     serve (its reason goes to stderr)."""
     global _zygote
@@ -191,23 +191,24 @@ def _start_zygote() -> tuple[subprocess.Popen, str, bool]:
     path = os.path.join(folder, "socket")
     env = {"OPENBLAS_NUM_THREADS": "1", **_WORKER_ENV}
     proc = subprocess.Popen([sys.executable, str(Path(__file__).with_name("job_zygote.py")), path],
-                            stdout=subprocess.PIPE, text=True, env=env)
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
     first = ""
     while line := proc.stdout.readline():  # mini-swe-agent's banner comes first
         if line.startswith(("ready", "not serving")):
             first = line.strip()
             break
     if first != "ready":
-        print(f"job zygote: {first or 'ended before it served'}; script jobs start their own Python",
-              file=sys.stderr)
+        warnings.warn(f"job zygote: {first or 'ended before it served'}; script jobs start their own Python",
+                      stacklevel=2)
     return proc, path, first == "ready"
 
 
 def stop_zygote() -> None:
-    """Stop this worker's job zygote and wait for it, so its jobs' CPU counts in this process's children's."""
+    """Stop this worker's job zygote (it ends when its standard input closes, as it does when
+    the worker dies) and wait for it, so its jobs' CPU counts in this process's children's."""
     if _zygote is not None:
         proc, path, _ = _zygote
-        proc.terminate()
+        proc.stdin.close()
         proc.wait()
         shutil.rmtree(os.path.dirname(path), ignore_errors=True)
 
