@@ -10,7 +10,6 @@ import pytest
 import yaml
 
 import swevis
-
 from swevis.models import (
     ModelConfigError,
     PlaybackExhausted,
@@ -331,13 +330,21 @@ def test_real_token_estimator_if_available():
     assert u.prompt_tokens > 0 and u.completion_tokens > 0 and u.source == "estimate"
 
 
-def test_every_bundled_demonstration_reads_the_same_with_libyaml_as_with_pure_python():
+def test_every_bundled_demonstration_reads_the_same_with_libyaml_as_with_pure_python(tmp_path):
     """Playback reads demonstrations with libyaml's loader (swevis.config.YAML_LOADER: every
-    plan of the workflow reads them all); it must read exactly what PyYAML's own SafeLoader reads."""
+    plan of the workflow reads them all); it must read exactly what PyYAML's own SafeLoader
+    reads, and a file neither can read is named with PyYAML's message."""
     from swevis.config import YAML_LOADER
     from swevis.models.playback import _read_file
 
+    if YAML_LOADER is yaml.SafeLoader:
+        pytest.skip("PyYAML was built without libyaml: playback reads with the pure loader")
     files = sorted((Path(swevis.__file__).parent / "data" / "demos").rglob("*.yaml"))
-    assert len(files) > 100 and YAML_LOADER is not yaml.SafeLoader
+    assert len(files) > 100
     for path in files:
         assert _read_file(path) == yaml.safe_load(path.read_text(encoding="utf-8")), path
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("turns:\n  - content: [unclosed\n")
+    with pytest.raises(PlaybackSourceError) as info:
+        _read_file(broken)
+    assert "cannot parse" in str(info.value) and "\n    ^" in str(info.value)  # PyYAML's caret under the fault

@@ -91,13 +91,22 @@ class PlaybackSource:
 # ---------------------------------------------------------------- readers
 
 
+def _load_yaml(text: str) -> Any:
+    """libyaml's parse (every plan of the workflow reads every demonstration); on an error,
+    PyYAML's own, whose message quotes the line at fault."""
+    try:
+        return yaml.load(text, Loader=YAML_LOADER)
+    except yaml.YAMLError:
+        return yaml.safe_load(text)
+
+
 def _read_file(path: Path) -> Any:
     if not path.exists():
         raise PlaybackSourceError(f"playback source {path} does not exist")
     try:
         text = path.read_text(encoding="utf-8")
         if path.suffix.lower() in (".yaml", ".yml"):
-            return yaml.load(text, Loader=YAML_LOADER)
+            return _load_yaml(text)
         return json.loads(text)
     except (OSError, ValueError, yaml.YAMLError) as exc:
         raise PlaybackSourceError(f"playback source {path}: cannot parse: {exc}") from None
