@@ -175,14 +175,14 @@ def _ensure_zygote() -> str | None:
     environment the worker started with (a test's own variables are not what its modules are
     imported under) and numpy's one OpenBLAS thread (a job of one thread gets one). None
     under SWEVIS_TEST_JOB_FORK=0 (each script job starts its own Python) or where it does not
-    serve (its reason goes to stderr)."""
+    serve (a warning says why)."""
     global _zygote
     if os.environ.get("SWEVIS_TEST_JOB_FORK") == "0":
         return None
     with _ZYGOTE_START:
         if _zygote is None:
             _zygote = _start_zygote()
-    proc, path, serving = _zygote
+    _, path, serving = _zygote
     return path if serving else None
 
 
