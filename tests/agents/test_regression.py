@@ -208,12 +208,48 @@ def test_regression_command_of_a_runner_that_takes_packages_follows_its_language
 
     toy = Language(name="toypkg", extensions=(".tpk",), extract=lambda p, d, m, o: FileExtract(language="toypkg"),
                    test_runner=("toyrun", "check"), test_arguments=lambda files: sorted({"./" + f.rsplit("/", 1)[0] for f in files}))
+    ids = ["pkg/a_test.tpk::TestA", "pkg/b_test.tpk::TestB"]
     languages.register(toy)
     try:
-        cmd = regression.regression_command(["pkg/a_test.tpk::TestA", "pkg/b_test.tpk::TestB"], {"test_cmd": "make check"})
+        # no test command, or one that runs the language's runner: its convention
+        assert regression.regression_command(ids, None) == "toyrun check ./pkg"
+        assert regression.regression_command(ids, {"test_cmd": "toyrun check -v ./other"}) == "toyrun check ./pkg"
+        # a command ending in test files: its runner with the tests' files
+        assert regression.regression_command(ids, {"test_cmd": "sh ci.sh pkg/c_test.tpk"}) == \
+            "sh ci.sh pkg/a_test.tpk pkg/b_test.tpk"
+        # a command that shows none of the forms: no command, and the reason
+        with pytest.raises(regression.NoRegressionCommand, match="o__r-1: test_cmd 'make check' ends in no test file"):
+            regression.regression_command(ids, {"instance_id": "o__r-1", "test_cmd": "make check"})
     finally:
         languages.unregister("toypkg")
-    assert cmd == "toyrun check ./pkg"
+
+
+VERSO_CMD = "bash run-tests.sh verso.VersionTest verso.VersionsTest verso.range.RangeTest"
+
+
+def test_regression_command_of_a_row_whose_command_takes_module_names_gives_them():
+    """verso's run-tests.sh takes test classes: the regression tests run with it, given the
+    classes of their files; without the row's command, Java's default (Maven)."""
+    row = {"instance_id": "swevis-samples__verso-12", "test_cmd": VERSO_CMD}
+    version = "src/test/java/verso/VersionTest.java::VersionTest::parsesThreeNumbers"
+    assert regression.regression_command([version], row) == "bash run-tests.sh verso.VersionTest"
+    both = [version, "src/test/java/verso/range/RangeTest.java::RangeTest::wildcards",
+            "src/test/java/verso/VersionTest.java::VersionTest::acceptsLeadingV"]
+    assert regression.regression_command(both, row) == "bash run-tests.sh verso.VersionTest verso.range.RangeTest"
+    assert regression.regression_command([version], None).startswith("mvn -q test ")
+    # a class that is no test file's (verso.Version) shows no argument form: no command
+    with pytest.raises(regression.NoRegressionCommand, match="'bash run-tests.sh verso.Version' ends in no test file"):
+        regression.regression_command([version], {"test_cmd": "bash run-tests.sh verso.Version"})
+
+
+def test_regression_command_of_the_bundled_polyglot_rows():
+    from swevis.tasks.bundled import load_bundled_set
+
+    rows = {r["instance_id"]: r for r in load_bundled_set("polyglot", verify_commits=False)}
+    for instance in ("swevis-samples__verso-12", "swevis-samples__verso-27"):
+        assert rows[instance]["test_cmd"] == VERSO_CMD
+        cmd = regression.regression_command(["src/test/java/verso/range/RangeTest.java::RangeTest::wildcards"], rows[instance])
+        assert cmd == "bash run-tests.sh verso.range.RangeTest"
 
 
 def test_verification_runs_the_regression_tests_with_the_instances_runner():
@@ -233,6 +269,29 @@ def test_verification_runs_the_regression_tests_with_the_instances_runner():
     check.task_row = {"instance_id": "o__r-1"}
     check.run_regression(env, {"tests": ["tests/test_a.py::test_x"], "files": [], "symbols": ["f"]})
     assert ran[1] == "python -m pytest -q -p no:cacheprovider tests/test_a.py::test_x"
+
+
+def test_tests_no_command_can_run_are_recorded_as_not_run_not_as_passed():
+    """A Java row whose command shows no argument form (`./gradlew test`): nothing runs, before
+    the fix or after; the record says why, `passed` is None, and the patch is not failed for it."""
+    from types import SimpleNamespace
+
+    from swevis.agents.mechanisms.verification import Verification, passing_before_fix, report
+
+    ran: list[str] = []
+    env = SimpleNamespace(run=lambda cmd: ran.append(cmd) or {"returncode": 0, "output": ""})
+    check = Verification(reproduction=None, task_row={"instance_id": "o__r-1", "test_cmd": "./gradlew test"},
+                         verify_rounds=1, regression_limit=5, output_chars=200)
+    test_id = "src/test/java/a/ATest.java::ATest::works"
+    assert passing_before_fix(env, check, [test_id], {}) == [test_id]
+    reg = check.run_regression(env, {"tests": [test_id], "files": [], "symbols": ["A.f"]})
+    assert reg["command"] is None and reg["passed"] is None
+    assert reg["not_run"].startswith("o__r-1: test_cmd './gradlew test' ends in no test file or java module name")
+    assert not any("gradlew" in cmd or "mvn" in cmd for cmd in ran)
+    assert "regression tests: not run (o__r-1: test_cmd" in report({"regression": reg}, 0)
+    check.task_row = {"instance_id": "o__r-1", "test_cmd": VERSO_CMD}
+    reg = check.run_regression(env, {"tests": [test_id], "files": [], "symbols": ["A.f"]})
+    assert ran[-1] == reg["command"] == "bash run-tests.sh a.ATest" and reg["passed"] and "not_run" not in reg
 
 
 def test_the_reproduction_prompt_names_the_runner_of_an_instance_in_another_language():

@@ -33,6 +33,8 @@ RETRIEVAL_TOOLS = {"subquery", "find_nodes", "callers", "tests_for", "find_text"
 # decodeComponent ...", or a caller's "  12-32 node 13: function parseQuery")
 GRAPH_NODE = r"== \S+{ext}\n\s*(?:\d+-\d+ )?node \d+: (?:class|method|function) "
 SOURCE_EXTENSION = {"verso": ".java", "routelet": ".js"}
+# the runner of each repository's own test command, which its regression tests run with
+OWN_RUNNER = {"verso": "bash run-tests.sh", "routelet": "node --test"}
 
 
 def javac_class_archive(folder: Path) -> Path | None:
@@ -91,6 +93,23 @@ def check_prometheus_walks_the_graph(traj: dict, instance: str) -> None:
     assert traj["route"] == "verified", where
 
 
+def check_prometheus_regression_ran(traj: dict, instance: str) -> None:
+    """A verified Prometheus trajectory's regression tests ran with the repository's own runner,
+    and passed: verso's run-tests.sh, given the test classes, prints a PASS line for each test
+    the record names (a test id `src/test/java/verso/VersionTest.java::VersionTest::m` is
+    `verso.VersionTest.m`)."""
+    where = (traj["condition"], instance)
+    reg = traj["vote"]["verifications"][-1]["regression"]
+    repo = instance.split("__")[1].split("-")[0]
+    assert (reg["command"] or "").startswith(OWN_RUNNER[repo] + " "), (*where, reg)
+    ran = reg["tests"] if repo == "verso" else reg["tests"] + reg["files"]
+    assert reg["returncode"] == 0 and reg["passed"] is True and ran, (*where, reg)
+    for test_id in reg["tests"] if repo == "verso" else []:
+        path, *_, method = test_id.split("::")
+        test_class = path.removeprefix("src/test/java/").removesuffix(".java").replace("/", ".")
+        assert f"PASS {test_class}.{method}\n" in reg["output"], (*where, test_id, reg["output"])
+
+
 @pytest.mark.slow
 def test_polyglot_example_resolves_every_instance_by_language(tmp_path: Path, tmp_path_factory):
     missing = [tool for tool in TOOLS if shutil.which(tool) is None]
@@ -112,7 +131,9 @@ def test_polyglot_example_resolves_every_instance_by_language(tmp_path: Path, tm
     for condition in ("text", "r3"):
         for instance in study["tasks"]["instance_ids"]:
             run = tmp_path / "results" / "runs" / "qwen3.5" / "prometheus-normal" / condition / instance
-            check_prometheus_walks_the_graph(json.loads((run / "traj.json").read_text()), instance)
+            traj = json.loads((run / "traj.json").read_text())
+            check_prometheus_walks_the_graph(traj, instance)
+            check_prometheus_regression_ran(traj, instance)
     localization = pl.read_csv(tmp_path / "results" / "localization.csv")
     study_rows = localization.filter(pl.col("sample") == "study")
     assert set(study_rows["language"]) == {"all", "java", "javascript"}

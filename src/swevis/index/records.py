@@ -12,6 +12,9 @@ from typing import Callable
 
 __all__ = ["SymbolRec", "EdgeRec", "ChunkRec", "FileExtract", "Language"]
 
+# a module name written with dots, at least two parts (`verso.VersionTest`, `tests.test_a`)
+_DOTTED_NAME = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+")
+
 
 @dataclass
 class SymbolRec:
@@ -175,6 +178,15 @@ class Language:
             return ""
         args = self.test_arguments(test_files) if self.test_arguments is not None else test_files
         return shlex.join([*self.test_runner, *args])
+
+    def is_test_module_name(self, word: str) -> bool:
+        """A word of a command that names one of its test files by module name, as
+        `module_names` writes it (Java's `verso.VersionTest` for .../verso/VersionTest.java):
+        dotted names whose path, with one of its extensions, is a test file. A language whose
+        module names come from project files (Go's go.mod) names none this way."""
+        if self.module_names is None or self.module_files or not _DOTTED_NAME.fullmatch(word):
+            return False
+        return any(self.is_test_module(word.replace(".", "/") + ext) for ext in self.source_extensions)
 
     def test_passed(self, returncode: int | None) -> bool:
         return returncode in self.test_ok_returncodes

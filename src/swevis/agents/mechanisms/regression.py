@@ -12,7 +12,8 @@ focused subset. Both steps live here, once, for every agent that verifies a patc
   retrieved, capped (LET's fixed rule).
 * :func:`test_command` is the command that runs a set of test ids with a runner: the
   instance's own (:func:`runner_for`) or the language's default (:func:`default_runner`);
-  :func:`regression_command` picks the runner for an instance's row.
+  :func:`regression_command` picks the runner for an instance's row, and the arguments it
+  takes (test ids, files, module names) from what the row's own command shows.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from typing import Any
 from swevis.agents.prompts import Choose, render_prompt
 from swevis.errors import SwevisError
 from swevis.index.languages import is_test_function, language_for, registered
+from swevis.index.records import Language
 
 # the block a selection answer lists its tests in, and a line of it that gives a number only
 _SELECTED = re.compile(r"<selected>(.*?)(?:</selected>|\Z)", re.S | re.I)
@@ -262,14 +264,60 @@ def reproduction_runner(row: dict[str, Any] | None) -> str | None:
         return None
 
 
+class NoRegressionCommand(SwevisError):
+    """A row's test command shows no argument form its regression tests can be given in."""
+
+
+def _without_module_names(command: str, language: Language) -> str:
+    """`command` without its trailing words that name test files by module name
+    (`bash run-tests.sh verso.VersionTest` -> `bash run-tests.sh`); unchanged when it ends in
+    none."""
+    runner = command.rstrip()
+    while (last := re.search(r"\s+(\S+)$", runner)) and language.is_test_module_name(last.group(1)):
+        runner = runner[: last.start()]
+    return runner
+
+
+def _runs_language_runner(command: str, language: Language) -> bool:
+    """The command runs the language's own runner (`go test ./...`, `cargo test`, `mvn test`),
+    which takes its tests by the language's convention."""
+    return bool(language.test_runner) and language.test_runner[0] in command.split()
+
+
 def regression_command(test_ids: Sequence[str], row: dict[str, Any] | None) -> str:
-    """The command that runs a patch's regression tests for the instance `row`: the runner of
-    the row's own test command (:func:`runner_for`), else the language's default, followed by
-    the test ids. A language whose runner takes something other than files (Go's packages:
-    ``Language.test_arguments``) runs them by its own convention, whatever the row's command."""
+    """The command that runs a patch's regression tests for the instance `row`, in the argument
+    form the row's own test command shows:
+
+    * it ends in module names of test files (`bash run-tests.sh verso.VersionTest`): its runner
+      with the module names of the tests' files;
+    * a language whose runner takes something other than test ids (``Language.test_arguments``:
+      Go's packages, Maven's ``-Dtest=``), and a row with no command or one that runs that
+      runner: the language's convention; a command ending in test files: its runner with the
+      tests' files;
+    * otherwise the runner of the row's own command (:func:`runner_for`), else the language's
+      default, with the test ids.
+
+    Raises NoRegressionCommand for a command that shows none of these forms where the test ids
+    are not the runner's (`make check` for Go tests): what it takes is unknown."""
     if not test_ids:
         raise ValueError("regression_command needs at least one test id (a bare runner would run the whole suite)")
     language = language_for(test_ids[0].split("::", 1)[0])
-    if language is not None and language.kind == "code" and language.test_arguments is not None:
-        return language.test_command(list(dict.fromkeys(t.split("::", 1)[0] for t in test_ids)))
-    return test_command(test_ids, runner_for(row or {}, language_of_tests(test_ids)))
+    if language is None or language.kind != "code":
+        return test_command(test_ids, runner_for(row or {}, language_of_tests(test_ids)))
+    files = list(dict.fromkeys(t.split("::", 1)[0] for t in test_ids))
+    own = ((row or {}).get("test_cmd") or "").strip()
+    runner = _without_module_names(own, language)
+    if runner != own:
+        names = language.module_names(files)
+        return " ".join([runner, *(shlex.quote(n) for n in dict.fromkeys(names[f] for f in files))])
+    if language.test_arguments is None:
+        return test_command(test_ids, runner_for(row or {}, language.name))
+    if not own or _runs_language_runner(own, language):
+        return language.test_command(files)
+    runner = runner_for(row or {}, language.name)
+    if runner != own:
+        return test_command(files, runner)
+    raise NoRegressionCommand(
+        f"{(row or {}).get('instance_id', 'instance')}: test_cmd {own!r} ends in no test file or {language.name} "
+        f"module name and does not run {' '.join(language.test_runner[:1]) or 'its runner'!r}: the arguments "
+        "its runner takes are unknown")

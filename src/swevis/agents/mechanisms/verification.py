@@ -17,7 +17,7 @@ import logging
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
-from swevis.agents.mechanisms.regression import candidate_tests, regression_command
+from swevis.agents.mechanisms.regression import NoRegressionCommand, candidate_tests, regression_command
 from swevis.agents.mechanisms.reproduction import tail
 from swevis.agents.tool_registry import Tool
 from swevis.agents.tools.environment import working_tree_diff
@@ -61,19 +61,24 @@ class Verification:
         if self.narrow is not None:
             selection = self.narrow(env, diff, selection)
         reg = self.run_regression(env, selection)
-        result["passed"] &= reg["passed"]
+        result["passed"] &= reg["passed"] is not False  # tests that could not run fail no patch; the record says why
         result["regression"] = reg
         return result
 
     def run_regression(self, env: Any, selection: dict[str, Any]) -> dict[str, Any]:
         """Run a selection's tests (its test ids, else its test files) on the working tree;
-        no test to run passes."""
+        no test to run passes. Tests no command can be built for are not checked: `passed` is
+        None and `not_run` says why."""
         targets = selection["tests"] or selection["files"]
         reg: dict[str, Any] = {**selection, "command": None, "returncode": None, "passed": True}
         if targets:
             # the runner of the instance's own test command, else the language's default
             language = language_for(targets[0].split("::", 1)[0])
-            cmd = regression_command(targets, self.task_row)
+            try:
+                cmd = regression_command(targets, self.task_row)
+            except NoRegressionCommand as exc:
+                log.warning("verification: regression tests not run (%s)", exc)
+                return {**reg, "passed": None, "not_run": str(exc)}
             out = env.run(cmd)
             rc = out.get("returncode")
             passed = language.test_passed(rc) if language is not None else rc == 0
@@ -104,6 +109,8 @@ def report(res: dict[str, Any], rounds_left: int) -> str:
         if not rep["passed"]:
             out.append(rep["output"])
     reg = res["regression"]
+    if reg.get("not_run"):
+        out.append(f"regression tests: not run ({reg['not_run']})")
     if reg.get("command"):
         state = "pass" if reg["passed"] else f"FAIL (exit {reg['returncode']})"
         out.append(f"regression tests for {', '.join(reg['symbols']) or 'the modified code'}: {state}")
@@ -137,14 +144,18 @@ def passing_before_fix(env: Any, check: Verification, targets: list[str], baseli
     authors' filter, so that a test that already fails fails no patch. The working tree's
     changes (tracked and untracked) are stashed while the tests run and restored after.
     `baseline` keeps each target's result for the run, so a target runs before the fix once:
-    all unknown targets together, one by one only when they fail together."""
+    all unknown targets together, one by one only when they fail together. Targets no command
+    can run are all kept: the check after the fix records why they were not run."""
     unknown = [t for t in targets if t not in baseline]
     if unknown:
         dirty = bool((env.run("git status --porcelain").get("output") or "").strip())
         if dirty and env.run("git stash push -u -q").get("returncode") != 0:
             raise RuntimeError("the pre-fix regression run could not set the patch aside (git stash)")
         try:
-            if check.run_regression(env, {"tests": unknown, "files": []})["passed"]:
+            together = check.run_regression(env, {"tests": unknown, "files": []})["passed"]
+            if together is None:  # no command runs them, before the fix or after: the check after says why
+                return list(targets)
+            if together:
                 baseline.update(dict.fromkeys(unknown, True))
             else:
                 for target in unknown:
