@@ -293,7 +293,7 @@ def regression_check(run: Any, env: Any, hooks: PrometheusHooks, diff: str) -> d
     check = env.part(Verification)
     selection = narrow_regression(run, hooks, env, diff, check.regression_selection(env, diff))
     res = check.run_regression(env, selection)
-    keys = ("command", "returncode", "passed", "tests", "symbols", "selection", "before_fix")
+    keys = ("command", "returncode", "passed", "not_run", "tests", "symbols", "selection", "before_fix")
     return {k: res.get(k) for k in keys if k in res}
 
 

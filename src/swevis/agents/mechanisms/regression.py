@@ -288,21 +288,20 @@ def regression_command(test_ids: Sequence[str], row: dict[str, Any] | None) -> s
     """The command that runs a patch's regression tests for the instance `row`, in the argument
     form the row's own test command shows:
 
-    * it ends in module names of test files (`bash run-tests.sh verso.VersionTest`): its runner
-      with the module names of the tests' files;
-    * a language whose runner takes something other than test ids (``Language.test_arguments``:
-      Go's packages, Maven's ``-Dtest=``), and a row with no command or one that runs that
-      runner: the language's convention; a command ending in test files: its runner with the
-      tests' files;
-    * otherwise the runner of the row's own command (:func:`runner_for`), else the language's
-      default, with the test ids.
+    * a language whose runner takes test ids (Python, JavaScript): the runner of the row's own
+      command (:func:`runner_for`), else the language's default, with the test ids;
+    * a language whose runner takes something else (``Language.test_arguments``: Go's
+      packages, Maven's ``-Dtest=``): a row command that ends in module names of test files
+      (`bash run-tests.sh verso.VersionTest`), its runner with the module names of the tests'
+      files; no command, or one that runs the language's runner, the language's convention;
+      a command ending in test files, its runner with the tests' files.
 
     Raises NoRegressionCommand for a command that shows none of these forms where the test ids
     are not the runner's (`make check` for Go tests): what it takes is unknown."""
     if not test_ids:
         raise ValueError("regression_command needs at least one test id (a bare runner would run the whole suite)")
     language = language_for(test_ids[0].split("::", 1)[0])
-    if language is None or language.kind != "code":
+    if language is None or language.kind != "code" or language.test_arguments is None:
         return test_command(test_ids, runner_for(row or {}, language_of_tests(test_ids)))
     files = list(dict.fromkeys(t.split("::", 1)[0] for t in test_ids))
     own = ((row or {}).get("test_cmd") or "").strip()
@@ -310,8 +309,6 @@ def regression_command(test_ids: Sequence[str], row: dict[str, Any] | None) -> s
     if runner != own:
         names = language.module_names(files)
         return " ".join([runner, *(shlex.quote(n) for n in dict.fromkeys(names[f] for f in files))])
-    if language.test_arguments is None:
-        return test_command(test_ids, runner_for(row or {}, language.name))
     if not own or _runs_language_runner(own, language):
         return language.test_command(files)
     runner = runner_for(row or {}, language.name)
