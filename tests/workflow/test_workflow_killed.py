@@ -5,22 +5,28 @@ is SIGKILLed once an agent cell is done and another has made a run of its two (s
 dies mid-cell), and the rerun meets the lock the kill left, clears it
 as the one line it prints says, and ends with the tables of the uninterrupted first run.
 
-It runs the study's agent cells and tables again in the tiny study's own folder, from its tasks,
-indexes and pre-localizations (tiny_study_folder): a run's prompts name its workspace by
-absolute path, so only there are the token counts the first run's."""
+It runs three of the study's agent cells and its tables again in the tiny study's own folder,
+from its tasks, indexes and pre-localizations (tiny_study_folder): a run's prompts name its
+workspace by absolute path, so only there are the token counts the first run's. LET's two
+cells, the dearest to run, are put back from the first run, up to date: the tables are the
+whole study's all the same, and three cells, two running at a time, leave one to be made
+whichever is mid-cell at the kill."""
 
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
 
 import pytest
+import snakemake_fork
 from helpers import PROJECT_ROOT, SNAKEMAKE, TINY_STUDY, TINY_TARGETS, study_tables
 
 from swevis.results_run import stale_lock_line
 
-CELLS = 5  # the tiny study's agent cells: mini text, plb and let each text and r3
+KEPT = "qwen3.5/let-normal"  # LET's two cells (text, r3), put back from the first run
+CELLS = 3  # the agent cells made again: mini text, plb text and r3
 CELL_DONE = "(Rule: run_condition)"
 RUN_DONE = re.compile(r"swevis\.script: .* results/runs/\S+: ")  # a cell's line for each run it made
 
@@ -29,6 +35,13 @@ def make_results(study, *extra: str) -> list[str]:
     """`make results`'s command on `study`, to TINY_TARGETS."""
     snakemake = [SNAKEMAKE, "--snakefile", str(PROJECT_ROOT / "Snakefile"), "--directory", str(study)]
     return [sys.executable, "-m", "swevis.results_run", *snakemake, "--cores", "2", *extra, *TINY_TARGETS]
+
+
+def put_back_kept_cells(study, first) -> None:
+    """The first run's KEPT cells into `study`: their runs, grades, summaries and logs, mtimes
+    kept (Snakemake's records of them are in the folder already), so they are up to date."""
+    for made in ("runs", "logs/runs", "logs/harness", "logs/summaries"):
+        shutil.copytree(first / "results" / made / KEPT, study / "results" / made / KEPT, symlinks=True)
 
 
 def cells_finished(lines: list[str]) -> int:
@@ -46,6 +59,7 @@ def mid_cell(lines: list[str]) -> bool:
 def test_a_killed_make_results_resumes_to_the_uninterrupted_runs_tables(tiny_study_folder):
     study, first = tiny_study_folder  # the tiny study's folder up to its agents; its first run set aside
     (study / "config.yaml").write_text(TINY_STUDY)
+    put_back_kept_cells(study, first)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}  # as the Makefile runs it
     run = subprocess.Popen(make_results(study), cwd=PROJECT_ROOT, env=env, stderr=subprocess.PIPE,
                            stdout=subprocess.DEVNULL, text=True, bufsize=1, start_new_session=True)
@@ -63,8 +77,9 @@ def test_a_killed_make_results_resumes_to_the_uninterrupted_runs_tables(tiny_stu
 
     locked = subprocess.run(make_results(study), cwd=PROJECT_ROOT, env=env, capture_output=True, text=True)
     assert locked.returncode != 0 and f"make results: {stale_lock_line(SNAKEMAKE)}" in locked.stderr, locked.stderr[-4000:]
-    unlock = subprocess.run([SNAKEMAKE, "--snakefile", str(PROJECT_ROOT / "Snakefile"), "--directory", str(study), "--unlock"],
-                            cwd=PROJECT_ROOT, env=env, capture_output=True, text=True)
+    # the command that line names, forked (tests/snakemake_fork.py): Snakemake's own main on its arguments
+    unlock = snakemake_fork.run(["--snakefile", str(PROJECT_ROOT / "Snakefile"), "--directory", str(study), "--unlock"],
+                                env=env, cwd=PROJECT_ROOT)
     assert unlock.returncode == 0, unlock.stderr[-4000:]
 
     resumed = subprocess.run(make_results(study), cwd=PROJECT_ROOT, env=env, capture_output=True, text=True)
