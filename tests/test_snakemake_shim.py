@@ -33,15 +33,17 @@ BROKEN = 'raise ValueError("a job that fails")\n'
 @pytest.fixture
 def workflow(tmp_path: Path) -> Iterator[tuple[Path, dict[str, str]]]:
     """A folder with a small Snakefile and its shimmed `.venv`, and the environment the docs
-    test gives a block (the zygotes must serve: else the shim only starts the real command);
-    the shimmed runs' CPU seconds count in the test's."""
+    test gives a block, with both zygotes whatever SWEVIS_TEST_JOB_FORK says (they must serve:
+    else the shim only starts the real command); the shimmed runs' CPU seconds count in the
+    test's."""
     for name, text in {"Snakefile": SNAKEFILE, "job.py": JOB, "broken.py": BROKEN}.items():
         (tmp_path / name).write_text(text)
     snakemake_shim.install(tmp_path / ".venv", VENV)
-    env = {**os.environ, **snakemake_shim.environment(tmp_path / "cpu")}
-    if {snakemake_shim.ZYGOTE_VARIABLE, "SWEVIS_TEST_JOB_ZYGOTE"} - set(env):
+    sockets = {snakemake_shim.ZYGOTE_VARIABLE: snakemake_fork.zygote(snakemake_shim.PRELOAD),
+               "SWEVIS_TEST_JOB_ZYGOTE": snakemake_fork.zygote()}
+    if None in sockets.values():
         pytest.fail("a zygote does not serve here (its reason is in the warnings)")
-    yield tmp_path, env
+    yield tmp_path, {**os.environ, **snakemake_shim.environment(tmp_path / "cpu"), **sockets}
     snakemake_fork.count_cpu(str(tmp_path / "cpu"))
 
 
