@@ -215,7 +215,8 @@ def _start_zygote(modules: tuple[str, ...] = ()) -> tuple[subprocess.Popen, str,
             first = line.strip()
             break
     if first != "ready":
-        warnings.warn(f"job zygote: {first or 'ended before it served'}; script jobs start their own Python",
+        name = "the Snakemake zygote" if "snakemake.cli" in modules else "the job zygote"
+        warnings.warn(f"{name}: {first or 'ended before it served'}; what it would run starts its own Python",
                       stacklevel=2)
     return proc, path, first == "ready"
 
