@@ -19,7 +19,7 @@ PASSED_ON = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 def main(args: list[str], zygote_variable: str = "SWEVIS_TEST_JOB_ZYGOTE", **extra: str) -> None:
     """`python SCRIPT ARGS` (`args`) through the zygote at the variable's socket; `extra`: the
-    request's optional fields (argv0, prelude: tests/job_zygote.py)."""
+    request's optional fields (prelude: tests/job_zygote.py)."""
     conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         conn.connect(os.environ[zygote_variable])

@@ -23,8 +23,8 @@ closes (the test worker stopped it, or died).
 
 Named MODULEs are preloaded instead of the scripts' imports, all of them (one that leaves a
 thread makes the zygote not serve): tests/snakemake_shim.py's zygote preloads Snakemake's and
-runs the `snakemake` command. A request may name an argv[0] other than its script's, and a
-prelude (`module:function`, called in the job's copy before the script runs).
+runs the `snakemake` command. A request may name a prelude (`module:function`, called in the
+job's copy before the script runs).
 
     python tests/job_zygote.py SOCKET [MODULE...]   (prints "ready" once it listens)
 """
@@ -85,7 +85,7 @@ def run_job(request: dict, preload_env: dict[str, str]) -> None:
         os.environ.setdefault(name, value)
     os.chdir(request["cwd"])
     script = os.path.abspath(request["script"])
-    sys.argv = [request.get("argv0", request["script"]), *request["args"]]
+    sys.argv = [request["script"], *request["args"]]
     sys.path[0] = os.path.dirname(script)
     code = 0
     try:

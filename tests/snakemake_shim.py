@@ -6,14 +6,20 @@ Why: tests/test_docs.py runs each documented block in a fresh copy of the workfl
 about 1.4 CPU s importing Snakemake and its plugins and 0.6 the Snakefile's swevis imports
 before it reads the Snakefile. install() makes the copy's `.venv` a folder of links to the
 repository's entries but for `bin/snakemake`, a shim: tests/job_client.py hands the run (the
-real entry point, its arguments and argv[0], the folder, the whole environment and the three
-standard streams) to a zygote (tests/job_zygote.py) that has preloaded what a forked run of
+real entry point and its arguments, the folder, the whole environment and the three standard
+streams) to a zygote (tests/job_zygote.py) that has preloaded what a forked run of
 tests/snakemake_fork.py starts with; its forked copy runs the entry point as `python
 .venv/bin/snakemake` would, and the shim ends as the run ended (its exit code, or its signal;
 SIGINT, SIGTERM and SIGHUP are passed on). A run's Python script jobs go through the job
 zygote, as a forked run's do (SWEVIS_TEST_JOB_FORK=0: each starts its own Python). The run's
 and its jobs' CPU seconds go to the file at SWEVIS_TEST_JOB_CPU, which the test counts
 (snakemake_fork.count_cpu). SWEVIS_TEST_FORK=0 links `.venv` whole: the real command runs.
+
+What differs from the command: as in a forked run, the preloaded modules were imported in the
+test worker's environment (its HOME, not the block's) and every run of a zygote has its
+string-hash seed; sys.argv[0] is the entry point's absolute path, not the path typed (runpy
+sets it; Snakemake's banner shows it as its Command); the block's environment holds the
+zygotes' sockets and the CPU file's path; and the copy's `.venv` is a folder of links, not one.
 """
 
 from __future__ import annotations
@@ -32,8 +38,7 @@ SHIM = '''#!{python} -SI
 import sys
 sys.path.insert(0, {tests!r})
 import job_client
-job_client.main([{snakemake!r}, *sys.argv[1:]], {variable!r}, argv0=sys.argv[0],
-                prelude="snakemake_shim:before_run")
+job_client.main([{snakemake!r}, *sys.argv[1:]], {variable!r}, prelude="snakemake_shim:before_run")
 '''
 
 

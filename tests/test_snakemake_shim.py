@@ -1,5 +1,6 @@
 """The docs tests' `snakemake` shim (tests/snakemake_shim.py) runs as the `snakemake` command:
-the same exit code, standard output and error (but for the run's date and random id) on a
+the same exit code, standard output and error (but for the run's date and random id; the
+real command is started by its absolute path, which the shimmed run has as its argv[0]) on a
 dry run and on a failing command; a real run's Python script jobs go through the job zygote,
 and the run's and the jobs' CPU seconds reach the file the docs test counts."""
 
