@@ -17,14 +17,15 @@ import sys
 PASSED_ON = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
-def main() -> None:
-    args = sys.argv[1:]
+def main(args: list[str], zygote_variable: str = "SWEVIS_TEST_JOB_ZYGOTE", **extra: str) -> None:
+    """`python SCRIPT ARGS` (`args`) through the zygote at the variable's socket; `extra`: the
+    request's optional fields (prelude: tests/job_zygote.py)."""
     conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
-        conn.connect(os.environ["SWEVIS_TEST_JOB_ZYGOTE"])
+        conn.connect(os.environ[zygote_variable])
     except (KeyError, OSError):
         os.execv(sys.executable, [sys.executable, *args])
-    request = {"script": args[0], "args": args[1:], "cwd": os.getcwd(), "env": dict(os.environ)}
+    request = {"script": args[0], "args": args[1:], "cwd": os.getcwd(), "env": dict(os.environ), **extra}
     socket.send_fds(conn, [json.dumps(request).encode() + b"\n"], [0, 1, 2])
     for number in PASSED_ON:
         signal.signal(number, lambda got, _frame: conn.send(bytes([got])))
@@ -44,4 +45,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])

@@ -21,7 +21,12 @@ GRACE_S). A module whose import leaves a thread running is not preloaded (a fork
 the forking thread): the jobs that need it import it. The zygote ends when its standard input
 closes (the test worker stopped it, or died).
 
-    python tests/job_zygote.py SOCKET   (prints "ready" once it listens)
+Named MODULEs are preloaded instead of the scripts' imports, all of them (one that leaves a
+thread makes the zygote not serve): tests/snakemake_shim.py's zygote preloads Snakemake's and
+runs the `snakemake` command. A request may name a prelude (`module:function`, called in the
+job's copy before the script runs).
+
+    python tests/job_zygote.py SOCKET [MODULE...]   (prints "ready" once it listens)
 """
 
 from __future__ import annotations
@@ -59,9 +64,17 @@ def script_imports() -> list[str]:
     return ["snakemake.script", *swevis_imports(sorted((_WORKFLOW / "scripts").glob("*.py")))]
 
 
+# jemalloc's background purging thread (pyarrow's allocator: Snakemake's SLURM plugin imports
+# pandas, which imports pyarrow). jemalloc's fork handlers hold its locks across a fork and
+# leave the child without the thread (it purges inline), so forking with it is safe.
+FORK_SAFE_THREADS = {"jemalloc_bg_thd"}
+
+
 def threads() -> int:
-    """The threads of this process, as the kernel counts them (a library's native threads too)."""
-    return len(os.listdir("/proc/self/task"))
+    """The threads of this process that a fork would leave behind, as the kernel counts them
+    (a library's native threads too; not FORK_SAFE_THREADS)."""
+    names = [Path(f"/proc/self/task/{task}/comm").read_text().strip() for task in os.listdir("/proc/self/task")]
+    return sum(name not in FORK_SAFE_THREADS for name in names)
 
 
 def run_job(request: dict, preload_env: dict[str, str]) -> None:
@@ -76,6 +89,9 @@ def run_job(request: dict, preload_env: dict[str, str]) -> None:
     sys.path[0] = os.path.dirname(script)
     code = 0
     try:
+        if request.get("prelude"):  # "module:function", preloaded: adjusts the copy before the script runs
+            module, _, function = request["prelude"].partition(":")
+            getattr(importlib.import_module(module), function)()
         runpy.run_path(script, run_name="__main__")
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 1
@@ -148,12 +164,13 @@ def watch(conn: socket.socket, preload_env: dict[str, str]) -> None:
     os._exit(0)
 
 
-def preload() -> dict[str, str] | None:
-    """Import what the job scripts import; the variables those imports set in os.environ (a
-    job's environment gets them too), or None where this process cannot serve (it says why)."""
+def preload(modules: list[str]) -> dict[str, str] | None:
+    """Import `modules` (none named: what the job scripts import, each where it starts no
+    thread); the variables those imports set in os.environ (a job's environment gets them
+    too), or None where this process cannot serve (it says why)."""
     before = dict(os.environ)
-    for name in script_imports():
-        if starts_no_thread(name):
+    for name in modules or script_imports():
+        if modules or starts_no_thread(name):
             importlib.import_module(name)
     try:
         os.close(os.pidfd_open(os.getpid()))
@@ -180,8 +197,8 @@ def starts_no_thread(name: str) -> bool:
     return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0
 
 
-def serve(path: str) -> None:
-    preload_env = preload()
+def serve(path: str, modules: list[str]) -> None:
+    preload_env = preload(modules)
     if preload_env is None:
         return
     server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -209,4 +226,4 @@ def reap() -> None:
 
 
 if __name__ == "__main__":
-    serve(sys.argv[1])
+    serve(sys.argv[1], sys.argv[2:])

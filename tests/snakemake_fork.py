@@ -44,11 +44,13 @@ def workflow_imports() -> list[str]:
 
 _ZYGOTE_ENV = "SWEVIS_TEST_JOB_ZYGOTE"
 _JOB_CLIENT = shlex.join([sys.executable, "-S", "-I", str(Path(__file__).with_name("job_client.py"))])
-_zygote: tuple[subprocess.Popen, str, bool] | None = None  # the process, its socket, whether it serves
+_zygotes: dict[tuple[str, ...], tuple[subprocess.Popen, str, bool]] = {}  # preload -> process, socket, serving
 _ZYGOTE_START = threading.Lock()
 _WORKER_ENV = dict(os.environ)  # at import: conftest imports this before any test runs
+# what a forked run starts with: Snakemake's command line, the Snakefile's imports, the warm-up
+SNAKEMAKE_PRELOAD = ["snakemake.cli", "snakemake_fork", *workflow_imports(), "snakemake_warm"]
 _CONTEXT = multiprocessing.get_context("forkserver")
-_CONTEXT.set_forkserver_preload(["snakemake.cli", "snakemake_fork", *workflow_imports(), "snakemake_warm"])
+_CONTEXT.set_forkserver_preload(SNAKEMAKE_PRELOAD)
 _ONE_AT_A_TIME = threading.Lock()
 
 # CPU seconds (user + system) of this process's forked Snakemake runs and their jobs, summed:
@@ -91,7 +93,7 @@ def _main(args: list[str], env: dict[str, str], cwd: str, out: str, err: str, pr
         Path(out).with_name("cpu").write_text(repr(cpu_seconds(resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)))
 
 
-def _script_jobs_through_the_zygote(cpu_file: str) -> None:
+def script_jobs_through_the_zygote(cpu_file: str) -> None:
     """In the forked copy: Python script jobs (no conda, container or modules) run through
     tests/job_client.py, which the job zygote serves; their CPU seconds go to `cpu_file`."""
     from snakemake.script import PythonScript
@@ -105,6 +107,15 @@ def _script_jobs_through_the_zygote(cpu_file: str) -> None:
         self._execute_cmd("{py_exec} {fname:q}", py_exec=_JOB_CLIENT, fname=fname, is_python_script=True)
 
     PythonScript.execute_script = execute_script
+
+
+def take_this_folder() -> None:
+    """In a forked copy, in the run's folder: what Snakemake took from the folder it was
+    imported in (the Workflow's run directory, in its banner and run metadata) is this one's,
+    as in a `snakemake` started here."""
+    from snakemake.workflow import Workflow
+
+    Workflow._rundir = str(Path.cwd().absolute())
 
 
 def _cancel_rate_limiter_wakeups() -> None:
@@ -125,8 +136,9 @@ def _snakemake_main(args: list[str], env: dict[str, str], cwd: str, out: str, er
     os.environ.clear()
     os.environ.update(env)
     os.chdir(cwd)
+    take_this_folder()
     if _ZYGOTE_ENV in os.environ:
-        _script_jobs_through_the_zygote(os.path.join(os.path.dirname(out), "jobcpu"))
+        script_jobs_through_the_zygote(os.path.join(os.path.dirname(out), "jobcpu"))
     for fd, path in ((1, out), (2, err)):
         os.dup2(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC), fd)
     sys.argv = [SNAKEMAKE, *args]
@@ -148,7 +160,7 @@ def run(
             start = f"import sys; sys.path.insert(0, {str(Path(__file__).parent)!r}); import {prelude}; "
             cmd = [sys.executable, "-c", start + "from snakemake.cli import main; main(sys.argv[1:])", *args]
         return subprocess.run(cmd, check=False, capture_output=True, text=True, env=env, timeout=timeout, cwd=cwd)
-    env = {**env, _ZYGOTE_ENV: zygote} if (zygote := _ensure_zygote()) else env
+    env = {**env, _ZYGOTE_ENV: jobs} if (jobs := job_zygote()) else env
     with tempfile.TemporaryDirectory(prefix="swevis-snakemake-") as folder:
         out, err = os.path.join(folder, "stdout"), os.path.join(folder, "stderr")
         proc = _CONTEXT.Process(target=_main, args=(list(args), dict(env), cwd, out, err, prelude))
@@ -160,37 +172,42 @@ def run(
                 proc.kill()
                 proc.join()
                 raise subprocess.TimeoutExpired(cmd, timeout)
-        _count_cpu(os.path.join(folder, "cpu"))
-        _count_cpu(os.path.join(folder, "jobcpu"))
+        count_cpu(os.path.join(folder, "cpu"))
+        count_cpu(os.path.join(folder, "jobcpu"))
         return subprocess.CompletedProcess(cmd, proc.exitcode, _read(out), _read(err))
 
 
-def _count_cpu(path: str) -> None:
+def count_cpu(path: str) -> None:
+    """Add the CPU seconds in the file at `path` (one number a line; none without the file) to
+    forked_cpu_seconds: runs and jobs this process does not wait for wrote them."""
     global forked_cpu_seconds
     forked_cpu_seconds += sum(float(line) for line in _read(path).split())
 
 
-def _ensure_zygote() -> str | None:
-    """The socket of this worker's job zygote (tests/job_zygote.py), started on first use in the
-    environment the worker started with (a test's own variables are not what its modules are
-    imported under) and numpy's one OpenBLAS thread (a job of one thread gets one). None
-    under SWEVIS_TEST_JOB_FORK=0 (each script job starts its own Python) or where it does not
-    serve (a warning says why)."""
-    global _zygote
-    if os.environ.get("SWEVIS_TEST_JOB_FORK") == "0":
-        return None
+def job_zygote() -> str | None:
+    """The socket of this worker's job zygote; None under SWEVIS_TEST_JOB_FORK=0 (each script
+    job starts its own Python) or where it does not serve."""
+    return None if os.environ.get("SWEVIS_TEST_JOB_FORK") == "0" else zygote()
+
+
+def zygote(modules: tuple[str, ...] = ()) -> str | None:
+    """The socket of this worker's zygote (tests/job_zygote.py) that preloads `modules` (none:
+    the job scripts' imports), started on first use in the environment the worker started
+    with (a test's own variables are not what its modules are imported under) and numpy's one
+    OpenBLAS thread (a job of one thread gets one). None where it does not serve (a warning
+    says why)."""
     with _ZYGOTE_START:
-        if _zygote is None:
-            _zygote = _start_zygote()
-    _, path, serving = _zygote
+        if modules not in _zygotes:
+            _zygotes[modules] = _start_zygote(modules)
+    _, path, serving = _zygotes[modules]
     return path if serving else None
 
 
-def _start_zygote() -> tuple[subprocess.Popen, str, bool]:
+def _start_zygote(modules: tuple[str, ...] = ()) -> tuple[subprocess.Popen, str, bool]:
     folder = tempfile.mkdtemp(prefix="swevis-zygote-")
     path = os.path.join(folder, "socket")
     env = {"OPENBLAS_NUM_THREADS": "1", **_WORKER_ENV}
-    proc = subprocess.Popen([sys.executable, str(Path(__file__).with_name("job_zygote.py")), path],
+    proc = subprocess.Popen([sys.executable, str(Path(__file__).with_name("job_zygote.py")), path, *modules],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
     first = ""
     while line := proc.stdout.readline():  # mini-swe-agent's banner comes first
@@ -198,19 +215,20 @@ def _start_zygote() -> tuple[subprocess.Popen, str, bool]:
             first = line.strip()
             break
     if first != "ready":
-        warnings.warn(f"job zygote: {first or 'ended before it served'}; script jobs start their own Python",
+        name = "the Snakemake zygote" if "snakemake.cli" in modules else "the job zygote"
+        warnings.warn(f"{name}: {first or 'ended before it served'}; what it would run starts its own Python",
                       stacklevel=2)
     return proc, path, first == "ready"
 
 
 def stop_zygote() -> None:
-    """Stop this worker's job zygote (it ends when its standard input closes, as it does when
-    the worker dies) and wait for it, so its jobs' CPU counts in this process's children's."""
-    if _zygote is not None:
-        proc, path, _ = _zygote
+    """Stop this worker's job zygotes (one ends when its standard input closes, as it does when
+    the worker dies) and wait for them, so their jobs' CPU counts in this process's children's."""
+    for proc, path, _ in _zygotes.values():
         proc.stdin.close()
         proc.wait()
         shutil.rmtree(os.path.dirname(path), ignore_errors=True)
+    _zygotes.clear()
 
 
 def _read(path: str) -> str:

@@ -10,7 +10,9 @@ line is `# file: NAME` is written to NAME in the work folder before its page's c
 
 Each console block runs in a fresh copy of the workflow folder (the repository's files, with
 `.venv` linked to the repository's), in one bash session (so `export` carries to the next
-line), with HOME in the test's tmp folder. RULES says, for every documented command, how it
+line), with HOME in the test's tmp folder. The copy's `.venv/bin/snakemake` is a shim that
+runs the command forked from a process that has imported Snakemake (tests/snakemake_shim.py
+says what differs; SWEVIS_TEST_FORK=0 runs the real command). RULES says, for every documented command, how it
 runs: as written, or replaced by the dry run or `--help` it names and why (a real run is long,
 or needs an engine, a cluster or a live endpoint). A command without a rule fails the test.
 """
@@ -26,6 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+import snakemake_fork
+import snakemake_shim
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -445,13 +449,16 @@ def workflow_files(root: Path) -> list[str]:
 
 def fresh_workflow_copy(dest: Path) -> Path:
     """The repository's files (workflow_files) copied with their times, so make sees .venv as
-    up to date; .venv linked, not copied."""
+    up to date; .venv linked, not copied (a folder of links with the shim, where it is on)."""
     for name in workflow_files(ROOT):
         source = ROOT / name
         if source.is_file():
             (dest / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(source, dest / name)
-    (dest / ".venv").symlink_to(VENV)
+    if snakemake_shim.enabled():
+        snakemake_shim.install(dest / ".venv", VENV)
+    else:
+        (dest / ".venv").symlink_to(VENV)
     return dest
 
 
@@ -463,8 +470,14 @@ def run_block(block: Block, files: dict[str, str], rules: dict[str, Rule], tmp: 
     home.mkdir()
     env = {**os.environ, "HOME": str(home), "PATH": f"{VENV / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}"}
     env.pop("PYTHONDONTWRITEBYTECODE", None)
-    return subprocess.run(["bash", "-c", script(block.commands, rules)], cwd=work, env=env,
-                          capture_output=True, text=True, timeout=BLOCK_TIMEOUT_S)
+    cpu_file = tmp / "snakemake-cpu"  # the shim's runs' CPU seconds: the zygote, not bash, waits for them
+    if snakemake_shim.enabled():
+        env.update(snakemake_shim.environment(cpu_file))
+    try:
+        return subprocess.run(["bash", "-c", script(block.commands, rules)], cwd=work, env=env,
+                              capture_output=True, text=True, timeout=BLOCK_TIMEOUT_S)
+    finally:
+        snakemake_fork.count_cpu(str(cpu_file))
 
 
 def block_params() -> list:
