@@ -11,8 +11,8 @@ ended. A copy runs Snakemake's generated script as `python SCRIPT` would: as `__
 folder first on sys.path, in the job's whole environment (plus what the preloaded modules set
 in it at import), an uncaught exception through sys.excepthook, non-daemon threads waited for,
 exit handlers run. What differs: modules imported here read the worker's environment at their
-import, every job of a zygote has its string-hash seed, and a rule's benchmark record measures
-the client (docs/measurements.md).
+import (and the Qwen3 tokenizer is loaded from the session's cache), every job of a zygote has
+its string-hash seed, and a rule's benchmark record measures the client (docs/measurements.md).
 
 One connection, one job: the zygote forks a watcher, the watcher forks the job, passes it the
 client's signals and reports its exit status and CPU seconds on the connection; if the client
@@ -59,9 +59,10 @@ def swevis_imports(paths: list[Path]) -> list[str]:
 
 
 def script_imports() -> list[str]:
-    """What the workflow's job scripts (scripts/*.py) import at their top, and Snakemake's script
-    support, which every script's preamble imports."""
-    return ["snakemake.script", *swevis_imports(sorted((_WORKFLOW / "scripts").glob("*.py")))]
+    """What the workflow's job scripts (scripts/*.py) import at their top, Snakemake's script
+    support, which every script's preamble imports, and tests/job_warm.py (the agent jobs'
+    tokenizer, loaded)."""
+    return ["snakemake.script", *swevis_imports(sorted((_WORKFLOW / "scripts").glob("*.py"))), "job_warm"]
 
 
 # jemalloc's background purging thread (pyarrow's allocator: Snakemake's SLURM plugin imports

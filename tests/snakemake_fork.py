@@ -207,6 +207,8 @@ def _start_zygote(modules: tuple[str, ...] = ()) -> tuple[subprocess.Popen, str,
     folder = tempfile.mkdtemp(prefix="swevis-zygote-")
     path = os.path.join(folder, "socket")
     env = {"OPENBLAS_NUM_THREADS": "1", **_WORKER_ENV}
+    if os.environ.get("SWEVIS_CACHE_DIR"):  # the session's user cache (conftest.py), set after this module's import
+        env["SWEVIS_CACHE_DIR"] = os.environ["SWEVIS_CACHE_DIR"]
     proc = subprocess.Popen([sys.executable, str(Path(__file__).with_name("job_zygote.py")), path, *modules],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
     first = ""

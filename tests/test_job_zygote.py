@@ -97,3 +97,22 @@ def test_a_job_whose_client_is_killed_outright_is_stopped(zygote, tmp_path):
         assert time.monotonic() < deadline, "the job outlived its client"
         time.sleep(0.05)
     assert pid_file.with_suffix(".term").exists(), "the job was not asked to stop first"
+
+
+TOKENIZER_LOADED = """\
+from swevis.tokens import text
+print(text._id_encoder.cache_info().currsize, text.text_tokens("def area(r): return 3.14 * r * r", "qwen3"))
+"""
+
+
+def test_a_forked_job_counts_with_the_tokenizer_the_zygote_loaded(zygote, tmp_path):
+    """The zygote loaded the Qwen3 tokenizer (tests/job_warm.py) from the session's cache: a
+    job finds it loaded and counts as a started job, which loads its own."""
+    script = tmp_path / "count.py"
+    script.write_text(TOKENIZER_LOADED)
+    env = client_env(zygote)
+    direct = subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=env, capture_output=True, text=True)
+    forked = subprocess.run([*CLIENT, str(script)], cwd=tmp_path, env=env, capture_output=True, text=True)
+    (loaded_direct, count_direct), (loaded_forked, count_forked) = (p.stdout.split() for p in (direct, forked))
+    assert (loaded_direct, loaded_forked) == ("0", "1"), (direct.stderr, forked.stderr)
+    assert count_forked == count_direct and int(count_direct) > 5
