@@ -207,7 +207,8 @@ def test_regression_command_of_a_runner_that_takes_packages_follows_its_language
     from swevis.index.records import FileExtract, Language
 
     toy = Language(name="toypkg", extensions=(".tpk",), extract=lambda p, d, m, o: FileExtract(language="toypkg"),
-                   test_runner=("toyrun", "check"), test_arguments=lambda files: sorted({"./" + f.rsplit("/", 1)[0] for f in files}))
+                   test_files=("*_test.tpk",), test_runner=("toyrun", "check"),
+                   test_arguments=lambda files: sorted({"./" + f.rsplit("/", 1)[0] for f in files}))
     ids = ["pkg/a_test.tpk::TestA", "pkg/b_test.tpk::TestB"]
     languages.register(toy)
     try:
@@ -220,8 +221,30 @@ def test_regression_command_of_a_runner_that_takes_packages_follows_its_language
         # a command that shows none of the forms: no command, and the reason
         with pytest.raises(regression.NoRegressionCommand, match="o__r-1: test_cmd 'make check' ends in no test file"):
             regression.regression_command(ids, {"instance_id": "o__r-1", "test_cmd": "make check"})
+        # a script in a folder, or alone, is no test file: no command (not the ids run as a script)
+        for own in ("bash scripts/run.sh", "./run.sh"):
+            with pytest.raises(regression.NoRegressionCommand):
+                regression.regression_command(ids, {"test_cmd": own})
     finally:
         languages.unregister("toypkg")
+
+
+def test_regression_command_of_a_language_with_module_files_keeps_its_convention():
+    """Go's packages and Rust's crates come from project files: their convention, whatever the
+    row's command (as before the row's argument form was read)."""
+    from swevis.index import languages
+    from swevis.index.records import FileExtract, Language
+
+    toy = Language(name="toymod", extensions=(".tmd",), extract=lambda p, d, m, o: FileExtract(language="toymod"),
+                   test_files=("*_test.tmd",), test_runner=("toyrun", "check"), module_files=("toy.mod",),
+                   module_names=lambda paths, *_: {p: p for p in paths},
+                   test_arguments=lambda files: sorted({"./" + f.rsplit("/", 1)[0] for f in files}))
+    languages.register(toy)
+    try:
+        for own in (None, "make test", "bash ci.sh pkg/b_test.tmd", "./run.sh"):
+            assert regression.regression_command(["pkg/a_test.tmd::TestA"], {"test_cmd": own}) == "toyrun check ./pkg"
+    finally:
+        languages.unregister("toymod")
 
 
 VERSO_CMD = "bash run-tests.sh verso.VersionTest verso.VersionsTest verso.range.RangeTest"
@@ -240,6 +263,11 @@ def test_regression_command_of_a_row_whose_command_takes_module_names_gives_them
     # a class that is no test file's (verso.Version) shows no argument form: no command
     with pytest.raises(regression.NoRegressionCommand, match="'bash run-tests.sh verso.Version' ends in no test file"):
         regression.regression_command([version], {"test_cmd": "bash run-tests.sh verso.Version"})
+    # a script named like a dotted name is no test class; an option's value (Gradle's --tests)
+    # is not a list of classes to append to
+    for own in ("bash test.sh", "sh tests.sh", "./gradlew test --tests verso.VersionTest"):
+        with pytest.raises(regression.NoRegressionCommand):
+            regression.regression_command([version], {"test_cmd": own})
 
 
 def test_regression_command_of_the_bundled_polyglot_rows():

@@ -182,11 +182,12 @@ class Language:
     def is_test_module_name(self, word: str) -> bool:
         """A word of a command that names one of its test files by module name, as
         `module_names` writes it (Java's `verso.VersionTest` for .../verso/VersionTest.java):
-        dotted names whose path, with one of its extensions, is a test file. A language whose
+        dotted names whose last part, with one of its extensions, is named like a test file (its
+        folders do not count: `tests.sh` is a script, not `tests/sh.java`). A language whose
         module names come from project files (Go's go.mod) names none this way."""
         if self.module_names is None or self.module_files or not _DOTTED_NAME.fullmatch(word):
             return False
-        return any(self.is_test_module(word.replace(".", "/") + ext) for ext in self.source_extensions)
+        return any(self._test_name(word.rsplit(".", 1)[-1] + ext) for ext in self.source_extensions)
 
     def test_passed(self, returncode: int | None) -> bool:
         return returncode in self.test_ok_returncodes

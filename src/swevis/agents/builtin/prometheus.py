@@ -340,7 +340,7 @@ def candidates_path(run: Any, hooks: PrometheusHooks, values: dict[str, Any], is
         for i in group["members"]:
             found[i]["regression"] = check
         groups.append(group)
-        passed.append(bool(check["passed"]))
+        passed.append(check["passed"] is not False)  # tests that could not run fail no candidate (verify() too)
     choose = model_choice(run, hooks, phase="aggregate", tool=CHOOSE_PATCH) if hooks.settings.aggregation == "model" else None
     vote = aggregate(groups, passed, choose, issue=run.spec.row["problem_statement"], votes=hooks.settings.aggregation_votes)
     vote.update(dropped=dropped, model_calls=hooks.choice_calls.get("aggregate", 0))

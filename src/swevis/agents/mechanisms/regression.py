@@ -290,14 +290,16 @@ def regression_command(test_ids: Sequence[str], row: dict[str, Any] | None) -> s
 
     * a language whose runner takes test ids (Python, JavaScript): the runner of the row's own
       command (:func:`runner_for`), else the language's default, with the test ids;
-    * a language whose runner takes something else (``Language.test_arguments``: Go's
-      packages, Maven's ``-Dtest=``): a row command that ends in module names of test files
-      (`bash run-tests.sh verso.VersionTest`), its runner with the module names of the tests'
-      files; no command, or one that runs the language's runner, the language's convention;
-      a command ending in test files, its runner with the tests' files.
+    * a language whose module names come from project files (Go's packages, Rust's crates):
+      the language's own convention (``Language.test_command``), whatever the row's command;
+    * another language whose runner takes something else (``Language.test_arguments``:
+      Maven's ``-Dtest=``): no row command, or one that runs the language's runner, the
+      language's convention; a row command that ends in module names of test files (`bash
+      run-tests.sh verso.VersionTest`), its runner with the module names of the tests' files;
+      one that ends in test files, its runner with the tests' files.
 
-    Raises NoRegressionCommand for a command that shows none of these forms where the test ids
-    are not the runner's (`make check` for Go tests): what it takes is unknown."""
+    Raises NoRegressionCommand for a row command that shows none of these forms, or whose
+    trailing names are an option's value (`--tests A`): what its runner takes is unknown."""
     if not test_ids:
         raise ValueError("regression_command needs at least one test id (a bare runner would run the whole suite)")
     language = language_for(test_ids[0].split("::", 1)[0])
@@ -305,16 +307,26 @@ def regression_command(test_ids: Sequence[str], row: dict[str, Any] | None) -> s
         return test_command(test_ids, runner_for(row or {}, language_of_tests(test_ids)))
     files = list(dict.fromkeys(t.split("::", 1)[0] for t in test_ids))
     own = ((row or {}).get("test_cmd") or "").strip()
+    if language.module_files or not own or _runs_language_runner(own, language):
+        return language.test_command(files)
     runner = _without_module_names(own, language)
-    if runner != own:
+    if runner != own and not runner.split()[-1].startswith("-"):
         names = language.module_names(files)
         return " ".join([runner, *(shlex.quote(n) for n in dict.fromkeys(names[f] for f in files))])
-    if not own or _runs_language_runner(own, language):
-        return language.test_command(files)
-    runner = runner_for(row or {}, language.name)
-    if runner != own:
-        return test_command(files, runner)
+    if runner == own:
+        runner = _without_test_files(own, language)
+        if runner and runner != own:
+            return test_command(files, runner)
     raise NoRegressionCommand(
         f"{(row or {}).get('instance_id', 'instance')}: test_cmd {own!r} ends in no test file or {language.name} "
-        f"module name and does not run {' '.join(language.test_runner[:1]) or 'its runner'!r}: the arguments "
-        "its runner takes are unknown")
+        f"module name it can be given, and does not run {' '.join(language.test_runner[:1]) or 'its runner'!r}: "
+        "the arguments its runner takes are unknown")
+
+
+def _without_test_files(command: str, language: Language) -> str:
+    """`command` without its trailing words that are test files of `language` (`bash
+    run-tests.sh src/test/A_test.x` -> `bash run-tests.sh`); unchanged when it ends in none."""
+    words = command.split()
+    while len(words) > 1 and language.is_test_path(words[-1]):
+        words.pop()
+    return " ".join(words)
