@@ -268,12 +268,12 @@ class NoRegressionCommand(SwevisError):
     """A row's test command shows no argument form its regression tests can be given in."""
 
 
-def _without_module_names(command: str, language: Language) -> str:
-    """`command` without its trailing words that name test files by module name
-    (`bash run-tests.sh verso.VersionTest` -> `bash run-tests.sh`); unchanged when it ends in
-    none."""
+def _without_trailing(command: str, is_argument: Callable[[str], bool]) -> str:
+    """`command` without its trailing words that are arguments (`is_argument`), its first word
+    kept: `bash run-tests.sh verso.VersionTest` -> `bash run-tests.sh` for test module names;
+    unchanged when it ends in none."""
     runner = command.rstrip()
-    while (last := re.search(r"\s+(\S+)$", runner)) and language.is_test_module_name(last.group(1)):
+    while (last := re.search(r"\s+(\S+)$", runner)) and is_argument(last.group(1)):
         runner = runner[: last.start()]
     return runner
 
@@ -309,24 +309,14 @@ def regression_command(test_ids: Sequence[str], row: dict[str, Any] | None) -> s
     own = ((row or {}).get("test_cmd") or "").strip()
     if language.module_files or not own or _runs_language_runner(own, language):
         return language.test_command(files)
-    runner = _without_module_names(own, language)
+    runner = _without_trailing(own, language.is_test_module_name)
     if runner != own and not runner.split()[-1].startswith("-"):
         names = language.module_names(files)
         return " ".join([runner, *(shlex.quote(n) for n in dict.fromkeys(names[f] for f in files))])
-    if runner == own:
-        runner = _without_test_files(own, language)
-        if runner and runner != own:
-            return test_command(files, runner)
+    if runner == own and (runner := _without_trailing(own, language.is_test_path)) != own:
+        return test_command(files, runner)
     raise NoRegressionCommand(
         f"{(row or {}).get('instance_id', 'instance')}: test_cmd {own!r} ends in no test file or {language.name} "
         f"module name it can be given, and does not run {' '.join(language.test_runner[:1]) or 'its runner'!r}: "
         "the arguments its runner takes are unknown")
 
-
-def _without_test_files(command: str, language: Language) -> str:
-    """`command` without its trailing words that are test files of `language` (`bash
-    run-tests.sh src/test/A_test.x` -> `bash run-tests.sh`); unchanged when it ends in none."""
-    words = command.split()
-    while len(words) > 1 and language.is_test_path(words[-1]):
-        words.pop()
-    return " ".join(words)
