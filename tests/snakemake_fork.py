@@ -42,7 +42,7 @@ def workflow_imports() -> list[str]:
     return swevis_imports([_WORKFLOW / "Snakefile", *sorted((_WORKFLOW / "rules").glob("*.smk"))])
 
 
-_ZYGOTE_ENV = "SWEVIS_TEST_JOB_ZYGOTE"
+JOB_ZYGOTE_VARIABLE = "SWEVIS_TEST_JOB_ZYGOTE"  # the job zygote's socket, for tests/job_client.py
 _JOB_CLIENT = shlex.join([sys.executable, "-S", "-I", str(Path(__file__).with_name("job_client.py"))])
 _zygotes: dict[tuple[str, ...], tuple[subprocess.Popen, str, bool]] = {}  # preload -> process, socket, serving
 _ZYGOTE_START = threading.Lock()
@@ -118,6 +118,16 @@ def take_this_folder() -> None:
     Workflow._rundir = str(Path.cwd().absolute())
 
 
+def as_a_run_here(cpu_file: str) -> None:
+    """In a forked copy, in the run's folder and environment: the run's folder is its own
+    (take_this_folder), and its Python script jobs go through the job zygote where the
+    environment names one, their CPU seconds to `cpu_file`. A forked run and a docs test's
+    shimmed one (tests/snakemake_shim.py) start so."""
+    take_this_folder()
+    if JOB_ZYGOTE_VARIABLE in os.environ:
+        script_jobs_through_the_zygote(cpu_file)
+
+
 def _cancel_rate_limiter_wakeups() -> None:
     """Cancel the timers Snakemake's job-rate limiter leaves behind. Why: after each scheduling
     round of a real run it starts a threading.Timer that wakes the scheduler one timespan later
@@ -136,9 +146,7 @@ def _snakemake_main(args: list[str], env: dict[str, str], cwd: str, out: str, er
     os.environ.clear()
     os.environ.update(env)
     os.chdir(cwd)
-    take_this_folder()
-    if _ZYGOTE_ENV in os.environ:
-        script_jobs_through_the_zygote(os.path.join(os.path.dirname(out), "jobcpu"))
+    as_a_run_here(os.path.join(os.path.dirname(out), "jobcpu"))
     for fd, path in ((1, out), (2, err)):
         os.dup2(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC), fd)
     sys.argv = [SNAKEMAKE, *args]
@@ -160,7 +168,7 @@ def run(
             start = f"import sys; sys.path.insert(0, {str(Path(__file__).parent)!r}); import {prelude}; "
             cmd = [sys.executable, "-c", start + "from snakemake.cli import main; main(sys.argv[1:])", *args]
         return subprocess.run(cmd, check=False, capture_output=True, text=True, env=env, timeout=timeout, cwd=cwd)
-    env = {**env, _ZYGOTE_ENV: jobs} if (jobs := job_zygote()) else env
+    env = {**env, JOB_ZYGOTE_VARIABLE: jobs} if (jobs := job_zygote()) else env
     with tempfile.TemporaryDirectory(prefix="swevis-snakemake-") as folder:
         out, err = os.path.join(folder, "stdout"), os.path.join(folder, "stderr")
         proc = _CONTEXT.Process(target=_main, args=(list(args), dict(env), cwd, out, err, prelude))

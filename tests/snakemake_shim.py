@@ -69,14 +69,11 @@ def environment(cpu_file: Path) -> dict[str, str]:
     """The variables a block's commands need for the shim: the zygotes' sockets (none where
     one does not serve: the shim then starts the real command) and the file for the CPU
     seconds of the runs and their jobs."""
-    sockets = {ZYGOTE_VARIABLE: snakemake_fork.zygote(PRELOAD), "SWEVIS_TEST_JOB_ZYGOTE": snakemake_fork.job_zygote()}
+    sockets = {ZYGOTE_VARIABLE: snakemake_fork.zygote(PRELOAD), snakemake_fork.JOB_ZYGOTE_VARIABLE: snakemake_fork.job_zygote()}
     return {"SWEVIS_TEST_JOB_CPU": str(cpu_file), **{name: path for name, path in sockets.items() if path}}
 
 
 def before_run() -> None:
-    """In the zygote's copy, before Snakemake's entry point runs: the run's folder is its own
-    (snakemake_fork.take_this_folder), and its Python script jobs go through the job zygote
-    where the environment names one."""
-    snakemake_fork.take_this_folder()
-    if os.environ.get("SWEVIS_TEST_JOB_ZYGOTE"):
-        snakemake_fork.script_jobs_through_the_zygote(os.environ["SWEVIS_TEST_JOB_CPU"])
+    """In the zygote's copy, before Snakemake's entry point runs: as a forked run starts
+    (snakemake_fork.as_a_run_here), its script jobs' CPU seconds to the block's CPU file."""
+    snakemake_fork.as_a_run_here(os.environ["SWEVIS_TEST_JOB_CPU"])
